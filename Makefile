@@ -1,0 +1,30 @@
+# locksim: run `make help` for the targets.
+GO ?= go
+
+.PHONY: help run test check bench long fmt
+help:
+	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
+	@echo "make test   - run all tests (what CI runs)"
+	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of the parser"
+	@echo "make bench  - benchmarks with allocations"
+	@echo "make long   - property tests with 10,000 checks each"
+
+run:
+	$(GO) run ./cmd/locksim run gc-pause
+
+test:
+	$(GO) test ./...
+
+check:
+	$(GO) vet ./...
+	$(GO) test ./...
+	$(GO) test -race ./clock/ ./network/ ./sim/...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+long:
+	$(GO) test -run 'Prop' -rapid.checks=10000 .
+
+fmt:
+	gofmt -w .

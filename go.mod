@@ -1,0 +1,11 @@
+module locksim
+
+go 1.26.8
+
+require (
+	github.com/alicebob/miniredis/v2 v2.40.0
+	github.com/google/go-cmp v0.7.0
+	github.com/pkg/errors v0.9.1
+)
+
+require github.com/yuin/gopher-lua v1.1.1 // indirect

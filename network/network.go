@@ -1,0 +1,221 @@
+package network
+
+import (
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/pkg/errors"
+)
+
+// Forever is the End of a fault that never heals.
+const Forever = time.Duration(1<<63 - 1)
+
+// Latency is a uniform distribution of one-way message latency.
+type Latency struct {
+	// Min and Max bound the one-way latency; Min <= Max, both >= 0.
+	Min, Max time.Duration
+}
+
+// Link overrides the default latency and loss for messages From -> To.
+// "*" matches any endpoint.
+type Link struct {
+	From, To string
+	Latency  Latency
+	// LossPPM is the probability of losing a message, parts per million.
+	LossPPM int64
+}
+
+// Partition blocks messages between two sets of endpoints while
+// Start <= sent < End. OneWay blocks only A -> B.
+type Partition struct {
+	A, B       []string
+	OneWay     bool
+	Start, End time.Duration
+}
+
+// Delay adds Extra to every message From -> To sent in [Start, End).
+type Delay struct {
+	From, To   string
+	Extra      time.Duration
+	Start, End time.Duration
+}
+
+// Drop loses the first Count messages From -> To sent in [Start, End).
+type Drop struct {
+	From, To   string
+	Count      int
+	Start, End time.Duration
+}
+
+// Config is the network's static description. Faults may also be added
+// during a run with Add*.
+type Config struct {
+	// Default is the latency of every link not listed in Links.
+	Default Latency
+	// LossPPM is the default loss probability, parts per million.
+	LossPPM int64
+	Links   []Link
+}
+
+// Validate checks the configuration and names the bad field.
+func (c Config) Validate() error {
+	if err := c.Default.validate("network.default"); err != nil {
+		return err
+	}
+	if c.LossPPM < 0 || c.LossPPM > 1_000_000 {
+		return errors.Errorf("network.loss_ppm %d out of range [0, 1000000]", c.LossPPM)
+	}
+	for i, l := range c.Links {
+		if err := l.Latency.validate("network.links[" + itoa(i) + "]"); err != nil {
+			return err
+		}
+		if l.LossPPM < 0 || l.LossPPM > 1_000_000 {
+			return errors.Errorf("network.links[%d].loss_ppm %d out of range", i, l.LossPPM)
+		}
+	}
+	return nil
+}
+
+func (l Latency) validate(field string) error {
+	if l.Min < 0 || l.Max < 0 {
+		return errors.Errorf("%s: latency must not be negative (min %v, max %v)", field, l.Min, l.Max)
+	}
+	if l.Max < l.Min {
+		return errors.Errorf("%s: latency max %v is below min %v", field, l.Max, l.Min)
+	}
+	return nil
+}
+
+// Fate is what happens to one message.
+type Fate struct {
+	// Delivered is false when the message is lost.
+	Delivered bool
+	// At is the true arrival time when Delivered.
+	At time.Duration
+	// Why names the cause of a loss or of extra delay: "partition", "loss",
+	// "drop", "delay"; empty for an ordinary delivery.
+	Why string
+}
+
+type linkKey struct{ from, to string }
+
+// Network is the fault state and FIFO bookkeeping of one run.
+type Network struct {
+	cfg        Config
+	rng        *rand.Rand
+	partitions []Partition
+	delays     []Delay
+	drops      []*Drop
+	last       map[linkKey]time.Duration // last arrival per directed link
+}
+
+// New returns a network using rng for every random decision.
+func New(cfg Config, rng *rand.Rand) (*Network, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Network{cfg: cfg, rng: rng, last: map[linkKey]time.Duration{}}, nil
+}
+
+// AddPartition adds a partition.
+func (n *Network) AddPartition(p Partition) { n.partitions = append(n.partitions, p) }
+
+// AddDelay adds an extra-delay window.
+func (n *Network) AddDelay(d Delay) { n.delays = append(n.delays, d) }
+
+// AddDrop adds a drop window.
+func (n *Network) AddDrop(d Drop) { n.drops = append(n.drops, &d) }
+
+// Partitions returns the partitions added so far, in order.
+func (n *Network) Partitions() []Partition { return n.partitions }
+
+func match(pattern, name string) bool { return pattern == "*" || pattern == name }
+
+// Blocked reports whether a partition blocks from -> to at true time t, and
+// the earliest time it heals (Forever if some blocking partition never does).
+func (n *Network) Blocked(from, to string, t time.Duration) (bool, time.Duration) {
+	blocked, heal := false, time.Duration(0)
+	for _, p := range n.partitions {
+		if t < p.Start || t >= p.End {
+			continue
+		}
+		ab := slices.Contains(p.A, from) && slices.Contains(p.B, to)
+		ba := !p.OneWay && slices.Contains(p.B, from) && slices.Contains(p.A, to)
+		if ab || ba {
+			blocked = true
+			heal = max(heal, p.End)
+		}
+	}
+	return blocked, heal
+}
+
+func (n *Network) link(from, to string) (Latency, int64) {
+	for _, l := range n.cfg.Links {
+		if match(l.From, from) && match(l.To, to) {
+			return l.Latency, l.LossPPM
+		}
+	}
+	return n.cfg.Default, n.cfg.LossPPM
+}
+
+// Send decides the fate of a message from -> to sent at true time `at`.
+// reliable messages wait out partitions instead of being lost, and are
+// never lost to random loss or drops (they model a TCP stream that is
+// retransmitted).
+func (n *Network) Send(from, to string, at time.Duration, reliable bool) Fate {
+	lat, loss := n.link(from, to)
+	// Draw latency first, always, so the random stream does not depend on
+	// which faults are active.
+	d := lat.Min
+	if lat.Max > lat.Min {
+		d += time.Duration(n.rng.Int64N(int64(lat.Max-lat.Min) + 1))
+	}
+	lost := loss > 0 && n.rng.Int64N(1_000_000) < loss
+	why := ""
+	departs := at
+	if blocked, heal := n.Blocked(from, to, at); blocked {
+		if !reliable || heal == Forever {
+			return Fate{Why: "partition"}
+		}
+		departs, why = heal, "partition"
+	}
+	if !reliable {
+		if lost {
+			return Fate{Why: "loss"}
+		}
+		for _, dr := range n.drops {
+			if dr.Count > 0 && at >= dr.Start && at < dr.End && match(dr.From, from) && match(dr.To, to) {
+				dr.Count--
+				return Fate{Why: "drop"}
+			}
+		}
+	}
+	for _, dl := range n.delays {
+		if at >= dl.Start && at < dl.End && match(dl.From, from) && match(dl.To, to) {
+			d += dl.Extra
+			why = "delay"
+		}
+	}
+	arrive := departs + d
+	k := linkKey{from, to}
+	if prev, ok := n.last[k]; ok && prev > arrive {
+		arrive = prev // FIFO: never overtake an earlier message
+	}
+	n.last[k] = arrive
+	return Fate{Delivered: true, At: arrive, Why: why}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	p := len(b)
+	for i > 0 {
+		p--
+		b[p] = byte('0' + i%10)
+		i /= 10
+	}
+	return string(b[p:])
+}

@@ -1,0 +1,264 @@
+package sim
+
+import (
+	"slices"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/clock"
+	"locksim/network"
+)
+
+// Persistence is what a Redis node keeps across a crash.
+type Persistence string
+
+// The persistence modes of the catalogue.
+const (
+	// PersistNone restarts empty.
+	PersistNone Persistence = "none"
+	// PersistEverySec loses the writes since the last whole second of
+	// true time (appendfsync everysec).
+	PersistEverySec Persistence = "aof-everysec"
+	// PersistAlways loses nothing (appendfsync always).
+	PersistAlways Persistence = "aof-always"
+)
+
+// NodeConfig describes one Redis node.
+type NodeConfig struct {
+	// Name is unique among nodes, clients and services ("r1").
+	Name string
+	// Clock is the node's clock; key TTLs run on its wall clock.
+	Clock clock.Config
+	// Persistence is what survives a crash; "" means none.
+	Persistence Persistence
+	// Priority is the replica priority for failover: lower wins, 0 means
+	// never promote (as Redis's replica-priority). "" default 100.
+	Priority int
+}
+
+// GroupConfig is one replicated Redis deployment: a primary and its
+// replicas. Clients address a group by name; it resolves to the primary
+// the client currently believes in.
+type GroupConfig struct {
+	// Name is unique ("m1").
+	Name string
+	// Primary is the initial primary node.
+	Primary string
+	// Replicas are nodes replicating asynchronously from the primary.
+	Replicas []string
+}
+
+// SentinelConfig enables Sentinel-style failover for groups with replicas.
+type SentinelConfig struct {
+	// Enabled turns failover on. The sentinel is the endpoint "sentinel",
+	// which partitions may name.
+	Enabled bool
+	// DownAfter is how long the primary must be unreachable from the
+	// sentinel before a replica is promoted. Default 30s, as in Redis.
+	DownAfter time.Duration
+	// DiscoveryDelay is how long after a promotion clients learn of it,
+	// on top of network latency from the sentinel. Default 0.
+	DiscoveryDelay time.Duration
+}
+
+// ClientConfig describes one client process.
+type ClientConfig struct {
+	// Name is unique ("A").
+	Name string
+	// Clock is the process's clock.
+	Clock clock.Config
+	// Main is the process's program. It runs as a coroutine; it may start
+	// background tasks with Ctx.Go. The process ends when Main returns.
+	Main func(*Ctx) error
+}
+
+// ServiceConfig is a non-Redis endpoint, such as the fenced resource.
+type ServiceConfig struct {
+	Name    string
+	Handler Service
+}
+
+// Limits bound a run. A run that reaches a limit stops with an error that
+// says which.
+type Limits struct {
+	// MaxEvents bounds the events the loop processes. Default 2,000,000.
+	MaxEvents int
+	// MaxTime bounds true time. Default 1h.
+	MaxTime time.Duration
+}
+
+// Config is everything a run needs besides its seed.
+type Config struct {
+	Nodes    []NodeConfig
+	Groups   []GroupConfig
+	Clients  []ClientConfig
+	Services []ServiceConfig
+	Network  network.Config
+	Sentinel SentinelConfig
+	Faults   []Fault
+	// Until ends the run at this true time even if clients are still
+	// running (no error). Zero: the run ends when every client's Main has
+	// returned.
+	Until  time.Duration
+	Limits Limits
+}
+
+// names indexes the configured names for validation.
+type names struct {
+	nodes, clients, services, groups map[string]bool
+}
+
+func (n *names) node(s string) bool   { return n.nodes[s] }
+func (n *names) client(s string) bool { return n.clients[s] }
+func (n *names) endpoint(s string) bool {
+	return n.nodes[s] || n.clients[s] || n.services[s] || s == SentinelName
+}
+func (n *names) any(s string) bool { return n.endpoint(s) || s == "fault" }
+
+// SentinelName is the endpoint name of the sentinel.
+const SentinelName = "sentinel"
+
+func (c *Config) withDefaults() {
+	if c.Limits.MaxEvents == 0 {
+		c.Limits.MaxEvents = 2_000_000
+	}
+	if c.Limits.MaxTime == 0 {
+		c.Limits.MaxTime = time.Hour
+	}
+	if c.Sentinel.DownAfter == 0 {
+		c.Sentinel.DownAfter = 30 * time.Second
+	}
+	for i := range c.Nodes {
+		if c.Nodes[i].Persistence == "" {
+			c.Nodes[i].Persistence = PersistNone
+		}
+		if c.Nodes[i].Priority == 0 {
+			c.Nodes[i].Priority = 100
+		}
+	}
+}
+
+// Validate checks the configuration and returns an error naming the first
+// bad field. It applies defaults first.
+func (c *Config) Validate() error {
+	c.withDefaults()
+	n := names{nodes: map[string]bool{}, clients: map[string]bool{}, services: map[string]bool{}, groups: map[string]bool{}}
+	seen := map[string]string{}
+	claim := func(kind, name string) error {
+		if name == "" {
+			return errors.Errorf("sim: a %s has an empty name", kind)
+		}
+		if name == SentinelName || name == "fault" || name == "net" {
+			return errors.Errorf("sim: %s name %q is reserved", kind, name)
+		}
+		if prev, ok := seen[name]; ok {
+			return errors.Errorf("sim: %s name %q is already used by a %s", kind, name, prev)
+		}
+		seen[name] = kind
+		return nil
+	}
+	if c.Limits.MaxEvents < 0 {
+		return errors.Errorf("sim: limits.max_events %d is negative", c.Limits.MaxEvents)
+	}
+	if c.Limits.MaxTime < 0 {
+		return errors.Errorf("sim: limits.max_time %v is negative", c.Limits.MaxTime)
+	}
+	if c.Until < 0 {
+		return errors.Errorf("sim: until %v is negative", c.Until)
+	}
+	if c.Until > c.Limits.MaxTime {
+		return errors.Errorf("sim: until %v is beyond limits.max_time %v", c.Until, c.Limits.MaxTime)
+	}
+	if c.Sentinel.DownAfter < 0 || c.Sentinel.DiscoveryDelay < 0 {
+		return errors.Errorf("sim: sentinel.down_after and discovery_delay must not be negative")
+	}
+	for i, nc := range c.Nodes {
+		if err := claim("node", nc.Name); err != nil {
+			return err
+		}
+		n.nodes[nc.Name] = true
+		if _, err := clock.New(nc.Clock); err != nil {
+			return errors.Wrapf(err, "sim: nodes[%d] (%s)", i, nc.Name)
+		}
+		switch nc.Persistence {
+		case PersistNone, PersistEverySec, PersistAlways:
+		default:
+			return errors.Errorf("sim: nodes[%d] (%s): unknown persistence %q (want none, aof-everysec or aof-always)", i, nc.Name, nc.Persistence)
+		}
+		if nc.Priority < 0 {
+			return errors.Errorf("sim: nodes[%d] (%s): priority %d is negative", i, nc.Name, nc.Priority)
+		}
+	}
+	for i, cc := range c.Clients {
+		if err := claim("client", cc.Name); err != nil {
+			return err
+		}
+		n.clients[cc.Name] = true
+		if _, err := clock.New(cc.Clock); err != nil {
+			return errors.Wrapf(err, "sim: clients[%d] (%s)", i, cc.Name)
+		}
+		if cc.Main == nil {
+			return errors.Errorf("sim: clients[%d] (%s) has no Main", i, cc.Name)
+		}
+	}
+	for i, sc := range c.Services {
+		if err := claim("service", sc.Name); err != nil {
+			return err
+		}
+		n.services[sc.Name] = true
+		if sc.Handler == nil {
+			return errors.Errorf("sim: services[%d] (%s) has no handler", i, sc.Name)
+		}
+	}
+	inGroup := map[string]string{}
+	for i, g := range c.Groups {
+		if err := claim("group", g.Name); err != nil {
+			return err
+		}
+		n.groups[g.Name] = true
+		for _, m := range append([]string{g.Primary}, g.Replicas...) {
+			if !n.nodes[m] {
+				return errors.Errorf("sim: groups[%d] (%s) names unknown node %q", i, g.Name, m)
+			}
+			if prev, ok := inGroup[m]; ok {
+				return errors.Errorf("sim: node %q is in groups %s and %s", m, prev, g.Name)
+			}
+			inGroup[m] = g.Name
+		}
+	}
+	if len(c.Groups) == 0 && len(c.Nodes) > 0 {
+		return errors.New("sim: nodes are configured but no group uses them")
+	}
+	if err := c.Network.Validate(); err != nil {
+		return errors.Wrap(err, "sim")
+	}
+	for i, l := range c.Network.Links {
+		for _, e := range []string{l.From, l.To} {
+			if e != "*" && !n.endpoint(e) {
+				return errors.Errorf("sim: network.links[%d] names unknown endpoint %q", i, e)
+			}
+		}
+	}
+	end := c.Limits.MaxTime
+	if c.Until > 0 {
+		end = c.Until
+	}
+	for i, f := range c.Faults {
+		if err := f.validate(i, &n, end); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortedKeys returns the keys of m in order; map order never reaches
+// scheduling or output.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

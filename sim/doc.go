@@ -1,0 +1,45 @@
+// Package sim is the simulated world: an event loop in virtual time that
+// runs client processes against Redis nodes (miniredis instances) and
+// services over a faulty network, and records everything in a History.
+//
+// A run is a pure function of its Config and seed. Exactly one thing runs
+// at a time: client programs are plain sequential Go run as coroutines
+// (iter.Pull); a call into the world (Ctx.Call, Ctx.Sleep,
+// Ctx.WaitMessage) hands control back to the loop, which resumes the task
+// when its reply, timeout or wake-up event comes due. Events are ordered
+// by (true time, sequence number). Time comes only from package clock and
+// randomness only from generators derived from the seed, so the same seed
+// gives a byte-identical history (History.Hash).
+//
+// Redis nodes are miniredis instances driven synchronously through the
+// exported dispatch path, with SetTime before every command and
+// ClockTTL(true), so key TTLs run on each node's own clock. The simulator
+// models what miniredis lacks: asynchronous replication (a stream of key
+// states, absolute expiries as Redis 7's PXAT; replicas do not expire keys,
+// the primary's DEL does), WAIT with real semantics, persistence modes
+// (none, aof-everysec, aof-always) across crashes, Sentinel-style failover
+// (promotion by priority then offset after down-after; an old primary keeps
+// serving its side of a partition until it rejoins and is demoted), pub/sub
+// delivery, and key expiry observed as an event at the true instant it
+// happens.
+//
+// Faults (Fault, FaultKind) are placed at absolute true times or relative
+// to a recorded event (Trigger), which is how "pause A right after its
+// acquire returns" is exact.
+//
+// Invariants: a paused process runs nothing (its replies, timers and
+// background tasks queue until it resumes); the event loop stops with an
+// error at Limits.MaxEvents or Limits.MaxTime; no goroutine outlives Run.
+//
+// Example:
+//
+//	h, err := sim.Run(sim.Config{
+//		Nodes:   []sim.NodeConfig{{Name: "r1"}},
+//		Groups:  []sim.GroupConfig{{Name: "m1", Primary: "r1"}},
+//		Clients: []sim.ClientConfig{{Name: "A", Main: func(c *sim.Ctx) error {
+//			_, err := c.Call("m1", time.Second, "SET", "lock", "v", "NX", "PX", "1000")
+//			return err
+//		}}},
+//	}, 1)
+//	fmt.Print(h.Text())
+package sim

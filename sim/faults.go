@@ -1,0 +1,216 @@
+package sim
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+)
+
+// FaultKind names a kind of fault. The names are the catalogue's and are
+// used in scenario files, CLI flags and output.
+type FaultKind string
+
+// The fault kinds.
+const (
+	// FaultPause freezes process Target for Dur: every task, the watchdog
+	// too; replies and timers for it queue until it resumes.
+	FaultPause FaultKind = "pause"
+	// FaultCrash stops process Target for good, or restarts it with no
+	// memory after Dur when Restart is set.
+	FaultCrash FaultKind = "crash"
+	// FaultPartition blocks messages between endpoint sets A and B for Dur
+	// (0: forever); OneWay blocks only A -> B.
+	FaultPartition FaultKind = "partition"
+	// FaultDelay adds Extra to messages From -> To sent within Dur.
+	FaultDelay FaultKind = "delay"
+	// FaultDrop loses the next Count messages From -> To sent within Dur
+	// (0: forever). Dropping a node's reply is the ambiguous outcome.
+	FaultDrop FaultKind = "drop"
+	// FaultNodeCrash stops Redis node Target; it restarts after Dur (0:
+	// never) with what its persistence mode kept.
+	FaultNodeCrash FaultKind = "node-crash"
+	// FaultClockJump steps the wall clock of process or node Target by By.
+	FaultClockJump FaultKind = "clock-jump"
+	// FaultClockDrift sets the rate of Target's clock to RatePPM.
+	FaultClockDrift FaultKind = "clock-drift"
+	// FaultEvict evicts Key from node Target if it has a TTL (volatile-*).
+	FaultEvict FaultKind = "evict"
+)
+
+// FaultKinds lists every kind, in catalogue order.
+var FaultKinds = []FaultKind{FaultPause, FaultCrash, FaultPartition, FaultDelay, FaultDrop,
+	FaultNodeCrash, FaultClockJump, FaultClockDrift, FaultEvict}
+
+// Trigger places a fault relative to an event instead of at an absolute
+// time: the fault starts Fault.At after the Nth event (from 1) whose Actor
+// and Kind match. With Fault.At == 0 on the same actor the fault takes
+// effect before that actor's next action, so "pause A right after its
+// acquire returns" is exact.
+type Trigger struct {
+	Actor string
+	Kind  string
+	// Nth counts matching events from 1; 0 means 1.
+	Nth int
+}
+
+// Fault is one scheduled fault. Which fields matter depends on Kind; see
+// the FaultKind constants. Times are true simulation time.
+type Fault struct {
+	Kind FaultKind
+	// At is the start time: absolute, or an offset after the trigger.
+	At time.Duration
+	// After, if set, makes At relative to a matching event.
+	After *Trigger
+	// Target is the process or node the fault acts on.
+	Target string
+	// Dur is how long the fault lasts (pause length, partition length,
+	// window length, node down time). Zero means forever where allowed.
+	Dur time.Duration
+	// A and B are the sides of a partition.
+	A, B []string
+	// OneWay makes a partition block only A -> B.
+	OneWay bool
+	// From and To select a directed link ("*" is any endpoint).
+	From, To string
+	// Extra is the added one-way delay of a delay fault.
+	Extra time.Duration
+	// Count is how many messages a drop fault loses.
+	Count int
+	// By is a clock jump (negative: backward).
+	By time.Duration
+	// RatePPM is a new clock rate, parts per million.
+	RatePPM int64
+	// Key is the key an evict fault removes.
+	Key string
+	// Restart makes a crashed process restart after Dur.
+	Restart bool
+}
+
+// String renders the fault in the scenario-file syntax, e.g.
+// "pause A for 1.5s after A acquire" or "partition r1,A | r2,B at 2s for 40s".
+func (f Fault) String() string {
+	var b strings.Builder
+	b.WriteString(string(f.Kind))
+	switch f.Kind {
+	case FaultPartition:
+		b.WriteString(" " + strings.Join(f.A, ",") + " | " + strings.Join(f.B, ","))
+		if f.OneWay {
+			b.WriteString(" oneway")
+		}
+	case FaultDelay:
+		b.WriteString(" " + f.From + "->" + f.To + " +" + fmtDur(f.Extra))
+	case FaultDrop:
+		b.WriteString(" " + f.From + "->" + f.To + " count=" + strconv.Itoa(f.Count))
+	case FaultClockJump:
+		b.WriteString(" " + f.Target + " by=" + fmtDur(f.By))
+	case FaultClockDrift:
+		b.WriteString(" " + f.Target + " ppm=" + strconv.FormatInt(f.RatePPM, 10))
+	case FaultEvict:
+		b.WriteString(" " + f.Target + " key=" + f.Key)
+	default:
+		b.WriteString(" " + f.Target)
+	}
+	if f.After != nil {
+		if f.At != 0 {
+			b.WriteString(" +" + fmtDur(f.At))
+		}
+		b.WriteString(" after " + f.After.Actor + " " + f.After.Kind)
+		if f.After.Nth > 1 {
+			b.WriteString(" #" + strconv.Itoa(f.After.Nth))
+		}
+	} else {
+		b.WriteString(" at " + fmtDur(f.At))
+	}
+	if f.Dur != 0 {
+		b.WriteString(" for " + fmtDur(f.Dur))
+	}
+	if f.Restart {
+		b.WriteString(" restart")
+	}
+	return b.String()
+}
+
+// fmtDur renders a duration compactly and exactly ("1.5s", "250ms").
+func fmtDur(d time.Duration) string { return d.String() }
+
+// Validate checks one fault against the world's names and limits. i is the
+// fault's index, used in error messages.
+func (f Fault) validate(i int, w *names, maxTime time.Duration) error {
+	field := "faults[" + strconv.Itoa(i) + "] (" + string(f.Kind) + ")"
+	if f.At < 0 {
+		return errors.Errorf("sim: %s: at %v is negative", field, f.At)
+	}
+	if f.After == nil && f.At > maxTime {
+		return errors.Errorf("sim: %s: at %v is after the end of the run (%v)", field, f.At, maxTime)
+	}
+	if f.Dur < 0 {
+		return errors.Errorf("sim: %s: duration %v is negative", field, f.Dur)
+	}
+	if f.After != nil && !w.any(f.After.Actor) {
+		return errors.Errorf("sim: %s: trigger names unknown actor %q", field, f.After.Actor)
+	}
+	switch f.Kind {
+	case FaultPause:
+		if !w.client(f.Target) {
+			return errors.Errorf("sim: %s: unknown client %q", field, f.Target)
+		}
+		if f.Dur <= 0 {
+			return errors.Errorf("sim: %s: a pause needs a positive duration", field)
+		}
+	case FaultCrash:
+		if !w.client(f.Target) {
+			return errors.Errorf("sim: %s: unknown client %q", field, f.Target)
+		}
+	case FaultPartition:
+		if len(f.A) == 0 || len(f.B) == 0 {
+			return errors.Errorf("sim: %s: a partition needs two non-empty sides", field)
+		}
+		for _, n := range append(append([]string(nil), f.A...), f.B...) {
+			if !w.endpoint(n) {
+				return errors.Errorf("sim: %s: partition names unknown node or client %q", field, n)
+			}
+		}
+	case FaultDelay, FaultDrop:
+		for _, n := range []string{f.From, f.To} {
+			if n != "*" && !w.endpoint(n) {
+				return errors.Errorf("sim: %s: unknown endpoint %q", field, n)
+			}
+		}
+		if f.Kind == FaultDelay && f.Extra <= 0 {
+			return errors.Errorf("sim: %s: extra delay must be positive, got %v", field, f.Extra)
+		}
+		if f.Kind == FaultDrop && f.Count <= 0 {
+			return errors.Errorf("sim: %s: count must be positive, got %d", field, f.Count)
+		}
+	case FaultNodeCrash:
+		if !w.node(f.Target) {
+			return errors.Errorf("sim: %s: unknown node %q", field, f.Target)
+		}
+	case FaultClockJump:
+		if !w.client(f.Target) && !w.node(f.Target) {
+			return errors.Errorf("sim: %s: unknown client or node %q", field, f.Target)
+		}
+		if f.By == 0 {
+			return errors.Errorf("sim: %s: a clock jump needs a non-zero step", field)
+		}
+	case FaultClockDrift:
+		if !w.client(f.Target) && !w.node(f.Target) {
+			return errors.Errorf("sim: %s: unknown client or node %q", field, f.Target)
+		}
+		if f.RatePPM < -500_000 || f.RatePPM > 500_000 {
+			return errors.Errorf("sim: %s: rate_ppm %d out of range [-500000, 500000]", field, f.RatePPM)
+		}
+	case FaultEvict:
+		if !w.node(f.Target) {
+			return errors.Errorf("sim: %s: unknown node %q", field, f.Target)
+		}
+		if f.Key == "" {
+			return errors.Errorf("sim: %s: evict needs a key", field)
+		}
+	default:
+		return errors.Errorf("sim: %s: unknown fault kind %q", field, f.Kind)
+	}
+	return nil
+}

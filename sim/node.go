@@ -1,0 +1,492 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/alicebob/miniredis/v2/server"
+	"github.com/pkg/errors"
+
+	"locksim/clock"
+	"locksim/sim/resp"
+)
+
+type role uint8
+
+const (
+	roleStandalone role = iota
+	rolePrimary
+	roleReplica
+)
+
+// group is a replicated deployment: the sentinel's view of its primary.
+type group struct {
+	name    string
+	primary string   // the current primary according to the sentinel
+	members []string // every node ever in the group, config order
+}
+
+// node is one Redis server: a miniredis instance driven synchronously on
+// the event loop's goroutine, with its own clock, role, replication state
+// and persistence.
+type node struct {
+	w     *World
+	name  string
+	cfg   NodeConfig
+	clock *clock.Clock
+	m     *miniredis.Miniredis
+	srv   *server.Server
+	conns map[string]*rawConn
+
+	up          bool
+	incarnation int // bumped by every crash; stale events check it
+	role        role
+	group       *group
+	following   string // for a replica: the primary it replicates from
+
+	// state is the last snapshot of the keyspace (kept when the node has
+	// replicas or persistence); durable is what a crash keeps.
+	state     snapshot
+	durable   snapshot
+	lastWrite time.Duration
+
+	offset  int64            // primary: replication offset (entries sent)
+	acks    map[string]int64 // primary: replica -> acknowledged offset
+	waits   []*pendingWait   // primary: WAIT commands still blocked
+	applied int64            // replica: last applied offset
+
+	watch map[string]time.Duration // key -> expiry on the node's wall clock
+	subs  map[string][]string      // channel -> subscribed clients (sorted)
+}
+
+func newNode(w *World, nc NodeConfig) (*node, error) {
+	c, err := clock.New(nc.Clock)
+	if err != nil {
+		return nil, errors.Wrapf(err, "sim: node %s", nc.Name)
+	}
+	n := &node{w: w, name: nc.Name, cfg: nc, clock: c, up: true,
+		conns: map[string]*rawConn{}, acks: map[string]int64{},
+		watch: map[string]time.Duration{}, subs: map[string][]string{}}
+	if err := n.boot(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// boot creates a fresh, empty miniredis instance for the node.
+func (n *node) boot() error {
+	m := miniredis.NewMiniRedis()
+	m.Seed(int(n.w.rng("node/" + n.name).Int64N(1 << 31)))
+	m.SetTime(n.clock.Wall(n.w.now))
+	m.ClockTTL(true)
+	conn, err := m.Dial() // creates the server without a listener
+	if err != nil {
+		return errors.Wrapf(err, "sim: node %s", n.name)
+	}
+	conn.Close()
+	n.m, n.srv = m, m.Server()
+	n.srv.SetPreHook(n.preHook)
+	n.conns = map[string]*rawConn{}
+	return nil
+}
+
+// local returns the node's wall clock as a duration since clock.Epoch.
+func (n *node) local() time.Duration { return n.clock.Local(n.w.now) }
+
+// sync sets miniredis's clock to the node's wall clock; every access to
+// the instance must come after it.
+func (n *node) sync() { n.m.SetTime(n.clock.Wall(n.w.now)) }
+
+func (n *node) conn(client string) *rawConn {
+	c := n.conns[client]
+	if c == nil {
+		c = newRawConn(n.srv)
+		n.conns[client] = c
+	}
+	return c
+}
+
+// preHook intercepts commands the simulator models itself, also when a
+// Lua script issues them.
+func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
+	if cmd == "PUBLISH" && len(args) == 2 {
+		c.WriteInt(n.publish(args[0]))
+		return true
+	}
+	return false
+}
+
+// handle serves one request from client and calls reply exactly once,
+// now or later (WAIT blocks).
+func (n *node) handle(client string, args []string, reply func(resp.Reply, error)) {
+	if !n.up {
+		reply(resp.Reply{}, ErrRefused)
+		return
+	}
+	n.sync()
+	cmd := strings.ToUpper(args[0])
+	var r resp.Reply
+	switch {
+	case cmd == "WAIT":
+		n.wait(client, args, reply)
+		return
+	case cmd == "SUBSCRIBE" && len(args) == 2:
+		n.subscribe(args[1], client)
+		r = resp.OK
+	case n.role == roleReplica && !n.m.IsReadOnlyCommand(cmd):
+		r = resp.ErrorReply("READONLY You can't write against a read only replica.")
+	default:
+		r = n.conn(client).Do(args)
+	}
+	n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: r.String()})
+	if !n.m.IsReadOnlyCommand(cmd) && n.role != roleReplica {
+		n.afterWrite()
+	}
+	reply(r, nil)
+}
+
+// afterWrite updates expiry watches, replication and persistence after a
+// command that may have changed the keyspace.
+func (n *node) afterWrite() {
+	n.refreshWatch()
+	if !n.keepsState() {
+		return
+	}
+	cur := takeSnapshot(n.m, n.local())
+	ops := diffSnapshots(n.state, cur)
+	if len(ops) == 0 {
+		return
+	}
+	n.persist(cur)
+	n.state = cur
+	if n.role == rolePrimary {
+		n.replicate(ops)
+	}
+}
+
+// keepsState reports whether the node needs keyspace snapshots.
+func (n *node) keepsState() bool {
+	return n.cfg.Persistence != PersistNone || (n.group != nil && len(n.group.members) > 1)
+}
+
+// persist records what a crash would keep after this write.
+func (n *node) persist(cur snapshot) {
+	switch n.cfg.Persistence {
+	case PersistAlways:
+		n.durable = cur
+	case PersistEverySec:
+		// fsync happens at every whole second of true time: the state
+		// before this write was durable at the last boundary passed.
+		if n.w.now/time.Second > n.lastWrite/time.Second {
+			n.durable = n.state
+		}
+		n.lastWrite = n.w.now
+	}
+}
+
+// refreshWatch schedules an expiry check for every key whose expiry
+// changed, and records expiries of watched keys that are gone.
+func (n *node) refreshWatch() {
+	now := n.local()
+	keys := n.m.Keys()
+	present := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		present[k] = true
+		ttl := n.m.TTL(k)
+		if ttl <= 0 {
+			delete(n.watch, k)
+			continue
+		}
+		at := now + ttl
+		if n.watch[k] != at {
+			n.watch[k] = at
+			n.scheduleCheck(k, at)
+		}
+	}
+	for _, k := range sortedKeys(n.watch) {
+		if present[k] {
+			continue
+		}
+		if n.watch[k] <= now {
+			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k})
+		}
+		delete(n.watch, k)
+	}
+}
+
+// scheduleCheck runs an expiry check when the node's wall clock reaches at.
+func (n *node) scheduleCheck(k string, at time.Duration) {
+	t, ok := n.clock.TrueForLocal(n.w.now, at, n.w.cfg.Limits.MaxTime)
+	if !ok {
+		return // never expires within the run
+	}
+	inc := n.incarnation
+	n.w.schedule(t, func() {
+		if !n.up || n.incarnation != inc || n.watch[k] != at {
+			return
+		}
+		n.sync()
+		if n.role == roleReplica {
+			return
+		}
+		n.afterWrite() // the key is gone by now: records the expiry, propagates DEL
+	})
+}
+
+// rescheduleWatch recomputes every expiry check after a clock change and
+// records the keys the change expired at once.
+func (n *node) rescheduleWatch() {
+	old := n.watch
+	n.watch = map[string]time.Duration{}
+	present := map[string]bool{}
+	for _, k := range n.m.Keys() {
+		present[k] = true
+	}
+	for _, k := range sortedKeys(old) {
+		if !present[k] {
+			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: n.local(), Key: k, Note: "clock change"})
+		}
+	}
+	n.afterWrite()
+}
+
+// jumpClock steps the node's wall clock. Redis stores absolute expiry
+// times, so a backward jump lengthens every TTL in true time; miniredis
+// keeps TTLs relative, so the node adds the step back to each TTL.
+func (n *node) jumpClock(by time.Duration) {
+	n.sync() // tick to the old time first
+	n.m.Keys()
+	n.clock.AddJump(clock.Jump{At: n.w.now, By: by})
+	n.sync()
+	if by < 0 && n.role != roleReplica {
+		for _, k := range n.m.Keys() {
+			if ttl := n.m.TTL(k); ttl > 0 {
+				n.m.SetTTL(k, ttl-by)
+			}
+		}
+	}
+	n.rescheduleWatch()
+}
+
+// setRate changes the node's clock rate from now on.
+func (n *node) setRate(ppm int64) {
+	n.sync()
+	n.m.Keys()
+	_ = n.clock.SetRatePPM(n.w.now, ppm) // validated with the fault
+	n.sync()
+	n.rescheduleWatch()
+}
+
+// evict removes key if it has a TTL, as a volatile-* policy would.
+func (n *node) evict(key string) {
+	if !n.up {
+		return
+	}
+	n.sync()
+	if n.m.TTL(key) <= 0 {
+		return
+	}
+	n.m.Del(key)
+	n.w.record(Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: key})
+	delete(n.watch, key)
+	n.afterWrite()
+}
+
+// crash stops the node. Blocked WAITs die with it.
+func (n *node) crash(downFor time.Duration) {
+	if !n.up {
+		return
+	}
+	if n.cfg.Persistence == PersistEverySec && n.w.now/time.Second > n.lastWrite/time.Second {
+		n.durable = n.state
+	}
+	n.up = false
+	n.incarnation++
+	n.waits = nil
+	n.subs = map[string][]string{}
+	n.w.record(Event{Actor: n.name, Kind: KindNodeCrash, Local: n.local(), Dur: downFor})
+	if downFor > 0 {
+		n.w.schedule(n.w.now+downFor, n.restart)
+	}
+	n.w.sentinel.reevaluate()
+}
+
+// restart brings the node back with what its persistence kept.
+func (n *node) restart() {
+	if n.up {
+		return
+	}
+	if err := n.boot(); err != nil {
+		n.w.fail(err)
+		return
+	}
+	n.up = true
+	n.watch = map[string]time.Duration{}
+	kept := n.durable
+	if n.cfg.Persistence == PersistNone {
+		kept = nil
+	}
+	n.load(kept)
+	n.state = kept
+	n.w.record(Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), N: int64(len(kept)), Note: "persistence " + string(n.cfg.Persistence)})
+	n.refreshWatch()
+	if n.role == roleReplica {
+		if p := n.w.nodes[n.following]; p != nil && p.up {
+			n.fullSync(p)
+		}
+	}
+	n.w.sentinel.reevaluate()
+}
+
+// publish delivers a pub/sub message to the subscribed clients and returns
+// how many there were.
+func (n *node) publish(channel string) int {
+	subs := n.subs[channel]
+	for _, c := range subs {
+		p := n.w.procs[c]
+		if p == nil {
+			continue
+		}
+		inc := p.incarnation
+		f := n.w.net.Send(n.name, c, n.w.now, false)
+		if !f.Delivered {
+			n.w.record(Event{Actor: n.name, Kind: KindLost, Peer: c, Note: f.Why + " (message on " + channel + ")"})
+			continue
+		}
+		n.w.schedule(f.At, func() { n.w.deliverMessage(p, channel, n.name, inc) })
+	}
+	return len(subs)
+}
+
+func (n *node) subscribe(channel, client string) {
+	for _, c := range n.subs[channel] {
+		if c == client {
+			return
+		}
+	}
+	n.subs[channel] = append(n.subs[channel], client)
+}
+
+func (n *node) unsubscribe(channel, client string) {
+	s := n.subs[channel]
+	for i, c := range s {
+		if c == client {
+			n.subs[channel] = append(s[:i:i], s[i+1:]...)
+			return
+		}
+	}
+}
+
+// rawConn runs commands on a miniredis server through its exported
+// dispatch path, synchronously, with no goroutines.
+type rawConn struct {
+	srv  *server.Server
+	peer *server.Peer
+	buf  bytes.Buffer
+}
+
+func newRawConn(srv *server.Server) *rawConn {
+	c := &rawConn{srv: srv}
+	c.peer = server.NewPeer(bufio.NewWriter(&c.buf))
+	return c
+}
+
+// Do runs one command and parses its reply.
+func (c *rawConn) Do(args []string) resp.Reply {
+	c.srv.Dispatch(c.peer, args)
+	c.peer.Flush()
+	r, err := resp.ParseAll(c.buf.Bytes())
+	c.buf.Reset()
+	if err != nil {
+		return resp.ErrorReply("ERR sim: unparseable reply: " + err.Error())
+	}
+	return r
+}
+
+// wait implements WAIT numreplicas timeout: it counts replicas whose
+// acknowledged offset reached the primary's offset at the time of the
+// call, blocking until enough did or the timeout (on the node's clock)
+// passed. It never rolls anything back.
+func (n *node) wait(client string, args []string, reply func(resp.Reply, error)) {
+	done := func(r resp.Reply) {
+		n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: r.String()})
+		reply(r, nil)
+	}
+	if len(args) != 3 {
+		done(resp.ErrorReply("ERR wrong number of arguments for 'wait' command"))
+		return
+	}
+	want, err1 := strconv.ParseInt(args[1], 10, 64)
+	ms, err2 := strconv.ParseInt(args[2], 10, 64)
+	if err1 != nil || err2 != nil {
+		done(resp.ErrorReply("ERR value is not an integer or out of range"))
+		return
+	}
+	if ms < 0 {
+		done(resp.ErrorReply("ERR timeout is negative"))
+		return
+	}
+	if n.role == roleReplica {
+		done(resp.ErrorReply("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."))
+		return
+	}
+	pw := &pendingWait{target: n.offset, want: want, done: done}
+	if got := n.acked(pw.target); got >= want {
+		done(resp.IntReply(got))
+		return
+	}
+	n.waits = append(n.waits, pw)
+	if ms > 0 {
+		inc := n.incarnation
+		at := n.clock.TrueAfterMono(n.w.now, time.Duration(ms)*time.Millisecond)
+		n.w.schedule(at, func() {
+			if n.incarnation != inc || pw.finished {
+				return
+			}
+			pw.finished = true
+			n.dropWait(pw)
+			pw.done(resp.IntReply(n.acked(pw.target)))
+		})
+	}
+}
+
+type pendingWait struct {
+	target, want int64
+	done         func(resp.Reply)
+	finished     bool
+}
+
+// acked counts current replicas that acknowledged at least offset.
+func (n *node) acked(offset int64) int64 {
+	var c int64
+	for _, r := range n.replicas() {
+		if n.acks[r.name] >= offset {
+			c++
+		}
+	}
+	return c
+}
+
+func (n *node) dropWait(pw *pendingWait) {
+	for i, x := range n.waits {
+		if x == pw {
+			n.waits = append(n.waits[:i], n.waits[i+1:]...)
+			return
+		}
+	}
+}
+
+// checkWaits releases blocked WAITs that are now satisfied.
+func (n *node) checkWaits() {
+	for _, pw := range append([]*pendingWait(nil), n.waits...) {
+		if got := n.acked(pw.target); got >= pw.want && !pw.finished {
+			pw.finished = true
+			n.dropWait(pw)
+			pw.done(resp.IntReply(got))
+		}
+	}
+}

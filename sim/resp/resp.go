@@ -1,0 +1,187 @@
+// Package resp parses RESP2 replies written by miniredis into Reply values.
+//
+// miniredis's own server.ParseReply drops EXEC replies that contain errors,
+// so the simulator parses what the dispatch path wrote itself. Only RESP2 is
+// produced by the peers the simulator creates (Resp3 is never switched on).
+package resp
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/pkg/errors"
+)
+
+// Kind is the RESP2 type of a reply.
+type Kind uint8
+
+// The reply kinds. NilBulk is "$-1", NilArray is "*-1".
+const (
+	Status Kind = iota + 1
+	Error
+	Int
+	Bulk
+	NilBulk
+	Array
+	NilArray
+)
+
+// Reply is one parsed RESP2 reply. Str holds the text of Status, Error and
+// Bulk replies; Int holds integers; Elems holds array elements.
+type Reply struct {
+	Kind  Kind
+	Str   string
+	Int   int64
+	Elems []Reply
+}
+
+// OK is the "+OK" status reply.
+var OK = Reply{Kind: Status, Str: "OK"}
+
+// Nil is the nil bulk reply "$-1".
+var Nil = Reply{Kind: NilBulk}
+
+// IntReply returns an integer reply.
+func IntReply(n int64) Reply { return Reply{Kind: Int, Int: n} }
+
+// BulkReply returns a bulk string reply.
+func BulkReply(s string) Reply { return Reply{Kind: Bulk, Str: s} }
+
+// ErrorReply returns an error reply; msg is the text after '-'.
+func ErrorReply(msg string) Reply { return Reply{Kind: Error, Str: msg} }
+
+// IsNil reports whether r is a nil bulk or nil array.
+func (r Reply) IsNil() bool { return r.Kind == NilBulk || r.Kind == NilArray }
+
+// IsError reports whether r is an error reply.
+func (r Reply) IsError() bool { return r.Kind == Error }
+
+// String renders r the way redis-cli does, on one line: OK, (nil),
+// (integer) 1, "value", (error) ERR ..., [a, b]. The form is stable and
+// used in histories and golden files.
+func (r Reply) String() string {
+	var b strings.Builder
+	r.write(&b)
+	return b.String()
+}
+
+func (r Reply) write(b *strings.Builder) {
+	switch r.Kind {
+	case Status:
+		b.WriteString(r.Str)
+	case Error:
+		b.WriteString("(error) ")
+		b.WriteString(r.Str)
+	case Int:
+		b.WriteString("(integer) ")
+		b.WriteString(strconv.FormatInt(r.Int, 10))
+	case Bulk:
+		b.WriteString(strconv.Quote(r.Str))
+	case NilBulk, NilArray:
+		b.WriteString("(nil)")
+	case Array:
+		b.WriteByte('[')
+		for i, e := range r.Elems {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			e.write(b)
+		}
+		b.WriteByte(']')
+	default:
+		b.WriteString("(invalid)")
+	}
+}
+
+// Parse parses exactly one RESP2 reply from buf and returns it with the
+// number of bytes consumed.
+func Parse(buf []byte) (Reply, int, error) {
+	r, n, err := parse(buf, 0)
+	if err != nil {
+		return Reply{}, 0, err
+	}
+	return r, n, nil
+}
+
+// ParseAll parses a buffer that must hold exactly one reply.
+func ParseAll(buf []byte) (Reply, error) {
+	r, n, err := parse(buf, 0)
+	if err != nil {
+		return Reply{}, err
+	}
+	if n != len(buf) {
+		return Reply{}, errors.Errorf("resp: %d trailing bytes after reply", len(buf)-n)
+	}
+	return r, nil
+}
+
+func line(buf []byte) (string, int, error) {
+	for i := 0; i+1 < len(buf); i++ {
+		if buf[i] == '\r' && buf[i+1] == '\n' {
+			return string(buf[1:i]), i + 2, nil
+		}
+	}
+	return "", 0, errors.New("resp: unterminated line")
+}
+
+// maxDepth bounds nesting so a malformed buffer cannot recurse forever.
+const maxDepth = 64
+
+func parse(buf []byte, depth int) (Reply, int, error) {
+	if depth > maxDepth {
+		return Reply{}, 0, errors.New("resp: reply nested too deeply")
+	}
+	if len(buf) == 0 {
+		return Reply{}, 0, errors.New("resp: empty reply")
+	}
+	s, n, err := line(buf)
+	if err != nil {
+		return Reply{}, 0, err
+	}
+	switch buf[0] {
+	case '+':
+		return Reply{Kind: Status, Str: s}, n, nil
+	case '-':
+		return Reply{Kind: Error, Str: s}, n, nil
+	case ':':
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return Reply{}, 0, errors.Wrap(err, "resp: bad integer")
+		}
+		return Reply{Kind: Int, Int: v}, n, nil
+	case '$':
+		l, err := strconv.Atoi(s)
+		if err != nil {
+			return Reply{}, 0, errors.Wrap(err, "resp: bad bulk length")
+		}
+		if l < 0 {
+			return Reply{Kind: NilBulk}, n, nil
+		}
+		if n+l+2 > len(buf) {
+			return Reply{}, 0, errors.New("resp: short bulk string")
+		}
+		return Reply{Kind: Bulk, Str: string(buf[n : n+l])}, n + l + 2, nil
+	case '*':
+		l, err := strconv.Atoi(s)
+		if err != nil {
+			return Reply{}, 0, errors.Wrap(err, "resp: bad array length")
+		}
+		if l < 0 {
+			return Reply{Kind: NilArray}, n, nil
+		}
+		elems := make([]Reply, 0, l)
+		for i := 0; i < l; i++ {
+			e, m, err := parse(buf[n:], depth+1)
+			if err != nil {
+				return Reply{}, 0, err
+			}
+			elems = append(elems, e)
+			n += m
+		}
+		return Reply{Kind: Array, Elems: elems}, n, nil
+	case ',': // RESP3 double, written by miniredis only for RESP3 peers; accept as bulk
+		return Reply{Kind: Bulk, Str: s}, n, nil
+	default:
+		return Reply{}, 0, errors.Errorf("resp: unknown reply type %q", buf[0])
+	}
+}

@@ -1,0 +1,280 @@
+package sim
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/network"
+)
+
+const ms = time.Millisecond
+
+// lockLoop is a small lock workload used by the core tests: SET NX PX,
+// hold for `hold`, compare-and-delete, for `cycles` cycles.
+func lockLoop(cycles int, ttl, hold time.Duration) func(*Ctx) error {
+	return func(c *Ctx) error {
+		for i := 0; i < cycles; i++ {
+			v := c.Name() + strconv.Itoa(i)
+			for {
+				r, err := c.Call("m1", 100*ms, "SET", "lock", v, "NX", "PX", strconv.Itoa(int(ttl/ms)))
+				if err == nil && r.Str == "OK" {
+					break
+				}
+				c.Sleep(time.Duration(5+c.Rand().IntN(10)) * ms)
+			}
+			c.Record(Event{Kind: "acquired", Key: "lock", Value: v})
+			c.Sleep(hold)
+			c.Call("m1", 100*ms, "EVAL", "if redis.call('GET',KEYS[1])==ARGV[1] then return redis.call('DEL',KEYS[1]) else return 0 end", "1", "lock", v)
+		}
+		return nil
+	}
+}
+
+func oneNode(clients ...ClientConfig) Config {
+	return Config{
+		Nodes:   []NodeConfig{{Name: "r1"}},
+		Groups:  []GroupConfig{{Name: "m1", Primary: "r1"}},
+		Clients: clients,
+		Network: network.Config{Default: network.Latency{Min: ms, Max: 2 * ms}},
+	}
+}
+
+func mustRun(t *testing.T, cfg Config, seed uint64) History {
+	t.Helper()
+	h, err := Run(cfg, seed)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, h.Text())
+	}
+	return h
+}
+
+func kinds(h History, actor, kind string) []Event {
+	var out []Event
+	for _, e := range h {
+		if (actor == "" || e.Actor == actor) && e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func TestTwoClientsContend(t *testing.T) {
+	cfg := oneNode(
+		ClientConfig{Name: "A", Main: lockLoop(3, time.Second, 20*ms)},
+		ClientConfig{Name: "B", Main: lockLoop(3, time.Second, 20*ms)},
+	)
+	h := mustRun(t, cfg, 1)
+	if got := len(kinds(h, "", "acquired")); got != 6 {
+		t.Fatalf("acquired %d times, want 6\n%s", got, h.Text())
+	}
+	if got := kinds(h, "", KindTaskEnd); len(got) != 2 {
+		t.Fatalf("task ends: %d, want 2", len(got))
+	}
+}
+
+func TestSameSeedSameHistory(t *testing.T) {
+	cfg := func() Config {
+		c := oneNode(
+			ClientConfig{Name: "A", Main: lockLoop(5, 200*ms, 20*ms)},
+			ClientConfig{Name: "B", Main: lockLoop(5, 200*ms, 20*ms)},
+		)
+		c.Faults = []Fault{{Kind: FaultPause, Target: "A", At: 30 * ms, Dur: 300 * ms}}
+		return c
+	}
+	a, b := mustRun(t, cfg(), 7), mustRun(t, cfg(), 7)
+	if a.Text() != b.Text() || a.Hash() != b.Hash() {
+		t.Fatal("same seed gave different histories")
+	}
+	if c := mustRun(t, cfg(), 8); c.Hash() == a.Hash() {
+		t.Fatal("different seeds gave the same history")
+	}
+}
+
+func TestPausedProcessIssuesNothing(t *testing.T) {
+	// A runs a watchdog that renews every 100ms; a 1s pause must freeze
+	// both tasks.
+	main := func(c *Ctx) error {
+		c.Call("m1", 100*ms, "SET", "lock", "a", "NX", "PX", "300")
+		c.Go("watchdog", func(c *Ctx) error {
+			for {
+				c.Sleep(100 * ms)
+				c.Call("m1", 100*ms, "PEXPIRE", "lock", "300")
+			}
+		})
+		c.Sleep(3 * time.Second)
+		return nil
+	}
+	cfg := oneNode(ClientConfig{Name: "A", Main: main})
+	cfg.Faults = []Fault{{Kind: FaultPause, Target: "A", At: 550 * ms, Dur: time.Second}}
+	h := mustRun(t, cfg, 1)
+	for _, e := range kinds(h, "A", KindCall) {
+		if e.At > 550*ms && e.At < 1550*ms {
+			t.Errorf("A sent %v at %s while paused", e.Args, FormatTime(e.At))
+		}
+	}
+	// The key expires during the pause: the watchdog could not renew it.
+	exp := kinds(h, "r1", KindExpire)
+	if len(exp) == 0 || exp[0].At < 550*ms || exp[0].At > 1550*ms {
+		t.Errorf("want the key to expire during the pause, got %v\n%s", exp, h.Text())
+	}
+}
+
+func TestFastNodeClockExpiresEarly(t *testing.T) {
+	main := func(c *Ctx) error {
+		c.Call("m1", 100*ms, "SET", "lock", "a", "NX", "PX", "1000")
+		c.Sleep(2 * time.Second)
+		return nil
+	}
+	cfg := oneNode(ClientConfig{Name: "A", Main: main})
+	cfg.Network.Default = network.Latency{Min: ms, Max: ms}
+	cfg.Nodes[0].Clock.RatePPM = 200_000 // 20% fast
+	h := mustRun(t, cfg, 1)
+	set := kinds(h, "r1", KindExec)[0].At
+	exp := kinds(h, "r1", KindExpire)
+	if len(exp) != 1 {
+		t.Fatalf("expiries: %v", exp)
+	}
+	// 1000ms on a clock 20% fast is 833.33ms of true time.
+	if got, want := exp[0].At-set, 833333334*time.Nanosecond; got != want {
+		t.Errorf("key lived %v of true time, want %v", got, want)
+	}
+}
+
+func replicated(replicas int, main func(*Ctx) error) Config {
+	cfg := Config{
+		Nodes:    []NodeConfig{{Name: "r1"}},
+		Groups:   []GroupConfig{{Name: "m1", Primary: "r1"}},
+		Clients:  []ClientConfig{{Name: "A", Main: main}},
+		Network:  network.Config{Default: network.Latency{Min: ms, Max: ms}},
+		Sentinel: SentinelConfig{Enabled: true, DownAfter: time.Second},
+	}
+	for i := 2; i < 2+replicas; i++ {
+		name := "r" + strconv.Itoa(i)
+		cfg.Nodes = append(cfg.Nodes, NodeConfig{Name: name})
+		cfg.Groups[0].Replicas = append(cfg.Groups[0].Replicas, name)
+	}
+	return cfg
+}
+
+func TestUnreplicatedWriteLostOnFailover(t *testing.T) {
+	var got string
+	main := func(c *Ctx) error {
+		c.Call("m1", 100*ms, "SET", "lock", "a", "NX", "PX", "30000")
+		c.Sleep(3 * time.Second)
+		r, err := c.Call("m1", 100*ms, "GET", "lock")
+		if err != nil {
+			return err
+		}
+		got = r.String()
+		return nil
+	}
+	cfg := replicated(1, main)
+	// Replication to r2 is slow; r1 dies 5ms after the SET reached it.
+	cfg.Faults = []Fault{
+		{Kind: FaultDelay, From: "r1", To: "r2", Extra: time.Second, At: 0, Dur: time.Second},
+		{Kind: FaultNodeCrash, Target: "r1", At: 6 * ms},
+	}
+	h := mustRun(t, cfg, 1)
+	if len(kinds(h, "r2", KindPromote)) != 1 {
+		t.Fatalf("r2 was not promoted\n%s", h.Text())
+	}
+	if got != "(nil)" {
+		t.Errorf("GET on the promoted replica = %s, want (nil): the write was acknowledged but not replicated\n%s", got, h.Text())
+	}
+}
+
+func TestWaitCountsReplicas(t *testing.T) {
+	var replies []string
+	main := func(c *Ctx) error {
+		c.Call("m1", 100*ms, "SET", "k", "v")
+		r, _ := c.Call("m1", time.Second, "WAIT", "1", "50")
+		replies = append(replies, r.String())
+		c.Sleep(time.Second) // the partition heals meanwhile
+		r, _ = c.Call("m1", time.Second, "WAIT", "1", "50")
+		replies = append(replies, r.String())
+		return nil
+	}
+	cfg := replicated(1, main)
+	cfg.Sentinel.Enabled = false
+	cfg.Faults = []Fault{{Kind: FaultPartition, A: []string{"r1"}, B: []string{"r2"}, At: 0, Dur: 500 * ms}}
+	h := mustRun(t, cfg, 1)
+	if want := "(integer) 0,(integer) 1"; strings.Join(replies, ",") != want {
+		t.Errorf("WAIT replies = %v, want %s\n%s", replies, want, h.Text())
+	}
+}
+
+func TestRestartPersistence(t *testing.T) {
+	for _, tc := range []struct {
+		mode Persistence
+		want string
+	}{
+		{PersistNone, "(nil)"},
+		{PersistAlways, `"v2"`},
+		{PersistEverySec, `"v1"`}, // v2 was written in the same second as the crash
+	} {
+		t.Run(string(tc.mode), func(t *testing.T) {
+			var got string
+			main := func(c *Ctx) error {
+				c.Call("m1", 100*ms, "SET", "k", "v1")
+				c.Sleep(1500 * ms)
+				c.Call("m1", 100*ms, "SET", "k", "v2")
+				c.Sleep(time.Second)
+				r, err := c.Call("m1", 100*ms, "GET", "k")
+				got = r.String()
+				return err
+			}
+			cfg := oneNode(ClientConfig{Name: "A", Main: main})
+			cfg.Nodes[0].Persistence = tc.mode
+			cfg.Faults = []Fault{{Kind: FaultNodeCrash, Target: "r1", At: 1600 * ms, Dur: 200 * ms}}
+			h := mustRun(t, cfg, 1)
+			if got != tc.want {
+				t.Errorf("GET after restart = %s, want %s\n%s", got, tc.want, h.Text())
+			}
+		})
+	}
+}
+
+func TestBadConfigs(t *testing.T) {
+	ok := func() Config { return oneNode(ClientConfig{Name: "A", Main: lockLoop(1, time.Second, ms)}) }
+	cases := map[string]func(c *Config){
+		"negative latency": func(c *Config) { c.Network.Default.Min = -ms },
+		"unknown node":     func(c *Config) { c.Faults = []Fault{{Kind: FaultPartition, A: []string{"r9"}, B: []string{"r1"}}} },
+		"after the end":    func(c *Config) { c.Until = time.Second; c.Faults = []Fault{{Kind: FaultPause, Target: "A", At: 2 * time.Second, Dur: ms}} },
+		"duplicate name":   func(c *Config) { c.Clients = append(c.Clients, c.Clients[0]) },
+		"unknown group node": func(c *Config) {
+			c.Groups[0].Replicas = []string{"r7"}
+		},
+		"bad persistence": func(c *Config) { c.Nodes[0].Persistence = "rdb" },
+		"bad drift":       func(c *Config) { c.Nodes[0].Clock.RatePPM = 900_000 },
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			cfg := ok()
+			mutate(&cfg)
+			if _, err := Run(cfg, 1); err == nil {
+				t.Error("Run accepted the config")
+			} else {
+				t.Log(err)
+			}
+		})
+	}
+}
+
+func TestLimitsStopTheRun(t *testing.T) {
+	forever := func(c *Ctx) error {
+		for {
+			c.Call("m1", 100*ms, "GET", "k")
+		}
+	}
+	cfg := oneNode(ClientConfig{Name: "A", Main: forever})
+	cfg.Limits.MaxEvents = 1000
+	if _, err := Run(cfg, 1); err == nil || !strings.Contains(err.Error(), "max_events") {
+		t.Errorf("err = %v, want the event limit", err)
+	}
+	cfg.Limits = Limits{MaxTime: time.Second}
+	if _, err := Run(cfg, 1); err == nil || !strings.Contains(err.Error(), "max_time") {
+		t.Errorf("err = %v, want the time limit", err)
+	}
+}

@@ -1,0 +1,216 @@
+package sim
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/clock"
+	"locksim/network"
+)
+
+// World is one simulation run: the event loop and everything it drives.
+// A World is used once: build it with New, call Run.
+type World struct {
+	cfg  Config
+	seed uint64
+	now  time.Duration
+	seq  uint64
+	q    queue
+	hist History
+	net  *network.Network
+
+	events int   // events processed, bounded by cfg.Limits.MaxEvents
+	err    error // the error that stopped the run, if any
+	done   bool
+
+	procs    map[string]*proc
+	procList []*proc // config order
+	nodes    map[string]*node
+	nodeList []*node
+	groups   map[string]*group
+	services map[string]*service
+	sentinel *sentinel
+
+	triggers []*armedTrigger
+	liveMain int // client Mains still running
+	current  *task
+}
+
+type armedTrigger struct {
+	f     Fault
+	count int
+}
+
+// New validates cfg and builds a world for one run with the given seed.
+func New(cfg Config, seed uint64) (*World, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	w := &World{
+		cfg: cfg, seed: seed,
+		procs: map[string]*proc{}, nodes: map[string]*node{},
+		groups: map[string]*group{}, services: map[string]*service{},
+	}
+	var err error
+	w.net, err = network.New(cfg.Network, w.rng("network"))
+	if err != nil {
+		return nil, errors.Wrap(err, "sim")
+	}
+	for _, nc := range cfg.Nodes {
+		n, err := newNode(w, nc)
+		if err != nil {
+			return nil, err
+		}
+		w.nodes[nc.Name] = n
+		w.nodeList = append(w.nodeList, n)
+	}
+	for _, gc := range cfg.Groups {
+		g := &group{name: gc.Name, primary: gc.Primary, members: append([]string{gc.Primary}, gc.Replicas...)}
+		w.groups[gc.Name] = g
+		for _, m := range g.members {
+			w.nodes[m].group = g
+		}
+		w.nodes[gc.Primary].role = rolePrimary
+		for _, r := range gc.Replicas {
+			w.nodes[r].role = roleReplica
+			w.nodes[r].following = gc.Primary
+		}
+	}
+	for _, sc := range cfg.Services {
+		w.services[sc.Name] = &service{name: sc.Name, h: sc.Handler}
+	}
+	w.sentinel = newSentinel(w)
+	for _, cc := range cfg.Clients {
+		c, _ := clock.New(cc.Clock) // validated
+		p := &proc{w: w, name: cc.Name, clock: c, main: cc.Main, rng: w.rng("client/" + cc.Name)}
+		w.procs[cc.Name] = p
+		w.procList = append(w.procList, p)
+	}
+	return w, nil
+}
+
+// rng derives an independent generator for one component from the seed.
+func (w *World) rng(component string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(component))
+	return rand.New(rand.NewPCG(w.seed, h.Sum64()))
+}
+
+// Now returns the current true time.
+func (w *World) Now() time.Duration { return w.now }
+
+// Seed returns the run's seed.
+func (w *World) Seed() uint64 { return w.seed }
+
+// History returns the events recorded so far.
+func (w *World) History() History { return w.hist }
+
+// schedule runs fn at true time at (never before now).
+func (w *World) schedule(at time.Duration, fn func()) {
+	if at < w.now {
+		at = w.now
+	}
+	w.seq++
+	w.q.push(event{at: at, seq: w.seq, fn: fn})
+}
+
+// record appends e to the history, stamping Seq and At, and fires the
+// triggers it matches.
+func (w *World) record(e Event) {
+	e.Seq = len(w.hist)
+	e.At = w.now
+	w.hist = append(w.hist, e)
+	if len(w.triggers) == 0 {
+		return
+	}
+	for _, tr := range w.triggers {
+		if tr.count < 0 || tr.f.After.Actor != e.Actor || tr.f.After.Kind != e.Kind {
+			continue
+		}
+		tr.count++
+		nth := tr.f.After.Nth
+		if nth == 0 {
+			nth = 1
+		}
+		if tr.count < nth {
+			continue
+		}
+		tr.count = -1 // fired; never again
+		f := tr.f
+		if f.At == 0 {
+			w.applyFault(f)
+		} else {
+			w.schedule(w.now+f.At, func() { w.applyFault(f) })
+		}
+	}
+}
+
+// fail stops the run with err (the first error wins).
+func (w *World) fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+	w.done = true
+}
+
+// Run runs the world to its end and returns the history. The error is
+// non-nil when the run hit a limit, a client panicked, or a client's Main
+// returned an error; the history up to that point is still returned.
+func (w *World) Run() (History, error) {
+	for _, f := range w.cfg.Faults {
+		if f.After != nil {
+			w.triggers = append(w.triggers, &armedTrigger{f: f})
+			continue
+		}
+		f := f
+		w.schedule(f.At, func() { w.applyFault(f) })
+	}
+	for _, p := range w.procList {
+		p.start()
+	}
+	if w.cfg.Until > 0 {
+		w.schedule(w.cfg.Until, func() { w.done = true })
+	}
+	for !w.done && len(w.q) > 0 {
+		if w.liveMain == 0 && w.cfg.Until == 0 {
+			break
+		}
+		e := w.q.pop()
+		if e.at > w.cfg.Limits.MaxTime {
+			w.fail(errors.Errorf("sim: run stopped at the time limit: limits.max_time %v reached with %d events processed; raise the limit or end the workload sooner", w.cfg.Limits.MaxTime, w.events))
+			break
+		}
+		w.events++
+		if w.events > w.cfg.Limits.MaxEvents {
+			w.fail(errors.Errorf("sim: run stopped at the event limit: limits.max_events %d reached at %s; raise the limit or shorten the run", w.cfg.Limits.MaxEvents, FormatTime(w.now)))
+			break
+		}
+		w.now = e.at
+		e.fn()
+	}
+	w.shutdown()
+	return w.hist, w.err
+}
+
+// shutdown stops every coroutine still suspended, so no goroutine outlives
+// the run.
+func (w *World) shutdown() {
+	for _, p := range w.procList {
+		p.killTasks()
+	}
+}
+
+// Events returns how many events the loop processed.
+func (w *World) Events() int { return w.events }
+
+// Run builds a world from cfg and seed and runs it.
+func Run(cfg Config, seed uint64) (History, error) {
+	w, err := New(cfg, seed)
+	if err != nil {
+		return nil, err
+	}
+	return w.Run()
+}
