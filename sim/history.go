@@ -57,7 +57,8 @@ const (
 	KindLateReply  = "late-reply"  // a reply arrived after its timeout; dropped
 	KindLost       = "lost"        // the network lost a message (Note: why)
 	KindExec       = "exec"        // a node or service executed a command
-	KindExpire     = "expire"      // a key expired on a node (Key)
+	KindExpire     = "expire"      // a key expired on a node (Key, Value it had)
+	KindKey        = "key"         // a key's value changed on a node (Key, Value; "" = gone; Dur: TTL; Note: cause)
 	KindReplApply  = "repl-apply"  // a replica applied the stream up to N
 	KindPromote    = "promote"     // sentinel promoted Actor to primary
 	KindDemote     = "demote"      // an old primary rejoined as a replica

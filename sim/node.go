@@ -3,6 +3,7 @@ package sim
 import (
 	"bufio"
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +61,8 @@ type node struct {
 	applied int64            // replica: last applied offset
 
 	watch map[string]time.Duration // key -> expiry on the node's wall clock
+	vals  map[string]string        // key -> last recorded value
+	why   string                   // cause of the key changes being recorded
 	subs  map[string][]string      // channel -> subscribed clients (sorted)
 }
 
@@ -70,7 +73,7 @@ func newNode(w *World, nc NodeConfig) (*node, error) {
 	}
 	n := &node{w: w, name: nc.Name, cfg: nc, clock: c, up: true,
 		conns: map[string]*rawConn{}, acks: map[string]int64{},
-		watch: map[string]time.Duration{}, subs: map[string][]string{}}
+		watch: map[string]time.Duration{}, vals: map[string]string{}, subs: map[string][]string{}}
 	if err := n.boot(); err != nil {
 		return nil, err
 	}
@@ -144,6 +147,7 @@ func (n *node) handle(client string, args []string, reply func(resp.Reply, error
 	}
 	n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: r.String()})
 	if !n.m.IsReadOnlyCommand(cmd) && n.role != roleReplica {
+		n.why = cmd
 		n.afterWrite()
 	}
 	reply(r, nil)
@@ -188,15 +192,22 @@ func (n *node) persist(cur snapshot) {
 	}
 }
 
-// refreshWatch schedules an expiry check for every key whose expiry
-// changed, and records expiries of watched keys that are gone.
+// refreshWatch records every change of a key's value on this node as an
+// event (KindKey, or KindExpire when the key ran out of time), and
+// schedules an expiry check for every key whose expiry changed. The
+// history thus holds each key's lifetime on each node in true time.
 func (n *node) refreshWatch() {
 	now := n.local()
 	keys := n.m.Keys()
 	present := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		present[k] = true
+		v := valueOf(n.m, k)
 		ttl := n.m.TTL(k)
+		if old, ok := n.vals[k]; !ok || old != v {
+			n.vals[k] = v
+			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
+		}
 		if ttl <= 0 {
 			delete(n.watch, k)
 			continue
@@ -207,15 +218,50 @@ func (n *node) refreshWatch() {
 			n.scheduleCheck(k, at)
 		}
 	}
-	for _, k := range sortedKeys(n.watch) {
+	for _, k := range sortedKeys(n.vals) {
 		if present[k] {
 			continue
 		}
-		if n.watch[k] <= now {
-			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k})
+		if at, ok := n.watch[k]; ok && at <= now {
+			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k, Value: n.vals[k]})
+		} else {
+			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Note: n.why})
 		}
+		delete(n.vals, k)
 		delete(n.watch, k)
 	}
+}
+
+// valueOf renders a key's value for KindKey events: a string as is, a hash
+// as "f1=v1,f2=v2" sorted by field, other types by their type name.
+func valueOf(m *miniredis.Miniredis, k string) string {
+	switch t := m.Type(k); t {
+	case "string":
+		v, _ := m.Get(k)
+		return v
+	case "hash":
+		fs, _ := m.HKeys(k)
+		slices.Sort(fs)
+		var b strings.Builder
+		for i, f := range fs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(f + "=" + m.HGet(k, f))
+		}
+		return b.String()
+	default:
+		return "(" + t + ")"
+	}
+}
+
+// forget records that every key on this node is gone (the node crashed).
+func (n *node) forget(why string) {
+	for _, k := range sortedKeys(n.vals) {
+		n.w.record(Event{Actor: n.name, Kind: KindKey, Local: n.local(), Key: k, Note: why})
+	}
+	n.vals = map[string]string{}
+	n.watch = map[string]time.Duration{}
 }
 
 // scheduleCheck runs an expiry check when the node's wall clock reaches at.
@@ -233,24 +279,18 @@ func (n *node) scheduleCheck(k string, at time.Duration) {
 		if n.role == roleReplica {
 			return
 		}
+		n.why = "expire"
 		n.afterWrite() // the key is gone by now: records the expiry, propagates DEL
 	})
 }
 
-// rescheduleWatch recomputes every expiry check after a clock change and
-// records the keys the change expired at once.
+// rescheduleWatch recomputes every expiry check after a clock change; keys
+// the change expired at once are recorded as expired.
 func (n *node) rescheduleWatch() {
-	old := n.watch
-	n.watch = map[string]time.Duration{}
-	present := map[string]bool{}
-	for _, k := range n.m.Keys() {
-		present[k] = true
+	for k := range n.watch {
+		n.watch[k] = -1 // differs from any recomputed expiry: forces a new check
 	}
-	for _, k := range sortedKeys(old) {
-		if !present[k] {
-			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: n.local(), Key: k, Note: "clock change"})
-		}
-	}
+	n.why = "clock change"
 	n.afterWrite()
 }
 
@@ -292,7 +332,7 @@ func (n *node) evict(key string) {
 	}
 	n.m.Del(key)
 	n.w.record(Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: key})
-	delete(n.watch, key)
+	n.why = "evicted"
 	n.afterWrite()
 }
 
@@ -309,6 +349,7 @@ func (n *node) crash(downFor time.Duration) {
 	n.waits = nil
 	n.subs = map[string][]string{}
 	n.w.record(Event{Actor: n.name, Kind: KindNodeCrash, Local: n.local(), Dur: downFor})
+	n.forget("node crashed")
 	if downFor > 0 {
 		n.w.schedule(n.w.now+downFor, n.restart)
 	}
@@ -333,6 +374,7 @@ func (n *node) restart() {
 	n.load(kept)
 	n.state = kept
 	n.w.record(Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), N: int64(len(kept)), Note: "persistence " + string(n.cfg.Persistence)})
+	n.why = "restart"
 	n.refreshWatch()
 	if n.role == roleReplica {
 		if p := n.w.nodes[n.following]; p != nil && p.up {

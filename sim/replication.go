@@ -82,6 +82,8 @@ func (n *node) applyEntry(from string, e replEntry) {
 	n.state = next
 	n.applied = e.offset
 	n.w.record(Event{Actor: n.name, Kind: KindReplApply, Local: n.local(), Peer: from, N: e.offset})
+	n.why = "replication"
+	n.refreshWatch()
 	n.sendAck(p)
 }
 
@@ -99,6 +101,8 @@ func (n *node) fullSync(p *node) {
 	n.persist(n.state)
 	n.applied = p.offset
 	n.w.record(Event{Actor: n.name, Kind: KindReplApply, Local: n.local(), Peer: p.name, N: p.offset, Note: "full resync"})
+	n.why = "full resync"
+	n.refreshWatch()
 	n.sendAck(p)
 }
 
@@ -159,12 +163,8 @@ func (n *node) promote() {
 	n.load(st)
 	n.state = takeSnapshot(n.m, n.local())
 	n.w.record(Event{Actor: n.name, Kind: KindPromote, Local: n.local(), N: n.offset})
-	for _, k := range sortedKeys(st) {
-		if _, ok := n.state[k]; !ok {
-			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: n.local(), Key: k, Note: "expired before promotion"})
-		}
-	}
 	n.persist(n.state)
+	n.why = "expired before promotion"
 	n.refreshWatch()
 }
 

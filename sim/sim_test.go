@@ -241,8 +241,11 @@ func TestBadConfigs(t *testing.T) {
 	cases := map[string]func(c *Config){
 		"negative latency": func(c *Config) { c.Network.Default.Min = -ms },
 		"unknown node":     func(c *Config) { c.Faults = []Fault{{Kind: FaultPartition, A: []string{"r9"}, B: []string{"r1"}}} },
-		"after the end":    func(c *Config) { c.Until = time.Second; c.Faults = []Fault{{Kind: FaultPause, Target: "A", At: 2 * time.Second, Dur: ms}} },
-		"duplicate name":   func(c *Config) { c.Clients = append(c.Clients, c.Clients[0]) },
+		"after the end": func(c *Config) {
+			c.Until = time.Second
+			c.Faults = []Fault{{Kind: FaultPause, Target: "A", At: 2 * time.Second, Dur: ms}}
+		},
+		"duplicate name": func(c *Config) { c.Clients = append(c.Clients, c.Clients[0]) },
 		"unknown group node": func(c *Config) {
 			c.Groups[0].Replicas = []string{"r7"}
 		},

@@ -1,0 +1,135 @@
+package model
+
+import (
+	"strconv"
+	"time"
+
+	"locksim/sim"
+	"locksim/sim/resp"
+)
+
+// Design is a lock design under test: how one client takes, keeps and
+// gives back the lock. Implementations are ordinary sequential code against
+// the simulated Redis (Client.Call) and must not keep state outside the
+// Lease and their own fields set at construction: one Design value serves
+// every client of a run.
+//
+// The framework (see Workload) drives a design: it draws a fresh random
+// value per acquisition, calls TryAcquire with bounded exponential backoff
+// and full jitter until it succeeds or the acquire wait runs out, applies
+// the client-deadline option, runs a watchdog if the design is a Renewer,
+// and calls Release.
+type Design interface {
+	// Name returns the design's ID, e.g. "set-px-lua".
+	Name() string
+	// TryAcquire makes one attempt with the given value. ok reports the
+	// lock is held; ok == false with err == nil means another client holds
+	// it. A non-nil err means the outcome is unknown (a timeout): the
+	// framework retries with the same value, as a retry of the same
+	// acquisition must.
+	TryAcquire(c *Client, value string) (l Lease, ok bool, err error)
+	// Release gives the lock back. It is called once per successful
+	// acquisition, also when the lease was lost.
+	Release(c *Client, l *Lease) error
+}
+
+// Renewer is a Design with a watchdog: Renew extends the lease and reports
+// whether it still held it. The framework calls it every
+// Options.RenewEvery from a background task and stops at the first false
+// or error.
+type Renewer interface {
+	Renew(c *Client, l *Lease) (bool, error)
+}
+
+// Waiter is a Design whose waiters block on a release notification rather
+// than sleeping the backoff (Redisson's pub/sub). WaitRelease waits at most
+// max.
+type Waiter interface {
+	WaitRelease(c *Client, max time.Duration)
+}
+
+// Lease is what a client holds after a successful acquisition.
+type Lease struct {
+	// Key is the lock key, Value this acquisition's random value.
+	Key, Value string
+	// Token is the fencing token, 0 for unfenced designs.
+	Token int64
+	// Nodes are the nodes that granted the lock.
+	Nodes []string
+	// Start is the client's monotonic reading taken before the first
+	// request of the successful attempt.
+	Start time.Duration
+	// Validity is how long from Start the client may trust the lease; 0
+	// means the design trusts it until release (no client deadline).
+	Validity time.Duration
+	// Count is the reentrant hold count (1 for non-reentrant designs).
+	Count int
+}
+
+// Deadline returns the monotonic instant the lease runs out for the
+// client, and false when the design trusts the lease until release.
+func (l *Lease) Deadline() (time.Duration, bool) {
+	if l.Validity == 0 {
+		return 0, false
+	}
+	return l.Start + l.Validity, true
+}
+
+// Client is what a design sees of the simulated client process: the Redis
+// deployment, its own clock and generator, and the options.
+type Client struct {
+	ctx  *sim.Ctx
+	opts Options
+	// Key is the lock key; TokenKey the fencing counter key.
+	Key, TokenKey string
+}
+
+// NewClient wraps a simulation context for a design. Options must already
+// have their defaults (see Options.WithDefaults).
+func NewClient(ctx *sim.Ctx, opts Options) *Client {
+	return &Client{ctx: ctx, opts: opts, Key: "lock", TokenKey: "lock:token"}
+}
+
+// Ctx returns the underlying simulation context.
+func (c *Client) Ctx() *sim.Ctx { return c.ctx }
+
+// Options returns the design options with defaults applied.
+func (c *Client) Options() Options { return c.opts }
+
+// Name returns the client's name ("A").
+func (c *Client) Name() string { return c.ctx.Name() }
+
+// Now returns the client's monotonic clock.
+func (c *Client) Now() time.Duration { return c.ctx.Now() }
+
+// Masters returns the independent Redis groups ("m1", ...).
+func (c *Client) Masters() []string { return c.ctx.Groups() }
+
+// Primary returns the node the client believes is group's primary.
+func (c *Client) Primary(group string) string { return c.ctx.Primary(group) }
+
+// Call sends a command to a group (its believed primary) with the default
+// call timeout.
+func (c *Client) Call(group string, args ...string) (resp.Reply, error) {
+	return c.ctx.Call(group, c.opts.CallTimeout, args...)
+}
+
+// CallTimeout sends a command with an explicit timeout.
+func (c *Client) CallTimeout(group string, timeout time.Duration, args ...string) (resp.Reply, error) {
+	return c.ctx.Call(group, timeout, args...)
+}
+
+// TTLms returns the TTL as a decimal count of milliseconds for PX.
+func (c *Client) TTLms() string { return strconv.FormatInt(int64(c.opts.TTL/time.Millisecond), 10) }
+
+// Record appends a model event to the history as this client.
+func (c *Client) Record(e sim.Event) { c.ctx.Record(e) }
+
+// Sleep waits on the client's monotonic clock.
+func (c *Client) Sleep(d time.Duration) { c.ctx.Sleep(d) }
+
+// NewValue draws a fresh random lock value from the run's generator.
+func (c *Client) NewValue() string {
+	r := c.ctx.Rand()
+	return c.ctx.Name() + ":" + strconv.FormatUint(r.Uint64()>>16, 36)
+}

@@ -1,0 +1,160 @@
+package model
+
+import (
+	"time"
+
+	"locksim/clock"
+	"locksim/network"
+	"locksim/sim"
+)
+
+// Fencing selects how the protected resource checks tokens.
+type Fencing string
+
+// The resource variants of the catalogue.
+const (
+	// FenceStrict accepts a write only if token > last accepted token.
+	FenceStrict Fencing = "strict"
+	// FenceNonstrict accepts token >= last (Redisson's docs): the mutant
+	// that token reuse breaks.
+	FenceNonstrict Fencing = "nonstrict"
+	// FenceOff writes unconditionally.
+	FenceOff Fencing = "off"
+)
+
+// Options tune a lock design. Zero values take the defaults noted.
+type Options struct {
+	// TTL is the lease, in ms on the Redis node's clock. Default 1s.
+	TTL time.Duration
+	// Deadline adds seed 000's client deadline to designs that do not
+	// compute validity (all but redlock): the lease is budgeted on the
+	// client's monotonic clock from before the acquire request, minus
+	// Margin; the client does not enter or write when it has run out or
+	// the outcome is unknown.
+	Deadline bool
+	// Margin is the safety margin of the deadline option. Default 2% of
+	// TTL + 2ms, as redlock's drift allowance.
+	Margin time.Duration
+	// AcquireWait bounds one acquisition attempt in client monotonic time.
+	// Default 3 * TTL.
+	AcquireWait time.Duration
+	// RetryMin and RetryMax bound the exponential backoff with full jitter
+	// between tries. Defaults 5ms and 100ms.
+	RetryMin, RetryMax time.Duration
+	// CallTimeout is the per-command timeout. Default 200ms; redlock uses
+	// NodeTimeout.
+	CallTimeout time.Duration
+	// NodeTimeout is redlock's per-node timeout, much smaller than TTL.
+	// Default 50ms.
+	NodeTimeout time.Duration
+	// DriftFactor is redlock's clock drift allowance. Default 0.01.
+	DriftFactor float64
+	// Quorum overrides the redlock majority (default N/2+1).
+	Quorum int
+	// WaitReplicas and WaitTimeout are wait-replica's WAIT arguments.
+	// Defaults 1 and 100ms.
+	WaitReplicas int
+	WaitTimeout  time.Duration
+	// RenewEvery is the watchdog period. Default TTL/3.
+	RenewEvery time.Duration
+}
+
+// Workload is what every client does: Cycles times (or until Duration of
+// its own monotonic time has passed), acquire, read the resource, work,
+// write value+1, release.
+type Workload struct {
+	// Cycles per client; 0 means until Duration. Default 1 if both zero.
+	Cycles int
+	// Duration bounds the loop on the client's monotonic clock.
+	Duration time.Duration
+	// Work is how long the critical section works between read and write.
+	// Default 50ms.
+	Work time.Duration
+	// Think is the pause between cycles. Default 0.
+	Think time.Duration
+	// Reentry makes reentrant-hash acquire the lock this many extra times
+	// inside the critical section (nested acquire/release).
+	Reentry int
+	// Start staggers the clients: client i starts at i*Start. Default 0.
+	Start time.Duration
+}
+
+// Topology is the Redis deployment.
+type Topology struct {
+	// Masters is the number of independent groups (redlock N). Default 1,
+	// or 5 for redlock.
+	Masters int
+	// Replicas per group. Default 0, or 1 for wait-replica.
+	Replicas int
+	// Persistence of every node. Default none.
+	Persistence sim.Persistence
+	// Sentinel failover for groups with replicas.
+	Sentinel sim.SentinelConfig
+	// NodeClocks and ClientClocks give individual clocks by name.
+	NodeClocks   map[string]clock.Config
+	ClientClocks map[string]clock.Config
+	// Priorities sets replica priorities by node name.
+	Priorities map[string]int
+}
+
+// Spec is one run: a design under a topology, workload and fault schedule.
+type Spec struct {
+	// Design is a catalogue ID or a registered custom design.
+	Design string
+	// Custom, if set, is used instead of looking Design up.
+	Custom   Design
+	Options  Options
+	Fencing  Fencing
+	Workload Workload
+	Topology Topology
+	// Clients are the client names. Default A, B.
+	Clients []string
+	Network network.Config
+	Faults  []sim.Fault
+	// Until ends the run at this true time; 0 means when all clients are
+	// done. Limits bound the run (defaults from sim).
+	Until  time.Duration
+	Limits sim.Limits
+}
+
+// Violation is one broken invariant, with what is needed to explain it.
+type Violation struct {
+	// Invariant is one of the Inv* IDs.
+	Invariant string `json:"invariant"`
+	// Clients involved, in the order of the explanation.
+	Clients []string `json:"clients,omitempty"`
+	// From and To bound the window in true time (an overlap, a stale
+	// write's instant, a liveness gap).
+	From time.Duration `json:"from_ns"`
+	To   time.Duration `json:"to_ns"`
+	// Tokens involved, if any.
+	Tokens []int64 `json:"tokens,omitempty"`
+	// Events are the Seq numbers of the history events that show it.
+	Events []int `json:"events,omitempty"`
+	// Explanation says in plain words what happened.
+	Explanation string `json:"explanation"`
+}
+
+// Invariant IDs.
+const (
+	InvMutex      = "mutual-exclusion"
+	InvStaleWrite = "stale-write"
+	InvLostUpdate = "lost-update"
+	InvTokenOrder = "token-order"
+	InvLiveness   = "liveness"
+	InvReentrancy = "reentrancy"
+)
+
+// Invariants lists the invariant IDs in report order.
+var Invariants = []string{InvMutex, InvStaleWrite, InvLostUpdate, InvTokenOrder, InvLiveness, InvReentrancy}
+
+// Result is a finished run: the history and what the checkers found.
+type Result struct {
+	Spec       Spec
+	Seed       uint64
+	History    sim.History
+	Violations []Violation
+	// Err is set when the run itself stopped early (a limit); the history
+	// up to that point is still checked.
+	Err error
+}
