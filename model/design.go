@@ -82,6 +82,8 @@ type Client struct {
 	opts Options
 	// Key is the lock key; TokenKey the fencing counter key.
 	Key, TokenKey string
+
+	subscribed bool // reentrant-hash: subscribed to the release channel
 }
 
 // NewClient wraps a simulation context for a design. Options must already

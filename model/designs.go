@@ -1,0 +1,338 @@
+package model
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/sim/resp"
+)
+
+// The catalogue design IDs.
+const (
+	SetnxExpire   = "setnx-expire"
+	SetPxGetdel   = "set-px-getdel"
+	SetPxLua      = "set-px-lua"
+	Watchdog      = "watchdog"
+	ReentrantHash = "reentrant-hash"
+	Fenced        = "fenced"
+	Redlock       = "redlock"
+	WaitReplica   = "wait-replica"
+)
+
+var catalogue = []struct {
+	id, about string
+	make      func() Design
+}{
+	{SetnxExpire, "SETNX then a separate PEXPIRE; DEL to release (the broken baseline)", func() Design { return setnxExpire{} }},
+	{SetPxGetdel, "SET NX PX; release by GET, compare on the client, then DEL", func() Design { return setPxGetdel{} }},
+	{SetPxLua, "SET NX PX; release by a Lua compare-and-delete", func() Design { return setPxLua{} }},
+	{Watchdog, "set-px-lua plus a watchdog renewing every ttl/3 by compare-and-PEXPIRE", func() Design { return watchdog{} }},
+	{ReentrantHash, "Redisson RLock: hash owner -> count, Lua acquire/release, watchdog, pub/sub wake-ups", func() Design { return reentrantHash{} }},
+	{Fenced, "SET NX PX and INCR of a token counter in one script; the token guards every write", func() Design { return fenced{} }},
+	{Redlock, "SET NX PX on N independent masters; majority and validity on the client's clock", func() Design { return redlock{} }},
+	{WaitReplica, "set-px-lua on a replicated primary, then WAIT 1; held only if a replica acked", func() Design { return waitReplica{} }},
+}
+
+// DesignIDs returns the catalogue design IDs in catalogue order.
+func DesignIDs() []string {
+	ids := make([]string, len(catalogue))
+	for i, d := range catalogue {
+		ids[i] = d.id
+	}
+	return ids
+}
+
+// DesignAbout returns a one-line description of a catalogue design.
+func DesignAbout(id string) string {
+	for _, d := range catalogue {
+		if d.id == id {
+			return d.about
+		}
+	}
+	return ""
+}
+
+// LookupDesign returns the catalogue design with the given ID.
+func LookupDesign(id string) (Design, error) {
+	for _, d := range catalogue {
+		if d.id == id {
+			return d.make(), nil
+		}
+	}
+	return nil, errors.Errorf("model: unknown design %q (known: %s)", id, strings.Join(DesignIDs(), ", "))
+}
+
+// Fenced reports whether a catalogue design issues fencing tokens.
+func isFencedDesign(id string) bool { return id == Fenced }
+
+// single is the first (only) master of single-primary designs.
+func single(c *Client) string { return c.Masters()[0] }
+
+// setPX runs SET key value NX PX ttl on one group.
+func setPX(c *Client, group, value string) (bool, error) {
+	r, err := c.Call(group, "SET", c.Key, value, "NX", "PX", c.TTLms())
+	if err != nil {
+		return false, err
+	}
+	return r.Kind == resp.Status && r.Str == "OK", nil
+}
+
+func replyErr(r resp.Reply) error {
+	if r.IsError() {
+		return errors.New(r.Str)
+	}
+	return nil
+}
+
+// --- setnx-expire -----------------------------------------------------------
+
+type setnxExpire struct{}
+
+func (setnxExpire) Name() string { return SetnxExpire }
+
+func (setnxExpire) TryAcquire(c *Client, value string) (Lease, bool, error) {
+	g := single(c)
+	node := c.Primary(g)
+	r, err := c.Call(g, "SETNX", c.Key, value)
+	if err != nil {
+		return Lease{}, false, err
+	}
+	if r.Int != 1 {
+		return Lease{}, false, replyErr(r)
+	}
+	// A crash here leaves a key with no TTL: nobody ever acquires again.
+	if _, err := c.Call(g, "PEXPIRE", c.Key, c.TTLms()); err != nil {
+		return Lease{Key: c.Key, Value: value, Nodes: []string{node}}, true, nil
+	}
+	return Lease{Key: c.Key, Value: value, Nodes: []string{node}}, true, nil
+}
+
+func (setnxExpire) Release(c *Client, l *Lease) error {
+	_, err := c.Call(single(c), "DEL", c.Key)
+	return err
+}
+
+// --- set-px-getdel ----------------------------------------------------------
+
+type setPxGetdel struct{}
+
+func (setPxGetdel) Name() string { return SetPxGetdel }
+
+func (setPxGetdel) TryAcquire(c *Client, value string) (Lease, bool, error) {
+	g := single(c)
+	node := c.Primary(g)
+	ok, err := setPX(c, g, value)
+	return Lease{Key: c.Key, Value: value, Nodes: []string{node}}, ok, err
+}
+
+// Release compares on the client, then deletes: a pause between the two
+// deletes whoever holds the key by then.
+func (setPxGetdel) Release(c *Client, l *Lease) error {
+	r, err := c.Call(single(c), "GET", c.Key)
+	if err != nil {
+		return err
+	}
+	if r.Kind != resp.Bulk || r.Str != l.Value {
+		return nil
+	}
+	_, err = c.Call(single(c), "DEL", c.Key)
+	return err
+}
+
+// --- set-px-lua -------------------------------------------------------------
+
+type setPxLua struct{}
+
+func (setPxLua) Name() string { return SetPxLua }
+
+func (setPxLua) TryAcquire(c *Client, value string) (Lease, bool, error) {
+	g := single(c)
+	node := c.Primary(g)
+	ok, err := setPX(c, g, value)
+	return Lease{Key: c.Key, Value: value, Nodes: []string{node}}, ok, err
+}
+
+func (setPxLua) Release(c *Client, l *Lease) error {
+	return releaseLua(c, single(c), l.Value)
+}
+
+func releaseLua(c *Client, group, value string) error {
+	r, err := c.Call(group, "EVAL", scriptRelease, "1", c.Key, value)
+	if err != nil {
+		return err
+	}
+	return replyErr(r)
+}
+
+func renewLua(c *Client, group, value string) (bool, error) {
+	r, err := c.Call(group, "EVAL", scriptRenew, "1", c.Key, value, c.TTLms())
+	if err != nil {
+		return false, err
+	}
+	return r.Kind == resp.Int && r.Int == 1, replyErr(r)
+}
+
+// --- watchdog ---------------------------------------------------------------
+
+type watchdog struct{ setPxLua }
+
+func (watchdog) Name() string { return Watchdog }
+
+func (watchdog) Renew(c *Client, l *Lease) (bool, error) { return renewLua(c, single(c), l.Value) }
+
+// --- fenced -----------------------------------------------------------------
+
+type fenced struct{ setPxLua }
+
+func (fenced) Name() string { return Fenced }
+
+func (fenced) TryAcquire(c *Client, value string) (Lease, bool, error) {
+	g := single(c)
+	node := c.Primary(g)
+	r, err := c.Call(g, "EVAL", scriptFencedAcquire, "2", c.Key, c.TokenKey, value, c.TTLms())
+	if err != nil {
+		return Lease{}, false, err
+	}
+	if err := replyErr(r); err != nil {
+		return Lease{}, false, err
+	}
+	if r.Kind != resp.Int || r.Int == 0 {
+		return Lease{}, false, nil
+	}
+	return Lease{Key: c.Key, Value: value, Token: r.Int, Nodes: []string{node}}, true, nil
+}
+
+func (fenced) Renew(c *Client, l *Lease) (bool, error) { return renewLua(c, single(c), l.Value) }
+
+// --- reentrant-hash ---------------------------------------------------------
+
+type reentrantHash struct{}
+
+func (reentrantHash) Name() string { return ReentrantHash }
+
+func channel(c *Client) string { return "redisson_lock__channel:{" + c.Key + "}" }
+
+// TryAcquire takes the lock or one more hold of it: the value is the
+// owner field (clientID:threadID in Redisson).
+func (reentrantHash) TryAcquire(c *Client, value string) (Lease, bool, error) {
+	g := single(c)
+	node := c.Primary(g)
+	r, err := c.Call(g, "EVAL", scriptReentrantAcquire, "1", c.Key, c.TTLms(), value)
+	if err != nil {
+		return Lease{}, false, err
+	}
+	if err := replyErr(r); err != nil {
+		return Lease{}, false, err
+	}
+	if !r.IsNil() {
+		return Lease{}, false, nil // the reply is the holder's PTTL
+	}
+	return Lease{Key: c.Key, Value: value, Nodes: []string{node}, Count: 1}, true, nil
+}
+
+// Release drops one hold; the last one deletes the key and publishes.
+func (reentrantHash) Release(c *Client, l *Lease) error {
+	r, err := c.Call(single(c), "EVAL", scriptReentrantRelease, "2", c.Key, channel(c), "0", c.TTLms(), l.Value)
+	if err != nil {
+		return err
+	}
+	return replyErr(r)
+}
+
+func (reentrantHash) Renew(c *Client, l *Lease) (bool, error) {
+	r, err := c.Call(single(c), "EVAL", scriptReentrantRenew, "1", c.Key, c.TTLms(), l.Value)
+	if err != nil {
+		return false, err
+	}
+	return r.Kind == resp.Int && r.Int == 1, replyErr(r)
+}
+
+// WaitRelease subscribes to the lock's channel once and waits for a
+// release message instead of polling.
+func (reentrantHash) WaitRelease(c *Client, max time.Duration) {
+	ch := channel(c)
+	if !c.subscribed {
+		if err := c.ctx.Subscribe(single(c), c.opts.CallTimeout, ch); err == nil {
+			c.subscribed = true
+		}
+	}
+	c.ctx.WaitMessage(ch, max)
+}
+
+// --- redlock ----------------------------------------------------------------
+
+type redlock struct{}
+
+func (redlock) Name() string { return Redlock }
+
+// TryAcquire follows the Redis distlock page and redlock-rb: read the
+// monotonic clock, SET NX PX on every master with a short per-node
+// timeout, and hold the lock only with a majority and a positive validity
+// ttl - elapsed - (ttl*drift + 2ms); otherwise release on all.
+func (redlock) TryAcquire(c *Client, value string) (Lease, bool, error) {
+	o := c.opts
+	start := c.Now()
+	var granted []string
+	for _, g := range c.Masters() {
+		node := c.Primary(g)
+		r, err := c.CallTimeout(g, o.NodeTimeout, "SET", c.Key, value, "NX", "PX", c.TTLms())
+		if err == nil && r.Kind == resp.Status && r.Str == "OK" {
+			granted = append(granted, node)
+		}
+	}
+	elapsed := c.Now() - start
+	drift := time.Duration(float64(o.TTL)*o.DriftFactor) + 2*time.Millisecond
+	validity := o.TTL - elapsed - drift
+	if len(granted) >= o.Quorum && validity > 0 {
+		return Lease{Key: c.Key, Value: value, Nodes: granted, Start: start, Validity: validity}, true, nil
+	}
+	for _, g := range c.Masters() {
+		c.CallTimeout(g, o.NodeTimeout, "EVAL", scriptRelease, "1", c.Key, value)
+	}
+	return Lease{}, false, nil
+}
+
+func (redlock) Release(c *Client, l *Lease) error {
+	for _, g := range c.Masters() {
+		c.CallTimeout(g, c.opts.NodeTimeout, "EVAL", scriptRelease, "1", c.Key, l.Value)
+	}
+	return nil
+}
+
+// --- wait-replica -----------------------------------------------------------
+
+type waitReplica struct{ setPxLua }
+
+func (waitReplica) Name() string { return WaitReplica }
+
+// TryAcquire holds the lock only if WAIT says enough replicas have it.
+func (d waitReplica) TryAcquire(c *Client, value string) (Lease, bool, error) {
+	l, ok, err := d.setPxLua.TryAcquire(c, value)
+	if !ok || err != nil {
+		return l, ok, err
+	}
+	if !waitAcked(c) {
+		releaseLua(c, single(c), value)
+		return Lease{}, false, nil
+	}
+	return l, true, nil
+}
+
+func (waitReplica) Renew(c *Client, l *Lease) (bool, error) {
+	ok, err := renewLua(c, single(c), l.Value)
+	if !ok || err != nil {
+		return ok, err
+	}
+	return waitAcked(c), nil
+}
+
+func waitAcked(c *Client) bool {
+	o := c.opts
+	r, err := c.CallTimeout(single(c), o.WaitTimeout+o.CallTimeout, "WAIT",
+		strconv.Itoa(o.WaitReplicas), strconv.FormatInt(int64(o.WaitTimeout/time.Millisecond), 10))
+	return err == nil && r.Kind == resp.Int && r.Int >= int64(o.WaitReplicas)
+}
+

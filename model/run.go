@@ -1,0 +1,161 @@
+package model
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/clock"
+	"locksim/network"
+	"locksim/sim"
+)
+
+// WithDefaults fills in a spec's defaults: clients A and B, one master
+// (five for redlock, one replica for wait-replica), strict fencing for
+// fenced designs and none for the others, one cycle per client, 50ms of
+// work, 1-2ms latency.
+func (s Spec) WithDefaults() Spec {
+	if len(s.Clients) == 0 {
+		s.Clients = []string{"A", "B"}
+	}
+	if s.Topology.Masters == 0 {
+		s.Topology.Masters = 1
+		if s.Design == Redlock {
+			s.Topology.Masters = 5
+		}
+	}
+	if s.Topology.Replicas == 0 && s.Design == WaitReplica {
+		s.Topology.Replicas = 1
+	}
+	if s.Topology.Persistence == "" {
+		s.Topology.Persistence = sim.PersistNone
+	}
+	if s.Fencing == "" {
+		s.Fencing = FenceOff
+		if isFencedDesign(s.Design) {
+			s.Fencing = FenceStrict
+		}
+	}
+	if s.Workload.Cycles == 0 && s.Workload.Duration == 0 {
+		s.Workload.Cycles = 1
+	}
+	if s.Workload.Work == 0 {
+		s.Workload.Work = 50 * time.Millisecond
+	}
+	if s.Network.Default == (network.Latency{}) {
+		s.Network.Default = network.Latency{Min: time.Millisecond, Max: 2 * time.Millisecond}
+	}
+	s.Options = s.Options.WithDefaults(s.Topology.Masters)
+	return s
+}
+
+// design returns the spec's design.
+func (s Spec) design() (Design, error) {
+	if s.Custom != nil {
+		return s.Custom, nil
+	}
+	return LookupDesign(s.Design)
+}
+
+// NodeName returns the name of node j (0 = primary) of group g (from 0)
+// in a topology with the given replicas per group: r1, r2, ...
+func NodeName(g, j, replicas int) string {
+	return "r" + strconv.Itoa(g*(replicas+1)+j+1)
+}
+
+// GroupName returns the name of group g (from 0): m1, m2, ...
+func GroupName(g int) string { return "m" + strconv.Itoa(g+1) }
+
+// Config builds the simulation configuration of a spec (defaults applied).
+func (s Spec) Config() (sim.Config, *Resource, error) {
+	d, err := s.design()
+	if err != nil {
+		return sim.Config{}, nil, err
+	}
+	t := s.Topology
+	if t.Masters < 1 {
+		return sim.Config{}, nil, errors.Errorf("model: masters %d must be at least 1", t.Masters)
+	}
+	if t.Replicas < 0 {
+		return sim.Config{}, nil, errors.Errorf("model: replicas %d is negative", t.Replicas)
+	}
+	if err := s.Options.Validate(t.Masters); err != nil {
+		return sim.Config{}, nil, err
+	}
+	if s.Workload.Cycles < 0 || s.Workload.Duration < 0 || s.Workload.Work < 0 || s.Workload.Think < 0 || s.Workload.Start < 0 || s.Workload.Reentry < 0 {
+		return sim.Config{}, nil, errors.New("model: workload cycles, duration, work, think, start and reentry must not be negative")
+	}
+	switch s.Fencing {
+	case FenceStrict, FenceNonstrict, FenceOff:
+	default:
+		return sim.Config{}, nil, errors.Errorf("model: unknown fencing %q (want strict, nonstrict or off)", s.Fencing)
+	}
+	res := &Resource{Fencing: s.Fencing}
+	cfg := sim.Config{
+		Network:  s.Network,
+		Sentinel: t.Sentinel,
+		Faults:   s.Faults,
+		Until:    s.Until,
+		Limits:   s.Limits,
+		Services: []sim.ServiceConfig{{Name: ResourceName, Handler: res}},
+	}
+	for g := 0; g < t.Masters; g++ {
+		gc := sim.GroupConfig{Name: GroupName(g), Primary: NodeName(g, 0, t.Replicas)}
+		for j := 0; j <= t.Replicas; j++ {
+			name := NodeName(g, j, t.Replicas)
+			cfg.Nodes = append(cfg.Nodes, sim.NodeConfig{Name: name, Clock: t.NodeClocks[name],
+				Persistence: t.Persistence, Priority: t.Priorities[name]})
+			if j > 0 {
+				gc.Replicas = append(gc.Replicas, name)
+			}
+		}
+		cfg.Groups = append(cfg.Groups, gc)
+	}
+	for i, name := range s.Clients {
+		cfg.Clients = append(cfg.Clients, sim.ClientConfig{Name: name, Clock: t.ClientClocks[name],
+			Main: clientMain(d, s.Options, s.Workload, i)})
+	}
+	for name := range t.NodeClocks {
+		if !hasNode(cfg, name) {
+			return sim.Config{}, nil, errors.Errorf("model: a clock names unknown node %q", name)
+		}
+	}
+	for name := range t.ClientClocks {
+		if !hasClient(cfg, name) {
+			return sim.Config{}, nil, errors.Errorf("model: a clock names unknown client %q", name)
+		}
+	}
+	if _, err := clockCheck(t); err != nil {
+		return sim.Config{}, nil, err
+	}
+	return cfg, res, nil
+}
+
+func hasNode(cfg sim.Config, name string) bool {
+	for _, n := range cfg.Nodes {
+		if n.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func hasClient(cfg sim.Config, name string) bool {
+	for _, c := range cfg.Clients {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func clockCheck(t Topology) (bool, error) {
+	for name, c := range t.NodeClocks {
+		if _, err := clock.New(c); err != nil {
+			return false, errors.Wrapf(err, "model: node %s", name)
+		}
+	}
+	return true, nil
+}
+

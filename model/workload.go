@@ -1,0 +1,181 @@
+package model
+
+import (
+	"strconv"
+	"time"
+
+	"locksim/sim"
+	"locksim/sim/resp"
+)
+
+// clientMain returns the program of client number i: the workload's lock
+// cycles with design d.
+func clientMain(d Design, opts Options, wl Workload, i int) func(*sim.Ctx) error {
+	return func(ctx *sim.Ctx) error {
+		c := NewClient(ctx, opts)
+		if wl.Start > 0 && i > 0 {
+			c.Sleep(time.Duration(i) * wl.Start)
+		}
+		for cycle := 0; wl.Cycles == 0 || cycle < wl.Cycles; cycle++ {
+			if wl.Duration > 0 && c.Now() >= wl.Duration {
+				break
+			}
+			if l, ok := acquire(c, d); ok {
+				criticalSection(c, d, l, wl)
+			}
+			if wl.Think > 0 {
+				c.Sleep(wl.Think)
+			}
+		}
+		return nil
+	}
+}
+
+// acquire runs one acquisition: a fresh value, tries with exponential
+// backoff and jitter until the acquire wait runs out.
+func acquire(c *Client, d Design) (*Lease, bool) {
+	o := c.opts
+	value := c.NewValue()
+	c.Record(sim.Event{Kind: KindAcquireStart, Key: c.Key, Value: value, Dur: o.AcquireWait})
+	begin := c.Now()
+	backoff := o.RetryMin
+	for {
+		start := c.Now()
+		l, ok, err := d.TryAcquire(c, value)
+		if ok {
+			if l.Start == 0 {
+				l.Start = start
+			}
+			if l.Count == 0 {
+				l.Count = 1
+			}
+			if o.Deadline && l.Validity == 0 {
+				// Seed 000: budget the lease on the monotonic clock from
+				// before the request, keep a margin, and do not enter
+				// when the reply came too late.
+				v := o.TTL - (c.Now() - start) - o.Margin
+				if v <= 0 {
+					c.Record(sim.Event{Kind: KindLeaseLost, Key: c.Key, Value: value, Note: "the reply came after the lease budget: not entering"})
+					d.Release(c, &l)
+					ok = false
+				}
+				l.Start, l.Validity = start, v
+			}
+		}
+		if ok {
+			c.Record(sim.Event{Kind: KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Dur: l.Validity,
+				Peer: joinNodes(l.Nodes), N: int64(l.Count)})
+			return &l, true
+		}
+		if err != nil && o.Deadline {
+			// Outcome unknown: release by value, then retry.
+			d.Release(c, &Lease{Key: c.Key, Value: value})
+		}
+		if c.Now()-begin >= o.AcquireWait {
+			note := "acquire wait ran out"
+			if err != nil {
+				note += ": " + err.Error()
+			}
+			c.Record(sim.Event{Kind: KindAcquireFailed, Key: c.Key, Value: value, Note: note})
+			return nil, false
+		}
+		// Exponential backoff with jitter: sleep in [backoff/2, backoff].
+		sleep := backoff/2 + time.Duration(c.ctx.Rand().Int64N(int64(backoff/2)+1))
+		if w, ok := d.(Waiter); ok {
+			w.WaitRelease(c, sleep)
+		} else {
+			c.Sleep(sleep)
+		}
+		backoff = min(2*backoff, o.RetryMax)
+	}
+}
+
+func joinNodes(ns []string) string {
+	s := ""
+	for i, n := range ns {
+		if i > 0 {
+			s += ","
+		}
+		s += n
+	}
+	return s
+}
+
+// criticalSection reads the resource, works, writes value+1 with the
+// lease's token, and releases. A Renewer gets a watchdog for the duration.
+func criticalSection(c *Client, d Design, l *Lease, wl Workload) {
+	o := c.opts
+	stop := false
+	if r, ok := d.(Renewer); ok {
+		c.ctx.Go("watchdog", func(ctx *sim.Ctx) error {
+			wc := NewClient(ctx, o)
+			for {
+				wc.Sleep(o.RenewEvery)
+				if stop {
+					return nil
+				}
+				start := wc.Now()
+				ok, err := r.Renew(wc, l)
+				if stop {
+					return nil
+				}
+				n := int64(0)
+				if ok {
+					n = 1
+				}
+				wc.Record(sim.Event{Kind: KindRenew, Key: l.Key, Value: l.Value, N: n})
+				if !ok || err != nil {
+					why := "renewal returned 0: the lock is no longer ours"
+					if err != nil {
+						why = "renewal failed: " + err.Error()
+					}
+					wc.Record(sim.Event{Kind: KindWatchdogStop, Key: l.Key, Value: l.Value, Note: why})
+					return nil
+				}
+				if l.Validity != 0 {
+					l.Start, l.Validity = start, o.TTL-o.Margin
+				}
+			}
+		})
+	}
+	// Nested holds (reentrant designs take the same lock again).
+	for i := 0; i < wl.Reentry; i++ {
+		if _, ok, _ := d.TryAcquire(c, l.Value); ok {
+			l.Count++
+			c.Record(sim.Event{Kind: KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Peer: joinNodes(l.Nodes), N: int64(l.Count)})
+		}
+	}
+	for l.Count > 1 {
+		l.Count--
+		c.Record(sim.Event{Kind: KindRelease, Key: l.Key, Value: l.Value, N: int64(l.Count)})
+		d.Release(c, l)
+	}
+	work(c, l, wl)
+	l.Count = 0
+	c.Record(sim.Event{Kind: KindRelease, Key: l.Key, Value: l.Value})
+	stop = true
+	err := d.Release(c, l)
+	note := ""
+	if err != nil {
+		note = err.Error()
+	}
+	c.Record(sim.Event{Kind: KindReleased, Key: l.Key, Value: l.Value, Note: note})
+}
+
+// work is the read-modify-write: read value, work, write value+1.
+func work(c *Client, l *Lease, wl Workload) {
+	r, err := c.Call(ResourceName, "READ")
+	if err != nil || r.Kind != resp.Int {
+		c.Record(sim.Event{Kind: KindLeaseLost, Key: l.Key, Value: l.Value, Note: "read failed; not writing"})
+		return
+	}
+	c.Record(sim.Event{Kind: KindRead, N: r.Int})
+	c.Sleep(wl.Work)
+	if dl, ok := l.Deadline(); ok && c.Now() >= dl {
+		c.Record(sim.Event{Kind: KindLeaseLost, Key: l.Key, Value: l.Value, Note: "lease ran out on the client's clock before the write: not writing"})
+		return
+	}
+	next := r.Int + 1
+	c.Record(sim.Event{Kind: KindWrite, Key: l.Key, Value: l.Value, Token: l.Token, N: next})
+	c.Call(ResourceName, "WRITE", strconv.FormatInt(l.Token, 10), l.Value, strconv.FormatInt(next, 10))
+}
