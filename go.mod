@@ -8,4 +8,7 @@ require (
 	github.com/pkg/errors v0.9.1
 )
 
-require github.com/yuin/gopher-lua v1.1.1 // indirect
+require (
+	github.com/yuin/gopher-lua v1.1.1 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
+)

@@ -48,6 +48,12 @@ type Waiter interface {
 	WaitRelease(c *Client, max time.Duration)
 }
 
+// Reentrant marks a Design whose TryAcquire with the held value takes one
+// more hold (Workload.Reentry nests acquisitions only for these).
+type Reentrant interface {
+	Reentrant()
+}
+
 // Lease is what a client holds after a successful acquisition.
 type Lease struct {
 	// Key is the lock key, Value this acquisition's random value.

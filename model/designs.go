@@ -213,6 +213,9 @@ type reentrantHash struct{}
 
 func (reentrantHash) Name() string { return ReentrantHash }
 
+// Reentrant marks the design as reentrant.
+func (reentrantHash) Reentrant() {}
+
 func channel(c *Client) string { return "redisson_lock__channel:{" + c.Key + "}" }
 
 // TryAcquire takes the lock or one more hold of it: the value is the
@@ -335,4 +338,3 @@ func waitAcked(c *Client) bool {
 		strconv.Itoa(o.WaitReplicas), strconv.FormatInt(int64(o.WaitTimeout/time.Millisecond), 10))
 	return err == nil && r.Kind == resp.Int && r.Int >= int64(o.WaitReplicas)
 }
-

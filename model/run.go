@@ -55,6 +55,15 @@ func (s Spec) design() (Design, error) {
 	if s.Custom != nil {
 		return s.Custom, nil
 	}
+	if s.Design == LuaDesignID {
+		if s.Lua == nil {
+			return nil, errors.New("model: design lua needs scripts (Spec.Lua)")
+		}
+		if err := s.Lua.Validate(); err != nil {
+			return nil, err
+		}
+		return NewLuaDesign(s.Lua, s.Fencing != FenceOff), nil
+	}
 	return LookupDesign(s.Design)
 }
 
@@ -159,3 +168,36 @@ func clockCheck(t Topology) (bool, error) {
 	return true, nil
 }
 
+// CheckConfigFor returns the checker configuration a spec promises.
+func (s Spec) CheckConfigFor() CheckConfig {
+	return CheckConfig{
+		Fencing:       s.Fencing,
+		Quorum:        quorumOf(s),
+		LivenessBound: 2*s.Options.TTL + s.Options.AcquireWait/3,
+		Reentrant:     s.Design == ReentrantHash,
+	}
+}
+
+func quorumOf(s Spec) int {
+	if s.Topology.Masters > 1 {
+		return s.Options.Quorum
+	}
+	return 1
+}
+
+// Run runs one spec with one seed and checks the history. The error is
+// for a spec that cannot run (bad input); a run that stopped at a limit
+// returns a Result with Err set and its history checked as far as it got.
+func Run(s Spec, seed uint64) (*Result, error) {
+	s = s.WithDefaults()
+	cfg, _, err := s.Config()
+	if err != nil {
+		return nil, err
+	}
+	w, err := sim.New(cfg, seed)
+	if err != nil {
+		return nil, err
+	}
+	h, runErr := w.Run()
+	return &Result{Spec: s, Seed: seed, History: h, Violations: Check(h, s.CheckConfigFor()), Err: runErr}, nil
+}

@@ -101,8 +101,11 @@ type Topology struct {
 type Spec struct {
 	// Design is a catalogue ID or a registered custom design.
 	Design string
-	// Custom, if set, is used instead of looking Design up.
-	Custom   Design
+	// Custom, if set, is used instead of looking Design up. It is Go code,
+	// so a saved case with a custom design replays only from Go.
+	Custom Design `json:"-"`
+	// Lua, if set, is a user's design as Lua scripts (Design "lua").
+	Lua      *LuaScripts `json:",omitempty"`
 	Options  Options
 	Fencing  Fencing
 	Workload Workload

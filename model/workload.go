@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
@@ -20,8 +21,14 @@ func clientMain(d Design, opts Options, wl Workload, i int) func(*sim.Ctx) error
 			if wl.Duration > 0 && c.Now() >= wl.Duration {
 				break
 			}
-			if l, ok := acquire(c, d); ok {
-				criticalSection(c, d, l, wl)
+			l, ok, err := acquire(c, d)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if err := criticalSection(c, d, l, wl); err != nil {
+					return err
+				}
 			}
 			if wl.Think > 0 {
 				c.Sleep(wl.Think)
@@ -33,7 +40,7 @@ func clientMain(d Design, opts Options, wl Workload, i int) func(*sim.Ctx) error
 
 // acquire runs one acquisition: a fresh value, tries with exponential
 // backoff and jitter until the acquire wait runs out.
-func acquire(c *Client, d Design) (*Lease, bool) {
+func acquire(c *Client, d Design) (*Lease, bool, error) {
 	o := c.opts
 	value := c.NewValue()
 	c.Record(sim.Event{Kind: KindAcquireStart, Key: c.Key, Value: value, Dur: o.AcquireWait})
@@ -42,6 +49,9 @@ func acquire(c *Client, d Design) (*Lease, bool) {
 	for {
 		start := c.Now()
 		l, ok, err := d.TryAcquire(c, value)
+		if fatal(err) {
+			return nil, false, err
+		}
 		if ok {
 			if l.Start == 0 {
 				l.Start = start
@@ -65,7 +75,7 @@ func acquire(c *Client, d Design) (*Lease, bool) {
 		if ok {
 			c.Record(sim.Event{Kind: KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Dur: l.Validity,
 				Peer: joinNodes(l.Nodes), N: int64(l.Count)})
-			return &l, true
+			return &l, true, nil
 		}
 		if err != nil && o.Deadline {
 			// Outcome unknown: release by value, then retry.
@@ -77,7 +87,7 @@ func acquire(c *Client, d Design) (*Lease, bool) {
 				note += ": " + err.Error()
 			}
 			c.Record(sim.Event{Kind: KindAcquireFailed, Key: c.Key, Value: value, Note: note})
-			return nil, false
+			return nil, false, nil
 		}
 		// Exponential backoff with jitter: sleep in [backoff/2, backoff].
 		sleep := backoff/2 + time.Duration(c.ctx.Rand().Int64N(int64(backoff/2)+1))
@@ -103,7 +113,7 @@ func joinNodes(ns []string) string {
 
 // criticalSection reads the resource, works, writes value+1 with the
 // lease's token, and releases. A Renewer gets a watchdog for the duration.
-func criticalSection(c *Client, d Design, l *Lease, wl Workload) {
+func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 	o := c.opts
 	stop := false
 	if r, ok := d.(Renewer); ok {
@@ -116,6 +126,9 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) {
 				}
 				start := wc.Now()
 				ok, err := r.Renew(wc, l)
+				if fatal(err) {
+					return err
+				}
 				if stop {
 					return nil
 				}
@@ -138,8 +151,12 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) {
 			}
 		})
 	}
-	// Nested holds (reentrant designs take the same lock again).
-	for i := 0; i < wl.Reentry; i++ {
+	// Nested holds: a reentrant design takes the same lock again.
+	reentry := 0
+	if _, ok := d.(Reentrant); ok {
+		reentry = wl.Reentry
+	}
+	for i := 0; i < reentry; i++ {
 		if _, ok, _ := d.TryAcquire(c, l.Value); ok {
 			l.Count++
 			c.Record(sim.Event{Kind: KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Peer: joinNodes(l.Nodes), N: int64(l.Count)})
@@ -160,6 +177,17 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) {
 		note = err.Error()
 	}
 	c.Record(sim.Event{Kind: KindReleased, Key: l.Key, Value: l.Value, Note: note})
+	if fatal(err) {
+		return err
+	}
+	return nil
+}
+
+// fatal reports whether err means the design itself is broken (a Lua
+// script error), which stops the run instead of counting as a timeout.
+func fatal(err error) bool {
+	var se *ScriptError
+	return errors.As(err, &se)
 }
 
 // work is the read-modify-write: read value, work, write value+1.

@@ -186,6 +186,7 @@ func (w *World) finish(t *task) {
 		note = fmt.Sprint("panic: ", t.panicked)
 	} else if t.result != nil {
 		note = t.result.Error()
+		w.fail(errors.Wrapf(t.result, "sim: client %s task %s", p.name, t.name))
 	}
 	w.record(Event{Actor: p.name, Task: t.name, Kind: KindTaskEnd, Local: p.clock.Mono(w.now), Note: note})
 	if t.isMain {

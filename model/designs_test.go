@@ -1,0 +1,127 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"locksim/clock"
+	"locksim/sim"
+)
+
+// pauseAfterRead is the gc-pause story: A pauses for longer than the TTL
+// between reading the resource and writing it.
+func pauseAfterRead(d time.Duration) []sim.Fault {
+	return []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: d, After: &sim.Trigger{Actor: "A", Kind: KindRead}}}
+}
+
+func run(t *testing.T, s Spec, seed uint64) *Result {
+	t.Helper()
+	r, err := Run(s, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Err != nil {
+		t.Fatalf("run stopped: %v\n%s", r.Err, r.History.Text())
+	}
+	return r
+}
+
+// Every design is safe on fault-free runs with three contending clients.
+func TestDesignsSafeWithoutFaults(t *testing.T) {
+	seeds := uint64(200)
+	if testing.Short() {
+		seeds = 20
+	}
+	for _, id := range DesignIDs() {
+		t.Run(id, func(t *testing.T) {
+			for seed := uint64(0); seed < seeds; seed++ {
+				s := Spec{Design: id, Clients: []string{"A", "B", "C"}, Workload: Workload{Cycles: 2, Reentry: 2}}
+				r := run(t, s, seed)
+				if len(r.Violations) > 0 {
+					t.Fatalf("seed %d: %v\n%s", seed, r.Violations, r.History.Text())
+				}
+				if n := count(r.History, KindAcquired, 1); n != 6 {
+					t.Fatalf("seed %d: %d outermost acquisitions, want 6\n%s", seed, n, r.History.Text())
+				}
+			}
+		})
+	}
+}
+
+// count counts events of kind with N == n (n < 0: any).
+func count(h sim.History, kind string, n int64) int {
+	c := 0
+	for _, e := range h {
+		if e.Kind == kind && (n < 0 || e.N == n) {
+			c++
+		}
+	}
+	return c
+}
+
+// The pause-after-acquire case breaks mutual exclusion for set-px-lua and
+// loses an update; fenced also loses mutual exclusion but the strict
+// resource rejects A's stale token. The checkers find both.
+func TestPauseAfterAcquire(t *testing.T) {
+	cases := []struct {
+		design string
+		broken []string
+	}{
+		{SetPxLua, []string{InvLostUpdate, InvMutex, InvStaleWrite}},
+		{Fenced, []string{InvMutex}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.design, func(t *testing.T) {
+			s := Spec{Design: tc.design, Faults: pauseAfterRead(1500 * time.Millisecond)}
+			r := run(t, s, 1)
+			if diff := cmp.Diff(tc.broken, Broken(r.Violations)); diff != "" {
+				t.Errorf("broken invariants (-want +got):\n%s\n%v\n%s", diff, r.Violations, r.History.Text())
+			}
+			if tc.design == Fenced && !strings.Contains(r.History.Text(), "rejected: token 1 <= last 2") {
+				t.Errorf("the resource did not reject A's stale token\n%s", r.History.Text())
+			}
+		})
+	}
+}
+
+// A reentrant lock's waiter is woken by the release message.
+func TestReentrantWaiterNotified(t *testing.T) {
+	r := run(t, Spec{Design: ReentrantHash, Workload: Workload{Cycles: 1, Reentry: 2, Work: 300 * time.Millisecond}}, 1)
+	if count(r.History, sim.KindMessage, -1) == 0 {
+		t.Errorf("no release notification reached the waiter\n%s", r.History.Text())
+	}
+	var counts []int64
+	for _, e := range r.History {
+		if e.Actor == "A" && (e.Kind == KindAcquired || e.Kind == KindRelease) {
+			counts = append(counts, e.N)
+		}
+	}
+	if diff := cmp.Diff([]int64{1, 2, 3, 2, 1, 0}, counts); diff != "" {
+		t.Errorf("A's hold counts (-want +got):\n%s", diff)
+	}
+}
+
+func TestBadSpecs(t *testing.T) {
+	cases := map[string]Spec{
+		"unknown design":  {Design: "zookeeper"},
+		"negative ttl":    {Design: SetPxLua, Options: Options{TTL: -time.Second}},
+		"quorum > nodes":  {Design: Redlock, Options: Options{Quorum: 6}},
+		"bad fencing":     {Design: Fenced, Fencing: "maybe"},
+		"lua no scripts":  {Design: LuaDesignID},
+		"lua bad syntax":  {Design: LuaDesignID, Lua: &LuaScripts{Acquire: "return (", Release: "return 1", AcquireFile: "acq.lua"}},
+		"unknown clock":   {Design: SetPxLua, Topology: Topology{NodeClocks: map[string]clock.Config{"r9": {}}}},
+		"negative cycles": {Design: SetPxLua, Workload: Workload{Cycles: -1}},
+	}
+	for name, s := range cases {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Run(s, 1); err == nil {
+				t.Error("Run accepted a bad spec")
+			} else {
+				t.Log(err)
+			}
+		})
+	}
+}

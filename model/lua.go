@@ -1,0 +1,224 @@
+package model
+
+import (
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+	"github.com/yuin/gopher-lua/parse"
+
+	"locksim/sim/resp"
+)
+
+// LuaDesignID is the design ID of a user's Lua scripts.
+const LuaDesignID = "lua"
+
+// LuaScripts is a user's lock design written as Redis Lua scripts.
+//
+// Conventions, for every script:
+//
+//	KEYS[1]  the lock key             ARGV[1]  this acquisition's random value
+//	KEYS[2]  the fencing token key    ARGV[2]  the TTL in milliseconds
+//
+// Acquire returns a positive integer or the status OK when the lock was
+// taken on that node, and 0 or nil when it is held by someone else; when
+// the resource is fenced, the integer is the fencing token. Release's reply is ignored. Renew (optional:
+// with it, the framework runs a watchdog every ttl/3) returns 1 when the
+// lease was extended. With Masters > 1 the scripts run on every master and
+// the lock is held with Quorum successes and a positive validity computed
+// as redlock does; a token is then the largest returned.
+type LuaScripts struct {
+	Acquire, Release, Renew             string
+	AcquireFile, ReleaseFile, RenewFile string
+}
+
+// LoadLua reads and syntax-checks the scripts; renew may be "". Errors
+// name the file and line.
+func LoadLua(acquire, release, renew string) (*LuaScripts, error) {
+	s := &LuaScripts{AcquireFile: acquire, ReleaseFile: release, RenewFile: renew}
+	for _, f := range []struct {
+		path string
+		dst  *string
+	}{{acquire, &s.Acquire}, {release, &s.Release}, {renew, &s.Renew}} {
+		if f.path == "" {
+			continue
+		}
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			return nil, errors.Wrap(err, "model: reading lua script")
+		}
+		*f.dst = string(b)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Validate checks that acquire and release are present and every script
+// parses.
+func (s *LuaScripts) Validate() error {
+	if strings.TrimSpace(s.Acquire) == "" {
+		return errors.New("model: lua design: the acquire script is empty")
+	}
+	if strings.TrimSpace(s.Release) == "" {
+		return errors.New("model: lua design: the release script is empty")
+	}
+	for _, c := range []struct{ name, src string }{
+		{orName(s.AcquireFile, "acquire.lua"), s.Acquire},
+		{orName(s.ReleaseFile, "release.lua"), s.Release},
+		{orName(s.RenewFile, "renew.lua"), s.Renew},
+	} {
+		if c.src == "" {
+			continue
+		}
+		if _, err := parse.Parse(strings.NewReader(c.src), c.name); err != nil {
+			return errors.Errorf("model: lua design: %s: syntax error: %s", c.name, oneLine(err.Error()))
+		}
+	}
+	return nil
+}
+
+func orName(f, def string) string {
+	if f == "" {
+		return def
+	}
+	return f
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// ScriptError is a Lua runtime error or a reply of the wrong type; it
+// stops the run, since a design that errors cannot be judged.
+type ScriptError struct {
+	File, Msg string
+}
+
+func (e *ScriptError) Error() string { return "lua design: " + e.File + ": " + e.Msg }
+
+type luaDesign struct {
+	s      *LuaScripts
+	fenced bool // an integer reply is a fencing token
+}
+
+func (luaDesign) Name() string { return LuaDesignID }
+
+func (d luaDesign) eval(c *Client, g, file, src, value string) (resp.Reply, error) {
+	r, err := c.CallTimeout(g, c.opts.CallTimeout, "EVAL", src, "2", c.Key, c.TokenKey, value, c.TTLms())
+	if err != nil {
+		return r, err
+	}
+	if r.IsError() {
+		return r, &ScriptError{File: file, Msg: oneLine(r.Str)}
+	}
+	return r, nil
+}
+
+// acquired interprets an acquire script's reply.
+func acquiredReply(r resp.Reply, file string) (bool, int64, error) {
+	switch r.Kind {
+	case resp.Status:
+		return r.Str == "OK", 0, nil
+	case resp.Int:
+		if r.Int > 0 {
+			return true, r.Int, nil
+		}
+		return false, 0, nil
+	case resp.NilBulk, resp.NilArray:
+		return false, 0, nil
+	default:
+		return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer or OK when acquired, 0 or nil when not"}
+	}
+}
+
+func (d luaDesign) TryAcquire(c *Client, value string) (Lease, bool, error) {
+	o := c.opts
+	file := orName(d.s.AcquireFile, "acquire.lua")
+	start := c.Now()
+	var granted []string
+	var token int64
+	for _, g := range c.Masters() {
+		node := c.Primary(g)
+		r, err := d.eval(c, g, file, d.s.Acquire, value)
+		if se, ok := err.(*ScriptError); ok {
+			return Lease{}, false, se
+		}
+		if err != nil {
+			if len(c.Masters()) == 1 {
+				return Lease{}, false, err
+			}
+			continue
+		}
+		ok, tok, err := acquiredReply(r, file)
+		if err != nil {
+			return Lease{}, false, err
+		}
+		if ok {
+			granted = append(granted, node)
+			token = max(token, tok)
+		}
+	}
+	if len(c.Masters()) == 1 {
+		if len(granted) == 0 {
+			return Lease{}, false, nil
+		}
+		if !d.fenced {
+			token = 0
+		}
+		return Lease{Key: c.Key, Value: value, Token: token, Nodes: granted}, true, nil
+	}
+	if !d.fenced {
+		token = 0
+	}
+	elapsed := c.Now() - start
+	validity := o.TTL - elapsed - (time.Duration(float64(o.TTL)*o.DriftFactor) + 2*time.Millisecond)
+	if len(granted) >= o.Quorum && validity > 0 {
+		return Lease{Key: c.Key, Value: value, Token: token, Nodes: granted, Start: start, Validity: validity}, true, nil
+	}
+	d.Release(c, &Lease{Key: c.Key, Value: value})
+	return Lease{}, false, nil
+}
+
+func (d luaDesign) Release(c *Client, l *Lease) error {
+	file := orName(d.s.ReleaseFile, "release.lua")
+	for _, g := range c.Masters() {
+		if _, err := d.eval(c, g, file, d.s.Release, l.Value); err != nil {
+			if se, ok := err.(*ScriptError); ok {
+				return se
+			}
+		}
+	}
+	return nil
+}
+
+// luaRenewer is luaDesign with a renew script.
+type luaRenewer struct{ luaDesign }
+
+func (d luaRenewer) Renew(c *Client, l *Lease) (bool, error) {
+	file := orName(d.s.RenewFile, "renew.lua")
+	n := 0
+	for _, g := range c.Masters() {
+		r, err := d.eval(c, g, file, d.s.Renew, l.Value)
+		if se, ok := err.(*ScriptError); ok {
+			return false, se
+		}
+		if err == nil && r.Kind == resp.Int && r.Int == 1 {
+			n++
+		}
+	}
+	need := 1
+	if len(c.Masters()) > 1 {
+		need = c.opts.Quorum
+	}
+	return n >= need, nil
+}
+
+// NewLuaDesign returns the design for validated scripts. With fenced, an
+// integer reply of the acquire script is the lease's fencing token.
+func NewLuaDesign(s *LuaScripts, fenced bool) Design {
+	if s.Renew != "" {
+		return luaRenewer{luaDesign{s, fenced}}
+	}
+	return luaDesign{s, fenced}
+}
