@@ -1,0 +1,79 @@
+package locksim
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/pkg/errors"
+
+	"locksim/model"
+)
+
+// CaseVersion is the version of the case file format.
+const CaseVersion = 1
+
+// Case is one run saved to a file: everything needed to replay it byte for
+// byte (`locksim replay FILE`, or Replay from Go). A case with a custom Go
+// design cannot be replayed from the command line: it records the design's
+// name and replays with the same Design value from Go.
+type Case struct {
+	Version int        `json:"version"`
+	Spec    model.Spec `json:"spec"`
+	Seed    uint64     `json:"seed"`
+	// Broken lists the invariants the run broke when it was saved.
+	Broken []string `json:"broken,omitempty"`
+	// HistoryHash is the hash of the history when it was saved; a replay
+	// must reproduce it.
+	HistoryHash string `json:"history_hash"`
+}
+
+// NewCase records a finished run.
+func NewCase(r *model.Result) Case {
+	s := r.Spec
+	if s.Custom != nil {
+		s.Design = s.Custom.Name()
+	}
+	return Case{Version: CaseVersion, Spec: s, Seed: r.Seed, Broken: model.Broken(r.Violations), HistoryHash: r.History.Hash()}
+}
+
+// Save writes the case as indented JSON, creating directories.
+func (c Case) Save(path string) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return errors.Wrap(err, "locksim: encoding case")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return errors.Wrap(err, "locksim: saving case")
+	}
+	return errors.Wrap(os.WriteFile(path, append(b, '\n'), 0o644), "locksim: saving case")
+}
+
+// LoadCase reads a case file.
+func LoadCase(path string) (Case, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Case{}, errors.Wrap(err, "locksim: reading case")
+	}
+	var c Case
+	if err := json.Unmarshal(b, &c); err != nil {
+		return Case{}, errors.Wrapf(err, "locksim: %s is not a case file", path)
+	}
+	if c.Version != CaseVersion {
+		return Case{}, errors.Errorf("locksim: %s has case version %d; this locksim reads version %d", path, c.Version, CaseVersion)
+	}
+	return c, nil
+}
+
+// Replay runs the case again. custom, if non-nil, supplies a Go design
+// (the file only names it). The result's history hash equals HistoryHash
+// when the simulation is unchanged.
+func (c Case) Replay(custom model.Design) (*model.Result, error) {
+	s := c.Spec
+	if custom != nil {
+		s.Custom = custom
+	} else if _, err := model.LookupDesign(s.Design); err != nil && s.Design != model.LuaDesignID {
+		return nil, errors.Errorf("locksim: case design %q is Go code; replay it from Go with its Design value", s.Design)
+	}
+	return model.Run(s, c.Seed)
+}

@@ -1,0 +1,173 @@
+package locksim
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"locksim/model"
+	"locksim/sim"
+)
+
+// Placement is where a generated process pause starts: at a random time,
+// or right after one of the client's own events, which is how pauses land
+// inside acquire (after the request was sent), after acquire, between the
+// read and the write, or inside release (between GET and DEL).
+var placements = []string{"", "acquired", "call", "reply", "read", "write", "release"}
+
+// Topo is the part of a run's shape the generator needs: the names it may
+// put faults on.
+type Topo struct {
+	Clients  []string
+	Nodes    []string
+	Replicas bool
+	TTL      time.Duration
+	// Horizon bounds generated fault times (true time).
+	Horizon time.Duration
+}
+
+// TopoOf returns the fault targets of a spec (defaults applied).
+func TopoOf(s model.Spec) Topo {
+	s = s.WithDefaults()
+	t := Topo{Clients: s.Clients, Replicas: s.Topology.Replicas > 0, TTL: s.Options.TTL, Horizon: 4 * s.Options.TTL}
+	for g := 0; g < s.Topology.Masters; g++ {
+		for j := 0; j <= s.Topology.Replicas; j++ {
+			t.Nodes = append(t.Nodes, model.NodeName(g, j, s.Topology.Replicas))
+		}
+	}
+	return t
+}
+
+// genMs draws a duration in [lo, hi] whole milliseconds; rapid shrinks it
+// toward lo.
+func genMs(t *rapid.T, lo, hi time.Duration, label string) time.Duration {
+	return time.Duration(rapid.Int64Range(int64(lo/time.Millisecond), int64(hi/time.Millisecond)).Draw(t, label)) * time.Millisecond
+}
+
+// GenSchedule draws a fault schedule over the enabled kinds with swarm
+// testing: each case first enables a random subset of the kinds, so rare
+// combinations get explored. Schedules shrink toward fewer, shorter,
+// earlier faults.
+func GenSchedule(t *rapid.T, topo Topo, kinds []sim.FaultKind) []sim.Fault {
+	if len(kinds) == 0 {
+		return nil
+	}
+	var enabled []sim.FaultKind
+	for _, k := range kinds {
+		if rapid.Bool().Draw(t, "enable "+string(k)) {
+			enabled = append(enabled, k)
+		}
+	}
+	if len(enabled) == 0 {
+		enabled = kinds[:1]
+	}
+	// A slice generator lets rapid delete whole faults while shrinking.
+	one := rapid.Custom(func(t *rapid.T) sim.Fault {
+		k := enabled[rapid.IntRange(0, len(enabled)-1).Draw(t, "kind")]
+		return genFault(t, topo, k)
+	})
+	return rapid.SliceOfN(one, 0, 3).Draw(t, "faults")
+}
+
+func pick(t *rapid.T, xs []string, label string) string {
+	return xs[rapid.IntRange(0, len(xs)-1).Draw(t, label)]
+}
+
+func genFault(t *rapid.T, topo Topo, k sim.FaultKind) sim.Fault {
+	ttl := topo.TTL
+	f := sim.Fault{Kind: k, At: genMs(t, 0, topo.Horizon, "at")}
+	switch k {
+	case sim.FaultPause:
+		f.Target = pick(t, topo.Clients, "client")
+		f.Dur = genMs(t, time.Millisecond, 2*ttl, "pause")
+		if where := pick(t, placements, "placement"); where != "" {
+			f.At = 0
+			f.After = &sim.Trigger{Actor: f.Target, Kind: where, Nth: rapid.IntRange(1, 4).Draw(t, "nth")}
+		}
+	case sim.FaultCrash:
+		f.Target = pick(t, topo.Clients, "client")
+		f.Restart = rapid.Bool().Draw(t, "restart")
+		if f.Restart {
+			f.Dur = genMs(t, time.Millisecond, ttl, "down")
+		}
+		if where := pick(t, placements, "placement"); where != "" {
+			f.At = 0
+			f.After = &sim.Trigger{Actor: f.Target, Kind: where, Nth: rapid.IntRange(1, 4).Draw(t, "nth")}
+		}
+	case sim.FaultPartition:
+		eps := append(append([]string(nil), topo.Clients...), topo.Nodes...)
+		a := pick(t, eps, "side")
+		f.A = []string{a}
+		for _, e := range eps {
+			if e != a {
+				f.B = append(f.B, e)
+			}
+		}
+		if topo.Replicas {
+			f.B = append(f.B, sim.SentinelName)
+		}
+		f.OneWay = rapid.Bool().Draw(t, "oneway")
+		f.Dur = genMs(t, time.Millisecond, 2*ttl, "length")
+	case sim.FaultDelay:
+		f.From = pick(t, topo.Clients, "from")
+		f.To = model.ResourceName
+		if rapid.Bool().Draw(t, "to node") {
+			f.To = pick(t, topo.Nodes, "to")
+		}
+		f.Extra = genMs(t, time.Millisecond, 2*ttl, "extra")
+		f.Dur = genMs(t, time.Millisecond, ttl, "window")
+	case sim.FaultDrop:
+		f.From, f.To = pick(t, topo.Nodes, "from"), pick(t, topo.Clients, "to")
+		if rapid.Bool().Draw(t, "request") {
+			f.From, f.To = f.To, f.From
+		}
+		f.Count = rapid.IntRange(1, 2).Draw(t, "count")
+		f.Dur = genMs(t, time.Millisecond, ttl, "window")
+	case sim.FaultNodeCrash:
+		f.Target = pick(t, topo.Nodes, "node")
+		f.Dur = genMs(t, time.Millisecond, 2*ttl, "down")
+	case sim.FaultClockJump:
+		f.Target = pick(t, topo.Nodes, "node")
+		f.By = genMs(t, time.Millisecond, 2*ttl, "by")
+		if rapid.Bool().Draw(t, "backward") {
+			f.By = -f.By
+		}
+	case sim.FaultClockDrift:
+		f.Target = pick(t, append(append([]string(nil), topo.Nodes...), topo.Clients...), "target")
+		f.RatePPM = rapid.Int64Range(-300_000, 300_000).Draw(t, "ppm")
+	case sim.FaultEvict:
+		f.Target = pick(t, topo.Nodes, "node")
+		f.Key = "lock"
+	}
+	return f
+}
+
+// SafeDrift draws only clock drift within a design's drift factor: the
+// assumption redlock's safety argument makes.
+func SafeDrift(t *rapid.T, topo Topo, factor float64) []sim.Fault {
+	n := rapid.IntRange(0, 2).Draw(t, "drifts")
+	limit := int64(factor * 1e6 / 2)
+	var fs []sim.Fault
+	for i := 0; i < n; i++ {
+		fs = append(fs, sim.Fault{Kind: sim.FaultClockDrift, Target: pick(t, topo.Nodes, "node"),
+			RatePPM: rapid.Int64Range(-limit, limit).Draw(t, "ppm")})
+	}
+	return fs
+}
+
+// Describe renders a schedule one fault per line.
+func Describe(fs []sim.Fault) string {
+	if len(fs) == 0 {
+		return "  (no faults)\n"
+	}
+	s := ""
+	for i, f := range fs {
+		s += "  " + strconv.Itoa(i+1) + ". " + f.String() + "\n"
+	}
+	return s
+}
+
+// AllKinds lists every fault kind.
+func AllKinds() []sim.FaultKind { return slices.Clone(sim.FaultKinds) }
