@@ -1,0 +1,152 @@
+package main
+
+import (
+	"io"
+
+	"locksim"
+	"locksim/model"
+	"locksim/report"
+	"locksim/scenarios"
+)
+
+func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlags("run", "run SCENARIO|FILE [--design ID] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stderr)
+	design := fs.String("design", "", "lock design ID (default: the scenario's own)")
+	seed := fs.Uint64("seed", 1, "seed of the run")
+	format := fs.String("format", "text", "output format: text, json or html")
+	out := fs.String("o", "", "write the report to this file instead of stdout")
+	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
+	args = reorder(args)
+	if done, code, err := parse(fs, args); done {
+		return code, err
+	}
+	if fs.NArg() != 1 {
+		return exitUsage, usagef("run needs one scenario ID or file (see 'locksim list')")
+	}
+	sc, err := loadScenario(fs.Arg(0))
+	if err != nil {
+		return exitUsage, usagef("%v", err)
+	}
+	d := *design
+	if d == "" {
+		d = sc.Design
+	}
+	spec, err := sc.SpecFor(d)
+	if err != nil {
+		return exitUsage, usagef("%v", err)
+	}
+	r, err := model.Run(spec, *seed)
+	if err != nil {
+		return exitUsage, usagef("%v", err)
+	}
+	if *save != "" {
+		if err := locksim.NewCase(r).Save(*save); err != nil {
+			return exitUsage, err
+		}
+	}
+	w, done, err := output(*out, stdout)
+	if err != nil {
+		return exitUsage, err
+	}
+	meta := report.Meta{Scenario: sc.Name, Title: sc.Title, Design: d, Seed: *seed, Teaching: sc.Text}
+	if err := render(w, *format, r, meta); err != nil {
+		return exitUsage, err
+	}
+	if err := done(); err != nil {
+		return exitUsage, err
+	}
+	if r.Err != nil {
+		return exitUsage, r.Err
+	}
+	return exitFor(r), nil
+}
+
+// loadScenario takes a catalogue ID or a path to a scenario file.
+func loadScenario(arg string) (*scenarios.Scenario, error) {
+	if sc, err := scenarios.Lookup(arg); err == nil {
+		return sc, nil
+	} else if !looksLikePath(arg) {
+		return nil, err
+	}
+	return scenarios.Load(arg)
+}
+
+func looksLikePath(s string) bool {
+	for _, c := range s {
+		if c == '/' || c == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// reorder moves flags after positional arguments to the front, so both
+// `run gc-pause --seed 2` and `run --seed 2 gc-pause` work.
+func reorder(args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if len(a) > 1 && a[0] == '-' {
+			flags = append(flags, a)
+			if !containsEq(a) && i+1 < len(args) && !isBoolFlag(a) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	return append(flags, pos...)
+}
+
+func containsEq(s string) bool {
+	for _, c := range s {
+		if c == '=' {
+			return true
+		}
+	}
+	return false
+}
+
+func isBoolFlag(a string) bool {
+	switch a {
+	case "-h", "--help", "-help", "--deadline", "-deadline", "--progress", "-progress":
+		return true
+	}
+	return false
+}
+
+func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlags("replay", "replay FILE [--format text|json|html] [-o FILE]", stderr)
+	format := fs.String("format", "text", "output format: text, json or html")
+	out := fs.String("o", "", "write the report to this file instead of stdout")
+	args = reorder(args)
+	if done, code, err := parse(fs, args); done {
+		return code, err
+	}
+	if fs.NArg() != 1 {
+		return exitUsage, usagef("replay needs one case file")
+	}
+	c, err := locksim.LoadCase(fs.Arg(0))
+	if err != nil {
+		return exitUsage, usagef("%v", err)
+	}
+	r, err := c.Replay(nil)
+	if err != nil {
+		return exitUsage, usagef("%v", err)
+	}
+	w, done, err := output(*out, stdout)
+	if err != nil {
+		return exitUsage, err
+	}
+	if err := render(w, *format, r, report.Meta{Design: c.Spec.Design, Seed: c.Seed}); err != nil {
+		return exitUsage, err
+	}
+	if err := done(); err != nil {
+		return exitUsage, err
+	}
+	if c.HistoryHash != "" && r.History.Hash() != c.HistoryHash {
+		io.WriteString(stderr, "locksim replay: warning: the history differs from the one saved (the simulator changed since the case was saved)\n")
+	}
+	return exitFor(r), nil
+}
