@@ -4,8 +4,8 @@ package model
 // top of the simulator's own kinds (sim.Kind*). Checkers and reports read
 // only these and the sim kinds.
 const (
-	// KindAcquireStart: a client starts acquiring (Key). Dur is its wait
-	// bound.
+	// KindAcquireStart: a client starts acquiring (Key, Value: the random
+	// value of this acquisition). Dur is its wait bound.
 	KindAcquireStart = "acquire-start"
 	// KindAcquired: the client believes it holds the lock from now on; its
 	// critical section starts. Key, Value (this acquisition's random
