@@ -10,6 +10,7 @@ import (
 	"locksim/clock"
 	"locksim/network"
 	"locksim/sim/resp"
+	"locksim/sim/script"
 )
 
 // counter is a minimal resource for the standard run: READ and WRITE v.
@@ -101,12 +102,14 @@ func BenchmarkStandardRunDispatchFloor(b *testing.B) {
 		m := miniredis.NewMiniRedis()
 		m.SetTime(clock.Epoch)
 		m.ClockTTL(true)
-		conn, _ := m.Dial()
-		conn.Close()
-		rc := newRawConn(m.Server())
+		eng, err := script.NewEngine(m, script.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rc := eng.NewConn()
 		for _, c := range stream {
 			m.SetTime(clock.Epoch.Add(c.local))
-			rc.Do(c.args)
+			rc.Do(c.args...)
 		}
 	}
 	b.ReportMetric(float64(len(stream)), "cmds/run")

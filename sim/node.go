@@ -14,6 +14,7 @@ import (
 
 	"locksim/clock"
 	"locksim/sim/resp"
+	"locksim/sim/script"
 )
 
 type role uint8
@@ -41,7 +42,8 @@ type node struct {
 	clock *clock.Clock
 	m     *miniredis.Miniredis
 	srv   *server.Server
-	conns map[string]*rawConn
+	eng   *script.Engine
+	conns map[string]*script.Conn
 
 	up          bool
 	incarnation int // bumped by every crash; stale events check it
@@ -72,7 +74,7 @@ func newNode(w *World, nc NodeConfig) (*node, error) {
 		return nil, errors.Wrapf(err, "sim: node %s", nc.Name)
 	}
 	n := &node{w: w, name: nc.Name, cfg: nc, clock: c, up: true,
-		conns: map[string]*rawConn{}, acks: map[string]int64{},
+		conns: map[string]*script.Conn{}, acks: map[string]int64{},
 		watch: map[string]time.Duration{}, vals: map[string]string{}, subs: map[string][]string{}}
 	if err := n.boot(); err != nil {
 		return nil, err
@@ -93,7 +95,14 @@ func (n *node) boot() error {
 	conn.Close()
 	n.m, n.srv = m, m.Server()
 	n.srv.SetPreHook(n.preHook)
-	n.conns = map[string]*rawConn{}
+	// Lua runs on a reused interpreter with a deterministic instruction
+	// budget: an endless script errors instead of hanging the run.
+	eng, err := script.NewEngine(m, script.Options{Seed: n.w.rng("lua/" + n.name).Uint64()})
+	if err != nil {
+		return errors.Wrapf(err, "sim: node %s", n.name)
+	}
+	n.eng = eng
+	n.conns = map[string]*script.Conn{}
 	return nil
 }
 
@@ -104,10 +113,10 @@ func (n *node) local() time.Duration { return n.clock.Local(n.w.now) }
 // the instance must come after it.
 func (n *node) sync() { n.m.SetTime(n.clock.Wall(n.w.now)) }
 
-func (n *node) conn(client string) *rawConn {
+func (n *node) conn(client string) *script.Conn {
 	c := n.conns[client]
 	if c == nil {
-		c = newRawConn(n.srv)
+		c = n.eng.NewConn()
 		n.conns[client] = c
 	}
 	return c
@@ -143,7 +152,7 @@ func (n *node) handle(client string, args []string, reply func(resp.Reply, error
 	case n.role == roleReplica && !n.m.IsReadOnlyCommand(cmd):
 		r = resp.ErrorReply("READONLY You can't write against a read only replica.")
 	default:
-		r = n.conn(client).Do(args)
+		r = n.conn(client).Do(args...)
 	}
 	n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: r.String()})
 	if !n.m.IsReadOnlyCommand(cmd) && n.role != roleReplica {

@@ -1,0 +1,280 @@
+package script
+
+import (
+	"strings"
+
+	luajson "github.com/alicebob/miniredis/v2/gopher-json"
+	"github.com/pkg/errors"
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// luaState is the one reused Lua interpreter of an Engine, sandboxed so that
+// no script can leave anything behind for the next one.
+//
+// Globals a script sees, looked up in this order:
+//
+//	env    a fresh empty table per run (the script's _ENV; its metatable is envMT)
+//	callG  KEYS, ARGV and _G of the current run (reused, overwritten per run)
+//	base   library functions and read-only proxies of the library tables
+//
+// Invariants:
+//   - Scripts reach only env (fresh per run) and read-only proxies; callG,
+//     base, the real library tables and all metatables are unreachable
+//     (metatables carry __metatable, getfenv/setfenv/debug are absent).
+//   - Writing a global that does not exist raises miniredis's "Script
+//     attempted to create global variable" error; writing one that exists
+//     (KEYS, redis, ...) shadows it in env for the rest of that run only.
+//   - Writing into a library table raises "Attempt to modify a readonly
+//     table", also through rawset and table.insert/remove/sort.
+//   - Every thread (main and coroutines) polls the same instruction budget.
+type luaState struct {
+	L         *lua.LState
+	budget    *budget
+	envMT     *lua.LTable // metatable of every run's env
+	callG     *lua.LTable
+	idleEnv   *lua.LTable // L.Env between runs
+	protected map[*lua.LTable]struct{}
+	convertFn *lua.LFunction // converts a result under PCall (tables with metatables)
+}
+
+// baseNames are the base-library globals kept from gopher-lua, as miniredis
+// exposes them. Left out on purpose: dofile, loadfile, require, module,
+// getfenv, setfenv, package, debug and _printregs. rawset, print and
+// collectgarbage are replaced (see newLuaState).
+var baseNames = []string{
+	"_VERSION", "_GOPHER_LUA_VERSION",
+	"assert", "error", "getmetatable", "ipairs", "load", "loadstring", "newproxy",
+	"next", "pairs", "pcall", "rawequal", "rawget", "select", "setmetatable",
+	"tonumber", "tostring", "type", "unpack", "xpcall",
+}
+
+// protectChunk installs the metamethods that refuse new globals. Its line
+// layout copies miniredis's protectGlobals (cmd_scripting.go) so that error
+// positions and tracebacks match miniredis's: __newindex is defined on line
+// 5 and raises on line 9; the missing-global __index is defined on line 14
+// and raises on line 16. Line 6 adds one test: a global that exists in callG
+// or base may be assigned (it is shadowed in the run's env), as miniredis
+// lets a script assign an existing global.
+const protectChunk = `
+local dbg=debug
+local mt, C, B = ENVMT, CALLG, BASE
+local bmt = BASEMT
+mt.__newindex = function (t, n, v)
+  if rawget(C, n) == nil and rawget(B, n) == nil and dbg.getinfo(2) then
+    local w = dbg.getinfo(2, "S").what
+    if w ~= "C" then
+      error("Script attempted to create global variable '"..tostring(n).."'", 2)
+    end
+  end
+  rawset(t, n, v)
+end
+bmt.__index = function (t, n)
+  if dbg.getinfo(2) and dbg.getinfo(2, "S").what ~= "C" then
+    error("Script attempted to access nonexistent global variable '"..tostring(n).."'", 2)
+  end
+  return rawget(t, n)
+end
+`
+
+func newLuaState(e *Engine) (st *luaState, err error) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer func() {
+		if err != nil {
+			L.Close()
+		}
+	}()
+	// The same libraries, in the same order, as miniredis opens.
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.LoadLibName, lua.OpenPackage},
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.CoroutineLibName, lua.OpenCoroutine},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.DebugLibName, lua.OpenDebug},
+	} {
+		if err := L.CallByParam(lua.P{Fn: L.NewFunction(lib.open), Protect: true}, lua.LString(lib.name)); err != nil {
+			return nil, errors.Wrapf(err, "script: open lua library %q", lib.name)
+		}
+	}
+	if err := L.CallByParam(lua.P{Fn: L.NewFunction(luajson.Loader), NRet: 1, Protect: true}); err != nil {
+		return nil, errors.Wrap(err, "script: open cjson")
+	}
+	cjson, ok := L.Get(-1).(*lua.LTable)
+	L.Pop(1)
+	if !ok {
+		return nil, errors.New("script: cjson loader returned no table")
+	}
+
+	st = &luaState{
+		L:         L,
+		budget:    newBudget(e.maxInstructions),
+		protected: map[*lua.LTable]struct{}{},
+		idleEnv:   L.CreateTable(0, 0),
+	}
+	real := L.G.Global
+	lib := func(name string) *lua.LTable { return real.RawGetString(name).(*lua.LTable) }
+	gofn := func(t *lua.LTable, name string) lua.LGFunction {
+		return t.RawGetString(name).(*lua.LFunction).GFunction
+	}
+
+	base := L.CreateTable(0, 48)
+	for _, name := range baseNames {
+		base.RawSetString(name, real.RawGetString(name))
+	}
+	rawset := gofn(real, "rawset")
+	base.RawSetString("rawset", L.NewFunction(func(L *lua.LState) int {
+		st.refuseProtected(L, 1)
+		return rawset(L)
+	}))
+	// print would write to the process's stdout; Redis writes to its log.
+	base.RawSetString("print", L.NewFunction(func(*lua.LState) int { return 0 }))
+	// collectgarbage would run the Go collector and report heap sizes.
+	base.RawSetString("collectgarbage", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(0))
+		return 1
+	}))
+
+	// string: also the __index of every string value's metatable.
+	strProxy := st.readOnly(lib(lua.StringLibName))
+	base.RawSetString("string", strProxy)
+	smt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable)
+	if !ok {
+		return nil, errors.New("script: strings have no metatable")
+	}
+	smt.RawSetString("__index", strProxy)
+	smt.RawSetString("__metatable", st.readOnly(smt))
+
+	math := lib(lua.MathLibName)
+	math.RawSetString("random", L.NewFunction(e.mathRandom))
+	math.RawSetString("randomseed", L.NewFunction(e.mathRandomseed))
+	base.RawSetString("math", st.readOnly(math))
+
+	table := lib(lua.TabLibName)
+	for _, name := range []string{"insert", "remove", "sort"} {
+		f := gofn(table, name)
+		table.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			st.refuseProtected(L, 1)
+			return f(L)
+		}))
+	}
+	base.RawSetString("table", st.readOnly(table))
+
+	co := lib(lua.CoroutineLibName)
+	create, wrap := gofn(co, "create"), gofn(co, "wrap")
+	co.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
+		n := create(L)
+		if th, ok := L.Get(-1).(*lua.LState); ok {
+			th.SetContext(st.budget)
+		}
+		return n
+	}))
+	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
+		n := wrap(L)
+		if fn, ok := L.Get(-1).(*lua.LFunction); ok && len(fn.Upvalues) == 1 {
+			if th, ok := fn.Upvalues[0].Value().(*lua.LState); ok {
+				th.SetContext(st.budget)
+			}
+		}
+		return n
+	}))
+	base.RawSetString("coroutine", st.readOnly(co))
+
+	// os: miniredis's minimal os library, os.clock() is always 42.
+	os := L.CreateTable(0, 1)
+	os.RawSetString("clock", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(42))
+		return 1
+	}))
+	base.RawSetString("os", st.readOnly(os))
+	base.RawSetString("cjson", st.readOnly(cjson))
+
+	redis := st.readOnly(e.redisLib(L))
+	base.RawSetString("redis", redis)
+	base.RawSetString("server", redis)
+
+	st.envMT = L.CreateTable(0, 3)
+	st.callG = L.CreateTable(0, 4)
+	st.callG.RawSetString("KEYS", lua.LFalse) // allocate the slots once
+	st.callG.RawSetString("ARGV", lua.LFalse)
+	st.callG.RawSetString("_G", lua.LFalse)
+	cgMT := L.CreateTable(0, 1)
+	cgMT.RawSetString("__index", base)
+	st.callG.Metatable = cgMT
+	st.envMT.RawSetString("__index", st.callG)
+	baseMT := L.CreateTable(0, 1)
+	base.Metatable = baseMT
+
+	priv := L.CreateTable(0, 10)
+	for _, name := range []string{"debug", "error", "tostring", "rawget", "rawset"} {
+		priv.RawSetString(name, real.RawGetString(name))
+	}
+	priv.RawSetString("ENVMT", st.envMT)
+	priv.RawSetString("CALLG", st.callG)
+	priv.RawSetString("BASE", base)
+	priv.RawSetString("BASEMT", baseMT)
+	proto, err := compile(protectChunk)
+	if err != nil {
+		return nil, errors.Wrap(err, "script: compile global protection")
+	}
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = priv
+	L.Push(fn)
+	if err := L.PCall(0, 0, nil); err != nil {
+		return nil, errors.Wrap(err, "script: install global protection")
+	}
+	st.envMT.RawSetString("__metatable", lua.LFalse)
+
+	st.convertFn = L.NewFunction(e.convertProtected)
+	L.Env = st.idleEnv
+	L.SetContext(st.budget)
+	return st, nil
+}
+
+// readOnly returns an empty proxy that reads through to t and refuses writes.
+func (st *luaState) readOnly(t *lua.LTable) *lua.LTable {
+	L := st.L
+	mt := L.CreateTable(0, 3)
+	mt.RawSetString("__index", t)
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError(msgReadOnlyTable)
+		return 0
+	}))
+	mt.RawSetString("__metatable", lua.LFalse)
+	p := L.CreateTable(0, 0)
+	p.Metatable = mt
+	st.protected[p] = struct{}{}
+	return p
+}
+
+// refuseProtected raises the read-only error if argument n is a protected
+// table; used by the functions that write tables raw.
+func (st *luaState) refuseProtected(L *lua.LState, n int) {
+	if t, ok := L.Get(n).(*lua.LTable); ok {
+		if _, ok := st.protected[t]; ok {
+			L.RaiseError(msgReadOnlyTable)
+		}
+	}
+}
+
+// compile parses and compiles a script exactly as miniredis's compile does
+// (chunk name "<string>" for parse errors, source name "" for positions),
+// then clears the main chunk's vararg-needs-arg flag: the main chunk has no
+// named `arg` local, so the hidden arg table gopher-lua would build on every
+// call is unreachable garbage.
+func compile(src string) (*lua.FunctionProto, error) {
+	chunk, err := parse.Parse(strings.NewReader(src), "<string>")
+	if err != nil {
+		return nil, err
+	}
+	proto, err := lua.Compile(chunk, "")
+	if err != nil {
+		return nil, err
+	}
+	proto.IsVarArg &^= lua.VarArgNeedsArg
+	return proto, nil
+}
