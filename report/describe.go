@@ -1,0 +1,189 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+
+	"locksim/model"
+	"locksim/sim"
+)
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// describe says in words what one event means. The text names the actor
+// and never the time, so callers can prefix either.
+func describe(t *timeline, e sim.Event) string {
+	a := e.Actor
+	switch e.Kind {
+	case model.KindAcquireStart:
+		return a + " starts acquiring " + e.Key + " (value " + e.Value + ", waits at most " + short(e.Dur) + ")"
+	case model.KindAcquired:
+		s := a + " acquired " + e.Key
+		if e.Peer != "" {
+			s += " on " + e.Peer
+		}
+		if e.N > 1 {
+			s += " again (hold count " + itoa(e.N) + ")"
+		}
+		s += tokenNote(e.Token)
+		if e.Dur > 0 {
+			s += "; believes the lease lasts " + short(e.Dur) + ", until " + fmtT(t.trueAt(a, e.Local+e.Dur))
+		} else if e.N <= 1 {
+			s += "; trusts the lease until it releases"
+		}
+		return s
+	case model.KindAcquireFailed:
+		return a + " gave up acquiring " + e.Key + noteSuffix(e.Note)
+	case model.KindLeaseLost:
+		return a + " found its lease gone" + noteSuffix(e.Note)
+	case model.KindRead:
+		return a + " read the resource: value " + itoa(e.N)
+	case model.KindWrite:
+		s := a + " writes value " + itoa(e.N)
+		if e.Token != 0 {
+			s += " with token " + itoa(e.Token)
+		}
+		return s
+	case model.KindRelease:
+		if e.N > 0 {
+			return a + " releases one hold of " + e.Key + " (" + itoa(e.N) + " left)"
+		}
+		return a + " releases " + e.Key + ": its critical section ends"
+	case model.KindReleased:
+		s := a + " finished releasing " + e.Key
+		if e.Note != "" {
+			s += ": " + e.Note
+		}
+		return s
+	case model.KindRenew:
+		if e.N == 0 {
+			return a + "'s watchdog failed to renew " + e.Key + ": the key is no longer " + a + "'s"
+		}
+		return a + "'s watchdog renewed " + e.Key
+	case model.KindWatchdogStop:
+		return a + "'s watchdog stopped" + noteSuffix(e.Note)
+	case model.KindResWrite:
+		who := e.Peer + "'s write"
+		if e.Token != 0 {
+			who += " (token " + itoa(e.Token) + ")"
+		}
+		if e.N == 0 {
+			return "the resource rejected " + who + noteSuffix(e.Note)
+		}
+		return "the resource accepted " + who + noteSuffix(e.Note)
+	case model.KindResRead:
+		return "the resource served " + e.Peer + " a read (value " + itoa(e.N) + ")"
+	case sim.KindKey:
+		if e.Value == "" {
+			s := e.Key + " on " + a
+			if o := t.owner(t.keyBefore(e)); o != "" {
+				s += " (" + o + "'s)"
+			}
+			if by := t.changedBy(e); by != "" {
+				return s + " deleted by " + by + "'s " + noteOr(e.Note, "command")
+			}
+			return s + " is gone (" + noteOr(e.Note, "deleted") + ")"
+		}
+		s := e.Key + " on " + a + " = " + e.Value
+		if o := t.owner(e.Value); o != "" {
+			s += " (" + o + "'s)"
+		}
+		if e.Dur > 0 {
+			s += ", ttl " + short(e.Dur)
+		}
+		if by := t.changedBy(e); by != "" {
+			s += ", set by " + by + "'s " + noteOr(e.Note, "command")
+		} else if e.Note != "" {
+			s += " (" + e.Note + ")"
+		}
+		return s
+	case sim.KindExpire:
+		s := e.Key + " expired on " + a
+		if o := t.owner(e.Value); o != "" {
+			s += " (it was " + o + "'s)"
+			if p, ok := t.pausedAt(o, e.At); ok {
+				s += " while " + o + " was " + pausedWord(p) + " since " + fmtT(p.From)
+			}
+		}
+		return s
+	case sim.KindEvict:
+		return a + " evicted " + e.Key
+	case sim.KindPause:
+		return a + " paused for " + short(e.Dur) + ", until " + fmtT(e.At+e.Dur)
+	case sim.KindResume:
+		return a + " resumed"
+	case sim.KindCrash:
+		if e.Dur > 0 {
+			return a + " crashed (restarts after " + short(e.Dur) + ")"
+		}
+		return a + " crashed"
+	case sim.KindRestart:
+		return a + " restarted with no memory"
+	case sim.KindNodeCrash:
+		if e.Dur > 0 {
+			return "node " + a + " crashed, down for " + short(e.Dur)
+		}
+		return "node " + a + " crashed for good"
+	case sim.KindNodeUp:
+		return "node " + a + " restarted (" + e.Note + ", " + itoa(e.N) + " keys kept)"
+	case sim.KindPartition:
+		s := "partition " + e.Note
+		if e.Dur > 0 {
+			s += " for " + short(e.Dur)
+		}
+		return s
+	case sim.KindHeal:
+		return "partition healed: " + e.Note
+	case sim.KindNetDelay:
+		return "network delay " + e.Note + " +" + short(e.Dur)
+	case sim.KindNetDrop:
+		return "network drops the next " + itoa(e.N) + " messages " + e.Note
+	case sim.KindClockJump:
+		sign := "+"
+		if e.Dur < 0 {
+			sign = ""
+		}
+		return a + "'s clock jumped " + sign + short(e.Dur)
+	case sim.KindClockDrift:
+		sign := "+"
+		if e.N < 0 {
+			sign = ""
+		}
+		return a + "'s clock rate set to " + sign + itoa(e.N) + " ppm"
+	case sim.KindPromote:
+		return a + " was promoted to primary"
+	case sim.KindDemote:
+		return a + " rejoined as a replica of " + e.Peer + ", losing its own writes"
+	case sim.KindTaskEnd:
+		return a + "/" + taskName(e) + " ended" + noteSuffix(e.Note)
+	}
+	return strings.TrimSpace(e.Line()[len(fmtT(e.At)):])
+}
+
+func taskName(e sim.Event) string {
+	if e.Task == "" {
+		return "main"
+	}
+	return e.Task
+}
+
+func noteOr(n, def string) string {
+	if n == "" {
+		return def
+	}
+	return n
+}
+
+func noteSuffix(n string) string {
+	if n == "" {
+		return ""
+	}
+	return ": " + n
+}
+
+func pausedWord(s span) string {
+	if s.Kind == spanCrashed {
+		return "crashed"
+	}
+	return "paused"
+}

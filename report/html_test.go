@@ -1,0 +1,152 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// reportData extracts and decodes the JSON embedded in an HTML report.
+func reportData(t *testing.T, page string) map[string]any {
+	t.Helper()
+	const open = `<script id="report-data" type="application/json">`
+	i := strings.Index(page, open)
+	if i < 0 {
+		t.Fatal("no script#report-data in the page")
+	}
+	rest := page[i+len(open):]
+	j := strings.Index(rest, "</script>")
+	if j < 0 {
+		t.Fatal("script#report-data is not closed")
+	}
+	var data map[string]any
+	if err := json.Unmarshal([]byte(rest[:j]), &data); err != nil {
+		t.Fatalf("the embedded JSON does not parse: %v", err)
+	}
+	return data
+}
+
+func renderHTML(t *testing.T, name string) string {
+	t.Helper()
+	for _, f := range fixtures {
+		if f.name == name {
+			r, meta := f.fn()
+			var b bytes.Buffer
+			if err := HTML(&b, r, meta); err != nil {
+				t.Fatal(err)
+			}
+			return b.String()
+		}
+	}
+	t.Fatalf("no fixture %q", name)
+	return ""
+}
+
+func TestHTMLSelfContained(t *testing.T) {
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			page := renderHTML(t, f.name)
+			if !strings.HasPrefix(page, "<!DOCTYPE html>") || strings.Count(page, "<html") != 1 ||
+				strings.Count(page, "</html>") != 1 || !strings.HasSuffix(strings.TrimSpace(page), "</html>") {
+				t.Error("the page is not exactly one HTML document")
+			}
+			for _, bad := range []string{"http://", "https://", "<link", " src=", "@import", "url(http", "//cdn"} {
+				if strings.Contains(page, bad) {
+					t.Errorf("the page contains %q: it must load nothing", bad)
+				}
+			}
+			for _, want := range []string{`id="lanes"`, `id="explanation"`, `id="verdicts"`, `id="report-data"`, `id="zoom-in"`, `id="zoom-reset"`} {
+				if !strings.Contains(page, want) {
+					t.Errorf("the page lacks %s", want)
+				}
+			}
+			data := reportData(t, page)
+			if data["schema"] != Schema {
+				t.Errorf("embedded schema = %v, want %s", data["schema"], Schema)
+			}
+			tl, _ := data["timeline"].(map[string]any)
+			lanes, _ := tl["lanes"].([]any)
+			if len(lanes) < 3 {
+				t.Errorf("embedded timeline has %d lanes, want clients and nodes", len(lanes))
+			}
+		})
+	}
+}
+
+func TestHTMLContent(t *testing.T) {
+	page := renderHTML(t, "gc-pause")
+	for _, want := range []string{
+		"A stop-the-world pause longer than the TTL", // teaching text
+		"overlap for 0.055127s",                      // a checker's explanation
+		"From the history: A acquired lock on r1",    // the story
+		`<tr class="broken" data-invariant="mutual-exclusion">`,
+		`<tr class="held" data-invariant="lost-update">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	data := reportData(t, page)
+	lanes := data["timeline"].(map[string]any)["lanes"].([]any)
+	var ids []string
+	for _, l := range lanes {
+		ids = append(ids, l.(map[string]any)["id"].(string))
+	}
+	if got, want := strings.Join(ids, ","), "A,B,r1,resource"; got != want {
+		t.Errorf("lanes = %s, want %s", got, want)
+	}
+}
+
+// TestHTMLEscapes checks that hostile text in a history cannot end the
+// data script or inject markup.
+func TestHTMLEscapes(t *testing.T) {
+	r, meta := gcPause()
+	r.History[0].Value = `</script><script>alert(1)</script>`
+	r.Violations[0].Explanation = `<b>bold</b> & "quoted"`
+	meta.Teaching = `<img onerror=x>`
+	var b bytes.Buffer
+	if err := HTML(&b, r, meta); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if strings.Contains(page, "<script>alert") || strings.Contains(page, "<b>bold") || strings.Contains(page, "<img") {
+		t.Error("text from the result reached the page unescaped")
+	}
+	if n := len(regexp.MustCompile(`</script>`).FindAllString(page, -1)); n != 2 {
+		t.Errorf("the page has %d </script> tags, want 2", n)
+	}
+	reportData(t, page)
+}
+
+func TestHTMLPath(t *testing.T) {
+	r, meta := clean()
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := HTMLPath(path, r, meta); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := HTML(&want, r, meta); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, want.Bytes()) {
+		t.Error("HTMLPath wrote something else than HTML")
+	}
+	if err := HTMLPath(filepath.Join(t.TempDir(), "no", "such", "dir", "x.html"), r, meta); err == nil {
+		t.Error("HTMLPath into a missing directory returned no error")
+	}
+}
+
+func TestHTMLDeterministic(t *testing.T) {
+	a, b := renderHTML(t, "failover"), renderHTML(t, "failover")
+	if a != b {
+		t.Error("two renderings differ")
+	}
+}

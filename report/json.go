@@ -1,0 +1,84 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+
+	"github.com/pkg/errors"
+
+	"locksim/model"
+	"locksim/sim"
+)
+
+// Schema identifies the JSON report format; see the package doc. A change
+// that is not backward compatible gets a new version.
+const Schema = "locksim.report/v1"
+
+// jsonReport is the JSON report, schema locksim.report/v1.
+type jsonReport struct {
+	Schema     string          `json:"schema"`
+	Meta       Meta            `json:"meta"`
+	Spec       specSummary     `json:"spec"`
+	Error      string          `json:"error,omitempty"`
+	History    sim.History     `json:"history"`
+	Violations []jsonViolation `json:"violations"`
+	Verdicts   []verdict       `json:"verdicts"`
+}
+
+// jsonViolation is a checker's violation plus the report's retelling of
+// it from the history.
+type jsonViolation struct {
+	model.Violation
+	Story string `json:"story,omitempty"`
+}
+
+// newJSONReport assembles the report of one run.
+func newJSONReport(r *model.Result, meta Meta, t *timeline) jsonReport {
+	out := jsonReport{
+		Schema:     Schema,
+		Meta:       meta.withResult(r),
+		Spec:       summarize(r, t),
+		History:    r.History,
+		Violations: []jsonViolation{},
+		Verdicts:   verdicts(r.Violations),
+	}
+	if out.History == nil {
+		out.History = sim.History{}
+	}
+	if r.Err != nil {
+		out.Error = r.Err.Error()
+	}
+	for _, v := range r.Violations {
+		out.Violations = append(out.Violations, jsonViolation{Violation: v, Story: t.story(v)})
+	}
+	return out
+}
+
+// JSON writes the report of one run as JSON (schema locksim.report/v1,
+// indented by two spaces, one trailing newline). The same result always
+// gives the same bytes.
+func JSON(w io.Writer, r *model.Result, meta Meta) error {
+	if r == nil {
+		return errors.New("report: nil result")
+	}
+	b, err := marshalIndent(newJSONReport(r, meta, build(r)), false)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return errors.Wrap(err, "report: writing json")
+}
+
+// marshalIndent encodes v with two-space indentation; escapeHTML escapes
+// <, > and & so the text can sit inside a <script> element.
+func marshalIndent(v any, escapeHTML bool) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(escapeHTML)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, errors.Wrap(err, "report: encoding json")
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,459 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pkg/errors"
+
+	"locksim/model"
+)
+
+// Matrix is the designs x scenarios table: for each pair, which
+// invariants held and which broke. Whoever runs the matrix fills it (Set,
+// CellOf); the renderers only read it. Rows and columns come out in the
+// order of Scenarios and Designs.
+type Matrix struct {
+	// Title is an optional heading.
+	Title string
+	// Designs and Scenarios are the columns and rows, in display order.
+	Designs   []string
+	Scenarios []string
+	// Invariants are the invariants shown, in order; nil means
+	// model.Invariants.
+	Invariants []string
+	// Cells holds the result of each {design, scenario} pair. A missing
+	// cell was not run.
+	Cells map[[2]string]Cell
+}
+
+// Cell is what the runs of one design under one scenario showed.
+type Cell struct {
+	// NA, when not empty, says the pair does not apply and why (e.g.
+	// "needs replicas"); the rest of the cell is ignored.
+	NA string
+	// Runs is how many runs (seeds) were made.
+	Runs int
+	// Results has one entry per invariant checked; an invariant with no
+	// entry was not checked.
+	Results []InvariantResult
+}
+
+// InvariantResult is one invariant over the runs of a cell.
+type InvariantResult struct {
+	Invariant string
+	// Broken is set when at least one run broke it.
+	Broken bool
+	// BrokenRuns is how many runs broke it (0: not counted).
+	BrokenRuns int
+	// Seed is the first seed that broke it, for replay.
+	Seed uint64
+	// Explanation is that run's first violation's explanation.
+	Explanation string
+}
+
+// Set stores a cell, adding the design and scenario to the display order
+// if they are new.
+func (m *Matrix) Set(design, scenario string, c Cell) {
+	if m.Cells == nil {
+		m.Cells = map[[2]string]Cell{}
+	}
+	if !slices.Contains(m.Designs, design) {
+		m.Designs = append(m.Designs, design)
+	}
+	if !slices.Contains(m.Scenarios, scenario) {
+		m.Scenarios = append(m.Scenarios, scenario)
+	}
+	m.Cells[[2]string{design, scenario}] = c
+}
+
+// CellOf summarizes the runs of one pair: every invariant of
+// model.Invariants (and any other a violation names) is checked; an
+// invariant is broken if any run broke it, with the first such run's seed
+// and explanation (runs in the order given).
+func CellOf(runs []*model.Result) Cell {
+	c := Cell{Runs: len(runs)}
+	ids := slices.Clone(model.Invariants)
+	for _, r := range runs {
+		for _, v := range r.Violations {
+			if !slices.Contains(ids, v.Invariant) {
+				ids = append(ids, v.Invariant)
+			}
+		}
+	}
+	slices.Sort(ids[len(model.Invariants):])
+	for _, id := range ids {
+		ir := InvariantResult{Invariant: id}
+		for _, r := range runs {
+			i := slices.IndexFunc(r.Violations, func(v model.Violation) bool { return v.Invariant == id })
+			if i < 0 {
+				continue
+			}
+			if !ir.Broken {
+				ir.Broken, ir.Seed, ir.Explanation = true, r.Seed, r.Violations[i].Explanation
+			}
+			ir.BrokenRuns++
+		}
+		c.Results = append(c.Results, ir)
+	}
+	return c
+}
+
+// invariants returns the invariants the matrix shows.
+func (m *Matrix) invariants() []string {
+	if m.Invariants != nil {
+		return m.Invariants
+	}
+	ids := slices.Clone(model.Invariants)
+	var extra []string
+	for _, c := range m.sortedCells() {
+		for _, r := range c.cell.Results {
+			if !slices.Contains(ids, r.Invariant) && !slices.Contains(extra, r.Invariant) {
+				extra = append(extra, r.Invariant)
+			}
+		}
+	}
+	slices.Sort(extra)
+	return append(ids, extra...)
+}
+
+type placedCell struct {
+	design, scenario string
+	cell             Cell
+	ok               bool
+}
+
+// sortedCells lists the cells in display order: scenarios, then designs.
+func (m *Matrix) sortedCells() []placedCell {
+	var out []placedCell
+	for _, s := range m.Scenarios {
+		for _, d := range m.Designs {
+			c, ok := m.Cells[[2]string{d, s}]
+			out = append(out, placedCell{d, s, c, ok})
+		}
+	}
+	return out
+}
+
+// abbrev is the short form of an invariant in matrix cells.
+var abbrev = map[string]string{
+	model.InvMutex: "ME", model.InvStaleWrite: "SW", model.InvLostUpdate: "LU",
+	model.InvTokenOrder: "TO", model.InvLiveness: "LV", model.InvReentrancy: "RE",
+}
+
+func short2(inv string) string {
+	if a, ok := abbrev[inv]; ok {
+		return a
+	}
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(inv, func(r rune) bool { return r == '-' || r == '_' || r == ' ' }) {
+		b.WriteString(strings.ToUpper(w[:1]))
+	}
+	if b.Len() == 0 {
+		return inv
+	}
+	return b.String()
+}
+
+// cellState is one cell's summary for display.
+type cellState struct {
+	kind   string // "ok", "broken", "na", "none" (not run), "unchecked"
+	text   string
+	broken []InvariantResult
+}
+
+func (m *Matrix) state(pc placedCell, invs []string) cellState {
+	switch {
+	case !pc.ok:
+		return cellState{kind: "none", text: "-"}
+	case pc.cell.NA != "":
+		return cellState{kind: "na", text: "n/a"}
+	}
+	st := cellState{kind: "ok", text: "ok"}
+	checked := 0
+	var names []string
+	for _, inv := range invs {
+		i := slices.IndexFunc(pc.cell.Results, func(r InvariantResult) bool { return r.Invariant == inv })
+		if i < 0 {
+			continue
+		}
+		checked++
+		if r := pc.cell.Results[i]; r.Broken {
+			st.broken = append(st.broken, r)
+			names = append(names, short2(inv))
+		}
+	}
+	switch {
+	case len(st.broken) > 0:
+		st.kind, st.text = "broken", strings.Join(names, ",")
+	case checked == 0:
+		st.kind, st.text = "unchecked", "?"
+	}
+	return st
+}
+
+func runsNote(r InvariantResult, runs int) string {
+	s := "seed " + strconv.FormatUint(r.Seed, 10)
+	if r.BrokenRuns > 0 && runs > 0 {
+		s += ", " + strconv.Itoa(r.BrokenRuns) + "/" + strconv.Itoa(runs) + " runs"
+	}
+	return s
+}
+
+func (m *Matrix) legend(invs []string) string {
+	var parts []string
+	for _, inv := range invs {
+		parts = append(parts, short2(inv)+" "+inv)
+	}
+	return "ok: every checked invariant held; broken: " + strings.Join(parts, ", ") +
+		"; n/a: does not apply; -: not run; ?: nothing checked."
+}
+
+// MatrixText writes the matrix as a plain-text table (scenarios down,
+// designs across), then the first violation of each broken invariant with
+// its seed, the n/a reasons and a legend.
+func MatrixText(w io.Writer, m *Matrix) error {
+	if m == nil {
+		return errors.New("report: nil matrix")
+	}
+	invs := m.invariants()
+	var b strings.Builder
+	if m.Title != "" {
+		fmt.Fprintf(&b, "%s\n\n", m.Title)
+	}
+	sw := len("scenario")
+	for _, s := range m.Scenarios {
+		sw = max(sw, len(s))
+	}
+	cw := make([]int, len(m.Designs))
+	states := map[[2]string]cellState{}
+	for _, pc := range m.sortedCells() {
+		st := m.state(pc, invs)
+		states[[2]string{pc.design, pc.scenario}] = st
+	}
+	for j, d := range m.Designs {
+		cw[j] = len(d)
+		for _, s := range m.Scenarios {
+			cw[j] = max(cw[j], len(states[[2]string{d, s}].text))
+		}
+	}
+	row := func(first string, cells []string) {
+		line := fmt.Sprintf("%-*s", sw, first)
+		for j, c := range cells {
+			line += "  " + fmt.Sprintf("%-*s", cw[j], c)
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	row("scenario", m.Designs)
+	var rule []string
+	for j := range m.Designs {
+		rule = append(rule, strings.Repeat("-", cw[j]))
+	}
+	row(strings.Repeat("-", sw), rule)
+	for _, s := range m.Scenarios {
+		var cells []string
+		for _, d := range m.Designs {
+			cells = append(cells, states[[2]string{d, s}].text)
+		}
+		row(s, cells)
+	}
+	b.WriteString("\n")
+	var broken, na []string
+	for _, pc := range m.sortedCells() {
+		st := states[[2]string{pc.design, pc.scenario}]
+		where := pc.scenario + " x " + pc.design
+		switch st.kind {
+		case "na":
+			na = append(na, where+": "+pc.cell.NA)
+		case "broken":
+			for _, r := range st.broken {
+				s := where + ": " + r.Invariant + " (" + runsNote(r, pc.cell.Runs) + ")"
+				if r.Explanation != "" {
+					s += ": " + r.Explanation
+				}
+				broken = append(broken, s)
+			}
+		}
+	}
+	list := func(title string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		b.WriteString(title + "\n")
+		for _, it := range items {
+			ls := wrap(it, 100, "    ")
+			ls[0] = "  - " + strings.TrimPrefix(ls[0], "    ")
+			for _, l := range ls {
+				b.WriteString(l + "\n")
+			}
+		}
+		b.WriteString("\n")
+	}
+	list("Broken (first violation, replay with its seed):", broken)
+	list("Not applicable:", na)
+	for _, l := range wrap("Legend: "+m.legend(invs), 100, "") {
+		b.WriteString(l + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return errors.Wrap(err, "report: writing matrix")
+}
+
+// mdEscape makes text safe inside a Markdown table cell or list item.
+func mdEscape(s string) string {
+	s = strings.ReplaceAll(s, "\\", "\\\\")
+	s = strings.ReplaceAll(s, "|", "\\|")
+	s = strings.ReplaceAll(s, "\n", " ")
+	return s
+}
+
+// MatrixMarkdown writes the matrix as a GitHub-flavoured Markdown table
+// followed by the first violation of each broken invariant and the n/a
+// reasons.
+func MatrixMarkdown(w io.Writer, m *Matrix) error {
+	if m == nil {
+		return errors.New("report: nil matrix")
+	}
+	invs := m.invariants()
+	var b strings.Builder
+	if m.Title != "" {
+		fmt.Fprintf(&b, "## %s\n\n", mdEscape(m.Title))
+	}
+	b.WriteString("| scenario |")
+	for _, d := range m.Designs {
+		b.WriteString(" " + mdEscape(d) + " |")
+	}
+	b.WriteString("\n|---|")
+	for range m.Designs {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	var broken, na []string
+	for _, s := range m.Scenarios {
+		b.WriteString("| " + mdEscape(s) + " |")
+		for _, d := range m.Designs {
+			c, ok := m.Cells[[2]string{d, s}]
+			st := m.state(placedCell{d, s, c, ok}, invs)
+			where := "`" + s + "` × `" + d + "`"
+			switch st.kind {
+			case "broken":
+				b.WriteString(" **" + st.text + "** |")
+				for _, r := range st.broken {
+					it := where + ": **" + r.Invariant + "** (" + runsNote(r, c.Runs) + ")"
+					if r.Explanation != "" {
+						it += ": " + mdEscape(r.Explanation)
+					}
+					broken = append(broken, it)
+				}
+			case "na":
+				b.WriteString(" n/a |")
+				na = append(na, where+": "+mdEscape(c.NA))
+			default:
+				b.WriteString(" " + st.text + " |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n" + mdEscape(m.legend(invs)) + "\n")
+	if len(broken) > 0 {
+		b.WriteString("\n### Broken\n\n")
+		for _, it := range broken {
+			b.WriteString("- " + it + "\n")
+		}
+	}
+	if len(na) > 0 {
+		b.WriteString("\n### Not applicable\n\n")
+		for _, it := range na {
+			b.WriteString("- " + it + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return errors.Wrap(err, "report: writing matrix")
+}
+
+var matrixTmpl = parse("matrix.html", nil)
+
+type matrixHTMLCell struct {
+	Kind, Text, Tip string
+}
+
+type matrixHTMLRow struct {
+	Scenario string
+	Cells    []matrixHTMLCell
+}
+
+type matrixHTMLNote struct {
+	Where, Invariant, Runs, Explanation, NA string
+}
+
+type matrixHTMLPage struct {
+	Title   string
+	Designs []string
+	Rows    []matrixHTMLRow
+	Broken  []matrixHTMLNote
+	NA      []matrixHTMLNote
+	Legend  string
+	CSS     template.CSS
+}
+
+// MatrixHTML writes the matrix as one self-contained HTML page: a table
+// coloured by verdict (hover a cell for its explanations), then the first
+// violation of each broken invariant and the n/a reasons.
+func MatrixHTML(w io.Writer, m *Matrix) error {
+	if m == nil {
+		return errors.New("report: nil matrix")
+	}
+	invs := m.invariants()
+	p := matrixHTMLPage{Title: m.Title, Designs: m.Designs, Legend: m.legend(invs), CSS: template.CSS(asset("matrix.css"))}
+	if p.Title == "" {
+		p.Title = "locksim matrix"
+	}
+	for _, s := range m.Scenarios {
+		rw := matrixHTMLRow{Scenario: s}
+		for _, d := range m.Designs {
+			c, ok := m.Cells[[2]string{d, s}]
+			st := m.state(placedCell{d, s, c, ok}, invs)
+			hc := matrixHTMLCell{Kind: st.kind, Text: st.text}
+			where := s + " × " + d
+			switch st.kind {
+			case "na":
+				hc.Tip = "n/a: " + c.NA
+				p.NA = append(p.NA, matrixHTMLNote{Where: where, NA: c.NA})
+			case "broken":
+				var tips []string
+				for _, r := range st.broken {
+					tips = append(tips, r.Invariant+" ("+runsNote(r, c.Runs)+"): "+r.Explanation)
+					p.Broken = append(p.Broken, matrixHTMLNote{Where: where, Invariant: r.Invariant,
+						Runs: runsNote(r, c.Runs), Explanation: r.Explanation})
+				}
+				hc.Tip = strings.Join(tips, "\n")
+			case "ok":
+				hc.Tip = "every checked invariant held"
+				if c.Runs > 0 {
+					hc.Tip += " in " + strconv.Itoa(c.Runs) + " runs"
+				}
+			case "none":
+				hc.Tip = "not run"
+			default:
+				hc.Tip = "no invariant checked"
+			}
+			rw.Cells = append(rw.Cells, hc)
+		}
+		p.Rows = append(p.Rows, rw)
+	}
+	var b bytes.Buffer
+	if err := matrixTmpl.Execute(&b, p); err != nil {
+		return errors.Wrap(err, "report: rendering matrix html")
+	}
+	_, err := w.Write(b.Bytes())
+	return errors.Wrap(err, "report: writing matrix html")
+}
+
+// MatrixHTMLPath writes MatrixHTML to a file, replacing it.
+func MatrixHTMLPath(path string, m *Matrix) error {
+	return writeFile(path, func(w io.Writer) error { return MatrixHTML(w, m) })
+}

@@ -1,0 +1,48 @@
+package report
+
+import (
+	"time"
+
+	"locksim/model"
+)
+
+// specSummary is the part of a Spec a reader needs: what ran under which
+// faults. Faults are rendered with sim.Fault.String.
+type specSummary struct {
+	Design      string        `json:"design"`
+	Fencing     string        `json:"fencing,omitempty"`
+	TTL         time.Duration `json:"ttl_ns"`
+	Deadline    bool          `json:"deadline,omitempty"`
+	Clients     []string      `json:"clients"`
+	Masters     int           `json:"masters,omitempty"`
+	Replicas    int           `json:"replicas,omitempty"`
+	Persistence string        `json:"persistence,omitempty"`
+	Faults      []string      `json:"faults"`
+}
+
+// summarize builds the spec summary; clients default to those found in
+// the history.
+func summarize(r *model.Result, t *timeline) specSummary {
+	s := r.Spec
+	out := specSummary{
+		Design:      s.Design,
+		Fencing:     string(s.Fencing),
+		TTL:         s.Options.TTL,
+		Deadline:    s.Options.Deadline,
+		Clients:     append([]string{}, s.Clients...),
+		Masters:     s.Topology.Masters,
+		Replicas:    s.Topology.Replicas,
+		Persistence: string(s.Topology.Persistence),
+		Faults:      []string{},
+	}
+	if out.Design == "" && s.Custom != nil {
+		out.Design = s.Custom.Name()
+	}
+	if len(out.Clients) == 0 {
+		out.Clients = append(out.Clients, t.clients...)
+	}
+	for _, f := range s.Faults {
+		out.Faults = append(out.Faults, f.String())
+	}
+	return out
+}

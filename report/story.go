@@ -1,0 +1,201 @@
+package report
+
+import (
+	"strconv"
+	"time"
+
+	"locksim/model"
+	"locksim/sim"
+)
+
+// maxClauses bounds a story's length.
+const maxClauses = 12
+
+// story retells a violation from the history in one sentence: the
+// acquisitions, pauses, expiries, faults and writes of the clients it
+// involves, from their last acquisition before the window to its end.
+func (t *timeline) story(v model.Violation) string {
+	from, to := v.From, v.To
+	if to < from {
+		from, to = to, from
+	}
+	involved := map[string]bool{}
+	for _, c := range v.Clients {
+		involved[c] = true
+	}
+	lo := from
+	for _, c := range v.Clients {
+		if at, ok := t.lastAcquired(c, from); ok {
+			lo = min(lo, at)
+		}
+	}
+	cited := map[int]bool{}
+	for _, s := range v.Events {
+		cited[s] = true
+	}
+	var clauses []string
+	more := 0
+	used := map[int]bool{}
+	// Faults that started earlier and still last at lo set the scene.
+	for _, e := range t.h {
+		if e.At >= lo {
+			break
+		}
+		if (e.Kind == sim.KindPartition || e.Kind == sim.KindNodeCrash) && (e.Dur == 0 || e.At+e.Dur > lo) {
+			clauses = append(clauses, describe(t, e)+" from "+fmtT(e.At))
+		}
+	}
+	for _, e := range t.h {
+		in := e.At >= lo && e.At <= to
+		if !in && !cited[e.Seq] {
+			continue
+		}
+		c, ok := t.clause(e, involved, cited, used)
+		if !ok {
+			continue
+		}
+		if len(clauses) == maxClauses {
+			more++
+			continue
+		}
+		clauses = append(clauses, c)
+	}
+	if len(clauses) == 0 {
+		return ""
+	}
+	s := "From the history: "
+	for i, c := range clauses {
+		if i > 0 {
+			s += "; "
+		}
+		s += c
+	}
+	if more > 0 {
+		s += "; and " + strconv.Itoa(more) + " more events"
+	}
+	return s + "."
+}
+
+// lastAcquired returns when client c last acquired the lock at or before at.
+func (t *timeline) lastAcquired(c string, at time.Duration) (time.Duration, bool) {
+	found, ok := time.Duration(0), false
+	for _, e := range t.h {
+		if e.At > at {
+			break
+		}
+		if e.Actor == c && e.Kind == model.KindAcquired && e.N <= 1 {
+			found, ok = e.At, true
+		}
+	}
+	return found, ok
+}
+
+// clause renders one event of a story, or reports that it does not belong.
+func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map[int]bool) (string, bool) {
+	all := len(involved) == 0
+	mine := all || involved[e.Actor]
+	at := " at " + fmtT(e.At)
+	switch e.Kind {
+	case model.KindAcquired:
+		if !mine || e.N > 1 {
+			return "", false
+		}
+		s := e.Actor + " acquired " + e.Key
+		if e.Peer != "" {
+			s += " on " + e.Peer
+		}
+		s += at + tokenNote(e.Token) + t.whilePaused(e.At, e.Actor, involved)
+		return s, true
+	case model.KindLeaseLost, model.KindAcquireFailed:
+		if !mine {
+			return "", false
+		}
+		return describe(t, e) + at, true
+	case sim.KindPause:
+		if !mine {
+			return "", false
+		}
+		return e.Actor + " was paused from " + fmtT(e.At) + " to " + fmtT(e.At+e.Dur), true
+	case sim.KindCrash, sim.KindRestart:
+		if !mine {
+			return "", false
+		}
+		return describe(t, e) + at, true
+	case sim.KindExpire, sim.KindEvict:
+		o := t.owner(e.Value)
+		if !all && !involved[o] && !cited[e.Seq] {
+			return "", false
+		}
+		s := "the key on " + e.Actor + " expired" + at
+		if e.Kind == sim.KindEvict {
+			s = e.Actor + " evicted the key" + at
+		}
+		if o != "" {
+			s += " (" + o + "'s value)"
+			if p, ok := t.pausedAt(o, e.At); ok {
+				s += " while " + o + " was " + pausedWord(p)
+			}
+		}
+		return s, true
+	case sim.KindKey:
+		if !cited[e.Seq] {
+			return "", false
+		}
+		return describe(t, e) + at, true
+	case model.KindRelease:
+		if !mine || e.N > 0 || !cited[e.Seq] {
+			return "", false
+		}
+		return e.Actor + " released " + e.Key + at, true
+	case model.KindResWrite:
+		// The write's own clause tells its outcome.
+		if (all || involved[e.Peer]) && used[e.Seq] {
+			return "", false
+		}
+		if !cited[e.Seq] {
+			return "", false
+		}
+		return describe(t, e) + at, true
+	case model.KindWrite:
+		if !mine {
+			return "", false
+		}
+		s := e.Actor + " wrote"
+		if e.Token != 0 {
+			s += " with token " + itoa(e.Token)
+		}
+		s += at
+		if i, ok := t.outcome(e, used); ok {
+			used[i] = true
+			if t.h[i].N == 0 {
+				s += " and the resource rejected it"
+			} else {
+				s += " and the resource accepted it"
+			}
+		} else {
+			s += " (no answer from the resource recorded)"
+		}
+		return s, true
+	case sim.KindNodeCrash, sim.KindNodeUp, sim.KindPromote, sim.KindDemote, sim.KindClockJump,
+		sim.KindClockDrift, sim.KindPartition, sim.KindHeal, sim.KindNetDelay, sim.KindNetDrop:
+		return describe(t, e) + at, true
+	}
+	if cited[e.Seq] {
+		return describe(t, e) + at, true
+	}
+	return "", false
+}
+
+// whilePaused says which other involved client was paused or crashed at
+// true time at, if any: " while A was paused".
+func (t *timeline) whilePaused(at time.Duration, self string, involved map[string]bool) string {
+	for _, c := range t.clients {
+		if c == self || (len(involved) > 0 && !involved[c]) {
+			continue
+		}
+		if p, ok := t.pausedAt(c, at); ok {
+			return " while " + c + " was " + pausedWord(p)
+		}
+	}
+	return ""
+}

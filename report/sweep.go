@@ -1,0 +1,327 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pkg/errors"
+)
+
+// Sweep is a two-parameter map: for each (x, y) pair of parameter values,
+// how many runs were made and how many broke an invariant. Whoever runs
+// the sweep fills it; the renderers only read it.
+type Sweep struct {
+	// Title is an optional heading.
+	Title string
+	// XName and YName name the parameters ("ttl", "pause").
+	XName, YName string
+	// Xs and Ys label the parameter values, in increasing order. Ys[0] is
+	// drawn at the bottom.
+	Xs, Ys []string
+	// Cells[i][j] is the cell at Ys[i], Xs[j].
+	Cells [][]SweepCell
+}
+
+// SweepCell is what the runs at one parameter pair showed.
+type SweepCell struct {
+	// Runs is how many runs were made; 0 means none.
+	Runs int
+	// Broken is how many of them broke at least one invariant.
+	Broken int
+	// Invariants are the invariants broken in any run, in any order.
+	Invariants []string
+}
+
+// state returns '.', '#', '+' or ' ' for safe, broken, mixed, not run.
+func (c SweepCell) state() byte {
+	switch {
+	case c.Runs == 0:
+		return ' '
+	case c.Broken == 0:
+		return '.'
+	case c.Broken >= c.Runs:
+		return '#'
+	default:
+		return '+'
+	}
+}
+
+// validate checks the grid's shape.
+func (s *Sweep) validate() error {
+	if s == nil {
+		return errors.New("report: nil sweep")
+	}
+	if len(s.Cells) != len(s.Ys) {
+		return errors.Errorf("report: sweep has %d rows of cells for %d y values", len(s.Cells), len(s.Ys))
+	}
+	for i, r := range s.Cells {
+		if len(r) != len(s.Xs) {
+			return errors.Errorf("report: sweep row %d (%s=%s) has %d cells for %d x values", i, s.YName, s.Ys[i], len(r), len(s.Xs))
+		}
+		for j, c := range r {
+			if c.Runs < 0 || c.Broken < 0 || c.Broken > c.Runs {
+				return errors.Errorf("report: sweep cell (%s=%s, %s=%s): broken %d of %d runs", s.XName, s.Xs[j], s.YName, s.Ys[i], c.Broken, c.Runs)
+			}
+		}
+	}
+	return nil
+}
+
+// brokenCounts returns each broken invariant with the number of cells
+// where it broke, sorted by invariant.
+func (s *Sweep) brokenCounts() []string {
+	n := map[string]int{}
+	for _, r := range s.Cells {
+		for _, c := range r {
+			seen := map[string]bool{}
+			for _, inv := range c.Invariants {
+				if !seen[inv] {
+					seen[inv] = true
+					n[inv]++
+				}
+			}
+		}
+	}
+	var ids []string
+	for id := range n {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		cells := "cells"
+		if n[id] == 1 {
+			cells = "cell"
+		}
+		out[i] = id + " (" + strconv.Itoa(n[id]) + " " + cells + ")"
+	}
+	return out
+}
+
+// SweepText writes the sweep as a character grid, Ys[0] at the bottom,
+// x labels written vertically under their columns: '.' safe in every run,
+// '#' broken in every run, '+' mixed, ' ' not run.
+func SweepText(w io.Writer, s *Sweep) error {
+	if err := s.validate(); err != nil {
+		return err
+	}
+	var b strings.Builder
+	if s.Title != "" {
+		b.WriteString(s.Title + "\n\n")
+	}
+	yw := len(s.YName)
+	for _, y := range s.Ys {
+		yw = max(yw, len(y))
+	}
+	fmt.Fprintf(&b, "%*s\n", yw, s.YName)
+	for i := len(s.Ys) - 1; i >= 0; i-- {
+		line := fmt.Sprintf("%*s |", yw, s.Ys[i])
+		for _, c := range s.Cells[i] {
+			line += " " + string(c.state())
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	b.WriteString(strings.Repeat(" ", yw) + " +" + strings.Repeat("--", len(s.Xs)) + "\n")
+	xl := 0
+	for _, x := range s.Xs {
+		xl = max(xl, len(x))
+	}
+	for k := 0; k < xl; k++ {
+		line := strings.Repeat(" ", yw+2)
+		for _, x := range s.Xs {
+			ch := byte(' ')
+			if k < len(x) {
+				ch = x[k]
+			}
+			line += " " + string(ch)
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	fmt.Fprintf(&b, "%s  %s ->\n\n", strings.Repeat(" ", yw+2), s.XName)
+	b.WriteString("Legend: . safe in every run; # broken in every run; + broken in some runs; blank: not run.\n")
+	if bc := s.brokenCounts(); len(bc) > 0 {
+		for _, l := range wrap("Broken: "+strings.Join(bc, ", ")+".", 100, "") {
+			b.WriteString(l + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return errors.Wrap(err, "report: writing sweep")
+}
+
+// Sweep SVG geometry, in pixels.
+const (
+	sweepCellW = 44
+	sweepCellH = 30
+	sweepCharW = 7
+)
+
+// sweepColor colours a cell by its broken fraction: green when safe,
+// through amber, to red when broken in every run; grey when not run.
+func sweepColor(c SweepCell) string {
+	if c.Runs == 0 {
+		return "#f3f4f6"
+	}
+	type rgb struct{ r, g, b int }
+	safe, mid, bad := rgb{134, 239, 172}, rgb{251, 191, 36}, rgb{220, 38, 38}
+	// f is the broken fraction in 1/1000.
+	f := c.Broken * 1000 / c.Runs
+	lerp := func(a, b rgb, t int) rgb {
+		return rgb{a.r + (b.r-a.r)*t/1000, a.g + (b.g-a.g)*t/1000, a.b + (b.b-a.b)*t/1000}
+	}
+	var x rgb
+	switch {
+	case f == 0:
+		x = safe
+	case f < 500:
+		x = lerp(mid, rgb{249, 115, 22}, f*2)
+	default:
+		x = lerp(rgb{249, 115, 22}, bad, (f-500)*2)
+	}
+	return fmt.Sprintf("#%02x%02x%02x", x.r, x.g, x.b)
+}
+
+// SweepSVG writes the sweep as one self-contained SVG image: a grid of
+// cells coloured by broken fraction (hover a cell for its counts), Ys[0] at
+// the bottom, with a thick line along every edge between a safe cell and
+// a cell where some run broke, and a legend.
+func SweepSVG(w io.Writer, s *Sweep) error {
+	if err := s.validate(); err != nil {
+		return err
+	}
+	yw := len(s.YName)
+	for _, y := range s.Ys {
+		yw = max(yw, len(y))
+	}
+	xl := len(s.XName)
+	for _, x := range s.Xs {
+		xl = max(xl, len(x))
+	}
+	rotate := xl*sweepCharW > sweepCellW-4
+	left := 16 + yw*sweepCharW
+	top := 16
+	if s.Title != "" {
+		top = 40
+	}
+	gw, gh := len(s.Xs)*sweepCellW, len(s.Ys)*sweepCellH
+	xlabH := 22
+	if rotate {
+		xlabH = 10 + xl*sweepCharW*3/4
+	}
+	legendY := top + gh + xlabH + 28
+	width := max(left+gw+24, 480)
+	height := legendY + 56
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif" font-size="12">`+"\n", width, height, width, height)
+	b.WriteString(`<rect width="100%" height="100%" fill="#fff"/>` + "\n")
+	if s.Title != "" {
+		fmt.Fprintf(&b, `<text x="16" y="24" font-size="15" font-weight="bold">%s</text>`+"\n", esc(s.Title))
+	}
+	cellX := func(j int) int { return left + j*sweepCellW }
+	cellY := func(i int) int { return top + (len(s.Ys)-1-i)*sweepCellH }
+	b.WriteString(`<g id="cells">` + "\n")
+	for i := range s.Ys {
+		for j := range s.Xs {
+			c := s.Cells[i][j]
+			tip := fmt.Sprintf("%s=%s, %s=%s: ", s.XName, s.Xs[j], s.YName, s.Ys[i])
+			if c.Runs == 0 {
+				tip += "not run"
+			} else {
+				tip += fmt.Sprintf("%d of %d runs broken", c.Broken, c.Runs)
+				if len(c.Invariants) > 0 {
+					invs := slices.Clone(c.Invariants)
+					slices.Sort(invs)
+					tip += " (" + strings.Join(slices.Compact(invs), ", ") + ")"
+				}
+			}
+			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#fff" stroke-width="1" data-state="%s"><title>%s</title></rect>`+"\n",
+				cellX(j), cellY(i), sweepCellW, sweepCellH, sweepColor(c), sweepState(c), esc(tip))
+			if c.Runs > 0 && c.Broken > 0 && c.Broken < c.Runs {
+				fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" font-size="10" fill="#1f2937" pointer-events="none">%d/%d</text>`+"\n",
+					cellX(j)+sweepCellW/2, cellY(i)+sweepCellH/2+4, c.Broken, c.Runs)
+			}
+		}
+	}
+	b.WriteString("</g>\n")
+	// The boundary: every edge between a safe cell and a broken or mixed one.
+	b.WriteString(`<g id="boundary" stroke="#111827" stroke-width="3" stroke-linecap="square">` + "\n")
+	bad := func(i, j int) (bool, bool) {
+		c := s.Cells[i][j]
+		return c.Broken > 0, c.Runs > 0
+	}
+	for i := range s.Ys {
+		for j := range s.Xs {
+			bi, ri := bad(i, j)
+			if !ri {
+				continue
+			}
+			if j+1 < len(s.Xs) {
+				if bj, rj := bad(i, j+1); rj && bj != bi {
+					x := cellX(j + 1)
+					fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d"/>`+"\n", x, cellY(i), x, cellY(i)+sweepCellH)
+				}
+			}
+			if i+1 < len(s.Ys) {
+				if bj, rj := bad(i+1, j); rj && bj != bi {
+					y := cellY(i)
+					fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d"/>`+"\n", cellX(j), y, cellX(j)+sweepCellW, y)
+				}
+			}
+		}
+	}
+	b.WriteString("</g>\n")
+	// Axes.
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#9ca3af"/>`+"\n", left, top, gw, gh)
+	for i, y := range s.Ys {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", left-6, cellY(i)+sweepCellH/2+4, esc(y))
+	}
+	for j, x := range s.Xs {
+		cx, cy := cellX(j)+sweepCellW/2, top+gh+14
+		if rotate {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" transform="rotate(-45 %d %d)">%s</text>`+"\n", cx, cy, cx, cy, esc(x))
+		} else {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", cx, cy, esc(x))
+		}
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" font-weight="bold">%s &#8594;</text>`+"\n", left+gw/2, top+gh+xlabH+10, esc(s.XName))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" font-weight="bold">%s &#8593;</text>`+"\n", left-6, top-4, esc(s.YName))
+	// Legend.
+	lx := 16
+	fmt.Fprintf(&b, `<g id="legend" transform="translate(%d %d)">`+"\n", lx, legendY)
+	for k, f := range []int{0, 1, 2, 3, 4} {
+		c := SweepCell{Runs: 4, Broken: f}
+		fmt.Fprintf(&b, `<rect x="%d" y="0" width="24" height="14" fill="%s"/>`+"\n", k*24, sweepColor(c))
+	}
+	b.WriteString(`<text x="0" y="28">safe</text><text x="120" y="28" text-anchor="end">broken in every run</text>` + "\n")
+	b.WriteString(`<rect x="150" y="0" width="24" height="14" fill="#f3f4f6" stroke="#d1d5db"/><text x="180" y="11">not run</text>` + "\n")
+	b.WriteString(`<line x1="240" y1="7" x2="264" y2="7" stroke="#111827" stroke-width="3"/><text x="270" y="11">safe / broken boundary</text>` + "\n")
+	if bc := s.brokenCounts(); len(bc) > 0 {
+		fmt.Fprintf(&b, `<text x="0" y="46" fill="#6b7280">broken: %s</text>`+"\n", esc(strings.Join(bc, ", ")))
+	}
+	b.WriteString("</g>\n</svg>\n")
+	_, err := io.WriteString(w, b.String())
+	return errors.Wrap(err, "report: writing sweep svg")
+}
+
+func sweepState(c SweepCell) string {
+	switch c.state() {
+	case '.':
+		return "safe"
+	case '#':
+		return "broken"
+	case '+':
+		return "mixed"
+	}
+	return "none"
+}
+
+// SweepSVGPath writes SweepSVG to a file, replacing it.
+func SweepSVGPath(path string, s *Sweep) error {
+	return writeFile(path, func(w io.Writer) error { return SweepSVG(w, s) })
+}
+
+// esc escapes text for XML and HTML.
+func esc(s string) string { return html.EscapeString(s) }

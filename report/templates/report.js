@@ -1,0 +1,481 @@
+// locksim report: draws the timeline from the JSON in #report-data.
+// Everything is inline; no network access. Errors end up in
+// document.body.dataset.errors, and dataset.ready is "1" when done.
+(function () {
+  "use strict";
+  var errors = [];
+  function fail(msg) {
+    errors.push(String(msg));
+    document.body.dataset.errors = errors.join(" | ");
+  }
+  window.addEventListener("error", function (e) { fail(e.message || "error"); });
+
+  var svg = document.getElementById("lanes");
+  var NS = svg.namespaceURI;
+  var PALETTE = ["#2563eb", "#db2777", "#0891b2", "#65a30d", "#d97706", "#7c3aed", "#475569", "#be123c"];
+  var LABEL_W = 160, RIGHT = 16, TOP = 50, BAND = 16, ROW_H = 22, LANE_GAP = 6, BOTTOM = 10;
+
+  var data, tl, colors = {}, tips = [], view = { t0: 0, t1: 1 }, full = { t0: 0, t1: 1 };
+
+  function el(name, attrs, parent) {
+    var n = document.createElementNS(NS, name);
+    if (attrs) {
+      for (var k in attrs) {
+        if (Object.prototype.hasOwnProperty.call(attrs, k)) { n.setAttribute(k, attrs[k]); }
+      }
+    }
+    if (parent) { parent.appendChild(n); }
+    return n;
+  }
+  function text(parent, x, y, s, cls) {
+    var t = el("text", { x: x, y: y }, parent);
+    if (cls) { t.setAttribute("class", cls); }
+    t.textContent = s;
+    return t;
+  }
+
+  // fmtT renders nanoseconds like the Go side: "1.050000s".
+  function fmtT(ns) {
+    var neg = ns < 0;
+    if (neg) { ns = -ns; }
+    var us = Math.floor(ns / 1000);
+    var s = Math.floor(us / 1e6), frac = String(us % 1e6);
+    while (frac.length < 6) { frac = "0" + frac; }
+    return (neg ? "-" : "") + s + "." + frac + "s";
+  }
+  function tickStep(span, n) {
+    for (var p = 1; p < 1e18; p *= 10) {
+      var fs = [1, 2, 5];
+      for (var i = 0; i < fs.length; i++) {
+        if (span / (fs[i] * p) <= n) { return fs[i] * p; }
+      }
+    }
+    return span;
+  }
+  function tickLabel(ns, step) {
+    var unit = 1e9, name = "s";
+    if (step < 1e3) { unit = 1; name = "ns"; } else if (step < 1e6) { unit = 1e3; name = "us"; } else if (step < 1e8) { unit = 1e6; name = "ms"; }
+    var dec = 0;
+    for (var u = unit; dec < 9 && Math.round(step) % u !== 0; u /= 10) { dec++; }
+    return (ns / unit).toFixed(dec) + name;
+  }
+
+  // The plot spans LABEL_W..LABEL_W+plotW(); time maps inside it with a
+  // margin of PAD pixels so marks at the edges stay whole.
+  var PAD = 8;
+  function x(t) {
+    return LABEL_W + PAD + (t - view.t0) / (view.t1 - view.t0) * (plotW() - 2 * PAD);
+  }
+  function plotW() { return Math.max(200, chartWidth() - LABEL_W - RIGHT); }
+  function chartWidth() {
+    var c = document.getElementById("chart");
+    return Math.max(640, c.clientWidth || 0);
+  }
+  function tAtX(px) { return view.t0 + (px - LABEL_W - PAD) / (plotW() - 2 * PAD) * (view.t1 - view.t0); }
+
+  function ownerColor(o) { return colors[o] || "#6b7280"; }
+
+  function addTip(node, title, at, detail, extra) {
+    tips.push({ title: title, at: at, detail: detail, extra: extra || "" });
+    node.setAttribute("data-tip", String(tips.length - 1));
+  }
+
+  // Span styles: fill, opacity, height fraction, dash.
+  function spanStyle(s) {
+    var c = ownerColor(s.owner);
+    switch (s.kind) {
+      case "held": return { fill: c, op: 0.9, h: 0.62 };
+      case "acquiring": return { fill: "#d1d5db", op: 1, h: 0.3 };
+      case "lease": return { fill: c, op: 0.3, h: 0.5, stroke: c };
+      case "paused": return { fill: "url(#hatch-pause)", op: 1, h: 0.62, stroke: "#d97706" };
+      case "crashed": return { fill: "#7f1d1d", op: 0.85, h: 0.62 };
+      case "key": return { fill: c, op: 0.35, h: 0.7, stroke: c };
+      case "down": return { fill: "url(#hatch-down)", op: 1, h: 0.7, stroke: "#374151" };
+      case "partition": return { fill: "#a855f7", op: 0.3, h: 0.62, stroke: "#7e22ce" };
+    }
+    return { fill: "#9ca3af", op: 0.6, h: 0.5 };
+  }
+
+  var MARKS = {
+    "acquired": ["tri", "#15803d"], "reacquired": ["tri", "#65a30d"],
+    "acquire-failed": ["diamond", "#ea580c"], "lease-lost": ["diamond", "#ea580c"],
+    "write": ["ring", "#374151"], "write-ok": ["dot", "#15803d"], "write-rejected": ["xdot", "#dc2626"],
+    "res-ok": ["dot", "#15803d"], "res-rejected": ["xdot", "#dc2626"],
+    "release": ["square", "#4b5563"], "released": ["small", "#9ca3af"],
+    "renew": ["diamond", "#0d9488"], "renew-failed": ["diamond", "#dc2626"], "watchdog-stop": ["diamond", "#dc2626"],
+    "crash": ["cross", "#7f1d1d"], "node-crash": ["cross", "#7f1d1d"],
+    "restart": ["up", "#15803d"], "node-up": ["up", "#15803d"],
+    "expired": ["cross", "#dc2626"], "deleted": ["bar", "#374151"], "evicted": ["cross", "#ea580c"],
+    "promote": ["up", "#2563eb"], "demote": ["down", "#2563eb"],
+    "clock-jump": ["diamond", "#7c3aed"], "clock-drift": ["ring", "#7c3aed"],
+    "heal": ["bar", "#7e22ce"], "net-delay": ["diamond", "#7e22ce"], "net-drop": ["cross", "#7e22ce"],
+    "error": ["ring", "#dc2626"]
+  };
+  var MARK_NAMES = {
+    "acquired": "acquired", "acquire-failed": "acquire gave up", "lease-lost": "lease lost",
+    "write": "write (no answer)", "write-ok": "write accepted", "write-rejected": "write rejected",
+    "release": "release", "renew": "renewed", "watchdog-stop": "watchdog stopped", "crash": "crash",
+    "restart": "restart", "expired": "key expired", "deleted": "key deleted", "evicted": "key evicted",
+    "promote": "promoted", "demote": "demoted", "clock-jump": "clock jump", "clock-drift": "clock rate",
+    "net-delay": "network delay", "net-drop": "network drop", "error": "task error"
+  };
+  var SPAN_NAMES = {
+    "acquiring": "acquiring", "held": "holding (critical section)", "lease": "believed lease",
+    "paused": "paused", "crashed": "crashed", "key": "key on node (by owner)", "down": "node down",
+    "partition": "partition"
+  };
+
+  function drawMark(g, kind, cx, cy, r, cited) {
+    var m = MARKS[kind] || ["dot", "#6b7280"];
+    var shape = m[0], c = m[1], n;
+    var grp = el("g", null, g);
+    if (cited) { el("circle", { cx: cx, cy: cy, r: r + 4, fill: "none", stroke: "#dc2626", "stroke-width": 2 }, grp); }
+    switch (shape) {
+      case "tri":
+        n = el("path", { d: "M" + (cx - r) + " " + (cy - r) + "L" + (cx + r) + " " + cy + "L" + (cx - r) + " " + (cy + r) + "Z", fill: c }, grp); break;
+      case "up":
+        n = el("path", { d: "M" + (cx - r) + " " + (cy + r) + "L" + cx + " " + (cy - r) + "L" + (cx + r) + " " + (cy + r) + "Z", fill: c }, grp); break;
+      case "down":
+        n = el("path", { d: "M" + (cx - r) + " " + (cy - r) + "L" + cx + " " + (cy + r) + "L" + (cx + r) + " " + (cy - r) + "Z", fill: c }, grp); break;
+      case "diamond":
+        n = el("path", { d: "M" + cx + " " + (cy - r) + "L" + (cx + r) + " " + cy + "L" + cx + " " + (cy + r) + "L" + (cx - r) + " " + cy + "Z", fill: c }, grp); break;
+      case "square":
+        n = el("rect", { x: cx - r * 0.8, y: cy - r * 0.8, width: r * 1.6, height: r * 1.6, fill: c }, grp); break;
+      case "small":
+        n = el("circle", { cx: cx, cy: cy, r: r * 0.45, fill: c }, grp); break;
+      case "ring":
+        n = el("circle", { cx: cx, cy: cy, r: r * 0.85, fill: "#fff", stroke: c, "stroke-width": 2 }, grp); break;
+      case "bar":
+        n = el("rect", { x: cx - 1.5, y: cy - r - 1, width: 3, height: 2 * r + 2, fill: c }, grp); break;
+      case "cross":
+        n = el("path", { d: "M" + (cx - r) + " " + (cy - r) + "L" + (cx + r) + " " + (cy + r) + "M" + (cx + r) + " " + (cy - r) + "L" + (cx - r) + " " + (cy + r), stroke: c, "stroke-width": 3, fill: "none" }, grp);
+        el("rect", { x: cx - r, y: cy - r, width: 2 * r, height: 2 * r, fill: "transparent" }, grp); break;
+      case "xdot":
+        n = el("circle", { cx: cx, cy: cy, r: r, fill: c }, grp);
+        el("path", { d: "M" + (cx - r / 2) + " " + (cy - r / 2) + "L" + (cx + r / 2) + " " + (cy + r / 2) + "M" + (cx + r / 2) + " " + (cy - r / 2) + "L" + (cx - r / 2) + " " + (cy + r / 2), stroke: "#fff", "stroke-width": 1.6 }, grp); break;
+      default:
+        n = el("circle", { cx: cx, cy: cy, r: r, fill: c }, grp);
+    }
+    return grp;
+  }
+
+  function defs() {
+    var d = el("defs", null, svg);
+    var p = el("pattern", { id: "hatch-pause", width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, d);
+    el("rect", { width: 6, height: 6, fill: "#fef3c7" }, p);
+    el("rect", { width: 3, height: 6, fill: "#fbbf24" }, p);
+    var q = el("pattern", { id: "hatch-down", width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(-45)" }, d);
+    el("rect", { width: 6, height: 6, fill: "#e5e7eb" }, q);
+    el("rect", { width: 2, height: 6, fill: "#6b7280" }, q);
+    var clip = el("clipPath", { id: "plot-clip" }, d);
+    return clip;
+  }
+
+  function laneHeight(l) { return l.rows.length * ROW_H + LANE_GAP; }
+
+  function render() {
+    while (svg.firstChild) { svg.removeChild(svg.firstChild); }
+    tips = [];
+    // One band per violation window under the axis labels.
+    TOP = 34 + Math.max(1, (tl.windows || []).length) * BAND;
+    var W = chartWidth();
+    var H = TOP;
+    for (var i = 0; i < tl.lanes.length; i++) { H += laneHeight(tl.lanes[i]); }
+    H += BOTTOM;
+    svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+    svg.setAttribute("width", W);
+    svg.setAttribute("height", H);
+    var clip = defs();
+    el("rect", { x: LABEL_W, y: 0, width: plotW(), height: H }, clip);
+
+    // Axis and grid.
+    var span = view.t1 - view.t0;
+    var step = tickStep(span, Math.max(2, Math.floor(plotW() / 90)));
+    var axis = el("g", { "class": "tick" }, svg);
+    var first = Math.ceil(view.t0 / step) * step;
+    for (var t = first; t <= view.t1 + 1e-9; t += step) {
+      var px = x(t);
+      el("line", { x1: px, x2: px, y1: 18, y2: TOP - 4, "class": "grid" }, axis);
+      text(axis, px + 3, 14, tickLabel(t, step));
+    }
+    el("line", { x1: LABEL_W, x2: LABEL_W + plotW(), y1: TOP - 4, y2: TOP - 4, stroke: "#d1d5db" }, axis);
+
+    // Lanes.
+    var y = TOP;
+    for (var li = 0; li < tl.lanes.length; li++) {
+      var l = tl.lanes[li];
+      var g = el("g", { "class": "lane", "data-lane": l.id, "data-kind": l.kind }, svg);
+      var lh = laneHeight(l);
+      el("rect", { x: 0, y: y, width: W, height: lh - 2, fill: li % 2 ? "#ffffff" : "#f9fafb" }, g);
+      var idText = text(g, 8, y + 15, l.id, "lane-id");
+      if (l.kind === "client") { idText.setAttribute("style", "fill:" + ownerColor(l.id)); }
+      for (var ri = 0; ri < l.rows.length; ri++) {
+        var rw = l.rows[ri];
+        var ry = y + ri * ROW_H, cy = ry + ROW_H / 2 + 1;
+        text(g, 96, cy + 4, rw.name, "row-name");
+        var body = el("g", { "clip-path": "url(#plot-clip)" }, g);
+        var spans = rw.spans || [];
+        for (var si = 0; si < spans.length; si++) {
+          var s = spans[si], st = spanStyle(s);
+          var sx0 = x(s.from_ns), sx1 = Math.max(x(s.to_ns), sx0 + 2);
+          if (sx1 < LABEL_W - 2 || sx0 > W) { continue; }
+          var h = ROW_H * st.h;
+          var rect = el("rect", { x: sx0, y: cy - h / 2, width: sx1 - sx0, height: h, rx: 2, fill: st.fill, "fill-opacity": st.op }, body);
+          if (st.stroke) { rect.setAttribute("stroke", st.stroke); rect.setAttribute("stroke-width", 1); }
+          addTip(rect, (SPAN_NAMES[s.kind] || s.kind) + (s.owner ? " (" + s.owner + ")" : ""), s.from_ns,
+            s.detail, "until " + fmtT(s.to_ns) + (s.open ? " (still going at the end)" : "") + ", " + fmtT(s.to_ns - s.from_ns));
+          var label = s.label || (s.kind === "held" ? s.owner : "");
+          var vis0 = Math.max(sx0, LABEL_W), vis1 = Math.min(sx1, LABEL_W + plotW());
+          if (label && vis1 - vis0 > label.length * 6 + 8) { text(body, vis0 + 4, cy + 4, label, "span-label"); }
+        }
+        var marks = rw.marks || [];
+        for (var mi = 0; mi < marks.length; mi++) {
+          var m = marks[mi], mx = x(m.at_ns);
+          if (mx < LABEL_W - 6 || mx > W) { continue; }
+          var mg = drawMark(body, m.kind, mx, cy, 5, m.cited);
+          addTip(mg, (MARK_NAMES[m.kind] || m.kind) + (m.label ? " - " + m.label : ""), m.at_ns, m.detail, m.cited ? "cited by a violation" : "");
+        }
+      }
+      y += lh;
+    }
+    // Grid lines over the lane backgrounds.
+    var grid = el("g", { "pointer-events": "none" }, svg);
+    for (var gt = first; gt <= view.t1 + 1e-9; gt += step) {
+      el("line", { x1: x(gt), x2: x(gt), y1: TOP - 4, y2: H - BOTTOM, stroke: "#9ca3af", "stroke-opacity": 0.25 }, grid);
+    }
+
+    // Violation windows: a band under the axis and a shade over the lanes.
+    var wins = el("g", { "clip-path": "url(#plot-clip)", "class": "windows" }, svg);
+    for (var w = 0; w < (tl.windows || []).length; w++) {
+      var win = tl.windows[w];
+      var x0 = x(win.from_ns), x1 = Math.max(x(win.to_ns), x0 + 3);
+      el("rect", { x: x0, y: TOP - 4, width: x1 - x0, height: H - TOP - BOTTOM + 4, fill: "#dc2626", "fill-opacity": 0.1,
+        stroke: "#dc2626", "stroke-opacity": 0.7, "stroke-dasharray": "4 3", "pointer-events": "none" }, wins);
+      var band = el("g", null, wins);
+      var by = 22 + w * BAND;
+      el("rect", { x: x0, y: by, width: x1 - x0, height: BAND - 2, fill: "#dc2626", rx: 2 }, band);
+      var lbl = "#" + win.index + " " + win.invariant;
+      var lx = Math.max(x1, LABEL_W) + 4;
+      var inside = x1 - Math.max(x0, LABEL_W) > lbl.length * 6.5 + 8;
+      if (inside) { lx = Math.max(x0, LABEL_W) + 4; } else if (lx + lbl.length * 6.5 > LABEL_W + plotW()) { lx = Math.max(LABEL_W + 2, x0 - 4 - lbl.length * 6.5); }
+      var lt = text(band, lx, by + 11, lbl, "win-label");
+      if (inside) { lt.setAttribute("style", "fill:#fff"); }
+      addTip(band, "violation " + win.index + ": " + win.invariant, win.from_ns,
+        "from " + fmtT(win.from_ns) + " to " + fmtT(win.to_ns) + ", " + fmtT(win.to_ns - win.from_ns) + (win.clients ? " (" + win.clients.join(", ") + ")" : ""));
+    }
+
+    var vr = document.getElementById("view-range");
+    if (vr) { vr.textContent = fmtT(view.t0) + " - " + fmtT(view.t1); }
+  }
+
+  function legend() {
+    var box = document.getElementById("legend");
+    if (!box) { return; }
+    var seenS = {}, seenM = {};
+    tl.lanes.forEach(function (l) {
+      l.rows.forEach(function (r) {
+        (r.spans || []).forEach(function (s) { seenS[s.kind] = s.owner || true; });
+        (r.marks || []).forEach(function (m) { seenM[m.kind === "res-ok" ? "write-ok" : m.kind === "res-rejected" ? "write-rejected" : m.kind] = true; });
+      });
+    });
+    Object.keys(SPAN_NAMES).forEach(function (k) {
+      if (!seenS[k]) { return; }
+      var item = document.createElement("span");
+      var s = el("svg", { viewBox: "0 0 26 14" }, item);
+      var st = spanStyle({ kind: k, owner: typeof seenS[k] === "string" ? seenS[k] : "" });
+      var r = el("rect", { x: 1, y: 7 - 12 * st.h / 2, width: 24, height: 12 * st.h, fill: st.fill, "fill-opacity": st.op }, s);
+      if (st.stroke) { r.setAttribute("stroke", st.stroke); }
+      item.appendChild(document.createTextNode(SPAN_NAMES[k]));
+      box.appendChild(item);
+    });
+    Object.keys(MARK_NAMES).forEach(function (k) {
+      if (!seenM[k]) { return; }
+      var item = document.createElement("span");
+      var s = el("svg", { viewBox: "0 0 26 14" }, item);
+      drawMark(s, k, 13, 7, 5, false);
+      item.appendChild(document.createTextNode(MARK_NAMES[k]));
+      box.appendChild(item);
+    });
+    if ((tl.windows || []).length) {
+      var item = document.createElement("span");
+      var s = el("svg", { viewBox: "0 0 26 14" }, item);
+      el("rect", { x: 1, y: 1, width: 24, height: 12, fill: "#dc2626", "fill-opacity": 0.12, stroke: "#dc2626", "stroke-dasharray": "4 3" }, s);
+      item.appendChild(document.createTextNode("violation window"));
+      box.appendChild(item);
+    }
+    var owners = data.spec && data.spec.clients ? data.spec.clients : [];
+    owners.forEach(function (c) {
+      var item = document.createElement("span");
+      var s = el("svg", { viewBox: "0 0 26 14" }, item);
+      el("rect", { x: 1, y: 2, width: 24, height: 10, rx: 2, fill: ownerColor(c) }, s);
+      item.appendChild(document.createTextNode("client " + c));
+      box.appendChild(item);
+    });
+  }
+
+  // Zoom and pan.
+  var MIN_SPAN = 1000;
+  function setView(t0, t1) {
+    var span = Math.max(MIN_SPAN, Math.min(t1 - t0, full.t1 - full.t0));
+    if (t0 < full.t0) { t0 = full.t0; }
+    if (t0 + span > full.t1) { t0 = full.t1 - span; }
+    view.t0 = t0;
+    view.t1 = t0 + span;
+    render();
+  }
+  function zoom(factor, center) {
+    if (center === undefined) { center = (view.t0 + view.t1) / 2; }
+    var span = (view.t1 - view.t0) * factor;
+    var f = (center - view.t0) / (view.t1 - view.t0);
+    setView(center - f * span, center - f * span + span);
+  }
+  function focus(from, to) {
+    var pad = Math.max((to - from) * 0.25, (full.t1 - full.t0) * 0.02, MIN_SPAN);
+    setView(from - pad, to + pad);
+  }
+  function svgX(ev) {
+    var r = svg.getBoundingClientRect();
+    var scale = r.width > 0 ? chartWidth() / r.width : 1;
+    return (ev.clientX - r.left) * scale;
+  }
+
+  function wire() {
+    document.getElementById("zoom-in").addEventListener("click", function () { zoom(0.5); });
+    document.getElementById("zoom-out").addEventListener("click", function () { zoom(2); });
+    document.getElementById("zoom-reset").addEventListener("click", function () { setView(full.t0, full.t1); });
+    svg.addEventListener("wheel", function (ev) {
+      ev.preventDefault();
+      var px = svgX(ev);
+      var c = px >= LABEL_W ? tAtX(px) : undefined;
+      zoom(ev.deltaY < 0 ? 1 / 1.25 : 1.25, c);
+    }, { passive: false });
+    var chart = document.getElementById("chart"), drag = null;
+    svg.addEventListener("mousedown", function (ev) {
+      drag = { x: svgX(ev), t0: view.t0, t1: view.t1 };
+      chart.classList.add("dragging");
+    });
+    window.addEventListener("mouseup", function () { drag = null; chart.classList.remove("dragging"); });
+    var tip = document.getElementById("tip");
+    svg.addEventListener("mousemove", function (ev) {
+      if (drag) {
+        var dt = (svgX(ev) - drag.x) / plotW() * (drag.t1 - drag.t0);
+        setView(drag.t0 - dt, drag.t1 - dt);
+        tip.hidden = true;
+        return;
+      }
+      var n = ev.target && ev.target.closest ? ev.target.closest("[data-tip]") : null;
+      if (!n) { tip.hidden = true; return; }
+      var d = tips[Number(n.getAttribute("data-tip"))];
+      if (!d) { tip.hidden = true; return; }
+      tip.textContent = "";
+      var b = document.createElement("b");
+      b.textContent = d.title;
+      tip.appendChild(b);
+      tip.appendChild(document.createTextNode("\n" + fmtT(d.at) + "  " + (d.detail || "") + (d.extra ? "\n" + d.extra : "")));
+      tip.hidden = false;
+      var tx = ev.clientX + 14, ty = ev.clientY + 14;
+      if (tx + 470 > window.innerWidth) { tx = Math.max(4, ev.clientX - 474); }
+      if (ty + tip.offsetHeight + 8 > window.innerHeight) { ty = Math.max(4, ev.clientY - tip.offsetHeight - 10); }
+      tip.style.left = tx + "px";
+      tip.style.top = ty + "px";
+    });
+    svg.addEventListener("mouseleave", function () { tip.hidden = true; });
+    Array.prototype.forEach.call(document.querySelectorAll("button.zoomto"), function (b) {
+      b.addEventListener("click", function () {
+        var i = Number(b.getAttribute("data-violation"));
+        var w = (tl.windows || [])[i - 1];
+        if (w) { focus(w.from_ns, w.to_ns); document.getElementById("timeline").scrollIntoView({ behavior: "smooth" }); }
+      });
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("#events tbody tr"), function (tr) {
+      tr.addEventListener("click", function () {
+        var at = Number(tr.getAttribute("data-at"));
+        var span = Math.max((full.t1 - full.t0) / 20, MIN_SPAN);
+        setView(at - span / 2, at + span / 2);
+        tr.classList.add("flash");
+        setTimeout(function () { tr.classList.remove("flash"); }, 700);
+        document.getElementById("timeline").scrollIntoView({ behavior: "smooth" });
+      });
+    });
+    var hist = document.getElementById("history");
+    if (hist) {
+      hist.addEventListener("toggle", function () {
+        var pre = document.getElementById("history-text");
+        if (!hist.open || pre.textContent) { return; }
+        pre.textContent = (data.history || []).map(eventLine).join("\n");
+      });
+    }
+    window.addEventListener("resize", function () { render(); });
+  }
+
+  function eventLine(e) {
+    var s = fmtT(e.at_ns) + " " + pad(e.actor + (e.task && e.task !== "main" ? "/" + e.task : ""), 9) + " " + pad(e.kind, 14);
+    if (e.peer) { s += " peer=" + e.peer; }
+    if (e.args) { s += " args=[" + e.args.join(" ") + "]"; }
+    if (e.reply) { s += " reply=" + e.reply; }
+    if (e.key) { s += " key=" + e.key; }
+    if (e.value) { s += " value=" + e.value; }
+    if (e.token) { s += " token=" + e.token; }
+    if (e.n) { s += " n=" + e.n; }
+    if (e.dur_ns) { s += " dur=" + fmtT(e.dur_ns); }
+    if (e.note) { s += " note=" + JSON.stringify(e.note); }
+    return s;
+  }
+  function pad(s, n) { while (s.length < n) { s += " "; } return s; }
+
+  try {
+    data = JSON.parse(document.getElementById("report-data").textContent);
+    tl = data.timeline;
+    (data.spec.clients || []).forEach(function (c, i) { colors[c] = PALETTE[i % PALETTE.length]; });
+    tl.lanes.forEach(function (l) {
+      if (l.kind === "client" && !colors[l.id]) { colors[l.id] = PALETTE[Object.keys(colors).length % PALETTE.length]; }
+    });
+    full = { t0: 0, t1: Math.max(tl.end_ns, MIN_SPAN) };
+    view = { t0: full.t0, t1: full.t1 };
+    render();
+    legend();
+    wire();
+    // report.html#v2 opens zoomed on violation 2.
+    var h = location.hash;
+    if (h.indexOf("#v") === 0) {
+      var w = (tl.windows || [])[Number(h.slice(2)) - 1];
+      if (w) { focus(w.from_ns, w.to_ns); }
+    }
+    if (h === "#selftest") { selftest(); }
+  } catch (e) {
+    fail(e && e.stack ? e.stack : e);
+  }
+  document.body.dataset.ready = "1";
+
+  // selftest drives every interaction once (zoom, pan, focus, hover, the
+  // event table and the history) so a headless browser can catch errors.
+  function selftest() {
+    zoom(0.5);
+    zoom(2, full.t0);
+    zoom(1 / 1.25, (full.t0 + full.t1) / 3);
+    setView(full.t1 * 0.9, full.t1 * 2);
+    (tl.windows || []).forEach(function (w) { focus(w.from_ns, w.to_ns); });
+    setView(full.t0, full.t1);
+    var n = svg.querySelector("[data-tip]");
+    if (n) {
+      var r = n.getBoundingClientRect();
+      n.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: r.left + 1, clientY: r.top + 1 }));
+      if (document.getElementById("tip").hidden) { fail("selftest: hovering a mark showed no tooltip"); }
+    }
+    svg.dispatchEvent(new WheelEvent("wheel", { bubbles: true, cancelable: true, deltaY: -100, clientX: 400, clientY: 100 }));
+    svg.dispatchEvent(new MouseEvent("mousedown", { bubbles: true, clientX: 500, clientY: 100 }));
+    svg.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: 450, clientY: 100 }));
+    window.dispatchEvent(new MouseEvent("mouseup", { bubbles: true }));
+    var row = document.querySelector("#events tbody tr");
+    if (row) { row.click(); }
+    var b = document.querySelector("button.zoomto");
+    if (b) { b.click(); }
+    document.getElementById("zoom-reset").click();
+    var hist = document.getElementById("history");
+    if (hist) {
+      hist.open = true;
+      hist.dispatchEvent(new Event("toggle"));
+    }
+    document.body.dataset.selftest = "done";
+  }
+})();

@@ -1,0 +1,599 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/model"
+)
+
+// Text writes the terminal report of one run: a header, the timeline as
+// ASCII lanes over a time axis with each violation's window marked by
+// '^', a legend, the key events in order, one explanation per violation
+// and a verdict line per invariant. The output is plain ASCII unless
+// opts.Color is set, and the same result always gives the same bytes.
+func Text(w io.Writer, r *model.Result, opts TextOptions) error {
+	if r == nil {
+		return errors.New("report: nil result")
+	}
+	width := opts.Width
+	if width == 0 {
+		width = DefaultWidth
+	}
+	if width < 20 {
+		return errors.Errorf("report: text width %d is below 20 columns", width)
+	}
+	t := build(r)
+	p := &printer{color: opts.Color}
+	meta := opts.Meta.withResult(r)
+	p.header(meta, summarize(r, t), r)
+	p.timeline(t, width)
+	p.keyEvents(t)
+	p.violations(t, r.Violations)
+	p.verdicts(r.Violations)
+	_, err := io.WriteString(w, p.b.String())
+	return errors.Wrap(err, "report: writing text")
+}
+
+// printer accumulates the text report.
+type printer struct {
+	b     strings.Builder
+	color bool
+}
+
+// ANSI styles, used only with TextOptions.Color.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiBlue   = "\x1b[34m"
+	ansiMag    = "\x1b[35m"
+	ansiCyan   = "\x1b[36m"
+	ansiBRed   = "\x1b[1;31m"
+	ansiBGreen = "\x1b[1;32m"
+)
+
+// ownerStyles colour key values by client, in client order.
+var ownerStyles = []string{ansiBlue, ansiMag, ansiCyan, ansiGreen, ansiYellow}
+
+func (p *printer) style(s, st string) string {
+	if !p.color || st == "" {
+		return s
+	}
+	return st + s + ansiReset
+}
+
+func (p *printer) line(s string) {
+	p.b.WriteString(strings.TrimRight(s, " "))
+	p.b.WriteByte('\n')
+}
+
+func (p *printer) header(m Meta, s specSummary, r *model.Result) {
+	title := "locksim report"
+	if m.Scenario != "" {
+		title += ": " + m.Scenario
+		if m.Title != "" {
+			title += " - " + m.Title
+		}
+	} else if m.Title != "" {
+		title += ": " + m.Title
+	}
+	p.line(p.style(title, ansiBold))
+	p.field("design", designLine(m.Design, s))
+	p.field("seed", strconv.FormatUint(m.Seed, 10))
+	p.field("clients", strings.Join(s.Clients, ", "))
+	if len(s.Faults) == 0 {
+		p.field("faults", "none")
+	}
+	for _, f := range s.Faults {
+		p.field("fault", f)
+	}
+	if r.Err != nil {
+		p.field("run", "stopped early: "+r.Err.Error())
+	}
+	if m.Teaching != "" {
+		p.line("")
+		for _, l := range wrap(m.Teaching, 78, "") {
+			p.line(l)
+		}
+	}
+	p.line("")
+}
+
+func (p *printer) field(k, v string) {
+	if v == "" {
+		return
+	}
+	p.line(fmt.Sprintf("%-8s %s", k, v))
+}
+
+// canvas maps true time to columns: column c covers [c*end/width,
+// (c+1)*end/width).
+type canvas struct {
+	width int
+	end   time.Duration
+}
+
+func (c canvas) col(t time.Duration) int {
+	if t <= 0 {
+		return 0
+	}
+	if t >= c.end {
+		return c.width - 1
+	}
+	hi, lo := bits.Mul64(uint64(t), uint64(c.width))
+	q, _ := bits.Div64(hi, lo, uint64(c.end))
+	return min(int(q), c.width-1)
+}
+
+// cell is one character of a lane with its ANSI style.
+type cell struct {
+	ch    byte
+	style string
+	owner bool // a key value's owner letter, not a legend glyph
+}
+
+// spanGlyph and markGlyph draw the timeline. A mark with glyph 0 is not
+// drawn in text. Key spans use the owner's glyph.
+var spanGlyph = map[string]byte{
+	spanAcquiring: '-', spanHeld: '=', spanLease: '~', spanPaused: 'z', spanCrashed: '#',
+	spanDown: '#', spanPartition: '/',
+}
+
+var markGlyph = map[string]byte{
+	markAcquired: 'a', markReacquired: 'a', markAcquireFailed: 'F', markLeaseLost: 'L',
+	markWrite: 'w', markWriteOK: 'W', markWriteRejected: 'X', markRelease: 'r',
+	markRenew: 'R', markRenewFailed: 'S', markWatchdogStop: 'S', markCrash: 'C',
+	markRestart: 'U', markClockJump: 'J', markClockDrift: '%', markError: 'E',
+	markExpired: 'x', markDeleted: '|', markEvicted: 'e', markNodeUp: 'U',
+	markPromote: 'P', markDemote: 'D', markResOK: 'W', markResRejected: 'X',
+	markNetDelay: 'd', markNetDrop: 'o',
+}
+
+// legendText explains each glyph, in legend order.
+var legendText = []struct {
+	ch   byte
+	text string
+}{
+	{'-', "acquiring"}, {'=', "holding (critical section)"}, {'~', "lease the client believes it has"},
+	{'z', "paused"}, {'#', "crashed / down"}, {'/', "partition"},
+	{'a', "acquired"}, {'r', "release"}, {'R', "renewed"}, {'S', "watchdog stopped"},
+	{'F', "acquire gave up"}, {'L', "lease lost (did not enter / write)"},
+	{'W', "write accepted"}, {'X', "write rejected"}, {'w', "write (no answer)"},
+	{'x', "key expired"}, {'|', "key deleted"}, {'e', "key evicted"},
+	{'C', "crash"}, {'U', "restart"}, {'P', "promoted"}, {'D', "demoted"},
+	{'J', "clock jump"}, {'%', "clock rate change"}, {'d', "network delay"}, {'o', "network drop"},
+	{'E', "task error"},
+}
+
+// markRank orders marks that share a column: the higher rank is drawn.
+var markRank = map[string]int{
+	markReleased: 1, markRenew: 2, markReacquired: 3, markClockDrift: 4, markRelease: 5,
+	markNetDelay: 6, markNetDrop: 6, markAcquired: 7, markDeleted: 8, markNodeUp: 9,
+	markPromote: 10, markDemote: 10, markClockJump: 11, markRestart: 12, markCrash: 13,
+	markNodeCrash: 13, markEvicted: 14, markExpired: 15, markLeaseLost: 16, markAcquireFailed: 16,
+	markRenewFailed: 17, markWatchdogStop: 17, markWrite: 18, markWriteOK: 19, markResOK: 19,
+	markWriteRejected: 20, markResRejected: 20, markError: 21,
+}
+
+func spanStyle(s span, owners map[string]string) string {
+	switch s.Kind {
+	case spanHeld:
+		return ansiGreen
+	case spanAcquiring, spanLease:
+		return ansiDim
+	case spanPaused:
+		return ansiYellow
+	case spanCrashed, spanDown:
+		return ansiRed
+	case spanPartition:
+		return ansiMag
+	case spanKey:
+		return owners[s.Owner]
+	}
+	return ""
+}
+
+func markStyle(k string) string {
+	switch k {
+	case markWriteOK, markResOK:
+		return ansiBGreen
+	case markWriteRejected, markResRejected, markExpired, markError, markLeaseLost, markAcquireFailed:
+		return ansiBRed
+	}
+	return ansiBold
+}
+
+// ownerGlyphs gives each client the letter its key values are drawn with:
+// its own first letter when unique, else A, B, C... in client order.
+func ownerGlyphs(clients []string) map[string]byte {
+	out := map[string]byte{}
+	seen := map[byte]bool{}
+	unique := true
+	for _, c := range clients {
+		g := strings.ToUpper(c)[0]
+		if seen[g] || !(g >= 'A' && g <= 'Z' || g >= '0' && g <= '9') {
+			unique = false
+		}
+		seen[g] = true
+	}
+	for i, c := range clients {
+		if unique {
+			out[c] = strings.ToUpper(c)[0]
+		} else if i < 26 {
+			out[c] = byte('A' + i)
+		} else {
+			out[c] = '*'
+		}
+	}
+	return out
+}
+
+func (p *printer) timeline(t *timeline, width int) {
+	cv := canvas{width: width, end: t.End}
+	glyphs := ownerGlyphs(t.clients)
+	styles := map[string]string{}
+	for i, c := range t.clients {
+		styles[c] = ownerStyles[i%len(ownerStyles)]
+	}
+	idW, rowW := 0, 0
+	for _, l := range t.Lanes {
+		idW = max(idW, len(l.ID))
+		for _, rw := range l.Rows {
+			rowW = max(rowW, len(rw.Name))
+		}
+	}
+	for _, wd := range t.Windows {
+		idW = max(idW, len("!"+strconv.Itoa(wd.Index)))
+	}
+	labelW := idW + 1 + rowW + 1
+	pad := strings.Repeat(" ", labelW)
+
+	colDur := t.End / time.Duration(width)
+	p.line(fmt.Sprintf("Timeline (true time; 1 column = %s)", short(roundDur(colDur))))
+	ticks, labels := axis(cv)
+	p.line(pad + labels)
+	p.line(pad + ticks)
+	used, owners := map[byte]bool{}, map[byte]bool{}
+	for _, l := range t.Lanes {
+		for ri, rw := range l.Rows {
+			id := ""
+			if ri == 0 {
+				id = l.ID
+			}
+			cells := make([]cell, width)
+			for i := range cells {
+				cells[i].ch = ' '
+			}
+			for _, s := range rw.Spans {
+				g := spanGlyph[s.Kind]
+				if s.Kind == spanKey {
+					g = '?'
+					if og, ok := glyphs[s.Owner]; ok {
+						g = og
+					}
+				}
+				st := spanStyle(s, styles)
+				for c := cv.col(s.From); c <= cv.col(s.To); c++ {
+					cells[c] = cell{g, st, s.Kind == spanKey}
+				}
+			}
+			placeMarks(cells, cv, rw.Marks)
+			// A key value stays visible even when marks cover its columns.
+			for _, s := range rw.Spans {
+				if s.Kind != spanKey {
+					continue
+				}
+				a, b := cv.col(s.From), cv.col(s.To)
+				g := glyphs[s.Owner]
+				if g == 0 {
+					g = '?'
+				}
+				seen := false
+				for c := a; c <= b; c++ {
+					seen = seen || cells[c].ch == g
+				}
+				if !seen {
+					cells[a] = cell{g, spanStyle(s, styles), true}
+				}
+			}
+			for _, c := range cells {
+				if c.owner {
+					owners[c.ch] = true
+				} else {
+					used[c.ch] = true
+				}
+			}
+			p.line(fmt.Sprintf("%-*s %-*s ", idW, id, rowW, rw.Name) + p.cells(cells))
+		}
+	}
+	p.line(pad + ticks)
+	for _, wd := range t.Windows {
+		cells := make([]byte, width)
+		for i := range cells {
+			cells[i] = ' '
+		}
+		a, b := cv.col(wd.From), cv.col(wd.To)
+		for c := a; c <= b; c++ {
+			cells[c] = '^'
+		}
+		text := wd.Invariant
+		if len(wd.Clients) > 0 {
+			text += " (" + strings.Join(wd.Clients, ", ") + ")"
+		}
+		bar := string(cells)
+		switch {
+		case b+2+len(text) <= width:
+			bar = bar[:b+2] + text + bar[b+2+len(text):]
+		case a-1-len(text) >= 0:
+			bar = bar[:a-1-len(text)] + text + bar[a-1:]
+		default:
+			bar = strings.TrimRight(bar, " ") + " " + text
+		}
+		bar = strings.ReplaceAll(bar, "^", p.style("^", ansiBRed))
+		p.line(fmt.Sprintf("%-*s ", labelW-1, "!"+strconv.Itoa(wd.Index)) + bar)
+	}
+	p.legend(used, owners, t.clients, glyphs)
+	p.line("")
+}
+
+// placeMarks draws marks over a row, the highest rank first. A mark whose
+// column is taken moves one column towards its side of the occupant (left
+// if earlier, right if later) when that column holds no mark, so the order
+// in time stays right; otherwise it is hidden.
+func placeMarks(cells []cell, cv canvas, marks []mark) {
+	ms := slices.Clone(marks)
+	slices.SortStableFunc(ms, func(a, b mark) int { return rank(b) - rank(a) })
+	taken := make([]*mark, len(cells))
+	for i := range ms {
+		m := &ms[i]
+		g := markGlyph[m.Kind]
+		if g == 0 {
+			continue
+		}
+		c := cv.col(m.At)
+		if o := taken[c]; o != nil {
+			if o.At > m.At {
+				c--
+			} else {
+				c++
+			}
+			if c < 0 || c >= len(cells) || taken[c] != nil {
+				continue
+			}
+		}
+		taken[c] = m
+		cells[c] = cell{ch: g, style: markStyle(m.Kind)}
+	}
+}
+
+func rank(m mark) int {
+	r := markRank[m.Kind]
+	if m.Cited {
+		r += 100
+	}
+	return r
+}
+
+func (p *printer) cells(cs []cell) string {
+	var b strings.Builder
+	for i := 0; i < len(cs); {
+		j := i
+		for j < len(cs) && cs[j].style == cs[i].style {
+			j++
+		}
+		run := make([]byte, j-i)
+		for k := i; k < j; k++ {
+			run[k-i] = cs[k].ch
+		}
+		b.WriteString(p.style(string(run), cs[i].style))
+		i = j
+	}
+	return b.String()
+}
+
+// legend lists the glyphs that appear, then the key-value letters.
+func (p *printer) legend(used, ownerUsed map[byte]bool, clients []string, glyphs map[string]byte) {
+	var items []string
+	for _, l := range legendText {
+		if used[l.ch] {
+			items = append(items, string(l.ch)+" "+l.text)
+		}
+	}
+	var owners []string
+	for _, c := range clients {
+		if ownerUsed[glyphs[c]] {
+			owners = append(owners, string(glyphs[c])+" = "+c)
+		}
+	}
+	if len(owners) > 0 {
+		items = append(items, "node rows: the key holds the value of "+strings.Join(owners, ", "))
+	}
+	if ownerUsed['?'] {
+		items = append(items, "? a value of no known client")
+	}
+	if len(items) == 0 {
+		return
+	}
+	p.line("")
+	for _, l := range wrap("Legend: "+strings.Join(items, "; ")+"; ^ violation window.", 78, "  ") {
+		p.line(l)
+	}
+}
+
+// roundDur rounds a column's duration to three significant digits.
+func roundDur(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	m := time.Duration(1)
+	for d/m >= 1000 {
+		m *= 10
+	}
+	return (d + m/2) / m * m
+}
+
+// axis returns the tick row ('|' at ticks, '-' between) and the labels
+// row for a canvas.
+func axis(cv canvas) (string, string) {
+	step := tickStep(cv.end, max(2, cv.width/10))
+	ticks := []byte(strings.Repeat("-", cv.width))
+	labels := []byte(strings.Repeat(" ", cv.width+12))
+	next := 0
+	for k := time.Duration(0); k*step <= cv.end; k++ {
+		c := cv.col(k * step)
+		if k*step == cv.end {
+			c = cv.width - 1
+		}
+		ticks[c] = '|'
+		l := tickLabel(k*step, step)
+		if c >= next && c+len(l) <= len(labels) {
+			copy(labels[c:], l)
+			next = c + len(l) + 1
+		}
+	}
+	return string(ticks), strings.TrimRight(string(labels), " ")
+}
+
+// tickStep picks 1, 2 or 5 times a power of ten so that end has at most n
+// steps.
+func tickStep(end time.Duration, n int) time.Duration {
+	for p := time.Duration(1); ; p *= 10 {
+		for _, f := range []time.Duration{1, 2, 5} {
+			if s := f * p; end/s <= time.Duration(n) {
+				return s
+			}
+		}
+		if p > time.Duration(1)<<58 {
+			return end
+		}
+	}
+}
+
+// tickLabel renders a tick in the unit of the step: "0.2s", "15ms".
+func tickLabel(d, step time.Duration) string {
+	if d == 0 {
+		return "0"
+	}
+	unit, name := time.Second, "s"
+	switch {
+	case step < time.Microsecond:
+		unit, name = time.Nanosecond, "ns"
+	case step < time.Millisecond:
+		unit, name = time.Microsecond, "us"
+	case step < 100*time.Millisecond:
+		unit, name = time.Millisecond, "ms"
+	}
+	dec := 0
+	for u := unit; step%u != 0 && dec < 9; u /= 10 {
+		dec++
+	}
+	return strconv.FormatFloat(float64(d)/float64(unit), 'f', dec, 64) + name
+}
+
+func (p *printer) keyEvents(t *timeline) {
+	if len(t.Key) == 0 {
+		return
+	}
+	p.line("Key events (! = cited by a violation):")
+	actorW := 0
+	for _, k := range t.Key {
+		actorW = max(actorW, len(k.Actor))
+	}
+	wi := 0
+	for _, k := range t.Key {
+		for wi < len(t.Windows) && t.Windows[wi].From < k.At {
+			p.windowLine(t.Windows[wi])
+			wi++
+		}
+		flag := " "
+		if k.Cited {
+			flag = p.style("!", ansiBRed)
+		}
+		p.line(fmt.Sprintf("%s %s  %-*s  %s", flag, fmtT(k.At), actorW, k.Actor, k.Text))
+	}
+	for ; wi < len(t.Windows); wi++ {
+		p.windowLine(t.Windows[wi])
+	}
+	p.line("")
+}
+
+func (p *printer) windowLine(w window) {
+	s := fmt.Sprintf("^ %s  violation %d: %s from %s to %s", fmtT(w.From), w.Index, w.Invariant, fmtT(w.From), fmtT(w.To))
+	p.line(p.style(s, ansiBRed))
+}
+
+func (p *printer) violations(t *timeline, vs []model.Violation) {
+	if len(vs) == 0 {
+		p.line("No violations found.")
+		p.line("")
+		return
+	}
+	p.line("Violations:")
+	for i, v := range vs {
+		head := fmt.Sprintf("%d. %s: %s", i+1, v.Invariant, violationHead(v))
+		p.line(p.style(head, ansiBold))
+		if v.Explanation != "" {
+			for _, l := range wrap(v.Explanation, 78, "   ") {
+				p.line(l)
+			}
+		}
+		if s := t.story(v); s != "" {
+			for _, l := range wrap(s, 78, "   ") {
+				p.line(l)
+			}
+		}
+	}
+	p.line("")
+}
+
+func (p *printer) verdicts(vs []model.Violation) {
+	p.line("Verdicts:")
+	ds := verdicts(vs)
+	w := 0
+	for _, d := range ds {
+		w = max(w, len(d.Invariant))
+	}
+	for _, d := range ds {
+		s := p.style("held", ansiGreen)
+		if d.Verdict == verdictBroken {
+			n := "1 violation"
+			if d.Violations != 1 {
+				n = strconv.Itoa(d.Violations) + " violations"
+			}
+			s = p.style("BROKEN", ansiBRed) + " (" + n + ")"
+		}
+		p.line(fmt.Sprintf("  %-*s  %s", w, d.Invariant, s))
+	}
+}
+
+// wrap breaks text into lines of at most width bytes (longer words stay
+// whole), each starting with indent.
+func wrap(text string, width int, indent string) []string {
+	var out []string
+	for _, para := range strings.Split(text, "\n") {
+		line := indent
+		for _, w := range strings.Fields(para) {
+			if len(line) > len(indent) && len(line)+1+len(w) > width {
+				out = append(out, line)
+				line = indent
+			}
+			if len(line) > len(indent) {
+				line += " "
+			}
+			line += w
+		}
+		out = append(out, line)
+	}
+	return out
+}

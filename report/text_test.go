@@ -1,0 +1,168 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/model"
+)
+
+func TestTextGolden(t *testing.T) {
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			r, meta := f.fn()
+			var b bytes.Buffer
+			if err := Text(&b, r, TextOptions{Meta: meta}); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, f.name+".txt", b.Bytes())
+		})
+	}
+}
+
+func TestTextColorGolden(t *testing.T) {
+	r, meta := gcPause()
+	var b bytes.Buffer
+	if err := Text(&b, r, TextOptions{Meta: meta, Color: true, Width: 48}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "gc-pause-color-48.txt", b.Bytes())
+}
+
+// TestTextPlain checks that without Color the report is plain ASCII.
+func TestTextPlain(t *testing.T) {
+	for _, f := range fixtures {
+		r, meta := f.fn()
+		var b bytes.Buffer
+		if err := Text(&b, r, TextOptions{Meta: meta}); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range b.Bytes() {
+			if c == 0x1b || c >= 0x80 {
+				t.Fatalf("%s: byte %d is %#x: want plain ASCII without Color", f.name, i, c)
+			}
+		}
+	}
+}
+
+// TestTextDeterministic renders each fixture twice.
+func TestTextDeterministic(t *testing.T) {
+	for _, f := range fixtures {
+		var a, b bytes.Buffer
+		r1, m1 := f.fn()
+		r2, m2 := f.fn()
+		if err := Text(&a, r1, TextOptions{Meta: m1, Color: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := Text(&b, r2, TextOptions{Meta: m2, Color: true}); err != nil {
+			t.Fatal(err)
+		}
+		if a.String() != b.String() {
+			t.Errorf("%s: two renderings differ", f.name)
+		}
+	}
+}
+
+func TestTextWidth(t *testing.T) {
+	r, meta := gcPause()
+	for _, w := range []int{20, 40, 72, 150} {
+		var b bytes.Buffer
+		if err := Text(&b, r, TextOptions{Meta: meta, Width: w}); err != nil {
+			t.Fatal(err)
+		}
+		// The lanes sit between two identical tick rows, as wide as the
+		// label column plus w; no lane row is wider.
+		lines := strings.Split(b.String(), "\n")
+		first, last := -1, -1
+		for i, l := range lines {
+			if strings.Contains(l, "|-") {
+				if first < 0 {
+					first = i
+				}
+				last = i
+			}
+		}
+		if first < 0 || last <= first+1 {
+			t.Fatalf("width %d: no lanes between tick rows in\n%s", w, b.String())
+		}
+		tick := lines[first]
+		if got := len(tick) - strings.Index(tick, "|"); got != w {
+			t.Errorf("width %d: the tick row is %d columns wide", w, got)
+		}
+		for _, l := range lines[first+1 : last] {
+			if len(l) > len(tick) {
+				t.Errorf("width %d: row %q is wider than the axis", w, l)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := Text(&b, r, TextOptions{Width: 10}); err == nil || !strings.Contains(err.Error(), "report: text width 10") {
+		t.Errorf("Text with width 10: got error %v, want a width error", err)
+	}
+	if err := Text(&b, nil, TextOptions{}); err == nil {
+		t.Error("Text(nil) returned no error")
+	}
+}
+
+func TestCanvasCol(t *testing.T) {
+	cv := canvas{width: 10, end: time.Second}
+	for _, tc := range []struct {
+		at   time.Duration
+		want int
+	}{
+		{-1, 0}, {0, 0}, {99 * time.Millisecond, 0}, {100 * time.Millisecond, 1},
+		{999 * time.Millisecond, 9}, {time.Second, 9}, {2 * time.Second, 9},
+	} {
+		if got := cv.col(tc.at); got != tc.want {
+			t.Errorf("col(%v) = %d, want %d", tc.at, got, tc.want)
+		}
+	}
+}
+
+func TestTickLabel(t *testing.T) {
+	for _, tc := range []struct {
+		d, step time.Duration
+		want    string
+	}{
+		{0, time.Second, "0"},
+		{200 * time.Millisecond, 200 * time.Millisecond, "0.2s"},
+		{1500 * time.Millisecond, 500 * time.Millisecond, "1.5s"},
+		{20 * time.Millisecond, 10 * time.Millisecond, "20ms"},
+		{2500 * time.Microsecond, 500 * time.Microsecond, "2500us"},
+		{3 * time.Second, time.Second, "3s"},
+	} {
+		if got := tickLabel(tc.d, tc.step); got != tc.want {
+			t.Errorf("tickLabel(%v, %v) = %q, want %q", tc.d, tc.step, got, tc.want)
+		}
+	}
+}
+
+func TestOwnerOf(t *testing.T) {
+	values := map[string]string{"A:x1": "A", "c2:y": "c2"}
+	for _, tc := range []struct{ v, want string }{
+		{"A:x1", "A"}, {"c2:y", "c2"}, {"B:zz", "B"}, {"A:x1=2", "A"}, {"A:x1=1,B:q=1", "A"},
+		{"plain", ""}, {"", ""},
+	} {
+		if got := ownerOf(values, tc.v); got != tc.want {
+			t.Errorf("ownerOf(%q) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	vs := verdicts([]model.Violation{{Invariant: model.InvMutex}, {Invariant: model.InvMutex}, {Invariant: "custom"}})
+	if len(vs) != len(model.Invariants)+1 {
+		t.Fatalf("got %d verdicts, want %d", len(vs), len(model.Invariants)+1)
+	}
+	if vs[0].Invariant != model.InvMutex || vs[0].Verdict != verdictBroken || vs[0].Violations != 2 {
+		t.Errorf("first verdict = %+v, want mutual-exclusion broken twice", vs[0])
+	}
+	if last := vs[len(vs)-1]; last.Invariant != "custom" || last.Verdict != verdictBroken {
+		t.Errorf("last verdict = %+v, want custom broken", last)
+	}
+	if vs[1].Verdict != verdictHeld {
+		t.Errorf("second verdict = %+v, want held", vs[1])
+	}
+}

@@ -1,0 +1,413 @@
+package scenarios
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/sim"
+)
+
+// Limits on values in scenario files ("put a limit on everything"). They
+// keep every sum of times far from overflow and every run bounded.
+const (
+	// maxDuration bounds every time and duration in a file.
+	maxDuration = 24 * time.Hour
+	// maxCount bounds counts: cycles, drop counts, trigger #N, events.
+	maxCount = 1_000_000
+	// maxPPM bounds clock rates, as package clock does.
+	maxPPM = 500_000
+)
+
+// ParseFault parses one fault in the scenario syntax, without the leading
+// word `fault`, e.g. "pause A for 1.5s after A write". It checks the
+// syntax and what each kind requires, not whether the names exist: Parse
+// checks those against the scenario. It also accepts sim.Fault.String's
+// form (trigger delay before `after`, `ppm=N`).
+func ParseFault(s string) (sim.Fault, error) {
+	f, err := parseFault(strings.Fields(s))
+	if err != nil {
+		return sim.Fault{}, errors.Errorf("scenarios: fault %q: %s", s, err)
+	}
+	return f, nil
+}
+
+// parseFault parses the tokens after `fault`. Errors are plain messages
+// that the caller places at a file and line.
+func parseFault(toks []string) (sim.Fault, error) {
+	if len(toks) == 0 {
+		return sim.Fault{}, errors.Errorf("fault needs a kind (%s)", kindList())
+	}
+	f := sim.Fault{Kind: sim.FaultKind(toks[0])}
+	rest := toks[1:]
+	arg := func(what string) (string, error) {
+		if len(rest) == 0 || isClause(rest[0]) {
+			return "", errors.Errorf("%s needs %s", f.Kind, what)
+		}
+		a := rest[0]
+		rest = rest[1:]
+		return a, nil
+	}
+	keyed := func(key, what string) (string, error) {
+		a, err := arg(key + "=" + what)
+		if err != nil {
+			return "", err
+		}
+		v, ok := strings.CutPrefix(a, key+"=")
+		if !ok || v == "" {
+			return "", errors.Errorf("%s: want %s=%s, got %q", f.Kind, key, what, a)
+		}
+		return v, nil
+	}
+	var err error
+	switch f.Kind {
+	case sim.FaultPause, sim.FaultCrash, sim.FaultNodeCrash:
+		f.Target, err = arg("a target")
+	case sim.FaultPartition:
+		i := 0
+		for i < len(rest) && !isClause(rest[i]) {
+			i++
+		}
+		f.A, f.B, err = parseSides(strings.Join(rest[:i], ""))
+		rest = rest[i:]
+	case sim.FaultDelay, sim.FaultDrop:
+		var link string
+		if link, err = arg("a link FROM->TO"); err != nil {
+			break
+		}
+		if f.From, f.To, err = parseLink(link); err != nil {
+			break
+		}
+		if f.Kind == sim.FaultDelay {
+			var extra string
+			if len(rest) == 0 || !strings.HasPrefix(rest[0], "+") {
+				return f, errors.New("delay needs the extra delay after the link, e.g. +1.5s")
+			}
+			extra, rest = rest[0], rest[1:]
+			f.Extra, err = parseDur(extra[1:], "delay extra")
+			if err == nil && f.Extra <= 0 {
+				err = errors.New("delay: the extra delay must be positive")
+			}
+		} else {
+			var n string
+			if n, err = keyed("count", "N"); err == nil {
+				var c int64
+				c, err = parseInt(n, "drop count", 1, maxCount)
+				f.Count = int(c)
+			}
+		}
+	case sim.FaultClockJump:
+		if f.Target, err = arg("a target"); err != nil {
+			break
+		}
+		var by string
+		if by, err = keyed("by", "±DURATION"); err == nil {
+			f.By, err = parseSignedDur(by, "clock-jump by")
+			if err == nil && f.By == 0 {
+				err = errors.New("clock-jump: by must not be zero")
+			}
+		}
+	case sim.FaultClockDrift:
+		if f.Target, err = arg("a target"); err != nil {
+			break
+		}
+		var r string
+		if r, err = arg("rate=±Nppm"); err != nil {
+			break
+		}
+		switch {
+		case strings.HasPrefix(r, "rate="):
+			f.RatePPM, err = parsePPM(strings.TrimPrefix(r, "rate="), true, "clock-drift rate")
+		case strings.HasPrefix(r, "ppm="):
+			f.RatePPM, err = parseInt(strings.TrimPrefix(r, "ppm="), "clock-drift ppm", -maxPPM, maxPPM)
+		default:
+			err = errors.Errorf("clock-drift: want rate=±Nppm, got %q", r)
+		}
+	case sim.FaultEvict:
+		if f.Target, err = arg("a node"); err != nil {
+			break
+		}
+		f.Key, err = keyed("key", "KEY")
+	default:
+		return f, errors.Errorf("unknown fault kind %q (want %s)", toks[0], kindList())
+	}
+	if err != nil {
+		return f, err
+	}
+	return f, parseClauses(&f, rest)
+}
+
+// parseClauses parses the clauses after a fault's arguments, in any order:
+// `at T`, `after ACTOR KIND [#N] [+D]`, `+D` (sim's place for the trigger
+// delay), `for D`, `oneway`, `restart`.
+func parseClauses(f *sim.Fault, rest []string) error {
+	var at, after, delay, dur bool
+	once := func(seen *bool, what string) error {
+		if *seen {
+			return errors.Errorf("%s given twice", what)
+		}
+		*seen = true
+		return nil
+	}
+	var err error
+	for len(rest) > 0 {
+		tok := rest[0]
+		rest = rest[1:]
+		switch {
+		case tok == "at":
+			if err = once(&at, "at"); err != nil {
+				return err
+			}
+			if len(rest) == 0 {
+				return errors.New("at needs a time, e.g. at 2s")
+			}
+			f.At, err = parseDur(rest[0], "at")
+			rest = rest[1:]
+		case tok == "after":
+			if err = once(&after, "after"); err != nil {
+				return err
+			}
+			if len(rest) < 2 || isClause(rest[0]) || isClause(rest[1]) {
+				return errors.New("after needs an actor and an event kind, e.g. after A acquired")
+			}
+			tr := &sim.Trigger{Actor: rest[0], Kind: rest[1]}
+			rest = rest[2:]
+			if len(rest) > 0 && strings.HasPrefix(rest[0], "#") {
+				n, err := parseInt(rest[0][1:], "after #N", 1, maxCount)
+				if err != nil {
+					return err
+				}
+				tr.Nth = int(n)
+				rest = rest[1:]
+			}
+			f.After = tr
+			if len(rest) > 0 && strings.HasPrefix(rest[0], "+") {
+				if err = once(&delay, "the trigger delay"); err != nil {
+					return err
+				}
+				f.At, err = parseDur(rest[0][1:], "trigger delay")
+				rest = rest[1:]
+			}
+		case strings.HasPrefix(tok, "+"):
+			if err = once(&delay, "the trigger delay"); err != nil {
+				return err
+			}
+			f.At, err = parseDur(tok[1:], "trigger delay")
+		case tok == "for":
+			if err = once(&dur, "for"); err != nil {
+				return err
+			}
+			if len(rest) == 0 {
+				return errors.New("for needs a duration, e.g. for 1.5s")
+			}
+			f.Dur, err = parseDur(rest[0], "for")
+			rest = rest[1:]
+		case tok == "oneway" && f.Kind == sim.FaultPartition && !f.OneWay:
+			f.OneWay = true
+		case tok == "restart" && f.Kind == sim.FaultCrash && !f.Restart:
+			f.Restart = true
+		default:
+			return errors.Errorf("unexpected %q in a %s fault", tok, f.Kind)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	switch {
+	case at && after:
+		return errors.New("a fault takes either at TIME or after ACTOR KIND, not both")
+	case !at && !after:
+		return errors.New("a fault needs at TIME or after ACTOR KIND, e.g. at 2s or after A acquired")
+	case delay && !after:
+		return errors.New("a +DELAY needs a trigger (after ACTOR KIND)")
+	case f.Kind == sim.FaultPause && f.Dur <= 0:
+		return errors.New("pause needs a positive duration: for D")
+	}
+	return nil
+}
+
+// isClause reports whether tok starts a clause, which ends a fault's
+// arguments.
+func isClause(tok string) bool {
+	switch tok {
+	case "at", "after", "for", "oneway", "restart":
+		return true
+	}
+	return strings.HasPrefix(tok, "+")
+}
+
+// parseSides parses "a,b | c,d" (spaces removed).
+func parseSides(s string) (a, b []string, err error) {
+	l, r, ok := strings.Cut(s, "|")
+	if !ok || strings.Contains(r, "|") {
+		return nil, nil, errors.New("partition needs two sides, e.g. r1,A | r2,B")
+	}
+	if a, err = splitNames(l); err == nil {
+		b, err = splitNames(r)
+	}
+	return a, b, err
+}
+
+func splitNames(s string) ([]string, error) {
+	if s == "" {
+		return nil, errors.New("partition: a side is empty")
+	}
+	ns := strings.Split(s, ",")
+	for _, n := range ns {
+		if n == "" {
+			return nil, errors.Errorf("partition: empty name in %q", s)
+		}
+	}
+	return ns, nil
+}
+
+// parseLink parses FROM->TO.
+func parseLink(s string) (from, to string, err error) {
+	from, to, ok := strings.Cut(s, "->")
+	if !ok || from == "" || to == "" || strings.Contains(to, "->") {
+		return "", "", errors.Errorf("want a link FROM->TO, got %q", s)
+	}
+	return from, to, nil
+}
+
+func kindList() string {
+	ks := make([]string, len(sim.FaultKinds))
+	for i, k := range sim.FaultKinds {
+		ks[i] = string(k)
+	}
+	return strings.Join(ks, ", ")
+}
+
+// parseDur parses a non-negative Go duration up to maxDuration. what
+// names the value in errors; "" when the caller names it.
+func parseDur(s, what string) (time.Duration, error) {
+	d, err := parseSignedDur(s, what)
+	if err == nil && d < 0 {
+		err = errors.Errorf("%sduration %s is negative", prefix(what), s)
+	}
+	return d, err
+}
+
+// parseSignedDur parses a Go duration within ±maxDuration.
+func parseSignedDur(s, what string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, errors.Errorf("%sbad duration %q (want Go syntax such as 1.5s or 250ms)", prefix(what), s)
+	}
+	if d > maxDuration || d < -maxDuration {
+		return 0, errors.Errorf("%sduration %s is beyond the limit of %s", prefix(what), s, fmtDur(maxDuration))
+	}
+	return d, nil
+}
+
+func prefix(what string) string {
+	if what == "" {
+		return ""
+	}
+	return what + ": "
+}
+
+// parseInt parses a decimal integer in [lo, hi].
+func parseInt(s, what string, lo, hi int64) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, errors.Errorf("%sbad number %q", prefix(what), s)
+	}
+	if n < lo || n > hi {
+		return 0, errors.Errorf("%s%d is out of range [%d, %d]", prefix(what), n, lo, hi)
+	}
+	return n, nil
+}
+
+// parsePPM parses "±Nppm" (the suffix is required when unit is set).
+func parsePPM(s string, unit bool, what string) (int64, error) {
+	n, ok := strings.CutSuffix(s, "ppm")
+	if unit && !ok {
+		return 0, errors.Errorf("%s: want a rate like +20000ppm, got %q", what, s)
+	}
+	return parseInt(n, what, -maxPPM, maxPPM)
+}
+
+// FormatFault renders a fault in the canonical scenario syntax, which
+// ParseFault reads back to an equal fault:
+//
+//	KIND ARGS [oneway|restart] at T [for D]
+//	KIND ARGS [oneway|restart] [for D] after ACTOR KIND [#N] [+D]
+//
+// e.g. "pause A for 1.5s after A write", "node-crash r1 at 2s for 5s".
+// Fields that do not belong to the kind are not rendered.
+func FormatFault(f sim.Fault) string {
+	var b strings.Builder
+	b.WriteString(string(f.Kind))
+	switch f.Kind {
+	case sim.FaultPartition:
+		b.WriteString(" " + strings.Join(f.A, ",") + " | " + strings.Join(f.B, ","))
+		if f.OneWay {
+			b.WriteString(" oneway")
+		}
+	case sim.FaultDelay:
+		b.WriteString(" " + f.From + "->" + f.To + " +" + fmtDur(f.Extra))
+	case sim.FaultDrop:
+		b.WriteString(" " + f.From + "->" + f.To + " count=" + strconv.Itoa(f.Count))
+	case sim.FaultClockJump:
+		b.WriteString(" " + f.Target + " by=" + fmtSigned(f.By))
+	case sim.FaultClockDrift:
+		b.WriteString(" " + f.Target + " rate=" + fmtPPM(f.RatePPM))
+	case sim.FaultEvict:
+		b.WriteString(" " + f.Target + " key=" + f.Key)
+	default:
+		b.WriteString(" " + f.Target)
+		if f.Kind == sim.FaultCrash && f.Restart {
+			b.WriteString(" restart")
+		}
+	}
+	if f.After == nil {
+		b.WriteString(" at " + fmtDur(f.At))
+		if f.Dur != 0 {
+			b.WriteString(" for " + fmtDur(f.Dur))
+		}
+		return b.String()
+	}
+	if f.Dur != 0 {
+		b.WriteString(" for " + fmtDur(f.Dur))
+	}
+	b.WriteString(" after " + f.After.Actor + " " + f.After.Kind)
+	if f.After.Nth != 0 {
+		b.WriteString(" #" + strconv.Itoa(f.After.Nth))
+	}
+	if f.At != 0 {
+		b.WriteString(" +" + fmtDur(f.At))
+	}
+	return b.String()
+}
+
+// fmtDur renders a duration exactly in Go syntax, without the trailing
+// zero units of time.Duration.String ("2m" rather than "2m0s").
+func fmtDur(d time.Duration) string {
+	s := d.String()
+	if t, ok := strings.CutSuffix(s, "m0s"); ok {
+		s = t + "m"
+	}
+	if t, ok := strings.CutSuffix(s, "h0m"); ok {
+		s = t + "h"
+	}
+	return s
+}
+
+// fmtSigned renders a duration with an explicit sign: "+2s", "-500ms".
+func fmtSigned(d time.Duration) string {
+	if d >= 0 {
+		return "+" + fmtDur(d)
+	}
+	return fmtDur(d)
+}
+
+// fmtPPM renders a rate: "+20000ppm".
+func fmtPPM(n int64) string {
+	if n >= 0 {
+		return "+" + strconv.FormatInt(n, 10) + "ppm"
+	}
+	return strconv.FormatInt(n, 10) + "ppm"
+}

@@ -1,0 +1,193 @@
+package scenarios
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pkg/errors"
+
+	"locksim/clock"
+	"locksim/model"
+	"locksim/sim"
+)
+
+// KnownDesigns are the design IDs that `design` and `designs` lines may
+// name, and that SpecFor accepts. It starts as the catalogue's eight
+// (model.DesignIDs); a program that registers more may append to it
+// before parsing.
+var KnownDesigns = model.DesignIDs()
+
+// DefaultDesign is the design of a scenario whose file has no `design`
+// line and allows it; otherwise the first design its `designs` line names.
+const DefaultDesign = model.SetPxLua
+
+// Scenario is one named, teachable fault story: a file parsed by Parse.
+// Its Spec is complete except for Design, which SpecFor fills in.
+type Scenario struct {
+	// Name is the scenario's ID ("gc-pause"): what users type.
+	Name string
+	// Title is a one-line summary for lists.
+	Title string
+	// Text is the teaching text: what happens and why, for people.
+	Text string
+	// Design is the design the scenario runs by default (a KnownDesigns
+	// ID). It always satisfies Applies.
+	Design string
+	// Designs are the designs the scenario applies to; nil means all.
+	Designs []string
+	// Layout is the Redis layout the file fixes; nil lets each design take
+	// its default (model.Spec.WithDefaults). Faults may name Redis nodes
+	// only when the layout is fixed, because node names depend on it.
+	Layout *Layout
+	// Spec is the run: everything but Spec.Design. Zero fields take
+	// model's defaults.
+	Spec model.Spec
+	// Expect is what the catalogue says breaks and survives. It is
+	// documentation only: a verdict comes from running the scenario and
+	// checking invariants, never from these lines.
+	Expect []Expectation
+	// File is the name the scenario was parsed under, used in errors.
+	File string
+	// Source is the file's text as read.
+	Source string
+}
+
+// Expectation is one `expect` line: the catalogue's word on a scenario.
+type Expectation struct {
+	// Kind is "breaks" or "survives".
+	Kind string
+	// Text is the catalogue's cell, free text.
+	Text string
+}
+
+// Expectation kinds.
+const (
+	ExpectBreaks   = "breaks"
+	ExpectSurvives = "survives"
+)
+
+// Layout is a fixed Redis deployment: Masters independent groups m1..mN,
+// each a primary and Replicas replicas. Nodes are named r1, r2, ... group
+// by group, primary first: with Replicas=1, m1 is r1 (primary) and r2, m2
+// is r3 and r4, and so on (model.NodeName).
+type Layout struct {
+	// Masters is the number of groups, at least 1.
+	Masters int
+	// Replicas is the number of replicas per group, at least 0.
+	Replicas int
+}
+
+// Groups returns the layout's groups with their node names, in order.
+func (l Layout) Groups() []sim.GroupConfig {
+	gs := make([]sim.GroupConfig, 0, l.Masters)
+	for g := 0; g < l.Masters; g++ {
+		gc := sim.GroupConfig{Name: model.GroupName(g), Primary: model.NodeName(g, 0, l.Replicas)}
+		for j := 1; j <= l.Replicas; j++ {
+			gc.Replicas = append(gc.Replicas, model.NodeName(g, j, l.Replicas))
+		}
+		gs = append(gs, gc)
+	}
+	return gs
+}
+
+// Nodes returns every node name, r1 first.
+func (l Layout) Nodes() []string {
+	n := make([]string, 0, l.Masters*(l.Replicas+1))
+	for i := 1; i <= l.Masters*(l.Replicas+1); i++ {
+		n = append(n, "r"+strconv.Itoa(i))
+	}
+	return n
+}
+
+// needs returns what a design requires of a fixed layout: independent
+// masters and replicas per group.
+func needs(design string, o model.Options) (masters, replicas int) {
+	switch design {
+	case model.Redlock:
+		return max(3, o.Quorum), 0
+	case model.WaitReplica:
+		return 1, max(1, o.WaitReplicas)
+	}
+	return 1, 0
+}
+
+// Applies reports whether the scenario can run with design, and if not,
+// why (a sentence for people). A scenario applies when its `designs` line
+// allows the design and its fixed layout, if any, has what the design
+// needs: redlock needs at least 3 independent masters (and its quorum),
+// wait-replica needs at least one replica per group (and its WAIT count).
+func (s *Scenario) Applies(design string) (bool, string) {
+	if !slices.Contains(KnownDesigns, design) {
+		return false, "unknown design " + strconv.Quote(design) + " (known: " + strings.Join(KnownDesigns, ", ") + ")"
+	}
+	if s.Designs != nil && !slices.Contains(s.Designs, design) {
+		return false, "scenario " + s.Name + " applies to designs " + strings.Join(s.Designs, ", ") + " only; not " + design
+	}
+	if s.Layout == nil {
+		return true, ""
+	}
+	m, r := needs(design, s.Spec.Options)
+	if s.Layout.Masters < m {
+		return false, "scenario " + s.Name + " fixes masters=" + strconv.Itoa(s.Layout.Masters) +
+			"; design " + design + " needs at least " + strconv.Itoa(m) + " independent masters"
+	}
+	if s.Layout.Replicas < r {
+		return false, "scenario " + s.Name + " fixes replicas=" + strconv.Itoa(s.Layout.Replicas) +
+			"; design " + design + " needs " + strconv.Itoa(r) + " replica(s) per group to WAIT for"
+	}
+	return true, ""
+}
+
+// SpecFor returns a copy of the scenario's spec with Design set, or an
+// error saying why the scenario does not apply to design. The copy shares
+// nothing with the scenario.
+func (s *Scenario) SpecFor(design string) (model.Spec, error) {
+	if ok, why := s.Applies(design); !ok {
+		return model.Spec{}, errors.New("scenarios: " + why)
+	}
+	sp := cloneSpec(s.Spec)
+	sp.Design = design
+	return sp, nil
+}
+
+// cloneSpec deep-copies the parts of a spec a scenario fills in.
+func cloneSpec(s model.Spec) model.Spec {
+	s.Clients = slices.Clone(s.Clients)
+	s.Faults = cloneFaults(s.Faults)
+	s.Network.Links = slices.Clone(s.Network.Links)
+	t := &s.Topology
+	t.NodeClocks = maps.Clone(t.NodeClocks)
+	t.ClientClocks = maps.Clone(t.ClientClocks)
+	t.Priorities = maps.Clone(t.Priorities)
+	for _, m := range []map[string]clock.Config{t.NodeClocks, t.ClientClocks} {
+		for k, c := range m {
+			c.Jumps = slices.Clone(c.Jumps)
+			m[k] = c
+		}
+	}
+	return s
+}
+
+// cloneFault deep-copies one fault (its sides and trigger).
+func cloneFault(f sim.Fault) sim.Fault {
+	f.A = slices.Clone(f.A)
+	f.B = slices.Clone(f.B)
+	if f.After != nil {
+		t := *f.After
+		f.After = &t
+	}
+	return f
+}
+
+func cloneFaults(fs []sim.Fault) []sim.Fault {
+	if fs == nil {
+		return nil
+	}
+	out := make([]sim.Fault, len(fs))
+	for i, f := range fs {
+		out[i] = cloneFault(f)
+	}
+	return out
+}
