@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.lua")
+	os.WriteFile(bad, []byte("return ("), 0o644)
+	ok := filepath.Join(dir, "release.lua")
+	os.WriteFile(ok, []byte("return redis.call('DEL', KEYS[1])"), 0o644)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no args", nil, exitUsage, "Usage"},
+		{"help", []string{"help"}, exitSafe, "locksim list"},
+		{"unknown command", []string{"frobnicate"}, exitUsage, "unknown command"},
+		{"list", []string{"list"}, exitSafe, "gc-pause"},
+		{"run breaks", []string{"run", "gc-pause"}, exitViolation, "BROKEN"},
+		{"run safe", []string{"run", "no-faults"}, exitSafe, "held"},
+		{"run unknown scenario", []string{"run", "nope"}, exitUsage, "nope"},
+		{"run unknown design", []string{"run", "gc-pause", "--design", "zk"}, exitUsage, "zk"},
+		{"run bad flag", []string{"run", "gc-pause", "--sed", "1"}, exitUsage, "sed"},
+		{"run bad format", []string{"run", "gc-pause", "--format", "pdf"}, exitUsage, "pdf"},
+		{"run --help", []string{"run", "--help"}, exitSafe, "--design"},
+		{"run unreadable file", []string{"run", "./missing.txt"}, exitUsage, "missing.txt"},
+		{"check needs design", []string{"check"}, exitUsage, "--design"},
+		{"check unknown fault", []string{"check", "--design", "set-px-lua", "--faults", "meteor"}, exitUsage, "meteor"},
+		{"check bad shard", []string{"check", "--design", "set-px-lua", "--shard", "3/2"}, exitUsage, "shard"},
+		{"check redlock on two nodes", []string{"check", "--design", "redlock", "--nodes", "2", "--runs", "1"}, exitSafe, "design redlock"},
+		{"check lua syntax", []string{"check", "--acquire", bad, "--release", ok}, exitUsage, "bad.lua"},
+		{"check unreadable lua", []string{"check", "--acquire", "/nonexistent.lua", "--release", ok}, exitUsage, "nonexistent"},
+		{"replay missing", []string{"replay", "/nonexistent.json"}, exitUsage, "nonexistent"},
+		{"sweep bad param", []string{"sweep", "--param", "gravity"}, exitUsage, "gravity"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errs)
+			}
+			if !strings.Contains(out+errs, tc.want) {
+				t.Errorf("output does not mention %q\nstdout:\n%s\nstderr:\n%s", tc.want, out, errs)
+			}
+		})
+	}
+}
+
+// Two shards together give exactly the runs of the unsharded command, and
+// the results do not depend on the worker count.
+func TestCheckShardsAndWorkers(t *testing.T) {
+	dir := t.TempDir()
+	get := func(args ...string) string {
+		base := []string{"check", "--design", "set-px-lua", "--runs", "12", "--format", "json", "--faults", "pause,delay", "--save", filepath.Join(dir, "c.json"), "--progress=false"}
+		_, out, errs := runCLI(append(base, args...)...)
+		if errs != "" && !strings.Contains(errs, "stopped") {
+			t.Logf("stderr: %s", errs)
+		}
+		return out
+	}
+	one, four := get("--workers", "1"), get("--workers", "4")
+	if one != four {
+		t.Errorf("results depend on --workers")
+	}
+	s0, s1 := get("--shard", "0/2"), get("--shard", "1/2")
+	for _, i := range []string{`"index": 0,`, `"index": 1,`, `"index": 11,`} {
+		if !strings.Contains(s0+s1, i) || strings.Contains(s0, i) == strings.Contains(s1, i) {
+			t.Errorf("run %s is not in exactly one shard", i)
+		}
+	}
+}
+
+// A saved case replays to the same verdict.
+func TestRunSaveReplay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "case.json")
+	code, out1, _ := runCLI("run", "gc-pause", "--save", path, "--format", "json")
+	code2, out2, errs := runCLI("replay", path, "--format", "json")
+	if code != exitViolation || code2 != exitViolation {
+		t.Fatalf("exit codes %d and %d, want 1 and 1: %s", code, code2, errs)
+	}
+	if strings.Contains(errs, "differs") {
+		t.Errorf("replay differs from the saved run")
+	}
+	if !strings.Contains(out1, `"history"`) || !strings.Contains(out2, `"history"`) {
+		t.Errorf("json output lacks the history")
+	}
+}
