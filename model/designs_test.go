@@ -125,3 +125,24 @@ func TestBadSpecs(t *testing.T) {
 		})
 	}
 }
+
+// A Lua design whose script fails at run time stops the run with an error
+// naming the script file; an endless script is stopped by the budget.
+func TestLuaScriptErrors(t *testing.T) {
+	for name, src := range map[string]string{
+		"runtime error": "return redis.call('NOPE', KEYS[1])",
+		"endless":       "while true do end",
+		"wrong reply":   "return {1, 2}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := Spec{Design: LuaDesignID, Lua: &LuaScripts{Acquire: src, AcquireFile: "my-acquire.lua", Release: "return 1"}}
+			r, err := Run(s, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Err == nil || !strings.Contains(r.Err.Error(), "my-acquire.lua") {
+				t.Errorf("run error = %v, want one naming my-acquire.lua", r.Err)
+			}
+		})
+	}
+}
