@@ -76,7 +76,10 @@
 // (default first) event of that kind recorded by ACTOR (see EventKinds:
 // model's acquired, read, write, release..., sim's call, reply, exec...); a
 // fault right after (no delay) an actor's own event takes effect before
-// that actor's next step. `for D` is how long the fault lasts; 0 or absent
+// that actor's next step. A client's events include those of its
+// background tasks (the watchdog's calls and replies count as A's), and
+// counts run over the whole run, so pick #N with the design's requests in
+// mind (catalogue/stale-release.txt shows how). `for D` is how long the fault lasts; 0 or absent
 // means forever where that makes sense. The kinds:
 //
 //	pause CLIENT for D           the whole process freezes (D required)

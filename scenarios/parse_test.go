@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -271,7 +272,7 @@ func TestLoad(t *testing.T) {
 	if _, err := Load(path); err == nil || !strings.HasPrefix(err.Error(), "scenarios: ") {
 		t.Errorf("Load of a missing file: %v", err)
 	}
-	if err := writeFile(path, strings.Replace(base, "ttl 1s", "ttl x", 1)); err != nil {
+	if err := os.WriteFile(path, []byte(strings.Replace(base, "ttl 1s", "ttl x", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Load(path)
