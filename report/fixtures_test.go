@@ -225,4 +225,10 @@ var fixtures = []struct {
 	{"gc-pause", gcPause},
 	{"failover", failover},
 	{"clean", clean},
+	{"empty", empty},
+}
+
+// empty is a run that recorded nothing.
+func empty() (*model.Result, Meta) {
+	return &model.Result{Spec: model.Spec{Design: "set-px-lua"}}, Meta{}
 }

@@ -164,6 +164,7 @@ func short2(inv string) string {
 type cellState struct {
 	kind   string // "ok", "broken", "na", "none" (not run), "unchecked"
 	text   string
+	some   bool // broken in some runs only
 	broken []InvariantResult
 }
 
@@ -185,7 +186,12 @@ func (m *Matrix) state(pc placedCell, invs []string) cellState {
 		checked++
 		if r := pc.cell.Results[i]; r.Broken {
 			st.broken = append(st.broken, r)
-			names = append(names, short2(inv))
+			name := short2(inv)
+			if r.BrokenRuns > 0 && r.BrokenRuns < pc.cell.Runs {
+				name += "(" + strconv.Itoa(r.BrokenRuns) + "/" + strconv.Itoa(pc.cell.Runs) + ")"
+				st.some = true
+			}
+			names = append(names, name)
 		}
 	}
 	switch {
@@ -211,7 +217,7 @@ func (m *Matrix) legend(invs []string) string {
 		parts = append(parts, short2(inv)+" "+inv)
 	}
 	return "ok: every checked invariant held; broken: " + strings.Join(parts, ", ") +
-		"; n/a: does not apply; -: not run; ?: nothing checked."
+		" ((7/10): broken in 7 of 10 runs); n/a: does not apply; -: not run; ?: nothing checked."
 }
 
 // MatrixText writes the matrix as a plain-text table (scenarios down,
@@ -418,6 +424,9 @@ func MatrixHTML(w io.Writer, m *Matrix) error {
 			c, ok := m.Cells[[2]string{d, s}]
 			st := m.state(placedCell{d, s, c, ok}, invs)
 			hc := matrixHTMLCell{Kind: st.kind, Text: st.text}
+			if st.some {
+				hc.Kind += " some"
+			}
 			where := s + " × " + d
 			switch st.kind {
 			case "na":

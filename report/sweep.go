@@ -202,9 +202,9 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 	}
 	rotate := xl*sweepCharW > sweepCellW-4
 	left := 16 + yw*sweepCharW
-	top := 16
+	top := 28
 	if s.Title != "" {
-		top = 40
+		top = 54
 	}
 	gw, gh := len(s.Xs)*sweepCellW, len(s.Ys)*sweepCellH
 	xlabH := 22
@@ -213,6 +213,9 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 	}
 	legendY := top + gh + xlabH + 28
 	width := max(left+gw+24, 480)
+	if s.Title != "" {
+		width = max(width, 32+len(s.Title)*9)
+	}
 	height := legendY + 56
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif" font-size="12">`+"\n", width, height, width, height)
@@ -287,17 +290,17 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 		}
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" font-weight="bold">%s &#8594;</text>`+"\n", left+gw/2, top+gh+xlabH+10, esc(s.XName))
-	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" font-weight="bold">%s &#8593;</text>`+"\n", left-6, top-4, esc(s.YName))
+	fmt.Fprintf(&b, `<text x="16" y="%d" font-weight="bold">%s &#8593;</text>`+"\n", top-8, esc(s.YName))
 	// Legend.
 	lx := 16
 	fmt.Fprintf(&b, `<g id="legend" transform="translate(%d %d)">`+"\n", lx, legendY)
-	for k, f := range []int{0, 1, 2, 3, 4} {
-		c := SweepCell{Runs: 4, Broken: f}
-		fmt.Fprintf(&b, `<rect x="%d" y="0" width="24" height="14" fill="%s"/>`+"\n", k*24, sweepColor(c))
+	for k := range 5 {
+		c := SweepCell{Runs: 4, Broken: k}
+		fmt.Fprintf(&b, `<rect x="%d" y="0" width="36" height="14" fill="%s"/>`+"\n", k*36, sweepColor(c))
 	}
-	b.WriteString(`<text x="0" y="28">safe</text><text x="120" y="28" text-anchor="end">broken in every run</text>` + "\n")
-	b.WriteString(`<rect x="150" y="0" width="24" height="14" fill="#f3f4f6" stroke="#d1d5db"/><text x="180" y="11">not run</text>` + "\n")
-	b.WriteString(`<line x1="240" y1="7" x2="264" y2="7" stroke="#111827" stroke-width="3"/><text x="270" y="11">safe / broken boundary</text>` + "\n")
+	b.WriteString(`<text x="0" y="28">safe</text><text x="180" y="28" text-anchor="end">broken in every run</text>` + "\n")
+	b.WriteString(`<rect x="200" y="0" width="24" height="14" fill="#f3f4f6" stroke="#d1d5db"/><text x="230" y="11">not run</text>` + "\n")
+	b.WriteString(`<line x1="290" y1="7" x2="314" y2="7" stroke="#111827" stroke-width="3"/><text x="320" y="11">safe / broken boundary</text>` + "\n")
 	if bc := s.brokenCounts(); len(bc) > 0 {
 		fmt.Fprintf(&b, `<text x="0" y="46" fill="#6b7280">broken: %s</text>`+"\n", esc(strings.Join(bc, ", ")))
 	}

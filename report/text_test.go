@@ -166,3 +166,24 @@ func TestVerdicts(t *testing.T) {
 		t.Errorf("second verdict = %+v, want held", vs[1])
 	}
 }
+
+// TestEmptyResult renders a result with no events at all.
+func TestEmptyResult(t *testing.T) {
+	for _, r := range []*model.Result{{}, {Spec: model.Spec{Clients: []string{"A"}}}} {
+		var b bytes.Buffer
+		if err := Text(&b, r, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "No violations found.") {
+			t.Errorf("empty result:\n%s", b.String())
+		}
+		if err := JSON(&b, r, Meta{}); err != nil {
+			t.Fatal(err)
+		}
+		b.Reset()
+		if err := HTML(&b, r, Meta{}); err != nil {
+			t.Fatal(err)
+		}
+		reportData(t, b.String())
+	}
+}

@@ -149,6 +149,9 @@ var nodeKinds = map[string]bool{
 // build turns a result into lanes, windows and key events.
 func build(r *model.Result) *timeline {
 	t := &timeline{
+		Lanes:    []lane{},
+		Windows:  []window{},
+		Key:      []keyEvent{},
 		lockKeys: map[string]bool{},
 		values:   map[string]string{},
 		cited:    map[int]bool{},

@@ -1,0 +1,118 @@
+// Package report shows a run of locksim to people: where a lease broke,
+// which client believed it held the lock, when the key really expired on
+// which node, who was paused, which write went through with which token.
+//
+// It renders a finished run (a model.Result: the spec, the seed, the
+// history and the checkers' violations) and two summaries over many runs.
+// Every renderer writes to an io.Writer; the ...Path variants write a
+// file. Output is deterministic: the same input gives the same bytes (no
+// map is iterated unsorted, no wall clock, no pointers), so it can be
+// compared with golden files.
+//
+//   - Text: the terminal report. A header (scenario, design, seed,
+//     faults, the teaching text), then one lane per client (acquiring,
+//     holding, the lease it believes it has, pauses and crashes, writes
+//     accepted or rejected), one per Redis node (whose value the lock key
+//     holds, expiries, deletions, crashes, promotions, clock jumps), the
+//     resource and the network, drawn as ASCII bars over a time axis
+//     (TextOptions.Width columns, default 72) with each violation's
+//     window marked by '^' under the axis; a legend of the glyphs used;
+//     the key events in order; one explanation per violation (the
+//     checker's, then a retelling built from the history); a verdict line
+//     per invariant, held or BROKEN. ANSI colour only with
+//     TextOptions.Color.
+//   - JSON: the machine-readable report, schema locksim.report/v1 below.
+//   - HTML, HTMLPath: one self-contained page (inline CSS, SVG and script;
+//     nothing is fetched) with the verdicts, explanations and teaching text
+//     on top and the same lanes as a zoomable SVG timeline (buttons, mouse
+//     wheel, drag to pan, reset; hover for each event's details), the
+//     violation windows shaded, then the key events and the whole
+//     history. page.html#v1 opens zoomed on violation 1. The templates are
+//     embedded from templates/.
+//   - MatrixText, MatrixMarkdown, MatrixHTML: the designs x scenarios
+//     table (Matrix, Cell, CellOf), each cell held, broken (with the first
+//     violation's explanation and the seed that showed it), n/a with a
+//     reason, or not run.
+//   - SweepText, SweepSVG: a two-parameter map (Sweep) of safe, broken
+//     and mixed cells with the safe/broken boundary drawn.
+//
+// Times are true (simulation) time, printed as sim.FormatTime does
+// ("1.050000s"). A client's believed lease runs from its acquired event to
+// the true time at which its monotonic clock reads Local + Dur of that
+// event (interpolated over the client's own events), cut at its release.
+//
+// # JSON schema locksim.report/v1
+//
+// One object, indented by two spaces, ending in a newline. Durations and
+// times are integers in nanoseconds (fields ending in _ns). A reader must
+// ignore fields it does not know; a change that removes or redefines a
+// field gets a new schema version.
+//
+//	{
+//	  "schema": "locksim.report/v1",
+//	  "meta": {                      // Meta; empty strings are left out
+//	    "scenario": "gc-pause", "title": "...", "design": "set-px-lua",
+//	    "seed": 1, "teaching": "..."
+//	  },
+//	  "spec": {                      // what ran
+//	    "design": "set-px-lua",
+//	    "fencing": "off",            // strict | nonstrict | off, if set
+//	    "ttl_ns": 1000000000,
+//	    "deadline": true,            // only when the client deadline is on
+//	    "clients": ["A", "B"],
+//	    "masters": 1, "replicas": 0, "persistence": "none",  // when set
+//	    "faults": ["pause A after A acquired for 1.5s"]       // sim.Fault.String
+//	  },
+//	  "error": "...",                // only when the run stopped early
+//	  "history": [ ... ],            // sim.Event values as recorded, in order:
+//	                                 // seq, at_ns, actor, task, kind, local_ns,
+//	                                 // peer, args, reply, key, value, token, n,
+//	                                 // dur_ns, note (zero fields left out but
+//	                                 // seq, at_ns, actor, kind, local_ns)
+//	  "violations": [                // model.Violation, plus "story"
+//	    {
+//	      "invariant": "mutual-exclusion",
+//	      "clients": ["A", "B"],
+//	      "from_ns": 1049101000, "to_ns": 1104228000,
+//	      "tokens": [41, 42],        // when any
+//	      "events": [8, 19, 28],     // seq numbers of the events that show it
+//	      "explanation": "...",      // the checker's words
+//	      "story": "From the history: ..."  // the report's retelling
+//	    }
+//	  ],
+//	  "verdicts": [                  // every model.Invariants entry in order,
+//	                                 // then any other invariant violated
+//	    {"invariant": "mutual-exclusion", "verdict": "broken", "violations": 1},
+//	    {"invariant": "stale-write", "verdict": "held", "violations": 0}
+//	  ]
+//	}
+//
+// "held" means no violation of that invariant was found in this run.
+//
+// # Example
+//
+//	r := &model.Result{Spec: spec, Seed: seed, History: h, Violations: vs}
+//	meta := report.Meta{Scenario: "gc-pause", Title: "A pauses past its lease"}
+//	report.Text(os.Stdout, r, report.TextOptions{Meta: meta, Color: isTerminal})
+//	report.HTMLPath("gc-pause.html", r, meta)
+//	report.JSON(f, r, meta)
+//
+// A text timeline (set-px-lua under gc-pause, abridged):
+//
+//	                0        0.2s     0.4s     0.6s     0.8s      1.0s     1.2s     1.4s
+//	                |--------|--------|--------|--------|---------|--------|--------|-------
+//	A        lock   a======================================================================W
+//	         paused zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz
+//	B        lock   ------------------------------------------------aWr
+//	r1       lock   AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAx BB|
+//	resource writes                                                   W                    W
+//	                |--------|--------|--------|--------|---------|--------|--------|-------
+//	!1                                      mutual-exclusion (A, B) ^^^
+//	!2                                                                     stale-write (A) ^
+//
+// The tests regenerate the golden files under testdata/ with
+// `go test ./report -update`; review them with git diff. When chromium is
+// on PATH a test loads each HTML report headless and checks the DOM after
+// the script ran (body[data-ready="1"], no body[data-errors]); set
+// LOCKSIM_SCREENSHOT=/tmp/report.png to also save a screenshot.
+package report
