@@ -6,19 +6,19 @@ import "strings"
 type kind uint8
 
 const (
-	kindPlain     kind = iota // dispatched to miniredis as is
-	kindEval                  // EVAL, EVAL_RO
-	kindEvalSHA               // EVALSHA, EVALSHA_RO
-	kindScript                // SCRIPT
-	kindMulti                 // MULTI
-	kindExec                  // EXEC
-	kindDiscard               // DISCARD
-	kindUnwatch               // UNWATCH
-	kindSelect                // SELECT
-	kindBlocking              // blocks, or starts goroutines, in miniredis
-	kindSubscribe             // (P)SUBSCRIBE: starts goroutines in miniredis
-	kindStreamRead            // XREAD, XREADGROUP: blocking with a BLOCK option
-	kindNoScript              // refused inside scripts, fine outside
+	kindPlain      kind = iota // dispatched to miniredis as is
+	kindEval                   // EVAL, EVAL_RO
+	kindEvalSHA                // EVALSHA, EVALSHA_RO
+	kindScript                 // SCRIPT
+	kindMulti                  // MULTI
+	kindExec                   // EXEC
+	kindDiscard                // DISCARD
+	kindUnwatch                // UNWATCH
+	kindSelect                 // SELECT
+	kindBlocking               // blocks, or starts goroutines, in miniredis
+	kindSubscribe              // (P)SUBSCRIBE: starts goroutines in miniredis
+	kindStreamRead             // XREAD, XREADGROUP: blocking with a BLOCK option
+	kindNoScript               // refused inside scripts, fine outside
 )
 
 // arity is a command's argument count rule (arguments after the name), as
