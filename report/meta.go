@@ -52,8 +52,9 @@ const DefaultWidth = 72
 // fmtT renders a time like every other text output: "1.050000s".
 func fmtT(d time.Duration) string { return sim.FormatTime(d) }
 
-// short renders a duration compactly and exactly ("1.5s", "250ms").
-func short(d time.Duration) string { return d.String() }
+// short renders a duration compactly and exactly in ASCII ("1.5s",
+// "250ms", "14us").
+func short(d time.Duration) string { return strings.ReplaceAll(d.String(), "µ", "u") }
 
 // ownerOf returns the client that a lock value belongs to, from the values
 // seen in client events, a reentrant hash's field name, or the value's

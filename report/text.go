@@ -240,6 +240,11 @@ func ownerGlyphs(clients []string) map[string]byte {
 }
 
 func (p *printer) timeline(t *timeline, width int) {
+	if len(t.Lanes) == 0 {
+		p.line("Timeline: no events recorded.")
+		p.line("")
+		return
+	}
 	cv := canvas{width: width, end: t.End}
 	glyphs := ownerGlyphs(t.clients)
 	styles := map[string]string{}
