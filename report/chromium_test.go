@@ -77,7 +77,7 @@ func TestHTMLInChromium(t *testing.T) {
 					t.Errorf("the DOM lacks %s", want)
 				}
 			}
-			if len(r.Violations) > 0 && !strings.Contains(dom, "From the history:") {
+			if len(r.Violations) > 0 && !strings.Contains(dom, "in the history:") {
 				t.Error("the DOM lacks the explanation's story")
 			}
 			if len(r.Violations) > 0 && !strings.Contains(dom, "win-label") {

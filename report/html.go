@@ -75,6 +75,8 @@ type htmlPage struct {
 // g.lane[data-lane=ID] per lane (drawn by the script), #explanation,
 // #verdicts, and the JSON in script#report-data. The script sets
 // body[data-ready="1"] when done and records errors in body[data-errors].
+// The URL fragment #v2 opens the page zoomed on violation 2; #selftest
+// drives every interaction once (for headless tests).
 func HTML(w io.Writer, r *model.Result, meta Meta) error {
 	if r == nil {
 		return errors.New("report: nil result")

@@ -83,7 +83,7 @@ func TestHTMLContent(t *testing.T) {
 	for _, want := range []string{
 		"A stop-the-world pause longer than the TTL", // teaching text
 		"overlap for 0.055127s",                      // a checker's explanation
-		"From the history: A acquired lock on r1",    // the story
+		"Also in the history: A was paused from",     // the story
 		`<tr class="broken" data-invariant="mutual-exclusion">`,
 		`<tr class="held" data-invariant="lost-update">`,
 	} {

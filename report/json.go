@@ -41,7 +41,7 @@ func newJSONReport(r *model.Result, meta Meta, t *timeline) jsonReport {
 		Spec:       summarize(r, t),
 		History:    r.History,
 		Violations: []jsonViolation{},
-		Verdicts:   verdicts(r.Violations),
+		Verdicts:   verdicts(r),
 	}
 	if out.History == nil {
 		out.History = sim.History{}

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"locksim/model"
@@ -23,10 +25,16 @@ func (t *timeline) story(v model.Violation) string {
 	for _, c := range v.Clients {
 		involved[c] = true
 	}
+	// The story runs from the involved clients' last acquisitions before
+	// the window to the end of their critical sections that overlap it, so
+	// it tells what became of their writes.
 	lo := from
 	for _, c := range v.Clients {
 		if at, ok := t.lastAcquired(c, from); ok {
 			lo = min(lo, at)
+			if end, ok := t.releaseAfter(c, from); ok {
+				to = max(to, end)
+			}
 		}
 	}
 	cited := map[int]bool{}
@@ -60,10 +68,23 @@ func (t *timeline) story(v model.Violation) string {
 		}
 		clauses = append(clauses, c)
 	}
+	// Leave out what the checker's explanation already says: a clause
+	// whose every time appears there.
+	kept := clauses[:0]
+	for _, c := range clauses {
+		if !told(c, v.Explanation) {
+			kept = append(kept, c)
+		}
+	}
+	dropped := len(kept) < len(clauses)
+	clauses = kept
 	if len(clauses) == 0 {
 		return ""
 	}
 	s := "From the history: "
+	if dropped {
+		s = "Also in the history: "
+	}
 	for i, c := range clauses {
 		if i > 0 {
 			s += "; "
@@ -88,6 +109,17 @@ func (t *timeline) lastAcquired(c string, at time.Duration) (time.Duration, bool
 		}
 	}
 	return found, ok
+}
+
+// releaseAfter returns when client c next closed a critical section (final
+// release or crash) at or after at.
+func (t *timeline) releaseAfter(c string, at time.Duration) (time.Duration, bool) {
+	for _, e := range t.h {
+		if e.At >= at && e.Actor == c && (e.Kind == model.KindRelease && e.N <= 0 || e.Kind == sim.KindCrash) {
+			return e.At, true
+		}
+	}
+	return 0, false
 }
 
 // clause renders one event of a story, or reports that it does not belong.
@@ -198,4 +230,21 @@ func (t *timeline) whilePaused(at time.Duration, self string, involved map[strin
 		}
 	}
 	return ""
+}
+
+// timeRE matches a time as fmtT prints it.
+var timeRE = regexp.MustCompile(`\d+\.\d{6}s`)
+
+// told reports whether every time a clause mentions appears in text.
+func told(clause, text string) bool {
+	ts := timeRE.FindAllString(clause, -1)
+	if len(ts) == 0 || text == "" {
+		return false
+	}
+	for _, t := range ts {
+		if !strings.Contains(text, t) {
+			return false
+		}
+	}
+	return true
 }

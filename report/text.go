@@ -37,7 +37,7 @@ func Text(w io.Writer, r *model.Result, opts TextOptions) error {
 	p.timeline(t, width)
 	p.keyEvents(t)
 	p.violations(t, r.Violations)
-	p.verdicts(r.Violations)
+	p.verdicts(r)
 	_, err := io.WriteString(w, p.b.String())
 	return errors.Wrap(err, "report: writing text")
 }
@@ -562,15 +562,18 @@ func (p *printer) violations(t *timeline, vs []model.Violation) {
 	p.line("")
 }
 
-func (p *printer) verdicts(vs []model.Violation) {
+func (p *printer) verdicts(r *model.Result) {
 	p.line("Verdicts:")
-	ds := verdicts(vs)
+	ds := verdicts(r)
 	w := 0
 	for _, d := range ds {
 		w = max(w, len(d.Invariant))
 	}
 	for _, d := range ds {
 		s := p.style("held", ansiGreen)
+		if d.Verdict == verdictNotChecked {
+			s = p.style("not checked", ansiDim) + " (" + d.Why + ")"
+		}
 		if d.Verdict == verdictBroken {
 			n := "1 violation"
 			if d.Violations != 1 {

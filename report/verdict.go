@@ -8,22 +8,36 @@ import (
 
 // Verdict words.
 const (
-	verdictHeld   = "held"
-	verdictBroken = "broken"
+	verdictHeld       = "held"
+	verdictBroken     = "broken"
+	verdictNotChecked = "not-checked"
 )
 
 // verdict is what a run says about one invariant.
 type verdict struct {
 	Invariant string `json:"invariant"`
-	// Verdict is "held" (no violation found) or "broken".
+	// Verdict is "held" (no violation found), "broken", or "not-checked"
+	// (the checkers do not judge it for this spec).
 	Verdict string `json:"verdict"`
 	// Violations counts the violations of this invariant.
 	Violations int `json:"violations"`
+	// Why says why an invariant was not checked.
+	Why string `json:"why,omitempty"`
 }
 
 // verdicts lists every invariant of model.Invariants, then any other
-// invariant a violation names (sorted), each held or broken.
-func verdicts(vs []model.Violation) []verdict {
+// invariant a violation names (sorted), each held, broken or not checked
+// (per the spec's model.CheckConfig).
+func verdicts(r *model.Result) []verdict {
+	vs := r.Violations
+	cfg := r.Spec.CheckConfigFor()
+	skipped := map[string]string{}
+	if cfg.LivenessBound <= 0 {
+		skipped[model.InvLiveness] = "no liveness bound for this spec"
+	}
+	if !cfg.Reentrant {
+		skipped[model.InvReentrancy] = "the design is not reentrant"
+	}
 	ids := slices.Clone(model.Invariants)
 	var extra []string
 	for _, v := range vs {
@@ -44,6 +58,8 @@ func verdicts(vs []model.Violation) []verdict {
 		vd := verdict{Invariant: id, Verdict: verdictHeld, Violations: n}
 		if n > 0 {
 			vd.Verdict = verdictBroken
+		} else if why, ok := skipped[id]; ok {
+			vd.Verdict, vd.Why = verdictNotChecked, why
 		}
 		out = append(out, vd)
 	}

@@ -14,14 +14,14 @@ import (
 //
 // Globals a script sees, looked up in this order:
 //
-//	env    a fresh empty table per run (the script's _ENV; its metatable is envMT)
-//	callG  KEYS, ARGV and _G of the current run (reused, overwritten per run)
-//	base   library functions and read-only proxies of the library tables
+//	env      an empty table per run (the functions' environment; metatable envMT)
+//	globals  library functions, read-only proxies of the library tables, and
+//	         KEYS, ARGV and _G of the current run (overwritten per run)
 //
 // Invariants:
-//   - Scripts reach only env (fresh per run) and read-only proxies; callG,
-//     base, the real library tables and all metatables are unreachable
-//     (metatables carry __metatable, getfenv/setfenv/debug are absent).
+//   - Scripts reach only env (per run) and read-only proxies; globals, the
+//     real library tables and all metatables are unreachable (metatables
+//     carry __metatable; getfenv, setfenv and debug are absent).
 //   - Writing a global that does not exist raises miniredis's "Script
 //     attempted to create global variable" error; writing one that exists
 //     (KEYS, redis, ...) shadows it in env for the rest of that run only.
@@ -32,10 +32,13 @@ type luaState struct {
 	L         *lua.LState
 	budget    *budget
 	envMT     *lua.LTable // metatable of every run's env
-	callG     *lua.LTable
+	globals   *lua.LTable
 	idleEnv   *lua.LTable // L.Env between runs
 	protected map[*lua.LTable]struct{}
 	convertFn *lua.LFunction // converts a result under PCall (tables with metatables)
+
+	env        *lua.LTable // the last run's env, reused while it stays empty
+	keys, argv argTable
 }
 
 // baseNames are the base-library globals kept from gopher-lua, as miniredis
@@ -53,15 +56,15 @@ var baseNames = []string{
 // layout copies miniredis's protectGlobals (cmd_scripting.go) so that error
 // positions and tracebacks match miniredis's: __newindex is defined on line
 // 5 and raises on line 9; the missing-global __index is defined on line 14
-// and raises on line 16. Line 6 adds one test: a global that exists in callG
-// or base may be assigned (it is shadowed in the run's env), as miniredis
-// lets a script assign an existing global.
+// and raises on line 16. Line 6 adds one test: an existing global may be
+// assigned (it is shadowed in the run's env), as miniredis lets a script
+// assign an existing global.
 const protectChunk = `
 local dbg=debug
-local mt, C, B = ENVMT, CALLG, BASE
-local bmt = BASEMT
+local mt, G = ENVMT, GLOBALS
+local gmt = GLOBALSMT
 mt.__newindex = function (t, n, v)
-  if rawget(C, n) == nil and rawget(B, n) == nil and dbg.getinfo(2) then
+  if rawget(G, n) == nil and dbg.getinfo(2) then
     local w = dbg.getinfo(2, "S").what
     if w ~= "C" then
       error("Script attempted to create global variable '"..tostring(n).."'", 2)
@@ -69,7 +72,7 @@ mt.__newindex = function (t, n, v)
   end
   rawset(t, n, v)
 end
-bmt.__index = function (t, n)
+gmt.__index = function (t, n)
   if dbg.getinfo(2) and dbg.getinfo(2, "S").what ~= "C" then
     error("Script attempted to access nonexistent global variable '"..tostring(n).."'", 2)
   end
@@ -122,7 +125,10 @@ func newLuaState(e *Engine) (st *luaState, err error) {
 		return t.RawGetString(name).(*lua.LFunction).GFunction
 	}
 
-	base := L.CreateTable(0, 48)
+	base := L.CreateTable(0, 64) // the globals table
+	for _, name := range []string{"KEYS", "ARGV", "_G"} {
+		base.RawSetString(name, lua.LFalse) // set per run; allocate the slots once
+	}
 	for _, name := range baseNames {
 		base.RawSetString(name, real.RawGetString(name))
 	}
@@ -133,11 +139,9 @@ func newLuaState(e *Engine) (st *luaState, err error) {
 	}))
 	// print would write to the process's stdout; Redis writes to its log.
 	base.RawSetString("print", L.NewFunction(func(*lua.LState) int { return 0 }))
-	// collectgarbage would run the Go collector and report heap sizes.
-	base.RawSetString("collectgarbage", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LNumber(0))
-		return 1
-	}))
+	// collectgarbage returns nothing, as gopher-lua's, but does not run the
+	// Go collector (which costs milliseconds).
+	base.RawSetString("collectgarbage", L.NewFunction(func(*lua.LState) int { return 0 }))
 
 	// string: also the __index of every string value's metatable.
 	strProxy := st.readOnly(lib(lua.StringLibName))
@@ -197,15 +201,9 @@ func newLuaState(e *Engine) (st *luaState, err error) {
 	base.RawSetString("redis", redis)
 	base.RawSetString("server", redis)
 
+	st.globals = base
 	st.envMT = L.CreateTable(0, 3)
-	st.callG = L.CreateTable(0, 4)
-	st.callG.RawSetString("KEYS", lua.LFalse) // allocate the slots once
-	st.callG.RawSetString("ARGV", lua.LFalse)
-	st.callG.RawSetString("_G", lua.LFalse)
-	cgMT := L.CreateTable(0, 1)
-	cgMT.RawSetString("__index", base)
-	st.callG.Metatable = cgMT
-	st.envMT.RawSetString("__index", st.callG)
+	st.envMT.RawSetString("__index", base)
 	baseMT := L.CreateTable(0, 1)
 	base.Metatable = baseMT
 
@@ -214,9 +212,8 @@ func newLuaState(e *Engine) (st *luaState, err error) {
 		priv.RawSetString(name, real.RawGetString(name))
 	}
 	priv.RawSetString("ENVMT", st.envMT)
-	priv.RawSetString("CALLG", st.callG)
-	priv.RawSetString("BASE", base)
-	priv.RawSetString("BASEMT", baseMT)
+	priv.RawSetString("GLOBALS", base)
+	priv.RawSetString("GLOBALSMT", baseMT)
 	proto, err := compile(protectChunk)
 	if err != nil {
 		return nil, errors.Wrap(err, "script: compile global protection")

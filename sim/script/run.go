@@ -46,11 +46,10 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 	}()
 
 	e.run = runState{id: e.run.id + 1, sha: s.sha, readOnly: readOnly, db: c.db}
-	env := L.CreateTable(0, 0)
-	env.Metatable = st.envMT
-	st.callG.RawSetString("KEYS", stringTable(L, keys))
-	st.callG.RawSetString("ARGV", stringTable(L, argv))
-	st.callG.RawSetString("_G", env)
+	env := st.freshEnv()
+	st.globals.RawSetString("KEYS", st.keys.fill(L, keys))
+	st.globals.RawSetString("ARGV", st.argv.fill(L, argv))
+	st.globals.RawSetString("_G", env)
 	s.fn.Env = env
 	L.Env = env
 	st.budget.reset()
@@ -60,7 +59,7 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 		s.fn.Env = st.idleEnv
 		L.G.CurrentThread = L.G.MainThread
 		for _, k := range [...]string{"KEYS", "ARGV", "_G"} {
-			st.callG.RawSetString(k, lua.LFalse) // drop references, keep the slots
+			st.globals.RawSetString(k, lua.LFalse) // drop references, keep the slots
 		}
 	}()
 
@@ -99,11 +98,64 @@ func (e *Engine) runError(s *script, err error) resp.Reply {
 	return resp.ErrorReply(toInline(asFormat(errLuaParseError(err))))
 }
 
-// stringTable returns a Lua array of ss.
-func stringTable(L *lua.LState, ss []string) *lua.LTable {
-	t := L.CreateTable(len(ss), 0)
-	for i, s := range ss {
-		t.RawSetInt(i+1, lua.LString(s))
+// freshEnv returns an empty environment for a run: the previous run's if
+// that one is still empty (nothing of a finished run can reach it any more:
+// every table a script could store it in is per-run or read-only), else a
+// new one.
+func (st *luaState) freshEnv() *lua.LTable {
+	if st.env != nil {
+		if k, _ := st.env.Next(lua.LNil); k == lua.LNil && st.env.Metatable == st.envMT {
+			return st.env
+		}
 	}
-	return t
+	st.env = st.L.CreateTable(0, 0)
+	st.env.Metatable = st.envMT
+	return st.env
+}
+
+// argTable is a reusable KEYS or ARGV table. A run may modify its table;
+// fill then replaces it, so every run sees a table holding exactly its own
+// strings, and unchanged elements are not re-boxed.
+type argTable struct {
+	t    *lua.LTable
+	vals []string // what t holds, when pristine
+}
+
+// fill returns a table holding exactly ss as a Lua array.
+func (a *argTable) fill(L *lua.LState, ss []string) *lua.LTable {
+	if a.t == nil || !a.pristine() {
+		a.t = L.CreateTable(len(ss), 0)
+		a.vals = a.vals[:0]
+	}
+	for i, s := range ss {
+		if i < len(a.vals) && a.vals[i] == s {
+			continue
+		}
+		a.t.RawSetInt(i+1, lua.LString(s))
+	}
+	for i := len(ss); i < len(a.vals); i++ {
+		a.t.RawSetInt(i+1, lua.LNil)
+	}
+	a.vals = append(a.vals[:0], ss...)
+	return a.t
+}
+
+// pristine reports whether t still holds exactly vals and nothing else.
+func (a *argTable) pristine() bool {
+	if a.t.Metatable != lua.LNil {
+		return false
+	}
+	for i, s := range a.vals {
+		v, ok := a.t.RawGetInt(i + 1).(lua.LString)
+		if !ok || string(v) != s {
+			return false
+		}
+	}
+	var k lua.LValue
+	if len(a.vals) == 0 {
+		k, _ = a.t.Next(lua.LNil)
+	} else {
+		k, _ = a.t.Next(lua.LNumber(len(a.vals)))
+	}
+	return k == lua.LNil
 }
