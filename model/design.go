@@ -81,6 +81,15 @@ func (l *Lease) Deadline() (time.Duration, bool) {
 	return l.Start + l.Validity, true
 }
 
+// remaining returns how much of the lease the client believes is left at
+// monotonic time now (0 when the design trusts the lease until release).
+func (l *Lease) remaining(now time.Duration) time.Duration {
+	if d, ok := l.Deadline(); ok {
+		return max(d-now, 0)
+	}
+	return 0
+}
+
 // Client is what a design sees of the simulated client process: the Redis
 // deployment, its own clock and generator, and the options.
 type Client struct {

@@ -288,9 +288,10 @@ func (redlock) TryAcquire(c *Client, value string) (Lease, bool, error) {
 	}
 	elapsed := c.Now() - start
 	drift := time.Duration(float64(o.TTL)*o.DriftFactor) + 2*time.Millisecond
-	validity := o.TTL - elapsed - drift
-	if len(granted) >= o.Quorum && validity > 0 {
-		return Lease{Key: c.Key, Value: value, Nodes: granted, Start: start, Validity: validity}, true, nil
+	// The distlock page's validity is what is left after acquiring:
+	// ttl - elapsed - drift. Measured from start, the lease is ttl - drift.
+	if len(granted) >= o.Quorum && o.TTL-elapsed-drift > 0 {
+		return Lease{Key: c.Key, Value: value, Nodes: granted, Start: start, Validity: o.TTL - drift}, true, nil
 	}
 	for _, g := range c.Masters() {
 		c.CallTimeout(g, o.NodeTimeout, "EVAL", scriptRelease, "1", c.Key, value)

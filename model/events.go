@@ -10,7 +10,8 @@ const (
 	// KindAcquired: the client believes it holds the lock from now on; its
 	// critical section starts. Key, Value (this acquisition's random
 	// value), Token (fencing token, 0 if none), Dur (the lease the client
-	// believes it has, on its monotonic clock, from Local), Peer (the
+	// believes it has left, on its monotonic clock, from Local; 0 when the
+	// design trusts the lease until release), Peer (the
 	// node(s) that granted it, comma-separated), N (reentrant hold count).
 	KindAcquired = "acquired"
 	// KindAcquireFailed: acquisition gave up (Note: why).
@@ -27,7 +28,8 @@ const (
 	KindRelease = "release"
 	// KindReleased: release finished (Reply: what the node said).
 	KindReleased = "released"
-	// KindRenew: a watchdog renewal returned (N: 1 renewed, 0 not; Value).
+	// KindRenew: a watchdog renewal returned (N: 1 renewed, 0 not; Value;
+	// Dur: the lease the client believes it has left, as for acquired).
 	KindRenew = "renew"
 	// KindWatchdogStop: the watchdog stopped (Note: why).
 	KindWatchdogStop = "watchdog-stop"

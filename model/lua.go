@@ -172,9 +172,9 @@ func (d luaDesign) TryAcquire(c *Client, value string) (Lease, bool, error) {
 		token = 0
 	}
 	elapsed := c.Now() - start
-	validity := o.TTL - elapsed - (time.Duration(float64(o.TTL)*o.DriftFactor) + 2*time.Millisecond)
-	if len(granted) >= o.Quorum && validity > 0 {
-		return Lease{Key: c.Key, Value: value, Token: token, Nodes: granted, Start: start, Validity: validity}, true, nil
+	drift := time.Duration(float64(o.TTL)*o.DriftFactor) + 2*time.Millisecond
+	if len(granted) >= o.Quorum && o.TTL-elapsed-drift > 0 {
+		return Lease{Key: c.Key, Value: value, Token: token, Nodes: granted, Start: start, Validity: o.TTL - drift}, true, nil
 	}
 	d.Release(c, &Lease{Key: c.Key, Value: value})
 	return Lease{}, false, nil

@@ -63,17 +63,16 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 				// Seed 000: budget the lease on the monotonic clock from
 				// before the request, keep a margin, and do not enter
 				// when the reply came too late.
-				v := o.TTL - (c.Now() - start) - o.Margin
-				if v <= 0 {
+				if o.TTL-(c.Now()-start)-o.Margin <= 0 {
 					c.Record(sim.Event{Kind: KindLeaseLost, Key: c.Key, Value: value, Note: "the reply came after the lease budget: not entering"})
 					d.Release(c, &l)
 					ok = false
 				}
-				l.Start, l.Validity = start, v
+				l.Start, l.Validity = start, o.TTL-o.Margin
 			}
 		}
 		if ok {
-			c.Record(sim.Event{Kind: KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Dur: l.Validity,
+			c.Record(sim.Event{Kind: KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Dur: l.remaining(c.Now()),
 				Peer: joinNodes(l.Nodes), N: int64(l.Count)})
 			return &l, true, nil
 		}
@@ -136,7 +135,10 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 				if ok {
 					n = 1
 				}
-				wc.Record(sim.Event{Kind: KindRenew, Key: l.Key, Value: l.Value, N: n})
+				if ok && l.Validity != 0 {
+					l.Start, l.Validity = start, o.TTL-o.Margin
+				}
+				wc.Record(sim.Event{Kind: KindRenew, Key: l.Key, Value: l.Value, N: n, Dur: l.remaining(wc.Now())})
 				if !ok || err != nil {
 					why := "renewal returned 0: the lock is no longer ours"
 					if err != nil {
@@ -144,9 +146,6 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 					}
 					wc.Record(sim.Event{Kind: KindWatchdogStop, Key: l.Key, Value: l.Value, Note: why})
 					return nil
-				}
-				if l.Validity != 0 {
-					l.Start, l.Validity = start, o.TTL-o.Margin
 				}
 			}
 		})
