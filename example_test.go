@@ -1,0 +1,70 @@
+package locksim_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"locksim"
+	"locksim/model"
+	"locksim/sim"
+)
+
+// myLock is a user's own design: SET NX PX to acquire, but a plain DEL to
+// release, which deletes whoever holds the key by then.
+type myLock struct{}
+
+func (myLock) Name() string { return "my-lock" }
+
+func (myLock) TryAcquire(c *model.Client, value string) (model.Lease, bool, error) {
+	g := c.Masters()[0]
+	r, err := c.Call(g, "SET", c.Key, value, "NX", "PX", c.TTLms())
+	if err != nil {
+		return model.Lease{}, false, err // outcome unknown: retried with the same value
+	}
+	return model.Lease{Key: c.Key, Value: value, Nodes: []string{c.Primary(g)}}, r.Str == "OK", nil
+}
+
+func (myLock) Release(c *model.Client, l *model.Lease) error {
+	_, err := c.Call(c.Masters()[0], "DEL", c.Key)
+	return err
+}
+
+// In a test you write locksim.Check(t, myLock{}, ...) with the test's own
+// *testing.T; this example passes a recorder so it can show the outcome.
+func Example_customDesign() {
+	t := &recorder{}
+	locksim.Check(t, myLock{}, locksim.WithFaults(sim.FaultPause), locksim.WithCaseDir(os.TempDir()))
+	fmt.Println("test failed:", t.failed)
+	fmt.Println("names the design:", strings.Contains(t.errors, "locksim: design my-lock broke"))
+	fmt.Println("shows the schedule:", strings.Contains(t.logs, "fault schedule:"))
+	fmt.Println("shows how to replay:", strings.Contains(t.logs, "replay: locksim replay"))
+	// Output:
+	// test failed: true
+	// names the design: true
+	// shows the schedule: true
+	// shows how to replay: true
+}
+
+// recorder is a rapid.TB that records instead of failing.
+type recorder struct {
+	testing.TB
+	failed       bool
+	errors, logs string
+}
+
+func (r *recorder) Helper()                           {}
+func (r *recorder) Name() string                      { return "Example_customDesign" }
+func (r *recorder) Logf(format string, args ...any)   { r.logs += fmt.Sprintf(format, args...) + "\n" }
+func (r *recorder) Log(args ...any)                   { r.logs += fmt.Sprint(args...) + "\n" }
+func (r *recorder) Errorf(format string, args ...any) { r.failed = true; r.errors += fmt.Sprintf(format, args...) }
+func (r *recorder) Error(args ...any)                 { r.failed = true; r.errors += fmt.Sprint(args...) }
+func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...) }
+func (r *recorder) Fatal(args ...any)                 { r.Error(args...) }
+func (r *recorder) FailNow()                          { r.failed = true }
+func (r *recorder) Fail()                             { r.failed = true }
+func (r *recorder) Failed() bool                      { return r.failed }
+func (r *recorder) Skipf(string, ...any)              {}
+func (r *recorder) Skip(...any)                       {}
+func (r *recorder) SkipNow()                          {}
