@@ -331,70 +331,11 @@ func parsePPM(s string, unit bool, what string) (int64, error) {
 }
 
 // FormatFault renders a fault in the canonical scenario syntax, which
-// ParseFault reads back to an equal fault:
-//
-//	KIND ARGS [oneway|restart] at T [for D]
-//	KIND ARGS [oneway|restart] [for D] after ACTOR KIND [#N] [+D]
-//
-// e.g. "pause A for 1.5s after A write", "node-crash r1 at 2s for 5s".
-// Fields that do not belong to the kind are not rendered.
-func FormatFault(f sim.Fault) string {
-	var b strings.Builder
-	b.WriteString(string(f.Kind))
-	switch f.Kind {
-	case sim.FaultPartition:
-		b.WriteString(" " + strings.Join(f.A, ",") + " | " + strings.Join(f.B, ","))
-		if f.OneWay {
-			b.WriteString(" oneway")
-		}
-	case sim.FaultDelay:
-		b.WriteString(" " + f.From + "->" + f.To + " +" + fmtDur(f.Extra))
-	case sim.FaultDrop:
-		b.WriteString(" " + f.From + "->" + f.To + " count=" + strconv.Itoa(f.Count))
-	case sim.FaultClockJump:
-		b.WriteString(" " + f.Target + " by=" + fmtSigned(f.By))
-	case sim.FaultClockDrift:
-		b.WriteString(" " + f.Target + " rate=" + fmtPPM(f.RatePPM))
-	case sim.FaultEvict:
-		b.WriteString(" " + f.Target + " key=" + f.Key)
-	default:
-		b.WriteString(" " + f.Target)
-		if f.Kind == sim.FaultCrash && f.Restart {
-			b.WriteString(" restart")
-		}
-	}
-	if f.After == nil {
-		b.WriteString(" at " + fmtDur(f.At))
-		if f.Dur != 0 {
-			b.WriteString(" for " + fmtDur(f.Dur))
-		}
-		return b.String()
-	}
-	if f.Dur != 0 {
-		b.WriteString(" for " + fmtDur(f.Dur))
-	}
-	b.WriteString(" after " + f.After.Actor + " " + f.After.Kind)
-	if f.After.Nth != 0 {
-		b.WriteString(" #" + strconv.Itoa(f.After.Nth))
-	}
-	if f.At != 0 {
-		b.WriteString(" +" + fmtDur(f.At))
-	}
-	return b.String()
-}
+// ParseFault reads back to an equal fault; it is sim.Fault.String.
+func FormatFault(f sim.Fault) string { return f.String() }
 
-// fmtDur renders a duration exactly in Go syntax, without the trailing
-// zero units of time.Duration.String ("2m" rather than "2m0s").
-func fmtDur(d time.Duration) string {
-	s := d.String()
-	if t, ok := strings.CutSuffix(s, "m0s"); ok {
-		s = t + "m"
-	}
-	if t, ok := strings.CutSuffix(s, "h0m"); ok {
-		s = t + "h"
-	}
-	return s
-}
+// fmtDur renders a duration exactly in Go syntax ("2m" rather than "2m0s").
+func fmtDur(d time.Duration) string { return sim.FormatDuration(d) }
 
 // fmtSigned renders a duration with an explicit sign: "+2s", "-500ms".
 func fmtSigned(d time.Duration) string {

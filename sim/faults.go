@@ -88,8 +88,14 @@ type Fault struct {
 	Restart bool
 }
 
-// String renders the fault in the scenario-file syntax, e.g.
-// "pause A for 1.5s after A acquire" or "partition r1,A | r2,B at 2s for 40s".
+// String renders the fault in the canonical scenario-file syntax, which
+// scenarios.ParseFault reads back to an equal fault:
+//
+//	KIND ARGS [oneway|restart] at T [for D]
+//	KIND ARGS [oneway|restart] [for D] after ACTOR KIND [#N] [+D]
+//
+// e.g. "pause A for 1.5s after A write", "node-crash r1 at 2s for 5s".
+// Fields that do not belong to the kind are not rendered.
 func (f Fault) String() string {
 	var b strings.Builder
 	b.WriteString(string(f.Kind))
@@ -100,40 +106,64 @@ func (f Fault) String() string {
 			b.WriteString(" oneway")
 		}
 	case FaultDelay:
-		b.WriteString(" " + f.From + "->" + f.To + " +" + fmtDur(f.Extra))
+		b.WriteString(" " + f.From + "->" + f.To + " +" + FormatDuration(f.Extra))
 	case FaultDrop:
 		b.WriteString(" " + f.From + "->" + f.To + " count=" + strconv.Itoa(f.Count))
 	case FaultClockJump:
-		b.WriteString(" " + f.Target + " by=" + fmtDur(f.By))
+		by := FormatDuration(f.By)
+		if f.By >= 0 {
+			by = "+" + by
+		}
+		b.WriteString(" " + f.Target + " by=" + by)
 	case FaultClockDrift:
-		b.WriteString(" " + f.Target + " ppm=" + strconv.FormatInt(f.RatePPM, 10))
+		ppm := strconv.FormatInt(f.RatePPM, 10) + "ppm"
+		if f.RatePPM >= 0 {
+			ppm = "+" + ppm
+		}
+		b.WriteString(" " + f.Target + " rate=" + ppm)
 	case FaultEvict:
 		b.WriteString(" " + f.Target + " key=" + f.Key)
 	default:
 		b.WriteString(" " + f.Target)
+		if f.Kind == FaultCrash && f.Restart {
+			b.WriteString(" restart")
+		}
 	}
-	if f.After != nil {
-		if f.At != 0 {
-			b.WriteString(" +" + fmtDur(f.At))
+	if f.After == nil {
+		b.WriteString(" at " + FormatDuration(f.At))
+		if f.Dur != 0 {
+			b.WriteString(" for " + FormatDuration(f.Dur))
 		}
-		b.WriteString(" after " + f.After.Actor + " " + f.After.Kind)
-		if f.After.Nth > 1 {
-			b.WriteString(" #" + strconv.Itoa(f.After.Nth))
-		}
-	} else {
-		b.WriteString(" at " + fmtDur(f.At))
+		return b.String()
 	}
 	if f.Dur != 0 {
-		b.WriteString(" for " + fmtDur(f.Dur))
+		b.WriteString(" for " + FormatDuration(f.Dur))
 	}
-	if f.Restart {
-		b.WriteString(" restart")
+	b.WriteString(" after " + f.After.Actor + " " + f.After.Kind)
+	if f.After.Nth != 0 {
+		b.WriteString(" #" + strconv.Itoa(f.After.Nth))
+	}
+	if f.At != 0 {
+		b.WriteString(" +" + FormatDuration(f.At))
 	}
 	return b.String()
 }
 
-// fmtDur renders a duration compactly and exactly ("1.5s", "250ms").
-func fmtDur(d time.Duration) string { return d.String() }
+// GoString makes %#v (rapid's draw logs) print the readable form.
+func (f Fault) GoString() string { return strconv.Quote(f.String()) }
+
+// FormatDuration renders a duration exactly in Go syntax, without the
+// trailing zero units of time.Duration.String ("2m" rather than "2m0s").
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if t, ok := strings.CutSuffix(s, "m0s"); ok {
+		s = t + "m"
+	}
+	if t, ok := strings.CutSuffix(s, "h0m"); ok {
+		s = t + "h"
+	}
+	return s
+}
 
 // Validate checks one fault against the world's names and limits. i is the
 // fault's index, used in error messages.
