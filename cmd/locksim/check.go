@@ -8,7 +8,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 
 	"locksim"
 	"locksim/model"
@@ -88,67 +87,47 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("%v", err)
 	}
 	topo := locksim.TopoOf(spec)
-	var idx []int
-	for i := 0; i < *runs; i++ {
-		if i%sn == si {
-			idx = append(idx, i)
+	w, closeOut, err := output(*out, stdout)
+	if err != nil {
+		return exitUsage, err
+	}
+	if *format != "text" && *format != "json" {
+		return exitUsage, usagef("unknown --format %q (want text or json)", *format)
+	}
+	// This shard's runs: indices si, si+sn, ... below --runs.
+	n := (*runs - si + sn - 1) / sn
+	tally := newTally(spec.Design, *format, w)
+	ordered(n, *workers, func(j int) checkRun {
+		i := si + j*sn
+		s := *seed + uint64(i)
+		fsched := locksim.RandomSchedule(scheduleRand(s), topo, kinds)
+		cr := checkRun{Index: i, Seed: s}
+		for _, f := range fsched {
+			cr.Faults = append(cr.Faults, f.String())
 		}
-	}
-	results := make([]checkRun, len(idx))
-	var mu sync.Mutex
-	done := 0
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < *workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				i := idx[j]
-				s := *seed + uint64(i)
-				fsched := locksim.RandomSchedule(rand.New(rand.NewPCG(s, 0x10c5)), topo, kinds)
-				cr := checkRun{Index: i, Seed: s}
-				for _, f := range fsched {
-					cr.Faults = append(cr.Faults, f.String())
-				}
-				r, err := model.Run(withFaults(spec, fsched), s)
-				switch { // results are merged by index: output ignores worker order
-				case err != nil:
-					cr.Error = err.Error()
-				case r.Err != nil:
-					cr.Error = r.Err.Error()
-				default:
-					cr.Broken = model.Broken(r.Violations)
-				}
-				mu.Lock()
-				results[j] = cr
-				done++
-				if *progress {
-					bar(stderr, done, len(idx))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for j := range idx {
-		jobs <- j
-	}
-	close(jobs)
-	wg.Wait()
+		r, err := model.Run(withFaults(spec, fsched), s)
+		switch {
+		case err != nil:
+			cr.Error = err.Error()
+		case r.Err != nil:
+			cr.Error = r.Err.Error()
+		default:
+			cr.Broken = model.Broken(r.Violations)
+		}
+		return cr
+	}, func(j int, cr checkRun) {
+		tally.add(cr)
+		if *progress {
+			bar(stderr, j+1, n)
+		}
+	})
 	if *progress {
 		fmt.Fprintln(stderr)
 	}
-	// The first failing run by index, whatever the worker count.
-	var fail *checkRun
-	for j := range results {
-		if len(results[j].Broken) > 0 {
-			fail = &results[j]
-			break
-		}
-	}
+	// The first failing run by index, whatever the worker count, shrunk.
 	var minimal *model.Result
-	if fail != nil {
-		f0 := locksim.RandomSchedule(rand.New(rand.NewPCG(fail.Seed, 0x10c5)), topo, kinds)
+	if fail := tally.firstFail; fail != nil {
+		f0 := locksim.RandomSchedule(scheduleRand(fail.Seed), topo, kinds)
 		want := fail.Broken[0]
 		fails := func(fsched []sim.Fault) bool {
 			r, err := model.Run(withFaults(spec, fsched), fail.Seed)
@@ -160,23 +139,17 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 	}
-	w, closeOut, err := output(*out, stdout)
-	if err != nil {
-		return exitUsage, err
-	}
-	if err := summary(w, *format, spec.Design, results, minimal, *save); err != nil {
+	if err := tally.finish(minimal, *save); err != nil {
 		return exitUsage, err
 	}
 	if err := closeOut(); err != nil {
 		return exitUsage, err
 	}
-	for _, r := range results {
-		if r.Error != "" {
-			fmt.Fprintf(stderr, "locksim check: run %d (seed %d) stopped: %s\n", r.Index, r.Seed, r.Error)
-			return exitUsage, nil
-		}
+	if r := tally.firstError; r != nil {
+		fmt.Fprintf(stderr, "locksim check: run %d (seed %d) stopped: %s\n", r.Index, r.Seed, r.Error)
+		return exitUsage, nil
 	}
-	if fail != nil {
+	if tally.firstFail != nil {
 		return exitViolation, nil
 	}
 	return exitSafe, nil
@@ -224,58 +197,93 @@ func parseKinds(s string) ([]sim.FaultKind, error) {
 	return out, nil
 }
 
-// summary prints what broke, in run order.
-func summary(w io.Writer, format, design string, results []checkRun, minimal *model.Result, saved string) error {
-	counts := map[string]int{}
-	broken := 0
-	for _, r := range results {
-		if len(r.Broken) > 0 {
-			broken++
+// scheduleRand is the generator of run seed s's fault schedule.
+func scheduleRand(s uint64) *rand.Rand { return rand.New(rand.NewPCG(s, 0x10c5)) }
+
+// tally folds run results, in run order, into the summary; in JSON mode it
+// streams each run as it comes, so memory does not grow with --runs.
+type tally struct {
+	design, format string
+	w              io.Writer
+	runs, broken   int
+	counts         map[string]int
+	firstFail      *checkRun
+	firstError     *checkRun
+	err            error
+}
+
+func newTally(design, format string, w io.Writer) *tally {
+	t := &tally{design: design, format: format, w: w, counts: map[string]int{}}
+	if format == "json" {
+		d, _ := json.Marshal(design)
+		_, t.err = fmt.Fprintf(w, "{\n  \"schema\": \"locksim.check/v1\",\n  \"design\": %s,\n  \"runs\": [", d)
+	}
+	return t
+}
+
+func (t *tally) add(cr checkRun) {
+	if t.format == "json" && t.err == nil {
+		b, _ := json.Marshal(cr)
+		sep := ",\n    "
+		if t.runs == 0 {
+			sep = "\n    "
 		}
-		for _, inv := range r.Broken {
-			counts[inv]++
+		_, t.err = fmt.Fprintf(t.w, "%s%s", sep, b)
+	}
+	t.runs++
+	if len(cr.Broken) > 0 {
+		t.broken++
+		if t.firstFail == nil {
+			c := cr
+			t.firstFail = &c
 		}
 	}
-	if format == "json" {
-		out := struct {
-			Schema     string         `json:"schema"`
-			Design     string         `json:"design"`
-			Runs       []checkRun     `json:"runs"`
-			Broken     int            `json:"broken_runs"`
-			Invariants map[string]int `json:"invariants"`
-			Minimal    []string       `json:"minimal_schedule,omitempty"`
-			Case       string         `json:"case,omitempty"`
-		}{Schema: "locksim.check/v1", Design: design, Runs: results, Broken: broken, Invariants: counts}
+	if cr.Error != "" && t.firstError == nil {
+		c := cr
+		t.firstError = &c
+	}
+	for _, inv := range cr.Broken {
+		t.counts[inv]++
+	}
+}
+
+// finish writes the summary after the last run.
+func (t *tally) finish(minimal *model.Result, saved string) error {
+	if t.err != nil {
+		return t.err
+	}
+	if t.format == "json" {
+		var faults []string
+		c := ""
 		if minimal != nil {
 			for _, f := range minimal.Spec.Faults {
-				out.Minimal = append(out.Minimal, f.String())
+				faults = append(faults, f.String())
 			}
-			out.Case = saved
+			c = saved
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		counts, _ := json.Marshal(t.counts)
+		mf, _ := json.Marshal(faults)
+		cs, _ := json.Marshal(c)
+		_, err := fmt.Fprintf(t.w, "\n  ],\n  \"broken_runs\": %d,\n  \"invariants\": %s,\n  \"minimal_schedule\": %s,\n  \"case\": %s\n}\n", t.broken, counts, mf, cs)
+		return err
 	}
-	if format != "text" && format != "" {
-		return usagef("unknown --format %q (want text or json)", format)
-	}
-	fmt.Fprintf(w, "design %s: %d runs, %d broke an invariant\n", design, len(results), broken)
+	fmt.Fprintf(t.w, "design %s: %d runs, %d broke an invariant\n", t.design, t.runs, t.broken)
 	for _, inv := range model.Invariants {
-		if counts[inv] > 0 {
-			fmt.Fprintf(w, "  %-17s broken in %d runs\n", inv, counts[inv])
+		if t.counts[inv] > 0 {
+			fmt.Fprintf(t.w, "  %-17s broken in %d runs\n", inv, t.counts[inv])
 		} else {
-			fmt.Fprintf(w, "  %-17s held\n", inv)
+			fmt.Fprintf(t.w, "  %-17s held\n", inv)
 		}
 	}
 	if minimal == nil {
 		return nil
 	}
-	fmt.Fprintf(w, "\nminimal failing schedule (seed %d):\n%s\n", minimal.Seed, locksim.Describe(minimal.Spec.Faults))
-	if err := report.Text(w, minimal, report.TextOptions{Meta: report.Meta{Design: design, Seed: minimal.Seed}}); err != nil {
+	fmt.Fprintf(t.w, "\nminimal failing schedule (seed %d):\n%s\n", minimal.Seed, locksim.Describe(minimal.Spec.Faults))
+	if err := report.Text(t.w, minimal, report.TextOptions{Meta: report.Meta{Design: t.design, Seed: minimal.Seed}}); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nsaved to %s; replay with: locksim replay %s\n", saved, saved)
-	return nil
+	_, err := fmt.Fprintf(t.w, "\nsaved to %s; replay with: locksim replay %s\n", saved, saved)
+	return err
 }
 
 // bar draws a progress bar on one terminal line.

@@ -77,7 +77,7 @@ func TestCheckShardsAndWorkers(t *testing.T) {
 		t.Errorf("results depend on --workers")
 	}
 	s0, s1 := get("--shard", "0/2"), get("--shard", "1/2")
-	for _, i := range []string{`"index": 0,`, `"index": 1,`, `"index": 11,`} {
+	for _, i := range []string{`"index":0,`, `"index":1,`, `"index":11,`} {
 		if !strings.Contains(s0+s1, i) || strings.Contains(s0, i) == strings.Contains(s1, i) {
 			t.Errorf("run %s is not in exactly one shard", i)
 		}
