@@ -100,7 +100,11 @@ type Config struct {
 	// Until ends the run at this true time even if clients are still
 	// running (no error). Zero: the run ends when every client's Main has
 	// returned.
-	Until  time.Duration
+	Until time.Duration
+	// Drain is how long, after the last client's Main returned (Until
+	// zero), events still in flight keep running: messages land, keys
+	// expire. Default 10s; events beyond it are dropped without error.
+	Drain  time.Duration
 	Limits Limits
 }
 
@@ -125,6 +129,9 @@ func (c *Config) withDefaults() {
 	}
 	if c.Limits.MaxTime == 0 {
 		c.Limits.MaxTime = time.Hour
+	}
+	if c.Drain == 0 {
+		c.Drain = 10 * time.Second
 	}
 	if c.Sentinel.DownAfter == 0 {
 		c.Sentinel.DownAfter = 30 * time.Second
@@ -163,6 +170,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Limits.MaxTime < 0 {
 		return errors.Errorf("sim: limits.max_time %v is negative", c.Limits.MaxTime)
+	}
+	if c.Drain < 0 {
+		return errors.Errorf("sim: drain %v is negative", c.Drain)
 	}
 	if c.Until < 0 {
 		return errors.Errorf("sim: until %v is negative", c.Until)

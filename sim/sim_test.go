@@ -281,3 +281,23 @@ func TestLimitsStopTheRun(t *testing.T) {
 		t.Errorf("err = %v, want the time limit", err)
 	}
 }
+
+// A message still in flight when the last client ends is delivered during
+// the drain: a delayed write is recorded, not silently dropped.
+func TestDrainDeliversInFlight(t *testing.T) {
+	res := &counter{}
+	main := func(c *Ctx) error {
+		c.Call("resource", 100*ms, "WRITE", "7") // times out: the write is delayed 1s
+		return nil
+	}
+	cfg := oneNode(ClientConfig{Name: "A", Main: main})
+	cfg.Services = []ServiceConfig{{Name: "resource", Handler: res}}
+	cfg.Faults = []Fault{{Kind: FaultDelay, From: "A", To: "resource", Extra: time.Second, Dur: time.Second}}
+	h := mustRun(t, cfg, 1)
+	if res.v != 7 {
+		t.Errorf("the delayed write never landed\n%s", h.Text())
+	}
+	if len(kinds(h, "A", KindLateReply)) != 1 {
+		t.Errorf("want the late reply recorded\n%s", h.Text())
+	}
+}

@@ -181,9 +181,18 @@ func (w *World) Run() (History, error) {
 	if w.cfg.Until > 0 {
 		w.schedule(w.cfg.Until, func() { w.done = true })
 	}
+	drainUntil := time.Duration(-1)
 	for !w.done && len(w.q) > 0 {
 		if w.liveMain == 0 && w.cfg.Until == 0 {
-			break
+			// Every client is done; what is still in flight (a delayed
+			// write, a replication entry, a key about to expire) runs for
+			// up to Drain more, so the checkers see where it lands.
+			if drainUntil < 0 {
+				drainUntil = w.now + w.cfg.Drain
+			}
+			if w.q[0].at > drainUntil {
+				break
+			}
 		}
 		e := w.q.pop()
 		if e.at > w.cfg.Limits.MaxTime {
