@@ -53,10 +53,10 @@ func (w *World) sendReply(from string, t *task, id, gen uint64, r resp.Reply, er
 		return
 	}
 	w.schedule(f.At, func() {
-		if p.incarnation != inc || t.finished {
+		if p.incarnation != inc {
 			return
 		}
-		if t.waitingCall != id || t.wakeGen != gen {
+		if t.finished || t.waitingCall != id || t.wakeGen != gen {
 			w.record(Event{Actor: p.name, Task: t.name, Kind: KindLateReply, Local: p.clock.Mono(w.now), Peer: from, Reply: replyText(r, err)})
 			return
 		}
