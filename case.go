@@ -71,6 +71,9 @@ func LoadCase(path string) (Case, error) {
 func (c Case) Replay(custom model.Design) (*model.Result, error) {
 	s := c.Spec
 	if custom != nil {
+		if custom.Name() != s.Design {
+			return nil, errors.Errorf("locksim: the case was saved for design %q; Replay got design %q", s.Design, custom.Name())
+		}
 		s.Custom = custom
 	} else if _, err := model.LookupDesign(s.Design); err != nil && s.Design != model.LuaDesignID {
 		return nil, errors.Errorf("locksim: case design %q is Go code; replay it from Go with its Design value", s.Design)

@@ -39,7 +39,7 @@ func Example_customDesign() {
 	fmt.Println("test failed:", t.failed)
 	fmt.Println("names the design:", strings.Contains(t.errors, "locksim: design my-lock broke"))
 	fmt.Println("shows the schedule:", strings.Contains(t.logs, "fault schedule:"))
-	fmt.Println("shows how to replay:", strings.Contains(t.logs, "replay: locksim replay"))
+	fmt.Println("shows how to replay:", strings.Contains(t.logs, "c.Replay(yourDesign)"))
 	// Output:
 	// test failed: true
 	// names the design: true

@@ -136,7 +136,11 @@ func FailureReport(r *model.Result, casePath, testName string) string {
 		b.WriteString("timeline of the first violation:\n")
 		b.WriteString(window(r.History, r.Violations[0]))
 	}
-	fmt.Fprintf(&b, "replay: locksim replay %s\n   or: go test -run '^%s$' -rapid.failfile=... (see rapid's line above)\n", casePath, regexp.QuoteMeta(testName))
+	if r.Spec.Custom != nil {
+		fmt.Fprintf(&b, "replay: go test -run '^%s$' with rapid's -rapid.failfile above,\n   or from Go: c, _ := locksim.LoadCase(%q); c.Replay(yourDesign)\n", regexp.QuoteMeta(testName), casePath)
+	} else {
+		fmt.Fprintf(&b, "replay: locksim replay %s\n   or: go test -run '^%s$' with rapid's -rapid.failfile above\n", casePath, regexp.QuoteMeta(testName))
+	}
 	return b.String()
 }
 

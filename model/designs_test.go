@@ -146,3 +146,24 @@ func TestLuaScriptErrors(t *testing.T) {
 		})
 	}
 }
+
+// groupNodes is a broken custom design: it lists the group, not the node.
+type groupNodes struct{ setPxLua }
+
+func (groupNodes) Name() string { return "group-nodes" }
+
+func (d groupNodes) TryAcquire(c *Client, value string) (Lease, bool, error) {
+	l, ok, err := d.setPxLua.TryAcquire(c, value)
+	l.Nodes = []string{"m1"}
+	return l, ok, err
+}
+
+func TestLeaseNodesMustBeNodes(t *testing.T) {
+	r, err := Run(Spec{Custom: groupNodes{}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Err == nil || !strings.Contains(r.Err.Error(), `"m1", which is not a Redis node`) {
+		t.Errorf("run error = %v, want one saying m1 is not a node", r.Err)
+	}
+}

@@ -53,6 +53,14 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 			return nil, false, err
 		}
 		if ok {
+			for _, n := range l.Nodes {
+				if !c.ctx.IsNode(n) {
+					return nil, false, &DesignError{Design: d.Name(), Msg: "Lease.Nodes names " + strconv.Quote(n) + ", which is not a Redis node; use c.Primary(group) for the node behind a group"}
+				}
+			}
+			if len(l.Nodes) == 0 {
+				return nil, false, &DesignError{Design: d.Name(), Msg: "Lease.Nodes is empty; list the nodes that granted the lock (c.Primary(group))"}
+			}
 			if l.Start == 0 {
 				l.Start = start
 			}
@@ -186,8 +194,16 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 // script error), which stops the run instead of counting as a timeout.
 func fatal(err error) bool {
 	var se *ScriptError
-	return errors.As(err, &se)
+	var de *DesignError
+	return errors.As(err, &se) || errors.As(err, &de)
 }
+
+// DesignError is a design that broke the Design contract; it stops the run.
+type DesignError struct {
+	Design, Msg string
+}
+
+func (e *DesignError) Error() string { return "design " + e.Design + ": " + e.Msg }
 
 // work is the read-modify-write: read value, work, write value+1.
 func work(c *Client, l *Lease, wl Workload) {

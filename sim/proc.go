@@ -417,5 +417,8 @@ func (c *Ctx) Groups() []string {
 	return out
 }
 
+// IsNode reports whether name is a Redis node (not a group or service).
+func (c *Ctx) IsNode(name string) bool { return c.w.nodes[name] != nil }
+
 // Primary returns the node this process believes is group's primary.
 func (c *Ctx) Primary(group string) string { return c.t.p.view[group] }
