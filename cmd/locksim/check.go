@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"locksim"
@@ -97,6 +98,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	// This shard's runs: indices si, si+sn, ... below --runs.
 	n := (*runs - si + sn - 1) / sn
 	tally := newTally(spec.Design, *format, w)
+	tally.reentrant = spec.WithDefaults().CheckConfigFor().Reentrant
 	ordered(n, *workers, func(j int) checkRun {
 		i := si + j*sn
 		s := *seed + uint64(i)
@@ -124,6 +126,12 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if *progress {
 		fmt.Fprintln(stderr)
 	}
+	if r := tally.firstError; r != nil {
+		// A run that could not finish (a script error, a limit) makes the
+		// counts meaningless: say so instead of printing a summary.
+		closeOut()
+		return exitUsage, fmt.Errorf("run %d (seed %d) stopped: %s", r.Index, r.Seed, r.Error)
+	}
 	// The first failing run by index, whatever the worker count, shrunk.
 	var minimal *model.Result
 	if fail := tally.firstFail; fail != nil {
@@ -144,10 +152,6 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if err := closeOut(); err != nil {
 		return exitUsage, err
-	}
-	if r := tally.firstError; r != nil {
-		fmt.Fprintf(stderr, "locksim check: run %d (seed %d) stopped: %s\n", r.Index, r.Seed, r.Error)
-		return exitUsage, nil
 	}
 	if tally.firstFail != nil {
 		return exitViolation, nil
@@ -204,6 +208,7 @@ func scheduleRand(s uint64) *rand.Rand { return rand.New(rand.NewPCG(s, 0x10c5))
 // streams each run as it comes, so memory does not grow with --runs.
 type tally struct {
 	design, format string
+	reentrant      bool
 	w              io.Writer
 	runs, broken   int
 	counts         map[string]int
@@ -267,11 +272,14 @@ func (t *tally) finish(minimal *model.Result, saved string) error {
 		_, err := fmt.Fprintf(t.w, "\n  ],\n  \"broken_runs\": %d,\n  \"invariants\": %s,\n  \"minimal_schedule\": %s,\n  \"case\": %s\n}\n", t.broken, counts, mf, cs)
 		return err
 	}
-	fmt.Fprintf(t.w, "design %s: %d runs, %d broke an invariant\n", t.design, t.runs, t.broken)
+	fmt.Fprintf(t.w, "design %s: %s, %d broke an invariant\n", t.design, plural(t.runs, "run"), t.broken)
 	for _, inv := range model.Invariants {
-		if t.counts[inv] > 0 {
-			fmt.Fprintf(t.w, "  %-17s broken in %d runs\n", inv, t.counts[inv])
-		} else {
+		switch {
+		case t.counts[inv] > 0:
+			fmt.Fprintf(t.w, "  %-17s broken in %s\n", inv, plural(t.counts[inv], "run"))
+		case inv == model.InvReentrancy && !t.reentrant:
+			fmt.Fprintf(t.w, "  %-17s not checked (not a reentrant design)\n", inv)
+		default:
 			fmt.Fprintf(t.w, "  %-17s held\n", inv)
 		}
 	}
@@ -284,6 +292,13 @@ func (t *tally) finish(minimal *model.Result, saved string) error {
 	}
 	_, err := fmt.Fprintf(t.w, "\nsaved to %s; replay with: locksim replay %s\n", saved, saved)
 	return err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }
 
 // bar draws a progress bar on one terminal line.
