@@ -54,11 +54,14 @@ type recorder struct {
 	errors, logs string
 }
 
-func (r *recorder) Helper()                           {}
-func (r *recorder) Name() string                      { return "Example_customDesign" }
-func (r *recorder) Logf(format string, args ...any)   { r.logs += fmt.Sprintf(format, args...) + "\n" }
-func (r *recorder) Log(args ...any)                   { r.logs += fmt.Sprint(args...) + "\n" }
-func (r *recorder) Errorf(format string, args ...any) { r.failed = true; r.errors += fmt.Sprintf(format, args...) }
+func (r *recorder) Helper()                         {}
+func (r *recorder) Name() string                    { return "Example_customDesign" }
+func (r *recorder) Logf(format string, args ...any) { r.logs += fmt.Sprintf(format, args...) + "\n" }
+func (r *recorder) Log(args ...any)                 { r.logs += fmt.Sprint(args...) + "\n" }
+func (r *recorder) Errorf(format string, args ...any) {
+	r.failed = true
+	r.errors += fmt.Sprintf(format, args...)
+}
 func (r *recorder) Error(args ...any)                 { r.failed = true; r.errors += fmt.Sprint(args...) }
 func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...) }
 func (r *recorder) Fatal(args ...any)                 { r.Error(args...) }

@@ -111,6 +111,7 @@ func (setnxExpire) TryAcquire(c *Client, value string) (Lease, bool, error) {
 }
 
 func (setnxExpire) Release(c *Client, l *Lease) error {
+	c.Releasing(l)
 	_, err := c.Call(single(c), "DEL", c.Key)
 	return err
 }
@@ -138,6 +139,7 @@ func (setPxGetdel) Release(c *Client, l *Lease) error {
 	if r.Kind != resp.Bulk || r.Str != l.Value {
 		return nil
 	}
+	c.Releasing(l)
 	_, err = c.Call(single(c), "DEL", c.Key)
 	return err
 }
@@ -156,6 +158,7 @@ func (setPxLua) TryAcquire(c *Client, value string) (Lease, bool, error) {
 }
 
 func (setPxLua) Release(c *Client, l *Lease) error {
+	c.Releasing(l)
 	return releaseLua(c, single(c), l.Value)
 }
 
@@ -238,6 +241,7 @@ func (reentrantHash) TryAcquire(c *Client, value string) (Lease, bool, error) {
 
 // Release drops one hold; the last one deletes the key and publishes.
 func (reentrantHash) Release(c *Client, l *Lease) error {
+	c.Releasing(l)
 	r, err := c.Call(single(c), "EVAL", scriptReentrantRelease, "2", c.Key, channel(c), "0", c.TTLms(), l.Value)
 	if err != nil {
 		return err
@@ -300,6 +304,7 @@ func (redlock) TryAcquire(c *Client, value string) (Lease, bool, error) {
 }
 
 func (redlock) Release(c *Client, l *Lease) error {
+	c.Releasing(l)
 	for _, g := range c.Masters() {
 		c.CallTimeout(g, c.opts.NodeTimeout, "EVAL", scriptRelease, "1", c.Key, l.Value)
 	}

@@ -26,6 +26,9 @@ const (
 	// KindRelease: the client invokes release; its critical section ends
 	// here (Key, Value, N: hold count left for reentrant locks).
 	KindRelease = "release"
+	// KindReleaseSend: the client is about to send the command that gives
+	// the key back, after its own checks (Client.Releasing).
+	KindReleaseSend = "release-send"
 	// KindReleased: release finished (Reply: what the node said).
 	KindReleased = "released"
 	// KindRenew: a watchdog renewal returned (N: 1 renewed, 0 not; Value;

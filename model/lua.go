@@ -138,14 +138,14 @@ func (d luaDesign) TryAcquire(c *Client, value string) (Lease, bool, error) {
 	start := c.Now()
 	var granted []string
 	var token int64
-	for _, g := range c.Masters() {
+	for _, g := range luaMasters(c) {
 		node := c.Primary(g)
 		r, err := d.eval(c, g, file, d.s.Acquire, value)
 		if se, ok := err.(*ScriptError); ok {
 			return Lease{}, false, se
 		}
 		if err != nil {
-			if len(c.Masters()) == 1 {
+			if len(luaMasters(c)) == 1 {
 				return Lease{}, false, err
 			}
 			continue
@@ -159,7 +159,7 @@ func (d luaDesign) TryAcquire(c *Client, value string) (Lease, bool, error) {
 			token = max(token, tok)
 		}
 	}
-	if len(c.Masters()) == 1 {
+	if len(luaMasters(c)) == 1 {
 		if len(granted) == 0 {
 			return Lease{}, false, nil
 		}
@@ -181,8 +181,9 @@ func (d luaDesign) TryAcquire(c *Client, value string) (Lease, bool, error) {
 }
 
 func (d luaDesign) Release(c *Client, l *Lease) error {
+	c.Releasing(l)
 	file := orName(d.s.ReleaseFile, "release.lua")
-	for _, g := range c.Masters() {
+	for _, g := range luaMasters(c) {
 		if _, err := d.eval(c, g, file, d.s.Release, l.Value); err != nil {
 			if se, ok := err.(*ScriptError); ok {
 				return se
@@ -198,7 +199,7 @@ type luaRenewer struct{ luaDesign }
 func (d luaRenewer) Renew(c *Client, l *Lease) (bool, error) {
 	file := orName(d.s.RenewFile, "renew.lua")
 	n := 0
-	for _, g := range c.Masters() {
+	for _, g := range luaMasters(c) {
 		r, err := d.eval(c, g, file, d.s.Renew, l.Value)
 		if se, ok := err.(*ScriptError); ok {
 			return false, se
@@ -208,7 +209,7 @@ func (d luaRenewer) Renew(c *Client, l *Lease) (bool, error) {
 		}
 	}
 	need := 1
-	if len(c.Masters()) > 1 {
+	if len(luaMasters(c)) > 1 {
 		need = c.opts.Quorum
 	}
 	return n >= need, nil
@@ -221,4 +222,14 @@ func NewLuaDesign(s *LuaScripts, fenced bool) Design {
 		return luaRenewer{luaDesign{s, fenced}}
 	}
 	return luaDesign{s, fenced}
+}
+
+// luaMasters are the groups the scripts run on: the first
+// Options.LuaMasters of them, or all.
+func luaMasters(c *Client) []string {
+	ms := c.Masters()
+	if n := c.opts.LuaMasters; n > 0 && n < len(ms) {
+		return ms[:n]
+	}
+	return ms
 }

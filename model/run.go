@@ -181,6 +181,9 @@ func (s Spec) CheckConfigFor() CheckConfig {
 // quorumOf is how many granting nodes must still hold a lease: a majority
 // for designs that acquire on several masters, else the one primary.
 func quorumOf(s Spec) int {
+	if s.Design == LuaDesignID && s.Options.LuaMasters == 1 {
+		return 1
+	}
 	if s.Topology.Masters > 1 && (s.Design == Redlock || s.Design == LuaDesignID) {
 		return s.Options.Quorum
 	}

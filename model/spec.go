@@ -55,6 +55,10 @@ type Options struct {
 	// Defaults 1 and 100ms.
 	WaitReplicas int
 	WaitTimeout  time.Duration
+	// LuaMasters is how many masters a Lua design runs on: 0 means all
+	// (a majority quorum when more than one); 1 runs it on m1 only, as a
+	// single-primary lock inside a multi-master scenario.
+	LuaMasters int
 	// RenewEvery is the watchdog period. Default TTL/3.
 	RenewEvery time.Duration
 }

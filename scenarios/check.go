@@ -31,7 +31,7 @@ var (
 		sim.KindDiscover, sim.KindPause, sim.KindResume, sim.KindCrash, sim.KindRestart,
 		sim.KindTaskEnd, sim.KindMessage,
 		model.KindAcquireStart, model.KindAcquired, model.KindAcquireFailed, model.KindLeaseLost,
-		model.KindRead, model.KindWrite, model.KindRelease, model.KindReleased, model.KindRenew,
+		model.KindRead, model.KindWrite, model.KindRelease, model.KindReleaseSend, model.KindReleased, model.KindRenew,
 		model.KindWatchdogStop,
 	}
 	nodeKinds = []string{

@@ -10,8 +10,13 @@ import (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("run", "run SCENARIO|FILE [--design ID] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stderr)
+	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stderr)
 	design := fs.String("design", "", "lock design ID (default: the scenario's own)")
+	acquire := fs.String("acquire", "", "run your own Lua design: the acquire script")
+	release := fs.String("release", "", "your release script (Lua)")
+	renew := fs.String("renew", "", "your renew script (Lua, optional)")
+	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
+	fencing := fs.String("fencing", "", "override the resource's fencing: strict, nonstrict or off")
 	seed := fs.Uint64("seed", 1, "seed of the run")
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
@@ -31,9 +36,34 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if d == "" {
 		d = sc.Design
 	}
+	var lua *model.LuaScripts
+	if *acquire != "" || *release != "" {
+		if *design != "" {
+			return exitUsage, usagef("give either --design or --acquire/--release, not both")
+		}
+		if lua, err = model.LoadLua(*acquire, *release, *renew); err != nil {
+			return exitUsage, usagef("%v", err)
+		}
+		// Lua scripts take the scenario's layout as a single-primary
+		// design sees it.
+		d = model.SetPxLua
+		if ok, _ := sc.Applies(d); !ok {
+			d = sc.Design
+		}
+	}
 	spec, err := sc.SpecFor(d)
 	if err != nil {
 		return exitUsage, usagef("%v", err)
+	}
+	if lua != nil {
+		if *nodes < 1 {
+			return exitUsage, usagef("--nodes must be at least 1")
+		}
+		spec.Design, spec.Lua, spec.Options.LuaMasters = model.LuaDesignID, lua, *nodes
+		d = model.LuaDesignID
+	}
+	if *fencing != "" {
+		spec.Fencing = model.Fencing(*fencing)
 	}
 	r, err := model.Run(spec, *seed)
 	if err != nil {

@@ -45,7 +45,6 @@ type Options struct {
 // Engine owns the scripts and the reused Lua state of ONE simulated Redis
 // node. It is not safe for concurrent use: one goroutine drives a node.
 type Engine struct {
-	m               *miniredis.Miniredis
 	srv             *server.Server
 	slow            bool
 	maxInstructions int64
@@ -119,7 +118,6 @@ func NewEngine(m *miniredis.Miniredis, opts Options) (*Engine, error) {
 		}
 	}
 	e := &Engine{
-		m:               m,
 		srv:             m.Server(),
 		slow:            opts.Slow,
 		maxInstructions: opts.MaxInstructions,
@@ -137,6 +135,11 @@ func NewEngine(m *miniredis.Miniredis, opts Options) (*Engine, error) {
 	e.pcallPeer.peer = server.NewPeer(e.w)
 	if r := e.dispatch(e.valPeer, []string{"MULTI"}); !isOK(r) {
 		return nil, errors.Errorf("script: MULTI on the validation peer: %s", r)
+	}
+	if !e.slow {
+		if _, err := e.state(); err != nil { // fail here rather than at the first script
+			return nil, err
+		}
 	}
 	return e, nil
 }

@@ -153,31 +153,31 @@ func newLuaState(e *Engine) (st *luaState, err error) {
 	smt.RawSetString("__index", strProxy)
 	smt.RawSetString("__metatable", st.readOnly(smt))
 
-	math := lib(lua.MathLibName)
-	math.RawSetString("random", L.NewFunction(e.mathRandom))
-	math.RawSetString("randomseed", L.NewFunction(e.mathRandomseed))
-	base.RawSetString("math", st.readOnly(math))
+	mathLib := lib(lua.MathLibName)
+	mathLib.RawSetString("random", L.NewFunction(e.mathRandom))
+	mathLib.RawSetString("randomseed", L.NewFunction(e.mathRandomseed))
+	base.RawSetString("math", st.readOnly(mathLib))
 
-	table := lib(lua.TabLibName)
+	tableLib := lib(lua.TabLibName)
 	for _, name := range []string{"insert", "remove", "sort"} {
-		f := gofn(table, name)
-		table.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+		f := gofn(tableLib, name)
+		tableLib.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
 			st.refuseProtected(L, 1)
 			return f(L)
 		}))
 	}
-	base.RawSetString("table", st.readOnly(table))
+	base.RawSetString("table", st.readOnly(tableLib))
 
-	co := lib(lua.CoroutineLibName)
-	create, wrap := gofn(co, "create"), gofn(co, "wrap")
-	co.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
+	coLib := lib(lua.CoroutineLibName)
+	create, wrap := gofn(coLib, "create"), gofn(coLib, "wrap")
+	coLib.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
 		n := create(L)
 		if th, ok := L.Get(-1).(*lua.LState); ok {
 			th.SetContext(st.budget)
 		}
 		return n
 	}))
-	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
+	coLib.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
 		n := wrap(L)
 		if fn, ok := L.Get(-1).(*lua.LFunction); ok && len(fn.Upvalues) == 1 {
 			if th, ok := fn.Upvalues[0].Value().(*lua.LState); ok {
@@ -186,15 +186,15 @@ func newLuaState(e *Engine) (st *luaState, err error) {
 		}
 		return n
 	}))
-	base.RawSetString("coroutine", st.readOnly(co))
+	base.RawSetString("coroutine", st.readOnly(coLib))
 
 	// os: miniredis's minimal os library, os.clock() is always 42.
-	os := L.CreateTable(0, 1)
-	os.RawSetString("clock", L.NewFunction(func(L *lua.LState) int {
+	osLib := L.CreateTable(0, 1)
+	osLib.RawSetString("clock", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LNumber(42))
 		return 1
 	}))
-	base.RawSetString("os", st.readOnly(os))
+	base.RawSetString("os", st.readOnly(osLib))
 	base.RawSetString("cjson", st.readOnly(cjson))
 
 	redis := st.readOnly(e.redisLib(L))

@@ -65,7 +65,7 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 
 	L.Push(s.fn)
 	if err := L.PCall(0, 1, nil); err != nil {
-		return e.runError(s, err), false
+		return e.runError(st, s, err), false
 	}
 	v := L.Get(-1)
 	r, cerr := luaToReply(L, v, 0, false)
@@ -74,7 +74,7 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 		L.Push(st.convertFn)
 		L.Push(v)
 		if err := L.PCall(1, 0, nil); err != nil {
-			return e.runError(s, err), true
+			return e.runError(st, s, err), true
 		}
 		r = e.converted
 	case cerr != nil:
@@ -87,8 +87,8 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 // ("ERR Error compiling script (new function): <message and traceback>",
 // with the message used as a format string and made inline), or into the
 // budget or internal error.
-func (e *Engine) runError(s *script, err error) resp.Reply {
-	if e.lua.budget.spent() {
+func (e *Engine) runError(st *luaState, s *script, err error) resp.Reply {
+	if st.budget.spent() {
 		return resp.ErrorReply(msgBudget(s.sha, e.maxInstructions))
 	}
 	if apiErr, ok := err.(*lua.ApiError); ok && apiErr.Type == lua.ApiErrorPanic {

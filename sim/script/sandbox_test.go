@@ -102,7 +102,6 @@ func TestSandboxArgsTablesReused(t *testing.T) {
 	_, e := newNode(t, Options{})
 	c := e.NewConn()
 	script := "return {#KEYS, #ARGV, KEYS, ARGV}"
-	arr := func(rs ...resp.Reply) resp.Reply { return resp.Reply{Kind: resp.Array, Elems: append([]resp.Reply{}, rs...)} }
 	b := resp.BulkReply
 	for _, tc := range []struct {
 		args []string

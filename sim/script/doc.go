@@ -1,0 +1,114 @@
+// Package script runs Redis Lua scripts for one simulated Redis node (a
+// miniredis instance) on a reused gopher-lua state.
+//
+// miniredis's own EVAL builds a fresh Lua interpreter per call (~100 µs or
+// more, ~180 KB). An Engine compiles each script once, keeps one sandboxed
+// interpreter per node, and sends redis.call through miniredis's exported
+// dispatch path, so a lock-release script costs a few µs and about a dozen
+// allocations while giving the same replies and error texts as miniredis's
+// EVAL (checked by differential tests against miniredis and, where
+// redis-server is installed, against real Redis 7).
+//
+// # Usage
+//
+//	m := miniredis.NewMiniRedis()
+//	m.Seed(1)
+//	m.SetTime(epoch)
+//	m.ClockTTL(true)
+//	e, err := script.NewEngine(m, script.Options{Seed: nodeSeed})
+//	if err != nil { ... }
+//	c := e.NewConn()                // one per simulated client connection
+//	m.SetTime(nodeClockNow)         // before every Do
+//	c.Do("SET", "lock", "tok", "NX", "PX", "30000")
+//	r := c.Do("EVAL", release, "1", "lock", "tok") // resp.IntReply(1)
+//	e.Flush()                       // the node restarted empty: scripts are gone
+//
+// Conn.Do takes any command: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT
+// LOAD|EXISTS|FLUSH run on the fast path; MULTI/EXEC/DISCARD are handled by
+// the Conn so that scripts can be queued (plain commands between scripts
+// still run inside miniredis's own MULTI/EXEC, which also checks WATCH);
+// everything else goes to miniredis unchanged. Options.Slow sends every
+// command to miniredis, its EVAL included.
+//
+// # Invariants
+//
+//   - Deterministic: no wall clock, no goroutines, no global randomness.
+//     Lua's math.random draws from one PCG per engine seeded with
+//     (Options.Seed, 0), not reseeded between scripts (as in Redis 7).
+//     NewEngine calls m.Dial() once if m has no server yet; that is the only
+//     goroutine (miniredis's, short-lived) the package causes.
+//   - Bounded: a run executes at most Options.MaxInstructions Lua VM
+//     instructions (default 10M), counted by a context that gopher-lua polls
+//     before every instruction; coroutines share the budget.
+//   - Isolated: a run cannot leave anything for the next run or another
+//     node. Each engine has its own interpreter. Globals live in a per-run
+//     environment in front of read-only shared globals; library tables
+//     (redis, string, math, table, coroutine, os, cjson) are read-only
+//     proxies (also against rawset and table.insert/remove/sort); the
+//     string metatable and every metatable are protected; getfenv, setfenv,
+//     debug, require, module, package, dofile and loadfile are absent.
+//     KEYS and ARGV tables are reused only while no script modified them.
+//   - A Go panic inside a run becomes an error reply and the interpreter is
+//     rebuilt before the next script.
+//   - An Engine and its Conns are not safe for concurrent use.
+//
+// # Differences from real Redis 7
+//
+// The fast path reproduces miniredis's EVAL, so miniredis's differences
+// from Redis remain:
+//
+//   - Errors raised in scripts read "ERR Error compiling script (new
+//     function): :LINE: MESSAGE stack traceback: ..." (Redis: "ERR
+//     user_script:LINE: MESSAGE script: SHA, on @user_script:LINE.");
+//     compile errors read "<string> at EOF: syntax error" and the like.
+//   - Creating a global raises "Script attempted to create global variable
+//     'x'" (Redis: "Attempt to modify a readonly table"); assigning an
+//     existing global (KEYS = ..., redis = nil) is allowed for the rest of
+//     that run, where Redis refuses it.
+//   - EVAL caches a script only if it ran without error; EVALSHA and SCRIPT
+//     EXISTS compare SHAs case-sensitively.
+//   - redis.call and redis.pcall each have their own selected DB within a
+//     run (a SELECT through one does not move the other).
+//   - Numbers passed to redis.call are formatted by gopher-lua (1e+20), not
+//     with "%.17g"; libraries are gopher-lua's plus cjson (no bit, struct,
+//     cmsgpack); os.clock() returns 42; print, redis.log and collectgarbage
+//     do nothing.
+//
+// Where miniredis and Redis 7 disagree, the fast path follows Redis when
+// that is needed for isolation or termination (these are the only replies
+// that differ from miniredis's EVAL):
+//
+//   - Writing a library table (redis.call = nil) raises "Attempt to modify
+//     a readonly table" (miniredis allows it).
+//   - getfenv, setfenv, require, module, package, dofile, loadfile are
+//     absent (miniredis exposes them).
+//   - WAIT, blocking commands (BLPOP, BRPOP, BRPOPLPUSH, BLMOVE, BZPOPMIN,
+//     BZPOPMAX, BZMPOP) and XREAD/XREADGROUP with BLOCK get "This Redis
+//     command is not allowed from script" (miniredis: WAIT returns 0 and a
+//     blocking pop on an empty key hangs).
+//   - A returned function, thread or userdata is a nil reply and a status
+//     inside a redis.call array reply becomes {ok=...} (miniredis panics).
+//
+// And where neither applies:
+//
+//   - A script that exceeds its instruction budget fails with "ERR Error
+//     running script (call to f_SHA): script exceeded the instruction
+//     budget of N". Real Redis keeps running it, answers BUSY to other
+//     clients and needs SCRIPT KILL. Only VM instructions count: a single
+//     library call (string.rep, table.concat) runs to completion.
+//   - A result table nested deeper than 256 levels (or holding itself)
+//     gives "ERR reached lua stack limit".
+//   - pairs and next see nothing in library tables (they are proxies), and
+//     the globals' metatable is protected: getmetatable(_G) is false and
+//     setmetatable(_G, ...) fails (miniredis allows both).
+//   - Memory is not bounded: a script can still allocate without limit in
+//     few instructions (s = s .. s, string.rep), and cjson.encode of a very
+//     deeply nested table recurses on the Go stack.
+//   - Outside MULTI, Conn.Do answers blocking commands, SUBSCRIBE and
+//     PSUBSCRIBE with an error instead of blocking or starting goroutines
+//     in miniredis; model waiting in the simulation.
+//   - No AUTH (the script peers are never authenticated, so do not use
+//     m.RequireAuth) and RESP2 only (no HELLO 3).
+//   - A panic inside a miniredis command handler that holds miniredis's
+//     lock leaves the node locked; nothing outside miniredis can undo that.
+package script
