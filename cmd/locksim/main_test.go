@@ -99,3 +99,23 @@ func TestRunSaveReplay(t *testing.T) {
 		t.Errorf("json output lacks the history")
 	}
 }
+
+// A user's Lua lock on a named scenario: compare-and-delete survives
+// stale-release, a plain DEL does not.
+func TestRunLuaOnScenario(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(src), 0o644)
+		return p
+	}
+	acq := write("acquire.lua", "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end\nreturn 0\n")
+	good := write("good.lua", "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end\nreturn 0\n")
+	bad := write("bad.lua", "return redis.call('DEL', KEYS[1])\n")
+	if code, out, errs := runCLI("run", "stale-release", "--acquire", acq, "--release", good); code != exitSafe {
+		t.Errorf("compare-and-delete: exit %d, want 0\n%s%s", code, out, errs)
+	}
+	if code, out, errs := runCLI("run", "stale-release", "--acquire", acq, "--release", bad); code != exitViolation {
+		t.Errorf("plain DEL: exit %d, want 1\n%s%s", code, out, errs)
+	}
+}
