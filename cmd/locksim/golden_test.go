@@ -41,6 +41,9 @@ func TestMatrixGolden(t *testing.T) {
 		t.Fatalf("matrix exit %d: %s", code, errs)
 	}
 	golden(t, "matrix.txt", out)
+	if _, one, _ := runCLI("matrix", "--seeds", "2", "--workers", "1"); one != out {
+		t.Error("the matrix depends on --workers")
+	}
 }
 
 // TestRunGolden: the terminal story of a few scenarios for a fixed seed.

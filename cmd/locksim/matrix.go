@@ -2,57 +2,77 @@ package main
 
 import (
 	"io"
+	"runtime"
 	"strconv"
 	"time"
 
 	"locksim/clock"
-
 	"locksim/model"
 	"locksim/report"
 	"locksim/scenarios"
 	"locksim/sim"
 )
 
-// buildMatrix runs every design against every scenario over seeds 1..n.
-func buildMatrix(seeds int) (*report.Matrix, error) {
+// buildMatrix runs every design against every scenario over seeds 1..n,
+// a cell per job on `workers` goroutines; cells are set in a fixed order.
+func buildMatrix(seeds, workers int) (*report.Matrix, error) {
 	m := &report.Matrix{Title: "locksim: which design survives which scenario", Designs: model.DesignIDs()}
+	type job struct {
+		sc     *scenarios.Scenario
+		design string
+	}
+	var jobs []job
 	for _, sc := range scenarios.All() {
 		m.Scenarios = append(m.Scenarios, sc.Name)
 		for _, d := range m.Designs {
-			if ok, why := sc.Applies(d); !ok {
-				m.Set(d, sc.Name, report.Cell{NA: why})
-				continue
-			}
-			spec, err := sc.SpecFor(d)
-			if err != nil {
-				return nil, err
-			}
-			var runs []*model.Result
-			for s := 1; s <= seeds; s++ {
-				r, err := model.Run(spec, uint64(s))
-				if err != nil {
-					return nil, err
-				}
-				runs = append(runs, r)
-			}
-			m.Set(d, sc.Name, report.CellOf(runs))
+			jobs = append(jobs, job{sc, d})
 		}
 	}
-	return m, nil
+	type out struct {
+		cell report.Cell
+		err  error
+	}
+	var firstErr error
+	ordered(len(jobs), workers, func(j int) out {
+		sc, d := jobs[j].sc, jobs[j].design
+		if ok, why := sc.Applies(d); !ok {
+			return out{cell: report.Cell{NA: why}}
+		}
+		spec, err := sc.SpecFor(d)
+		if err != nil {
+			return out{err: err}
+		}
+		var runs []*model.Result
+		for s := 1; s <= seeds; s++ {
+			r, err := model.Run(spec, uint64(s))
+			if err != nil {
+				return out{err: err}
+			}
+			runs = append(runs, r)
+		}
+		return out{cell: report.CellOf(runs)}
+	}, func(j int, o out) {
+		if o.err != nil && firstErr == nil {
+			firstErr = o.err
+		}
+		m.Set(jobs[j].design, jobs[j].sc.Name, o.cell)
+	})
+	return m, firstErr
 }
 
 func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("matrix", "matrix [--seeds N] [--format text|markdown|html] [-o FILE]", stderr)
 	seeds := fs.Int("seeds", 3, "seeds per cell")
+	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (the output does not depend on it)")
 	format := fs.String("format", "text", "text, markdown or html")
 	out := fs.String("o", "", "write to this file instead of stdout")
 	if done, code, err := parse(fs, args); done {
 		return code, err
 	}
-	if *seeds < 1 {
-		return exitUsage, usagef("--seeds must be at least 1")
+	if *seeds < 1 || *workers < 1 {
+		return exitUsage, usagef("--seeds and --workers must be at least 1")
 	}
-	m, err := buildMatrix(*seeds)
+	m, err := buildMatrix(*seeds, *workers)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -88,6 +108,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	param := fs.String("param", "pause", "what to sweep: pause, delay or drift")
 	design := fs.String("design", "", "design (default set-px-lua; redlock for drift)")
 	seeds := fs.Int("seeds", 2, "seeds per cell")
+	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (the output does not depend on it)")
 	format := fs.String("format", "text", "text or svg")
 	out := fs.String("o", "", "write to this file instead of stdout")
 	if done, code, err := parse(fs, args); done {
@@ -96,8 +117,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	if _, ok := sweepAxes[*param]; !ok {
 		return exitUsage, usagef("unknown --param %q (want pause, delay or drift)", *param)
 	}
-	if *seeds < 1 {
-		return exitUsage, usagef("--seeds must be at least 1")
+	if *seeds < 1 || *workers < 1 {
+		return exitUsage, usagef("--seeds and --workers must be at least 1")
 	}
 	d := *design
 	if d == "" {
@@ -109,7 +130,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	if _, err := model.LookupDesign(d); err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	sw := sweep(*param, d, *seeds)
+	sw := sweep(*param, d, *seeds, *workers)
 	w, done, err := output(*out, stdout)
 	if err != nil {
 		return exitUsage, err
@@ -130,7 +151,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 
 // sweep runs the grid: y over the fault size, x over the TTL (or the drift
 // factor), each cell over seeds.
-func sweep(param, design string, seeds int) *report.Sweep {
+func sweep(param, design string, seeds, workers int) *report.Sweep {
 	ms := time.Millisecond
 	xs := []time.Duration{250 * ms, 500 * ms, time.Second, 2 * time.Second}
 	ys := []time.Duration{100 * ms, 300 * ms, 600 * ms, time.Second, 1500 * ms, 2500 * ms}
@@ -153,45 +174,47 @@ func sweep(param, design string, seeds int) *report.Sweep {
 			sw.Ys = append(sw.Ys, y.String())
 		}
 	}
-	for yi := range sw.Ys {
-		row := make([]report.SweepCell, len(sw.Xs))
-		for xi := range sw.Xs {
-			var c report.SweepCell
-			seen := map[string]bool{}
-			for s := 1; s <= seeds; s++ {
-				spec := model.Spec{Design: design}
-				switch param {
-				case "pause":
-					spec.Options.TTL = xs[xi]
-					spec.Faults = []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: ys[yi], After: &sim.Trigger{Actor: "A", Kind: model.KindRead}}}
-				case "delay":
-					spec.Options.TTL = xs[xi]
-					spec.Faults = []sim.Fault{{Kind: sim.FaultDelay, From: "A", To: model.ResourceName, Extra: ys[yi], Dur: time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: model.KindWrite}}}
-				case "drift":
-					spec.Options.DriftFactor = factors[xi]
-					spec.Options.TTL = time.Second
-					spec.Workload = model.Workload{Cycles: 3, Work: 900 * ms}
-					spec.Topology.NodeClocks = map[string]clock.Config{"r1": {RatePPM: drifts[yi]}, "r2": {RatePPM: drifts[yi]}, "r3": {RatePPM: drifts[yi]}}
-				}
-				r, err := model.Run(spec, uint64(s))
-				if err != nil {
-					continue
-				}
-				c.Runs++
-				if b := model.Broken(r.Violations); len(b) > 0 {
-					c.Broken++
-					for _, inv := range b {
-						if !seen[inv] {
-							seen[inv] = true
-							c.Invariants = append(c.Invariants, inv)
-						}
+	for range sw.Ys {
+		sw.Cells = append(sw.Cells, make([]report.SweepCell, len(sw.Xs)))
+	}
+	cell := func(yi, xi int) report.SweepCell {
+		var c report.SweepCell
+		seen := map[string]bool{}
+		for s := 1; s <= seeds; s++ {
+			spec := model.Spec{Design: design}
+			switch param {
+			case "pause":
+				spec.Options.TTL = xs[xi]
+				spec.Faults = []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: ys[yi], After: &sim.Trigger{Actor: "A", Kind: model.KindRead}}}
+			case "delay":
+				spec.Options.TTL = xs[xi]
+				spec.Faults = []sim.Fault{{Kind: sim.FaultDelay, From: "A", To: model.ResourceName, Extra: ys[yi], Dur: time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: model.KindWrite}}}
+			case "drift":
+				spec.Options.DriftFactor = factors[xi]
+				spec.Options.TTL = time.Second
+				spec.Workload = model.Workload{Cycles: 3, Work: 900 * ms}
+				spec.Topology.NodeClocks = map[string]clock.Config{"r1": {RatePPM: drifts[yi]}, "r2": {RatePPM: drifts[yi]}, "r3": {RatePPM: drifts[yi]}}
+			}
+			r, err := model.Run(spec, uint64(s))
+			if err != nil {
+				continue
+			}
+			c.Runs++
+			if b := model.Broken(r.Violations); len(b) > 0 {
+				c.Broken++
+				for _, inv := range b {
+					if !seen[inv] {
+						seen[inv] = true
+						c.Invariants = append(c.Invariants, inv)
 					}
 				}
 			}
-			row[xi] = c
 		}
-		sw.Cells = append(sw.Cells, row)
+		return c
 	}
+	nx := len(sw.Xs)
+	ordered(len(sw.Ys)*nx, workers, func(j int) report.SweepCell { return cell(j/nx, j%nx) },
+		func(j int, c report.SweepCell) { sw.Cells[j/nx][j%nx] = c })
 	return sw
 }
 
