@@ -22,6 +22,7 @@ check:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 10s ./scenarios/
 
 bench:
+	$(GO) test -run TestBenchTable -benchtable -v . | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 long:

@@ -104,16 +104,19 @@ func Check(t rapid.TB, design any, opts ...Option) {
 		s := c.spec
 		s.Faults = c.genFault(rt, topo)
 		seed := rapid.Uint64().Draw(rt, "seed")
-		r, err := model.Run(s, seed)
+		vs, runErr, err := model.Verdict(s, seed)
 		if err != nil {
 			rt.Fatalf("locksim: design %s: %v", s.Design, err)
 		}
-		if r.Err != nil {
-			rt.Fatalf("locksim: design %s: run failed: %v", s.Design, r.Err)
+		if runErr != nil {
+			rt.Fatalf("locksim: design %s: run failed: %v", s.Design, runErr)
 		}
-		if len(r.Violations) == 0 {
+		if len(vs) == 0 {
 			return
 		}
+		// A failure: run it again (same seed, same history) to keep the
+		// history for the report and the case file.
+		r, _ := model.Run(s, seed)
 		saved := casePath
 		if err := NewCase(r).Save(casePath); err != nil {
 			saved = "(not saved: " + err.Error() + ")"

@@ -167,3 +167,24 @@ func TestLeaseNodesMustBeNodes(t *testing.T) {
 		t.Errorf("run error = %v, want one saying m1 is not a node", r.Err)
 	}
 }
+
+// Verdict reuses history memory across runs; it must find exactly what Run
+// finds, run after run.
+func TestVerdictMatchesRun(t *testing.T) {
+	for seed := uint64(0); seed < 20; seed++ {
+		for _, id := range []string{SetPxLua, Fenced, Redlock} {
+			s := Spec{Design: id, Faults: pauseAfterRead(time.Duration(seed) * 100 * time.Millisecond)}
+			if seed == 0 {
+				s.Faults = nil
+			}
+			r := run(t, s, seed)
+			vs, runErr, err := Verdict(s, seed)
+			if err != nil || runErr != nil {
+				t.Fatal(err, runErr)
+			}
+			if diff := cmp.Diff(r.Violations, vs); diff != "" {
+				t.Fatalf("%s seed %d: Verdict differs from Run (-run +verdict):\n%s", id, seed, diff)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/pkg/errors"
@@ -205,4 +206,32 @@ func Run(s Spec, seed uint64) (*Result, error) {
 	}
 	h, runErr := w.Run()
 	return &Result{Spec: s, Seed: seed, History: h, Violations: Check(h, s.CheckConfigFor()), Err: runErr}, nil
+}
+
+// histPool holds history buffers for Verdict, whose callers keep no history.
+var histPool = sync.Pool{New: func() any { return new(sim.History) }}
+
+// Verdict runs a spec and returns only what the checkers found, reusing
+// history memory across calls: the path for sweeps, `check` and property
+// tests, which run many worlds and keep none of their histories. runErr is
+// set when the run stopped early; err when the spec cannot run.
+func Verdict(s Spec, seed uint64) (vs []Violation, runErr, err error) {
+	s = s.WithDefaults()
+	cfg, _, err := s.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	buf := histPool.Get().(*sim.History)
+	cfg.HistoryBuf = *buf
+	w, err := sim.New(cfg, seed)
+	if err != nil {
+		histPool.Put(buf)
+		return nil, nil, err
+	}
+	h, runErr := w.Run()
+	vs = Check(h, s.CheckConfigFor())
+	clear(h) // drop references into the run before the memory is reused
+	*buf = h[:0]
+	histPool.Put(buf)
+	return vs, runErr, nil
 }

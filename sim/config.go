@@ -106,6 +106,10 @@ type Config struct {
 	// expire. Default 10s; events beyond it are dropped without error.
 	Drain  time.Duration
 	Limits Limits
+	// HistoryBuf, if non-nil, is memory the run's history is appended to
+	// (from length 0). A caller that runs many worlds and keeps no history
+	// passes the previous run's history back to avoid reallocating it.
+	HistoryBuf History
 }
 
 // names indexes the configured names for validation.

@@ -53,6 +53,7 @@ func New(cfg Config, seed uint64) (*World, error) {
 		cfg: cfg, seed: seed,
 		procs: map[string]*proc{}, nodes: map[string]*node{},
 		groups: map[string]*group{}, services: map[string]*service{},
+		hist: cfg.HistoryBuf[:0],
 	}
 	var err error
 	w.net, err = network.New(cfg.Network, w.rng("network"))

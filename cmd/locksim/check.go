@@ -107,14 +107,14 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		for _, f := range fsched {
 			cr.Faults = append(cr.Faults, f.String())
 		}
-		r, err := model.Run(withFaults(spec, fsched), s)
+		vs, runErr, err := model.Verdict(withFaults(spec, fsched), s)
 		switch {
 		case err != nil:
 			cr.Error = err.Error()
-		case r.Err != nil:
-			cr.Error = r.Err.Error()
+		case runErr != nil:
+			cr.Error = runErr.Error()
 		default:
-			cr.Broken = model.Broken(r.Violations)
+			cr.Broken = model.Broken(vs)
 		}
 		return cr
 	}, func(j int, cr checkRun) {
@@ -138,8 +138,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		f0 := locksim.RandomSchedule(scheduleRand(fail.Seed), topo, kinds)
 		want := fail.Broken[0]
 		fails := func(fsched []sim.Fault) bool {
-			r, err := model.Run(withFaults(spec, fsched), fail.Seed)
-			return err == nil && r.Err == nil && contains(model.Broken(r.Violations), want)
+			vs, runErr, err := model.Verdict(withFaults(spec, fsched), fail.Seed)
+			return err == nil && runErr == nil && contains(model.Broken(vs), want)
 		}
 		small := locksim.Shrink(f0, fails, 200)
 		minimal, _ = model.Run(withFaults(spec, small), fail.Seed)

@@ -195,12 +195,12 @@ func sweep(param, design string, seeds, workers int) *report.Sweep {
 				spec.Workload = model.Workload{Cycles: 3, Work: 900 * ms}
 				spec.Topology.NodeClocks = map[string]clock.Config{"r1": {RatePPM: drifts[yi]}, "r2": {RatePPM: drifts[yi]}, "r3": {RatePPM: drifts[yi]}}
 			}
-			r, err := model.Run(spec, uint64(s))
+			vs, _, err := model.Verdict(spec, uint64(s))
 			if err != nil {
 				continue
 			}
 			c.Runs++
-			if b := model.Broken(r.Violations); len(b) > 0 {
+			if b := model.Broken(vs); len(b) > 0 {
 				c.Broken++
 				for _, inv := range b {
 					if !seen[inv] {

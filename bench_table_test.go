@@ -1,0 +1,150 @@
+package locksim
+
+import (
+	"flag"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+
+	"locksim/clock"
+	"locksim/model"
+	"locksim/network"
+	"locksim/sim"
+	"locksim/sim/script"
+)
+
+var benchTable = flag.Bool("benchtable", false, "print the benchmark table (make bench)")
+
+// standardSpec is the standard run: two clients contending on one node for
+// 60s of virtual time, SET NX PX with a 1s TTL and backoff, a 50ms
+// read-modify-write, a Lua compare-and-delete release, 1ms latency.
+func standardSpec() model.Spec {
+	return model.Spec{Design: model.SetPxLua,
+		Workload: model.Workload{Duration: 60 * time.Second, Work: 50 * time.Millisecond},
+		Network:  network.Config{Default: network.Latency{Min: time.Millisecond, Max: time.Millisecond}}}
+}
+
+// TestBenchTable prints, from one run, the ratios issue 7 asks for. It is
+// a report, not an assertion: it runs only with -benchtable.
+func TestBenchTable(t *testing.T) {
+	if !*benchTable {
+		t.Skip("run with -benchtable (make bench)")
+	}
+	const release = "if redis.call('GET',KEYS[1])==ARGV[1] then return redis.call('DEL',KEYS[1]) else return 0 end"
+	eval := func(slow bool) testing.BenchmarkResult {
+		return testing.Benchmark(func(b *testing.B) {
+			m := miniredis.NewMiniRedis()
+			m.SetTime(clock.Epoch)
+			e, err := script.NewEngine(m, script.Options{Slow: slow})
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := e.NewConn()
+			c.Do("SET", "lock", "v")
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c.Do("EVAL", release, "1", "lock", "other")
+			}
+		})
+	}
+	fast, slow := eval(false), eval(true)
+
+	var events int
+	std := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			r, err := model.Run(standardSpec(), uint64(i))
+			if err != nil || r.Err != nil {
+				b.Fatal(err, r.Err)
+			}
+			events = len(r.History)
+		}
+	})
+	verdict := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, runErr, err := model.Verdict(standardSpec(), uint64(i)); err != nil || runErr != nil {
+				b.Fatal(err, runErr)
+			}
+		}
+	})
+	// The floor: the same command stream straight into dispatch.
+	r, _ := model.Run(standardSpec(), 0)
+	type cmd struct {
+		local time.Duration
+		args  []string
+	}
+	var stream []cmd
+	for _, e := range r.History {
+		if e.Actor == "r1" && e.Kind == sim.KindExec {
+			stream = append(stream, cmd{e.Local, e.Args})
+		}
+	}
+	floor := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			m := miniredis.NewMiniRedis()
+			m.SetTime(clock.Epoch)
+			m.ClockTTL(true)
+			e, _ := script.NewEngine(m, script.Options{})
+			c := e.NewConn()
+			for _, x := range stream {
+				m.SetTime(clock.Epoch.Add(x.local))
+				c.Do(x.args...)
+			}
+		}
+	})
+	perRun := func(r testing.BenchmarkResult) float64 { return float64(r.T.Nanoseconds()) / float64(r.N) / 1e6 }
+
+	fmt.Printf("locksim benchmarks (GOMAXPROCS=%d)\n\n", runtime.GOMAXPROCS(0))
+	fmt.Printf("%-44s %12s %12s %10s\n", "", "time/op", "allocs/op", "B/op")
+	row := func(name string, r testing.BenchmarkResult) {
+		fmt.Printf("%-44s %12s %12d %10d\n", name, time.Duration(r.NsPerOp()), r.AllocsPerOp(), r.AllocedBytesPerOp())
+	}
+	row("EVAL release script, fast path", fast)
+	row("EVAL release script, miniredis's own EVAL", slow)
+	row("standard run (60s virtual), history kept", std)
+	row("standard run, history reused (model.Verdict)", verdict)
+	row("same command stream into dispatch (floor)", floor)
+	fmt.Printf("\nEVAL speed-up, fast vs miniredis:          %.0fx (target >= 20x)\n", float64(slow.NsPerOp())/float64(fast.NsPerOp()))
+	fmt.Printf("standard run:                               %.2f ms/run, %.0f runs/s, %.0fx faster than real time (target >= 20000x)\n",
+		perRun(std), 1000/perRun(std), 60_000/perRun(std))
+	fmt.Printf("events per standard run:                    %d (%d commands)\n", events, len(stream))
+	fmt.Printf("with history reused (sweeps, check):        %.2f ms/run, %.0fx faster than real time\n", perRun(verdict), 60_000/perRun(verdict))
+	fmt.Printf("simulator overhead over raw dispatch:       %.1fx kept, %.1fx reused (target <= 3x; includes the checkers)\n", perRun(std)/perRun(floor), perRun(verdict)/perRun(floor))
+
+	// Sweep scaling: the same 4*cores standard runs on 1 worker and on all.
+	runs := 4 * runtime.NumCPU()
+	scale := func(workers int) time.Duration {
+		start := time.Now() // wall-clock ok: a benchmark report, outside any run
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					model.Run(standardSpec(), uint64(i))
+				}
+			}()
+		}
+		for i := 0; i < runs; i++ {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		return time.Since(start)
+	}
+	one := scale(1)
+	fmt.Printf("\nsweep scaling (%d standard runs):\n", runs)
+	fmt.Printf("  1 worker:  %v (%.1f runs/s)\n", one.Round(time.Millisecond), float64(runs)/one.Seconds())
+	for w := 2; w <= runtime.NumCPU(); w *= 2 {
+		d := scale(w)
+		fmt.Printf("  %d workers: %v (%.1f runs/s, %.2fx)\n", w, d.Round(time.Millisecond), float64(runs)/d.Seconds(), one.Seconds()/d.Seconds())
+	}
+}
