@@ -31,7 +31,7 @@ func checkTokens(ix *historyIndex, cfg CheckConfig) []Violation {
 	maxGrant := -1             // pos of the grant with the largest token so far
 	maxAtStart := map[int]int{}
 	lastAccepted := -1 // pos of the accepted write with the largest token
-	fenced := cfg.Fencing == FenceStrict || cfg.Fencing == FenceNonstrict
+	fenced := cfg.Fencing == FenceStrict || cfg.Fencing == FenceNonstrict || cfg.Fencing == FenceStrictReads
 	for pos, e := range ix.h {
 		switch e.Kind {
 		case KindAcquireStart:
@@ -127,7 +127,7 @@ func (ix *historyIndex) acceptedOld(prev, pos int, f Fencing) Violation {
 	switch {
 	case f == FenceNonstrict && a.Token == b.Token:
 		text += ": the nonstrict resource accepts an equal token"
-	case f == FenceStrict:
+	case f == FenceStrict || f == FenceStrictReads:
 		text += ": a strict resource must reject it"
 	}
 	cited := []int{prev, pos}

@@ -15,7 +15,7 @@ import (
 //
 // Commands (sent by clients with sim.Ctx.Call to the service "resource"):
 //
-//	READ                                  -> (integer) value
+//	READ [token]                          -> (integer) value (token: strict-reads)
 //	WRITE token lockvalue newvalue [state] -> (integer) 1 applied, 0 rejected
 //	STATE                                 -> "state" last_token value
 type Resource struct {
@@ -25,6 +25,8 @@ type Resource struct {
 	Value int64
 	// LastToken is the last accepted token.
 	LastToken int64
+	// Highest is the highest token seen on any operation (strict-reads).
+	Highest int64
 	// State is the free-form state a write may set (e.g. CANCELLED).
 	State string
 }
@@ -39,6 +41,8 @@ func (r *Resource) accepts(token int64) bool {
 		return token > r.LastToken
 	case FenceNonstrict:
 		return token >= r.LastToken
+	case FenceStrictReads:
+		return token > r.LastToken && token >= r.Highest
 	default:
 		return true
 	}
@@ -48,6 +52,20 @@ func (r *Resource) accepts(token int64) bool {
 func (r *Resource) Handle(sc *sim.ServiceCtx, from string, args []string) resp.Reply {
 	switch strings.ToUpper(args[0]) {
 	case "READ":
+		if r.Fencing == FenceStrictReads && len(args) == 2 {
+			token, err := strconv.ParseInt(args[1], 10, 64)
+			if err != nil {
+				return resp.ErrorReply("ERR resource: token must be an integer")
+			}
+			if token < r.Highest {
+				sc.Record(sim.Event{Kind: KindResRead, Peer: from, Token: token, N: r.Value,
+					Note: "rejected: token " + args[1] + " < highest seen " + strconv.FormatInt(r.Highest, 10)})
+				return resp.ErrorReply("FENCED token " + args[1] + " is older than " + strconv.FormatInt(r.Highest, 10))
+			}
+			r.Highest = token
+			sc.Record(sim.Event{Kind: KindResRead, Peer: from, Token: token, N: r.Value})
+			return resp.IntReply(r.Value)
+		}
 		sc.Record(sim.Event{Kind: KindResRead, Peer: from, N: r.Value})
 		return resp.IntReply(r.Value)
 	case "STATE":
@@ -62,10 +80,17 @@ func (r *Resource) Handle(sc *sim.ServiceCtx, from string, args []string) resp.R
 			return resp.ErrorReply("ERR resource: token and value must be integers")
 		}
 		if !r.accepts(token) {
-			sc.Record(sim.Event{Kind: KindResWrite, Peer: from, Token: token, Value: args[2], N: 0,
-				Note: "rejected: token " + args[1] + " <= last " + strconv.FormatInt(r.LastToken, 10)})
+			why := "rejected: token " + args[1] + " <= last " + strconv.FormatInt(r.LastToken, 10)
+			switch {
+			case r.Fencing == FenceNonstrict:
+				why = "rejected: token " + args[1] + " < last " + strconv.FormatInt(r.LastToken, 10)
+			case r.Fencing == FenceStrictReads && token < r.Highest:
+				why = "rejected: token " + args[1] + " < highest seen " + strconv.FormatInt(r.Highest, 10)
+			}
+			sc.Record(sim.Event{Kind: KindResWrite, Peer: from, Token: token, Value: args[2], N: 0, Note: why})
 			return resp.IntReply(0)
 		}
+		r.Highest = max(r.Highest, token)
 		r.Value = val
 		if token > r.LastToken {
 			r.LastToken = token

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -96,10 +97,8 @@ func (s Spec) Config() (sim.Config, *Resource, error) {
 	if s.Workload.Cycles < 0 || s.Workload.Duration < 0 || s.Workload.Work < 0 || s.Workload.Think < 0 || s.Workload.Start < 0 || s.Workload.Reentry < 0 {
 		return sim.Config{}, nil, errors.New("model: workload cycles, duration, work, think, start and reentry must not be negative")
 	}
-	switch s.Fencing {
-	case FenceStrict, FenceNonstrict, FenceOff:
-	default:
-		return sim.Config{}, nil, errors.Errorf("model: unknown fencing %q (want strict, nonstrict or off)", s.Fencing)
+	if !slices.Contains(Fencings, s.Fencing) {
+		return sim.Config{}, nil, errors.Errorf("model: unknown fencing %q (want strict, nonstrict, off or strict-reads)", s.Fencing)
 	}
 	res := &Resource{Fencing: s.Fencing}
 	cfg := sim.Config{

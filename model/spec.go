@@ -20,7 +20,17 @@ const (
 	FenceNonstrict Fencing = "nonstrict"
 	// FenceOff writes unconditionally.
 	FenceOff Fencing = "off"
+	// FenceStrictReads is strict, and reads carry the token too: the
+	// resource remembers the highest token it has seen on any operation
+	// and rejects a read or write below it (the storage of Kleppmann's
+	// fencing argument). Write-only fencing cannot stop a stale holder's
+	// write that lands before the new holder writes, after the new holder
+	// read: a lost update in a read-modify-write.
+	FenceStrictReads Fencing = "strict-reads"
 )
+
+// Fencings lists the resource variants.
+var Fencings = []Fencing{FenceStrict, FenceNonstrict, FenceOff, FenceStrictReads}
 
 // Options tune a lock design. Zero values take the defaults noted.
 type Options struct {

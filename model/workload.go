@@ -207,7 +207,11 @@ func (e *DesignError) Error() string { return "design " + e.Design + ": " + e.Ms
 
 // work is the read-modify-write: read value, work, write value+1.
 func work(c *Client, l *Lease, wl Workload) {
-	r, err := c.Call(ResourceName, "READ")
+	args := []string{"READ"}
+	if l.Token != 0 {
+		args = append(args, strconv.FormatInt(l.Token, 10)) // fenced reads (strict-reads)
+	}
+	r, err := c.Call(ResourceName, args...)
 	if err != nil || r.Kind != resp.Int {
 		c.Record(sim.Event{Kind: KindLeaseLost, Key: l.Key, Value: l.Value, Note: "read failed; not writing"})
 		return

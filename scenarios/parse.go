@@ -554,11 +554,11 @@ func (p *parser) fencing(_ int, args []string, _ string) error {
 		return err
 	}
 	switch f := model.Fencing(a); f {
-	case model.FenceStrict, model.FenceNonstrict, model.FenceOff:
+	case model.FenceStrict, model.FenceNonstrict, model.FenceOff, model.FenceStrictReads:
 		p.s.Spec.Fencing = f
 		return nil
 	}
-	return errors.Errorf("unknown fencing %q (want strict, nonstrict or off)", a)
+	return errors.Errorf("unknown fencing %q (want strict, nonstrict, off or strict-reads)", a)
 }
 
 // optionKeys are the `option` keys, in the order Format writes them.

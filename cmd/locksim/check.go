@@ -31,7 +31,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	acquire := fs.String("acquire", "", "your acquire script (Lua)")
 	release := fs.String("release", "", "your release script (Lua)")
 	renew := fs.String("renew", "", "your renew script (Lua, optional: runs a watchdog)")
-	fencing := fs.String("fencing", "", "resource fencing: strict, nonstrict or off (default: strict for fenced designs, else off)")
+	fencing := fs.String("fencing", "", "resource fencing: strict, nonstrict, off or strict-reads (default: strict for fenced designs, else off)")
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock); Lua scripts run on each with a majority quorum")
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica)")
 	faults := fs.String("faults", "pause,partition,delay,drop,node-crash,clock-jump", "fault kinds to draw from, comma-separated: "+kindList())

@@ -16,7 +16,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	release := fs.String("release", "", "your release script (Lua)")
 	renew := fs.String("renew", "", "your renew script (Lua, optional)")
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
-	fencing := fs.String("fencing", "", "override the resource's fencing: strict, nonstrict or off")
+	fencing := fs.String("fencing", "", "override the resource's fencing: strict, nonstrict, off or strict-reads")
 	seed := fs.Uint64("seed", 1, "seed of the run")
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
