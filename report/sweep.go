@@ -103,8 +103,8 @@ func (s *Sweep) brokenCounts() []string {
 }
 
 // SweepText writes the sweep as a character grid, Ys[0] at the bottom,
-// x labels written vertically under their columns: '.' safe in every run,
-// '#' broken in every run, '+' mixed, ' ' not run.
+// each column as wide as its widest x label: '.' safe in every run, '#'
+// broken in every run, '+' mixed, ' ' not run.
 func SweepText(w io.Writer, s *Sweep) error {
 	if err := s.validate(); err != nil {
 		return err
@@ -117,30 +117,24 @@ func SweepText(w io.Writer, s *Sweep) error {
 	for _, y := range s.Ys {
 		yw = max(yw, len(y))
 	}
+	cw := 1
+	for _, x := range s.Xs {
+		cw = max(cw, len(x))
+	}
 	fmt.Fprintf(&b, "%*s\n", yw, s.YName)
 	for i := len(s.Ys) - 1; i >= 0; i-- {
 		line := fmt.Sprintf("%*s |", yw, s.Ys[i])
 		for _, c := range s.Cells[i] {
-			line += " " + string(c.state())
+			line += " " + fmt.Sprintf("%*s", cw, string(c.state()))
 		}
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
-	b.WriteString(strings.Repeat(" ", yw) + " +" + strings.Repeat("--", len(s.Xs)) + "\n")
-	xl := 0
+	b.WriteString(strings.Repeat(" ", yw) + " +" + strings.Repeat("-", (cw+1)*len(s.Xs)) + "\n")
+	line := strings.Repeat(" ", yw+2)
 	for _, x := range s.Xs {
-		xl = max(xl, len(x))
+		line += " " + fmt.Sprintf("%*s", cw, x)
 	}
-	for k := 0; k < xl; k++ {
-		line := strings.Repeat(" ", yw+2)
-		for _, x := range s.Xs {
-			ch := byte(' ')
-			if k < len(x) {
-				ch = x[k]
-			}
-			line += " " + string(ch)
-		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
-	}
+	b.WriteString(line + "\n")
 	fmt.Fprintf(&b, "%s  %s ->\n\n", strings.Repeat(" ", yw+2), s.XName)
 	b.WriteString("Legend: . safe in every run; # broken in every run; + broken in some runs; blank: not run.\n")
 	if bc := s.brokenCounts(); len(bc) > 0 {

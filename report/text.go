@@ -169,7 +169,7 @@ var legendText = []struct {
 	{'z', "paused"}, {'#', "crashed / down"}, {'/', "partition"},
 	{'a', "acquired"}, {'r', "release"}, {'R', "renewed"}, {'S', "watchdog stopped"},
 	{'F', "acquire gave up"}, {'L', "lease lost (did not enter / write)"},
-	{'W', "write accepted"}, {'X', "write rejected"}, {'w', "write (no answer)"},
+	{'W', "write accepted (client row: when sent; resource row: when applied)"}, {'X', "write rejected (likewise)"}, {'w', "write (no answer)"},
 	{'x', "key expired"}, {'|', "key deleted"}, {'e', "key evicted"},
 	{'C', "crash"}, {'U', "restart"}, {'P', "promoted"}, {'D', "demoted"},
 	{'J', "clock jump"}, {'%', "clock rate change"}, {'d', "network delay"}, {'o', "network drop"},
