@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -299,5 +300,65 @@ func TestDrainDeliversInFlight(t *testing.T) {
 	}
 	if len(kinds(h, "A", KindLateReply)) != 1 {
 		t.Errorf("want the late reply recorded\n%s", h.Text())
+	}
+}
+
+// Replicas do not expire keys themselves: a replica keeps the key (without
+// a TTL) until the primary's expiry reaches it as a delete.
+func TestReplicaWaitsForPrimaryDelete(t *testing.T) {
+	main := func(c *Ctx) error {
+		c.Call("m1", 100*ms, "SET", "lock", "a", "PX", "100")
+		c.Sleep(time.Second)
+		return nil
+	}
+	cfg := replicated(1, main)
+	cfg.Sentinel.Enabled = false
+	// Replication r1 -> r2 is slow after the SET: the delete arrives late.
+	cfg.Faults = []Fault{{Kind: FaultDelay, From: "r1", To: "r2", Extra: 300 * ms, At: 50 * ms, Dur: 100 * ms}}
+	h := mustRun(t, cfg, 1)
+	exp := kinds(h, "r1", KindExpire)
+	if len(exp) != 1 {
+		t.Fatalf("primary expiries: %v\n%s", exp, h.Text())
+	}
+	var gone *Event
+	for _, e := range kinds(h, "r2", KindKey) {
+		if e.Value == "" {
+			e := e
+			gone = &e
+		} else if e.Dur != 0 {
+			t.Errorf("the replica holds the key with a TTL %v; replicas keep no TTL", e.Dur)
+		}
+	}
+	if gone == nil || gone.Note != "replication" || gone.At < exp[0].At+300*ms {
+		t.Errorf("want the key gone on r2 by replication, 300ms after the primary expired it at %s; got %+v\n%s", FormatTime(exp[0].At), gone, h.Text())
+	}
+	if len(kinds(h, "r2", KindExpire)) != 0 {
+		t.Errorf("the replica expired the key itself\n%s", h.Text())
+	}
+}
+
+// A primary cut off by a partition keeps serving its side; when it
+// rejoins, it is demoted and its writes are gone.
+func TestPartitionedPrimaryDemotedLosesWrites(t *testing.T) {
+	var got string
+	main := func(c *Ctx) error {
+		c.Sleep(10 * ms)
+		r, err := c.Call("m1", 100*ms, "SET", "k", "minority")
+		if err != nil || r.Str != "OK" {
+			return fmt.Errorf("the old primary refused a write on its side: %v %v", r, err)
+		}
+		c.Sleep(3 * time.Second) // the partition heals; r1 rejoins as a replica
+		r, err = c.Call("m1", 100*ms, "GET", "k")
+		got = r.String()
+		return err
+	}
+	cfg := replicated(1, main)
+	cfg.Faults = []Fault{{Kind: FaultPartition, A: []string{"r1", "A"}, B: []string{"r2", SentinelName}, At: 0, Dur: 2 * time.Second}}
+	h := mustRun(t, cfg, 1)
+	if len(kinds(h, "r2", KindPromote)) != 1 || len(kinds(h, "r1", KindDemote)) != 1 {
+		t.Fatalf("want r2 promoted and r1 demoted\n%s", h.Text())
+	}
+	if got != "(nil)" {
+		t.Errorf("GET after the heal = %s, want (nil): the minority write must be lost\n%s", got, h.Text())
 	}
 }
