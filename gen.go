@@ -15,7 +15,7 @@ import (
 // or right after one of the client's own events, which is how pauses land
 // inside acquire (after the request was sent), after acquire, between the
 // read and the write, or inside release (between GET and DEL).
-var placements = []string{"", "acquired", "call", "reply", "read", "write", "release"}
+var placements = []string{"", "acquired", "call", "reply", "read", "write", "release", "release-send"}
 
 // Topo is the part of a run's shape the generator needs: the names it may
 // put faults on.
