@@ -193,6 +193,9 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 // fatal reports whether err means the design itself is broken (a Lua
 // script error), which stops the run instead of counting as a timeout.
 func fatal(err error) bool {
+	if err == nil {
+		return false // the common case: no errors.As, which allocates
+	}
 	var se *ScriptError
 	var de *DesignError
 	return errors.As(err, &se) || errors.As(err, &de)

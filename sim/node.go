@@ -207,10 +207,8 @@ func (n *node) persist(cur snapshot) {
 // history thus holds each key's lifetime on each node in true time.
 func (n *node) refreshWatch() {
 	now := n.local()
-	keys := n.m.Keys()
-	present := make(map[string]bool, len(keys))
+	keys := n.m.Keys() // sorted
 	for _, k := range keys {
-		present[k] = true
 		v := valueOf(n.m, k)
 		ttl := n.m.TTL(k)
 		if old, ok := n.vals[k]; !ok || old != v {
@@ -227,8 +225,11 @@ func (n *node) refreshWatch() {
 			n.scheduleCheck(k, at)
 		}
 	}
+	if len(n.vals) == len(keys) {
+		return // every recorded key is still there: vals holds no others
+	}
 	for _, k := range sortedKeys(n.vals) {
-		if present[k] {
+		if _, ok := slices.BinarySearch(keys, k); ok {
 			continue
 		}
 		if at, ok := n.watch[k]; ok && at <= now {
