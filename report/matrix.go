@@ -21,6 +21,10 @@ import (
 type Matrix struct {
 	// Title is an optional heading.
 	Title string
+	// Brief leaves out the lists of each broken cell's first violation and
+	// of the n/a reasons (text output); a hint says how to see one cell's
+	// story instead.
+	Brief bool
 	// Designs and Scenarios are the columns and rows, in display order.
 	Designs   []string
 	Scenarios []string
@@ -300,8 +304,14 @@ func MatrixText(w io.Writer, m *Matrix) error {
 		}
 		b.WriteString("\n")
 	}
-	list("Broken (first violation, replay with its seed):", broken)
-	list("Not applicable:", na)
+	if m.Brief {
+		if len(broken) > 0 {
+			b.WriteString("See a cell's story with: locksim run SCENARIO --design DESIGN --seed N (each cell ran seeds 1..N; --details lists every first violation).\n\n")
+		}
+	} else {
+		list("Broken (first violation; see it with: locksim run SCENARIO --design DESIGN --seed SEED):", broken)
+		list("Not applicable:", na)
+	}
 	for _, l := range wrap("Legend: "+m.legend(invs), 100, "") {
 		b.WriteString(l + "\n")
 	}

@@ -65,6 +65,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	seeds := fs.Int("seeds", 3, "seeds per cell")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (the output does not depend on it)")
 	format := fs.String("format", "text", "text, markdown or html")
+	details := fs.Bool("details", false, "text: list each broken cell's first violation after the table")
 	out := fs.String("o", "", "write to this file instead of stdout")
 	if done, code, err := parse(fs, args); done {
 		return code, err
@@ -73,6 +74,9 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("--seeds and --workers must be at least 1")
 	}
 	m, err := buildMatrix(*seeds, *workers)
+	if m != nil {
+		m.Brief = !*details
+	}
 	if err != nil {
 		return exitUsage, err
 	}
