@@ -18,9 +18,12 @@ const CaseVersion = 1
 // design cannot be replayed from the command line: it records the design's
 // name and replays with the same Design value from Go.
 type Case struct {
-	Version int        `json:"version"`
-	Spec    model.Spec `json:"spec"`
-	Seed    uint64     `json:"seed"`
+	Version int `json:"version"`
+	// Scenario names the catalogue scenario the run came from, if any (for
+	// the report's title and teaching text on replay).
+	Scenario string     `json:"scenario,omitempty"`
+	Spec     model.Spec `json:"spec"`
+	Seed     uint64     `json:"seed"`
 	// Broken lists the invariants the run broke when it was saved.
 	Broken []string `json:"broken,omitempty"`
 	// HistoryHash is the hash of the history when it was saved; a replay

@@ -70,7 +70,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("%v", err)
 	}
 	if *save != "" {
-		if err := locksim.NewCase(r).Save(*save); err != nil {
+		c := locksim.NewCase(r)
+		if _, err := scenarios.Lookup(sc.Name); err == nil {
+			c.Scenario = sc.Name
+		}
+		if err := c.Save(*save); err != nil {
 			return exitUsage, err
 		}
 	}
@@ -169,7 +173,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	if err := render(w, *format, r, report.Meta{Design: c.Spec.Design, Seed: c.Seed}); err != nil {
+	meta := report.Meta{Design: c.Spec.Design, Seed: c.Seed}
+	if sc, err := scenarios.Lookup(c.Scenario); c.Scenario != "" && err == nil {
+		meta.Scenario, meta.Title, meta.Teaching = sc.Name, sc.Title, sc.Text
+	}
+	if err := render(w, *format, r, meta); err != nil {
 		return exitUsage, err
 	}
 	if err := done(); err != nil {
