@@ -290,6 +290,7 @@ func (p *proc) crash(restart bool, d time.Duration) {
 	p.dead = true
 	p.incarnation++
 	p.paused = false
+	p.pausedUntil = 0
 	p.deferred = nil
 	for ch, node := range p.subs {
 		if n := w.nodes[node]; n != nil {
@@ -307,10 +308,10 @@ func (p *proc) crash(restart bool, d time.Duration) {
 		if t.isMain {
 			w.liveMain--
 		}
+		// The running task cannot stop itself: it unwinds at its next call
+		// into the world (mustLive), before control returns to the loop.
 		if t != running {
 			t.stop()
-		} else {
-			w.schedule(w.now, t.stop)
 		}
 	}
 	p.tasks = nil
@@ -335,7 +336,17 @@ type Ctx struct {
 }
 
 func (c *Ctx) yield() {
+	c.mustLive()
 	if !c.t.yield(struct{}{}) {
+		panic(stopSignal{})
+	}
+}
+
+// mustLive unwinds the task when its process crashed while it ran (a crash
+// triggered by the task's own event): a dead process does nothing more.
+func (c *Ctx) mustLive() {
+	t := c.t
+	if t.finished || t.p.dead || t.incarnation != t.p.incarnation {
 		panic(stopSignal{})
 	}
 }
@@ -398,12 +409,14 @@ func (c *Ctx) WaitMessage(channel string, timeout time.Duration) bool {
 // fate: a pause freezes it, a crash kills it, and it stops when Main
 // returns.
 func (c *Ctx) Go(name string, fn func(*Ctx) error) {
+	c.mustLive()
 	c.t.p.spawn(name, fn, false)
 }
 
 // Record appends an event to the history as this task: Actor, Task, At and
 // Local are filled in. Triggers matching the event fire.
 func (c *Ctx) Record(e Event) {
+	c.mustLive()
 	e.Actor, e.Task, e.Local = c.t.p.name, c.t.name, c.Now()
 	c.w.record(e)
 }

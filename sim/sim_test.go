@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -360,5 +361,69 @@ func TestPartitionedPrimaryDemotedLosesWrites(t *testing.T) {
 	}
 	if got != "(nil)" {
 		t.Errorf("GET after the heal = %s, want (nil): the minority write must be lost\n%s", got, h.Text())
+	}
+}
+
+// A crash triggered by the process's own event stops it there: nothing it
+// does afterwards reaches the history (review finding).
+func TestCrashStopsTheRunningTask(t *testing.T) {
+	main := func(c *Ctx) error {
+		c.Record(Event{Kind: "step1"})
+		c.Record(Event{Kind: "zombie"})
+		c.Go("child", func(c *Ctx) error { c.Record(Event{Kind: "zombie"}); return nil })
+		c.Sleep(ms)
+		c.Record(Event{Kind: "zombie"})
+		return nil
+	}
+	cfg := oneNode(ClientConfig{Name: "A", Main: main})
+	cfg.Faults = []Fault{{Kind: FaultCrash, Target: "A", After: &Trigger{Actor: "A", Kind: "step1"}}}
+	h := mustRun(t, cfg, 1)
+	if z := kinds(h, "A", "zombie"); len(z) > 0 {
+		t.Errorf("a crashed process recorded %d events\n%s", len(z), h.Text())
+	}
+}
+
+// A pause that was running when the process crashed does not outlive the
+// restart: a later pause ends on time (review finding).
+func TestPauseAfterCrashRestartResumes(t *testing.T) {
+	main := func(c *Ctx) error {
+		for i := 0; i < 40; i++ {
+			c.Sleep(100 * ms)
+		}
+		return nil
+	}
+	cfg := oneNode(ClientConfig{Name: "A", Main: main})
+	cfg.Faults = []Fault{
+		{Kind: FaultPause, Target: "A", At: 0, Dur: 10 * time.Second},
+		{Kind: FaultCrash, Target: "A", At: time.Second, Restart: true, Dur: 10 * ms},
+		{Kind: FaultPause, Target: "A", At: 2 * time.Second, Dur: time.Second},
+	}
+	h := mustRun(t, cfg, 1)
+	if r := kinds(h, "A", KindResume); len(r) != 1 || r[0].At != 3*time.Second {
+		t.Errorf("resumes: %v, want one at 3s\n%s", r, h.Text())
+	}
+}
+
+// No goroutine outlives a run, also when the run stops at a limit right
+// after a crash triggered by the running task (review finding).
+func TestNoGoroutineOutlivesRun(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for i := 0; i < 50; i++ {
+		main := func(c *Ctx) error {
+			c.Record(Event{Kind: "go"})
+			return nil
+		}
+		cfg := oneNode(ClientConfig{Name: "A", Main: main}, ClientConfig{Name: "B", Main: func(c *Ctx) error {
+			for {
+				c.Sleep(ms)
+			}
+		}})
+		cfg.Faults = []Fault{{Kind: FaultCrash, Target: "A", After: &Trigger{Actor: "A", Kind: "go"}}}
+		cfg.Limits.MaxEvents = 20
+		Run(cfg, uint64(i))
+	}
+	runtime.GC()
+	if after := runtime.NumGoroutine(); after > before+2 {
+		t.Errorf("goroutines: %d before, %d after 50 runs", before, after)
 	}
 }

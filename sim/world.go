@@ -208,6 +208,9 @@ func (w *World) Run() (History, error) {
 		w.now = e.at
 		e.fn()
 	}
+	if !w.done && len(w.q) == 0 && w.liveMain > 0 && w.err == nil {
+		w.fail(errors.Errorf("sim: run stuck at %s: %d client(s) still running with nothing scheduled (a bug in the simulator: please report it with the seed)", FormatTime(w.now), w.liveMain))
+	}
 	w.shutdown()
 	return w.hist, w.err
 }
