@@ -32,8 +32,9 @@ type NodeConfig struct {
 	Clock clock.Config
 	// Persistence is what survives a crash; "" means none.
 	Persistence Persistence
-	// Priority is the replica priority for failover: lower wins, 0 means
-	// never promote (as Redis's replica-priority). "" default 100.
+	// Priority is the replica priority for failover: lower wins. 0 takes
+	// the default, 100; NeverPromote (Redis's replica-priority 0) keeps the
+	// node from ever being promoted.
 	Priority int
 }
 
@@ -124,10 +125,16 @@ func (n *names) endpoint(s string) bool {
 }
 func (n *names) any(s string) bool { return n.endpoint(s) || s == "fault" }
 
+// NeverPromote is the replica priority of a node failover never promotes.
+const NeverPromote = -1
+
 // SentinelName is the endpoint name of the sentinel.
 const SentinelName = "sentinel"
 
 func (c *Config) withDefaults() {
+	// Defaults go into copies: the caller's slices are not written, so
+	// one Config can be shared by concurrent runs.
+	c.Nodes = slices.Clone(c.Nodes)
 	if c.Limits.MaxEvents == 0 {
 		c.Limits.MaxEvents = 2_000_000
 	}
@@ -200,8 +207,8 @@ func (c *Config) Validate() error {
 		default:
 			return errors.Errorf("sim: nodes[%d] (%s): unknown persistence %q (want none, aof-everysec or aof-always)", i, nc.Name, nc.Persistence)
 		}
-		if nc.Priority < 0 {
-			return errors.Errorf("sim: nodes[%d] (%s): priority %d is negative", i, nc.Name, nc.Priority)
+		if nc.Priority < 0 && nc.Priority != NeverPromote {
+			return errors.Errorf("sim: nodes[%d] (%s): priority %d is negative (use NeverPromote, -1, for never)", i, nc.Name, nc.Priority)
 		}
 	}
 	for i, cc := range c.Clients {

@@ -155,6 +155,9 @@ func (n *node) handle(client string, args []string, reply func(resp.Reply, error
 		r = n.conn(client).Do(args...)
 	}
 	n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: r.String()})
+	if !n.up {
+		return // the node crashed right after executing (a triggered fault): no reply, nothing replicated
+	}
 	if !n.m.IsReadOnlyCommand(cmd) && n.role != roleReplica {
 		n.why = cmd
 		n.afterWrite()
@@ -308,6 +311,10 @@ func (n *node) rescheduleWatch() {
 // times, so a backward jump lengthens every TTL in true time; miniredis
 // keeps TTLs relative, so the node adds the step back to each TTL.
 func (n *node) jumpClock(by time.Duration) {
+	if !n.up {
+		n.clock.AddJump(clock.Jump{At: n.w.now, By: by}) // a down node only has its clock moved
+		return
+	}
 	n.sync() // tick to the old time first
 	n.m.Keys()
 	n.clock.AddJump(clock.Jump{At: n.w.now, By: by})
@@ -324,6 +331,10 @@ func (n *node) jumpClock(by time.Duration) {
 
 // setRate changes the node's clock rate from now on.
 func (n *node) setRate(ppm int64) {
+	if !n.up {
+		_ = n.clock.SetRatePPM(n.w.now, ppm)
+		return
+	}
 	n.sync()
 	n.m.Keys()
 	_ = n.clock.SetRatePPM(n.w.now, ppm) // validated with the fault
@@ -386,6 +397,16 @@ func (n *node) restart() {
 	n.w.record(Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), N: int64(len(kept)), Note: "persistence " + string(n.cfg.Persistence)})
 	n.why = "restart"
 	n.refreshWatch()
+	if n.role == rolePrimary && n.group != nil && n.group.primary == n.name {
+		// A restarted primary starts a new replication history: its
+		// replicas resync and take what it kept, empty without persistence
+		// (the hazard Redis's replication docs warn about).
+		for _, r := range n.replicas() {
+			if r.up {
+				r.fullSync(n)
+			}
+		}
+	}
 	if n.role == roleReplica {
 		if p := n.w.nodes[n.following]; p != nil && p.up {
 			n.fullSync(p)

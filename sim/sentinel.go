@@ -42,19 +42,36 @@ func (s *sentinel) reevaluate() {
 			continue
 		}
 		p := s.w.nodes[g.primary]
-		if s.reachable(p) {
+		switch {
+		case s.reachable(p):
 			s.down[g.name] = false
-		} else if !s.down[g.name] {
+		case !s.down[g.name]:
 			s.down[g.name] = true
 			since := s.w.now
 			s.downSince[g.name] = since
 			s.w.schedule(since+s.w.cfg.Sentinel.DownAfter, func() { s.check(g, since) })
+		case s.w.now >= s.downSince[g.name]+s.w.cfg.Sentinel.DownAfter:
+			// Down long enough, but no replica could be promoted when the
+			// timer fired: try again now that reachability changed.
+			s.check(g, s.downSince[g.name])
+			p = s.w.nodes[g.primary]
 		}
-		// An old primary that is reachable again rejoins as a replica.
+		if !s.reachable(p) {
+			continue
+		}
 		for _, m := range g.members {
 			n := s.w.nodes[m]
-			if m != g.primary && n.role == rolePrimary && s.reachable(n) && s.reachable(p) {
+			if m == g.primary || !s.reachable(n) {
+				continue
+			}
+			switch {
+			case n.role == rolePrimary:
+				// An old primary that is reachable again rejoins as a replica.
 				n.demote(p)
+			case n.role == roleReplica && n.following != p.name:
+				// A replica that missed the failover follows the new primary.
+				n.following = p.name
+				n.fullSync(p)
 			}
 		}
 	}
@@ -73,7 +90,7 @@ func (s *sentinel) check(g *group, since time.Duration) {
 		}
 	}
 	if len(cands) == 0 {
-		return // tried again at the next reachability change
+		return // reevaluate tries again at the next reachability change
 	}
 	slices.SortStableFunc(cands, func(a, b *node) int {
 		if a.cfg.Priority != b.cfg.Priority {
@@ -88,7 +105,6 @@ func (s *sentinel) check(g *group, since time.Duration) {
 		return 0
 	})
 	best := cands[0]
-	old := g.primary
 	g.primary = best.name
 	s.down[g.name] = false
 	best.promote()
@@ -96,7 +112,8 @@ func (s *sentinel) check(g *group, since time.Duration) {
 		r.following = best.name
 		r.fullSync(best)
 	}
-	_ = old // the old primary keeps serving its side until it is reachable
+	// The old primary keeps serving its side until it is reachable again,
+	// when reevaluate demotes it.
 	s.announce(g)
 	s.reevaluate()
 }

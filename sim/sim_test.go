@@ -427,3 +427,94 @@ func TestNoGoroutineOutlivesRun(t *testing.T) {
 		t.Errorf("goroutines: %d before, %d after 50 runs", before, after)
 	}
 }
+
+// A clock jump on a node that is down only moves its clock: it must not
+// re-save the pre-crash state that aof-everysec lost (review finding).
+func TestClockJumpOnDownNode(t *testing.T) {
+	var got string
+	main := func(c *Ctx) error {
+		c.Call("m1", 100*ms, "SET", "k", "v1")
+		c.Sleep(1500 * ms)
+		c.Call("m1", 100*ms, "SET", "k", "v2")
+		c.Sleep(2 * time.Second)
+		r, err := c.Call("m1", 100*ms, "GET", "k")
+		got = r.String()
+		return err
+	}
+	cfg := oneNode(ClientConfig{Name: "A", Main: main})
+	cfg.Nodes[0].Persistence = PersistEverySec
+	cfg.Faults = []Fault{
+		{Kind: FaultNodeCrash, Target: "r1", At: 1600 * ms, Dur: time.Second},
+		{Kind: FaultClockJump, Target: "r1", At: 2 * time.Second, By: time.Second},
+	}
+	h := mustRun(t, cfg, 1)
+	if got != `"v1"` {
+		t.Errorf("GET after restart = %s, want \"v1\" (v2 was lost by the crash)\n%s", got, h.Text())
+	}
+}
+
+// Failover edge cases from review: a replica unreachable when the primary
+// went down is promoted once reachable; a replica that missed the failover
+// follows the new primary; a NeverPromote replica is never promoted.
+func TestFailoverEdgeCases(t *testing.T) {
+	write := func(c *Ctx) error {
+		c.Sleep(3 * time.Second)
+		c.Call("m1", 100*ms, "SET", "k", "after-failover")
+		c.Sleep(time.Second)
+		return nil
+	}
+	t.Run("late candidate", func(t *testing.T) {
+		cfg := replicated(1, write)
+		cfg.Faults = []Fault{
+			{Kind: FaultNodeCrash, Target: "r1", At: 0},
+			{Kind: FaultPartition, A: []string{"r2"}, B: []string{SentinelName}, At: 0, Dur: 2 * time.Second},
+		}
+		h := mustRun(t, cfg, 1)
+		if p := kinds(h, "r2", KindPromote); len(p) != 1 || p[0].At != 2*time.Second {
+			t.Errorf("want r2 promoted when it became reachable at 2s, got %v\n%s", p, h.Text())
+		}
+	})
+	t.Run("replica repointed", func(t *testing.T) {
+		cfg := replicated(2, write)
+		cfg.Nodes[1].Priority = 1 // r2 wins
+		cfg.Faults = []Fault{
+			{Kind: FaultNodeCrash, Target: "r1", At: 0},
+			{Kind: FaultPartition, A: []string{"r3"}, B: []string{SentinelName}, At: 0, Dur: 2 * time.Second},
+		}
+		h := mustRun(t, cfg, 1)
+		var got bool
+		for _, e := range kinds(h, "r3", KindKey) {
+			got = got || e.Value == "after-failover"
+		}
+		if !got {
+			t.Errorf("r3 never got the new primary's write\n%s", h.Text())
+		}
+	})
+	t.Run("never promote", func(t *testing.T) {
+		cfg := replicated(1, write)
+		cfg.Nodes[1].Priority = NeverPromote
+		cfg.Faults = []Fault{{Kind: FaultNodeCrash, Target: "r1", At: 0}}
+		h := mustRun(t, cfg, 1)
+		if p := kinds(h, "r2", KindPromote); len(p) != 0 {
+			t.Errorf("a NeverPromote replica was promoted\n%s", h.Text())
+		}
+	})
+}
+
+// A primary without persistence that restarts empty wipes its replicas
+// when they resync (review finding; Redis's replication docs warn of it).
+func TestPrimaryRestartEmptyResyncsReplicas(t *testing.T) {
+	main := func(c *Ctx) error {
+		c.Call("m1", 100*ms, "SET", "k", "old")
+		c.Sleep(2 * time.Second)
+		return nil
+	}
+	cfg := replicated(1, main)
+	cfg.Sentinel.Enabled = false
+	cfg.Faults = []Fault{{Kind: FaultNodeCrash, Target: "r1", At: 500 * ms, Dur: 100 * ms}}
+	h := mustRun(t, cfg, 1)
+	keys := kinds(h, "r2", KindKey)
+	if len(keys) < 2 || keys[len(keys)-1].Value != "" {
+		t.Errorf("r2 still holds the key the empty primary lost: %v\n%s", keys, h.Text())
+	}
+}
