@@ -41,6 +41,13 @@ type Renewer interface {
 	Renew(c *Client, l *Lease) (bool, error)
 }
 
+// Extender is a Design that can extend its lease on request but does not
+// renew by itself (redlock); with Options.Extend the framework calls Extend
+// from a watchdog, as it calls Renew.
+type Extender interface {
+	Extend(c *Client, l *Lease) (bool, error)
+}
+
 // Waiter is a Design whose waiters block on a release notification rather
 // than sleeping the backoff (Redisson's pub/sub). WaitRelease waits at most
 // max.

@@ -290,17 +290,41 @@ func (redlock) TryAcquire(c *Client, value string) (Lease, bool, error) {
 			granted = append(granted, node)
 		}
 	}
-	elapsed := c.Now() - start
-	drift := time.Duration(float64(o.TTL)*o.DriftFactor) + 2*time.Millisecond
-	// The distlock page's validity is what is left after acquiring:
-	// ttl - elapsed - drift. Measured from start, the lease is ttl - drift.
-	if len(granted) >= o.Quorum && o.TTL-elapsed-drift > 0 {
-		return Lease{Key: c.Key, Value: value, Nodes: granted, Start: start, Validity: o.TTL - drift}, true, nil
+	if len(granted) >= o.Quorum && redlockValid(o, c.Now()-start) {
+		return Lease{Key: c.Key, Value: value, Nodes: granted, Start: start, Validity: o.TTL - redlockDrift(o)}, true, nil
 	}
 	for _, g := range c.Masters() {
 		c.CallTimeout(g, o.NodeTimeout, "EVAL", scriptRelease, "1", c.Key, value)
 	}
 	return Lease{}, false, nil
+}
+
+// redlockDrift is redlock-rb's clock drift allowance: ttl*factor + 2ms.
+func redlockDrift(o Options) time.Duration {
+	return time.Duration(float64(o.TTL)*o.DriftFactor) + 2*time.Millisecond
+}
+
+// redlockValid reports whether a majority gathered in `elapsed` still has
+// validity left: the distlock page's ttl - elapsed - drift > 0. Measured
+// from the reading before the first request, the lease is ttl - drift.
+func redlockValid(o Options, elapsed time.Duration) bool {
+	return o.TTL-elapsed-redlockDrift(o) > 0
+}
+
+// Extend extends the lease on a majority by compare-and-PEXPIRE, within
+// validity (redsync's Extend). Like redsync and redlock-rb, redlock does
+// not renew by itself; Options.Extend calls Extend from a watchdog.
+func (redlock) Extend(c *Client, l *Lease) (bool, error) {
+	o := c.opts
+	start := c.Now()
+	n := 0
+	for _, g := range c.Masters() {
+		r, err := c.CallTimeout(g, o.NodeTimeout, "EVAL", scriptRenew, "1", c.Key, l.Value, c.TTLms())
+		if err == nil && r.Kind == resp.Int && r.Int == 1 {
+			n++
+		}
+	}
+	return n >= o.Quorum && redlockValid(o, c.Now()-start), nil
 }
 
 func (redlock) Release(c *Client, l *Lease) error {

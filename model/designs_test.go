@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,37 @@ func TestVerdictMatchesRun(t *testing.T) {
 			if diff := cmp.Diff(r.Violations, vs); diff != "" {
 				t.Fatalf("%s seed %d: Verdict differs from Run (-run +verdict):\n%s", id, seed, diff)
 			}
+		}
+	}
+}
+
+// A Lua design on 3 of 5 masters needs a majority of those 3 (review
+// finding: it needed all 3 when the quorum came from all 5 masters).
+func TestLuaQuorumOfItsMasters(t *testing.T) {
+	s := Spec{Design: LuaDesignID,
+		Lua:      &LuaScripts{Acquire: "return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])", Release: "return redis.call('DEL', KEYS[1])"},
+		Options:  Options{LuaMasters: 3},
+		Topology: Topology{Masters: 5},
+		Faults:   []sim.Fault{{Kind: sim.FaultNodeCrash, Target: "r1", At: 0}},
+	}
+	r := run(t, s, 1)
+	if n := count(r.History, KindAcquired, 1); n != 2 {
+		t.Errorf("%d acquisitions with r1 down, want 2 (a majority of 3 masters is 2)\n%s", n, r.History.Text())
+	}
+}
+
+// Redlock does not renew by itself: a critical section longer than the TTL
+// loses mutual exclusion, unless Options.Extend runs its Extend.
+func TestRedlockExtend(t *testing.T) {
+	for _, extend := range []bool{false, true} {
+		s := Spec{Design: Redlock, Options: Options{Extend: extend}, Workload: Workload{Work: 2500 * time.Millisecond}}
+		r := run(t, s, 1)
+		broken := slices.Contains(Broken(r.Violations), InvMutex)
+		if broken == extend {
+			t.Errorf("extend=%v: mutual exclusion broken=%v\n%v", extend, broken, r.Violations)
+		}
+		if extend && count(r.History, KindRenew, 1) == 0 {
+			t.Errorf("no successful extension recorded")
 		}
 	}
 }

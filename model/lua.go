@@ -3,7 +3,6 @@ package model
 import (
 	"os"
 	"strings"
-	"time"
 
 	"github.com/pkg/errors"
 	"github.com/yuin/gopher-lua/parse"
@@ -172,9 +171,8 @@ func (d luaDesign) TryAcquire(c *Client, value string) (Lease, bool, error) {
 		token = 0
 	}
 	elapsed := c.Now() - start
-	drift := time.Duration(float64(o.TTL)*o.DriftFactor) + 2*time.Millisecond
-	if len(granted) >= o.Quorum && o.TTL-elapsed-drift > 0 {
-		return Lease{Key: c.Key, Value: value, Token: token, Nodes: granted, Start: start, Validity: o.TTL - drift}, true, nil
+	if len(granted) >= o.Quorum && redlockValid(o, elapsed) {
+		return Lease{Key: c.Key, Value: value, Token: token, Nodes: granted, Start: start, Validity: o.TTL - redlockDrift(o)}, true, nil
 	}
 	d.Release(c, &Lease{Key: c.Key, Value: value})
 	return Lease{}, false, nil

@@ -48,8 +48,18 @@ func (s Spec) WithDefaults() Spec {
 	if s.Network.Default == (network.Latency{}) {
 		s.Network.Default = network.Latency{Min: time.Millisecond, Max: 2 * time.Millisecond}
 	}
-	s.Options = s.Options.WithDefaults(s.Topology.Masters)
+	s.Options = s.Options.WithDefaults(s.lockMasters())
 	return s
+}
+
+// lockMasters is how many masters the lock is taken on: a Lua design may
+// use the first Options.LuaMasters of them; the quorum is a majority of
+// these.
+func (s Spec) lockMasters() int {
+	if s.Design == LuaDesignID && s.Options.LuaMasters > 0 && s.Options.LuaMasters < s.Topology.Masters {
+		return s.Options.LuaMasters
+	}
+	return s.Topology.Masters
 }
 
 // design returns the spec's design.
@@ -91,7 +101,7 @@ func (s Spec) Config() (sim.Config, *Resource, error) {
 	if t.Replicas < 0 {
 		return sim.Config{}, nil, errors.Errorf("model: replicas %d is negative", t.Replicas)
 	}
-	if err := s.Options.Validate(t.Masters); err != nil {
+	if err := s.Options.Validate(s.lockMasters()); err != nil {
 		return sim.Config{}, nil, err
 	}
 	if s.Workload.Cycles < 0 || s.Workload.Duration < 0 || s.Workload.Work < 0 || s.Workload.Think < 0 || s.Workload.Start < 0 || s.Workload.Reentry < 0 {
@@ -181,10 +191,7 @@ func (s Spec) CheckConfigFor() CheckConfig {
 // quorumOf is how many granting nodes must still hold a lease: a majority
 // for designs that acquire on several masters, else the one primary.
 func quorumOf(s Spec) int {
-	if s.Design == LuaDesignID && s.Options.LuaMasters == 1 {
-		return 1
-	}
-	if s.Topology.Masters > 1 && (s.Design == Redlock || s.Design == LuaDesignID) {
+	if s.lockMasters() > 1 && (s.Design == Redlock || s.Design == LuaDesignID) {
 		return s.Options.Quorum
 	}
 	return 1

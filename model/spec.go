@@ -69,6 +69,9 @@ type Options struct {
 	// (a majority quorum when more than one); 1 runs it on m1 only, as a
 	// single-primary lock inside a multi-master scenario.
 	LuaMasters int
+	// Extend runs a watchdog for designs that extend only on request
+	// (redlock's Extend), every RenewEvery.
+	Extend bool
 	// RenewEvery is the watchdog period. Default TTL/3.
 	RenewEvery time.Duration
 }

@@ -123,7 +123,11 @@ func joinNodes(ns []string) string {
 func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 	o := c.opts
 	stop := false
-	if r, ok := d.(Renewer); ok {
+	r, ok := d.(Renewer)
+	if e, canExtend := d.(Extender); !ok && canExtend && o.Extend {
+		r, ok = extendAsRenew{e}, true
+	}
+	if ok {
 		c.ctx.Go("watchdog", func(ctx *sim.Ctx) error {
 			wc := NewClient(ctx, o)
 			for {
@@ -189,6 +193,11 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 	}
 	return nil
 }
+
+// extendAsRenew runs an Extender's Extend from the watchdog.
+type extendAsRenew struct{ e Extender }
+
+func (x extendAsRenew) Renew(c *Client, l *Lease) (bool, error) { return x.e.Extend(c, l) }
 
 // fatal reports whether err means the design itself is broken (a Lua
 // script error), which stops the run instead of counting as a timeout.

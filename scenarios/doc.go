@@ -47,9 +47,9 @@
 //	stagger D               client i starts i*D later
 //	latency MIN MAX         one-way latency, uniform (default 1ms 2ms)
 //	loss Nppm               message loss, parts per million
-//	fencing strict|nonstrict|off   the resource's rule (default: strict
+//	fencing strict|nonstrict|off|strict-reads   the resource's rule (default: strict
 //	                        for fenced, off for the others)
-//	option KEY=VALUE...     (many) design options: deadline=true|false,
+//	option KEY=VALUE...     (many) design options: deadline=true|false, extend=true|false (redlock extends from a watchdog),
 //	                        margin, acquire-wait, retry-min, retry-max,
 //	                        call-timeout, node-timeout, wait-timeout,
 //	                        renew-every (durations), drift-factor (in

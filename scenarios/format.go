@@ -142,6 +142,9 @@ func formatOptions(o model.Options) []string {
 	if o.Deadline {
 		w = append(w, "deadline=true")
 	}
+	if o.Extend {
+		w = append(w, "extend=true")
+	}
 	d("margin", o.Margin)
 	d("acquire-wait", o.AcquireWait)
 	d("retry-min", o.RetryMin)

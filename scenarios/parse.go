@@ -562,7 +562,7 @@ func (p *parser) fencing(_ int, args []string, _ string) error {
 }
 
 // optionKeys are the `option` keys, in the order Format writes them.
-var optionKeys = []string{"deadline", "margin", "acquire-wait", "retry-min", "retry-max", "call-timeout",
+var optionKeys = []string{"deadline", "extend", "margin", "acquire-wait", "retry-min", "retry-max", "call-timeout",
 	"node-timeout", "drift-factor", "quorum", "wait-replicas", "wait-timeout", "renew-every"}
 
 func (p *parser) option(_ int, args []string, _ string) error {
@@ -586,12 +586,16 @@ func (p *parser) option(_ int, args []string, _ string) error {
 		var d time.Duration
 		var n int64
 		switch k {
-		case "deadline":
+		case "deadline", "extend":
 			b, err := strconv.ParseBool(v)
 			if err != nil || (v != "true" && v != "false") {
-				return errors.Errorf("deadline: want true or false, got %q", v)
+				return errors.Errorf("%s: want true or false, got %q", k, v)
 			}
-			o.Deadline = b
+			if k == "deadline" {
+				o.Deadline = b
+			} else {
+				o.Extend = b
+			}
 			continue
 		case "drift-factor":
 			f, err := strconv.ParseFloat(v, 64)

@@ -158,7 +158,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad expect", "ttl 1s", "expect mutual-exclusion broken", `bad.txt:6: expect: want breaks or survives, then the catalogue's text, got "mutual-exclusion"`},
 		{"reserved client", "clients A B", "clients A resource", `bad.txt:5: clients: client name "resource" is reserved (node, group, endpoint or syntax word)`},
 		{"bad option", "ttl 1s", "option deadline=yes", `bad.txt:6: option: deadline: want true or false, got "yes"`},
-		{"unknown option", "ttl 1s", "option speed=1", `bad.txt:6: option: unknown key "speed" (want deadline, margin, acquire-wait, retry-min, retry-max, call-timeout, node-timeout, drift-factor, quorum, wait-replicas, wait-timeout, renew-every)`},
+		{"unknown option", "ttl 1s", "option speed=1", `bad.txt:6: option: unknown key "speed" (want deadline, extend, margin, acquire-wait, retry-min, retry-max, call-timeout, node-timeout, drift-factor, quorum, wait-replicas, wait-timeout, renew-every)`},
 		{"partition twice", "ttl 1s", "fault partition A | A at 0s", `bad.txt:6: fault: partition names A twice`},
 		{"clock unknown", "ttl 1s", "clock Z rate=+1ppm", `bad.txt:6: clock: unknown client or node "Z" (clients: A, B)`},
 		{"until beyond limits", "ttl 1s", "until 10s\nlimits time=5s", `bad.txt:6: until 10s is beyond limits time=5s`},
