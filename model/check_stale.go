@@ -73,7 +73,7 @@ func (ix *historyIndex) staleViolation(pos, acq int, nodes, dead []string, quoru
 	w, a := ix.h[pos], ix.h[acq]
 	client := w.Peer
 	cited := []int{pos, acq}
-	sent := ix.clientWrite(client, w, pos)
+	sent := ix.writeCall(client, ix.clientWrite(client, w, pos), pos)
 	if sent >= 0 {
 		cited = append(cited, sent)
 	}
@@ -197,6 +197,22 @@ func (ix *historyIndex) clientWrite(client string, w sim.Event, pos int) int {
 		}
 	}
 	return -1
+}
+
+// writeCall returns the position of the request that carried the write
+// prepared at `prepared` (the client's WRITE call to the resource, which a
+// pause can hold back), or prepared itself if no call is found before pos.
+func (ix *historyIndex) writeCall(client string, prepared, pos int) int {
+	if prepared < 0 {
+		return prepared
+	}
+	for p := prepared + 1; p < pos; p++ {
+		x := ix.h[p]
+		if x.Actor == client && x.Kind == sim.KindCall && x.Peer == ResourceName && len(x.Args) > 0 && x.Args[0] == "WRITE" {
+			return p
+		}
+	}
+	return prepared
 }
 
 // nonzeroTokens returns the tokens that are set (non-zero).
