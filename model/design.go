@@ -16,7 +16,8 @@ import (
 //
 // The framework (see Workload) drives a design: it draws a fresh random
 // value per acquisition, calls TryAcquire with bounded exponential backoff
-// and full jitter until it succeeds or the acquire wait runs out, applies
+// and jitter (each sleep in [backoff/2, backoff]) until it succeeds or
+// the acquire wait runs out, applies
 // the client-deadline option, runs a watchdog if the design is a Renewer,
 // and calls Release.
 type Design interface {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/pkg/errors"
 
-	"locksim/clock"
 	"locksim/network"
 	"locksim/sim"
 )
@@ -145,9 +144,6 @@ func (s Spec) Config() (sim.Config, *Resource, error) {
 			return sim.Config{}, nil, errors.Errorf("model: a clock names unknown client %q", name)
 		}
 	}
-	if _, err := clockCheck(t); err != nil {
-		return sim.Config{}, nil, err
-	}
 	return cfg, res, nil
 }
 
@@ -167,15 +163,6 @@ func hasClient(cfg sim.Config, name string) bool {
 		}
 	}
 	return false
-}
-
-func clockCheck(t Topology) (bool, error) {
-	for name, c := range t.NodeClocks {
-		if _, err := clock.New(c); err != nil {
-			return false, errors.Wrapf(err, "model: node %s", name)
-		}
-	}
-	return true, nil
 }
 
 // CheckConfigFor returns the checker configuration a spec promises.

@@ -48,8 +48,8 @@ type Options struct {
 	// AcquireWait bounds one acquisition attempt in client monotonic time.
 	// Default 3 * TTL.
 	AcquireWait time.Duration
-	// RetryMin and RetryMax bound the exponential backoff with full jitter
-	// between tries. Defaults 5ms and 100ms.
+	// RetryMin and RetryMax bound the exponential backoff between tries,
+	// each sleep drawn from [backoff/2, backoff]. Defaults 5ms and 100ms.
 	RetryMin, RetryMax time.Duration
 	// CallTimeout is the per-command timeout. Default 200ms; redlock uses
 	// NodeTimeout.

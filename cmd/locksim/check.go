@@ -128,7 +128,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if r := tally.firstError; r != nil {
 		// A run that could not finish (a script error, a limit) makes the
-		// counts meaningless: say so instead of printing a summary.
+		// counts meaningless: say so instead of printing a summary (JSON is
+		// still closed into a valid document).
+		if *format == "json" {
+			tally.finish(nil, "")
+		}
 		closeOut()
 		return exitUsage, fmt.Errorf("run %d (seed %d) stopped: %s", r.Index, r.Seed, r.Error)
 	}

@@ -183,6 +183,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := done(); err != nil {
 		return exitUsage, err
 	}
+	if r.Err != nil {
+		return exitUsage, r.Err
+	}
 	if c.HistoryHash != "" && r.History.Hash() != c.HistoryHash {
 		io.WriteString(stderr, "locksim replay: warning: the history differs from the one saved (the simulator changed since the case was saved)\n")
 	}
