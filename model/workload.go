@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"locksim/sim"
@@ -81,7 +82,7 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 		}
 		if ok {
 			c.Record(sim.Event{Kind: KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Dur: l.remaining(c.Now()),
-				Peer: joinNodes(l.Nodes), N: int64(l.Count)})
+				Peer: strings.Join(l.Nodes, ","), N: int64(l.Count)})
 			return &l, true, nil
 		}
 		if err != nil && o.Deadline {
@@ -105,17 +106,6 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 		}
 		backoff = min(2*backoff, o.RetryMax)
 	}
-}
-
-func joinNodes(ns []string) string {
-	s := ""
-	for i, n := range ns {
-		if i > 0 {
-			s += ","
-		}
-		s += n
-	}
-	return s
 }
 
 // criticalSection reads the resource, works, writes value+1 with the
@@ -170,7 +160,7 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 	for i := 0; i < reentry; i++ {
 		if _, ok, _ := d.TryAcquire(c, l.Value); ok {
 			l.Count++
-			c.Record(sim.Event{Kind: KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Peer: joinNodes(l.Nodes), N: int64(l.Count)})
+			c.Record(sim.Event{Kind: KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Peer: strings.Join(l.Nodes, ","), N: int64(l.Count)})
 		}
 	}
 	for l.Count > 1 {

@@ -3,6 +3,7 @@ package network
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/pkg/errors"
@@ -67,7 +68,7 @@ func (c Config) Validate() error {
 		return errors.Errorf("network.loss_ppm %d out of range [0, 1000000]", c.LossPPM)
 	}
 	for i, l := range c.Links {
-		if err := l.Latency.validate("network.links[" + itoa(i) + "]"); err != nil {
+		if err := l.Latency.validate("network.links[" + strconv.Itoa(i) + "]"); err != nil {
 			return err
 		}
 		if l.LossPPM < 0 || l.LossPPM > 1_000_000 {
@@ -204,18 +205,4 @@ func (n *Network) Send(from, to string, at time.Duration, reliable bool) Fate {
 	}
 	n.last[k] = arrive
 	return Fate{Delivered: true, At: arrive, Why: why}
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	p := len(b)
-	for i > 0 {
-		p--
-		b[p] = byte('0' + i%10)
-		i /= 10
-	}
-	return string(b[p:])
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -143,7 +144,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		want := fail.Broken[0]
 		fails := func(fsched []sim.Fault) bool {
 			vs, runErr, err := model.Verdict(withFaults(spec, fsched), fail.Seed)
-			return err == nil && runErr == nil && contains(model.Broken(vs), want)
+			return err == nil && runErr == nil && slices.Contains(model.Broken(vs), want)
 		}
 		small := locksim.Shrink(f0, fails, 200)
 		minimal, _ = model.Run(withFaults(spec, small), fail.Seed)
@@ -166,15 +167,6 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 func withFaults(s model.Spec, fs []sim.Fault) model.Spec {
 	s.Faults = fs
 	return s
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func kindList() string {

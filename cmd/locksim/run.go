@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 
 	"locksim"
 	"locksim/model"
@@ -99,19 +100,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 func loadScenario(arg string) (*scenarios.Scenario, error) {
 	if sc, err := scenarios.Lookup(arg); err == nil {
 		return sc, nil
-	} else if !looksLikePath(arg) {
+	} else if !strings.ContainsAny(arg, "/.") {
 		return nil, err
 	}
 	return scenarios.Load(arg)
-}
-
-func looksLikePath(s string) bool {
-	for _, c := range s {
-		if c == '/' || c == '.' {
-			return true
-		}
-	}
-	return false
 }
 
 // reorder moves flags after positional arguments to the front, so both
@@ -122,7 +114,7 @@ func reorder(args []string) []string {
 		a := args[i]
 		if len(a) > 1 && a[0] == '-' {
 			flags = append(flags, a)
-			if !containsEq(a) && i+1 < len(args) && !isBoolFlag(a) {
+			if !strings.Contains(a, "=") && i+1 < len(args) && !isBoolFlag(a) {
 				flags = append(flags, args[i+1])
 				i++
 			}
@@ -131,15 +123,6 @@ func reorder(args []string) []string {
 		pos = append(pos, a)
 	}
 	return append(flags, pos...)
-}
-
-func containsEq(s string) bool {
-	for _, c := range s {
-		if c == '=' {
-			return true
-		}
-	}
-	return false
 }
 
 func isBoolFlag(a string) bool {
