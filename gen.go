@@ -1,6 +1,7 @@
 package locksim
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"time"
@@ -40,10 +41,33 @@ func TopoOf(s model.Spec) Topo {
 	return t
 }
 
+// draws is where a schedule's random choices come from: rapid, which
+// shrinks them (GenSchedule), or a seeded generator (RandomSchedule, for
+// the CLI's check). One genFault serves both, so the shapes cannot drift.
+type draws interface {
+	int64Range(lo, hi int64, label string) int64
+}
+
+type rapidDraws struct{ t *rapid.T }
+
+func (d rapidDraws) int64Range(lo, hi int64, label string) int64 {
+	return rapid.Int64Range(lo, hi).Draw(d.t, label)
+}
+
+type randDraws struct{ r *rand.Rand }
+
+func (d randDraws) int64Range(lo, hi int64, _ string) int64 { return lo + d.r.Int64N(hi-lo+1) }
+
+func intRange(d draws, lo, hi int, label string) int {
+	return int(d.int64Range(int64(lo), int64(hi), label))
+}
+
+func boolean(d draws, label string) bool { return d.int64Range(0, 1, label) == 1 }
+
 // genMs draws a duration in [lo, hi] whole milliseconds; rapid shrinks it
 // toward lo.
-func genMs(t *rapid.T, lo, hi time.Duration, label string) time.Duration {
-	return time.Duration(rapid.Int64Range(int64(lo/time.Millisecond), int64(hi/time.Millisecond)).Draw(t, label)) * time.Millisecond
+func genMs(d draws, lo, hi time.Duration, label string) time.Duration {
+	return time.Duration(d.int64Range(int64(lo/time.Millisecond), int64(hi/time.Millisecond), label)) * time.Millisecond
 }
 
 // GenSchedule draws a fault schedule over the enabled kinds with swarm
@@ -56,7 +80,7 @@ func GenSchedule(t *rapid.T, topo Topo, kinds []sim.FaultKind) []sim.Fault {
 	}
 	var enabled []sim.FaultKind
 	for _, k := range kinds {
-		if rapid.Bool().Draw(t, "enable "+string(k)) {
+		if boolean(rapidDraws{t}, "enable "+string(k)) {
 			enabled = append(enabled, k)
 		}
 	}
@@ -65,17 +89,17 @@ func GenSchedule(t *rapid.T, topo Topo, kinds []sim.FaultKind) []sim.Fault {
 	}
 	// A slice generator lets rapid delete whole faults while shrinking.
 	one := rapid.Custom(func(t *rapid.T) sim.Fault {
-		k := enabled[rapid.IntRange(0, len(enabled)-1).Draw(t, "kind")]
-		return genFault(t, topo, k)
+		d := rapidDraws{t}
+		return genFault(d, topo, enabled[intRange(d, 0, len(enabled)-1, "kind")])
 	})
 	return rapid.SliceOfN(one, 0, 3).Draw(t, "faults")
 }
 
-func pick(t *rapid.T, xs []string, label string) string {
-	return xs[rapid.IntRange(0, len(xs)-1).Draw(t, label)]
+func pick(d draws, xs []string, label string) string {
+	return xs[intRange(d, 0, len(xs)-1, label)]
 }
 
-func genFault(t *rapid.T, topo Topo, k sim.FaultKind) sim.Fault {
+func genFault(t draws, topo Topo, k sim.FaultKind) sim.Fault {
 	ttl := topo.TTL
 	f := sim.Fault{Kind: k, At: genMs(t, 0, topo.Horizon, "at")}
 	switch k {
@@ -84,17 +108,17 @@ func genFault(t *rapid.T, topo Topo, k sim.FaultKind) sim.Fault {
 		f.Dur = genMs(t, time.Millisecond, 2*ttl, "pause")
 		if where := pick(t, placements, "placement"); where != "" {
 			f.At = 0
-			f.After = &sim.Trigger{Actor: f.Target, Kind: where, Nth: rapid.IntRange(1, 4).Draw(t, "nth")}
+			f.After = &sim.Trigger{Actor: f.Target, Kind: where, Nth: intRange(t, 1, 4, "nth")}
 		}
 	case sim.FaultCrash:
 		f.Target = pick(t, topo.Clients, "client")
-		f.Restart = rapid.Bool().Draw(t, "restart")
+		f.Restart = boolean(t, "restart")
 		if f.Restart {
 			f.Dur = genMs(t, time.Millisecond, ttl, "down")
 		}
 		if where := pick(t, placements, "placement"); where != "" {
 			f.At = 0
-			f.After = &sim.Trigger{Actor: f.Target, Kind: where, Nth: rapid.IntRange(1, 4).Draw(t, "nth")}
+			f.After = &sim.Trigger{Actor: f.Target, Kind: where, Nth: intRange(t, 1, 4, "nth")}
 		}
 	case sim.FaultPartition:
 		eps := append(append([]string(nil), topo.Clients...), topo.Nodes...)
@@ -108,22 +132,22 @@ func genFault(t *rapid.T, topo Topo, k sim.FaultKind) sim.Fault {
 		if topo.Replicas {
 			f.B = append(f.B, sim.SentinelName)
 		}
-		f.OneWay = rapid.Bool().Draw(t, "oneway")
+		f.OneWay = boolean(t, "oneway")
 		f.Dur = genMs(t, time.Millisecond, 2*ttl, "length")
 	case sim.FaultDelay:
 		f.From = pick(t, topo.Clients, "from")
 		f.To = model.ResourceName
-		if rapid.Bool().Draw(t, "to node") {
+		if boolean(t, "to node") {
 			f.To = pick(t, topo.Nodes, "to")
 		}
 		f.Extra = genMs(t, time.Millisecond, 2*ttl, "extra")
 		f.Dur = genMs(t, time.Millisecond, ttl, "window")
 	case sim.FaultDrop:
 		f.From, f.To = pick(t, topo.Nodes, "from"), pick(t, topo.Clients, "to")
-		if rapid.Bool().Draw(t, "request") {
+		if boolean(t, "request") {
 			f.From, f.To = f.To, f.From
 		}
-		f.Count = rapid.IntRange(1, 2).Draw(t, "count")
+		f.Count = intRange(t, 1, 2, "count")
 		f.Dur = genMs(t, time.Millisecond, ttl, "window")
 	case sim.FaultNodeCrash:
 		f.Target = pick(t, topo.Nodes, "node")
@@ -131,12 +155,12 @@ func genFault(t *rapid.T, topo Topo, k sim.FaultKind) sim.Fault {
 	case sim.FaultClockJump:
 		f.Target = pick(t, topo.Nodes, "node")
 		f.By = genMs(t, time.Millisecond, 2*ttl, "by")
-		if rapid.Bool().Draw(t, "backward") {
+		if boolean(t, "backward") {
 			f.By = -f.By
 		}
 	case sim.FaultClockDrift:
 		f.Target = pick(t, append(append([]string(nil), topo.Nodes...), topo.Clients...), "target")
-		f.RatePPM = rapid.Int64Range(-300_000, 300_000).Draw(t, "ppm")
+		f.RatePPM = t.int64Range(-300_000, 300_000, "ppm")
 	case sim.FaultEvict:
 		f.Target = pick(t, topo.Nodes, "node")
 		f.Key = "lock"
@@ -151,7 +175,7 @@ func SafeDrift(t *rapid.T, topo Topo, factor float64) []sim.Fault {
 	limit := int64(factor * 1e6 / 2)
 	var fs []sim.Fault
 	for i := 0; i < n; i++ {
-		fs = append(fs, sim.Fault{Kind: sim.FaultClockDrift, Target: pick(t, topo.Nodes, "node"),
+		fs = append(fs, sim.Fault{Kind: sim.FaultClockDrift, Target: pick(rapidDraws{t}, topo.Nodes, "node"),
 			RatePPM: rapid.Int64Range(-limit, limit).Draw(t, "ppm")})
 	}
 	return fs

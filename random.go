@@ -4,89 +4,31 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"locksim/model"
 	"locksim/sim"
 )
 
 // RandomSchedule draws a fault schedule from r over the enabled kinds, with
-// the same shapes as GenSchedule but without rapid: the CLI's `check` uses
-// it so that runs are independent, parallel and shardable by seed.
+// the same shapes as GenSchedule (one genFault serves both) but without
+// rapid: the CLI's `check` uses it so that runs are independent, parallel
+// and shardable by seed. It draws one to three faults.
 func RandomSchedule(r *rand.Rand, topo Topo, kinds []sim.FaultKind) []sim.Fault {
 	if len(kinds) == 0 {
 		return nil
 	}
+	d := randDraws{r}
 	var enabled []sim.FaultKind
 	for _, k := range kinds {
-		if r.IntN(2) == 0 {
+		if boolean(d, "enable") {
 			enabled = append(enabled, k)
 		}
 	}
 	if len(enabled) == 0 {
-		enabled = []sim.FaultKind{kinds[r.IntN(len(kinds))]}
+		enabled = []sim.FaultKind{kinds[intRange(d, 0, len(kinds)-1, "kind")]}
 	}
-	n := 1 + r.IntN(3)
+	n := intRange(d, 1, 3, "faults")
 	fs := make([]sim.Fault, 0, n)
-	ms := func(lo, hi time.Duration) time.Duration {
-		a, b := int64(lo/time.Millisecond), int64(hi/time.Millisecond)
-		return time.Duration(a+r.Int64N(b-a+1)) * time.Millisecond
-	}
-	pickS := func(xs []string) string { return xs[r.IntN(len(xs))] }
 	for i := 0; i < n; i++ {
-		k := enabled[r.IntN(len(enabled))]
-		f := sim.Fault{Kind: k, At: ms(0, topo.Horizon)}
-		ttl := topo.TTL
-		switch k {
-		case sim.FaultPause, sim.FaultCrash:
-			f.Target = pickS(topo.Clients)
-			if k == sim.FaultPause {
-				f.Dur = ms(time.Millisecond, 2*ttl)
-			} else if f.Restart = r.IntN(2) == 0; f.Restart {
-				f.Dur = ms(time.Millisecond, ttl)
-			}
-			if where := placements[r.IntN(len(placements))]; where != "" {
-				f.At = 0
-				f.After = &sim.Trigger{Actor: f.Target, Kind: where, Nth: 1 + r.IntN(4)}
-			}
-		case sim.FaultPartition:
-			eps := append(append([]string(nil), topo.Clients...), topo.Nodes...)
-			a := pickS(eps)
-			f.A = []string{a}
-			for _, e := range eps {
-				if e != a {
-					f.B = append(f.B, e)
-				}
-			}
-			if topo.Replicas {
-				f.B = append(f.B, sim.SentinelName)
-			}
-			f.OneWay = r.IntN(2) == 0
-			f.Dur = ms(time.Millisecond, 2*ttl)
-		case sim.FaultDelay:
-			f.From, f.To = pickS(topo.Clients), model.ResourceName
-			if r.IntN(2) == 0 {
-				f.To = pickS(topo.Nodes)
-			}
-			f.Extra, f.Dur = ms(time.Millisecond, 2*ttl), ms(time.Millisecond, ttl)
-		case sim.FaultDrop:
-			f.From, f.To = pickS(topo.Nodes), pickS(topo.Clients)
-			if r.IntN(2) == 0 {
-				f.From, f.To = f.To, f.From
-			}
-			f.Count, f.Dur = 1+r.IntN(2), ms(time.Millisecond, ttl)
-		case sim.FaultNodeCrash:
-			f.Target, f.Dur = pickS(topo.Nodes), ms(time.Millisecond, 2*ttl)
-		case sim.FaultClockJump:
-			f.Target, f.By = pickS(topo.Nodes), ms(time.Millisecond, 2*ttl)
-			if r.IntN(2) == 0 {
-				f.By = -f.By
-			}
-		case sim.FaultClockDrift:
-			f.Target = pickS(append(append([]string(nil), topo.Nodes...), topo.Clients...))
-			f.RatePPM = r.Int64N(600_001) - 300_000
-		case sim.FaultEvict:
-			f.Target, f.Key = pickS(topo.Nodes), "lock"
-		}
-		fs = append(fs, f)
+		fs = append(fs, genFault(d, topo, enabled[intRange(d, 0, len(enabled)-1, "kind")]))
 	}
 	return fs
 }
