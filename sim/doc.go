@@ -27,9 +27,14 @@
 // to a recorded event (Trigger), which is how "pause A right after its
 // acquire returns" is exact.
 //
-// Invariants: a paused process runs nothing (its replies, timers and
-// background tasks queue until it resumes); the event loop stops with an
-// error at Limits.MaxEvents or Limits.MaxTime; no goroutine outlives Run.
+// Invariants: a paused process sends, receives and wakes up for nothing
+// (its replies, timers and background tasks queue until it resumes); a
+// pause triggered by the process's own event takes hold at its next call
+// into the world, so code in between (a clock read, recording an event)
+// still runs, as a real GC pause stops a thread at its next safepoint. A
+// crashed process records nothing more. The event loop stops with an error
+// at Limits.MaxEvents or Limits.MaxTime, or if clients are left with
+// nothing scheduled; no goroutine outlives Run.
 //
 // Example:
 //

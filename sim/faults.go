@@ -46,8 +46,8 @@ var FaultKinds = []FaultKind{FaultPause, FaultCrash, FaultPartition, FaultDelay,
 // Trigger places a fault relative to an event instead of at an absolute
 // time: the fault starts Fault.At after the Nth event (from 1) whose Actor
 // and Kind match. With Fault.At == 0 on the same actor the fault takes
-// effect before that actor's next action, so "pause A right after its
-// acquire returns" is exact.
+// effect before that actor's next call into the world (Call, Sleep,
+// WaitMessage), so "pause A right after its acquire returns" is exact.
 type Trigger struct {
 	Actor string
 	Kind  string
