@@ -31,8 +31,8 @@ var catalogue = []struct {
 	{SetPxLua, "SET NX PX; release by a Lua compare-and-delete", func() Design { return setPxLua{} }},
 	{Watchdog, "set-px-lua plus a watchdog renewing every ttl/3 by compare-and-PEXPIRE", func() Design { return watchdog{} }},
 	{ReentrantHash, "Redisson RLock: hash owner -> count, Lua acquire/release, watchdog, pub/sub wake-ups", func() Design { return reentrantHash{} }},
-	{Fenced, "SET NX PX and INCR of a token counter in one script; the token guards every write", func() Design { return fenced{} }},
-	{Redlock, "SET NX PX on N independent masters; majority and validity on the client's clock", func() Design { return redlock{} }},
+	{Fenced, "SET NX PX and INCR of a token counter in one script, a watchdog; the token guards every write", func() Design { return fenced{} }},
+	{Redlock, "SET NX PX on N independent masters; majority and validity on the client's clock (Extend on request)", func() Design { return redlock{} }},
 	{WaitReplica, "set-px-lua on a replicated primary, then WAIT 1; held only if a replica acked", func() Design { return waitReplica{} }},
 }
 

@@ -27,7 +27,7 @@ type checkRun struct {
 }
 
 func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("check", "check (--design ID | --acquire FILE --release FILE [--renew FILE]) [flags]", stderr)
+	fs := newFlags("check", "check (--design ID | --acquire FILE --release FILE [--renew FILE]) [flags]", stdout)
 	design := fs.String("design", "", "catalogue design ID (see 'locksim list')")
 	acquire := fs.String("acquire", "", "your acquire script (Lua)")
 	release := fs.String("release", "", "your release script (Lua)")
@@ -36,6 +36,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock); Lua scripts run on each with a majority quorum")
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica)")
 	faults := fs.String("faults", "pause,partition,delay,drop,node-crash,clock-jump", "fault kinds to draw from, comma-separated: "+kindList())
+	invs := fs.String("invariants", strings.Join(model.Invariants, ","), "the invariants that count as a failure, comma-separated (e.g. stale-write,lost-update,token-order to ask only whether the data survives)")
 	runs := fs.Int("runs", 1000, "number of runs (fault schedules)")
 	seed := fs.Uint64("seed", 1, "base seed: run i uses seed+i")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (results do not depend on it)")
@@ -47,7 +48,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	save := fs.String("save", "locksim-failure.json", "where to save the minimal failing case")
 	progress := fs.Bool("progress", isTerminal(stderr), "show a progress bar on stderr")
 	args = reorder(args)
-	if done, code, err := parse(fs, args); done {
+	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
 	if fs.NArg() > 0 {
@@ -80,6 +81,22 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
+	counted := map[string]bool{}
+	for _, inv := range strings.Split(*invs, ",") {
+		if inv = strings.TrimSpace(inv); inv == "" {
+			continue
+		}
+		if !slices.Contains(model.Invariants, inv) {
+			return exitUsage, usagef("unknown invariant %q in --invariants (known: %s)", inv, strings.Join(model.Invariants, ","))
+		}
+		counted[inv] = true
+	}
+	if len(counted) == 0 {
+		return exitUsage, usagef("--invariants names none")
+	}
+	countedOnly := func(broken []string) []string {
+		return slices.DeleteFunc(broken, func(inv string) bool { return !counted[inv] })
+	}
 	si, sn, err := parseShard(*shard)
 	if err != nil {
 		return exitUsage, err
@@ -100,6 +117,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	n := (*runs - si + sn - 1) / sn
 	tally := newTally(spec.Design, *format, w)
 	tally.reentrant = spec.WithDefaults().CheckConfigFor().Reentrant
+	tally.counted = counted
 	ordered(n, *workers, func(j int) checkRun {
 		i := si + j*sn
 		s := *seed + uint64(i)
@@ -115,7 +133,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		case runErr != nil:
 			cr.Error = runErr.Error()
 		default:
-			cr.Broken = model.Broken(vs)
+			cr.Broken = countedOnly(model.Broken(vs))
 		}
 		return cr
 	}, func(j int, cr checkRun) {
@@ -144,7 +162,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		want := fail.Broken[0]
 		fails := func(fsched []sim.Fault) bool {
 			vs, runErr, err := model.Verdict(withFaults(spec, fsched), fail.Seed)
-			return err == nil && runErr == nil && slices.Contains(model.Broken(vs), want)
+			return err == nil && runErr == nil && slices.Contains(countedOnly(model.Broken(vs)), want)
 		}
 		small := locksim.Shrink(f0, fails, 200)
 		minimal, _ = model.Run(withFaults(spec, small), fail.Seed)
@@ -205,6 +223,7 @@ func scheduleRand(s uint64) *rand.Rand { return rand.New(rand.NewPCG(s, 0x10c5))
 type tally struct {
 	design, format string
 	reentrant      bool
+	counted        map[string]bool
 	w              io.Writer
 	runs, broken   int
 	counts         map[string]int
@@ -271,6 +290,8 @@ func (t *tally) finish(minimal *model.Result, saved string) error {
 	fmt.Fprintf(t.w, "design %s: %s, %d broke an invariant\n", t.design, plural(t.runs, "run"), t.broken)
 	for _, inv := range model.Invariants {
 		switch {
+		case !t.counted[inv]:
+			fmt.Fprintf(t.w, "  %-17s not counted (--invariants)\n", inv)
 		case t.counts[inv] > 0:
 			fmt.Fprintf(t.w, "  %-17s broken in %s\n", inv, plural(t.counts[inv], "run"))
 		case inv == model.InvReentrancy && !t.reentrant:

@@ -12,21 +12,29 @@ import (
 	"locksim/report"
 )
 
-// newFlags returns a flag set that reports errors instead of exiting.
-func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: locksim %s\n\nFlags:\n", usage)
-		fs.PrintDefaults()
-	}
-	return fs
+// flags is a command's flag set: --help prints the usage on stdout and
+// exits 0; a bad flag is one error line on stderr (printed by run) with a
+// hint to --help, not the whole usage.
+type flags struct {
+	*flag.FlagSet
+	usage  string
+	stdout io.Writer
 }
 
-// parse parses flags; --help returns done with exit code 0.
-func parse(fs *flag.FlagSet, args []string) (done bool, code int, err error) {
+func newFlags(name, usage string, stdout io.Writer) *flags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flags{FlagSet: fs, usage: usage, stdout: stdout}
+}
+
+// parse parses args; done reports that the command should return code, err.
+func (fs *flags) parse(args []string) (done bool, code int, err error) {
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
+			fmt.Fprintf(fs.stdout, "Usage: locksim %s\n\nFlags:\n", fs.usage)
+			fs.SetOutput(fs.stdout)
+			fs.PrintDefaults()
 			return true, exitSafe, nil
 		}
 		return true, exitUsage, usagef("%v", err)

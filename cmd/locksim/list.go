@@ -10,8 +10,8 @@ import (
 )
 
 func cmdList(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("list", "list", stderr)
-	if done, code, err := parse(fs, args); done {
+	fs := newFlags("list", "list", stdout)
+	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
 	if fs.NArg() > 0 {

@@ -46,6 +46,9 @@ func TestExitCodes(t *testing.T) {
 		{"check unreadable lua", []string{"check", "--acquire", "/nonexistent.lua", "--release", ok}, exitUsage, "nonexistent"},
 		{"replay missing", []string{"replay", "/nonexistent.json"}, exitUsage, "nonexistent"},
 		{"sweep bad param", []string{"sweep", "--param", "gravity"}, exitUsage, "gravity"},
+		{"check unknown invariant", []string{"check", "--design", "fenced", "--invariants", "safety"}, exitUsage, "safety"},
+		{"fenced reads keep the data", []string{"check", "--design", "fenced", "--fencing", "strict-reads", "--faults", "pause,delay", "--invariants", "lost-update,token-order", "--runs", "200", "--progress=false"}, exitSafe, "lost-update       held"},
+		{"fenced breaks mutual exclusion", []string{"check", "--design", "fenced", "--faults", "pause", "--invariants", "mutual-exclusion", "--runs", "200", "--progress=false", "--save", os.TempDir() + "/locksim-test-case.json"}, exitViolation, "mutual-exclusion  broken"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

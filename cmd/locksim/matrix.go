@@ -61,13 +61,13 @@ func buildMatrix(seeds, workers int) (*report.Matrix, error) {
 }
 
 func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("matrix", "matrix [--seeds N] [--format text|markdown|html] [-o FILE]", stderr)
+	fs := newFlags("matrix", "matrix [--seeds N] [--format text|markdown|html] [-o FILE]", stdout)
 	seeds := fs.Int("seeds", 3, "seeds per cell")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (the output does not depend on it)")
 	format := fs.String("format", "text", "text, markdown or html")
 	details := fs.Bool("details", false, "text: list each broken cell's first violation after the table")
 	out := fs.String("o", "", "write to this file instead of stdout")
-	if done, code, err := parse(fs, args); done {
+	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
 	if *seeds < 1 || *workers < 1 {
@@ -108,14 +108,14 @@ var sweepAxes = map[string]string{
 }
 
 func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("sweep", "sweep [--param pause|delay|drift] [--design ID] [--seeds N] [--format text|svg] [-o FILE]", stderr)
+	fs := newFlags("sweep", "sweep [--param pause|delay|drift] [--design ID] [--seeds N] [--format text|svg] [-o FILE]", stdout)
 	param := fs.String("param", "pause", "what to sweep: pause, delay or drift")
 	design := fs.String("design", "", "design (default set-px-lua; redlock for drift)")
 	seeds := fs.Int("seeds", 2, "seeds per cell")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (the output does not depend on it)")
 	format := fs.String("format", "text", "text or svg")
 	out := fs.String("o", "", "write to this file instead of stdout")
-	if done, code, err := parse(fs, args); done {
+	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
 	if _, ok := sweepAxes[*param]; !ok {

@@ -11,7 +11,7 @@ import (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stderr)
+	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stdout)
 	design := fs.String("design", "", "lock design ID (default: the scenario's own)")
 	acquire := fs.String("acquire", "", "run your own Lua design: the acquire script")
 	release := fs.String("release", "", "your release script (Lua)")
@@ -23,7 +23,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
 	args = reorder(args)
-	if done, code, err := parse(fs, args); done {
+	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
 	if fs.NArg() != 1 {
@@ -134,11 +134,11 @@ func isBoolFlag(a string) bool {
 }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("replay", "replay FILE [--format text|json|html] [-o FILE]", stderr)
+	fs := newFlags("replay", "replay FILE [--format text|json|html] [-o FILE]", stdout)
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	args = reorder(args)
-	if done, code, err := parse(fs, args); done {
+	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
 	if fs.NArg() != 1 {
