@@ -10,6 +10,22 @@ import (
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
+// commandName renders a command for people: its name and key, with a Lua
+// script shown by what it is rather than its source.
+func commandName(args []string) string {
+	if len(args) == 0 {
+		return "a command"
+	}
+	name := strings.ToUpper(args[0])
+	if (name == "EVAL" || name == "EVALSHA") && len(args) > 3 {
+		return name + " on " + args[3]
+	}
+	if len(args) > 1 {
+		return name + " " + args[1]
+	}
+	return name
+}
+
 // describe says in words what one event means. The text names the actor
 // and never the time, so callers can prefix either.
 func describe(t *timeline, e sim.Event) string {
@@ -156,6 +172,18 @@ func describe(t *timeline, e sim.Event) string {
 		return a + " rejoined as a replica of " + e.Peer + ", losing its own writes"
 	case sim.KindTaskEnd:
 		return a + "/" + taskName(e) + " ended" + noteSuffix(e.Note)
+	case sim.KindExec:
+		return a + " ran " + commandName(e.Args) + " for " + e.Peer + ": " + e.Reply
+	case sim.KindCall:
+		return a + " sent " + commandName(e.Args) + " to " + e.Peer
+	case sim.KindReply:
+		return a + " got " + e.Reply + " from " + e.Peer
+	case sim.KindTimeout:
+		return a + " timed out waiting for " + e.Peer + " (" + commandName(e.Args) + "): the outcome is unknown"
+	case sim.KindLateReply:
+		return a + " got " + e.Reply + " from " + e.Peer + " after giving up on it"
+	case sim.KindLost:
+		return "the network lost a message from " + a + " to " + e.Peer + noteSuffix(e.Note)
 	}
 	return strings.TrimSpace(e.Line()[len(fmtT(e.At)):])
 }
