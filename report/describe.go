@@ -20,6 +20,9 @@ func commandName(args []string) string {
 	if (name == "EVAL" || name == "EVALSHA") && len(args) > 3 {
 		return name + " on " + args[3]
 	}
+	if name == "WRITE" && len(args) > 3 { // the resource: WRITE token value newvalue
+		return "its write of " + args[3] + " (token " + args[1] + ")"
+	}
 	if len(args) > 1 {
 		return name + " " + args[1]
 	}
