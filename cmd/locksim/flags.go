@@ -68,6 +68,19 @@ func render(w io.Writer, format string, r *model.Result, meta report.Meta) error
 	}
 }
 
+// writeReport renders one result to -o FILE or stdout.
+func writeReport(path, format string, r *model.Result, meta report.Meta, stdout io.Writer) error {
+	w, done, err := output(path, stdout)
+	if err != nil {
+		return err
+	}
+	if err := render(w, format, r, meta); err != nil {
+		done()
+		return err
+	}
+	return done()
+}
+
 // exitFor maps a result to the exit code.
 func exitFor(r *model.Result) int {
 	if len(r.Violations) > 0 {

@@ -79,15 +79,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 	}
-	w, done, err := output(*out, stdout)
-	if err != nil {
-		return exitUsage, err
-	}
 	meta := report.Meta{Scenario: sc.Name, Title: sc.Title, Design: d, Seed: *seed, Teaching: sc.Text}
-	if err := render(w, *format, r, meta); err != nil {
-		return exitUsage, err
-	}
-	if err := done(); err != nil {
+	if err := writeReport(*out, *format, r, meta, stdout); err != nil {
 		return exitUsage, err
 	}
 	if r.Err != nil {
@@ -152,18 +145,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	w, done, err := output(*out, stdout)
-	if err != nil {
-		return exitUsage, err
-	}
 	meta := report.Meta{Design: c.Spec.Design, Seed: c.Seed}
 	if sc, err := scenarios.Lookup(c.Scenario); c.Scenario != "" && err == nil {
 		meta.Scenario, meta.Title, meta.Teaching = sc.Name, sc.Title, sc.Text
 	}
-	if err := render(w, *format, r, meta); err != nil {
-		return exitUsage, err
-	}
-	if err := done(); err != nil {
+	if err := writeReport(*out, *format, r, meta, stdout); err != nil {
 		return exitUsage, err
 	}
 	if r.Err != nil {
