@@ -60,6 +60,16 @@ func (r Reply) IsError() bool { return r.Kind == Error }
 // (integer) 1, "value", (error) ERR ..., [a, b]. The form is stable and
 // used in histories and golden files.
 func (r Reply) String() string {
+	switch r.Kind { // the common replies, without a builder
+	case Status:
+		return r.Str
+	case NilBulk, NilArray:
+		return "(nil)"
+	case Int:
+		return "(integer) " + strconv.FormatInt(r.Int, 10)
+	case Bulk:
+		return strconv.Quote(r.Str)
+	}
 	var b strings.Builder
 	r.write(&b)
 	return b.String()
