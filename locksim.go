@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,10 +16,12 @@ import (
 
 // config is what Check runs; options change it.
 type config struct {
-	spec     model.Spec
-	kinds    []sim.FaultKind
-	caseDir  string
-	genFault func(t *rapid.T, topo Topo) []sim.Fault
+	spec    model.Spec
+	kinds   []sim.FaultKind
+	caseDir string
+	// invariants that count as a failure; nil means all.
+	invariants []string
+	genFault   func(t *rapid.T, topo Topo) []sim.Fault
 }
 
 // Option configures Check.
@@ -52,6 +55,13 @@ func WithFaults(kinds ...sim.FaultKind) Option { return func(c *config) { c.kind
 // WithSchedule replaces the schedule generator.
 func WithSchedule(gen func(t *rapid.T, topo Topo) []sim.Fault) Option {
 	return func(c *config) { c.genFault = gen }
+}
+
+// WithInvariants makes only these invariants count as a failure, e.g.
+// WithInvariants(model.InvLostUpdate, model.InvTokenOrder) to ask whether
+// the data survives rather than whether the lease held.
+func WithInvariants(invariants ...string) Option {
+	return func(c *config) { c.invariants = invariants }
 }
 
 // WithCaseDir sets where failing cases are saved (default testdata/locksim).
@@ -95,6 +105,12 @@ func Check(t rapid.TB, design any, opts ...Option) {
 	for _, o := range opts {
 		o(&c)
 	}
+	for _, inv := range c.invariants {
+		if !slices.Contains(model.Invariants, inv) {
+			t.Fatalf("locksim.Check: unknown invariant %q (known: %s)", inv, strings.Join(model.Invariants, ", "))
+			return
+		}
+	}
 	topo := TopoOf(c.spec)
 	if c.genFault == nil {
 		c.genFault = func(rt *rapid.T, topo Topo) []sim.Fault { return GenSchedule(rt, topo, c.kinds) }
@@ -105,6 +121,7 @@ func Check(t rapid.TB, design any, opts ...Option) {
 		s.Faults = c.genFault(rt, topo)
 		seed := rapid.Uint64().Draw(rt, "seed")
 		vs, runErr, err := model.Verdict(s, seed)
+		vs = model.Only(vs, c.invariants)
 		if err != nil {
 			rt.Fatalf("locksim: design %s: %v", s.Design, err)
 		}
@@ -117,6 +134,7 @@ func Check(t rapid.TB, design any, opts ...Option) {
 		// A failure: run it again (same seed, same history) to keep the
 		// history for the report and the case file.
 		r, _ := model.Run(s, seed)
+		r.Keep(c.invariants)
 		saved := casePath
 		if err := NewCase(r).Save(casePath); err != nil {
 			saved = "(not saved: " + err.Error() + ")"

@@ -3,7 +3,10 @@ package model
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/pkg/errors"
 
 	"locksim/sim"
 )
@@ -64,6 +67,39 @@ func Check(h sim.History, cfg CheckConfig) []Violation {
 	}
 	sortViolations(vs)
 	return capViolations(vs, MaxViolationsPerInvariant)
+}
+
+// Only keeps the violations of the given invariants (all when none given),
+// for callers that ask a narrower question ("did the data survive?").
+func Only(vs []Violation, invariants []string) []Violation {
+	if len(invariants) == 0 {
+		return vs
+	}
+	var out []Violation
+	for _, v := range vs {
+		if slices.Contains(invariants, v.Invariant) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// ParseInvariants parses a comma-separated list of invariant IDs.
+func ParseInvariants(list string) ([]string, error) {
+	var out []string
+	for _, inv := range strings.Split(list, ",") {
+		if inv = strings.TrimSpace(inv); inv == "" {
+			continue
+		}
+		if !slices.Contains(Invariants, inv) {
+			return nil, errors.Errorf("model: unknown invariant %q (known: %s)", inv, strings.Join(Invariants, ","))
+		}
+		out = append(out, inv)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("model: the invariant list names none")
+	}
+	return out, nil
 }
 
 // Broken returns the distinct invariant IDs of vs, sorted.

@@ -177,4 +177,17 @@ type Result struct {
 	// Err is set when the run itself stopped early (a limit); the history
 	// up to that point is still checked.
 	Err error
+	// Counted, if set, are the only invariants the caller asked about
+	// (Keep); the others' violations were dropped.
+	Counted []string
+}
+
+// Keep drops the violations of invariants not listed (none listed: keep
+// all) and records which were asked about, for reports.
+func (r *Result) Keep(invariants []string) {
+	if len(invariants) == 0 {
+		return
+	}
+	r.Violations = Only(r.Violations, invariants)
+	r.Counted = invariants
 }

@@ -196,14 +196,18 @@ func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map
 		if e.Token != 0 {
 			s += " with token " + itoa(e.Token)
 		}
-		s += at
+		if sent := t.sendTime(e); sent-e.At > time.Millisecond {
+			s += " (prepared" + at + ", sent at " + fmtT(sent) + ")"
+		} else {
+			s += at
+		}
 		if i, ok := t.outcome(e, used); ok {
 			used[i] = true
+			verdict := " and the resource accepted it"
 			if t.h[i].N == 0 {
-				s += " and the resource rejected it"
-			} else {
-				s += " and the resource accepted it"
+				verdict = " and the resource rejected it"
 			}
+			s += verdict + " at " + fmtT(t.h[i].At)
 		} else {
 			s += " (no answer from the resource recorded)"
 		}

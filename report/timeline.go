@@ -374,7 +374,9 @@ func (t *timeline) clientLane(c string) lane {
 			if e.Token != 0 {
 				label = "token " + itoa(e.Token)
 			}
-			lock.Marks = append(lock.Marks, t.mk(kind, e, c, label, detail))
+			sent := e
+			sent.At = t.sendTime(e) // the mark sits where the request left
+			lock.Marks = append(lock.Marks, t.mk(kind, sent, c, label, detail))
 		case model.KindRelease:
 			if e.N > 0 {
 				lock.Marks = append(lock.Marks, t.mk(markRelease, e, c, "", describe(t, e)))
@@ -461,6 +463,17 @@ func (t *timeline) outcome(w sim.Event, used map[int]bool) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// sendTime is when the client actually sent the write it prepared at w (a
+// pause can hold the request back): its next WRITE call to the resource.
+func (t *timeline) sendTime(w sim.Event) time.Duration {
+	for _, e := range t.h[w.Seq+1:] {
+		if e.Actor == w.Actor && e.Kind == sim.KindCall && e.Peer == model.ResourceName && len(e.Args) > 0 && e.Args[0] == "WRITE" {
+			return e.At
+		}
+	}
+	return w.At
 }
 
 // nodeLane draws a Redis node: the lock key's lifetime, crashes, roles.

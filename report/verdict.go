@@ -38,6 +38,13 @@ func verdicts(r *model.Result) []verdict {
 	if !cfg.Reentrant {
 		skipped[model.InvReentrancy] = "the design is not reentrant"
 	}
+	if len(r.Counted) > 0 {
+		for _, id := range model.Invariants {
+			if !slices.Contains(r.Counted, id) {
+				skipped[id] = "not asked about"
+			}
+		}
+	}
 	ids := slices.Clone(model.Invariants)
 	var extra []string
 	for _, v := range vs {

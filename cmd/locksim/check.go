@@ -81,18 +81,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, err
 	}
-	counted := map[string]bool{}
-	for _, inv := range strings.Split(*invs, ",") {
-		if inv = strings.TrimSpace(inv); inv == "" {
-			continue
-		}
-		if !slices.Contains(model.Invariants, inv) {
-			return exitUsage, usagef("unknown invariant %q in --invariants (known: %s)", inv, strings.Join(model.Invariants, ","))
-		}
-		counted[inv] = true
+	invList, err := model.ParseInvariants(*invs)
+	if err != nil {
+		return exitUsage, usagef("--invariants: %v", err)
 	}
-	if len(counted) == 0 {
-		return exitUsage, usagef("--invariants names none")
+	counted := map[string]bool{}
+	for _, inv := range invList {
+		counted[inv] = true
 	}
 	countedOnly := func(broken []string) []string {
 		return slices.DeleteFunc(broken, func(inv string) bool { return !counted[inv] })
@@ -166,6 +161,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		small := locksim.Shrink(f0, fails, 200)
 		minimal, _ = model.Run(withFaults(spec, small), fail.Seed)
+		minimal.Keep(invList)
 		if err := locksim.NewCase(minimal).Save(*save); err != nil {
 			return exitUsage, err
 		}

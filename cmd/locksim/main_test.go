@@ -46,6 +46,8 @@ func TestExitCodes(t *testing.T) {
 		{"check unreadable lua", []string{"check", "--acquire", "/nonexistent.lua", "--release", ok}, exitUsage, "nonexistent"},
 		{"replay missing", []string{"replay", "/nonexistent.json"}, exitUsage, "nonexistent"},
 		{"sweep bad param", []string{"sweep", "--param", "gravity"}, exitUsage, "gravity"},
+		{"run fenced keeps the data", []string{"run", "gc-pause", "--design", "fenced", "--invariants", "stale-write,lost-update,token-order"}, exitSafe, "not checked (not asked about)"},
+		{"run unknown invariant", []string{"run", "gc-pause", "--invariants", "speed"}, exitUsage, "speed"},
 		{"check unknown invariant", []string{"check", "--design", "fenced", "--invariants", "safety"}, exitUsage, "safety"},
 		{"fenced reads keep the data", []string{"check", "--design", "fenced", "--fencing", "strict-reads", "--faults", "pause,delay", "--invariants", "lost-update,token-order", "--runs", "200", "--progress=false"}, exitSafe, "lost-update       held"},
 		{"fenced breaks mutual exclusion", []string{"check", "--design", "fenced", "--faults", "pause", "--invariants", "mutual-exclusion", "--runs", "200", "--progress=false", "--save", os.TempDir() + "/locksim-test-case.json"}, exitViolation, "mutual-exclusion  broken"},

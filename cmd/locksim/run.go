@@ -18,6 +18,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	renew := fs.String("renew", "", "your renew script (Lua, optional)")
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
 	fencing := fs.String("fencing", "", "override the resource's fencing: strict, nonstrict, off or strict-reads")
+	invs := fs.String("invariants", strings.Join(model.Invariants, ","), "the invariants that count (exit 1 and the verdicts), comma-separated")
 	seed := fs.Uint64("seed", 1, "seed of the run")
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
@@ -66,10 +67,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if *fencing != "" {
 		spec.Fencing = model.Fencing(*fencing)
 	}
+	invList, err := model.ParseInvariants(*invs)
+	if err != nil {
+		return exitUsage, usagef("--invariants: %v", err)
+	}
 	r, err := model.Run(spec, *seed)
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
+	r.Keep(invList)
 	if *save != "" {
 		c := locksim.NewCase(r)
 		if _, err := scenarios.Lookup(sc.Name); err == nil {
