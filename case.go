@@ -79,7 +79,7 @@ func (c Case) Replay(custom model.Design) (*model.Result, error) {
 		}
 		s.Custom = custom
 	} else if _, err := model.LookupDesign(s.Design); err != nil && s.Design != model.LuaDesignID {
-		return nil, errors.Errorf("locksim: case design %q is Go code; replay it from Go with its Design value", s.Design)
+		return nil, errors.Errorf("locksim: case design %q is not a catalogue design; if it is your Go design, replay the case from Go with Case.Replay(yourDesign)", s.Design)
 	}
 	return model.Run(s, c.Seed)
 }

@@ -134,6 +134,7 @@ func TestLuaScriptErrors(t *testing.T) {
 		"runtime error": "return redis.call('NOPE', KEYS[1])",
 		"endless":       "while true do end",
 		"wrong reply":   "return {1, 2}",
+		"negative":      "return -5",
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := Spec{Design: LuaDesignID, Lua: &LuaScripts{Acquire: src, AcquireFile: "my-acquire.lua", Release: "return 1"}}
@@ -143,6 +144,9 @@ func TestLuaScriptErrors(t *testing.T) {
 			}
 			if r.Err == nil || !strings.Contains(r.Err.Error(), "my-acquire.lua") {
 				t.Errorf("run error = %v, want one naming my-acquire.lua", r.Err)
+			}
+			if name == "runtime error" && !strings.Contains(r.Err.Error(), "run-time error: line 1:") {
+				t.Errorf("run error = %v, want it to say run-time error and the line", r.Err)
 			}
 		})
 	}

@@ -2,6 +2,8 @@ package model
 
 import (
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/pkg/errors"
@@ -73,7 +75,11 @@ func (s *LuaScripts) Validate() error {
 			continue
 		}
 		if _, err := parse.Parse(strings.NewReader(c.src), c.name); err != nil {
-			return errors.Errorf("model: lua design: %s: syntax error: %s", c.name, oneLine(err.Error()))
+			msg := oneLine(err.Error())
+			if strings.Contains(msg, "at EOF") {
+				msg += " (the script ends early, after line " + strconv.Itoa(strings.Count(strings.TrimRight(c.src, "\n"), "\n")+1) + ")"
+			}
+			return errors.Errorf("model: lua design: %s: syntax error: %s", c.name, msg)
 		}
 	}
 	return nil
@@ -87,6 +93,20 @@ func orName(f, def string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// scriptLine finds the ":N:" line position miniredis puts in script errors.
+var scriptLine = regexp.MustCompile(`(?:<string>|user_script)?:(\d+):`)
+
+// scriptMessage turns a script error reply into a message naming the file
+// and line: miniredis words run-time errors as "Error compiling script"
+// and gives the line without the file.
+func scriptMessage(file, reply string) string {
+	msg := oneLine(reply)
+	msg = strings.Replace(msg, "ERR Error compiling script (new function): ", "run-time error: ", 1)
+	msg = strings.Replace(msg, "ERR Error running script ", "run-time error ", 1)
+	msg, _, _ = strings.Cut(msg, " stack traceback:")
+	return oneLine(scriptLine.ReplaceAllString(msg, " line $1:"))
+}
 
 // ScriptError is a Lua runtime error or a reply of the wrong type; it
 // stops the run, since a design that errors cannot be judged.
@@ -109,7 +129,7 @@ func (d luaDesign) eval(c *Client, g, file, src, value string) (resp.Reply, erro
 		return r, err
 	}
 	if r.IsError() {
-		return r, &ScriptError{File: file, Msg: oneLine(r.Str)}
+		return r, &ScriptError{File: file, Msg: scriptMessage(file, r.Str)}
 	}
 	return r, nil
 }
@@ -120,10 +140,13 @@ func acquiredReply(r resp.Reply, file string) (bool, int64, error) {
 	case resp.Status:
 		return r.Str == "OK", 0, nil
 	case resp.Int:
-		if r.Int > 0 {
+		switch {
+		case r.Int > 0:
 			return true, r.Int, nil
+		case r.Int == 0:
+			return false, 0, nil
 		}
-		return false, 0, nil
+		return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer or OK when acquired, 0 or nil when not"}
 	case resp.NilBulk, resp.NilArray:
 		return false, 0, nil
 	default:

@@ -48,6 +48,10 @@ func (s Spec) WithDefaults() Spec {
 		s.Network.Default = network.Latency{Min: time.Millisecond, Max: 2 * time.Millisecond}
 	}
 	s.Options = s.Options.WithDefaults(s.lockMasters())
+	if s.Limits.MaxTime == 0 {
+		// Leases of minutes need runs of hours of virtual time.
+		s.Limits.MaxTime = max(time.Hour, 100*s.Options.TTL)
+	}
 	return s
 }
 

@@ -221,7 +221,7 @@ func (m *Matrix) legend(invs []string) string {
 		parts = append(parts, short2(inv)+" "+inv)
 	}
 	return "ok: every checked invariant held; broken: " + strings.Join(parts, ", ") +
-		" ((7/10): broken in 7 of 10 runs); n/a: does not apply; -: not run; ?: nothing checked."
+		"; a suffix (7/10) means broken in 7 of 10 runs; n/a: does not apply; -: not run; ?: nothing checked."
 }
 
 // MatrixText writes the matrix as a plain-text table (scenarios down,

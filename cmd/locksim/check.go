@@ -45,9 +45,12 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	deadline := fs.Bool("deadline", false, "turn on the client-deadline option")
 	format := fs.String("format", "text", "output format: text or json")
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
-	save := fs.String("save", "locksim-failure.json", "where to save the minimal failing case")
+	save := fs.String("save", defaultSave, "where to save the minimal failing case (sharded: locksim-failure-shardIofN.json)")
 	progress := fs.Bool("progress", isTerminal(stderr), "show a progress bar on stderr")
-	args = reorder(args)
+	args, err := reorder(args)
+	if err != nil {
+		return exitUsage, err
+	}
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -74,12 +77,18 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, usagef("%v", err)
 		}
 	}
+	if flagSet(fs, "nodes") && *design != "" && *design != model.Redlock {
+		return exitUsage, usagef("--nodes applies to redlock and to Lua designs; %s takes the lock on one primary", *design)
+	}
 	if *runs < 1 || *workers < 1 || *nodes < 0 || *replicas < 0 || *ttl < 0 {
 		return exitUsage, usagef("--runs and --workers must be at least 1; --nodes, --replicas and --ttl must not be negative")
 	}
 	kinds, err := parseKinds(*faults)
 	if err != nil {
 		return exitUsage, err
+	}
+	if len(kinds) == 0 {
+		return exitUsage, usagef("--faults names no fault kind (known: %s)", kindList())
 	}
 	invList, err := model.ParseInvariants(*invs)
 	if err != nil {
@@ -95,6 +104,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	si, sn, err := parseShard(*shard)
 	if err != nil {
 		return exitUsage, err
+	}
+	if *save == defaultSave && sn > 1 {
+		*save = fmt.Sprintf("locksim-failure-shard%dof%d.json", si, sn) // shards do not overwrite each other
 	}
 	// Validate the spec once, with no faults, before fanning out.
 	if _, err := model.Run(withFaults(spec, nil), *seed); err != nil {
@@ -211,6 +223,8 @@ func parseKinds(s string) ([]sim.FaultKind, error) {
 	return out, nil
 }
 
+const defaultSave = "locksim-failure.json"
+
 // scheduleRand is the generator of run seed s's fault schedule.
 func scheduleRand(s uint64) *rand.Rand { return rand.New(rand.NewPCG(s, 0x10c5)) }
 
@@ -269,7 +283,7 @@ func (t *tally) finish(minimal *model.Result, saved string) error {
 		return t.err
 	}
 	if t.format == "json" {
-		var faults []string
+		faults := []string{}
 		c := ""
 		if minimal != nil {
 			for _, f := range minimal.Spec.Faults {

@@ -70,6 +70,9 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
+	if fs.NArg() > 0 {
+		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
+	}
 	if *seeds < 1 || *workers < 1 {
 		return exitUsage, usagef("--seeds and --workers must be at least 1")
 	}
@@ -121,8 +124,14 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	if _, ok := sweepAxes[*param]; !ok {
 		return exitUsage, usagef("unknown --param %q (want pause, delay or drift)", *param)
 	}
+	if fs.NArg() > 0 {
+		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
+	}
 	if *seeds < 1 || *workers < 1 {
 		return exitUsage, usagef("--seeds and --workers must be at least 1")
+	}
+	if *param == "drift" && *design != "" && *design != model.Redlock {
+		return exitUsage, usagef("--param drift varies redlock's drift factor; --design must be redlock")
 	}
 	d := *design
 	if d == "" {

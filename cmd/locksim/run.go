@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"strings"
 
@@ -23,7 +24,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
-	args = reorder(args)
+	args, err := reorder(args)
+	if err != nil {
+		return exitUsage, err
+	}
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -39,7 +43,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		d = sc.Design
 	}
 	var lua *model.LuaScripts
-	if *acquire != "" || *release != "" {
+	if (*acquire == "") != (*release == "") {
+		return exitUsage, usagef("--acquire and --release go together: give both scripts")
+	}
+	if *acquire == "" && (flagSet(fs, "nodes") || *renew != "") {
+		return exitUsage, usagef("--nodes and --renew go with --acquire/--release (your Lua scripts)")
+	}
+	if *acquire != "" {
 		if *design != "" {
 			return exitUsage, usagef("give either --design or --acquire/--release, not both")
 		}
@@ -58,8 +68,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("%v", err)
 	}
 	if lua != nil {
-		if *nodes < 1 {
-			return exitUsage, usagef("--nodes must be at least 1")
+		if masters := max(1, spec.Topology.Masters); *nodes < 1 || *nodes > masters {
+			return exitUsage, usagef("--nodes %d: scenario %s has %d master(s); give 1 to %d", *nodes, sc.Name, masters, masters)
 		}
 		spec.Design, spec.Lua, spec.Options.LuaMasters = model.LuaDesignID, lua, *nodes
 		d = model.LuaDesignID
@@ -106,14 +116,19 @@ func loadScenario(arg string) (*scenarios.Scenario, error) {
 }
 
 // reorder moves flags after positional arguments to the front, so both
-// `run gc-pause --seed 2` and `run --seed 2 gc-pause` work.
-func reorder(args []string) []string {
+// `run gc-pause --seed 2` and `run --seed 2 gc-pause` work. A flag that
+// needs a value and comes last is an error here, or it would swallow the
+// positional argument.
+func reorder(args []string) ([]string, error) {
 	var flags, pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if len(a) > 1 && a[0] == '-' {
 			flags = append(flags, a)
-			if !strings.Contains(a, "=") && i+1 < len(args) && !isBoolFlag(a) {
+			if !strings.Contains(a, "=") && !isBoolFlag(a) {
+				if i+1 >= len(args) {
+					return nil, usagef("flag %s needs a value", a)
+				}
 				flags = append(flags, args[i+1])
 				i++
 			}
@@ -121,7 +136,14 @@ func reorder(args []string) []string {
 		}
 		pos = append(pos, a)
 	}
-	return append(flags, pos...)
+	return append(flags, pos...), nil
+}
+
+// flagSet reports whether the flag was given on the command line.
+func flagSet(fs *flags, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func isBoolFlag(a string) bool {
@@ -136,7 +158,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("replay", "replay FILE [--format text|json|html] [-o FILE]", stdout)
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
-	args = reorder(args)
+	args, err := reorder(args)
+	if err != nil {
+		return exitUsage, err
+	}
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
