@@ -26,7 +26,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 long:
-	$(GO) test -run 'Prop' -rapid.checks=10000 .
+	$(GO) test -run Prop -rapid.checks=10000 -timeout 60m .
 
 fmt:
 	gofmt -w .
