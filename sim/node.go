@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"bufio"
-	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -452,32 +450,6 @@ func (n *node) unsubscribe(channel, client string) {
 			return
 		}
 	}
-}
-
-// rawConn runs commands on a miniredis server through its exported
-// dispatch path, synchronously, with no goroutines.
-type rawConn struct {
-	srv  *server.Server
-	peer *server.Peer
-	buf  bytes.Buffer
-}
-
-func newRawConn(srv *server.Server) *rawConn {
-	c := &rawConn{srv: srv}
-	c.peer = server.NewPeer(bufio.NewWriter(&c.buf))
-	return c
-}
-
-// Do runs one command and parses its reply.
-func (c *rawConn) Do(args []string) resp.Reply {
-	c.srv.Dispatch(c.peer, args)
-	c.peer.Flush()
-	r, err := resp.ParseAll(c.buf.Bytes())
-	c.buf.Reset()
-	if err != nil {
-		return resp.ErrorReply("ERR sim: unparseable reply: " + err.Error())
-	}
-	return r
 }
 
 // wait implements WAIT numreplicas timeout: it counts replicas whose
