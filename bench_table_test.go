@@ -79,7 +79,7 @@ func TestBenchTable(t *testing.T) {
 		s := standardSpec().WithDefaults()
 		var buf sim.History
 		for i := 0; i < b.N; i++ {
-			cfg, _, err := s.Config()
+			cfg, err := s.Config()
 			if err != nil {
 				b.Fatal(err)
 			}

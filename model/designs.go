@@ -65,8 +65,6 @@ func LookupDesign(id string) (Design, error) {
 	return nil, errors.Errorf("model: unknown design %q (known: %s)", id, strings.Join(DesignIDs(), ", "))
 }
 
-// Fenced reports whether a catalogue design issues fencing tokens.
-func isFencedDesign(id string) bool { return id == Fenced }
 
 // single is the first (only) master of single-primary designs.
 func single(c *Client) string { return c.Masters()[0] }

@@ -34,7 +34,7 @@ func (s Spec) WithDefaults() Spec {
 	}
 	if s.Fencing == "" {
 		s.Fencing = FenceOff
-		if isFencedDesign(s.Design) {
+		if s.Design == Fenced {
 			s.Fencing = FenceStrict
 		}
 	}
@@ -92,26 +92,26 @@ func NodeName(g, j, replicas int) string {
 func GroupName(g int) string { return "m" + strconv.Itoa(g+1) }
 
 // Config builds the simulation configuration of a spec (defaults applied).
-func (s Spec) Config() (sim.Config, *Resource, error) {
+func (s Spec) Config() (sim.Config, error) {
 	d, err := s.design()
 	if err != nil {
-		return sim.Config{}, nil, err
+		return sim.Config{}, err
 	}
 	t := s.Topology
 	if t.Masters < 1 {
-		return sim.Config{}, nil, errors.Errorf("model: masters %d must be at least 1", t.Masters)
+		return sim.Config{}, errors.Errorf("model: masters %d must be at least 1", t.Masters)
 	}
 	if t.Replicas < 0 {
-		return sim.Config{}, nil, errors.Errorf("model: replicas %d is negative", t.Replicas)
+		return sim.Config{}, errors.Errorf("model: replicas %d is negative", t.Replicas)
 	}
 	if err := s.Options.Validate(s.lockMasters()); err != nil {
-		return sim.Config{}, nil, err
+		return sim.Config{}, err
 	}
 	if s.Workload.Cycles < 0 || s.Workload.Duration < 0 || s.Workload.Work < 0 || s.Workload.Think < 0 || s.Workload.Start < 0 || s.Workload.Reentry < 0 {
-		return sim.Config{}, nil, errors.New("model: workload cycles, duration, work, think, start and reentry must not be negative")
+		return sim.Config{}, errors.New("model: workload cycles, duration, work, think, start and reentry must not be negative")
 	}
 	if !slices.Contains(Fencings, s.Fencing) {
-		return sim.Config{}, nil, errors.Errorf("model: unknown fencing %q (want strict, nonstrict, off or strict-reads)", s.Fencing)
+		return sim.Config{}, errors.Errorf("model: unknown fencing %q (want strict, nonstrict, off or strict-reads)", s.Fencing)
 	}
 	res := &Resource{Fencing: s.Fencing}
 	cfg := sim.Config{
@@ -139,34 +139,16 @@ func (s Spec) Config() (sim.Config, *Resource, error) {
 			Main: clientMain(d, s.Options, s.Workload, i)})
 	}
 	for name := range t.NodeClocks {
-		if !hasNode(cfg, name) {
-			return sim.Config{}, nil, errors.Errorf("model: a clock names unknown node %q", name)
+		if !slices.ContainsFunc(cfg.Nodes, func(n sim.NodeConfig) bool { return n.Name == name }) {
+			return sim.Config{}, errors.Errorf("model: a clock names unknown node %q", name)
 		}
 	}
 	for name := range t.ClientClocks {
-		if !hasClient(cfg, name) {
-			return sim.Config{}, nil, errors.Errorf("model: a clock names unknown client %q", name)
+		if !slices.ContainsFunc(cfg.Clients, func(c sim.ClientConfig) bool { return c.Name == name }) {
+			return sim.Config{}, errors.Errorf("model: a clock names unknown client %q", name)
 		}
 	}
-	return cfg, res, nil
-}
-
-func hasNode(cfg sim.Config, name string) bool {
-	for _, n := range cfg.Nodes {
-		if n.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func hasClient(cfg sim.Config, name string) bool {
-	for _, c := range cfg.Clients {
-		if c.Name == name {
-			return true
-		}
-	}
-	return false
+	return cfg, nil
 }
 
 // CheckConfigFor returns the checker configuration a spec promises.
@@ -193,7 +175,7 @@ func quorumOf(s Spec) int {
 // returns a Result with Err set and its history checked as far as it got.
 func Run(s Spec, seed uint64) (*Result, error) {
 	s = s.WithDefaults()
-	cfg, _, err := s.Config()
+	cfg, err := s.Config()
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +196,7 @@ var histPool = sync.Pool{New: func() any { return new(sim.History) }}
 // set when the run stopped early; err when the spec cannot run.
 func Verdict(s Spec, seed uint64) (vs []Violation, runErr, err error) {
 	s = s.WithDefaults()
-	cfg, _, err := s.Config()
+	cfg, err := s.Config()
 	if err != nil {
 		return nil, nil, err
 	}
