@@ -65,7 +65,6 @@ func LookupDesign(id string) (Design, error) {
 	return nil, errors.Errorf("model: unknown design %q (known: %s)", id, strings.Join(DesignIDs(), ", "))
 }
 
-
 // single is the first (only) master of single-primary designs.
 func single(c *Client) string { return c.Masters()[0] }
 
