@@ -21,6 +21,9 @@ func commandName(args []string) string {
 		return name + " on " + args[3]
 	}
 	if name == "WRITE" && len(args) > 3 { // the resource: WRITE token value newvalue
+		if args[1] == "0" {
+			return "its write of " + args[3]
+		}
 		return "its write of " + args[3] + " (token " + args[1] + ")"
 	}
 	if len(args) > 1 {
