@@ -47,10 +47,6 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
 	save := fs.String("save", defaultSave, "where to save the minimal failing case (sharded: locksim-failure-shardIofN.json)")
 	progress := fs.Bool("progress", isTerminal(stderr), "show a progress bar on stderr")
-	args, err := reorder(args)
-	if err != nil {
-		return exitUsage, err
-	}
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}

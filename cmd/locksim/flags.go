@@ -28,8 +28,14 @@ func newFlags(name, usage string, stdout io.Writer) *flags {
 	return &flags{FlagSet: fs, usage: usage, stdout: stdout}
 }
 
-// parse parses args; done reports that the command should return code, err.
+// parse parses args, flags before or after the positional arguments (both
+// `run gc-pause --seed 2` and `run --seed 2 gc-pause`); done reports that the
+// command should return code, err.
 func (fs *flags) parse(args []string) (done bool, code int, err error) {
+	args, err = fs.reorder(args)
+	if err != nil {
+		return true, exitUsage, err
+	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			fmt.Fprintf(fs.stdout, "Usage: locksim %s\n\nFlags:\n", fs.usage)
@@ -40,6 +46,47 @@ func (fs *flags) parse(args []string) (done bool, code int, err error) {
 		return true, exitUsage, usagef("%v", err)
 	}
 	return false, 0, nil
+}
+
+// reorder moves flags (with their values) in front of the positional
+// arguments. Whether a flag takes a value is asked of the flag itself, so
+// new boolean flags need no list. A value-taking flag that comes last is
+// an error here, or it would swallow a positional argument.
+func (fs *flags) reorder(args []string) ([]string, error) {
+	var front, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		front = append(front, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") || fs.isBool(name) {
+			continue
+		}
+		if i+1 >= len(args) {
+			return nil, usagef("flag %s needs a value", a)
+		}
+		front = append(front, args[i+1])
+		i++
+	}
+	return append(front, pos...), nil
+}
+
+// isBool reports whether the flag is a boolean (or unknown, or -h: Parse
+// reports those).
+func (fs *flags) isBool(name string) bool {
+	f := fs.Lookup(name)
+	if f == nil {
+		return true
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // output opens -o FILE or returns stdout.

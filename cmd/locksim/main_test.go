@@ -132,3 +132,22 @@ func TestRunLuaOnScenario(t *testing.T) {
 		t.Errorf("plain DEL: exit %d, want 1\n%s%s", code, out, errs)
 	}
 }
+
+// Flags may come before or after positional arguments; whether a flag takes
+// a value is asked of the flag itself, so boolean flags never swallow the
+// argument after them.
+func TestReorder(t *testing.T) {
+	fs := newFlags("t", "t", os.Stdout)
+	fs.Bool("brief", false, "")
+	fs.Int("seed", 0, "")
+	got, err := fs.reorder([]string{"gc-pause", "--brief", "x", "--seed", "3", "--", "-literal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "--brief --seed 3 gc-pause x -literal"; strings.Join(got, " ") != want {
+		t.Errorf("reorder = %q, want %q", strings.Join(got, " "), want)
+	}
+	if _, err := fs.reorder([]string{"gc-pause", "--seed"}); err == nil {
+		t.Error("a value flag with no value was accepted")
+	}
+}

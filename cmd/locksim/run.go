@@ -24,10 +24,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
-	args, err := reorder(args)
-	if err != nil {
-		return exitUsage, err
-	}
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -115,30 +111,6 @@ func loadScenario(arg string) (*scenarios.Scenario, error) {
 	return scenarios.Load(arg)
 }
 
-// reorder moves flags after positional arguments to the front, so both
-// `run gc-pause --seed 2` and `run --seed 2 gc-pause` work. A flag that
-// needs a value and comes last is an error here, or it would swallow the
-// positional argument.
-func reorder(args []string) ([]string, error) {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if len(a) > 1 && a[0] == '-' {
-			flags = append(flags, a)
-			if !strings.Contains(a, "=") && !isBoolFlag(a) {
-				if i+1 >= len(args) {
-					return nil, usagef("flag %s needs a value", a)
-				}
-				flags = append(flags, args[i+1])
-				i++
-			}
-			continue
-		}
-		pos = append(pos, a)
-	}
-	return append(flags, pos...), nil
-}
-
 // flagSet reports whether the flag was given on the command line.
 func flagSet(fs *flags, name string) bool {
 	set := false
@@ -146,22 +118,10 @@ func flagSet(fs *flags, name string) bool {
 	return set
 }
 
-func isBoolFlag(a string) bool {
-	switch a {
-	case "-h", "--help", "-help", "--deadline", "-deadline", "--progress", "-progress":
-		return true
-	}
-	return false
-}
-
 func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("replay", "replay FILE [--format text|json|html] [-o FILE]", stdout)
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
-	args, err := reorder(args)
-	if err != nil {
-		return exitUsage, err
-	}
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
