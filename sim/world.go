@@ -19,7 +19,7 @@ type World struct {
 	now  time.Duration
 	seq  uint64
 	q    queue
-	hist History
+	log  eventLog
 	net  *network.Network
 
 	events int   // events processed, bounded by cfg.Limits.MaxEvents
@@ -53,7 +53,7 @@ func New(cfg Config, seed uint64) (*World, error) {
 		cfg: cfg, seed: seed,
 		procs: map[string]*proc{}, nodes: map[string]*node{},
 		groups: map[string]*group{}, services: map[string]*service{},
-		hist: cfg.HistoryBuf[:0],
+		log: newEventLog(cfg.HistoryBuf),
 	}
 	var err error
 	w.net, err = network.New(cfg.Network, w.rng("network"))
@@ -106,9 +106,6 @@ func (w *World) Now() time.Duration { return w.now }
 // Seed returns the run's seed.
 func (w *World) Seed() uint64 { return w.seed }
 
-// History returns the events recorded so far.
-func (w *World) History() History { return w.hist }
-
 // schedule runs fn at true time at (never before now).
 func (w *World) schedule(at time.Duration, fn func()) {
 	if at < w.now {
@@ -121,16 +118,9 @@ func (w *World) schedule(at time.Duration, fn func()) {
 // record appends e to the history, stamping Seq and At, and fires the
 // triggers it matches.
 func (w *World) record(e Event) {
-	e.Seq = len(w.hist)
+	e.Seq = w.log.total
 	e.At = w.now
-	if len(w.hist) == cap(w.hist) {
-		// Double explicitly: append grows large slices by ~1.25x, which
-		// copied and cleared the history about 3.4 times over per run.
-		grown := make(History, len(w.hist), max(1024, 2*cap(w.hist)))
-		copy(grown, w.hist)
-		w.hist = grown
-	}
-	w.hist = append(w.hist, e)
+	w.log.add(e)
 	if len(w.triggers) == 0 {
 		return
 	}
@@ -212,7 +202,7 @@ func (w *World) Run() (History, error) {
 		w.fail(errors.Errorf("sim: run stuck at %s: %d client(s) still running with nothing scheduled (a bug in the simulator: please report it with the seed)", FormatTime(w.now), w.liveMain))
 	}
 	w.shutdown()
-	return w.hist, w.err
+	return w.log.history(), w.err
 }
 
 // shutdown stops every coroutine still suspended, so no goroutine outlives
