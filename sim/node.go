@@ -130,19 +130,20 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 	return false
 }
 
-// handle serves one request from client and calls reply exactly once,
-// now or later (WAIT blocks).
-func (n *node) handle(client string, args []string, reply func(resp.Reply, error)) {
+// handle serves c, a request from client, and replies exactly once, now
+// or later (WAIT blocks).
+func (n *node) handle(client string, c *call) {
 	if !n.up {
-		reply(resp.Reply{}, ErrRefused)
+		n.w.sendReply(c, resp.Reply{}, ErrRefused)
 		return
 	}
+	args := c.args
 	n.sync()
 	cmd := strings.ToUpper(args[0])
 	var r resp.Reply
 	switch {
 	case cmd == "WAIT":
-		n.wait(client, args, reply)
+		n.wait(client, c)
 		return
 	case cmd == "SUBSCRIBE" && len(args) == 2:
 		n.subscribe(args[1], client)
@@ -152,7 +153,8 @@ func (n *node) handle(client string, args []string, reply func(resp.Reply, error
 	default:
 		r = n.conn(client).Do(args...)
 	}
-	n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: r.String()})
+	c.rendered = r.String()
+	n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
 	if !n.up {
 		return // the node crashed right after executing (a triggered fault): no reply, nothing replicated
 	}
@@ -160,7 +162,7 @@ func (n *node) handle(client string, args []string, reply func(resp.Reply, error
 		n.why = cmd
 		n.afterWrite()
 	}
-	reply(r, nil)
+	n.w.sendReply(c, r, nil)
 }
 
 // afterWrite updates expiry watches, replication and persistence after a
@@ -456,10 +458,12 @@ func (n *node) unsubscribe(channel, client string) {
 // acknowledged offset reached the primary's offset at the time of the
 // call, blocking until enough did or the timeout (on the node's clock)
 // passed. It never rolls anything back.
-func (n *node) wait(client string, args []string, reply func(resp.Reply, error)) {
+func (n *node) wait(client string, c *call) {
+	args := c.args
 	done := func(r resp.Reply) {
-		n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: r.String()})
-		reply(r, nil)
+		c.rendered = r.String()
+		n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+		n.w.sendReply(c, r, nil)
 	}
 	if len(args) != 3 {
 		done(resp.ErrorReply("ERR wrong number of arguments for 'wait' command"))

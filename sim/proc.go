@@ -28,7 +28,7 @@ type proc struct {
 	dead        bool          // crashed and not restarted
 	pausedUntil time.Duration // paused while now < pausedUntil
 	paused      bool
-	deferred    []func() // actions queued while paused, run in order on resume
+	deferred    []action // wake-ups and operations queued while paused, run in order on resume
 
 	view    map[string]string // group -> primary this process believes in
 	mailbox map[string]int    // pub/sub channel -> undelivered messages
@@ -114,7 +114,7 @@ func (p *proc) spawn(name string, fn func(*Ctx) error, isMain bool) {
 	}
 	t.next, t.stop = iter.Pull(seq)
 	p.tasks = append(p.tasks, t)
-	p.w.schedule(p.w.now, func() { p.w.wake(t, 0, nil) })
+	p.w.scheduleAction(p.w.now, action{kind: actWake, t: t})
 }
 
 // killTasks stops every unfinished task of the process.
@@ -131,22 +131,38 @@ func (p *proc) killTasks() {
 	p.tasks = nil
 }
 
-// wake resumes t with the outcome of what it waited for, unless the event
-// is stale. set, if non-nil, stores the outcome on the task first. While
-// the process is paused, the wake-up queues and runs on resume.
-func (w *World) wake(t *task, gen uint64, set func()) {
+// wake resumes a.t with the outcome a stands for (a.kind: one of the
+// actWake kinds), unless the wake-up is stale: the task moved on (a.gen),
+// finished, or its process crashed. While the process is paused, the
+// wake-up queues and runs on resume.
+func (w *World) wake(a action) {
+	t := a.t
 	p := t.p
-	if t.finished || t.incarnation != p.incarnation || p.dead || gen != t.wakeGen {
+	if t.finished || t.incarnation != p.incarnation || p.dead || a.gen != t.wakeGen {
 		return
 	}
 	if p.paused {
-		p.deferred = append(p.deferred, func() { w.wake(t, gen, set) })
+		p.deferred = append(p.deferred, a)
 		return
 	}
 	t.wakeGen++
 	t.waitingCall = 0
-	if set != nil {
-		set()
+	switch a.kind {
+	case actWakeReply:
+		c := a.c
+		t.reply, t.callErr = c.reply, c.err
+		kind := KindReply
+		if c.err == ErrRefused {
+			kind = KindRefused
+		}
+		w.record(Event{Actor: p.name, Task: t.name, Kind: kind, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
+	case actWakeTimeout:
+		t.reply, t.callErr = resp.Reply{}, ErrTimeout
+		w.record(Event{Actor: p.name, Task: t.name, Kind: KindTimeout, Local: p.clock.Mono(w.now), Peer: t.target, Args: t.args})
+	case actWakeMsg:
+		t.callErr = nil
+	case actWakeNoMsg:
+		t.callErr = ErrTimeout
 	}
 	w.step(t)
 }
@@ -168,7 +184,7 @@ func (w *World) step(t *task) {
 	if p.paused {
 		// The process froze while this task ran (a trigger fired): the
 		// operation waits for the resume.
-		p.deferred = append(p.deferred, func() { w.perform(t) })
+		p.deferred = append(p.deferred, action{kind: actPerform, t: t})
 		return
 	}
 	w.perform(t)
@@ -210,31 +226,21 @@ func (w *World) perform(t *task) {
 	gen := t.wakeGen
 	switch t.op {
 	case opSleep:
-		w.schedule(p.clock.TrueAfterMono(w.now, t.timeout), func() { w.wake(t, gen, nil) })
+		w.scheduleAction(p.clock.TrueAfterMono(w.now, t.timeout), action{kind: actWake, t: t, gen: gen})
 	case opCall:
 		p.calls++
-		id := p.calls
-		t.waitingCall = id
-		w.sendRequest(t, id)
-		w.schedule(p.clock.TrueAfterMono(w.now, t.timeout), func() {
-			if t.waitingCall != id || t.wakeGen != gen {
-				return
-			}
-			w.wake(t, gen, func() {
-				t.reply, t.callErr = resp.Reply{}, ErrTimeout
-				w.record(Event{Actor: p.name, Task: t.name, Kind: KindTimeout, Local: p.clock.Mono(w.now), Peer: t.target, Args: t.args})
-			})
-		})
+		c := &call{t: t, id: p.calls, gen: gen}
+		t.waitingCall = c.id
+		w.sendRequest(c)
+		w.scheduleAction(p.clock.TrueAfterMono(w.now, t.timeout), action{kind: actCallTimeout, c: c})
 	case opWaitMsg:
 		if p.mailbox[t.channel] > 0 {
 			p.mailbox[t.channel]--
-			w.wake(t, gen, func() { t.callErr = nil })
+			w.wake(action{kind: actWakeMsg, t: t, gen: gen})
 			return
 		}
 		t.waitingCall = ^uint64(0)
-		w.schedule(p.clock.TrueAfterMono(w.now, t.timeout), func() {
-			w.wake(t, gen, func() { t.callErr = ErrTimeout })
-		})
+		w.scheduleAction(p.clock.TrueAfterMono(w.now, t.timeout), action{kind: actWakeNoMsg, t: t, gen: gen})
 	default:
 		w.fail(errors.Errorf("sim: client %s task %s yielded no operation", p.name, t.name))
 	}
@@ -248,8 +254,7 @@ func (w *World) deliverMessage(p *proc, channel, from string, incarnation int) {
 	w.record(Event{Actor: p.name, Kind: KindMessage, Local: p.clock.Mono(w.now), Peer: from, Key: channel})
 	for _, t := range p.tasks {
 		if !t.finished && t.op == opWaitMsg && t.channel == channel && t.waitingCall == ^uint64(0) {
-			gen := t.wakeGen
-			w.wake(t, gen, func() { t.callErr = nil })
+			w.wake(action{kind: actWakeMsg, t: t, gen: t.wakeGen})
 			return
 		}
 	}
@@ -274,8 +279,8 @@ func (p *proc) pause(d time.Duration) {
 		w.record(Event{Actor: p.name, Kind: KindResume, Local: p.clock.Mono(w.now)})
 		queued := p.deferred
 		p.deferred = nil
-		for _, fn := range queued {
-			w.schedule(w.now, fn)
+		for _, a := range queued {
+			w.scheduleAction(w.now, a)
 		}
 	})
 }

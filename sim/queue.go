@@ -7,8 +7,34 @@ import "time"
 type event struct {
 	at  time.Duration
 	seq uint64
-	fn  func()
+	a   action
 }
+
+// action is what an event does: a plain function, or one of the steps of
+// a task or a call in flight. The steps are typed rather than closures so
+// the hot path (every call, reply and sleep) allocates nothing but the call.
+type action struct {
+	kind actKind
+	fn   func() // actFunc
+	t    *task  // the task to wake or step
+	gen  uint64 // the task's wakeGen when the action was scheduled
+	c    *call  // the call the action belongs to
+}
+
+type actKind uint8
+
+const (
+	actFunc        actKind = iota // run fn
+	actWake                       // resume t: its sleep ended, or its first step
+	actWakeReply                  // resume t with c's reply
+	actWakeTimeout                // resume t: c timed out
+	actWakeMsg                    // resume t: a pub/sub message came
+	actWakeNoMsg                  // resume t: no message within the timeout
+	actPerform                    // carry out t's pending operation
+	actRequest                    // c's request reaches its endpoint
+	actReply                      // c's reply reaches the caller
+	actCallTimeout                // c's timeout on the caller's clock
+)
 
 // queue is a binary min-heap of events, hand-written to avoid the
 // interface boxing of container/heap on the hot path.

@@ -31,4 +31,5 @@ func (sc *ServiceCtx) Record(e Event) {
 type service struct {
 	name string
 	h    Service
+	ctx  ServiceCtx // handed to every Handle call
 }

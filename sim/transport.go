@@ -6,6 +6,30 @@ import (
 	"locksim/sim/resp"
 )
 
+// call is one request in flight: a task's command on its way to an
+// endpoint and its reply on the way back. It is the one allocation a call
+// costs the simulator: the events of its life (delivery, reply, timeout)
+// refer to it instead of capturing closures.
+type call struct {
+	t    *task
+	id   uint64 // unique per process
+	gen  uint64 // the task's wakeGen when it called; later ones make this call stale
+	to   string // the endpoint: a node or a service (a group resolved)
+	args []string
+
+	reply    resp.Reply
+	err      error
+	rendered string // the reply as recorded, once rendered
+}
+
+// text renders the reply (or error) for the history, once.
+func (c *call) text() string {
+	if c.rendered == "" {
+		c.rendered = replyText(c.reply, c.err)
+	}
+	return c.rendered
+}
+
 // resolve maps a call target to an endpoint: a group name becomes the
 // primary this process believes in.
 func (w *World) resolve(p *proc, target string) string {
@@ -15,60 +39,70 @@ func (w *World) resolve(p *proc, target string) string {
 	return target
 }
 
-// sendRequest sends t's pending call with id over the network.
-func (w *World) sendRequest(t *task, id uint64) {
+// sendRequest sends c, the calling task's pending command, over the network.
+func (w *World) sendRequest(c *call) {
+	t := c.t
 	p := t.p
-	to := w.resolve(p, t.target)
-	args := t.args
-	w.record(Event{Actor: p.name, Task: t.name, Kind: KindCall, Local: p.clock.Mono(w.now), Peer: to, Args: args})
-	n, s := w.nodes[to], w.services[to]
-	if n == nil && s == nil {
+	c.to = w.resolve(p, t.target)
+	c.args = t.args
+	w.record(Event{Actor: p.name, Task: t.name, Kind: KindCall, Local: p.clock.Mono(w.now), Peer: c.to, Args: c.args})
+	if w.nodes[c.to] == nil && w.services[c.to] == nil {
 		w.fail(errors.Errorf("sim: client %s called unknown target %q", p.name, t.target))
 		return
 	}
-	f := w.net.Send(p.name, to, w.now, false)
+	f := w.net.Send(p.name, c.to, w.now, false)
 	if !f.Delivered {
-		w.record(Event{Actor: p.name, Task: t.name, Kind: KindLost, Local: p.clock.Mono(w.now), Peer: to, Note: f.Why + " (request)"})
+		w.record(Event{Actor: p.name, Task: t.name, Kind: KindLost, Local: p.clock.Mono(w.now), Peer: c.to, Note: f.Why + " (request)"})
 		return
 	}
-	gen := t.wakeGen
-	w.schedule(f.At, func() {
-		reply := func(r resp.Reply, err error) { w.sendReply(to, t, id, gen, r, err) }
-		if n != nil {
-			n.handle(p.name, args, reply)
-			return
-		}
-		sc := &ServiceCtx{w: w, name: to}
-		reply(s.h.Handle(sc, p.name, args), nil)
-	})
+	w.scheduleAction(f.At, action{kind: actRequest, c: c})
 }
 
-// sendReply carries a reply (or a refusal) back to the calling task.
-func (w *World) sendReply(from string, t *task, id, gen uint64, r resp.Reply, err error) {
-	p := t.p
-	inc := t.incarnation
-	f := w.net.Send(from, p.name, w.now, false)
-	if !f.Delivered {
-		w.record(Event{Actor: from, Kind: KindLost, Peer: p.name, Note: f.Why + " (reply)"})
+// deliverRequest hands c to its endpoint, which replies now or later.
+func (w *World) deliverRequest(c *call) {
+	from := c.t.p.name
+	if n := w.nodes[c.to]; n != nil {
+		n.handle(from, c)
 		return
 	}
-	w.schedule(f.At, func() {
-		if p.incarnation != inc {
-			return
-		}
-		if t.finished || t.waitingCall != id || t.wakeGen != gen {
-			w.record(Event{Actor: p.name, Task: t.name, Kind: KindLateReply, Local: p.clock.Mono(w.now), Peer: from, Reply: replyText(r, err)})
-			return
-		}
-		w.wake(t, gen, func() {
-			t.reply, t.callErr = r, err
-			kind := KindReply
-			if err == ErrRefused {
-				kind = KindRefused
-			}
-			w.record(Event{Actor: p.name, Task: t.name, Kind: kind, Local: p.clock.Mono(w.now), Peer: from, Reply: replyText(r, err)})
-		})
-	})
+	s := w.services[c.to]
+	w.sendReply(c, s.h.Handle(&s.ctx, from, c.args), nil)
+}
+
+// sendReply carries c's reply (or a refusal) back to the calling task.
+func (w *World) sendReply(c *call, r resp.Reply, err error) {
+	c.reply, c.err = r, err
+	p := c.t.p
+	f := w.net.Send(c.to, p.name, w.now, false)
+	if !f.Delivered {
+		w.record(Event{Actor: c.to, Kind: KindLost, Peer: p.name, Note: f.Why + " (reply)"})
+		return
+	}
+	w.scheduleAction(f.At, action{kind: actReply, c: c})
+}
+
+// deliverReply wakes the caller with c's reply, or records it as late when
+// the caller stopped waiting for it.
+func (w *World) deliverReply(c *call) {
+	t := c.t
+	p := t.p
+	if p.incarnation != t.incarnation {
+		return
+	}
+	if t.finished || t.waitingCall != c.id || t.wakeGen != c.gen {
+		w.record(Event{Actor: p.name, Task: t.name, Kind: KindLateReply, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
+		return
+	}
+	w.wake(action{kind: actWakeReply, t: t, gen: c.gen, c: c})
+}
+
+// callTimedOut wakes the caller with ErrTimeout unless c was answered.
+func (w *World) callTimedOut(c *call) {
+	t := c.t
+	if t.waitingCall != c.id || t.wakeGen != c.gen {
+		return
+	}
+	w.wake(action{kind: actWakeTimeout, t: t, gen: c.gen, c: c})
 }
 
 func replyText(r resp.Reply, err error) string {

@@ -81,7 +81,7 @@ func New(cfg Config, seed uint64) (*World, error) {
 		}
 	}
 	for _, sc := range cfg.Services {
-		w.services[sc.Name] = &service{name: sc.Name, h: sc.Handler}
+		w.services[sc.Name] = &service{name: sc.Name, h: sc.Handler, ctx: ServiceCtx{w: w, name: sc.Name}}
 	}
 	w.sentinel = newSentinel(w)
 	for _, cc := range cfg.Clients {
@@ -108,11 +108,34 @@ func (w *World) Seed() uint64 { return w.seed }
 
 // schedule runs fn at true time at (never before now).
 func (w *World) schedule(at time.Duration, fn func()) {
+	w.scheduleAction(at, action{kind: actFunc, fn: fn})
+}
+
+// scheduleAction runs a at true time at (never before now).
+func (w *World) scheduleAction(at time.Duration, a action) {
 	if at < w.now {
 		at = w.now
 	}
 	w.seq++
-	w.q.push(event{at: at, seq: w.seq, fn: fn})
+	w.q.push(event{at: at, seq: w.seq, a: a})
+}
+
+// run carries out one action.
+func (w *World) run(a action) {
+	switch a.kind {
+	case actFunc:
+		a.fn()
+	case actPerform:
+		w.perform(a.t)
+	case actRequest:
+		w.deliverRequest(a.c)
+	case actReply:
+		w.deliverReply(a.c)
+	case actCallTimeout:
+		w.callTimedOut(a.c)
+	default: // the wake-ups
+		w.wake(a)
+	}
 }
 
 // record appends e to the history, stamping Seq and At, and fires the
@@ -196,7 +219,7 @@ func (w *World) Run() (History, error) {
 			break
 		}
 		w.now = e.at
-		e.fn()
+		w.run(e.a)
 	}
 	if !w.done && len(w.q) == 0 && w.liveMain > 0 && w.err == nil {
 		w.fail(errors.Errorf("sim: run stuck at %s: %d client(s) still running with nothing scheduled (a bug in the simulator: please report it with the seed)", FormatTime(w.now), w.liveMain))
