@@ -1,27 +1,31 @@
 package model
 
 import (
-	"maps"
+	"slices"
 	"time"
 
 	"locksim/sim"
 )
 
-// faultKinds are the event kinds that start, end or repair a fault. The
-// last of them in a history is when the faults healed; a fault that never
-// ends (a crash with no restart) counts from its start. Promotion and
-// demotion are the deployment repairing itself after a node fault
-// (Sentinel failover), so they count too: a failover that takes
+// isFaultKind reports whether an event kind starts, ends or repairs a
+// fault. The last such event in a history is when the faults healed; a
+// fault that never ends (a crash with no restart) counts from its start.
+// Promotion and demotion are the deployment repairing itself after a node
+// fault (Sentinel failover), so they count too: a failover that takes
 // down-after is not a liveness failure of the lock.
-var faultKinds = map[string]bool{
-	sim.KindPause: true, sim.KindResume: true,
-	sim.KindCrash: true, sim.KindRestart: true,
-	sim.KindNodeCrash: true, sim.KindNodeUp: true,
-	sim.KindPartition: true, sim.KindHeal: true,
-	sim.KindNetDelay: true, sim.KindNetDrop: true,
-	sim.KindClockJump: true, sim.KindClockDrift: true,
-	sim.KindEvict:   true,
-	sim.KindPromote: true, sim.KindDemote: true,
+func isFaultKind(kind string) bool {
+	switch kind {
+	case sim.KindPause, sim.KindResume,
+		sim.KindCrash, sim.KindRestart,
+		sim.KindNodeCrash, sim.KindNodeUp,
+		sim.KindPartition, sim.KindHeal,
+		sim.KindNetDelay, sim.KindNetDrop,
+		sim.KindClockJump, sim.KindClockDrift,
+		sim.KindEvict,
+		sim.KindPromote, sim.KindDemote:
+		return true
+	}
+	return false
 }
 
 // checkLiveness reports when, after the last fault healed, the lock was
@@ -40,49 +44,44 @@ var faultKinds = map[string]bool{
 // PEXPIRE, the key never expires, B keeps failing).
 func checkLiveness(ix *historyIndex, bound time.Duration) []Violation {
 	healPos := -1
-	for pos, e := range ix.h {
-		if faultKinds[e.Kind] {
+	for pos := len(ix.h) - 1; pos >= 0; pos-- {
+		if isFaultKind(ix.h[pos].Kind) {
 			healPos = pos
+			break
 		}
 	}
 	heal := time.Duration(0)
 	if healPos >= 0 {
 		heal = ix.h[healPos].At
 	}
-	opens := map[int]bool{}
-	closes := map[int][]string{}
+	// Sections open at their acquired event (ix.sections is in that
+	// order) and close at endPos: walk both with cursors.
+	closes := make([]critSection, 0, len(ix.sections))
 	for _, s := range ix.sections {
-		opens[s.acq] = true
 		if s.endPos >= 0 {
-			closes[s.endPos] = append(closes[s.endPos], s.client)
+			closes = append(closes, s)
 		}
 	}
+	slices.SortStableFunc(closes, func(a, b critSection) int { return a.endPos - b.endPos })
+	nextOpen, nextClose := 0, 0
 	trying := map[string]int{} // client -> pos of its unanswered acquire-start
 	holding := map[string]bool{}
 	var vs []Violation
 	var g *livenessGap
 	suppressed := false // a gap was reported: wait for the next acquire
-	for pos, e := range ix.h {
+	for _, pos := range ix.marked {
+		e := ix.h[pos]
 		if g != nil && e.At > g.from+bound {
 			vs = append(vs, ix.livenessViolation(*g, healPos, bound))
 			g, suppressed = nil, true
 		}
-		for _, c := range closes[pos] {
-			delete(holding, c)
+		for ; nextClose < len(closes) && closes[nextClose].endPos == pos; nextClose++ {
+			delete(holding, closes[nextClose].client)
 		}
-		if opens[pos] {
+		for ; nextOpen < len(ix.sections) && ix.sections[nextOpen].acq == pos; nextOpen++ {
 			holding[e.Actor] = true
 		}
-		switch e.Kind {
-		case KindAcquireStart:
-			trying[e.Actor] = pos
-		case KindAcquired, KindAcquireFailed, sim.KindCrash:
-			delete(trying, e.Actor)
-		case sim.KindTaskEnd:
-			if p, ok := trying[e.Actor]; ok && sameTaskName(ix.h[p].Task, e.Task) {
-				delete(trying, e.Actor)
-			}
-		}
+		ix.updateTrying(trying, pos)
 		if e.Kind == KindAcquired {
 			g, suppressed = nil, false
 		}
@@ -92,10 +91,10 @@ func checkLiveness(ix *historyIndex, bound time.Duration) []Violation {
 			// Before the heal only the state at the heal matters.
 			g = nil
 			if wanted {
-				g = &livenessGap{from: heal, pos: healPos, trying: maps.Clone(trying)}
+				g = &livenessGap{from: heal, pos: healPos}
 			}
 		case g == nil && !suppressed && wanted:
-			g = &livenessGap{from: e.At, pos: pos, trying: maps.Clone(trying)}
+			g = &livenessGap{from: e.At, pos: pos}
 		}
 	}
 	if g != nil && ix.end >= g.from+bound {
@@ -104,11 +103,37 @@ func checkLiveness(ix *historyIndex, bound time.Duration) []Violation {
 	return vs
 }
 
+// updateTrying applies the event at pos to trying (client -> pos of its
+// unanswered acquire-start).
+func (ix *historyIndex) updateTrying(trying map[string]int, pos int) {
+	e := ix.h[pos]
+	switch e.Kind {
+	case KindAcquireStart:
+		trying[e.Actor] = pos
+	case KindAcquired, KindAcquireFailed, sim.KindCrash:
+		delete(trying, e.Actor)
+	case sim.KindTaskEnd:
+		if p, ok := trying[e.Actor]; ok && sameTaskName(ix.h[p].Task, e.Task) {
+			delete(trying, e.Actor)
+		}
+	}
+}
+
+// tryingAfter returns who was trying to acquire once the event at pos had
+// happened (replayed only when a gap is reported, so the scan above
+// copies nothing).
+func (ix *historyIndex) tryingAfter(pos int) map[string]int {
+	trying := map[string]int{}
+	for p := 0; p <= pos; p++ {
+		ix.updateTrying(trying, p)
+	}
+	return trying
+}
+
 // livenessGap is a stretch with the lock wanted and nobody holding it.
 type livenessGap struct {
-	from   time.Duration
-	pos    int            // the event at which the gap began (the heal, or later)
-	trying map[string]int // clients trying then -> their acquire-start
+	from time.Duration
+	pos  int // the event at which the gap began (the heal, or later)
 }
 
 // livenessViolation explains a gap: the last fault, who was trying, and
@@ -133,8 +158,9 @@ func (ix *historyIndex) livenessViolation(g livenessGap, healPos int, bound time
 		facts = append(facts, explFact{pos: -1, text: "there were no faults"})
 	}
 	keys := map[string]bool{}
-	for _, c := range sortedClientKeys(g.trying) {
-		p := g.trying[c]
+	trying := ix.tryingAfter(g.pos)
+	for _, c := range sortedClientKeys(trying) {
+		p := trying[c]
 		facts = append(facts, explFact{pos: p, text: c + " was trying to acquire since " + sim.FormatTime(ix.h[p].At)})
 		cited = append(cited, p)
 		clients = append(clients, c)

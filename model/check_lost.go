@@ -25,7 +25,8 @@ func checkLostUpdate(ix *historyIndex) []Violation {
 	cur, known := int64(0), true
 	first := true
 	var accepted []int // positions of accepted writes so far
-	for pos, e := range ix.h {
+	for _, pos := range ix.marked {
+		e := ix.h[pos]
 		if e.Kind == KindResRead && first {
 			cur, first = e.N, false
 			continue

@@ -16,7 +16,8 @@ func checkReentrancy(ix *historyIndex) []Violation {
 	var vs []Violation
 	count := map[string]int64{}
 	last := map[string]int{} // client -> pos of its last acquired/release
-	for pos, e := range ix.h {
+	for _, pos := range ix.marked {
+		e := ix.h[pos]
 		switch e.Kind {
 		case KindAcquired, KindRelease:
 			c := e.Actor

@@ -25,7 +25,8 @@ import (
 //     acquire on that node.
 func checkStale(ix *historyIndex, cfg CheckConfig) []Violation {
 	var vs []Violation
-	for pos, w := range ix.h {
+	for _, pos := range ix.marked {
+		w := ix.h[pos]
 		if w.Kind != KindResWrite || w.N != 1 {
 			continue
 		}
@@ -48,12 +49,15 @@ func checkStale(ix *historyIndex, cfg CheckConfig) []Violation {
 		nodes := ix.grantors(acq)
 		quorum := max(min(cfg.Quorum, len(nodes)), 1)
 		var dead []string
-		used := map[string]bool{}
+		var used map[string]bool // promoted nodes already standing in for one
 		for _, n := range nodes {
 			if holdsLease(ix.valueAt(n, a.Key, pos), v) {
 				continue
 			}
 			if m := ix.successor(nodes, used, a.Key, v, pos); m != "" {
+				if used == nil {
+					used = map[string]bool{}
+				}
 				used[m] = true
 				continue
 			}

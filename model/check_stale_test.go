@@ -222,6 +222,22 @@ func TestStaleWrite(t *testing.T) {
 				Explanation: `Z wrote 1 at 0.010000s and the resource accepted it, but Z never acquired the lock with value "Z:9"`,
 			}},
 		},
+		{
+			name: "a write with another client's value",
+			h: newHist().
+				at(0).add(acqStart("A", "A:1")).
+				at(1).add(keySet("r1", "A:1", "SET")).
+				at(2).add(acquired("A", "A:1", 0, "r1", 1)).
+				at(10).add(resRead("Z", 0), resWrite("Z", "A:1", 0, 1)).h,
+			want: []Violation{{
+				Invariant:   InvStaleWrite,
+				Clients:     []string{"Z"},
+				From:        ms(10),
+				To:          ms(10),
+				Events:      []int{4},
+				Explanation: `Z wrote 1 at 0.010000s and the resource accepted it, but Z never acquired the lock with value "A:1"`,
+			}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

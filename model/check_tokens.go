@@ -32,7 +32,8 @@ func checkTokens(ix *historyIndex, cfg CheckConfig) []Violation {
 	maxAtStart := map[int]int{}
 	lastAccepted := -1 // pos of the accepted write with the largest token
 	fenced := cfg.Fencing == FenceStrict || cfg.Fencing == FenceNonstrict || cfg.Fencing == FenceStrictReads
-	for pos, e := range ix.h {
+	for _, pos := range ix.marked {
+		e := ix.h[pos]
 		switch e.Kind {
 		case KindAcquireStart:
 			maxAtStart[pos] = maxGrant
