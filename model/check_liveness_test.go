@@ -103,6 +103,16 @@ func TestLiveness(t *testing.T) {
 			bound: time.Second,
 		},
 		{
+			name: "a client whose task ended no longer wants the lock",
+			h: newHist().
+				at(0).add(acquired("B", "B:1", 0, "r1", 1)).
+				at(10).add(acqStart("A", "A:1")).
+				at(20).add(taskEnd("A")).
+				at(100).add(release("B", "B:1", 0)).
+				at(3000).add(resRead("Z", 0)).h,
+			bound: time.Second,
+		},
+		{
 			name: "no faults, nobody holds, nobody acquires",
 			h: newHist().
 				at(0).add(acqStart("B", "B:1")).
