@@ -196,7 +196,7 @@ func (w *World) Run() (History, error) {
 		w.schedule(w.cfg.Until, func() { w.done = true })
 	}
 	drainUntil := time.Duration(-1)
-	for !w.done && len(w.q) > 0 {
+	for !w.done && w.q.len() > 0 {
 		if w.liveMain == 0 && w.cfg.Until == 0 {
 			// Every client is done; what is still in flight (a delayed
 			// write, a replication entry, a key about to expire) runs for
@@ -204,7 +204,7 @@ func (w *World) Run() (History, error) {
 			if drainUntil < 0 {
 				drainUntil = w.now + w.cfg.Drain
 			}
-			if w.q[0].at > drainUntil {
+			if w.q.nextAt() > drainUntil {
 				break
 			}
 		}
@@ -221,7 +221,7 @@ func (w *World) Run() (History, error) {
 		w.now = e.at
 		w.run(e.a)
 	}
-	if !w.done && len(w.q) == 0 && w.liveMain > 0 && w.err == nil {
+	if !w.done && w.q.len() == 0 && w.liveMain > 0 && w.err == nil {
 		w.fail(errors.Errorf("sim: run stuck at %s: %d client(s) still running with nothing scheduled (a bug in the simulator: please report it with the seed)", FormatTime(w.now), w.liveMain))
 	}
 	w.shutdown()
