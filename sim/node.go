@@ -82,6 +82,9 @@ func newNode(w *World, nc NodeConfig) (*node, error) {
 
 // boot creates a fresh, empty miniredis instance for the node.
 func (n *node) boot() error {
+	if n.eng != nil {
+		n.eng.Release() // a restart: the old instance's Lua state is free
+	}
 	m := miniredis.NewMiniRedis()
 	m.Seed(int(n.w.rng("node/" + n.name).Int64N(1 << 31)))
 	m.SetTime(n.clock.Wall(n.w.now))

@@ -229,10 +229,15 @@ func (w *World) Run() (History, error) {
 }
 
 // shutdown stops every coroutine still suspended, so no goroutine outlives
-// the run.
+// the run, and hands the nodes' Lua states back for other runs.
 func (w *World) shutdown() {
 	for _, p := range w.procList {
 		p.killTasks()
+	}
+	for _, n := range w.nodeList {
+		if n.eng != nil {
+			n.eng.Release()
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package script
 
 import (
 	"strings"
+	"sync"
 
 	luajson "github.com/alicebob/miniredis/v2/gopher-json"
 	"github.com/pkg/errors"
@@ -29,6 +30,10 @@ import (
 //     table", also through rawset and table.insert/remove/sort.
 //   - Every thread (main and coroutines) polls the same instruction budget.
 type luaState struct {
+	// e is the engine using the state now; the state's Go functions
+	// (redis.*, math.random, the reply conversion) reach it through this
+	// field, so a state can serve one engine after another (statePool).
+	e         *Engine
 	L         *lua.LState
 	budget    *budget
 	envMT     *lua.LTable // metatable of every run's env
@@ -80,7 +85,35 @@ gmt.__index = function (t, n)
 end
 `
 
-func newLuaState(e *Engine) (st *luaState, err error) {
+// statePool holds the Lua states of engines that were released: building
+// one (libraries, sandbox, protection chunk) costs about as much as a
+// whole short simulated run, and every run builds one per node.
+var statePool sync.Pool
+
+// acquireState returns a Lua state bound to e, reused when one is pooled.
+func acquireState(e *Engine) (*luaState, error) {
+	st, _ := statePool.Get().(*luaState)
+	if st == nil {
+		var err error
+		if st, err = newLuaState(); err != nil {
+			return nil, err
+		}
+	}
+	st.e = e
+	st.budget.limit = e.maxInstructions
+	return st, nil
+}
+
+// release unbinds the state from its engine and pools it. The sandbox's
+// invariants (above) are what make this safe: nothing a script did is
+// left for the next engine's scripts, as nothing is left between two
+// scripts of one engine.
+func (st *luaState) release() {
+	st.e = nil
+	statePool.Put(st)
+}
+
+func newLuaState() (st *luaState, err error) {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer func() {
 		if err != nil {
@@ -115,7 +148,7 @@ func newLuaState(e *Engine) (st *luaState, err error) {
 
 	st = &luaState{
 		L:         L,
-		budget:    newBudget(e.maxInstructions),
+		budget:    newBudget(DefaultMaxInstructions), // acquireState sets the engine's
 		protected: map[*lua.LTable]struct{}{},
 		idleEnv:   L.CreateTable(0, 0),
 	}
@@ -154,8 +187,8 @@ func newLuaState(e *Engine) (st *luaState, err error) {
 	smt.RawSetString("__metatable", st.readOnly(smt))
 
 	mathLib := lib(lua.MathLibName)
-	mathLib.RawSetString("random", L.NewFunction(e.mathRandom))
-	mathLib.RawSetString("randomseed", L.NewFunction(e.mathRandomseed))
+	mathLib.RawSetString("random", L.NewFunction(func(L *lua.LState) int { return st.e.mathRandom(L) }))
+	mathLib.RawSetString("randomseed", L.NewFunction(func(L *lua.LState) int { return st.e.mathRandomseed(L) }))
 	base.RawSetString("math", st.readOnly(mathLib))
 
 	tableLib := lib(lua.TabLibName)
@@ -197,7 +230,7 @@ func newLuaState(e *Engine) (st *luaState, err error) {
 	base.RawSetString("os", st.readOnly(osLib))
 	base.RawSetString("cjson", st.readOnly(cjson))
 
-	redis := st.readOnly(e.redisLib(L))
+	redis := st.readOnly(st.redisLib(L))
 	base.RawSetString("redis", redis)
 	base.RawSetString("server", redis)
 
@@ -214,7 +247,7 @@ func newLuaState(e *Engine) (st *luaState, err error) {
 	priv.RawSetString("ENVMT", st.envMT)
 	priv.RawSetString("GLOBALS", base)
 	priv.RawSetString("GLOBALSMT", baseMT)
-	proto, err := compile(protectChunk)
+	proto, err := compileCached(protectChunk)
 	if err != nil {
 		return nil, errors.Wrap(err, "script: compile global protection")
 	}
@@ -226,7 +259,7 @@ func newLuaState(e *Engine) (st *luaState, err error) {
 	}
 	st.envMT.RawSetString("__metatable", lua.LFalse)
 
-	st.convertFn = L.NewFunction(e.convertProtected)
+	st.convertFn = L.NewFunction(func(L *lua.LState) int { return st.e.convertProtected(L) })
 	L.Env = st.idleEnv
 	L.SetContext(st.budget)
 	return st, nil
@@ -256,6 +289,35 @@ func (st *luaState) refuseProtected(L *lua.LState, n int) {
 			L.RaiseError(msgReadOnlyTable)
 		}
 	}
+}
+
+// protoCache holds compiled main chunks by source for every engine of the
+// process: compiling is pure and a FunctionProto is never written after
+// compile (gopher-lua's VM only reads it), so engines on any goroutine
+// share them. Bounded by maxCompiled; past it, scripts compile uncached.
+var protoCache = struct {
+	sync.Mutex
+	m map[string]*lua.FunctionProto
+}{m: map[string]*lua.FunctionProto{}}
+
+// compileCached is compile through protoCache. Errors are not cached.
+func compileCached(src string) (*lua.FunctionProto, error) {
+	protoCache.Lock()
+	p, ok := protoCache.m[src]
+	protoCache.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := compile(src)
+	if err != nil {
+		return nil, err
+	}
+	protoCache.Lock()
+	if len(protoCache.m) < maxCompiled {
+		protoCache.m[src] = p
+	}
+	protoCache.Unlock()
+	return p, nil
 }
 
 // compile parses and compiles a script exactly as miniredis's compile does

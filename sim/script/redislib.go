@@ -10,12 +10,13 @@ import (
 )
 
 // redisLib builds the real `redis` table (scripts see a read-only proxy of
-// it). Functions and texts follow miniredis's mkLua (lua.go).
-func (e *Engine) redisLib(L *lua.LState) *lua.LTable {
+// it) for the state's current engine. Functions and texts follow
+// miniredis's mkLua (lua.go).
+func (st *luaState) redisLib(L *lua.LState) *lua.LTable {
 	t := L.CreateTable(0, 16)
 	set := func(name string, f lua.LGFunction) { t.RawSetString(name, L.NewFunction(f)) }
-	set("call", func(L *lua.LState) int { return e.luaCall(L, true) })
-	set("pcall", func(L *lua.LState) int { return e.luaCall(L, false) })
+	set("call", func(L *lua.LState) int { return st.e.luaCall(L, true) })
+	set("pcall", func(L *lua.LState) int { return st.e.luaCall(L, false) })
 	set("error_reply", luaErrorReply)
 	set("status_reply", luaStatusReplyFn)
 	set("sha1hex", luaSha1hex)

@@ -8,16 +8,27 @@ import (
 	"locksim/sim/resp"
 )
 
-// state returns the engine's Lua state, building it on first use.
+// state returns the engine's Lua state, taking one (pooled or new) on
+// first use.
 func (e *Engine) state() (*luaState, error) {
 	if e.lua == nil {
-		st, err := newLuaState(e)
+		st, err := acquireState(e)
 		if err != nil {
 			return nil, err
 		}
 		e.lua = st
 	}
 	return e.lua, nil
+}
+
+// Release hands the engine's Lua state back for reuse by other engines.
+// The engine stays usable (a later script takes a state again); call it
+// when the node is done, e.g. at the end of a simulated run.
+func (e *Engine) Release() {
+	if e.lua != nil {
+		e.lua.release()
+		e.lua = nil
+	}
 }
 
 // execute runs a compiled-or-not script with its keys and arguments on the
@@ -31,7 +42,7 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 	}
 	L := st.L
 	if s.fn == nil {
-		proto, err := compile(s.src)
+		proto, err := compileCached(s.src)
 		if err != nil {
 			return resp.ErrorReply(toInline(asFormat(errLuaParseError(err)))), false
 		}

@@ -197,3 +197,43 @@ func TestResultConversionLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestReleasedStateReused: a Lua state released by one engine serves the
+// next engine as a fresh one would: redis.call reaches the new engine's
+// node, math.random follows the new engine's seed, the budget is the new
+// engine's, and nothing the first engine's scripts tried to leave is seen.
+func TestReleasedStateReused(t *testing.T) {
+	_, a := newNode(t, Options{Seed: 1})
+	ca := a.NewConn()
+	ca.Do("SET", "k", "from-a")
+	for _, s := range []string{"rawset(_G, 'leak', 1)", "redis = 5", "math.randomseed(99)"} {
+		ca.Do("EVAL", s, "0")
+	}
+	st := a.lua
+	a.Release()
+	if a.lua != nil {
+		t.Fatal("Release kept the state")
+	}
+
+	_, b := newNode(t, Options{Seed: 7, MaxInstructions: 1000})
+	cb := b.NewConn()
+	cb.Do("SET", "k", "from-b")
+	rnd := "return {math.random(1000000), math.random(1000000)}"
+	got := cb.Do("EVAL", "return {redis.call('GET', 'k'), rawget(_G, 'leak') == nil, type(redis)}", "0")
+	if b.lua != st {
+		t.Skip("the pool did not hand back the released state (a GC ran?); nothing to compare")
+	}
+	want := arr(resp.BulkReply("from-b"), resp.IntReply(1), resp.BulkReply("table"))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reused state (-want +got):\n%s", diff)
+	}
+	_, fresh := newNode(t, Options{Seed: 7})
+	if x, y := cb.Do("EVAL", rnd, "0"), fresh.NewConn().Do("EVAL", rnd, "0"); !cmp.Equal(x, y) {
+		t.Errorf("math.random on the reused state %s, on a fresh one %s", x, y)
+	}
+	// 2000 loop iterations: within the first engine's default budget,
+	// beyond the new engine's 1000 instructions.
+	if got := cb.Do("EVAL", "for i = 1, 2000 do end return 1", "0"); !strings.Contains(got.Str, "budget of 1000") {
+		t.Errorf("a long script on the reused state: %s, want the new engine's budget of 1000 to stop it", got)
+	}
+}
