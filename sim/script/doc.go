@@ -1,6 +1,11 @@
 // Package script runs Redis Lua scripts for one simulated Redis node (a
 // miniredis instance) on a reused gopher-lua state.
 //
+// States outlive engines: Engine.Release hands the state to a process-wide
+// pool for the next engine (a simulated run releases its nodes' states when
+// it ends), and compiled main chunks are cached per process by source.
+// Building a state costs more than a short simulated run.
+//
 // miniredis's own EVAL builds a fresh Lua interpreter per call (~100 µs or
 // more, ~180 KB). An Engine compiles each script once, keeps one sandboxed
 // interpreter per node, and sends redis.call through miniredis's exported
@@ -22,6 +27,7 @@
 //	c.Do("SET", "lock", "tok", "NX", "PX", "30000")
 //	r := c.Do("EVAL", release, "1", "lock", "tok") // resp.IntReply(1)
 //	e.Flush()                       // the node restarted empty: scripts are gone
+//	e.Release()                     // done with the node: pool the Lua state
 //
 // Conn.Do takes any command: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT
 // LOAD|EXISTS|FLUSH run on the fast path; MULTI/EXEC/DISCARD are handled by
@@ -41,7 +47,9 @@
 //     instructions (default 10M), counted by a context that gopher-lua polls
 //     before every instruction; coroutines share the budget.
 //   - Isolated: a run cannot leave anything for the next run or another
-//     node. Each engine has its own interpreter. Globals live in a per-run
+//     node. An engine has one interpreter at a time; a pooled interpreter
+//     serves one engine after another, and its Go functions (redis.*,
+//     math.random) reach the engine that holds it now. Globals live in a per-run
 //     environment in front of read-only shared globals; library tables
 //     (redis, string, math, table, coroutine, os, cjson) are read-only
 //     proxies (also against rawset and table.insert/remove/sort); the
