@@ -3,6 +3,7 @@ package locksim
 import (
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -122,6 +123,23 @@ func TestBenchTable(t *testing.T) {
 			}
 		}
 	})
+	// What `check` and property tests run: the design's default workload
+	// under a random fault schedule, history reused.
+	checkRun := func(design string) testing.BenchmarkResult {
+		return testing.Benchmark(func(b *testing.B) {
+			spec := model.Spec{Design: design}
+			topo := TopoOf(spec)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				s := spec
+				s.Faults = RandomSchedule(rand.New(rand.NewPCG(uint64(i), 1)), topo, DefaultKinds)
+				if _, _, err := model.Verdict(s, uint64(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	checkSetPx, checkRedlock := checkRun(model.SetPxLua), checkRun(model.Redlock)
 	perRun := func(r testing.BenchmarkResult) float64 { return float64(r.T.Nanoseconds()) / float64(r.N) / 1e6 }
 
 	fmt.Printf("locksim benchmarks (GOMAXPROCS=%d)\n\n", runtime.GOMAXPROCS(0))
@@ -135,6 +153,8 @@ func TestBenchTable(t *testing.T) {
 	row("standard run, history reused (model.Verdict)", verdict)
 	row("standard run, simulation only (no checkers)", simOnly)
 	row("same command stream into dispatch (floor)", floor)
+	row("check run: set-px-lua, random faults", checkSetPx)
+	row("check run: redlock (5 nodes), random faults", checkRedlock)
 	fmt.Printf("\nEVAL speed-up, fast vs miniredis:          %.0fx (target >= 20x)\n", float64(slow.NsPerOp())/float64(fast.NsPerOp()))
 	fmt.Printf("standard run:                               %.2f ms/run, %.0f runs/s, %.0fx faster than real time (target >= 20000x)\n",
 		perRun(std), 1000/perRun(std), 60_000/perRun(std))
@@ -142,6 +162,7 @@ func TestBenchTable(t *testing.T) {
 	fmt.Printf("with history reused (sweeps, check):        %.2f ms/run, %.0fx faster than real time\n", perRun(verdict), 60_000/perRun(verdict))
 	fmt.Printf("simulator overhead over raw dispatch:       %.1fx simulation only (target <= 3x); %.1fx with the checkers, %.1fx keeping the history\n",
 		perRun(simOnly)/perRun(floor), perRun(verdict)/perRun(floor), perRun(std)/perRun(floor))
+	fmt.Printf("check runs per second, one core:            set-px-lua %.0f, redlock %.0f\n", 1000/perRun(checkSetPx), 1000/perRun(checkRedlock))
 
 	// Sweep scaling: the same 4*cores standard runs on 1 worker and on all.
 	runs := 4 * runtime.NumCPU()
