@@ -94,6 +94,58 @@ func TestSameSeedSameHistory(t *testing.T) {
 	}
 }
 
+// TestRandomCommandsFollowTheSeed: every command that draws from
+// miniredis's generator, as the node's first draw, directly, in a script
+// or in a MULTI, gives the same answers for the same seed and others for
+// another seed; RANDOMKEY, which no seed controls, is refused.
+func TestRandomCommandsFollowTheSeed(t *testing.T) {
+	fill := [][]string{{"SADD", "set"}, {"HSET", "hash"}, {"ZADD", "zset"}}
+	for i := range 40 {
+		n := strconv.Itoa(i)
+		fill[0] = append(fill[0], "m"+n)
+		fill[1] = append(fill[1], "f"+n, "v")
+		fill[2] = append(fill[2], n, "z"+n)
+	}
+	replies := func(seed uint64, draws [][]string) string {
+		main := func(c *Ctx) error {
+			for _, cmd := range append(fill, draws...) {
+				c.Call("r1", time.Second, cmd...)
+			}
+			return nil
+		}
+		var b strings.Builder
+		for _, e := range kinds(mustRun(t, oneNode(ClientConfig{Name: "A", Main: main}), seed), "A", KindReply)[len(fill):] {
+			b.WriteString(e.Reply + "\n")
+		}
+		return b.String()
+	}
+	for _, draws := range [][][]string{
+		{{"SRANDMEMBER", "set", "5"}, {"SRANDMEMBER", "set", "-5"}},
+		{{"SPOP", "set"}, {"SPOP", "set", "3"}},
+		{{"HRANDFIELD", "hash", "4"}, {"HRANDFIELD", "hash", "-4"}},
+		{{"ZRANDMEMBER", "zset", "4"}, {"ZRANDMEMBER", "zset", "-4"}},
+		{{"EVAL", "return redis.call('SRANDMEMBER', KEYS[1], 5)", "1", "set"}},
+		{{"MULTI"}, {"HRANDFIELD", "hash", "3"}, {"SPOP", "set"}, {"EXEC"}},
+	} {
+		a := replies(3, draws)
+		if b := replies(3, draws); a != b {
+			t.Errorf("%v: same seed, different draws:\n%s---\n%s", draws, a, b)
+		}
+		if c := replies(4, draws); c == a {
+			t.Errorf("%v: seeds 3 and 4 drew the same:\n%s", draws, a)
+		}
+	}
+	for _, draws := range [][][]string{{{"RANDOMKEY"}}, {{"MULTI"}, {"RANDOMKEY"}}} {
+		if got := replies(3, draws); !strings.Contains(got, "locksim does not support it") {
+			t.Errorf("%v was not refused: %s", draws, got)
+		}
+	}
+	// Scripts cannot call it either (the script engine refuses it first).
+	if got := replies(3, [][]string{{"EVAL", "return redis.pcall('RANDOMKEY')", "0"}}); !strings.HasPrefix(got, "(error)") {
+		t.Errorf("RANDOMKEY from a script: %s", got)
+	}
+}
+
 func TestPausedProcessIssuesNothing(t *testing.T) {
 	// A runs a watchdog that renews every 100ms; a 1s pause must freeze
 	// both tasks.
