@@ -75,14 +75,25 @@ func (s *LuaScripts) Validate() error {
 			continue
 		}
 		if _, err := parse.Parse(strings.NewReader(c.src), c.name); err != nil {
-			msg := oneLine(err.Error())
-			if strings.Contains(msg, "at EOF") {
-				msg += " (the script ends early, after line " + strconv.Itoa(strings.Count(strings.TrimRight(c.src, "\n"), "\n")+1) + ")"
-			}
-			return errors.Errorf("model: lua design: %s: syntax error: %s", c.name, msg)
+			return errors.Errorf("model: lua design: %s: %s", c.name, syntaxMessage(err, c.src))
 		}
 	}
 	return nil
+}
+
+// syntaxMessage words a gopher-lua parse error for a person: "syntax
+// error at line 3, column 7, near 'end'", or at the end of the script.
+func syntaxMessage(err error, src string) string {
+	var pe *parse.Error
+	if !errors.As(err, &pe) {
+		return oneLine(err.Error())
+	}
+	msg := oneLine(pe.Message)
+	if pe.Pos.Line == parse.EOF {
+		lines := strings.Count(strings.TrimRight(src, "\n"), "\n") + 1
+		return msg + " at the end of the script (it ends early, after line " + strconv.Itoa(lines) + ")"
+	}
+	return msg + " at line " + strconv.Itoa(pe.Pos.Line) + ", column " + strconv.Itoa(pe.Pos.Column) + ", near '" + pe.Token + "'"
 }
 
 func orName(f, def string) string {

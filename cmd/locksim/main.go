@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 
 	"github.com/pkg/errors"
 )
@@ -38,6 +39,23 @@ Run 'locksim COMMAND --help' for a command's flags.
 Exit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error.
 `
 
+// pkgPrefix matches the package names that start Go error messages
+// ("model: ", "locksim: "), at the start or after an outer ": ".
+var pkgPrefix = regexp.MustCompile(`(^|: )(?:locksim|model|scenarios|sim|report|network|clock|script): `)
+
+// cliMessage is err's text without package prefixes: on the command line
+// the command already names itself ("locksim run: ...").
+func cliMessage(err error) string {
+	msg := err.Error()
+	for {
+		next := pkgPrefix.ReplaceAllString(msg, "$1")
+		if next == msg {
+			return msg
+		}
+		msg = next
+	}
+}
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -66,9 +84,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "locksim %s: %v\nRun 'locksim %s --help' for usage.\n", args[0], err, args[0])
+			fmt.Fprintf(stderr, "locksim %s: %s\nRun 'locksim %s --help' for usage.\n", args[0], cliMessage(err), args[0])
 		} else {
-			fmt.Fprintf(stderr, "locksim %s: %v\n", args[0], err)
+			fmt.Fprintf(stderr, "locksim %s: %s\n", args[0], cliMessage(err))
 		}
 		return exitUsage
 	}

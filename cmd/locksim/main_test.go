@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -42,7 +43,7 @@ func TestExitCodes(t *testing.T) {
 		{"check unknown fault", []string{"check", "--design", "set-px-lua", "--faults", "meteor"}, exitUsage, "meteor"},
 		{"check bad shard", []string{"check", "--design", "set-px-lua", "--shard", "3/2"}, exitUsage, "shard"},
 		{"check redlock on two nodes", []string{"check", "--design", "redlock", "--nodes", "2", "--runs", "1"}, exitSafe, "design redlock"},
-		{"check lua syntax", []string{"check", "--acquire", bad, "--release", ok}, exitUsage, "bad.lua"},
+		{"check lua syntax", []string{"check", "--acquire", bad, "--release", ok}, exitUsage, "bad.lua: syntax error at the end of the script (it ends early, after line 1)"},
 		{"check unreadable lua", []string{"check", "--acquire", "/nonexistent.lua", "--release", ok}, exitUsage, "nonexistent"},
 		{"replay missing", []string{"replay", "/nonexistent.json"}, exitUsage, "nonexistent"},
 		{"sweep bad param", []string{"sweep", "--param", "gravity"}, exitUsage, "gravity"},
@@ -70,6 +71,27 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("output does not mention %q\nstdout:\n%s\nstderr:\n%s", tc.want, out, errs)
 			}
 		})
+	}
+}
+
+// TestErrorsWithoutPackagePrefixes: error messages on the command line do
+// not carry Go package prefixes ("locksim replay: locksim: reading...").
+func TestErrorsWithoutPackagePrefixes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "case.json")
+	os.WriteFile(bad, []byte("{"), 0o644)
+	prefixed := regexp.MustCompile(`: (locksim|model|scenarios|sim|report|network|clock|script): `)
+	for _, args := range [][]string{
+		{"replay", "/nonexistent.json"},
+		{"replay", bad},
+		{"run", "nope"},
+		{"check", "--design", "zk"},
+		{"run", "gc-pause", "--design", "zk"},
+	} {
+		code, _, errs := runCLI(args...)
+		if code != exitUsage || prefixed.MatchString(errs) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
 	}
 }
 
