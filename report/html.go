@@ -30,7 +30,26 @@ func asset(name string) string {
 	return string(b)
 }
 
-var reportTmpl = parse("report.html", nil)
+var reportTmpl = parse("report.html", template.FuncMap{"prose": prose})
+
+// prose renders plain text for HTML, escaped, with `quoted` words (design
+// and scenario IDs in the teaching texts) as <code>. An unpaired backtick
+// stays as it is.
+func prose(s string) template.HTML {
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		switch {
+		case i%2 == 0:
+			b.WriteString(template.HTMLEscapeString(p))
+		case i == len(parts)-1: // opened, never closed
+			b.WriteString("`" + template.HTMLEscapeString(p))
+		default:
+			b.WriteString("<code>" + template.HTMLEscapeString(p) + "</code>")
+		}
+	}
+	return template.HTML(b.String())
+}
 
 // htmlData is the JSON embedded in the page: the JSON report plus the
 // timeline the script draws.

@@ -151,3 +151,18 @@ func TestHTMLDeterministic(t *testing.T) {
 		t.Error("two renderings differ")
 	}
 }
+
+// TestProse: teaching texts keep their escaping and show `IDs` as code.
+func TestProse(t *testing.T) {
+	for in, want := range map[string]string{
+		"under `fenced`: safe": "under <code>fenced</code>: safe",
+		"`a` and `b<`":         "<code>a</code> and <code>b&lt;</code>",
+		"a lone ` stays <b>":   "a lone ` stays &lt;b&gt;",
+		"no quotes & all":      "no quotes &amp; all",
+		"`<img onerror=x>`":    "<code>&lt;img onerror=x&gt;</code>",
+	} {
+		if got := string(prose(in)); got != want {
+			t.Errorf("prose(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
