@@ -93,7 +93,7 @@ func syntaxMessage(err error, src string) string {
 		lines := strings.Count(strings.TrimRight(src, "\n"), "\n") + 1
 		return msg + " at the end of the script (it ends early, after line " + strconv.Itoa(lines) + ")"
 	}
-	return msg + " at line " + strconv.Itoa(pe.Pos.Line) + ", column " + strconv.Itoa(pe.Pos.Column) + ", near '" + pe.Token + "'"
+	return msg + " at line " + strconv.Itoa(pe.Pos.Line) + ", column " + strconv.Itoa(pe.Pos.Column) + ", near '" + oneLine(pe.Token) + "'"
 }
 
 func orName(f, def string) string {

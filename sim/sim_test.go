@@ -146,6 +146,34 @@ func TestRandomCommandsFollowTheSeed(t *testing.T) {
 	}
 }
 
+// TestEarlierRunsLeaveNothing: a run's output does not depend on what
+// ran before it in the process. Lua states are pooled across runs, and a
+// Lua table keeps the slots of deleted keys ("ghosts"), which change the
+// order pairs() visits the table in: a pooled state must not carry its
+// per-run tables (the run's env, KEYS, ARGV) into another run. (Found by
+// review; the scripts set and delete keys to leave ghosts.)
+func TestEarlierRunsLeaveNothing(t *testing.T) {
+	script := func(src string) Config {
+		return oneNode(ClientConfig{Name: "A", Main: func(c *Ctx) error {
+			c.Call("r1", time.Second, "EVAL", src, "1", "k", "v")
+			return nil
+		}})
+	}
+	probes := []string{
+		"rawset(_G,'a',1) rawset(_G,'b',1) local r={} for k in pairs(_G) do r[#r+1]=k end return r",
+		"KEYS.a=1 KEYS.b=1 local r={} for k in pairs(KEYS) do r[#r+1]=tostring(k) end return r",
+		"ARGV.a=1 ARGV.b=1 local r={} for k in pairs(ARGV) do r[#r+1]=tostring(k) end return r",
+	}
+	for _, probe := range probes {
+		reply := func() string { return kinds(mustRun(t, script(probe), 1), "A", KindReply)[0].Reply }
+		first := reply()
+		mustRun(t, script("rawset(_G,'b',1) rawset(_G,'b',nil) KEYS.b=1 KEYS.b=nil ARGV.b=1 ARGV.b=nil return 1"), 99)
+		if second := reply(); first != second {
+			t.Errorf("%s: same config and seed gave %s, then after another run %s", probe, first, second)
+		}
+	}
+}
+
 func TestPausedProcessIssuesNothing(t *testing.T) {
 	// A runs a watchdog that renews every 100ms; a 1s pause must freeze
 	// both tasks.

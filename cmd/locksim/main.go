@@ -39,16 +39,17 @@ Run 'locksim COMMAND --help' for a command's flags.
 Exit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error.
 `
 
-// pkgPrefix matches the package names that start Go error messages
-// ("model: ", "locksim: "), at the start or after an outer ": ".
-var pkgPrefix = regexp.MustCompile(`(^|: )(?:locksim|model|scenarios|sim|report|network|clock|script): `)
+// pkgPrefix matches a package name that starts a Go error message
+// ("model: ", "locksim: ").
+var pkgPrefix = regexp.MustCompile(`^(?:locksim|model|scenarios|sim|report|network|clock|script): `)
 
-// cliMessage is err's text without package prefixes: on the command line
-// the command already names itself ("locksim run: ...").
+// cliMessage is err's text without the package prefixes it starts with: on
+// the command line the command already names itself ("locksim run: ...").
+// Only leading ones go, so a file named like a package stays in the text.
 func cliMessage(err error) string {
 	msg := err.Error()
 	for {
-		next := pkgPrefix.ReplaceAllString(msg, "$1")
+		next := pkgPrefix.ReplaceAllString(msg, "")
 		if next == msg {
 			return msg
 		}

@@ -93,6 +93,12 @@ func TestErrorsWithoutPackagePrefixes(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
 		}
 	}
+	// A file named like a package keeps its name in the message.
+	model := filepath.Join(dir, "model")
+	os.WriteFile(model, []byte("return ("), 0o644)
+	if _, _, errs := runCLI("check", "--acquire", model, "--release", model); !strings.Contains(errs, model+": syntax error") {
+		t.Errorf("the file name went missing: %q", errs)
+	}
 }
 
 // Two shards together give exactly the runs of the unsharded command, and

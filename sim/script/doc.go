@@ -55,7 +55,11 @@
 //     proxies (also against rawset and table.insert/remove/sort); the
 //     string metatable and every metatable are protected; getfenv, setfenv,
 //     debug, require, module, package, dofile and loadfile are absent.
-//     KEYS and ARGV tables are reused only while no script modified them.
+//     KEYS and ARGV tables are reused only while no script modified them
+//     (a key a script set and deleted keeps its slot, so a later script of
+//     the same engine may see pairs() visit keys in another order; the
+//     run's seed decides it, and a released state starts those tables
+//     afresh for its next engine).
 //   - A Go panic inside a run becomes an error reply and the interpreter is
 //     rebuilt before the next script.
 //   - An Engine and its Conns are not safe for concurrent use.

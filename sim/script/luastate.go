@@ -105,11 +105,14 @@ func acquireState(e *Engine) (*luaState, error) {
 }
 
 // release unbinds the state from its engine and pools it. The sandbox's
-// invariants (above) are what make this safe: nothing a script did is
-// left for the next engine's scripts, as nothing is left between two
-// scripts of one engine.
+// invariants (above) keep scripts from leaving anything visible behind;
+// what is left invisibly is dropped here: a Lua table keeps the slots of
+// deleted keys, which decide the order pairs() visits it in, so the
+// per-run tables (the last env, KEYS, ARGV) do not go to another engine.
+// Within one engine their reuse is deterministic and kept.
 func (st *luaState) release() {
 	st.e = nil
+	st.env, st.keys, st.argv = nil, argTable{}, argTable{}
 	statePool.Put(st)
 }
 
