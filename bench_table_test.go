@@ -194,3 +194,33 @@ func TestBenchTable(t *testing.T) {
 		fmt.Printf("  %d workers: %v (%.1f runs/s, %.2fx)\n", w, d.Round(time.Millisecond), float64(runs)/d.Seconds(), one.Seconds()/d.Seconds())
 	}
 }
+
+// BenchmarkCheckRun is one `check` run per op (a design's default workload
+// under a random fault schedule, history reused), for benchstat.
+func BenchmarkCheckRun(b *testing.B) {
+	for _, design := range []string{model.SetPxLua, model.Fenced, model.Redlock} {
+		b.Run(design, func(b *testing.B) {
+			spec := model.Spec{Design: design}
+			topo := TopoOf(spec)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				s := spec
+				s.Faults = RandomSchedule(rand.New(rand.NewPCG(uint64(i), 1)), topo, DefaultKinds)
+				if _, _, err := model.Verdict(s, uint64(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkStandardRunVerdict is the standard 60s run through
+// model.Verdict (what sweeps use), for benchstat.
+func BenchmarkStandardRunVerdict(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, runErr, err := model.Verdict(standardSpec(), uint64(i)); err != nil || runErr != nil {
+			b.Fatal(err, runErr)
+		}
+	}
+}
