@@ -26,6 +26,9 @@ type Case struct {
 	Seed     uint64     `json:"seed"`
 	// Broken lists the invariants the run broke when it was saved.
 	Broken []string `json:"broken,omitempty"`
+	// Invariants, if set, are the only invariants the run was asked about
+	// (--invariants, WithInvariants); Replay judges the replay by them too.
+	Invariants []string `json:"invariants,omitempty"`
 	// HistoryHash is the hash of the history when it was saved; a replay
 	// must reproduce it.
 	HistoryHash string `json:"history_hash"`
@@ -37,7 +40,11 @@ func NewCase(r *model.Result) Case {
 	if s.Custom != nil {
 		s.Design = s.Custom.Name()
 	}
-	return Case{Version: CaseVersion, Spec: s, Seed: r.Seed, Broken: model.Broken(r.Violations), HistoryHash: r.History.Hash()}
+	c := Case{Version: CaseVersion, Spec: s, Seed: r.Seed, Broken: model.Broken(r.Violations), HistoryHash: r.History.Hash()}
+	if len(r.Counted) > 0 && len(r.Counted) < len(model.Invariants) {
+		c.Invariants = r.Counted
+	}
+	return c
 }
 
 // Save writes the case as indented JSON, creating directories.
@@ -68,8 +75,8 @@ func LoadCase(path string) (Case, error) {
 	return c, nil
 }
 
-// Replay runs the case again. custom, if non-nil, supplies a Go design
-// (the file only names it). The result's history hash equals HistoryHash
+// Replay runs the case again, judged by the case's Invariants when it has
+// them. custom, if non-nil, supplies a Go design (the file only names it). The result's history hash equals HistoryHash
 // when the simulation is unchanged.
 func (c Case) Replay(custom model.Design) (*model.Result, error) {
 	s := c.Spec
@@ -81,5 +88,9 @@ func (c Case) Replay(custom model.Design) (*model.Result, error) {
 	} else if _, err := model.LookupDesign(s.Design); err != nil && s.Design != model.LuaDesignID {
 		return nil, errors.Errorf("locksim: case design %q is not a catalogue design; if it is your Go design, replay the case from Go with Case.Replay(yourDesign)", s.Design)
 	}
-	return model.Run(s, c.Seed)
+	r, err := model.Run(s, c.Seed)
+	if err == nil && len(c.Invariants) > 0 {
+		r.Keep(c.Invariants)
+	}
+	return r, err
 }

@@ -148,7 +148,62 @@ func TestLuaScriptErrors(t *testing.T) {
 			if name == "runtime error" && !strings.Contains(r.Err.Error(), "run-time error: line 1:") {
 				t.Errorf("run error = %v, want it to say run-time error and the line", r.Err)
 			}
+			if name == "runtime error" && strings.Contains(r.Err.Error(), "&c.") {
+				t.Errorf("run error = %v, carries miniredis's script SHA", r.Err)
+			}
+			if name == "endless" && !strings.Contains(r.Err.Error(), "did not finish within 10000000 Lua instructions") {
+				t.Errorf("run error = %v, want it to say the script did not finish", r.Err)
+			}
 		})
+	}
+}
+
+// TestLuaAcquireReplies: what an acquire script may return.
+func TestLuaAcquireReplies(t *testing.T) {
+	for src, want := range map[string]bool{
+		"return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])": true, // status OK
+		"return 'OK'":                        true, // a bulk string
+		"return redis.call('INCR', KEYS[2])": true, // a token
+		"return 0":                           false,
+		"return false":                       false, // nil
+	} {
+		r, err := Run(Spec{Design: LuaDesignID, Lua: &LuaScripts{Acquire: src, Release: "return redis.call('DEL', KEYS[1])"}}, 1)
+		if err != nil || r.Err != nil {
+			t.Fatalf("%s: %v %v", src, err, r.Err)
+		}
+		got := count(r.History, KindAcquired, 1) > 0
+		if got != want {
+			t.Errorf("%s: acquired %v, want %v", src, got, want)
+		}
+	}
+	r, _ := Run(Spec{Design: LuaDesignID, Lua: &LuaScripts{Acquire: "return 'yes'", Release: "return 1"}}, 1)
+	if r.Err == nil || !strings.Contains(r.Err.Error(), `acquire returned "yes"`) {
+		t.Errorf("return 'yes': run error %v", r.Err)
+	}
+}
+
+// TestFencingNeedsTokens: a resource that rejects every write without a
+// token, guarding a design that gives none, is a configuration error, not
+// a safe run that wrote nothing; nonstrict accepts token 0 and runs.
+func TestFencingNeedsTokens(t *testing.T) {
+	for _, tc := range []struct {
+		design  string
+		fencing Fencing
+		wantErr bool
+	}{
+		{SetPxLua, FenceStrict, true},
+		{SetPxLua, FenceStrictReads, true},
+		{SetPxLua, FenceNonstrict, false},
+		{SetPxLua, FenceOff, false},
+		{Fenced, FenceStrict, false},
+	} {
+		r, err := Run(Spec{Design: tc.design, Fencing: tc.fencing}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Err != nil && strings.Contains(r.Err.Error(), "acquired without a fencing token"); got != tc.wantErr {
+			t.Errorf("%s with fencing %s: run error %v, want the no-token error: %v", tc.design, tc.fencing, r.Err, tc.wantErr)
+		}
 	}
 }
 

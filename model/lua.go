@@ -113,11 +113,22 @@ var scriptLine = regexp.MustCompile(`(?:<string>|user_script)?:(\d+):`)
 // and gives the line without the file.
 func scriptMessage(file, reply string) string {
 	msg := oneLine(reply)
+	if budget.MatchString(msg) {
+		return "run-time error: the script did not finish within " + budget.FindStringSubmatch(msg)[1] +
+			" Lua instructions (an endless loop?)"
+	}
 	msg = strings.Replace(msg, "ERR Error compiling script (new function): ", "run-time error: ", 1)
 	msg = strings.Replace(msg, "ERR Error running script ", "run-time error ", 1)
 	msg, _, _ = strings.Cut(msg, " stack traceback:")
+	msg = scriptSHA.ReplaceAllString(msg, "")
 	return oneLine(scriptLine.ReplaceAllString(msg, " line $1:"))
 }
+
+// budget matches the instruction-budget error of package sim/script.
+var budget = regexp.MustCompile(`script exceeded the instruction budget of (\d+)`)
+
+// scriptSHA matches the script's SHA that miniredis appends to some errors.
+var scriptSHA = regexp.MustCompile(`\s*script: [0-9a-f]{40}, &c\.`)
 
 // ScriptError is a Lua runtime error or a reply of the wrong type; it
 // stops the run, since a design that errors cannot be judged.
@@ -150,6 +161,12 @@ func acquiredReply(r resp.Reply, file string) (bool, int64, error) {
 	switch r.Kind {
 	case resp.Status:
 		return r.Str == "OK", 0, nil
+	case resp.Bulk:
+		// return 'OK' from Lua is a bulk string, not the status SET gives.
+		if r.Str == "OK" {
+			return true, 0, nil
+		}
+		return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer (a fencing token) or OK when acquired, 0 or nil when not"}
 	case resp.Int:
 		switch {
 		case r.Int > 0:
@@ -157,11 +174,11 @@ func acquiredReply(r resp.Reply, file string) (bool, int64, error) {
 		case r.Int == 0:
 			return false, 0, nil
 		}
-		return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer or OK when acquired, 0 or nil when not"}
+		return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer (a fencing token) or OK when acquired, 0 or nil when not"}
 	case resp.NilBulk, resp.NilArray:
 		return false, 0, nil
 	default:
-		return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer or OK when acquired, 0 or nil when not"}
+		return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer (a fencing token) or OK when acquired, 0 or nil when not"}
 	}
 }
 

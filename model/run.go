@@ -136,7 +136,7 @@ func (s Spec) Config() (sim.Config, error) {
 	}
 	for i, name := range s.Clients {
 		cfg.Clients = append(cfg.Clients, sim.ClientConfig{Name: name, Clock: t.ClientClocks[name],
-			Main: clientMain(d, s.Options, s.Workload, i)})
+			Main: clientMain(d, s.Options, s.Workload, s.Fencing, i)})
 	}
 	for name := range t.NodeClocks {
 		if !slices.ContainsFunc(cfg.Nodes, func(n sim.NodeConfig) bool { return n.Name == name }) {

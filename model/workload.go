@@ -12,7 +12,11 @@ import (
 
 // clientMain returns the program of client number i: the workload's lock
 // cycles with design d.
-func clientMain(d Design, opts Options, wl Workload, i int) func(*sim.Ctx) error {
+//
+// fencing is the resource's: under strict and strict-reads, which reject
+// every write without a token, an acquisition without a token stops the
+// run with a DesignError instead of silently writing nothing.
+func clientMain(d Design, opts Options, wl Workload, fencing Fencing, i int) func(*sim.Ctx) error {
 	return func(ctx *sim.Ctx) error {
 		c := NewClient(ctx, opts)
 		if wl.Start > 0 && i > 0 {
@@ -27,6 +31,11 @@ func clientMain(d Design, opts Options, wl Workload, i int) func(*sim.Ctx) error
 				return err
 			}
 			if ok {
+				if l.Token <= 0 && (fencing == FenceStrict || fencing == FenceStrictReads) {
+					return &DesignError{Design: d.Name(), Msg: "acquired without a fencing token, but the resource's fencing is " +
+						string(fencing) + ", which rejects every write without one, so nothing would ever be written: " +
+						"return a token (a positive integer) from the acquire, or turn fencing off"}
+				}
 				if err := criticalSection(c, d, l, wl); err != nil {
 					return err
 				}

@@ -36,7 +36,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock); Lua scripts run on each with a majority quorum")
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica)")
 	faults := fs.String("faults", "pause,partition,delay,drop,node-crash,clock-jump", "fault kinds to draw from, comma-separated: "+kindList())
-	invs := fs.String("invariants", strings.Join(model.Invariants, ","), "the invariants that count as a failure, comma-separated (e.g. stale-write,lost-update,token-order to ask only whether the data survives)")
+	invs := fs.String("invariants", strings.Join(model.Invariants, ","), "the invariants that count as a failure, comma-separated (e.g. lost-update,token-order to ask only whether the data survives)")
 	runs := fs.Int("runs", 1000, "number of runs (fault schedules)")
 	seed := fs.Uint64("seed", 1, "base seed: run i uses seed+i")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (results do not depend on it)")
@@ -76,8 +76,20 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if flagSet(fs, "nodes") && *design != "" && *design != model.Redlock {
 		return exitUsage, usagef("--nodes applies to redlock and to Lua designs; %s takes the lock on one primary", *design)
 	}
-	if *runs < 1 || *workers < 1 || *nodes < 0 || *replicas < 0 || *ttl < 0 {
-		return exitUsage, usagef("--runs and --workers must be at least 1; --nodes, --replicas and --ttl must not be negative")
+	// An explicit 0 is refused rather than read as "the default".
+	switch {
+	case *runs < 1:
+		return exitUsage, usagef("--runs %d: give at least 1", *runs)
+	case *workers < 1:
+		return exitUsage, usagef("--workers %d: give at least 1", *workers)
+	case flagSet(fs, "nodes") && *nodes < 1:
+		return exitUsage, usagef("--nodes %d: give at least 1", *nodes)
+	case *replicas < 0:
+		return exitUsage, usagef("--replicas %d: must not be negative", *replicas)
+	case flagSet(fs, "replicas") && *replicas == 0 && *design == model.WaitReplica:
+		return exitUsage, usagef("--replicas 0: wait-replica waits for a replica's acknowledgement and needs at least 1")
+	case flagSet(fs, "ttl") && *ttl <= 0:
+		return exitUsage, usagef("--ttl %v: the lease TTL must be positive", *ttl)
 	}
 	kinds, err := parseKinds(*faults)
 	if err != nil {
@@ -156,7 +168,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 			tally.finish(nil, "")
 		}
 		closeOut()
-		return exitUsage, fmt.Errorf("run %d (seed %d) stopped: %s", r.Index, r.Seed, r.Error)
+		return exitUsage, fmt.Errorf("run %d (seed %d) stopped: %s", r.Index, r.Seed, trimPackages(r.Error))
 	}
 	// The first failing run by index, whatever the worker count, shrunk.
 	var minimal *model.Result

@@ -46,8 +46,10 @@ var pkgPrefix = regexp.MustCompile(`^(?:locksim|model|scenarios|sim|report|netwo
 // cliMessage is err's text without the package prefixes it starts with: on
 // the command line the command already names itself ("locksim run: ...").
 // Only leading ones go, so a file named like a package stays in the text.
-func cliMessage(err error) string {
-	msg := err.Error()
+func cliMessage(err error) string { return trimPackages(err.Error()) }
+
+// trimPackages removes the package prefixes msg starts with.
+func trimPackages(msg string) string {
 	for {
 		next := pkgPrefix.ReplaceAllString(msg, "")
 		if next == msg {

@@ -21,6 +21,8 @@ func TestExitCodes(t *testing.T) {
 	os.WriteFile(bad, []byte("return ("), 0o644)
 	ok := filepath.Join(dir, "release.lua")
 	os.WriteFile(ok, []byte("return redis.call('DEL', KEYS[1])"), 0o644)
+	noToken := filepath.Join(dir, "acquire.lua")
+	os.WriteFile(noToken, []byte("return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])"), 0o644)
 	cases := []struct {
 		name string
 		args []string
@@ -43,6 +45,12 @@ func TestExitCodes(t *testing.T) {
 		{"check unknown fault", []string{"check", "--design", "set-px-lua", "--faults", "meteor"}, exitUsage, "meteor"},
 		{"check bad shard", []string{"check", "--design", "set-px-lua", "--shard", "3/2"}, exitUsage, "shard"},
 		{"check redlock on two nodes", []string{"check", "--design", "redlock", "--nodes", "2", "--runs", "1"}, exitSafe, "design redlock"},
+		{"check strict fencing without tokens", []string{"check", "--acquire", noToken, "--release", ok, "--fencing", "strict", "--runs", "3"}, exitUsage, "acquired without a fencing token"},
+		{"check ttl 0", []string{"check", "--design", "set-px-lua", "--ttl", "0"}, exitUsage, "--ttl 0s: the lease TTL must be positive"},
+		{"check negative ttl", []string{"check", "--design", "set-px-lua", "--ttl", "-1s"}, exitUsage, "--ttl -1s"},
+		{"check wait-replica without replicas", []string{"check", "--design", "wait-replica", "--replicas", "0"}, exitUsage, "needs at least 1"},
+		{"check zero nodes", []string{"check", "--design", "redlock", "--nodes", "0"}, exitUsage, "--nodes 0"},
+		{"check zero runs", []string{"check", "--design", "redlock", "--runs", "0"}, exitUsage, "--runs 0"},
 		{"check lua syntax", []string{"check", "--acquire", bad, "--release", ok}, exitUsage, "bad.lua: syntax error at the end of the script (it ends early, after line 1)"},
 		{"check unreadable lua", []string{"check", "--acquire", "/nonexistent.lua", "--release", ok}, exitUsage, "nonexistent"},
 		{"replay missing", []string{"replay", "/nonexistent.json"}, exitUsage, "nonexistent"},
@@ -138,6 +146,21 @@ func TestRunSaveReplay(t *testing.T) {
 	}
 	if out1 != out2 {
 		t.Errorf("replaying a saved run printed a different report")
+	}
+}
+
+// A case saved with --invariants replays judged by the same invariants,
+// unless replay is given its own.
+func TestReplayKeepsInvariants(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "case.json")
+	args := []string{"gc-pause", "--design", "fenced", "--invariants", "lost-update,token-order", "--save", path}
+	code, out1, _ := runCLI(append([]string{"run"}, args...)...)
+	code2, out2, errs := runCLI("replay", path)
+	if code != exitSafe || code2 != exitSafe || out1 != out2 {
+		t.Fatalf("run exit %d, replay exit %d (%s); reports equal: %v", code, code2, errs, out1 == out2)
+	}
+	if code, out, _ := runCLI("replay", path, "--invariants", "mutual-exclusion"); code != exitViolation || !strings.Contains(out, "mutual-exclusion  BROKEN") {
+		t.Errorf("replay --invariants mutual-exclusion: exit %d\n%s", code, out)
 	}
 }
 

@@ -119,7 +119,8 @@ func flagSet(fs *flags, name string) bool {
 }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("replay", "replay FILE [--format text|json|html] [-o FILE]", stdout)
+	fs := newFlags("replay", "replay FILE [--invariants LIST] [--format text|json|html] [-o FILE]", stdout)
+	invs := fs.String("invariants", "", "the invariants that count, comma-separated (default: those the case was saved with, else all)")
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	if done, code, err := fs.parse(args); done {
@@ -131,6 +132,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	c, err := locksim.LoadCase(fs.Arg(0))
 	if err != nil {
 		return exitUsage, usagef("%v", err)
+	}
+	if *invs != "" {
+		if c.Invariants, err = model.ParseInvariants(*invs); err != nil {
+			return exitUsage, usagef("--invariants: %v", err)
+		}
 	}
 	r, err := c.Replay(nil)
 	if err != nil {
