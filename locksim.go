@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"locksim/model"
+	"locksim/report"
 	"locksim/sim"
 )
 
@@ -146,7 +147,8 @@ func Check(t rapid.TB, design any, opts ...Option) {
 }
 
 // FailureReport is what Check logs for a failing run: the schedule, the
-// violations, the events around the first one, and how to replay it.
+// violations, the timeline lanes and key events (report.TimelineText), and
+// how to replay it.
 func FailureReport(r *model.Result, casePath, testName string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "design %s, seed %d\nfault schedule:\n%s", r.Spec.Design, r.Seed, Describe(r.Spec.Faults))
@@ -154,29 +156,14 @@ func FailureReport(r *model.Result, casePath, testName string) string {
 		fmt.Fprintf(&b, "violation %s [%s, %s]: %s\n", v.Invariant, sim.FormatTime(v.From), sim.FormatTime(v.To), v.Explanation)
 	}
 	if len(r.Violations) > 0 {
-		b.WriteString("timeline of the first violation:\n")
-		b.WriteString(window(r.History, r.Violations[0]))
+		if err := report.TimelineText(&b, r, 64); err != nil {
+			b.WriteString("  (no timeline: " + err.Error() + ")\n")
+		}
 	}
 	if r.Spec.Custom != nil {
 		fmt.Fprintf(&b, "replay: go test -run '^%s$' with rapid's -rapid.failfile above,\n   or from Go: c, _ := locksim.LoadCase(%q); c.Replay(yourDesign)\n", regexp.QuoteMeta(testName), casePath)
 	} else {
 		fmt.Fprintf(&b, "replay: locksim replay %s\n   or: go test -run '^%s$' with rapid's -rapid.failfile above\n", casePath, regexp.QuoteMeta(testName))
-	}
-	return b.String()
-}
-
-// window renders the model and fault events around a violation.
-func window(h sim.History, v model.Violation) string {
-	var b strings.Builder
-	for _, e := range h {
-		if e.At < v.From-2*time.Second || e.At > v.To+500*time.Millisecond {
-			continue
-		}
-		switch e.Kind {
-		case sim.KindCall, sim.KindReply, sim.KindExec, sim.KindTaskEnd, sim.KindReplApply:
-			continue
-		}
-		b.WriteString("  " + e.Line() + "\n")
 	}
 	return b.String()
 }

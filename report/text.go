@@ -42,6 +42,27 @@ func Text(w io.Writer, r *model.Result, opts TextOptions) error {
 	return errors.Wrap(err, "report: writing text")
 }
 
+// TimelineText writes only the timeline lanes, their legend and the key
+// events of a run: the part of Text a test log needs next to the
+// violations' explanations.
+func TimelineText(w io.Writer, r *model.Result, width int) error {
+	if r == nil {
+		return errors.New("report: nil result")
+	}
+	if width == 0 {
+		width = DefaultWidth
+	}
+	if width < 20 {
+		return errors.Errorf("report: text width %d is below 20 columns", width)
+	}
+	t := build(r)
+	p := &printer{}
+	p.timeline(t, width)
+	p.keyEvents(t)
+	_, err := io.WriteString(w, p.b.String())
+	return errors.Wrap(err, "report: writing text")
+}
+
 // printer accumulates the text report.
 type printer struct {
 	b     strings.Builder
