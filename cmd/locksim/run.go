@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"locksim"
@@ -91,7 +92,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 	}
-	meta := report.Meta{Scenario: sc.Name, Title: sc.Title, Design: d, Seed: *seed, Teaching: sc.Text}
+	meta := report.Meta{Scenario: sc.Name, Title: sc.Title, Design: d, Seed: *seed, Teaching: teaching(sc, spec)}
 	if err := writeReport(*out, *format, r, meta, stdout); err != nil {
 		return exitUsage, err
 	}
@@ -99,6 +100,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, r.Err
 	}
 	return exitFor(r), nil
+}
+
+// teaching is the scenario's text for a run of spec, with a closing note
+// when the run swapped in another design than the one the story tells of.
+func teaching(sc *scenarios.Scenario, spec model.Spec) string {
+	if spec.Design == sc.Design || sc.Text == "" {
+		return sc.Text
+	}
+	who := "design " + spec.Design
+	if spec.Lua != nil {
+		who = "your scripts (" + filepath.Base(spec.Lua.AcquireFile) + ", " + filepath.Base(spec.Lua.ReleaseFile) + ")"
+	}
+	return sc.Text + "\n\nThe story above is told for the scenario's design, " + sc.Design +
+		"; this run puts " + who + " in its place, and the timeline and verdicts below are theirs."
 }
 
 // loadScenario takes a catalogue ID or a path to a scenario file.
@@ -144,7 +159,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	meta := report.Meta{Design: c.Spec.Design, Seed: c.Seed}
 	if sc, err := scenarios.Lookup(c.Scenario); c.Scenario != "" && err == nil {
-		meta.Scenario, meta.Title, meta.Teaching = sc.Name, sc.Title, sc.Text
+		meta.Scenario, meta.Title, meta.Teaching = sc.Name, sc.Title, teaching(sc, c.Spec)
 	}
 	if err := writeReport(*out, *format, r, meta, stdout); err != nil {
 		return exitUsage, err

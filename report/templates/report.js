@@ -282,7 +282,9 @@
       if (!seenS[k]) { return; }
       var item = document.createElement("span");
       var s = el("svg", { viewBox: "0 0 26 14" }, item);
-      var st = spanStyle({ kind: k, owner: typeof seenS[k] === "string" ? seenS[k] : "" });
+      // Owner-coloured spans (holding, lease, key) show in neutral grey here:
+      // the client swatches below give each owner's colour.
+      var st = spanStyle({ kind: k, owner: "" });
       var r = el("rect", { x: 1, y: 7 - 12 * st.h / 2, width: 24, height: 12 * st.h, fill: st.fill, "fill-opacity": st.op }, s);
       if (st.stroke) { r.setAttribute("stroke", st.stroke); }
       item.appendChild(document.createTextNode(SPAN_NAMES[k]));
