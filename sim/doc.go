@@ -40,10 +40,12 @@
 // life are typed actions on a heap of pointer-free keys, not closures); the
 // history is written into pooled chunks and joined once at its final
 // length, or into Config.HistoryBuf when the caller reuses one; nodes hand
-// their Lua states back to a pool when the run ends. What remains per run
-// is mostly building the miniredis instances and miniredis itself.
-// miniredis's RANDOMKEY (Go map order) is refused, and its generator is
-// seeded from the run before the first command that draws from it.
+// their miniredis instances and Lua states back to pools when the run ends
+// (instance.go lists what a recycled instance could carry over and why it
+// does not). What remains per run is mostly miniredis itself. miniredis's
+// RANDOMKEY (Go map order) and INFO (instance counters) are refused, and
+// its generator is seeded from the run before the first command that
+// draws from it.
 //
 // Example:
 //

@@ -229,15 +229,14 @@ func (w *World) Run() (History, error) {
 }
 
 // shutdown stops every coroutine still suspended, so no goroutine outlives
-// the run, and hands the nodes' Lua states back for other runs.
+// the run, and hands the nodes' miniredis instances and Lua states back for
+// other runs.
 func (w *World) shutdown() {
 	for _, p := range w.procList {
 		p.killTasks()
 	}
 	for _, n := range w.nodeList {
-		if n.eng != nil {
-			n.eng.Release()
-		}
+		n.release()
 	}
 }
 
