@@ -126,18 +126,7 @@ func TestBenchTable(t *testing.T) {
 	// What `check` and property tests run: the design's default workload
 	// under a random fault schedule, history reused.
 	checkRun := func(design string) testing.BenchmarkResult {
-		return testing.Benchmark(func(b *testing.B) {
-			spec := model.Spec{Design: design}
-			topo := TopoOf(spec)
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				s := spec
-				s.Faults = RandomSchedule(rand.New(rand.NewPCG(uint64(i), 1)), topo, DefaultKinds)
-				if _, _, err := model.Verdict(s, uint64(i)); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		return testing.Benchmark(func(b *testing.B) { benchCheckRun(b, design) })
 	}
 	checkSetPx, checkRedlock := checkRun(model.SetPxLua), checkRun(model.Redlock)
 	perRun := func(r testing.BenchmarkResult) float64 { return float64(r.T.Nanoseconds()) / float64(r.N) / 1e6 }
@@ -199,18 +188,21 @@ func TestBenchTable(t *testing.T) {
 // under a random fault schedule, history reused), for benchstat.
 func BenchmarkCheckRun(b *testing.B) {
 	for _, design := range []string{model.SetPxLua, model.Fenced, model.Redlock} {
-		b.Run(design, func(b *testing.B) {
-			spec := model.Spec{Design: design}
-			topo := TopoOf(spec)
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				s := spec
-				s.Faults = RandomSchedule(rand.New(rand.NewPCG(uint64(i), 1)), topo, DefaultKinds)
-				if _, _, err := model.Verdict(s, uint64(i)); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(design, func(b *testing.B) { benchCheckRun(b, design) })
+	}
+}
+
+// benchCheckRun runs b.N check runs of design, run i with seed i.
+func benchCheckRun(b *testing.B, design string) {
+	spec := model.Spec{Design: design}
+	topo := TopoOf(spec)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		s := spec
+		s.Faults = RandomSchedule(rand.New(rand.NewPCG(uint64(i), 1)), topo, DefaultKinds)
+		if _, _, err := model.Verdict(s, uint64(i)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
