@@ -35,6 +35,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	fencing := fs.String("fencing", "", "resource fencing: strict, nonstrict, off or strict-reads (default: strict for fenced designs, else off)")
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock); Lua scripts run on each with a majority quorum")
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica)")
+	persistence := fs.String("persistence", "none", "what a crashed Redis node keeps: none, aof-everysec or aof-always")
 	faults := fs.String("faults", "pause,partition,delay,drop,node-crash,clock-jump", "fault kinds to draw from, comma-separated: "+kindList())
 	invs := fs.String("invariants", strings.Join(model.Invariants, ","), "the invariants that count as a failure, comma-separated (e.g. lost-update,token-order to ask only whether the data survives)")
 	runs := fs.Int("runs", 1000, "number of runs (fault schedules)")
@@ -54,7 +55,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
 	}
 	spec := model.Spec{Design: *design, Fencing: model.Fencing(*fencing),
-		Topology: model.Topology{Masters: *nodes, Replicas: *replicas},
+		Topology: model.Topology{Masters: *nodes, Replicas: *replicas, Persistence: sim.Persistence(*persistence)},
 		Options:  model.Options{TTL: *ttl, Deadline: *deadline},
 		Workload: model.Workload{Cycles: 2}}
 	switch {
@@ -90,6 +91,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("--replicas 0: wait-replica waits for a replica's acknowledgement and needs at least 1")
 	case flagSet(fs, "ttl") && *ttl <= 0:
 		return exitUsage, usagef("--ttl %v: the lease TTL must be positive", *ttl)
+	case !slices.Contains([]sim.Persistence{sim.PersistNone, sim.PersistEverySec, sim.PersistAlways}, sim.Persistence(*persistence)):
+		return exitUsage, usagef("--persistence %q: want none, aof-everysec or aof-always", *persistence)
 	}
 	kinds, err := parseKinds(*faults)
 	if err != nil {

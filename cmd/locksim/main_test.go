@@ -51,6 +51,8 @@ func TestExitCodes(t *testing.T) {
 		{"check wait-replica without replicas", []string{"check", "--design", "wait-replica", "--replicas", "0"}, exitUsage, "needs at least 1"},
 		{"check zero nodes", []string{"check", "--design", "redlock", "--nodes", "0"}, exitUsage, "--nodes 0"},
 		{"check zero runs", []string{"check", "--design", "redlock", "--runs", "0"}, exitUsage, "--runs 0"},
+		{"check bad persistence", []string{"check", "--design", "fenced", "--persistence", "rdb"}, exitUsage, "--persistence \"rdb\""},
+		{"check with aof-always", []string{"check", "--design", "fenced", "--faults", "node-crash", "--persistence", "aof-always", "--runs", "20", "--invariants", "token-order", "--progress=false", "--save", os.TempDir() + "/locksim-test-aof.json"}, exitSafe, "token-order       held"},
 		{"check lua syntax", []string{"check", "--acquire", bad, "--release", ok}, exitUsage, "bad.lua: syntax error at the end of the script (it ends early, after line 1)"},
 		{"check unreadable lua", []string{"check", "--acquire", "/nonexistent.lua", "--release", ok}, exitUsage, "nonexistent"},
 		{"replay missing", []string{"replay", "/nonexistent.json"}, exitUsage, "nonexistent"},
