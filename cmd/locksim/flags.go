@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -93,6 +94,10 @@ func (fs *flags) isBool(name string) bool {
 func output(path string, stdout io.Writer) (io.Writer, func() error, error) {
 	if path == "" || path == "-" {
 		return stdout, func() error { return nil }, nil
+	}
+	// Like --save, -o creates the directories it names.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, usagef("cannot write %s: %v", path, err)
 	}
 	f, err := os.Create(path)
 	if err != nil {
