@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/pkg/errors"
 
@@ -41,8 +43,9 @@ func NewCase(r *model.Result) Case {
 		s.Design = s.Custom.Name()
 	}
 	c := Case{Version: CaseVersion, Spec: s, Seed: r.Seed, Broken: model.Broken(r.Violations), HistoryHash: r.History.Hash()}
-	if len(r.Counted) > 0 && len(r.Counted) < len(model.Invariants) {
-		c.Invariants = r.Counted
+	// Saved only when they are not all of them (a list may repeat names).
+	if asked := slices.Compact(slices.Sorted(slices.Values(r.Counted))); len(asked) > 0 && len(asked) < len(model.Invariants) {
+		c.Invariants = asked
 	}
 	return c
 }
@@ -71,6 +74,11 @@ func LoadCase(path string) (Case, error) {
 	}
 	if c.Version != CaseVersion {
 		return Case{}, errors.Errorf("locksim: %s has case version %d; this locksim reads version %d", path, c.Version, CaseVersion)
+	}
+	if len(c.Invariants) > 0 {
+		if _, err := model.ParseInvariants(strings.Join(c.Invariants, ",")); err != nil {
+			return Case{}, errors.Wrapf(err, "locksim: %s", path)
+		}
 	}
 	return c, nil
 }

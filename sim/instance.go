@@ -55,10 +55,19 @@ func takeInstance() (*miniredis.Miniredis, error) {
 	return m, nil
 }
 
-// putInstance hands an instance back for another node or run.
+// putInstance hands an instance back for another node or run, unless it
+// is left locked: a few miniredis handlers panic while holding its lock
+// (withTx unlocks without defer; e.g. SSCAN with a negative cursor), the
+// script engine recovers the panic, and the instance is unusable from
+// then on. It is dropped instead of hanging whoever took it next.
 func putInstance(m *miniredis.Miniredis) {
-	if poolInstances && m != nil {
-		m.Server().SetPreHook(nil) // drop the node it points into
-		instancePool.Put(m)
+	if !poolInstances || m == nil {
+		return
 	}
+	if !m.TryLock() {
+		return
+	}
+	m.Unlock()
+	m.Server().SetPreHook(nil) // drop the node it points into
+	instancePool.Put(m)
 }

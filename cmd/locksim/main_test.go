@@ -164,6 +164,19 @@ func TestReplayKeepsInvariants(t *testing.T) {
 	if code, out, _ := runCLI("replay", path, "--invariants", "mutual-exclusion"); code != exitViolation || !strings.Contains(out, "mutual-exclusion  BROKEN") {
 		t.Errorf("replay --invariants mutual-exclusion: exit %d\n%s", code, out)
 	}
+	// A list naming one invariant six times is still one invariant.
+	dup := filepath.Join(t.TempDir(), "dup.json")
+	runCLI("run", "gc-pause", "--design", "fenced", "--invariants", strings.Repeat("lost-update,", 6), "--save", dup)
+	if code, _, errs := runCLI("replay", dup); code != exitSafe {
+		t.Errorf("replay of a case saved with a repeated invariant: exit %d %s", code, errs)
+	}
+	// A case naming an unknown invariant is refused, not judged by nothing.
+	b, _ := os.ReadFile(path)
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(strings.Replace(string(b), `"lost-update"`, `"lost-updaet"`, 1)), 0o644)
+	if code, _, errs := runCLI("replay", bad); code != exitUsage || !strings.Contains(errs, "lost-updaet") {
+		t.Errorf("replay of a case with an unknown invariant: exit %d %s", code, errs)
+	}
 }
 
 // A user's Lua lock on a named scenario: compare-and-delete survives
