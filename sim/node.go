@@ -187,7 +187,10 @@ func (n *node) handle(client string, c *call) {
 	case n.role == roleReplica && !n.m.IsReadOnlyCommand(cmd):
 		r = resp.ErrorReply("READONLY You can't write against a read only replica.")
 	default:
-		r = n.conn(client).Do(args...)
+		var ok bool
+		if r, ok = n.do(client, args); !ok {
+			return // the run stops: the instance is unusable
+		}
 	}
 	c.rendered = r.String()
 	n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
@@ -199,6 +202,28 @@ func (n *node) handle(client string, c *call) {
 		n.afterWrite()
 	}
 	n.w.sendReply(c, r, nil)
+}
+
+// do runs one command on the node's instance for client. A few miniredis
+// handlers panic on some arguments while holding the instance's lock
+// (SSCAN with a negative cursor, for one); a panic outside a script would
+// end the process, and one inside a script (which the script engine
+// recovers) leaves the instance locked, so every later command would hang.
+// Either way the run stops here with an error naming the command.
+func (n *node) do(client string, args []string) (r resp.Reply, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			n.w.fail(errors.Errorf("sim: node %s: miniredis panicked running %s (%v); the run cannot go on", n.name, quoteArgs(args), p))
+			ok = false
+		}
+	}()
+	r = n.conn(client).Do(args...)
+	if !n.m.TryLock() {
+		n.w.fail(errors.Errorf("sim: node %s: a command inside %s panicked in miniredis and left the instance locked (%s); the run cannot go on", n.name, quoteArgs(args), r.String()))
+		return r, false
+	}
+	n.m.Unlock()
+	return r, true
 }
 
 // afterWrite updates expiry watches, replication and persistence after a

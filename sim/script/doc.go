@@ -122,5 +122,8 @@
 //   - No AUTH (the script peers are never authenticated, so do not use
 //     m.RequireAuth) and RESP2 only (no HELLO 3).
 //   - A panic inside a miniredis command handler that holds miniredis's
-//     lock leaves the node locked; nothing outside miniredis can undo that.
+//     lock (SSCAN with a negative cursor, for one) leaves the instance
+//     locked; nothing outside miniredis can undo that. Package sim checks
+//     the lock after every command and stops the run with an error, and
+//     never recycles a locked instance.
 package script
