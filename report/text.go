@@ -376,11 +376,14 @@ func (p *printer) timeline(t *timeline, width int) {
 // placeMarks draws marks over a row, the highest rank first. A mark whose
 // column is taken moves one column towards its side of the occupant (left
 // if earlier, right if later) when that column holds no mark, so the order
-// in time stays right; otherwise it is hidden.
+// in time stays right; if it cannot (another mark, or the row's edge), the
+// occupant moves one column the other way when that one is free;
+// otherwise the mark is hidden.
 func placeMarks(cells []cell, cv canvas, marks []mark) {
 	ms := slices.Clone(marks)
 	slices.SortStableFunc(ms, func(a, b mark) int { return rank(b) - rank(a) })
 	taken := make([]*mark, len(cells))
+	free := func(c int) bool { return c >= 0 && c < len(cells) && taken[c] == nil }
 	for i := range ms {
 		m := &ms[i]
 		g := markGlyph[m.Kind]
@@ -389,12 +392,16 @@ func placeMarks(cells []cell, cv canvas, marks []mark) {
 		}
 		c := cv.col(m.At)
 		if o := taken[c]; o != nil {
+			side := 1 // m is later: it goes right of the occupant
 			if o.At > m.At {
-				c--
-			} else {
-				c++
+				side = -1
 			}
-			if c < 0 || c >= len(cells) || taken[c] != nil {
+			switch {
+			case free(c + side):
+				c += side
+			case free(c - side): // the occupant steps aside the other way
+				taken[c-side], cells[c-side] = o, cells[c]
+			default:
 				continue
 			}
 		}

@@ -124,6 +124,36 @@ func TestCanvasCol(t *testing.T) {
 	}
 }
 
+// TestPlaceMarks: marks sharing a column keep their time order; at the
+// row's right edge the occupant steps left so a later mark still shows.
+func TestPlaceMarks(t *testing.T) {
+	cv := canvas{width: 6, end: 600 * time.Millisecond}
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name  string
+		marks []mark
+		want  string
+	}{
+		{"apart", []mark{{Kind: markAcquired, At: 0}, {Kind: markRelease, At: 300 * ms}}, "a..r.."},
+		{"same column, room right", []mark{{Kind: markWriteOK, At: 200 * ms}, {Kind: markRelease, At: 250 * ms}}, "..Wr.."},
+		{"same column at the right edge", []mark{{Kind: markWriteOK, At: 590 * ms}, {Kind: markRelease, At: 599 * ms}}, "....Wr"},
+		{"three in one column", []mark{{Kind: markAcquired, At: 300 * ms}, {Kind: markWriteOK, At: 310 * ms}, {Kind: markRelease, At: 320 * ms}}, "..aWr."},
+	} {
+		cells := make([]cell, cv.width)
+		for i := range cells {
+			cells[i] = cell{ch: '.'}
+		}
+		placeMarks(cells, cv, tc.marks)
+		got := make([]byte, len(cells))
+		for i, c := range cells {
+			got[i] = c.ch
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestTickLabel(t *testing.T) {
 	for _, tc := range []struct {
 		d, step time.Duration
