@@ -87,15 +87,7 @@ func (ix *historyIndex) duplicateToken(first, pos, start int) Violation {
 		cited = append(cited, start)
 	}
 	text += ix.promotionsBetween(first, pos, &cited)
-	return Violation{
-		Invariant:   InvTokenOrder,
-		Clients:     distinctClients(a.Actor, b.Actor),
-		From:        b.At,
-		To:          b.At,
-		Tokens:      []int64{a.Token, b.Token},
-		Events:      ix.seqs(cited...),
-		Explanation: text,
-	}
+	return ix.tokenViolation(a, b, a.Actor, b.Actor, cited, text)
 }
 
 // tokenRegression explains the grant at pos, whose acquisition started
@@ -107,15 +99,7 @@ func (ix *historyIndex) tokenRegression(prev, pos, start int) Violation {
 		" was granted token " + strconv.FormatInt(a.Token, 10) + " at " + sim.FormatTime(a.At) + ", yet was granted the smaller token " +
 		strconv.FormatInt(b.Token, 10) + " at " + sim.FormatTime(b.At) + fromNodes(ix, pos)
 	text += ix.promotionsBetween(prev, pos, &cited)
-	return Violation{
-		Invariant:   InvTokenOrder,
-		Clients:     distinctClients(a.Actor, b.Actor),
-		From:        b.At,
-		To:          b.At,
-		Tokens:      []int64{a.Token, b.Token},
-		Events:      ix.seqs(cited...),
-		Explanation: text,
-	}
+	return ix.tokenViolation(a, b, a.Actor, b.Actor, cited, text)
 }
 
 // acceptedOld explains the resource accepting at pos a token not larger
@@ -135,9 +119,15 @@ func (ix *historyIndex) acceptedOld(prev, pos int, f Fencing) Violation {
 	if p := ix.clientWrite(b.Peer, b, pos); p >= 0 {
 		cited = append(cited, p)
 	}
+	return ix.tokenViolation(a, b, a.Peer, b.Peer, cited, text)
+}
+
+// tokenViolation is a token-order violation at b's instant between the
+// tokens of events a and b, whose clients are ca and cb.
+func (ix *historyIndex) tokenViolation(a, b sim.Event, ca, cb string, cited []int, text string) Violation {
 	return Violation{
 		Invariant:   InvTokenOrder,
-		Clients:     distinctClients(a.Peer, b.Peer),
+		Clients:     distinctClients(ca, cb),
 		From:        b.At,
 		To:          b.At,
 		Tokens:      []int64{a.Token, b.Token},

@@ -156,30 +156,21 @@ func (d luaDesign) eval(c *Client, g, file, src, value string) (resp.Reply, erro
 	return r, nil
 }
 
-// acquired interprets an acquire script's reply.
+// acquiredReply interprets an acquire script's reply: OK (SET's status
+// or the string 'OK' a script returns) or a positive token when acquired,
+// 0 or nil when not; anything else is a contract error.
 func acquiredReply(r resp.Reply, file string) (bool, int64, error) {
-	switch r.Kind {
-	case resp.Status:
+	switch {
+	case r.Kind == resp.Status:
 		return r.Str == "OK", 0, nil
-	case resp.Bulk:
-		// return 'OK' from Lua is a bulk string, not the status SET gives.
-		if r.Str == "OK" {
-			return true, 0, nil
-		}
-		return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer (a fencing token) or OK when acquired, 0 or nil when not"}
-	case resp.Int:
-		switch {
-		case r.Int > 0:
-			return true, r.Int, nil
-		case r.Int == 0:
-			return false, 0, nil
-		}
-		return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer (a fencing token) or OK when acquired, 0 or nil when not"}
-	case resp.NilBulk, resp.NilArray:
+	case r.Kind == resp.Bulk && r.Str == "OK":
+		return true, 0, nil
+	case r.Kind == resp.Int && r.Int > 0:
+		return true, r.Int, nil
+	case r.Kind == resp.Int && r.Int == 0, r.Kind == resp.NilBulk, r.Kind == resp.NilArray:
 		return false, 0, nil
-	default:
-		return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer (a fencing token) or OK when acquired, 0 or nil when not"}
 	}
+	return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer (a fencing token) or OK when acquired, 0 or nil when not"}
 }
 
 func (d luaDesign) TryAcquire(c *Client, value string) (Lease, bool, error) {

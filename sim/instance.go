@@ -39,10 +39,8 @@ var (
 func takeInstance() (*miniredis.Miniredis, error) {
 	if poolInstances {
 		if m, ok := instancePool.Get().(*miniredis.Miniredis); ok {
-			m.FlushAll()
-			srv := m.Server()
-			srv.SetPreHook(nil)
-			srv.Dispatch(server.NewPeer(bufio.NewWriter(io.Discard)), []string{"SCRIPT", "FLUSH"})
+			m.FlushAll() // its pre-hook was cleared when it was put back
+			m.Server().Dispatch(server.NewPeer(bufio.NewWriter(io.Discard)), []string{"SCRIPT", "FLUSH"})
 			return m, nil
 		}
 	}

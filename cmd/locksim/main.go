@@ -43,12 +43,9 @@ Exit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error.
 // ("model: ", "locksim: ").
 var pkgPrefix = regexp.MustCompile(`^(?:locksim|model|scenarios|sim|report|network|clock|script): `)
 
-// cliMessage is err's text without the package prefixes it starts with: on
+// trimPackages removes the package prefixes an error text starts with: on
 // the command line the command already names itself ("locksim run: ...").
 // Only leading ones go, so a file named like a package stays in the text.
-func cliMessage(err error) string { return trimPackages(err.Error()) }
-
-// trimPackages removes the package prefixes msg starts with.
 func trimPackages(msg string) string {
 	for {
 		next := pkgPrefix.ReplaceAllString(msg, "")
@@ -87,9 +84,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "locksim %s: %s\nRun 'locksim %s --help' for usage.\n", args[0], cliMessage(err), args[0])
+			fmt.Fprintf(stderr, "locksim %s: %s\nRun 'locksim %s --help' for usage.\n", args[0], trimPackages(err.Error()), args[0])
 		} else {
-			fmt.Fprintf(stderr, "locksim %s: %s\n", args[0], cliMessage(err))
+			fmt.Fprintf(stderr, "locksim %s: %s\n", args[0], trimPackages(err.Error()))
 		}
 		return exitUsage
 	}

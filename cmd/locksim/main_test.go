@@ -151,6 +151,17 @@ func TestRunSaveReplay(t *testing.T) {
 	}
 }
 
+// -o creates the directories it names.
+func TestOutputCreatesDirectories(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "reports", "2026", "gc.html")
+	if code, _, errs := runCLI("run", "gc-pause", "--format", "html", "-o", path); code != exitViolation {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), "<html") {
+		t.Errorf("no report at %s: %v", path, err)
+	}
+}
+
 // A case saved with --invariants replays judged by the same invariants,
 // unless replay is given its own.
 func TestReplayKeepsInvariants(t *testing.T) {
