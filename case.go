@@ -5,11 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/pkg/errors"
 
 	"locksim/model"
+	"locksim/model/invariant"
 )
 
 // CaseVersion is the version of the case file format.
@@ -27,10 +27,10 @@ type Case struct {
 	Spec     model.Spec `json:"spec"`
 	Seed     uint64     `json:"seed"`
 	// Broken lists the invariants the run broke when it was saved.
-	Broken []string `json:"broken,omitempty"`
+	Broken []invariant.ID `json:"broken,omitempty"`
 	// Invariants, if set, are the only invariants the run was asked about
 	// (--invariants, WithInvariants); Replay judges the replay by them too.
-	Invariants []string `json:"invariants,omitempty"`
+	Invariants []invariant.ID `json:"invariants,omitempty"`
 	// HistoryHash is the hash of the history when it was saved; a replay
 	// must reproduce it.
 	HistoryHash string `json:"history_hash"`
@@ -42,9 +42,9 @@ func NewCase(r *model.Result) Case {
 	if s.Custom != nil {
 		s.Design = s.Custom.Name()
 	}
-	c := Case{Version: CaseVersion, Spec: s, Seed: r.Seed, Broken: model.Broken(r.Violations), HistoryHash: r.History.Hash()}
+	c := Case{Version: CaseVersion, Spec: s, Seed: r.Seed, Broken: invariant.Broken(r.Failures()), HistoryHash: r.History.Hash()}
 	// Saved only when they are not all of them (a list may repeat names).
-	if asked := slices.Compact(slices.Sorted(slices.Values(r.Counted))); len(asked) > 0 && len(asked) < len(model.Invariants) {
+	if asked := slices.Compact(slices.Sorted(slices.Values(r.Counted))); len(asked) > 0 && len(asked) < len(invariant.All) {
 		c.Invariants = asked
 	}
 	return c
@@ -76,9 +76,11 @@ func LoadCase(path string) (Case, error) {
 		return Case{}, errors.Errorf("locksim: %s has case version %d; this locksim reads version %d", path, c.Version, CaseVersion)
 	}
 	if len(c.Invariants) > 0 {
-		if _, err := model.ParseInvariants(strings.Join(c.Invariants, ",")); err != nil {
+		ids, err := invariant.Parse(invariant.Names(c.Invariants))
+		if err != nil {
 			return Case{}, errors.Wrapf(err, "locksim: %s", path)
 		}
+		c.Invariants = ids
 	}
 	return c, nil
 }
@@ -98,7 +100,7 @@ func (c Case) Replay(custom model.Design) (*model.Result, error) {
 	}
 	r, err := model.Run(s, c.Seed)
 	if err == nil && len(c.Invariants) > 0 {
-		r.Keep(c.Invariants)
+		r.Count(c.Invariants)
 	}
 	return r, err
 }

@@ -8,6 +8,7 @@ import (
 
 	"locksim"
 	"locksim/model"
+	"locksim/model/invariant"
 	"locksim/sim"
 )
 
@@ -39,7 +40,7 @@ func Example_dataSurvives() {
 	locksim.Check(t, model.Fenced,
 		locksim.WithFencing(model.FenceStrictReads),
 		locksim.WithFaults(sim.FaultPause, sim.FaultDelay),
-		locksim.WithInvariants(model.InvLostUpdate, model.InvTokenOrder),
+		locksim.WithInvariants(invariant.LostUpdate, invariant.Fencing),
 		locksim.WithCaseDir(os.TempDir()))
 	fmt.Println("test failed:", t.failed)
 	// Output:

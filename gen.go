@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/sim"
 )
 
@@ -16,7 +17,7 @@ import (
 // or right after one of the client's own events, which is how pauses land
 // inside acquire (after the request was sent), after acquire, between the
 // read and the write, or inside release (between GET and DEL).
-var placements = []string{"", "acquired", "call", "reply", "read", "write", "release", "release-send"}
+var placements = []sim.Kind{"", history.KindAcquired, sim.KindCall, sim.KindReply, history.KindRead, history.KindWrite, history.KindRelease, history.KindReleaseSend}
 
 // Topo is the part of a run's shape the generator needs: the names it may
 // put faults on.
@@ -98,7 +99,7 @@ func GenSchedule(t *rapid.T, topo Topo, kinds []sim.FaultKind) []sim.Fault {
 	return rapid.SliceOfN(one, 0, 3).Draw(t, "faults")
 }
 
-func pick(d draws, xs []string, label string) string {
+func pick[T any](d draws, xs []T, label string) T {
 	return xs[intRange(d, 0, len(xs)-1, label)]
 }
 

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
 	"pgregory.net/rapid"
 
 	"locksim/model"
+	"locksim/model/invariant"
 	"locksim/report"
 	"locksim/sim"
 )
@@ -21,7 +21,7 @@ type config struct {
 	kinds   []sim.FaultKind
 	caseDir string
 	// invariants that count as a failure; nil means all.
-	invariants []string
+	invariants []invariant.ID
 	genFault   func(t *rapid.T, topo Topo) []sim.Fault
 }
 
@@ -59,9 +59,9 @@ func WithSchedule(gen func(t *rapid.T, topo Topo) []sim.Fault) Option {
 }
 
 // WithInvariants makes only these invariants count as a failure, e.g.
-// WithInvariants(model.InvLostUpdate, model.InvTokenOrder) to ask whether
+// WithInvariants(invariant.LostUpdate, invariant.Fencing) to ask whether
 // the data survives rather than whether the lease held.
-func WithInvariants(invariants ...string) Option {
+func WithInvariants(invariants ...invariant.ID) Option {
 	return func(c *config) { c.invariants = invariants }
 }
 
@@ -106,11 +106,13 @@ func Check(t rapid.TB, design any, opts ...Option) {
 	for _, o := range opts {
 		o(&c)
 	}
-	for _, inv := range c.invariants {
-		if !slices.Contains(model.Invariants, inv) {
-			t.Fatalf("locksim.Check: unknown invariant %q (known: %s)", inv, strings.Join(model.Invariants, ", "))
+	if len(c.invariants) > 0 {
+		ids, err := invariant.Parse(invariant.Names(c.invariants))
+		if err != nil {
+			t.Fatalf("locksim.Check: %v", err)
 			return
 		}
+		c.invariants = ids
 	}
 	topo := TopoOf(c.spec)
 	if c.genFault == nil {
@@ -122,7 +124,7 @@ func Check(t rapid.TB, design any, opts ...Option) {
 		s.Faults = c.genFault(rt, topo)
 		seed := rapid.Uint64().Draw(rt, "seed")
 		vs, runErr, err := model.Verdict(s, seed)
-		vs = model.Only(vs, c.invariants)
+		vs = invariant.Only(vs, c.invariants)
 		if err != nil {
 			rt.Fatalf("locksim: design %s: %v", s.Design, err)
 		}
@@ -135,14 +137,14 @@ func Check(t rapid.TB, design any, opts ...Option) {
 		// A failure: run it again (same seed, same history) to keep the
 		// history for the report and the case file.
 		r, _ := model.Run(s, seed)
-		r.Keep(c.invariants)
+		r.Count(c.invariants)
 		saved := casePath
 		if err := NewCase(r).Save(casePath); err != nil {
 			saved = "(not saved: " + err.Error() + ")"
 		}
 		rt.Logf("%s", FailureReport(r, saved, t.Name()))
 		// The message is the same for the same bug, so shrinking works.
-		rt.Fatalf("locksim: design %s broke %s", s.Design, strings.Join(model.Broken(r.Violations), ", "))
+		rt.Fatalf("locksim: design %s broke %s", s.Design, invariant.Names(invariant.Broken(r.Failures())))
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"locksim/model"
+	"locksim/model/invariant"
 	"locksim/sim"
 )
 
@@ -50,9 +51,9 @@ func TestPropNoFaultsIsSafe(t *testing.T) {
 	}
 }
 
-// TestPropFencedResourceKeepsTokenOrder: under any pauses and delays the
+// TestPropFencedResourceKeepsItsRule: under any pauses and delays the
 // strict fenced resource never accepts a token at or below one it accepted.
-func TestPropFencedResourceKeepsTokenOrder(t *testing.T) {
+func TestPropFencedResourceKeepsItsRule(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		s := specFor(model.Fenced)
 		s.Faults = GenSchedule(rt, TopoOf(s), []sim.FaultKind{sim.FaultPause, sim.FaultDelay})
@@ -61,8 +62,8 @@ func TestPropFencedResourceKeepsTokenOrder(t *testing.T) {
 			rt.Fatalf("run: %v %v", err, r.Err)
 		}
 		for _, v := range r.Violations {
-			if v.Invariant == model.InvTokenOrder {
-				rt.Fatalf("fenced broke token order: %s", v.Explanation)
+			if v.Invariant == invariant.Fencing {
+				rt.Fatalf("the fenced resource broke its rule: %s", v.Explanation)
 			}
 		}
 	})
@@ -204,7 +205,7 @@ func TestPropFencedReadsKeepTheData(t *testing.T) {
 			rt.Fatalf("run: %v %v", err, runErr)
 		}
 		for _, v := range vs {
-			if v.Invariant == model.InvLostUpdate || v.Invariant == model.InvTokenOrder {
+			if v.Invariant == invariant.LostUpdate || v.Invariant == invariant.Fencing {
 				rt.Fatalf("fenced with strict-reads broke %s: %s", v.Invariant, v.Explanation)
 			}
 		}
@@ -220,7 +221,7 @@ func TestPropFindsWriteOnlyFencingGap(t *testing.T) {
 		s.Faults = GenSchedule(rt, TopoOf(s), []sim.FaultKind{sim.FaultPause, sim.FaultDelay})
 		vs, _, _ := model.Verdict(s, rapid.Uint64().Draw(rt, "seed"))
 		for _, v := range vs {
-			if v.Invariant == model.InvLostUpdate {
+			if v.Invariant == invariant.LostUpdate {
 				rt.Fatalf("fenced (strict) lost an update")
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"locksim/model/history"
 	"locksim/sim"
 	"locksim/sim/resp"
 )
@@ -152,11 +153,11 @@ func (c *Client) Record(e sim.Event) { c.ctx.Record(e) }
 
 // Releasing records that the client is about to send the command that
 // gives the key back, after any check it makes on the client side (a
-// KindReleaseSend event). Scenarios place a pause "inside release" right
+// history.KindReleaseSend event). Scenarios place a pause "inside release" right
 // after it, which is between GET and DEL for a design that compares on the
 // client. Designs should call it once per Release, before that command.
 func (c *Client) Releasing(l *Lease) {
-	c.ctx.Record(sim.Event{Kind: KindReleaseSend, Key: l.Key, Value: l.Value})
+	c.ctx.Record(sim.Event{Kind: history.KindReleaseSend, Key: l.Key, Value: l.Value})
 }
 
 // Sleep waits on the client's monotonic clock.

@@ -239,17 +239,21 @@ type luaRenewer struct{ luaDesign }
 func (d luaRenewer) Renew(c *Client, l *Lease) (bool, error) {
 	file := orName(d.s.RenewFile, "renew.lua")
 	n := 0
-	for _, g := range luaMasters(c) {
+	masters := luaMasters(c)
+	for _, g := range masters {
 		r, err := d.eval(c, g, file, d.s.Renew, l.Value)
 		if se, ok := err.(*ScriptError); ok {
 			return false, se
+		}
+		if err != nil && len(masters) == 1 {
+			return false, err // a timeout or refusal, not a 0
 		}
 		if err == nil && r.Kind == resp.Int && r.Int == 1 {
 			n++
 		}
 	}
 	need := 1
-	if len(luaMasters(c)) > 1 {
+	if len(masters) > 1 {
 		need = c.opts.Quorum
 	}
 	return n >= need, nil

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"locksim/model/history"
 	"locksim/sim"
 	"locksim/sim/resp"
 )
@@ -31,8 +32,8 @@ type Resource struct {
 	State string
 }
 
-// ResourceName is the service's endpoint name.
-const ResourceName = "resource"
+// ResourceName is the service's endpoint name (history.ResourceName).
+const ResourceName = history.ResourceName
 
 // accepts applies the fencing rule.
 func (r *Resource) accepts(token int64) bool {
@@ -58,16 +59,15 @@ func (r *Resource) Handle(sc *sim.ServiceCtx, from string, args []string) resp.R
 				return resp.ErrorReply("ERR resource: token must be an integer")
 			}
 			if token < r.Highest {
-				sc.Record(sim.Event{Kind: KindResRead, Peer: from, Token: token, N: r.Value,
+				reply := resp.ErrorReply("FENCED token " + args[1] + " is older than " + strconv.FormatInt(r.Highest, 10))
+				sc.Record(sim.Event{Kind: history.KindResRead, Peer: from, Token: token, N: r.Value, Reply: reply.String(),
 					Note: "rejected: token " + args[1] + " < highest seen " + strconv.FormatInt(r.Highest, 10)})
-				return resp.ErrorReply("FENCED token " + args[1] + " is older than " + strconv.FormatInt(r.Highest, 10))
+				return reply
 			}
 			r.Highest = token
-			sc.Record(sim.Event{Kind: KindResRead, Peer: from, Token: token, N: r.Value})
-			return resp.IntReply(r.Value)
+			return r.served(sc, from, token)
 		}
-		sc.Record(sim.Event{Kind: KindResRead, Peer: from, N: r.Value})
-		return resp.IntReply(r.Value)
+		return r.served(sc, from, 0)
 	case "STATE":
 		return resp.Reply{Kind: resp.Array, Elems: []resp.Reply{resp.BulkReply(r.State), resp.IntReply(r.LastToken), resp.IntReply(r.Value)}}
 	case "WRITE":
@@ -87,7 +87,7 @@ func (r *Resource) Handle(sc *sim.ServiceCtx, from string, args []string) resp.R
 			case r.Fencing == FenceStrictReads && token < r.Highest:
 				why = "rejected: token " + args[1] + " < highest seen " + strconv.FormatInt(r.Highest, 10)
 			}
-			sc.Record(sim.Event{Kind: KindResWrite, Peer: from, Token: token, Value: args[2], N: 0, Note: why})
+			sc.Record(sim.Event{Kind: history.KindResWrite, Peer: from, Token: token, Value: args[2], N: val, Reply: rejected, Note: why})
 			return resp.IntReply(0)
 		}
 		r.Highest = max(r.Highest, token)
@@ -98,10 +98,22 @@ func (r *Resource) Handle(sc *sim.ServiceCtx, from string, args []string) resp.R
 		if len(args) == 5 {
 			r.State = args[4]
 		}
-		sc.Record(sim.Event{Kind: KindResWrite, Peer: from, Token: token, Value: args[2], N: 1,
-			Note: "value=" + args[3]})
+		sc.Record(sim.Event{Kind: history.KindResWrite, Peer: from, Token: token, Value: args[2], N: val, Reply: applied})
 		return resp.IntReply(1)
 	default:
 		return resp.ErrorReply("ERR resource: unknown command '" + args[0] + "'")
 	}
+}
+
+// The replies to a write, as res-write events record them.
+var (
+	applied  = resp.IntReply(1).String()
+	rejected = resp.IntReply(0).String()
+)
+
+// served answers a read and records it.
+func (r *Resource) served(sc *sim.ServiceCtx, from string, token int64) resp.Reply {
+	reply := resp.IntReply(r.Value)
+	sc.Record(sim.Event{Kind: history.KindResRead, Peer: from, Token: token, N: r.Value, Reply: reply.String()})
+	return reply
 }

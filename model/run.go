@@ -8,6 +8,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/model/invariant"
 	"locksim/network"
 	"locksim/sim"
 )
@@ -151,10 +152,18 @@ func (s Spec) Config() (sim.Config, error) {
 	return cfg, nil
 }
 
-// CheckConfigFor returns the checker configuration a spec promises.
-func (s Spec) CheckConfigFor() CheckConfig {
-	return CheckConfig{
-		Fencing:       s.Fencing,
+// CheckConfig returns what the checkers judge a run of the spec by
+// (defaults applied).
+func (s Spec) CheckConfig() invariant.Config {
+	rule := invariant.NoFencing
+	switch s.Fencing {
+	case FenceStrict, FenceStrictReads:
+		rule = invariant.TokenAbove
+	case FenceNonstrict:
+		rule = invariant.TokenAtLeast
+	}
+	return invariant.Config{
+		Fencing:       rule,
 		Quorum:        quorumOf(s),
 		LivenessBound: 2*s.Options.TTL + s.Options.AcquireWait/3,
 		Reentrant:     s.Design == ReentrantHash,
@@ -184,7 +193,11 @@ func Run(s Spec, seed uint64) (*Result, error) {
 		return nil, err
 	}
 	h, runErr := w.Run()
-	return &Result{Spec: s, Seed: seed, History: h, Violations: Check(h, s.CheckConfigFor()), Err: runErr}, nil
+	r := &Result{Spec: s, Seed: seed, History: h, Err: runErr}
+	if runErr == nil {
+		r.Violations = invariant.Check(h, s.CheckConfig())
+	}
+	return r, nil
 }
 
 // histPool holds history buffers for Verdict, whose callers keep no history.
@@ -193,8 +206,9 @@ var histPool = sync.Pool{New: func() any { return new(sim.History) }}
 // Verdict runs a spec and returns only what the checkers found, reusing
 // history memory across calls: the path for sweeps, `check` and property
 // tests, which run many worlds and keep none of their histories. runErr is
-// set when the run stopped early; err when the spec cannot run.
-func Verdict(s Spec, seed uint64) (vs []Violation, runErr, err error) {
+// set when the run stopped early (then there is no verdict: vs is nil);
+// err when the spec cannot run.
+func Verdict(s Spec, seed uint64) (vs []invariant.Violation, runErr, err error) {
 	s = s.WithDefaults()
 	cfg, err := s.Config()
 	if err != nil {
@@ -208,7 +222,9 @@ func Verdict(s Spec, seed uint64) (vs []Violation, runErr, err error) {
 		return nil, nil, err
 	}
 	h, runErr := w.Run()
-	vs = Check(h, s.CheckConfigFor())
+	if runErr == nil {
+		vs = invariant.Check(h, s.CheckConfig())
+	}
 	clear(h) // drop references into the run before the memory is reused
 	*buf = h[:0]
 	histPool.Put(buf)

@@ -1,9 +1,11 @@
 package model
 
 import (
+	"slices"
 	"time"
 
 	"locksim/clock"
+	"locksim/model/invariant"
 	"locksim/network"
 	"locksim/sim"
 )
@@ -137,57 +139,34 @@ type Spec struct {
 	Limits sim.Limits
 }
 
-// Violation is one broken invariant, with what is needed to explain it.
-type Violation struct {
-	// Invariant is one of the Inv* IDs.
-	Invariant string `json:"invariant"`
-	// Clients involved, in the order of the explanation.
-	Clients []string `json:"clients,omitempty"`
-	// From and To bound the window in true time (an overlap, a stale
-	// write's instant, a liveness gap).
-	From time.Duration `json:"from_ns"`
-	To   time.Duration `json:"to_ns"`
-	// Tokens involved, if any.
-	Tokens []int64 `json:"tokens,omitempty"`
-	// Events are the Seq numbers of the history events that show it.
-	Events []int `json:"events,omitempty"`
-	// Explanation says in plain words what happened.
-	Explanation string `json:"explanation"`
-}
-
-// Invariant IDs.
-const (
-	InvMutex      = "mutual-exclusion"
-	InvStaleWrite = "stale-write"
-	InvLostUpdate = "lost-update"
-	InvTokenOrder = "token-order"
-	InvLiveness   = "liveness"
-	InvReentrancy = "reentrancy"
-)
-
-// Invariants lists the invariant IDs in report order.
-var Invariants = []string{InvMutex, InvStaleWrite, InvLostUpdate, InvTokenOrder, InvLiveness, InvReentrancy}
-
 // Result is a finished run: the history and what the checkers found.
 type Result struct {
 	Spec       Spec
 	Seed       uint64
 	History    sim.History
-	Violations []Violation
-	// Err is set when the run itself stopped early (a limit); the history
-	// up to that point is still checked.
+	Violations []invariant.Violation
+	// Err is set when the run itself stopped early (a limit, a design
+	// error): such a run has no verdicts, and Violations is empty.
 	Err error
 	// Counted, if set, are the only invariants the caller asked about
-	// (Keep); the others' violations were dropped.
-	Counted []string
+	// (Count): the others' violations are still in Violations, for the
+	// reader, but do not make the run fail.
+	Counted []invariant.ID
 }
 
-// Keep drops the violations of invariants not listed (none listed: keep
-// all) and records which were asked about, for reports.
-func (r *Result) Keep(invariants []string) {
-	if len(invariants) == 0 {
-		return
+// Count makes only the listed invariants count as a failure (none listed:
+// all count). Violations of the others stay, marked as not counted in
+// reports.
+func (r *Result) Count(ids []invariant.ID) {
+	if len(ids) > 0 {
+		r.Counted = ids
 	}
-	r.Violations = Only(r.Violations, invariants)
-	r.Counted = invariants
 }
+
+// Counts reports whether violations of id make the run fail.
+func (r *Result) Counts(id invariant.ID) bool {
+	return len(r.Counted) == 0 || slices.Contains(r.Counted, id)
+}
+
+// Failures returns the violations that count (see Count).
+func (r *Result) Failures() []invariant.Violation { return invariant.Only(r.Violations, r.Counted) }

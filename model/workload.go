@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"locksim/model/history"
 	"locksim/sim"
 	"locksim/sim/resp"
 )
@@ -53,7 +54,7 @@ func clientMain(d Design, opts Options, wl Workload, fencing Fencing, i int) fun
 func acquire(c *Client, d Design) (*Lease, bool, error) {
 	o := c.opts
 	value := c.NewValue()
-	c.Record(sim.Event{Kind: KindAcquireStart, Key: c.Key, Value: value, Dur: o.AcquireWait})
+	c.Record(sim.Event{Kind: history.KindAcquireStart, Key: c.Key, Value: value, Dur: o.AcquireWait})
 	begin := c.Now()
 	backoff := o.RetryMin
 	for {
@@ -82,7 +83,7 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 				// before the request, keep a margin, and do not enter
 				// when the reply came too late.
 				if o.TTL-(c.Now()-start)-o.Margin <= 0 {
-					c.Record(sim.Event{Kind: KindLeaseLost, Key: c.Key, Value: value, Note: "the reply came after the lease budget: not entering"})
+					c.Record(sim.Event{Kind: history.KindLeaseLost, Key: c.Key, Value: value, Note: "the reply came after the lease budget: not entering"})
 					d.Release(c, &l)
 					ok = false
 				}
@@ -90,7 +91,7 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 			}
 		}
 		if ok {
-			c.Record(sim.Event{Kind: KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Dur: l.remaining(c.Now()),
+			c.Record(sim.Event{Kind: history.KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Dur: l.remaining(c.Now()),
 				Peer: strings.Join(l.Nodes, ","), N: int64(l.Count)})
 			return &l, true, nil
 		}
@@ -103,7 +104,7 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 			if err != nil {
 				note += ": " + err.Error()
 			}
-			c.Record(sim.Event{Kind: KindAcquireFailed, Key: c.Key, Value: value, Note: note})
+			c.Record(sim.Event{Kind: history.KindAcquireFailed, Key: c.Key, Value: value, Note: note})
 			return nil, false, nil
 		}
 		// Exponential backoff with jitter: sleep in [backoff/2, backoff].
@@ -142,20 +143,26 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 				if stop {
 					return nil
 				}
-				n := int64(0)
+				n, outcome := int64(0), renewOutcome(ok, err)
 				if ok {
 					n = 1
 				}
-				if ok && l.Validity != 0 {
+				// A renewal that comes back after the client's own deadline
+				// passed does not revive the lease: the client stopped
+				// believing it held the lock at the deadline.
+				lapsed := false
+				if dl, has := l.Deadline(); has && ok && wc.Now() >= dl {
+					lapsed, outcome = true, "extended on Redis, but the lease had already run out on the client's clock"
+				} else if ok && l.Validity != 0 {
 					l.Start, l.Validity = start, o.TTL-o.Margin
 				}
-				wc.Record(sim.Event{Kind: KindRenew, Key: l.Key, Value: l.Value, N: n, Dur: l.remaining(wc.Now())})
-				if !ok || err != nil {
-					why := "renewal returned 0: the lock is no longer ours"
-					if err != nil {
-						why = "renewal failed: " + err.Error()
-					}
-					wc.Record(sim.Event{Kind: KindWatchdogStop, Key: l.Key, Value: l.Value, Note: why})
+				dur := l.remaining(wc.Now())
+				if lapsed {
+					dur = 0
+				}
+				wc.Record(sim.Event{Kind: history.KindRenew, Key: l.Key, Value: l.Value, N: n, Dur: dur, Note: outcome})
+				if !ok || err != nil || lapsed {
+					wc.Record(sim.Event{Kind: history.KindWatchdogStop, Key: l.Key, Value: l.Value, Note: "renewal " + outcome})
 					return nil
 				}
 			}
@@ -169,28 +176,45 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 	for i := 0; i < reentry; i++ {
 		if _, ok, _ := d.TryAcquire(c, l.Value); ok {
 			l.Count++
-			c.Record(sim.Event{Kind: KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Peer: strings.Join(l.Nodes, ","), N: int64(l.Count)})
+			c.Record(sim.Event{Kind: history.KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Peer: strings.Join(l.Nodes, ","), N: int64(l.Count)})
 		}
 	}
 	for l.Count > 1 {
 		l.Count--
-		c.Record(sim.Event{Kind: KindRelease, Key: l.Key, Value: l.Value, N: int64(l.Count)})
+		c.Record(sim.Event{Kind: history.KindRelease, Key: l.Key, Value: l.Value, N: int64(l.Count)})
 		d.Release(c, l)
 	}
 	work(c, l, wl)
 	l.Count = 0
-	c.Record(sim.Event{Kind: KindRelease, Key: l.Key, Value: l.Value})
+	c.Record(sim.Event{Kind: history.KindRelease, Key: l.Key, Value: l.Value})
 	stop = true
 	err := d.Release(c, l)
 	note := ""
 	if err != nil {
 		note = err.Error()
 	}
-	c.Record(sim.Event{Kind: KindReleased, Key: l.Key, Value: l.Value, Note: note})
+	c.Record(sim.Event{Kind: history.KindReleased, Key: l.Key, Value: l.Value, Note: note})
 	if fatal(err) {
 		return err
 	}
 	return nil
+}
+
+// renewOutcome words what a renewal's result means: extended, refused by
+// the node (the key is not ours), the node down, or no answer in time
+// (the outcome is unknown: the key may have been extended).
+func renewOutcome(ok bool, err error) string {
+	switch {
+	case errors.Is(err, sim.ErrTimeout):
+		return "timed out: the outcome is unknown"
+	case errors.Is(err, sim.ErrRefused):
+		return "refused: the node is down"
+	case err != nil:
+		return "failed: " + err.Error()
+	case ok:
+		return "extended"
+	}
+	return "returned 0: the key is no longer this client's"
 }
 
 // extendAsRenew runs an Extender's Extend from the watchdog.
@@ -224,16 +248,16 @@ func work(c *Client, l *Lease, wl Workload) {
 	}
 	r, err := c.Call(ResourceName, args...)
 	if err != nil || r.Kind != resp.Int {
-		c.Record(sim.Event{Kind: KindLeaseLost, Key: l.Key, Value: l.Value, Note: "read failed; not writing"})
+		c.Record(sim.Event{Kind: history.KindLeaseLost, Key: l.Key, Value: l.Value, Note: "read failed; not writing"})
 		return
 	}
-	c.Record(sim.Event{Kind: KindRead, N: r.Int})
+	c.Record(sim.Event{Kind: history.KindRead, N: r.Int})
 	c.Sleep(wl.Work)
 	if dl, ok := l.Deadline(); ok && c.Now() >= dl {
-		c.Record(sim.Event{Kind: KindLeaseLost, Key: l.Key, Value: l.Value, Note: "lease ran out on the client's clock before the write: not writing"})
+		c.Record(sim.Event{Kind: history.KindLeaseLost, Key: l.Key, Value: l.Value, Note: "lease ran out on the client's clock before the write: not writing"})
 		return
 	}
 	next := r.Int + 1
-	c.Record(sim.Event{Kind: KindWrite, Key: l.Key, Value: l.Value, Token: l.Token, N: next})
+	c.Record(sim.Event{Kind: history.KindWrite, Key: l.Key, Value: l.Value, Token: l.Token, N: next})
 	c.Call(ResourceName, "WRITE", strconv.FormatInt(l.Token, 10), l.Value, strconv.FormatInt(next, 10))
 }

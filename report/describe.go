@@ -4,8 +4,9 @@ import (
 	"strconv"
 	"strings"
 
-	"locksim/model"
+	"locksim/model/history"
 	"locksim/sim"
+	"locksim/sim/resp"
 )
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -37,9 +38,9 @@ func commandName(args []string) string {
 func describe(t *timeline, e sim.Event) string {
 	a := e.Actor
 	switch e.Kind {
-	case model.KindAcquireStart:
+	case history.KindAcquireStart:
 		return a + " starts acquiring " + e.Key + " (value " + e.Value + ", waits at most " + short(e.Dur) + ")"
-	case model.KindAcquired:
+	case history.KindAcquired:
 		s := a + " acquired " + e.Key
 		if e.Peer != "" {
 			s += " on " + e.Peer
@@ -49,60 +50,67 @@ func describe(t *timeline, e sim.Event) string {
 		}
 		s += tokenNote(e.Token)
 		if e.Dur > 0 {
-			s += "; believes the lease lasts " + short(e.Dur) + ", until " + fmtT(t.trueAt(a, e.Local+e.Dur))
+			s += "; believes the lease lasts " + short(e.Dur) + ", until " + fmtT(t.ix.TrueAt(a, e.Local+e.Dur))
 		} else if e.N <= 1 {
 			s += "; trusts the lease until it releases"
 		}
 		return s
-	case model.KindAcquireFailed:
+	case history.KindAcquireFailed:
 		return a + " gave up acquiring " + e.Key + noteSuffix(e.Note)
-	case model.KindLeaseLost:
+	case history.KindLeaseLost:
 		return a + " found its lease gone" + noteSuffix(e.Note)
-	case model.KindRead:
+	case history.KindRead:
 		return a + " read the resource: value " + itoa(e.N)
-	case model.KindWrite:
+	case history.KindWrite:
 		s := a + " writes value " + itoa(e.N)
 		if e.Token != 0 {
 			s += " with token " + itoa(e.Token)
 		}
 		return s
-	case model.KindRelease:
+	case history.KindRelease:
 		if e.N > 0 {
 			return a + " releases one hold of " + e.Key + " (" + itoa(e.N) + " left)"
 		}
 		return a + " releases " + e.Key + ": its critical section ends"
-	case model.KindReleased:
+	case history.KindReleased:
 		s := a + " finished releasing " + e.Key
 		if e.Note != "" {
 			s += ": " + e.Note
 		}
 		return s
-	case model.KindRenew:
+	case history.KindRenew:
 		if e.N == 0 {
-			return a + "'s watchdog failed to renew " + e.Key + ": the key is no longer " + a + "'s"
+			return a + "'s watchdog did not renew " + e.Key + noteSuffix(renewNote(e.Note, a))
+		}
+		if e.Note != "" && e.Note != "extended" {
+			return a + "'s watchdog renewed " + e.Key + noteSuffix(e.Note)
 		}
 		return a + "'s watchdog renewed " + e.Key
-	case model.KindWatchdogStop:
+	case history.KindWatchdogStop:
 		return a + "'s watchdog stopped" + noteSuffix(e.Note)
-	case model.KindResWrite:
-		who := e.Peer + "'s write"
+	case history.KindResWrite:
+		who := e.Peer + "'s write of " + itoa(e.N)
 		if e.Token != 0 {
 			who += " (token " + itoa(e.Token) + ")"
 		}
-		if e.N == 0 {
+		if e.Reply != resp.IntReply(1).String() {
 			return "the resource rejected " + who + noteSuffix(e.Note)
 		}
-		return "the resource accepted " + who + noteSuffix(e.Note)
-	case model.KindResRead:
+		return "the resource accepted " + who
+	case history.KindResRead:
+		if strings.HasPrefix(e.Reply, "(error)") {
+			return "the resource refused " + e.Peer + " a read" + noteSuffix(e.Note)
+		}
 		return "the resource served " + e.Peer + " a read (value " + itoa(e.N) + ")"
 	case sim.KindKey:
+		c, _ := t.change(e.Seq)
 		if e.Value == "" {
 			s := e.Key + " on " + a
-			if o := t.owner(t.keyBefore(e)); o != "" {
+			if o := t.owner(c.Was); o != "" {
 				s += " (" + o + "'s)"
 			}
-			if by := t.changedBy(e); by != "" {
-				return s + " deleted by " + by + "'s " + noteOr(e.Note, "command")
+			if c.By != "" {
+				return s + " deleted by " + c.By + "'s " + noteOr(e.Note, "command")
 			}
 			return s + " is gone (" + noteOr(e.Note, "deleted") + ")"
 		}
@@ -113,8 +121,8 @@ func describe(t *timeline, e sim.Event) string {
 		if e.Dur > 0 {
 			s += ", ttl " + short(e.Dur)
 		}
-		if by := t.changedBy(e); by != "" {
-			s += ", set by " + by + "'s " + noteOr(e.Note, "command")
+		if c.By != "" {
+			s += ", set by " + c.By + "'s " + noteOr(e.Note, "command")
 		} else if e.Note != "" {
 			s += " (" + e.Note + ")"
 		}
@@ -220,4 +228,10 @@ func pausedWord(s span) string {
 		return "crashed"
 	}
 	return "paused"
+}
+
+// renewNote words a failed renewal's note for its client: "returned 0:
+// the key is no longer A's".
+func renewNote(note, client string) string {
+	return strings.Replace(note, "this client's", client+"'s", 1)
 }

@@ -69,7 +69,7 @@
 //	                                 // peer, args, reply, key, value, token, n,
 //	                                 // dur_ns, note (zero fields left out but
 //	                                 // seq, at_ns, actor, kind, local_ns)
-//	  "violations": [                // model.Violation, plus "story"
+//	  "violations": [                // invariant.Violation, plus "story"
 //	    {
 //	      "invariant": "mutual-exclusion",
 //	      "clients": ["A", "B"],
@@ -80,7 +80,7 @@
 //	      "story": "From the history: ..."  // the report's retelling
 //	    }
 //	  ],
-//	  "verdicts": [                  // every model.Invariants entry in order,
+//	  "verdicts": [                  // every invariant.All entry in order,
 //	                                 // then any other invariant violated
 //	    {"invariant": "mutual-exclusion", "verdict": "broken", "violations": 1},
 //	    {"invariant": "stale-write", "verdict": "held", "violations": 0}

@@ -11,6 +11,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/model"
+	"locksim/model/invariant"
 )
 
 //go:embed templates
@@ -120,7 +121,7 @@ func HTML(w io.Writer, r *model.Result, meta Meta) error {
 		Data:     template.JS(bytes.TrimSpace(data)),
 	}
 	for i, v := range rep.Violations {
-		page.Violations = append(page.Violations, htmlViolation{Index: i + 1, Invariant: v.Invariant,
+		page.Violations = append(page.Violations, htmlViolation{Index: i + 1, Invariant: string(v.Invariant),
 			Head: violationHead(v.Violation), Explanation: v.Explanation, Story: v.Story})
 	}
 	for _, k := range t.Key {
@@ -186,7 +187,7 @@ func designLine(design string, s specSummary) string {
 }
 
 // violationHead says who and when: "A and B, 1.049101s to 1.558910s".
-func violationHead(v model.Violation) string {
+func violationHead(v invariant.Violation) string {
 	from, to := v.From, v.To
 	if to < from {
 		from, to = to, from

@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/model"
+	"locksim/model/invariant"
 	"locksim/sim"
 )
 
@@ -29,7 +30,7 @@ type jsonReport struct {
 // jsonViolation is a checker's violation plus the report's retelling of
 // it from the history.
 type jsonViolation struct {
-	model.Violation
+	invariant.Violation
 	Story string `json:"story,omitempty"`
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/model"
+	"locksim/model/invariant"
 )
 
 // Matrix is the designs x scenarios table: for each pair, which
@@ -29,8 +30,8 @@ type Matrix struct {
 	Designs   []string
 	Scenarios []string
 	// Invariants are the invariants shown, in order; nil means
-	// model.Invariants.
-	Invariants []string
+	// invariant.All.
+	Invariants []invariant.ID
 	// Cells holds the result of each {design, scenario} pair. A missing
 	// cell was not run.
 	Cells map[[2]string]Cell
@@ -50,7 +51,7 @@ type Cell struct {
 
 // InvariantResult is one invariant over the runs of a cell.
 type InvariantResult struct {
-	Invariant string
+	Invariant invariant.ID
 	// Broken is set when at least one run broke it.
 	Broken bool
 	// BrokenRuns is how many runs broke it (0: not counted).
@@ -77,12 +78,12 @@ func (m *Matrix) Set(design, scenario string, c Cell) {
 }
 
 // CellOf summarizes the runs of one pair: every invariant of
-// model.Invariants (and any other a violation names) is checked; an
+// invariant.All (and any other a violation names) is checked; an
 // invariant is broken if any run broke it, with the first such run's seed
 // and explanation (runs in the order given).
 func CellOf(runs []*model.Result) Cell {
 	c := Cell{Runs: len(runs)}
-	ids := slices.Clone(model.Invariants)
+	ids := slices.Clone(invariant.All)
 	for _, r := range runs {
 		for _, v := range r.Violations {
 			if !slices.Contains(ids, v.Invariant) {
@@ -90,11 +91,11 @@ func CellOf(runs []*model.Result) Cell {
 			}
 		}
 	}
-	slices.Sort(ids[len(model.Invariants):])
+	slices.Sort(ids[len(invariant.All):])
 	for _, id := range ids {
 		ir := InvariantResult{Invariant: id}
 		for _, r := range runs {
-			i := slices.IndexFunc(r.Violations, func(v model.Violation) bool { return v.Invariant == id })
+			i := slices.IndexFunc(r.Violations, func(v invariant.Violation) bool { return v.Invariant == id })
 			if i < 0 {
 				continue
 			}
@@ -109,12 +110,12 @@ func CellOf(runs []*model.Result) Cell {
 }
 
 // invariants returns the invariants the matrix shows.
-func (m *Matrix) invariants() []string {
+func (m *Matrix) invariants() []invariant.ID {
 	if m.Invariants != nil {
 		return m.Invariants
 	}
-	ids := slices.Clone(model.Invariants)
-	var extra []string
+	ids := slices.Clone(invariant.All)
+	var extra []invariant.ID
 	for _, c := range m.sortedCells() {
 		for _, r := range c.cell.Results {
 			if !slices.Contains(ids, r.Invariant) && !slices.Contains(extra, r.Invariant) {
@@ -145,21 +146,21 @@ func (m *Matrix) sortedCells() []placedCell {
 }
 
 // abbrev is the short form of an invariant in matrix cells.
-var abbrev = map[string]string{
-	model.InvMutex: "ME", model.InvStaleWrite: "SW", model.InvLostUpdate: "LU",
-	model.InvTokenOrder: "TO", model.InvLiveness: "LV", model.InvReentrancy: "RE",
+var abbrev = map[invariant.ID]string{
+	invariant.MutualExclusion: "ME", invariant.StaleWrite: "SW", invariant.LostUpdate: "LU",
+	invariant.TokenUnique: "TU", invariant.Fencing: "FE", invariant.Liveness: "LV", invariant.Reentrancy: "RE",
 }
 
-func short2(inv string) string {
+func short2(inv invariant.ID) string {
 	if a, ok := abbrev[inv]; ok {
 		return a
 	}
 	var b strings.Builder
-	for _, w := range strings.FieldsFunc(inv, func(r rune) bool { return r == '-' || r == '_' || r == ' ' }) {
+	for _, w := range strings.FieldsFunc(string(inv), func(r rune) bool { return r == '-' || r == '_' || r == ' ' }) {
 		b.WriteString(strings.ToUpper(w[:1]))
 	}
 	if b.Len() == 0 {
-		return inv
+		return string(inv)
 	}
 	return b.String()
 }
@@ -172,7 +173,7 @@ type cellState struct {
 	broken []InvariantResult
 }
 
-func (m *Matrix) state(pc placedCell, invs []string) cellState {
+func (m *Matrix) state(pc placedCell, invs []invariant.ID) cellState {
 	switch {
 	case !pc.ok:
 		return cellState{kind: "none", text: "-"}
@@ -215,10 +216,10 @@ func runsNote(r InvariantResult, runs int) string {
 	return s
 }
 
-func (m *Matrix) legend(invs []string) string {
+func (m *Matrix) legend(invs []invariant.ID) string {
 	var parts []string
 	for _, inv := range invs {
-		parts = append(parts, short2(inv)+" "+inv)
+		parts = append(parts, short2(inv)+" "+string(inv))
 	}
 	return "ok: every checked invariant held; broken: " + strings.Join(parts, ", ") +
 		"; a suffix (7/10) means broken in 7 of 10 runs; n/a: does not apply; -: not run; ?: nothing checked."
@@ -282,7 +283,7 @@ func MatrixText(w io.Writer, m *Matrix) error {
 			na = append(na, where+": "+pc.cell.NA)
 		case "broken":
 			for _, r := range st.broken {
-				s := where + ": " + r.Invariant + " (" + runsNote(r, pc.cell.Runs) + ")"
+				s := where + ": " + string(r.Invariant) + " (" + runsNote(r, pc.cell.Runs) + ")"
 				if r.Explanation != "" {
 					s += ": " + r.Explanation
 				}
@@ -359,7 +360,7 @@ func MatrixMarkdown(w io.Writer, m *Matrix) error {
 			case "broken":
 				b.WriteString(" **" + st.text + "** |")
 				for _, r := range st.broken {
-					it := where + ": **" + r.Invariant + "** (" + runsNote(r, c.Runs) + ")"
+					it := where + ": **" + string(r.Invariant) + "** (" + runsNote(r, c.Runs) + ")"
 					if r.Explanation != "" {
 						it += ": " + mdEscape(r.Explanation)
 					}
@@ -445,8 +446,8 @@ func MatrixHTML(w io.Writer, m *Matrix) error {
 			case "broken":
 				var tips []string
 				for _, r := range st.broken {
-					tips = append(tips, r.Invariant+" ("+runsNote(r, c.Runs)+"): "+r.Explanation)
-					p.Broken = append(p.Broken, matrixHTMLNote{Where: where, Invariant: r.Invariant,
+					tips = append(tips, string(r.Invariant)+" ("+runsNote(r, c.Runs)+"): "+r.Explanation)
+					p.Broken = append(p.Broken, matrixHTMLNote{Where: where, Invariant: string(r.Invariant),
 						Runs: runsNote(r, c.Runs), Explanation: r.Explanation})
 				}
 				hc.Tip = strings.Join(tips, "\n")

@@ -8,31 +8,32 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"locksim/model"
+	"locksim/model/invariant"
 )
 
 // sampleMatrix is a small designs x scenarios table with every kind of
 // cell: held, broken in all or some runs, n/a, not run, unchecked.
 func sampleMatrix() *Matrix {
 	m := &Matrix{Title: "locksim matrix (10 seeds per cell)"}
-	held := func(invs ...string) []InvariantResult {
+	held := func(invs ...invariant.ID) []InvariantResult {
 		var out []InvariantResult
 		for _, inv := range invs {
 			out = append(out, InvariantResult{Invariant: inv})
 		}
 		return out
 	}
-	all := model.Invariants
+	all := invariant.All
 	m.Set("set-px-lua", "no-faults", Cell{Runs: 10, Results: held(all...)})
 	m.Set("fenced", "no-faults", Cell{Runs: 10, Results: held(all...)})
 	m.Set("redlock", "no-faults", Cell{Runs: 10, Results: held(all...)})
 	gc := held(all...)
-	gc[0] = InvariantResult{Invariant: model.InvMutex, Broken: true, BrokenRuns: 10, Seed: 1,
+	gc[0] = InvariantResult{Invariant: invariant.MutualExclusion, Broken: true, BrokenRuns: 10, Seed: 1,
 		Explanation: "A's critical section and B's overlap for 0.055127s."}
-	gc[1] = InvariantResult{Invariant: model.InvStaleWrite, Broken: true, BrokenRuns: 10, Seed: 1,
+	gc[1] = InvariantResult{Invariant: invariant.StaleWrite, Broken: true, BrokenRuns: 10, Seed: 1,
 		Explanation: "The resource accepted A's write | although A's key had expired."}
 	m.Set("set-px-lua", "gc-pause", Cell{Runs: 10, Results: gc})
 	gcf := held(all...)
-	gcf[0] = InvariantResult{Invariant: model.InvMutex, Broken: true, BrokenRuns: 7, Seed: 3,
+	gcf[0] = InvariantResult{Invariant: invariant.MutualExclusion, Broken: true, BrokenRuns: 7, Seed: 3,
 		Explanation: "A and B both held the lock."}
 	m.Set("fenced", "gc-pause", Cell{Runs: 10, Results: gcf})
 	m.Set("redlock", "gc-pause", Cell{Runs: 10, Results: gcf})
@@ -110,17 +111,18 @@ func TestMatrixNil(t *testing.T) {
 func TestCellOf(t *testing.T) {
 	runs := []*model.Result{
 		{Seed: 1},
-		{Seed: 2, Violations: []model.Violation{{Invariant: model.InvMutex, Explanation: "first"}, {Invariant: "custom"}}},
-		{Seed: 3, Violations: []model.Violation{{Invariant: model.InvMutex, Explanation: "second"}}},
+		{Seed: 2, Violations: []invariant.Violation{{Invariant: invariant.MutualExclusion, Explanation: "first"}, {Invariant: "custom"}}},
+		{Seed: 3, Violations: []invariant.Violation{{Invariant: invariant.MutualExclusion, Explanation: "second"}}},
 	}
 	got := CellOf(runs)
 	want := Cell{Runs: 3, Results: []InvariantResult{
-		{Invariant: model.InvMutex, Broken: true, BrokenRuns: 2, Seed: 2, Explanation: "first"},
-		{Invariant: model.InvStaleWrite},
-		{Invariant: model.InvLostUpdate},
-		{Invariant: model.InvTokenOrder},
-		{Invariant: model.InvLiveness},
-		{Invariant: model.InvReentrancy},
+		{Invariant: invariant.MutualExclusion, Broken: true, BrokenRuns: 2, Seed: 2, Explanation: "first"},
+		{Invariant: invariant.StaleWrite},
+		{Invariant: invariant.LostUpdate},
+		{Invariant: invariant.TokenUnique},
+		{Invariant: invariant.Fencing},
+		{Invariant: invariant.Liveness},
+		{Invariant: invariant.Reentrancy},
 		{Invariant: "custom", Broken: true, BrokenRuns: 1, Seed: 2},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"locksim/model"
+	"locksim/model/history"
+	"locksim/model/invariant"
 	"locksim/sim"
 )
 
@@ -19,7 +21,7 @@ func TestRealHistories(t *testing.T) {
 	faults := map[string][]sim.Fault{
 		"none": nil,
 		"pause": {{Kind: sim.FaultPause, Target: "A", Dur: 1500 * time.Millisecond,
-			After: &sim.Trigger{Actor: "A", Kind: model.KindAcquired}}},
+			After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}}},
 		"chaos": {
 			{Kind: sim.FaultNodeCrash, Target: "r1", At: 20 * time.Millisecond, Dur: 300 * time.Millisecond},
 			{Kind: sim.FaultPartition, At: 400 * time.Millisecond, Dur: 200 * time.Millisecond, A: []string{"A"}, B: []string{"r1"}},
@@ -38,7 +40,7 @@ func TestRealHistories(t *testing.T) {
 				}
 				if h := r.History; len(r.Violations) == 0 && len(h) > 2 {
 					// A made-up violation exercises the windows and stories.
-					r.Violations = []model.Violation{{Invariant: model.InvMutex, Clients: []string{"A", "B"},
+					r.Violations = []invariant.Violation{{Invariant: invariant.MutualExclusion, Clients: []string{"A", "B"},
 						From: h[len(h)/2].At, To: h[len(h)-1].At, Events: []int{len(h) / 2}, Explanation: "test"}}
 				}
 				meta := Meta{Scenario: name}

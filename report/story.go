@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"locksim/model"
+	"locksim/model/history"
+	"locksim/model/invariant"
 	"locksim/sim"
 )
 
@@ -16,7 +17,7 @@ const maxClauses = 12
 // story retells a violation from the history in one sentence: the
 // acquisitions, pauses, expiries, faults and writes of the clients it
 // involves, from their last acquisition before the window to its end.
-func (t *timeline) story(v model.Violation) string {
+func (t *timeline) story(v invariant.Violation) string {
 	from, to := v.From, v.To
 	if to < from {
 		from, to = to, from
@@ -97,26 +98,27 @@ func (t *timeline) story(v model.Violation) string {
 	return s + "."
 }
 
-// lastAcquired returns when client c last acquired the lock at or before at.
+// lastAcquired returns when client c's last critical section before at
+// started.
 func (t *timeline) lastAcquired(c string, at time.Duration) (time.Duration, bool) {
 	found, ok := time.Duration(0), false
-	for _, e := range t.h {
-		if e.At > at {
+	for _, s := range t.ix.Sections {
+		if s.From > at {
 			break
 		}
-		if e.Actor == c && e.Kind == model.KindAcquired && e.N <= 1 {
-			found, ok = e.At, true
+		if s.Client == c {
+			found, ok = s.From, true
 		}
 	}
 	return found, ok
 }
 
-// releaseAfter returns when client c next closed a critical section (final
-// release or crash) at or after at.
+// releaseAfter returns when client c's critical section that covers or
+// follows at ended (as the checkers judged it).
 func (t *timeline) releaseAfter(c string, at time.Duration) (time.Duration, bool) {
-	for _, e := range t.h {
-		if e.At >= at && e.Actor == c && (e.Kind == model.KindRelease && e.N <= 0 || e.Kind == sim.KindCrash) {
-			return e.At, true
+	for _, s := range t.ix.Sections {
+		if s.Client == c && s.To >= at && s.End != history.EndHistory {
+			return s.To, true
 		}
 	}
 	return 0, false
@@ -128,7 +130,7 @@ func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map
 	mine := all || involved[e.Actor]
 	at := " at " + fmtT(e.At)
 	switch e.Kind {
-	case model.KindAcquired:
+	case history.KindAcquired:
 		if !mine || e.N > 1 {
 			return "", false
 		}
@@ -138,7 +140,7 @@ func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map
 		}
 		s += at + tokenNote(e.Token) + t.whilePaused(e.At, e.Actor, involved)
 		return s, true
-	case model.KindLeaseLost, model.KindAcquireFailed:
+	case history.KindLeaseLost, history.KindAcquireFailed:
 		if !mine {
 			return "", false
 		}
@@ -147,7 +149,10 @@ func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map
 		if !mine {
 			return "", false
 		}
-		return e.Actor + " was paused from " + fmtT(e.At) + " to " + fmtT(e.At+e.Dur), true
+		if p, ok := t.ix.PausedAt(e.Actor, e.At); ok && p.FromPos == e.Seq {
+			return e.Actor + " was paused from " + fmtT(p.From) + " to " + fmtT(p.To), true
+		}
+		return "", false // a pause while paused only extends the first
 	case sim.KindCrash, sim.KindRestart:
 		if !mine {
 			return "", false
@@ -174,12 +179,12 @@ func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map
 			return "", false
 		}
 		return describe(t, e) + at, true
-	case model.KindRelease:
+	case history.KindRelease:
 		if !mine || e.N > 0 || !cited[e.Seq] {
 			return "", false
 		}
 		return e.Actor + " released " + e.Key + at, true
-	case model.KindResWrite:
+	case history.KindResWrite:
 		// The write's own clause tells its outcome.
 		if (all || involved[e.Peer]) && used[e.Seq] {
 			return "", false
@@ -188,7 +193,7 @@ func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map
 			return "", false
 		}
 		return describe(t, e) + at, true
-	case model.KindWrite:
+	case history.KindWrite:
 		if !mine {
 			return "", false
 		}
@@ -196,18 +201,19 @@ func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map
 		if e.Token != 0 {
 			s += " with token " + itoa(e.Token)
 		}
-		if sent := t.sendTime(e); sent-e.At > time.Millisecond {
-			s += " (prepared" + at + ", sent at " + fmtT(sent) + ")"
+		w, ok := t.writeOf(e.Seq)
+		if ok && w.Sent >= 0 && t.h[w.Sent].At-e.At > time.Millisecond {
+			s += " (prepared" + at + ", sent at " + fmtT(t.h[w.Sent].At) + ")"
 		} else {
 			s += at
 		}
-		if i, ok := t.outcome(e, used); ok {
-			used[i] = true
+		if ok && w.Applied >= 0 {
+			used[t.h[w.Applied].Seq] = true
 			verdict := " and the resource accepted it"
-			if t.h[i].N == 0 {
+			if !w.Accepted {
 				verdict = " and the resource rejected it"
 			}
-			s += verdict + " at " + fmtT(t.h[i].At)
+			s += verdict + " at " + fmtT(t.h[w.Applied].At)
 		} else {
 			s += " (no answer from the resource recorded)"
 		}
@@ -251,4 +257,14 @@ func told(clause, text string) bool {
 		}
 	}
 	return true
+}
+
+// writeOf returns the write the client prepared at pos.
+func (t *timeline) writeOf(pos int) (history.Write, bool) {
+	for _, w := range t.ix.Writes {
+		if w.Prepared == pos {
+			return w, true
+		}
+	}
+	return history.Write{}, false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"locksim/model/invariant"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,7 +34,7 @@ type SweepCell struct {
 	// Broken is how many of them broke at least one invariant.
 	Broken int
 	// Invariants are the invariants broken in any run, in any order.
-	Invariants []string
+	Invariants []invariant.ID
 }
 
 // state returns '.', '#', '+' or ' ' for safe, broken, mixed, not run.
@@ -77,11 +78,11 @@ func (s *Sweep) brokenCounts() []string {
 	n := map[string]int{}
 	for _, r := range s.Cells {
 		for _, c := range r {
-			seen := map[string]bool{}
+			seen := map[invariant.ID]bool{}
 			for _, inv := range c.Invariants {
 				if !seen[inv] {
 					seen[inv] = true
-					n[inv]++
+					n[string(inv)]++
 				}
 			}
 		}
@@ -231,7 +232,7 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 				if len(c.Invariants) > 0 {
 					invs := slices.Clone(c.Invariants)
 					slices.Sort(invs)
-					tip += " (" + strings.Join(slices.Compact(invs), ", ") + ")"
+					tip += " (" + strings.ReplaceAll(invariant.Names(slices.Compact(invs)), ",", ", ") + ")"
 				}
 			}
 			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#fff" stroke-width="1" data-state="%s"><title>%s</title></rect>`+"\n",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"io"
+	"locksim/model/invariant"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ import (
 func sampleSweep() *Sweep {
 	s := &Sweep{Title: "gc-pause on set-px-lua", XName: "ttl", YName: "pause",
 		Xs: []string{"250ms", "500ms", "1s", "2s", "4s"}, Ys: []string{"100ms", "500ms", "1s", "3s"}}
-	broken := []string{"mutual-exclusion", "stale-write"}
+	broken := []invariant.ID{"mutual-exclusion", "stale-write"}
 	for i := range s.Ys {
 		var row []SweepCell
 		for j := range s.Xs {

@@ -36,7 +36,7 @@ func Text(w io.Writer, r *model.Result, opts TextOptions) error {
 	p.header(meta, summarize(r, t), r)
 	p.timeline(t, width)
 	p.keyEvents(t)
-	p.violations(t, r.Violations)
+	p.violations(t, r)
 	p.verdicts(r)
 	_, err := io.WriteString(w, p.b.String())
 	return errors.Wrap(err, "report: writing text")
@@ -178,7 +178,7 @@ var markGlyph = map[string]byte{
 	markRestart: 'U', markClockJump: 'J', markClockDrift: '%', markError: 'E',
 	markExpired: 'x', markDeleted: '|', markEvicted: 'e', markNodeUp: 'U',
 	markPromote: 'P', markDemote: 'D', markResOK: 'W', markResRejected: 'X',
-	markNetDelay: 'd', markNetDrop: 'o',
+	markNetDelay: 'd', markNetDrop: 'o', markResRead: 'v', markResReadRefused: 'V',
 }
 
 // legendText explains each glyph, in legend order.
@@ -191,6 +191,7 @@ var legendText = []struct {
 	{'a', "acquired"}, {'r', "release"}, {'R', "renewed"}, {'S', "watchdog stopped"},
 	{'F', "acquire gave up"}, {'L', "lease lost (did not enter / write)"},
 	{'W', "write accepted (client row: when sent; resource row: when applied)"}, {'X', "write rejected (likewise)"}, {'w', "write (no answer)"},
+	{'v', "read served (resource row)"}, {'V', "read refused (resource row)"},
 	{'x', "key expired"}, {'|', "key deleted"}, {'e', "key evicted"},
 	{'C', "crash"}, {'U', "restart"}, {'P', "promoted"}, {'D', "demoted"},
 	{'J', "clock jump"}, {'%', "clock rate change"}, {'d', "network delay"}, {'o', "network drop"},
@@ -204,7 +205,7 @@ var markRank = map[string]int{
 	markPromote: 10, markDemote: 10, markClockJump: 11, markRestart: 12, markCrash: 13,
 	markNodeCrash: 13, markEvicted: 14, markExpired: 15, markLeaseLost: 16, markAcquireFailed: 16,
 	markRenewFailed: 17, markWatchdogStop: 17, markWrite: 18, markWriteOK: 19, markResOK: 19,
-	markWriteRejected: 20, markResRejected: 20, markError: 21,
+	markWriteRejected: 20, markResRejected: 20, markError: 21, markResRead: 3, markResReadRefused: 16,
 }
 
 func spanStyle(s span, owners map[string]string) string {
@@ -566,7 +567,13 @@ func (p *printer) windowLine(w window) {
 	p.line(p.style(s, ansiBRed))
 }
 
-func (p *printer) violations(t *timeline, vs []model.Violation) {
+func (p *printer) violations(t *timeline, r *model.Result) {
+	vs := r.Violations
+	if r.Err != nil {
+		p.line(p.style("No verdicts: the run stopped with an error before it finished, so nothing was judged.", ansiBRed))
+		p.line("")
+		return
+	}
 	if len(vs) == 0 {
 		p.line("No violations found.")
 		p.line("")
@@ -575,6 +582,9 @@ func (p *printer) violations(t *timeline, vs []model.Violation) {
 	p.line("Violations:")
 	for i, v := range vs {
 		head := fmt.Sprintf("%d. %s: %s", i+1, v.Invariant, violationHead(v))
+		if !r.Counts(v.Invariant) {
+			head += " (not counted: not asked about)"
+		}
 		p.line(p.style(head, ansiBold))
 		if v.Explanation != "" {
 			for _, l := range wrap(v.Explanation, 78, "   ") {
@@ -598,16 +608,24 @@ func (p *printer) verdicts(r *model.Result) {
 		w = max(w, len(d.Invariant))
 	}
 	for _, d := range ds {
-		s := p.style("held", ansiGreen)
-		if d.Verdict == verdictNotChecked {
-			s = p.style("not checked", ansiDim) + " (" + d.Why + ")"
+		n := "1 violation"
+		if d.Violations != 1 {
+			n = strconv.Itoa(d.Violations) + " violations"
 		}
-		if d.Verdict == verdictBroken {
-			n := "1 violation"
-			if d.Violations != 1 {
-				n = strconv.Itoa(d.Violations) + " violations"
-			}
+		var s string
+		switch {
+		case d.Verdict == verdictNone:
+			s = p.style("no verdict", ansiDim) + " (" + d.Why + ")"
+		case d.Verdict == verdictNotChecked:
+			s = p.style("not checked", ansiDim) + " (" + d.Why + ")"
+		case d.Verdict == verdictBroken && d.Counted:
 			s = p.style("BROKEN", ansiBRed) + " (" + n + ")"
+		case d.Verdict == verdictBroken:
+			s = p.style("broken", ansiYellow) + " (not counted: " + n + ")"
+		case d.Counted:
+			s = p.style("held", ansiGreen)
+		default:
+			s = p.style("held", ansiGreen) + " (not counted)"
 		}
 		p.line(fmt.Sprintf("  %-*s  %s", w, d.Invariant, s))
 	}

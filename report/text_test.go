@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pkg/errors"
 
 	"locksim/model"
+	"locksim/model/invariant"
 )
 
 func TestTextGolden(t *testing.T) {
@@ -186,21 +188,52 @@ func TestOwnerOf(t *testing.T) {
 
 func TestVerdicts(t *testing.T) {
 	r := &model.Result{Spec: model.Spec{Design: "set-px-lua", Options: model.Options{TTL: time.Second}},
-		Violations: []model.Violation{{Invariant: model.InvMutex}, {Invariant: model.InvMutex}, {Invariant: "custom"}}}
-	var got []string
-	for _, v := range verdicts(r) {
-		got = append(got, fmt.Sprintf("%s %s %d %s", v.Invariant, v.Verdict, v.Violations, v.Why))
+		Violations: []invariant.Violation{{Invariant: invariant.MutualExclusion}, {Invariant: invariant.MutualExclusion}, {Invariant: "custom"}}}
+	list := func(r *model.Result) []string {
+		var got []string
+		for _, v := range verdicts(r) {
+			got = append(got, fmt.Sprintf("%s %s %d %v %s", v.Invariant, v.Verdict, v.Violations, v.Counted, v.Why))
+		}
+		return got
 	}
 	want := []string{
-		"mutual-exclusion broken 2 ",
-		"stale-write held 0 ",
-		"lost-update held 0 ",
-		"token-order held 0 ",
-		"liveness held 0 ",
-		"reentrancy not-checked 0 the design is not reentrant",
-		"custom broken 1 ",
+		"mutual-exclusion broken 2 true ",
+		"stale-write held 0 true ",
+		"lost-update held 0 true ",
+		"token-unique held 0 true ",
+		"fencing not-checked 0 true the resource is not fenced",
+		"liveness held 0 true ",
+		"reentrancy not-checked 0 true the design is not reentrant",
+		"custom broken 1 true ",
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, list(r)); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	// Asked only about the data: mutual exclusion is still shown broken,
+	// but not counted.
+	r.Count([]invariant.ID{invariant.LostUpdate})
+	if got := list(r)[:3]; !cmp.Equal(got, []string{"mutual-exclusion broken 2 false ", "stale-write held 0 false ", "lost-update held 0 true "}) {
+		t.Errorf("counted verdicts: %q", got)
+	}
+	// A run that stopped with an error has no verdicts.
+	r.Err = errors.New("stopped")
+	for _, v := range verdicts(r) {
+		if v.Verdict != verdictNone {
+			t.Errorf("errored run: %s is %s, want %s", v.Invariant, v.Verdict, verdictNone)
+		}
+	}
+}
+
+// A run that stopped with an error prints no verdicts: not "No violations
+// found", not "held".
+func TestTextErroredRunHasNoVerdicts(t *testing.T) {
+	r := &model.Result{Spec: model.Spec{Design: "set-px-lua", Clients: []string{"A"}}, Err: errors.New("sim: run stopped at the event limit")}
+	var b strings.Builder
+	if err := Text(&b, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "No violations found") || strings.Contains(out, " held") || !strings.Contains(out, "No verdicts") {
+		t.Errorf("errored run reads as judged:\n%s", out)
 	}
 }

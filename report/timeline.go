@@ -1,11 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/sim"
 )
 
@@ -31,36 +33,38 @@ const (
 
 // Mark kinds: something that happens at one instant.
 const (
-	markAcquired      = "acquired"
-	markReacquired    = "reacquired"
-	markAcquireFailed = "acquire-failed"
-	markLeaseLost     = "lease-lost"
-	markWrite         = "write"          // a write with no outcome recorded
-	markWriteOK       = "write-ok"       // the resource accepted it
-	markWriteRejected = "write-rejected" // the resource rejected it
-	markRelease       = "release"
-	markReleased      = "released"
-	markRenew         = "renew"
-	markRenewFailed   = "renew-failed"
-	markWatchdogStop  = "watchdog-stop"
-	markCrash         = "crash"
-	markRestart       = "restart"
-	markClockJump     = "clock-jump"
-	markClockDrift    = "clock-drift"
-	markError         = "error"
-	markKeySet        = "key-set"
-	markExpired       = "expired"
-	markDeleted       = "deleted"
-	markEvicted       = "evicted"
-	markNodeCrash     = "node-crash"
-	markNodeUp        = "node-up"
-	markPromote       = "promote"
-	markDemote        = "demote"
-	markResOK         = "res-ok"
-	markResRejected   = "res-rejected"
-	markHeal          = "heal"
-	markNetDelay      = "net-delay"
-	markNetDrop       = "net-drop"
+	markAcquired       = "acquired"
+	markReacquired     = "reacquired"
+	markAcquireFailed  = "acquire-failed"
+	markLeaseLost      = "lease-lost"
+	markWrite          = "write"          // a write with no outcome recorded
+	markWriteOK        = "write-ok"       // the resource accepted it
+	markWriteRejected  = "write-rejected" // the resource rejected it
+	markRelease        = "release"
+	markReleased       = "released"
+	markRenew          = "renew"
+	markRenewFailed    = "renew-failed"
+	markWatchdogStop   = "watchdog-stop"
+	markCrash          = "crash"
+	markRestart        = "restart"
+	markClockJump      = "clock-jump"
+	markClockDrift     = "clock-drift"
+	markError          = "error"
+	markKeySet         = "key-set"
+	markExpired        = "expired"
+	markDeleted        = "deleted"
+	markEvicted        = "evicted"
+	markNodeCrash      = "node-crash"
+	markNodeUp         = "node-up"
+	markPromote        = "promote"
+	markDemote         = "demote"
+	markResOK          = "res-ok"
+	markResRejected    = "res-rejected"
+	markResRead        = "res-read"
+	markResReadRefused = "res-read-refused"
+	markHeal           = "heal"
+	markNetDelay       = "net-delay"
+	markNetDrop        = "net-drop"
 )
 
 // span is something that lasts, drawn as a bar. Times are true time.
@@ -123,40 +127,35 @@ type keyEvent struct {
 	Cited bool          `json:"cited,omitempty"`
 }
 
-// timeline is the drawable form of a run, shared by Text and HTML.
+// timeline is the drawable form of a run, shared by Text and HTML. It is
+// drawn from the run's history.Index, so its critical sections, pauses and
+// key lifetimes are exactly those the checkers judged.
 type timeline struct {
 	End     time.Duration `json:"end_ns"`
 	Lanes   []lane        `json:"lanes"`
 	Windows []window      `json:"windows"`
 	Key     []keyEvent    `json:"key_events"`
 
+	ix       *history.Index
 	clients  []string
 	nodes    []string
 	lockKeys map[string]bool
-	values   map[string]string // lock value -> client
 	cited    map[int]bool
-	paused   map[string][]span // client -> paused and crashed spans
 	h        sim.History
-}
-
-// nodeKinds are the sim kinds only Redis nodes record.
-var nodeKinds = map[string]bool{
-	sim.KindExec: true, sim.KindExpire: true, sim.KindKey: true, sim.KindReplApply: true,
-	sim.KindPromote: true, sim.KindDemote: true, sim.KindNodeCrash: true, sim.KindNodeUp: true,
-	sim.KindEvict: true,
 }
 
 // build turns a result into lanes, windows and key events.
 func build(r *model.Result) *timeline {
+	ix := history.New(r.History)
 	t := &timeline{
 		Lanes:    []lane{},
 		Windows:  []window{},
 		Key:      []keyEvent{},
+		ix:       ix,
 		lockKeys: map[string]bool{},
-		values:   map[string]string{},
 		cited:    map[int]bool{},
-		paused:   map[string][]span{},
 		h:        r.History,
+		End:      ix.End,
 	}
 	for _, v := range r.Violations {
 		for _, s := range v.Events {
@@ -164,9 +163,6 @@ func build(r *model.Result) *timeline {
 		}
 	}
 	t.findActors(r)
-	for _, e := range r.History {
-		t.End = max(t.End, e.At)
-	}
 	for _, c := range t.clients {
 		t.Lanes = append(t.Lanes, t.clientLane(c))
 	}
@@ -180,7 +176,7 @@ func build(r *model.Result) *timeline {
 		t.Lanes = append(t.Lanes, l)
 	}
 	for i, v := range r.Violations {
-		w := window{Index: i + 1, Invariant: v.Invariant, Clients: v.Clients, From: v.From, To: v.To}
+		w := window{Index: i + 1, Invariant: string(v.Invariant), Clients: v.Clients, From: v.From, To: v.To}
 		if w.To < w.From {
 			w.From, w.To = w.To, w.From
 		}
@@ -214,7 +210,7 @@ func build(r *model.Result) *timeline {
 }
 
 // findActors collects the clients (spec order first), the Redis nodes
-// (natural order), the lock keys and the lock values of each client.
+// (natural order) and the lock keys.
 func (t *timeline) findActors(r *model.Result) {
 	isClient := map[string]bool{}
 	for _, c := range r.Spec.Clients {
@@ -223,41 +219,30 @@ func (t *timeline) findActors(r *model.Result) {
 			t.clients = append(t.clients, c)
 		}
 	}
-	isNode := map[string]bool{}
-	var extra, nodes []string
-	for _, e := range r.History {
-		switch e.Kind {
-		case model.KindAcquireStart, model.KindAcquired, model.KindAcquireFailed, model.KindLeaseLost,
-			model.KindWrite, model.KindRelease, model.KindReleased, model.KindRenew, model.KindRead:
-			if e.Key != "" {
-				t.lockKeys[e.Key] = true
-			}
-			if e.Value != "" {
-				t.values[e.Value] = e.Actor
-			}
-			if !isClient[e.Actor] {
-				isClient[e.Actor] = true
-				extra = append(extra, e.Actor)
-			}
-		case sim.KindPause, sim.KindCrash, sim.KindRestart:
-			if !isClient[e.Actor] {
-				isClient[e.Actor] = true
-				extra = append(extra, e.Actor)
-			}
-		}
-		if nodeKinds[e.Kind] && e.Actor != model.ResourceName && !isNode[e.Actor] {
-			isNode[e.Actor] = true
-			nodes = append(nodes, e.Actor)
+	var extra []string
+	for _, c := range t.ix.Clients() {
+		if !isClient[c] {
+			isClient[c] = true
+			extra = append(extra, c)
 		}
 	}
 	slices.SortFunc(extra, cmpNat)
 	t.clients = append(t.clients, extra...)
-	slices.SortFunc(nodes, cmpNat)
-	for _, n := range nodes {
-		if !isClient[n] {
-			t.nodes = append(t.nodes, n)
+	for _, a := range t.ix.Attempts {
+		t.lockKeys[a.Key] = true
+	}
+	for _, s := range t.ix.Sections {
+		t.lockKeys[s.Key] = true
+	}
+	delete(t.lockKeys, "")
+	isNode := map[string]bool{}
+	for _, e := range t.h {
+		if info, ok := history.Info(e.Kind); ok && info.Recorder == sim.ByNode && !isNode[e.Actor] && !isClient[e.Actor] {
+			isNode[e.Actor] = true
+			t.nodes = append(t.nodes, e.Actor)
 		}
 	}
+	slices.SortFunc(t.nodes, cmpNat)
 	if len(t.lockKeys) == 0 {
 		t.lockKeys["lock"] = true
 	}
@@ -275,160 +260,155 @@ func cmpNat(a, b string) int {
 }
 
 // owner returns the client a lock value belongs to.
-func (t *timeline) owner(v string) string { return ownerOf(t.values, v) }
-
-// trueAt maps a client's monotonic reading to true time by interpolating
-// between the client's own events (extrapolating at rate 1 past them).
-func (t *timeline) trueAt(client string, local time.Duration) time.Duration {
-	var prev *sim.Event
-	for i := range t.h {
-		e := &t.h[i]
-		if e.Actor != client {
-			continue
-		}
-		if e.Local >= local {
-			if prev == nil || e.Local == prev.Local {
-				return e.At - (e.Local - local)
-			}
-			f := float64(local-prev.Local) / float64(e.Local-prev.Local)
-			return prev.At + time.Duration(f*float64(e.At-prev.At)+0.5)
-		}
-		prev = e
+func (t *timeline) owner(v string) string {
+	if o := t.ix.Owner(v); o != "" {
+		return o
 	}
-	if prev == nil {
-		return local
-	}
-	return prev.At + (local - prev.Local)
+	return ownerOf(nil, v)
 }
 
 func (t *timeline) mk(kind string, e sim.Event, owner, label, detail string) mark {
 	return mark{Kind: kind, At: e.At, Owner: owner, Label: label, Detail: detail, Seq: e.Seq, Cited: t.cited[e.Seq]}
 }
 
-// clientLane draws a client: its holds, believed leases, pauses and writes.
+func tokenLabel(tok int64) string {
+	if tok == 0 {
+		return ""
+	}
+	return "token " + itoa(tok)
+}
+
+// sectionEndText says how a critical section ended, for its detail.
+func sectionEndText(s history.Section) string {
+	switch s.End {
+	case history.EndDeadline:
+		return "; its lease ran out on its own clock at " + fmtT(s.To)
+	case history.EndHistory:
+		return "; still held when the history ended"
+	}
+	return "; " + string(s.End) + " at " + fmtT(s.To)
+}
+
+// clientLane draws a client: its attempts and critical sections (as the
+// checkers judged them), believed leases, pauses and writes.
 func (t *timeline) clientLane(c string) lane {
+	ix := t.ix
 	var lock, lease, pause row
 	lock.Name, lease.Name, pause.Name = "lock", "lease", "paused"
-	acquiring, held, crashed, leaseAt := -1, -1, -1, -1
-	closeSpan := func(rw *row, i *int, at time.Duration) {
-		if *i >= 0 {
-			rw.Spans[*i].To = at
-			rw.Spans[*i].Open = false
-			*i = -1
+	for _, a := range ix.Attempts {
+		if a.Client != c {
+			continue
+		}
+		e := t.h[a.Start]
+		s := span{Kind: spanAcquiring, From: e.At, To: t.End, Open: true, Owner: c, Seq: e.Seq,
+			Detail: c + " tries to acquire " + a.Key + " with value " + a.Value}
+		if a.EndPos >= 0 {
+			s.To, s.Open = t.h[a.EndPos].At, false
+		}
+		lock.Spans = append(lock.Spans, s)
+	}
+	for _, s := range ix.Sections {
+		if s.Client != c {
+			continue
+		}
+		e := t.h[s.Acq]
+		label := tokenLabel(s.Token)
+		lock.Spans = append(lock.Spans, span{Kind: spanHeld, From: s.From, To: s.To, Open: s.End == history.EndHistory,
+			Owner: c, Label: label, Seq: e.Seq,
+			Detail: c + " holds " + s.Key + " (critical section)" + tokenNote(s.Token) + sectionEndText(s)})
+		lock.Marks = append(lock.Marks, t.mk(markAcquired, e, c, label, describe(t, e)))
+		if s.Deadline != history.NoDeadline {
+			to := s.Deadline
+			if s.End != history.EndDeadline && s.End != history.EndHistory {
+				to = min(to, s.To) // past the critical section the belief no longer matters
+			}
+			lease.Spans = append(lease.Spans, span{Kind: spanLease, From: s.From, To: to, Owner: c, Seq: e.Seq,
+				Detail: c + " believes its lease runs until " + fmtT(s.Deadline)})
 		}
 	}
-	open := func(rw *row, s span) int {
-		s.Open = true
-		rw.Spans = append(rw.Spans, s)
-		return len(rw.Spans) - 1
+	for _, a := range ix.Acquisitions {
+		if a.Client == c && a.Count > 1 {
+			lock.Marks = append(lock.Marks, t.mk(markReacquired, t.h[a.Pos], c, "", describe(t, t.h[a.Pos])))
+		}
 	}
-	used := map[int]bool{} // res-write events already matched to a write
-	for _, e := range t.h {
+	for _, w := range ix.Writes {
+		if w.Client != c || (w.Prepared < 0 && w.Sent < 0) {
+			continue
+		}
+		kind, at := markWrite, w.Sent
+		if at < 0 {
+			at = w.Prepared
+		}
+		detail := ""
+		if w.Prepared >= 0 {
+			detail = describe(t, t.h[w.Prepared])
+		} else {
+			detail = c + " writes value " + itoa(w.N)
+		}
+		if w.Applied >= 0 {
+			kind = markWriteOK
+			if !w.Accepted {
+				kind = markWriteRejected
+			}
+			detail += "; " + describe(t, t.h[w.Applied]) + " at " + fmtT(t.h[w.Applied].At)
+		}
+		m := t.mk(kind, t.h[at], c, tokenLabel(w.Token), detail)
+		if w.Prepared >= 0 {
+			m.Seq, m.Cited = t.h[w.Prepared].Seq, t.cited[t.h[w.Prepared].Seq] || t.cited[t.h[at].Seq]
+		}
+		lock.Marks = append(lock.Marks, m) // drawn where the request left
+	}
+	for _, p := range ix.Pauses[c] {
+		e := t.h[p.FromPos]
+		pause.Spans = append(pause.Spans, span{Kind: spanPaused, From: p.From, To: p.To, Owner: c, Seq: e.Seq,
+			Label: short(p.To - p.From), Detail: describe(t, e) + pauseEnd(p)})
+	}
+	for _, p := range ix.Crashes[c] {
+		e := t.h[p.FromPos]
+		pause.Spans = append(pause.Spans, span{Kind: spanCrashed, From: p.From, To: p.To, Open: p.Open(), Owner: c, Seq: e.Seq, Detail: describe(t, e)})
+	}
+	for _, pos := range ix.Marked {
+		e := t.h[pos]
 		if e.Actor != c {
 			continue
 		}
+		kind := ""
 		switch e.Kind {
-		case model.KindAcquireStart:
-			if acquiring < 0 && held < 0 {
-				acquiring = open(&lock, span{Kind: spanAcquiring, From: e.At, Owner: c, Seq: e.Seq,
-					Detail: c + " tries to acquire " + e.Key + " with value " + e.Value})
-			}
-		case model.KindAcquired:
-			if held >= 0 && e.N > 1 {
-				lock.Marks = append(lock.Marks, t.mk(markReacquired, e, c, "", describe(t, e)))
-				continue
-			}
-			closeSpan(&lock, &acquiring, e.At)
-			endLease(&lease, &leaseAt, e.At, "acquired again")
-			label := ""
-			if e.Token != 0 {
-				label = "token " + itoa(e.Token)
-			}
-			held = open(&lock, span{Kind: spanHeld, From: e.At, Owner: c, Label: label, Seq: e.Seq,
-				Detail: c + " holds " + e.Key + " (critical section)" + tokenNote(e.Token)})
-			lock.Marks = append(lock.Marks, t.mk(markAcquired, e, c, label, describe(t, e)))
-			if e.Dur > 0 {
-				to := t.trueAt(c, e.Local+e.Dur)
-				lease.Spans = append(lease.Spans, span{Kind: spanLease, From: e.At, To: to, Owner: c, Seq: e.Seq,
-					Detail: c + " believes its lease runs until " + fmtT(to) + " (monotonic " + fmtT(e.Local+e.Dur) + ")"})
-				leaseAt = len(lease.Spans) - 1
-			}
-		case model.KindAcquireFailed:
-			closeSpan(&lock, &acquiring, e.At)
-			lock.Marks = append(lock.Marks, t.mk(markAcquireFailed, e, c, "", describe(t, e)))
-		case model.KindLeaseLost:
-			closeSpan(&lock, &acquiring, e.At)
-			lock.Marks = append(lock.Marks, t.mk(markLeaseLost, e, c, "", describe(t, e)))
-		case model.KindWrite:
-			kind, detail := markWrite, describe(t, e)
-			if i, ok := t.outcome(e, used); ok {
-				used[i] = true
-				o := t.h[i]
-				kind = markWriteOK
-				if o.N == 0 {
-					kind = markWriteRejected
-				}
-				detail += "; " + describe(t, o) + " at " + fmtT(o.At)
-			}
-			label := ""
-			if e.Token != 0 {
-				label = "token " + itoa(e.Token)
-			}
-			sent := e
-			sent.At = t.sendTime(e) // the mark sits where the request left
-			lock.Marks = append(lock.Marks, t.mk(kind, sent, c, label, detail))
-		case model.KindRelease:
-			if e.N > 0 {
-				lock.Marks = append(lock.Marks, t.mk(markRelease, e, c, "", describe(t, e)))
-				continue
-			}
-			closeSpan(&lock, &held, e.At)
-			endLease(&lease, &leaseAt, e.At, "released")
-			lock.Marks = append(lock.Marks, t.mk(markRelease, e, c, "", describe(t, e)))
-		case model.KindReleased:
-			lock.Marks = append(lock.Marks, t.mk(markReleased, e, c, "", describe(t, e)))
-		case model.KindRenew:
-			kind := markRenew
+		case history.KindAcquireFailed:
+			kind = markAcquireFailed
+		case history.KindLeaseLost:
+			kind = markLeaseLost
+		case history.KindRelease:
+			kind = markRelease
+		case history.KindReleased:
+			kind = markReleased
+		case history.KindRenew:
+			kind = markRenew
 			if e.N == 0 {
 				kind = markRenewFailed
-			} else if e.Dur > 0 && len(lease.Spans) > 0 {
-				// A renewal that reports its new lease extends the belief.
-				last := &lease.Spans[len(lease.Spans)-1]
-				last.To = t.trueAt(c, e.Local+e.Dur)
-				last.Detail = c + " believes its lease runs until " + fmtT(last.To) + " (renewed)"
 			}
-			lock.Marks = append(lock.Marks, t.mk(kind, e, c, "", describe(t, e)))
-		case model.KindWatchdogStop:
-			lock.Marks = append(lock.Marks, t.mk(markWatchdogStop, e, c, "", describe(t, e)))
-		case sim.KindPause:
-			s := span{Kind: spanPaused, From: e.At, To: e.At + e.Dur, Owner: c, Seq: e.Seq,
-				Label: short(e.Dur), Detail: describe(t, e)}
-			pause.Spans = append(pause.Spans, s)
-			t.paused[c] = append(t.paused[c], s)
+		case history.KindWatchdogStop:
+			kind = markWatchdogStop
 		case sim.KindCrash:
-			closeSpan(&lock, &acquiring, e.At)
-			closeSpan(&lock, &held, e.At)
-			endLease(&lease, &leaseAt, e.At, "crashed")
-			crashed = open(&pause, span{Kind: spanCrashed, From: e.At, Owner: c, Seq: e.Seq, Detail: describe(t, e)})
-			lock.Marks = append(lock.Marks, t.mk(markCrash, e, c, "", describe(t, e)))
+			kind = markCrash
 		case sim.KindRestart:
-			closeSpan(&pause, &crashed, e.At)
-			lock.Marks = append(lock.Marks, t.mk(markRestart, e, c, "", describe(t, e)))
+			kind = markRestart
 		case sim.KindClockJump:
-			lock.Marks = append(lock.Marks, t.mk(markClockJump, e, c, "", describe(t, e)))
+			kind = markClockJump
 		case sim.KindClockDrift:
-			lock.Marks = append(lock.Marks, t.mk(markClockDrift, e, c, "", describe(t, e)))
+			kind = markClockDrift
 		case sim.KindTaskEnd:
 			if e.Note != "" {
-				lock.Marks = append(lock.Marks, t.mk(markError, e, c, "", describe(t, e)))
+				kind = markError
 			}
 		}
-	}
-	for _, s := range pause.Spans {
-		if s.Kind == spanCrashed {
-			t.paused[c] = append(t.paused[c], s)
+		if kind != "" {
+			lock.Marks = append(lock.Marks, t.mk(kind, e, c, "", describe(t, e)))
 		}
 	}
+	sortSpans(lock.Spans)
+	sortMarks(lock.Marks)
+	sortSpans(pause.Spans)
 	l := lane{ID: c, Kind: laneClient, Rows: []row{lock}}
 	if len(lease.Spans) > 0 {
 		l.Rows = append(l.Rows, lease)
@@ -439,175 +419,122 @@ func (t *timeline) clientLane(c string) lane {
 	return l
 }
 
-// endLease ends the current believed-lease span at a release or crash if
-// the lease would outlast it: past the critical section the belief no
-// longer matters.
-func endLease(rw *row, i *int, at time.Duration, why string) {
-	if *i < 0 {
-		return
+// pauseEnd says when a pause really ended, if not as announced.
+func pauseEnd(p history.Span) string {
+	if p.Open() {
+		return ""
 	}
-	if s := &rw.Spans[*i]; s.To > at {
-		s.Detail += "; " + why + " at " + fmtT(at)
-		s.To = at
-	}
-	*i = -1
+	return "; resumed at " + fmtT(p.To)
 }
 
-// outcome finds the resource's answer to a client's write: the first
-// unmatched res-write for the same client and lock value at or after it.
-func (t *timeline) outcome(w sim.Event, used map[int]bool) (int, bool) {
-	for i, e := range t.h {
-		if e.Kind == model.KindResWrite && e.Peer == w.Actor && e.At >= w.At && !used[i] &&
-			(e.Value == w.Value || e.Value == "") && (w.Token == 0 || e.Token == w.Token) {
-			return i, true
-		}
-	}
-	return 0, false
+func sortSpans(ss []span) {
+	slices.SortStableFunc(ss, func(a, b span) int { return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.Seq, b.Seq)) })
 }
 
-// sendTime is when the client actually sent the write it prepared at w (a
-// pause can hold the request back): its next WRITE call to the resource.
-func (t *timeline) sendTime(w sim.Event) time.Duration {
-	for _, e := range t.h[w.Seq+1:] {
-		if e.Actor == w.Actor && e.Kind == sim.KindCall && e.Peer == model.ResourceName && len(e.Args) > 0 && e.Args[0] == "WRITE" {
-			return e.At
-		}
-	}
-	return w.At
+func sortMarks(ms []mark) {
+	slices.SortStableFunc(ms, func(a, b mark) int { return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Seq, b.Seq)) })
 }
 
-// nodeLane draws a Redis node: the lock key's lifetime, crashes, roles.
+// nodeLane draws a Redis node: each lock key's lifetime, crashes, roles.
 func (t *timeline) nodeLane(n string) lane {
+	ix := t.ix
 	keys := make([]string, 0, len(t.lockKeys))
 	for k := range t.lockKeys {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	rows := make([]row, len(keys))
-	cur := make([]int, len(keys))
 	for i, k := range keys {
 		rows[i].Name = k
-		cur[i] = -1
-	}
-	rowOf := func(k string) int { return slices.Index(keys, k) }
-	down := -1
-	closeKey := func(i int, at time.Duration) {
-		if cur[i] >= 0 {
-			rows[i].Spans[cur[i]].To = at
-			rows[i].Spans[cur[i]].Open = false
-			cur[i] = -1
+		ch := ix.Keys[history.NodeKey{Node: n, Key: k}]
+		for j, c := range ch {
+			e := t.h[c.Pos]
+			switch {
+			case e.Kind == sim.KindExpire:
+				rows[i].Marks = append(rows[i].Marks, t.mk(markExpired, e, t.owner(c.Was), "", describe(t, e)))
+			case c.Cause == "evicted":
+				rows[i].Marks = append(rows[i].Marks, t.mk(markEvicted, e, "", "", describe(t, e)))
+			case c.Value == "" && c.Cause != "node crashed":
+				rows[i].Marks = append(rows[i].Marks, t.mk(markDeleted, e, "", "", describe(t, e)))
+			}
+			if c.Value == "" {
+				continue
+			}
+			s := span{Kind: spanKey, From: e.At, To: t.End, Open: true, Owner: t.owner(c.Value), Label: c.Value, Seq: e.Seq, Detail: describe(t, e)}
+			if j+1 < len(ch) {
+				s.To, s.Open = t.h[ch[j+1].Pos].At, false
+			}
+			rows[i].Spans = append(rows[i].Spans, s)
 		}
 	}
-	for _, e := range t.h {
+	for _, d := range ix.Downs[n] {
+		e := t.h[d.FromPos]
+		rows[0].Spans = append(rows[0].Spans, span{Kind: spanDown, From: d.From, To: d.To, Open: d.Open(), Seq: e.Seq, Label: "down", Detail: describe(t, e)})
+	}
+	for _, pos := range ix.Marked {
+		e := t.h[pos]
 		if e.Actor != n {
 			continue
 		}
-		switch e.Kind {
-		case sim.KindKey:
-			i := rowOf(e.Key)
-			if i < 0 {
-				continue
-			}
-			closeKey(i, e.At)
-			if e.Value == "" {
-				if e.Note != "node crashed" {
-					rows[i].Marks = append(rows[i].Marks, t.mk(markDeleted, e, "", "", describe(t, e)))
-				}
-				continue
-			}
-			o := t.owner(e.Value)
-			rows[i].Spans = append(rows[i].Spans, span{Kind: spanKey, From: e.At, Open: true, Owner: o,
-				Label: e.Value, Seq: e.Seq, Detail: describe(t, e)})
-			cur[i] = len(rows[i].Spans) - 1
-		case sim.KindExpire:
-			i := rowOf(e.Key)
-			if i < 0 {
-				continue
-			}
-			closeKey(i, e.At)
-			rows[i].Marks = append(rows[i].Marks, t.mk(markExpired, e, t.owner(e.Value), "", describe(t, e)))
-		case sim.KindEvict:
-			if i := rowOf(e.Key); i >= 0 {
-				closeKey(i, e.At)
-				rows[i].Marks = append(rows[i].Marks, t.mk(markEvicted, e, "", "", describe(t, e)))
-			}
-		case sim.KindNodeCrash:
-			for i := range rows {
-				closeKey(i, e.At)
-			}
-			rows[0].Spans = append(rows[0].Spans, span{Kind: spanDown, From: e.At, Open: true, Seq: e.Seq,
-				Label: "down", Detail: describe(t, e)})
-			down = len(rows[0].Spans) - 1
-			rows[0].Marks = append(rows[0].Marks, t.mk(markNodeCrash, e, "", "", describe(t, e)))
-		case sim.KindNodeUp:
-			if down >= 0 {
-				rows[0].Spans[down].To = e.At
-				rows[0].Spans[down].Open = false
-				down = -1
-			}
-			rows[0].Marks = append(rows[0].Marks, t.mk(markNodeUp, e, "", "", describe(t, e)))
-		case sim.KindPromote:
-			rows[0].Marks = append(rows[0].Marks, t.mk(markPromote, e, "", "", describe(t, e)))
-		case sim.KindDemote:
-			rows[0].Marks = append(rows[0].Marks, t.mk(markDemote, e, "", "", describe(t, e)))
-		case sim.KindClockJump:
-			rows[0].Marks = append(rows[0].Marks, t.mk(markClockJump, e, "", "", describe(t, e)))
-		case sim.KindClockDrift:
-			rows[0].Marks = append(rows[0].Marks, t.mk(markClockDrift, e, "", "", describe(t, e)))
+		kind := map[sim.Kind]string{sim.KindNodeCrash: markNodeCrash, sim.KindNodeUp: markNodeUp, sim.KindPromote: markPromote,
+			sim.KindDemote: markDemote, sim.KindClockJump: markClockJump, sim.KindClockDrift: markClockDrift}[e.Kind]
+		if kind != "" {
+			rows[0].Marks = append(rows[0].Marks, t.mk(kind, e, "", "", describe(t, e)))
 		}
+	}
+	for i := range rows {
+		sortSpans(rows[i].Spans)
+		sortMarks(rows[i].Marks)
 	}
 	return lane{ID: n, Kind: laneNode, Rows: rows}
 }
 
-// resourceLane draws the protected resource's accepted and rejected writes.
+// resourceLane draws the protected resource: the writes it applied or
+// rejected and the reads it served, where it handled them.
 func (t *timeline) resourceLane() (lane, bool) {
-	rw := row{Name: "writes"}
-	for _, e := range t.h {
-		if e.Kind != model.KindResWrite {
+	rw := row{Name: "served"}
+	for _, w := range t.ix.Writes {
+		if w.Applied < 0 {
 			continue
 		}
+		e := t.h[w.Applied]
 		kind := markResOK
-		if e.N == 0 {
+		if !w.Accepted {
 			kind = markResRejected
 		}
-		label := ""
-		if e.Token != 0 {
-			label = "token " + itoa(e.Token)
+		rw.Marks = append(rw.Marks, t.mk(kind, e, w.Client, tokenLabel(w.Token), describe(t, e)))
+	}
+	for _, r := range t.ix.Reads {
+		if r.Served < 0 {
+			continue
 		}
-		rw.Marks = append(rw.Marks, t.mk(kind, e, e.Peer, label, describe(t, e)))
+		e := t.h[r.Served]
+		kind := markResRead
+		if r.Refused {
+			kind = markResReadRefused
+		}
+		rw.Marks = append(rw.Marks, t.mk(kind, e, r.Client, "", describe(t, e)))
 	}
 	if len(rw.Marks) == 0 {
 		return lane{}, false
 	}
-	return lane{ID: model.ResourceName, Kind: laneResource, Rows: []row{rw}}, true
+	sortMarks(rw.Marks)
+	return lane{ID: history.ResourceName, Kind: laneResource, Rows: []row{rw}}, true
 }
 
 // netLane draws partitions and network fault windows.
 func (t *timeline) netLane() (lane, bool) {
 	rw := row{Name: "faults"}
-	openParts := map[string][]int{} // sides -> open partition spans
-	for _, e := range t.h {
-		switch e.Kind {
-		case sim.KindPartition:
-			s := span{Kind: spanPartition, From: e.At, Seq: e.Seq, Label: e.Note, Detail: describe(t, e)}
-			if e.Dur > 0 {
-				s.To = e.At + e.Dur
-			} else {
-				s.Open = true
-			}
-			rw.Spans = append(rw.Spans, s)
-			openParts[e.Note] = append(openParts[e.Note], len(rw.Spans)-1)
-		case sim.KindHeal:
-			if ix := openParts[e.Note]; len(ix) > 0 {
-				s := &rw.Spans[ix[0]]
-				s.To, s.Open = e.At, false
-				openParts[e.Note] = ix[1:]
-			}
-			rw.Marks = append(rw.Marks, t.mk(markHeal, e, "", "", describe(t, e)))
-		case sim.KindNetDelay:
-			rw.Marks = append(rw.Marks, t.mk(markNetDelay, e, "", "", describe(t, e)))
-		case sim.KindNetDrop:
-			rw.Marks = append(rw.Marks, t.mk(markNetDrop, e, "", "", describe(t, e)))
+	for _, p := range t.ix.Partitions {
+		e := t.h[p.FromPos]
+		rw.Spans = append(rw.Spans, span{Kind: spanPartition, From: p.From, To: p.To, Open: p.Open() && p.Forever,
+			Seq: e.Seq, Label: p.Sides, Detail: describe(t, e)})
+	}
+	for _, pos := range t.ix.Faults {
+		e := t.h[pos]
+		kind := map[sim.Kind]string{sim.KindHeal: markHeal, sim.KindNetDelay: markNetDelay, sim.KindNetDrop: markNetDrop}[e.Kind]
+		if kind != "" {
+			rw.Marks = append(rw.Marks, t.mk(kind, e, "", "", describe(t, e)))
 		}
 	}
 	if len(rw.Spans) == 0 && len(rw.Marks) == 0 {
@@ -616,77 +543,60 @@ func (t *timeline) netLane() (lane, bool) {
 	return lane{ID: "net", Kind: laneNet, Rows: []row{rw}}, true
 }
 
+// change returns the key change recorded by the key or expire event at
+// pos.
+func (t *timeline) change(pos int) (history.KeyChange, bool) {
+	e := t.h[pos]
+	for _, c := range t.ix.Keys[history.NodeKey{Node: e.Actor, Key: e.Key}] {
+		if c.Pos == pos {
+			return c, true
+		}
+	}
+	return history.KeyChange{}, false
+}
+
 // surprising reports whether a change of the lock key on a node is worth
-// listing: not a client setting its own value or deleting its own value
-// (its acquire and release say that), and not a crash (listed itself).
-func (t *timeline) surprising(e sim.Event) bool {
-	if e.Note == "node crashed" {
+// listing: not a client setting or deleting its own value (its acquire
+// and release say that), and not a crash (listed itself).
+func (t *timeline) surprising(pos int) bool {
+	c, ok := t.change(pos)
+	if !ok || c.Cause == "node crashed" {
 		return false
 	}
-	by := t.changedBy(e)
-	if e.Value != "" {
-		return by == "" || by != t.owner(e.Value)
+	if c.Value != "" {
+		return c.By == "" || c.By != t.owner(c.Value)
 	}
-	old := t.keyBefore(e)
-	return old == "" || by == "" || by != t.owner(old)
-}
-
-// changedBy returns the client whose command a node executed at the
-// instant of a key event, or "" when the change came from no command.
-func (t *timeline) changedBy(e sim.Event) string {
-	for i := e.Seq - 1; i >= 0 && i < len(t.h); i-- {
-		p := t.h[i]
-		if p.At != e.At {
-			break
-		}
-		if p.Actor == e.Actor && p.Kind == sim.KindExec {
-			return p.Peer
-		}
-	}
-	return ""
-}
-
-// keyBefore returns the value a key had on a node just before event e.
-func (t *timeline) keyBefore(e sim.Event) string {
-	for i := e.Seq - 1; i >= 0 && i < len(t.h); i-- {
-		p := t.h[i]
-		if p.Actor == e.Actor && p.Key == e.Key && (p.Kind == sim.KindKey || p.Kind == sim.KindExpire || p.Kind == sim.KindEvict) {
-			if p.Kind == sim.KindKey {
-				return p.Value
-			}
-			return ""
-		}
-	}
-	return ""
+	return c.Was == "" || c.By == "" || c.By != t.owner(c.Was)
 }
 
 // keyEvents selects the events worth listing: acquisitions, expiries,
 // pauses, writes, faults, and every event a violation cites.
 func (t *timeline) keyEvents() {
-	for _, e := range t.h {
-		if !t.isKey(e) && !t.cited[e.Seq] {
+	for pos, e := range t.h {
+		if !t.isKey(pos) && !t.cited[e.Seq] {
 			continue
 		}
-		t.Key = append(t.Key, keyEvent{Seq: e.Seq, At: e.At, Actor: e.Actor, Kind: e.Kind,
+		t.Key = append(t.Key, keyEvent{Seq: e.Seq, At: e.At, Actor: e.Actor, Kind: string(e.Kind),
 			Text: describe(t, e), Cited: t.cited[e.Seq]})
 	}
 }
 
-// isKey reports whether e belongs in the key-events list.
-func (t *timeline) isKey(e sim.Event) bool {
+// isKey reports whether the event at pos belongs in the key-events list.
+func (t *timeline) isKey(pos int) bool {
+	e := t.h[pos]
 	switch e.Kind {
-	case model.KindAcquired, model.KindAcquireFailed, model.KindLeaseLost, model.KindWrite,
-		model.KindResWrite, model.KindWatchdogStop,
+	case history.KindAcquired, history.KindAcquireFailed, history.KindLeaseLost, history.KindWrite,
+		history.KindResWrite, history.KindWatchdogStop,
 		sim.KindExpire, sim.KindEvict, sim.KindPause, sim.KindResume, sim.KindCrash, sim.KindRestart,
 		sim.KindNodeCrash, sim.KindNodeUp, sim.KindPartition, sim.KindHeal, sim.KindNetDelay,
 		sim.KindNetDrop, sim.KindClockJump, sim.KindClockDrift, sim.KindPromote, sim.KindDemote:
 		return true
-	case model.KindRelease:
+	case history.KindRelease:
 		return e.N == 0
-	case model.KindRenew:
+	case history.KindRenew:
 		return e.N == 0
 	case sim.KindKey:
-		return t.lockKeys[e.Key] && slices.Contains(t.nodes, e.Actor) && t.surprising(e)
+		return t.lockKeys[e.Key] && slices.Contains(t.nodes, e.Actor) && t.surprising(pos)
 	case sim.KindTaskEnd:
 		return e.Note != ""
 	}
@@ -696,13 +606,12 @@ func (t *timeline) isKey(e sim.Event) bool {
 // pausedAt returns the span during which client c was paused or crashed
 // at true time at, if any.
 func (t *timeline) pausedAt(c string, at time.Duration) (span, bool) {
-	for _, s := range t.paused[c] {
-		to := s.To
-		if s.Open {
-			to = t.End
-		}
-		if s.From <= at && at < to {
-			return s, true
+	if p, ok := t.ix.PausedAt(c, at); ok {
+		return span{Kind: spanPaused, From: p.From, To: p.To}, true
+	}
+	for _, p := range t.ix.Crashes[c] {
+		if p.Covers(at) || p.Open() && at >= p.From {
+			return span{Kind: spanCrashed, From: p.From, To: p.To}, true
 		}
 	}
 	return span{}, false

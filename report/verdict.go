@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"locksim/model"
+	"locksim/model/invariant"
 )
 
 // Verdict words.
@@ -11,61 +12,51 @@ const (
 	verdictHeld       = "held"
 	verdictBroken     = "broken"
 	verdictNotChecked = "not-checked"
+	verdictNone       = "no-verdict"
 )
 
 // verdict is what a run says about one invariant.
 type verdict struct {
 	Invariant string `json:"invariant"`
-	// Verdict is "held" (no violation found), "broken", or "not-checked"
-	// (the checkers do not judge it for this spec).
+	// Verdict is "held" (no violation found), "broken", "not-checked" (the
+	// checkers do not judge it for this run) or "no-verdict" (the run
+	// stopped with an error, so nothing was judged).
 	Verdict string `json:"verdict"`
+	// Counted is false for an invariant the caller did not ask about
+	// (--invariants): its violations are shown but do not fail the run.
+	Counted bool `json:"counted"`
 	// Violations counts the violations of this invariant.
 	Violations int `json:"violations"`
-	// Why says why an invariant was not checked.
+	// Why says why an invariant was not checked or has no verdict.
 	Why string `json:"why,omitempty"`
 }
 
-// verdicts lists every invariant of model.Invariants, then any other
-// invariant a violation names (sorted), each held, broken or not checked
-// (per the spec's model.CheckConfig).
+// verdicts lists every invariant of invariant.All, then any other a
+// violation names, each held, broken, not checked or without a verdict.
 func verdicts(r *model.Result) []verdict {
-	vs := r.Violations
-	cfg := r.Spec.CheckConfigFor()
-	skipped := map[string]string{}
-	if cfg.LivenessBound <= 0 {
-		skipped[model.InvLiveness] = "no liveness bound for this spec"
-	}
-	if !cfg.Reentrant {
-		skipped[model.InvReentrancy] = "the design is not reentrant"
-	}
-	if len(r.Counted) > 0 {
-		for _, id := range model.Invariants {
-			if !slices.Contains(r.Counted, id) {
-				skipped[id] = "not asked about"
-			}
+	ids := slices.Clone(invariant.All)
+	for _, v := range r.Violations {
+		if !slices.Contains(ids, v.Invariant) {
+			ids = append(ids, v.Invariant)
 		}
 	}
-	ids := slices.Clone(model.Invariants)
-	var extra []string
-	for _, v := range vs {
-		if !slices.Contains(ids, v.Invariant) && !slices.Contains(extra, v.Invariant) {
-			extra = append(extra, v.Invariant)
-		}
-	}
-	slices.Sort(extra)
-	ids = append(ids, extra...)
+	slices.Sort(ids[len(invariant.All):])
+	cfg := r.Spec.CheckConfig()
 	out := make([]verdict, 0, len(ids))
 	for _, id := range ids {
-		n := 0
-		for _, v := range vs {
+		vd := verdict{Invariant: string(id), Verdict: verdictHeld, Counted: r.Counts(id)}
+		for _, v := range r.Violations {
 			if v.Invariant == id {
-				n++
+				vd.Violations++
 			}
 		}
-		vd := verdict{Invariant: id, Verdict: verdictHeld, Violations: n}
-		if n > 0 {
+		judged, why := cfg.Judged(id)
+		switch {
+		case r.Err != nil:
+			vd.Verdict, vd.Why = verdictNone, "the run stopped with an error"
+		case vd.Violations > 0:
 			vd.Verdict = verdictBroken
-		} else if why, ok := skipped[id]; ok {
+		case !judged:
 			vd.Verdict, vd.Why = verdictNotChecked, why
 		}
 		out = append(out, vd)

@@ -9,6 +9,7 @@ import (
 
 	"locksim/clock"
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/sim"
 )
 
@@ -22,38 +23,15 @@ const (
 	nameAny      = "*"
 )
 
-// clientKinds are event kinds only a client records; resourceKinds only
-// the resource; faultKinds only the "fault" actor. Other kinds are not
-// checked against the actor.
-var (
-	clientKinds = []string{
-		sim.KindCall, sim.KindReply, sim.KindTimeout, sim.KindRefused, sim.KindLateReply,
-		sim.KindDiscover, sim.KindPause, sim.KindResume, sim.KindCrash, sim.KindRestart,
-		sim.KindTaskEnd, sim.KindMessage,
-		model.KindAcquireStart, model.KindAcquired, model.KindAcquireFailed, model.KindLeaseLost,
-		model.KindRead, model.KindWrite, model.KindRelease, model.KindReleaseSend, model.KindReleased, model.KindRenew,
-		model.KindWatchdogStop,
-	}
-	nodeKinds = []string{
-		sim.KindExpire, sim.KindKey, sim.KindReplApply, sim.KindPromote,
-		sim.KindDemote, sim.KindNodeCrash, sim.KindNodeUp, sim.KindEvict,
-	}
-	resourceKinds = []string{model.KindResRead, model.KindResWrite}
-	faultKinds    = []string{sim.KindPartition, sim.KindHeal, sim.KindNetDelay, sim.KindNetDrop}
-	// anyKinds may come from several kinds of actor: exec from nodes and
-	// services, lost from the sender of the lost message, clock events
-	// from clients and nodes.
-	anyKinds = []string{sim.KindExec, sim.KindLost, sim.KindClockJump, sim.KindClockDrift}
-)
-
-// EventKinds returns every event kind a trigger may name, sorted.
+// EventKinds returns every event kind a trigger may name, sorted: the
+// simulator's and the lock protocol's (history.All).
 func EventKinds() []string {
 	var ks []string
-	for _, l := range [][]string{clientKinds, nodeKinds, resourceKinds, faultKinds, anyKinds} {
-		ks = append(ks, l...)
+	for _, k := range history.All() {
+		ks = append(ks, string(k.Kind))
 	}
 	slices.Sort(ks)
-	return slices.Compact(ks)
+	return ks
 }
 
 // world is the set of names a scenario defines.
@@ -261,22 +239,13 @@ func checkTrigger(w *world, t sim.Trigger) error {
 	if err != nil {
 		return errors.Wrap(err, "trigger")
 	}
-	if !slices.Contains(EventKinds(), t.Kind) {
+	info, ok := history.Info(t.Kind)
+	if !ok {
 		return errors.Errorf("trigger: unknown event kind %q (kinds: %s)", t.Kind, strings.Join(EventKinds(), ", "))
 	}
-	var from string
-	switch {
-	case slices.Contains(clientKinds, t.Kind):
-		from = nameClient
-	case slices.Contains(nodeKinds, t.Kind):
-		from = nameNode
-	case slices.Contains(resourceKinds, t.Kind):
-		from = nameResource
-	case slices.Contains(faultKinds, t.Kind):
-		from = nameFault
-	}
-	if from != "" && from != k {
-		return errors.Errorf("trigger: %s is a %s, but only a %s records %s events", t.Actor, k, from, strconv.Quote(t.Kind))
+	by := map[string]sim.Recorders{nameClient: sim.ByClient, nameNode: sim.ByNode, nameResource: sim.ByService, nameFault: sim.ByFault}[k]
+	if by == 0 || !info.Recorder.Has(by) {
+		return errors.Errorf("trigger: %s is a %s, but only a %s records %s events", t.Actor, k, info.Recorder, strconv.Quote(string(t.Kind)))
 	}
 	return nil
 }

@@ -172,7 +172,7 @@ func parseClauses(f *sim.Fault, rest []string) error {
 			if len(rest) < 2 || isClause(rest[0]) || isClause(rest[1]) {
 				return errors.New("after needs an actor and an event kind, e.g. after A acquired")
 			}
-			tr := &sim.Trigger{Actor: rest[0], Kind: rest[1]}
+			tr := &sim.Trigger{Actor: rest[0], Kind: sim.Kind(rest[1])}
 			rest = rest[2:]
 			if len(rest) > 0 && strings.HasPrefix(rest[0], "#") {
 				n, err := parseInt(rest[0][1:], "after #N", 1, maxCount)

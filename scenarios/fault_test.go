@@ -10,7 +10,7 @@ import (
 	"locksim/sim"
 )
 
-func trig(actor, kind string, nth int) *sim.Trigger {
+func trig(actor string, kind sim.Kind, nth int) *sim.Trigger {
 	return &sim.Trigger{Actor: actor, Kind: kind, Nth: nth}
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"locksim/model"
+	"locksim/model/history"
+	"locksim/model/invariant"
 	"locksim/sim"
 )
 
@@ -22,9 +24,9 @@ const goldenSeed = 1
 
 // storyKinds are the events a timeline golden keeps: what a reader of the
 // catalogue's timelines looks for, without the request/reply traffic.
-var storyKinds = []string{
-	model.KindAcquired, model.KindAcquireFailed, model.KindLeaseLost, model.KindRead,
-	model.KindWrite, model.KindRelease, model.KindWatchdogStop, model.KindResWrite,
+var storyKinds = []sim.Kind{
+	history.KindAcquired, history.KindAcquireFailed, history.KindLeaseLost, history.KindRead,
+	history.KindWrite, history.KindRelease, history.KindWatchdogStop, history.KindResWrite,
 	sim.KindPause, sim.KindResume, sim.KindCrash, sim.KindRestart, sim.KindNodeCrash,
 	sim.KindNodeUp, sim.KindPartition, sim.KindHeal, sim.KindNetDelay, sim.KindNetDrop,
 	sim.KindClockJump, sim.KindClockDrift, sim.KindExpire, sim.KindPromote, sim.KindDemote,
@@ -44,9 +46,19 @@ func story(s *Scenario, design string, r *model.Result) string {
 	if r.Err != nil {
 		b.WriteString("run error: " + r.Err.Error() + "\n")
 	}
+	// The critical sections as the checkers judge them (history.Index),
+	// which the report's timeline draws.
+	b.WriteString("sections:\n")
+	for _, sec := range history.New(r.History).Sections {
+		end := string(sec.End)
+		if end == "" {
+			end = "history ended"
+		}
+		b.WriteString("  " + sec.Client + " " + sim.FormatTime(sec.From) + " to " + sim.FormatTime(sec.To) + " (" + end + ")\n")
+	}
 	b.WriteString("violations:\n")
 	for _, v := range r.Violations {
-		b.WriteString("  " + v.Invariant + ": " + v.Explanation + "\n")
+		b.WriteString("  " + string(v.Invariant) + ": " + v.Explanation + "\n")
 	}
 	return b.String()
 }
@@ -116,7 +128,7 @@ func TestVerdicts(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s with %s: %v", s.Name, d, err)
 			}
-			broken := strings.Join(model.Broken(r.Violations), " ")
+			broken := strings.ReplaceAll(invariant.Names(invariant.Broken(r.Violations)), ",", " ")
 			if broken == "" {
 				broken = "-"
 			}

@@ -50,7 +50,7 @@ var FaultKinds = []FaultKind{FaultPause, FaultCrash, FaultPartition, FaultDelay,
 // WaitMessage), so "pause A right after its acquire returns" is exact.
 type Trigger struct {
 	Actor string
-	Kind  string
+	Kind  Kind
 	// Nth counts matching events from 1; 0 means 1.
 	Nth int
 }
@@ -139,7 +139,7 @@ func (f Fault) String() string {
 	if f.Dur != 0 {
 		b.WriteString(" for " + FormatDuration(f.Dur))
 	}
-	b.WriteString(" after " + f.After.Actor + " " + f.After.Kind)
+	b.WriteString(" after " + f.After.Actor + " " + string(f.After.Kind))
 	if f.After.Nth != 0 {
 		b.WriteString(" #" + strconv.Itoa(f.After.Nth))
 	}

@@ -21,8 +21,10 @@ type Event struct {
 	Actor string `json:"actor"`
 	// Task names the coroutine within a client process ("main", "watchdog").
 	Task string `json:"task,omitempty"`
-	// Kind says what happened; see the Kind* constants and package model.
-	Kind string `json:"kind"`
+	// Kind says what happened; Kinds (sim's) and history.Kinds (the lock
+	// protocol's) document every kind: who records it and which fields it
+	// uses.
+	Kind Kind `json:"kind"`
 	// Local is the actor's own clock at the event: a client's monotonic
 	// reading, a node's wall clock as a duration since clock.Epoch.
 	Local time.Duration `json:"local_ns"`
@@ -46,39 +48,6 @@ type Event struct {
 	// Note is free text for people (e.g. the cause of a lost message).
 	Note string `json:"note,omitempty"`
 }
-
-// Event kinds recorded by the simulation itself. Package model records its
-// own kinds (acquire, release, write...) through Ctx.Record.
-const (
-	KindCall       = "call"        // a client sent a request (Peer, Args)
-	KindReply      = "reply"       // a client received the reply (Reply)
-	KindTimeout    = "timeout"     // a client gave up waiting (ambiguous)
-	KindRefused    = "refused"     // a request reached a node that is down
-	KindLateReply  = "late-reply"  // a reply arrived after its timeout; dropped
-	KindLost       = "lost"        // the network lost a message (Note: why)
-	KindExec       = "exec"        // a node or service executed a command
-	KindExpire     = "expire"      // a key expired on a node (Key, Value it had)
-	KindKey        = "key"         // a key's value changed on a node (Key, Value; "" = gone; Dur: TTL; Note: cause)
-	KindReplApply  = "repl-apply"  // a replica applied the stream up to N
-	KindPromote    = "promote"     // sentinel promoted Actor to primary
-	KindDemote     = "demote"      // an old primary rejoined as a replica
-	KindDiscover   = "discover"    // a client learned a new primary (Peer)
-	KindPause      = "pause"       // a process froze for Dur
-	KindResume     = "resume"      // a paused process resumed
-	KindCrash      = "crash"       // a process stopped
-	KindRestart    = "restart"     // a process restarted with no memory
-	KindNodeCrash  = "node-crash"  // a Redis node stopped
-	KindNodeUp     = "node-up"     // a Redis node restarted (Note: persistence)
-	KindPartition  = "partition"   // a partition started (Note: sides)
-	KindHeal       = "heal"        // a partition healed
-	KindNetDelay   = "net-delay"   // extra delay window started
-	KindNetDrop    = "net-drop"    // a drop window started
-	KindClockJump  = "clock-jump"  // a clock stepped by Dur
-	KindClockDrift = "clock-drift" // a clock's rate changed to N ppm
-	KindEvict      = "evict"       // a node evicted Key
-	KindTaskEnd    = "task-end"    // a task returned (Note: error if any)
-	KindMessage    = "message"     // a client received a pub/sub message
-)
 
 // History is the ordered list of events of one run.
 type History []Event
@@ -110,7 +79,7 @@ func (e Event) writeLine(b *strings.Builder, exact bool) {
 	if exact {
 		t = strconv.FormatInt(int64(e.At), 10)
 	}
-	fmt.Fprintf(b, "%s %-9s %-14s", t, e.actorName(), e.Kind)
+	fmt.Fprintf(b, "%s %-9s %-14s", t, e.actorName(), string(e.Kind))
 	if e.Peer != "" {
 		b.WriteString(" peer=")
 		b.WriteString(e.Peer)

@@ -62,6 +62,7 @@ type node struct {
 	acks    map[string]int64 // primary: replica -> acknowledged offset
 	waits   []*pendingWait   // primary: WAIT commands still blocked
 	applied int64            // replica: last applied offset
+	syncing string           // replica: the primary a full resync is on its way from
 
 	watch map[string]time.Duration // key -> expiry on the node's wall clock
 	vals  map[string]string        // key -> last recorded value
@@ -428,6 +429,7 @@ func (n *node) crash(downFor time.Duration) {
 	}
 	n.up = false
 	n.incarnation++
+	n.syncing = ""
 	n.waits = nil
 	n.subs = map[string][]string{}
 	n.w.record(Event{Actor: n.name, Kind: KindNodeCrash, Local: n.local(), Dur: downFor})
@@ -464,13 +466,13 @@ func (n *node) restart() {
 		// (the hazard Redis's replication docs warn about).
 		for _, r := range n.replicas() {
 			if r.up {
-				r.fullSync(n)
+				r.requestSync(n)
 			}
 		}
 	}
 	if n.role == roleReplica {
 		if p := n.w.nodes[n.following]; p != nil && p.up {
-			n.fullSync(p)
+			n.requestSync(p)
 		}
 	}
 	n.w.sentinel.reevaluate()

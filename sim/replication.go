@@ -61,7 +61,7 @@ func (n *node) applyEntry(from string, e replEntry) {
 		return // already covered by a full resync
 	}
 	if e.offset != n.applied+1 {
-		n.fullSync(p)
+		n.requestSync(p)
 		return
 	}
 	n.sync()
@@ -85,6 +85,34 @@ func (n *node) applyEntry(from string, e replEntry) {
 	n.why = "replication"
 	n.refreshWatch()
 	n.sendAck(p)
+}
+
+// requestSync starts a full resynchronisation of replica n from primary p.
+// The copy travels over the reliable link p -> n, so a partition between
+// them holds it until the partition heals (a replica cannot reach its
+// primary across one), and it carries the primary's data as of its
+// arrival. Until then the replica keeps what it had. One copy per primary
+// is in flight at a time.
+func (n *node) requestSync(p *node) {
+	if n.syncing == p.name {
+		return
+	}
+	f := n.w.net.Send(p.name, n.name, n.w.now, true)
+	if !f.Delivered {
+		return // a partition that never heals
+	}
+	n.syncing = p.name
+	inc := n.incarnation
+	n.w.schedule(f.At, func() {
+		if n.incarnation != inc || n.syncing != p.name {
+			return
+		}
+		n.syncing = ""
+		if !n.up || !p.up || n.role != roleReplica || n.following != p.name || p.role != rolePrimary {
+			return
+		}
+		n.fullSync(p)
+	})
 }
 
 // fullSync replaces the replica's data with the primary's, as a full
@@ -150,7 +178,7 @@ func (n *node) sendAck(p *node) {
 // promote makes a replica the primary of its group: keys get their TTLs
 // from the absolute expiries the old primary sent, so keys already past
 // their expiry on this node's clock vanish at once.
-func (n *node) promote() {
+func (n *node) promote(old string) {
 	n.role = rolePrimary
 	n.following = ""
 	n.offset = n.applied
@@ -162,7 +190,7 @@ func (n *node) promote() {
 	}
 	n.load(st)
 	n.state = takeSnapshot(n.m, n.local())
-	n.w.record(Event{Actor: n.name, Kind: KindPromote, Local: n.local(), N: n.offset})
+	n.w.record(Event{Actor: n.name, Kind: KindPromote, Local: n.local(), Key: n.group.name, Peer: old, N: n.offset})
 	n.persist(n.state)
 	n.why = "expired before promotion"
 	n.refreshWatch()
@@ -174,6 +202,6 @@ func (n *node) demote(p *node) {
 	n.following = p.name
 	n.waits = nil
 	n.watch = map[string]time.Duration{}
-	n.w.record(Event{Actor: n.name, Kind: KindDemote, Local: n.local(), Peer: p.name})
-	n.fullSync(p)
+	n.w.record(Event{Actor: n.name, Kind: KindDemote, Local: n.local(), Key: n.group.name, Peer: p.name})
+	n.requestSync(p)
 }

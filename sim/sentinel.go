@@ -71,7 +71,7 @@ func (s *sentinel) reevaluate() {
 			case n.role == roleReplica && n.following != p.name:
 				// A replica that missed the failover follows the new primary.
 				n.following = p.name
-				n.fullSync(p)
+				n.requestSync(p)
 			}
 		}
 	}
@@ -105,12 +105,13 @@ func (s *sentinel) check(g *group, since time.Duration) {
 		return 0
 	})
 	best := cands[0]
+	old := g.primary
 	g.primary = best.name
 	s.down[g.name] = false
-	best.promote()
+	best.promote(old)
 	for _, r := range cands[1:] {
 		r.following = best.name
-		r.fullSync(best)
+		r.requestSync(best)
 	}
 	// The old primary keeps serving its side until it is reachable again,
 	// when reevaluate demotes it.

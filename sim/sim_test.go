@@ -52,7 +52,7 @@ func mustRun(t *testing.T, cfg Config, seed uint64) History {
 	return h
 }
 
-func kinds(h History, actor, kind string) []Event {
+func kinds(h History, actor string, kind Kind) []Event {
 	var out []Event
 	for _, e := range h {
 		if (actor == "" || e.Actor == actor) && e.Kind == kind {

@@ -13,6 +13,7 @@ import (
 
 	"locksim"
 	"locksim/model"
+	"locksim/model/invariant"
 	"locksim/report"
 	"locksim/sim"
 )
@@ -21,7 +22,7 @@ import (
 type checkRun struct {
 	Index  int      `json:"index"`
 	Seed   uint64   `json:"seed"`
-	Broken []string `json:"broken,omitempty"`
+	Broken []invariant.ID `json:"broken,omitempty"`
 	Error  string   `json:"error,omitempty"`
 	Faults []string `json:"faults,omitempty"`
 }
@@ -37,7 +38,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica)")
 	persistence := fs.String("persistence", "none", "what a crashed Redis node keeps: none, aof-everysec or aof-always")
 	faults := fs.String("faults", "pause,partition,delay,drop,node-crash,clock-jump", "fault kinds to draw from, comma-separated: "+kindList())
-	invs := fs.String("invariants", strings.Join(model.Invariants, ","), "the invariants that count as a failure, comma-separated (e.g. lost-update,token-order to ask only whether the data survives)")
+	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count as a failure, comma-separated (e.g. lost-update,fencing to ask only whether the data survives; token-order means token-unique,fencing)")
 	runs := fs.Int("runs", 1000, "number of runs (fault schedules)")
 	seed := fs.Uint64("seed", 1, "base seed: run i uses seed+i")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (results do not depend on it)")
@@ -101,16 +102,16 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if len(kinds) == 0 {
 		return exitUsage, usagef("--faults names no fault kind (known: %s)", kindList())
 	}
-	invList, err := model.ParseInvariants(*invs)
+	invList, err := invariant.Parse(*invs)
 	if err != nil {
 		return exitUsage, usagef("--invariants: %v", err)
 	}
-	counted := map[string]bool{}
+	counted := map[invariant.ID]bool{}
 	for _, inv := range invList {
 		counted[inv] = true
 	}
-	countedOnly := func(broken []string) []string {
-		return slices.DeleteFunc(broken, func(inv string) bool { return !counted[inv] })
+	countedOnly := func(broken []invariant.ID) []invariant.ID {
+		return slices.DeleteFunc(broken, func(inv invariant.ID) bool { return !counted[inv] })
 	}
 	si, sn, err := parseShard(*shard)
 	if err != nil {
@@ -134,7 +135,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	// This shard's runs: indices si, si+sn, ... below --runs.
 	n := (*runs - si + sn - 1) / sn
 	tally := newTally(spec.Design, *format, w)
-	tally.reentrant = spec.WithDefaults().CheckConfigFor().Reentrant
+	tally.reentrant = spec.WithDefaults().CheckConfig().Reentrant
 	tally.counted = counted
 	ordered(n, *workers, func(j int) checkRun {
 		i := si + j*sn
@@ -151,7 +152,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		case runErr != nil:
 			cr.Error = runErr.Error()
 		default:
-			cr.Broken = countedOnly(model.Broken(vs))
+			cr.Broken = countedOnly(invariant.Broken(vs))
 		}
 		return cr
 	}, func(j int, cr checkRun) {
@@ -180,11 +181,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		want := fail.Broken[0]
 		fails := func(fsched []sim.Fault) bool {
 			vs, runErr, err := model.Verdict(withFaults(spec, fsched), fail.Seed)
-			return err == nil && runErr == nil && slices.Contains(countedOnly(model.Broken(vs)), want)
+			return err == nil && runErr == nil && slices.Contains(countedOnly(invariant.Broken(vs)), want)
 		}
 		small := locksim.Shrink(f0, fails, 200)
 		minimal, _ = model.Run(withFaults(spec, small), fail.Seed)
-		minimal.Keep(invList)
+		minimal.Count(invList)
 		if err := locksim.NewCase(minimal).Save(*save); err != nil {
 			return exitUsage, err
 		}
@@ -244,17 +245,17 @@ func scheduleRand(s uint64) *rand.Rand { return rand.New(rand.NewPCG(s, 0x10c5))
 type tally struct {
 	design, format string
 	reentrant      bool
-	counted        map[string]bool
+	counted        map[invariant.ID]bool
 	w              io.Writer
 	runs, broken   int
-	counts         map[string]int
+	counts         map[invariant.ID]int
 	firstFail      *checkRun
 	firstError     *checkRun
 	err            error
 }
 
 func newTally(design, format string, w io.Writer) *tally {
-	t := &tally{design: design, format: format, w: w, counts: map[string]int{}}
+	t := &tally{design: design, format: format, w: w, counts: map[invariant.ID]int{}}
 	if format == "json" {
 		d, _ := json.Marshal(design)
 		_, t.err = fmt.Fprintf(w, "{\n  \"schema\": \"locksim.check/v1\",\n  \"design\": %s,\n  \"runs\": [", d)
@@ -309,13 +310,13 @@ func (t *tally) finish(minimal *model.Result, saved string) error {
 		return err
 	}
 	fmt.Fprintf(t.w, "design %s: %s, %d broke an invariant\n", t.design, plural(t.runs, "run"), t.broken)
-	for _, inv := range model.Invariants {
+	for _, inv := range invariant.All {
 		switch {
 		case !t.counted[inv]:
 			fmt.Fprintf(t.w, "  %-17s not counted (--invariants)\n", inv)
 		case t.counts[inv] > 0:
 			fmt.Fprintf(t.w, "  %-17s broken in %s\n", inv, plural(t.counts[inv], "run"))
-		case inv == model.InvReentrancy && !t.reentrant:
+		case inv == invariant.Reentrancy && !t.reentrant:
 			fmt.Fprintf(t.w, "  %-17s not checked (not a reentrant design)\n", inv)
 		default:
 			fmt.Fprintf(t.w, "  %-17s held\n", inv)

@@ -135,7 +135,7 @@ func writeReport(path, format string, r *model.Result, meta report.Meta, stdout 
 
 // exitFor maps a result to the exit code.
 func exitFor(r *model.Result) int {
-	if len(r.Violations) > 0 {
+	if len(r.Failures()) > 0 {
 		return exitViolation
 	}
 	return exitSafe

@@ -8,6 +8,8 @@ import (
 
 	"locksim/clock"
 	"locksim/model"
+	"locksim/model/history"
+	"locksim/model/invariant"
 	"locksim/report"
 	"locksim/scenarios"
 	"locksim/sim"
@@ -192,16 +194,16 @@ func sweep(param, design string, seeds, workers int) *report.Sweep {
 	}
 	cell := func(yi, xi int) report.SweepCell {
 		var c report.SweepCell
-		seen := map[string]bool{}
+		seen := map[invariant.ID]bool{}
 		for s := 1; s <= seeds; s++ {
 			spec := model.Spec{Design: design}
 			switch param {
 			case "pause":
 				spec.Options.TTL = xs[xi]
-				spec.Faults = []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: ys[yi], After: &sim.Trigger{Actor: "A", Kind: model.KindRead}}}
+				spec.Faults = []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: ys[yi], After: &sim.Trigger{Actor: "A", Kind: history.KindRead}}}
 			case "delay":
 				spec.Options.TTL = xs[xi]
-				spec.Faults = []sim.Fault{{Kind: sim.FaultDelay, From: "A", To: model.ResourceName, Extra: ys[yi], Dur: time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: model.KindWrite}}}
+				spec.Faults = []sim.Fault{{Kind: sim.FaultDelay, From: "A", To: model.ResourceName, Extra: ys[yi], Dur: time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindWrite}}}
 			case "drift":
 				spec.Options.DriftFactor = factors[xi]
 				spec.Options.TTL = time.Second
@@ -213,7 +215,7 @@ func sweep(param, design string, seeds, workers int) *report.Sweep {
 				continue
 			}
 			c.Runs++
-			if b := model.Broken(vs); len(b) > 0 {
+			if b := invariant.Broken(vs); len(b) > 0 {
 				c.Broken++
 				for _, inv := range b {
 					if !seen[inv] {

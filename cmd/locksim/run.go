@@ -8,6 +8,7 @@ import (
 
 	"locksim"
 	"locksim/model"
+	"locksim/model/invariant"
 	"locksim/report"
 	"locksim/scenarios"
 )
@@ -20,7 +21,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	renew := fs.String("renew", "", "your renew script (Lua, optional)")
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
 	fencing := fs.String("fencing", "", "override the resource's fencing: strict, nonstrict, off or strict-reads")
-	invs := fs.String("invariants", strings.Join(model.Invariants, ","), "the invariants that count (exit 1 and the verdicts), comma-separated")
+	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count (exit 1 and the verdicts), comma-separated")
 	seed := fs.Uint64("seed", 1, "seed of the run")
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
@@ -74,7 +75,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if *fencing != "" {
 		spec.Fencing = model.Fencing(*fencing)
 	}
-	invList, err := model.ParseInvariants(*invs)
+	invList, err := invariant.Parse(*invs)
 	if err != nil {
 		return exitUsage, usagef("--invariants: %v", err)
 	}
@@ -82,7 +83,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	r.Keep(invList)
+	r.Count(invList)
 	if *save != "" {
 		c := locksim.NewCase(r)
 		if _, err := scenarios.Lookup(sc.Name); err == nil {
@@ -149,7 +150,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("%v", err)
 	}
 	if *invs != "" {
-		if c.Invariants, err = model.ParseInvariants(*invs); err != nil {
+		if c.Invariants, err = invariant.Parse(*invs); err != nil {
 			return exitUsage, usagef("--invariants: %v", err)
 		}
 	}

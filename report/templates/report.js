@@ -101,6 +101,7 @@
     "acquire-failed": ["diamond", "#ea580c"], "lease-lost": ["diamond", "#ea580c"],
     "write": ["ring", "#374151"], "write-ok": ["dot", "#15803d"], "write-rejected": ["xdot", "#dc2626"],
     "res-ok": ["dot", "#15803d"], "res-rejected": ["xdot", "#dc2626"],
+    "res-read": ["small", "#2563eb"], "res-read-refused": ["xdot", "#ea580c"],
     "release": ["square", "#4b5563"], "released": ["small", "#9ca3af"],
     "renew": ["diamond", "#0d9488"], "renew-failed": ["diamond", "#dc2626"], "watchdog-stop": ["diamond", "#dc2626"],
     "crash": ["cross", "#7f1d1d"], "node-crash": ["cross", "#7f1d1d"],
@@ -112,12 +113,14 @@
     "error": ["ring", "#dc2626"]
   };
   var MARK_NAMES = {
-    "acquired": "acquired", "acquire-failed": "acquire gave up", "lease-lost": "lease lost",
+    "acquired": "acquired", "reacquired": "nested hold", "acquire-failed": "acquire gave up", "lease-lost": "lease lost",
     "write": "write (no answer)", "write-ok": "write accepted", "write-rejected": "write rejected",
-    "release": "release", "renew": "renewed", "watchdog-stop": "watchdog stopped", "crash": "crash",
+    "res-read": "read served", "res-read-refused": "read refused",
+    "release": "release", "released": "release finished", "renew": "renewed", "renew-failed": "renewal failed",
+    "watchdog-stop": "watchdog stopped", "crash": "crash", "node-crash": "node crash", "node-up": "node restart",
     "restart": "restart", "expired": "key expired", "deleted": "key deleted", "evicted": "key evicted",
     "promote": "promoted", "demote": "demoted", "clock-jump": "clock jump", "clock-drift": "clock rate",
-    "net-delay": "network delay", "net-drop": "network drop", "error": "task error"
+    "heal": "partition healed", "net-delay": "network delay", "net-drop": "network drop", "error": "task error"
   };
   var SPAN_NAMES = {
     "acquiring": "acquiring", "held": "holding (critical section)", "lease": "believed lease",

@@ -1,29 +1,29 @@
-package model
+package invariant
 
 import (
 	"strconv"
 
+	"locksim/model/history"
 	"locksim/sim"
 )
 
-// checkReentrancy reports broken reentrant hold counts (InvReentrancy):
-// per client, each acquired event's N must be one more than the count
-// held (1, 2, 3... on nested acquires) and each release's N one less,
-// back down to 0, never negative, never skipping. A crash or restart
-// forgets the count. After a violation the count follows what the client
-// recorded, so one mistake is reported once.
-func checkReentrancy(ix *historyIndex) []Violation {
+// checkReentrancy judges reentrant hold counts: per client, each acquired
+// event's N is one more than the count held (1, 2, 3... on nested holds)
+// and each release's N one less, back down to 0, never negative, never
+// skipping. A crash or restart forgets the count. After a violation the
+// count follows what the client recorded, so one mistake is reported once.
+func checkReentrancy(ix *history.Index) []Violation {
 	var vs []Violation
 	count := map[string]int64{}
 	last := map[string]int{} // client -> pos of its last acquired/release
-	for _, pos := range ix.marked {
-		e := ix.h[pos]
+	for _, pos := range ix.Marked {
+		e := ix.H[pos]
 		switch e.Kind {
-		case KindAcquired, KindRelease:
+		case history.KindAcquired, history.KindRelease:
 			c := e.Actor
 			held := count[c]
 			want, verb := held+1, "acquired"
-			if e.Kind == KindRelease {
+			if e.Kind == history.KindRelease {
 				want, verb = held-1, "released"
 			}
 			if e.N != want {
@@ -37,14 +37,8 @@ func checkReentrancy(ix *historyIndex) []Violation {
 				if !ok {
 					prev = -1
 				}
-				vs = append(vs, Violation{
-					Invariant:   InvReentrancy,
-					Clients:     []string{c},
-					From:        e.At,
-					To:          e.At,
-					Events:      ix.seqs(prev, pos),
-					Explanation: text,
-				})
+				vs = append(vs, Violation{Invariant: Reentrancy, Clients: []string{c}, From: e.At, To: e.At,
+					Events: ix.Seqs(prev, pos), Explanation: text})
 			}
 			count[c] = max(e.N, 0)
 			last[c] = pos

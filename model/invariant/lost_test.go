@@ -1,24 +1,14 @@
-package model
+package invariant
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"locksim/model/history"
 	"locksim/sim"
 )
 
-// noNotes clears the resource's Notes, so the checker must take new values
-// from the clients' write events.
-func noNotes(h sim.History) sim.History {
-	out := append(sim.History(nil), h...)
-	for i := range out {
-		if out[i].Kind == KindResWrite {
-			out[i].Note = ""
-		}
-	}
-	return out
-}
 
 func TestLostUpdate(t *testing.T) {
 	gc := gcPause().h
@@ -32,7 +22,7 @@ func TestLostUpdate(t *testing.T) {
 		at(50).add(write("A", "A:1", 0, 1), resWrite("A", "A:1", 0, 1)).h
 	gcText := "A's write at 1.600000s set the resource to 1 from the 0 it read at 0.051000s, but the resource held 1 " +
 		"after B's write at 1.060000s (1): B's increment was lost"
-	gcEvents := []int{seq(gc, ResourceName, KindResRead, 1), seq(gc, ResourceName, KindResWrite, 1), seq(gc, ResourceName, KindResWrite, 2)}
+	gcEvents := []int{seq(gc, history.ResourceName, history.KindResRead, 1), seq(gc, history.ResourceName, history.KindResWrite, 1), seq(gc, history.ResourceName, history.KindResWrite, 2)}
 	tests := []struct {
 		name string
 		h    sim.History
@@ -42,7 +32,7 @@ func TestLostUpdate(t *testing.T) {
 			name: "gc-pause, unfenced: A overwrites B's increment",
 			h:    gc,
 			want: []Violation{{
-				Invariant:   InvLostUpdate,
+				Invariant:   LostUpdate,
 				Clients:     []string{"A", "B"},
 				From:        ms(1060),
 				To:          ms(1600),
@@ -51,22 +41,10 @@ func TestLostUpdate(t *testing.T) {
 			}},
 		},
 		{
-			name: "new values from the clients' write events when the resource notes none",
-			h:    noNotes(gc),
-			want: []Violation{{
-				Invariant:   InvLostUpdate,
-				Clients:     []string{"A", "B"},
-				From:        ms(1060),
-				To:          ms(1600),
-				Events:      gcEvents,
-				Explanation: "A's write at 1.600000s set the resource to 1 from the 0 it read at 0.051000s, but the resource held 1 after B's write at 1.060000s: B's increment was lost",
-			}},
-		},
-		{
 			name: "two increments lost",
 			h:    two,
 			want: []Violation{{
-				Invariant: InvLostUpdate,
+				Invariant: LostUpdate,
 				Clients:   []string{"A", "B", "C"},
 				From:      ms(20),
 				To:        ms(50),
@@ -90,7 +68,7 @@ func TestLostUpdate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := only(Check(tt.h, CheckConfig{}), InvLostUpdate)
+			got := only(Check(tt.h, Config{}), LostUpdate)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Check lost update (-want +got):\n%s", diff)
 			}

@@ -1,4 +1,4 @@
-package model
+package invariant
 
 import (
 	"strconv"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"locksim/model/history"
 	"locksim/sim"
 )
 
@@ -48,19 +49,19 @@ func ms(t float64) time.Duration { return time.Duration(t * float64(time.Millise
 // them. The lock key is "lock" throughout.
 
 func acqStart(c, v string) sim.Event {
-	return sim.Event{Actor: c, Task: "main", Kind: KindAcquireStart, Key: "lock", Value: v, Dur: 3 * time.Second}
+	return sim.Event{Actor: c, Task: "main", Kind: history.KindAcquireStart, Key: "lock", Value: v, Dur: 3 * time.Second}
 }
 
 func acquired(c, v string, token int64, peer string, n int64) sim.Event {
-	return sim.Event{Actor: c, Task: "main", Kind: KindAcquired, Key: "lock", Value: v, Token: token, Peer: peer, N: n}
+	return sim.Event{Actor: c, Task: "main", Kind: history.KindAcquired, Key: "lock", Value: v, Token: token, Peer: peer, N: n}
 }
 
 func acqFailed(c, v string) sim.Event {
-	return sim.Event{Actor: c, Task: "main", Kind: KindAcquireFailed, Key: "lock", Value: v, Note: "acquire wait ran out"}
+	return sim.Event{Actor: c, Task: "main", Kind: history.KindAcquireFailed, Key: "lock", Value: v, Note: "acquire wait ran out"}
 }
 
 func release(c, v string, n int64) sim.Event {
-	return sim.Event{Actor: c, Task: "main", Kind: KindRelease, Key: "lock", Value: v, N: n}
+	return sim.Event{Actor: c, Task: "main", Kind: history.KindRelease, Key: "lock", Value: v, N: n}
 }
 
 func keySet(node, v, cause string) sim.Event {
@@ -90,30 +91,30 @@ func crash(c string) sim.Event { return sim.Event{Actor: c, Kind: sim.KindCrash}
 func taskEnd(c string) sim.Event { return sim.Event{Actor: c, Task: "main", Kind: sim.KindTaskEnd} }
 
 func resRead(c string, n int64) sim.Event {
-	return sim.Event{Actor: ResourceName, Kind: KindResRead, Peer: c, N: n}
+	return sim.Event{Actor: history.ResourceName, Kind: history.KindResRead, Peer: c, N: n, Reply: "(integer) " + itoa(n)}
 }
 
 func write(c, v string, token, n int64) sim.Event {
-	return sim.Event{Actor: c, Task: "main", Kind: KindWrite, Key: "lock", Value: v, Token: token, N: n}
+	return sim.Event{Actor: c, Task: "main", Kind: history.KindWrite, Key: "lock", Value: v, Token: token, N: n}
 }
 
 // resWrite is the resource's answer to a write: accepted with the new
 // value, as model/resource.go records it.
 func resWrite(c, v string, token, value int64) sim.Event {
-	return sim.Event{Actor: ResourceName, Kind: KindResWrite, Peer: c, Token: token, Value: v, N: 1,
-		Note: "value=" + itoa(value)}
+	return sim.Event{Actor: history.ResourceName, Kind: history.KindResWrite, Peer: c, Token: token, Value: v, N: value,
+		Reply: "(integer) 1"}
 }
 
-// resReject is a write the resource rejected (rows affected 0).
+// resReject is a write of 1 the resource rejected (rows affected 0).
 func resReject(c, v string, token, last int64) sim.Event {
-	return sim.Event{Actor: ResourceName, Kind: KindResWrite, Peer: c, Token: token, Value: v, N: 0,
-		Note: "rejected: token " + itoa(token) + " <= last " + itoa(last)}
+	return sim.Event{Actor: history.ResourceName, Kind: history.KindResWrite, Peer: c, Token: token, Value: v, N: 1,
+		Reply: "(integer) 0", Note: "rejected: token " + itoa(token) + " <= last " + itoa(last)}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // only keeps the violations of one invariant.
-func only(vs []Violation, inv string) []Violation {
+func only(vs []Violation, inv ID) []Violation {
 	var out []Violation
 	for _, v := range vs {
 		if v.Invariant == inv {
@@ -125,22 +126,22 @@ func only(vs []Violation, inv string) []Violation {
 
 func TestBrokenAndOrder(t *testing.T) {
 	vs := []Violation{
-		{Invariant: InvTokenOrder, From: ms(5), Clients: []string{"B"}},
-		{Invariant: InvMutex, From: ms(5), Clients: []string{"B", "C"}},
-		{Invariant: InvMutex, From: ms(5), Clients: []string{"A", "C"}},
-		{Invariant: InvStaleWrite, From: ms(1)},
+		{Invariant: TokenUnique, From: ms(5), Clients: []string{"B"}},
+		{Invariant: MutualExclusion, From: ms(5), Clients: []string{"B", "C"}},
+		{Invariant: MutualExclusion, From: ms(5), Clients: []string{"A", "C"}},
+		{Invariant: StaleWrite, From: ms(1)},
 	}
 	sortViolations(vs)
 	want := []Violation{
-		{Invariant: InvStaleWrite, From: ms(1)},
-		{Invariant: InvMutex, From: ms(5), Clients: []string{"A", "C"}},
-		{Invariant: InvMutex, From: ms(5), Clients: []string{"B", "C"}},
-		{Invariant: InvTokenOrder, From: ms(5), Clients: []string{"B"}},
+		{Invariant: StaleWrite, From: ms(1)},
+		{Invariant: MutualExclusion, From: ms(5), Clients: []string{"A", "C"}},
+		{Invariant: MutualExclusion, From: ms(5), Clients: []string{"B", "C"}},
+		{Invariant: TokenUnique, From: ms(5), Clients: []string{"B"}},
 	}
 	if diff := cmp.Diff(want, vs); diff != "" {
 		t.Errorf("sortViolations (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{InvMutex, InvStaleWrite, InvTokenOrder}, Broken(vs)); diff != "" {
+	if diff := cmp.Diff([]ID{MutualExclusion, StaleWrite, TokenUnique}, Broken(vs)); diff != "" {
 		t.Errorf("Broken (-want +got):\n%s", diff)
 	}
 	if got := Broken(nil); got != nil {
@@ -155,9 +156,9 @@ func TestCheckCapsEachInvariant(t *testing.T) {
 	for i, c := range []string{"A", "B", "C", "D", "E", "F", "G"} {
 		b.at(float64(10 * i)).add(acquired(c, c+":1", 0, "r1", 1))
 	}
-	got := Check(b.h, CheckConfig{})
-	if len(got) != MaxViolationsPerInvariant {
-		t.Fatalf("got %d violations, want %d", len(got), MaxViolationsPerInvariant)
+	got := Check(b.h, Config{})
+	if len(got) != MaxPerInvariant {
+		t.Fatalf("got %d violations, want %d", len(got), MaxPerInvariant)
 	}
 	var pairs [][]string
 	for _, v := range got {
@@ -170,13 +171,13 @@ func TestCheckCapsEachInvariant(t *testing.T) {
 }
 
 func TestCheckEmptyHistory(t *testing.T) {
-	if got := Check(nil, CheckConfig{LivenessBound: time.Second, Reentrant: true}); got != nil {
+	if got := Check(nil, Config{LivenessBound: time.Second, Reentrant: true}); got != nil {
 		t.Errorf("Check(nil) = %v, want nil", got)
 	}
 }
 
 // seq returns the Seq of the nth (from 1) event of actor and kind in h.
-func seq(h sim.History, actor, kind string, nth int) int {
+func seq(h sim.History, actor string, kind sim.Kind, nth int) int {
 	for _, e := range h {
 		if e.Actor == actor && e.Kind == kind {
 			if nth--; nth == 0 {
@@ -184,7 +185,7 @@ func seq(h sim.History, actor, kind string, nth int) int {
 			}
 		}
 	}
-	panic("seq: no event " + actor + " " + kind)
+	panic("seq: no event " + actor + " " + string(kind))
 }
 
 // gcPause is the catalogue's gc-pause scenario on a single node with an

@@ -1,10 +1,11 @@
-package model
+package invariant
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"locksim/model/history"
 	"locksim/sim"
 )
 
@@ -41,7 +42,7 @@ func seed000() *hist {
 // before replicating the counter; r2 is promoted and gives B token 42
 // again; B writes; A resumes and writes with 42. A nonstrict resource
 // accepts A's equal token; a strict one rejects it.
-func tokenRegression(accepted bool) *hist {
+func regressionHist(accepted bool) *hist {
 	aWrite := resReject("A", "A:1", 42, 42)
 	if accepted {
 		aWrite = resWrite("A", "A:1", 42, 1)
@@ -54,7 +55,7 @@ func tokenRegression(accepted bool) *hist {
 		at(4).add(pause("A", 1500)).
 		at(10).add(acqStart("B", "B:1")).
 		at(100).add(sim.Event{Actor: "r1", Kind: sim.KindNodeCrash}, keyGone("r1", "node crashed")).
-		at(200).add(sim.Event{Actor: "r2", Kind: sim.KindPromote}).
+		at(200).add(sim.Event{Actor: "r2", Kind: sim.KindPromote, Key: "m1", Peer: "r1"}).
 		at(210).add(keySet("r2", "B:1", "EVAL")).
 		at(211).add(acquired("B", "B:1", 42, "r2", 1)).
 		at(220).add(resRead("B", 0)).
@@ -68,47 +69,40 @@ func tokenRegression(accepted bool) *hist {
 func TestSeed000Fencing(t *testing.T) {
 	// Strict: the resource stays safe (no stale write accepted, tokens in
 	// order, nothing lost) while mutual exclusion is broken.
-	got := Check(seed000().h, CheckConfig{Fencing: FenceStrict})
-	if diff := cmp.Diff([]string{InvMutex}, Broken(got)); diff != "" {
+	got := Check(seed000().h, Config{Fencing: TokenAbove})
+	if diff := cmp.Diff([]ID{MutualExclusion}, Broken(got)); diff != "" {
 		t.Errorf("seed 000, strict: broken invariants (-want +got):\n%s", diff)
 	}
-	// Nonstrict, with a reissued token: the resource accepts the equal
-	// token, which token order reports (besides the duplicate grant).
-	h := tokenRegression(true).h
-	got = only(Check(h, CheckConfig{Fencing: FenceNonstrict}), InvTokenOrder)
-	want := []Violation{
-		{
-			Invariant: InvTokenOrder,
-			Clients:   []string{"A", "B"},
-			From:      ms(211),
-			To:        ms(211),
-			Tokens:    []int64{42, 42},
-			Events:    []int{seq(h, "A", KindAcquired, 1), seq(h, "B", KindAcquireStart, 1), seq(h, "r2", sim.KindPromote, 1), seq(h, "B", KindAcquired, 1)},
-			Explanation: "token 42 was granted twice: to A at 0.002000s from r1 and again to B at 0.211000s from r2, " +
-				"although B started acquiring at 0.010000s, after the first grant; r2 was promoted to primary at 0.200000s",
-		},
-		{
-			Invariant: InvTokenOrder,
-			Clients:   []string{"B", "A"},
-			From:      ms(1510),
-			To:        ms(1510),
-			Tokens:    []int64{42, 42},
-			Events:    []int{seq(h, ResourceName, KindResWrite, 1), seq(h, "A", KindWrite, 1), seq(h, ResourceName, KindResWrite, 2)},
-			Explanation: "the resource accepted A's write with token 42 at 1.510000s although it had already accepted " +
-				"token 42 from B at 0.230000s: the nonstrict resource accepts an equal token",
-		},
+	// Nonstrict, with a reissued token: the source granted 42 twice
+	// (token-unique); the resource accepts the equal token, as its rule
+	// allows (fencing holds), and an update is lost.
+	h := regressionHist(true).h
+	got = Check(h, Config{Fencing: TokenAtLeast})
+	if diff := cmp.Diff([]ID{MutualExclusion, StaleWrite, LostUpdate, TokenUnique}, Broken(got)); diff != "" {
+		t.Errorf("token regression, nonstrict: broken (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("token regression, nonstrict: token order (-want +got):\n%s", diff)
+	want := []Violation{{
+		Invariant: TokenUnique,
+		Clients:   []string{"A", "B"},
+		From:      ms(211),
+		To:        ms(211),
+		Tokens:    []int64{42, 42},
+		Events:    []int{seq(h, "A", history.KindAcquired, 1), seq(h, "B", history.KindAcquireStart, 1), seq(h, "r2", sim.KindPromote, 1), seq(h, "B", history.KindAcquired, 1)},
+		Explanation: "token 42 was granted twice: to A at 0.002000s from r1 and again to B at 0.211000s from r2, " +
+			"although B started acquiring at 0.010000s, after the first grant; r2 was promoted to primary at 0.200000s",
+	}}
+	if diff := cmp.Diff(want, only(got, TokenUnique)); diff != "" {
+		t.Errorf("token regression, nonstrict: token-unique (-want +got):\n%s", diff)
 	}
-	// Strict: the equal token is rejected; the duplicate grant remains.
-	got = only(Check(tokenRegression(false).h, CheckConfig{Fencing: FenceStrict}), InvTokenOrder)
-	if diff := cmp.Diff(want[:1], got); diff != "" {
-		t.Errorf("token regression, strict: token order (-want +got):\n%s", diff)
+	// Strict: the equal token is rejected, so the data is safe: only the
+	// source's duplicate grant (and the lock's overlap) remain.
+	got = Check(regressionHist(false).h, Config{Fencing: TokenAbove})
+	if diff := cmp.Diff([]ID{MutualExclusion, TokenUnique}, Broken(got)); diff != "" {
+		t.Errorf("token regression, strict: broken (-want +got):\n%s", diff)
 	}
 }
 
-func TestTokenOrder(t *testing.T) {
+func TestTokens(t *testing.T) {
 	regress := newHist().
 		at(0).add(acqStart("A", "A:1")).
 		at(10).add(acquired("A", "A:1", 42, "r1", 1)).
@@ -125,14 +119,14 @@ func TestTokenOrder(t *testing.T) {
 	tests := []struct {
 		name string
 		h    sim.History
-		cfg  CheckConfig
+		cfg  Config
 		want []Violation
 	}{
 		{
 			name: "an acquisition that started after a grant got a smaller token",
 			h:    regress,
 			want: []Violation{{
-				Invariant:   InvTokenOrder,
+				Invariant:   TokenUnique,
 				Clients:     []string{"A", "B"},
 				From:        ms(30),
 				To:          ms(30),
@@ -155,33 +149,56 @@ func TestTokenOrder(t *testing.T) {
 		{
 			name: "a strict resource that accepts an older token",
 			h:    brokenResource,
-			cfg:  CheckConfig{Fencing: FenceStrict},
+			cfg:  Config{Fencing: TokenAbove},
 			want: []Violation{{
-				Invariant:   InvTokenOrder,
+				Invariant:   Fencing,
 				Clients:     []string{"A", "B"},
 				From:        ms(20),
 				To:          ms(20),
 				Tokens:      []int64{42, 41},
 				Events:      []int{0, 1},
-				Explanation: "the resource accepted B's write with token 41 at 0.020000s although it had already accepted token 42 from A at 0.010000s: a strict resource must reject it",
+				Explanation: "the resource accepted B's write with token 41 at 0.020000s although it had already accepted token 42 from A at 0.010000s: a strict resource must reject a token at or below one it accepted",
+			}},
+		},
+		{
+			name: "a nonstrict resource may accept an equal token",
+			h: newHist().
+				at(10).add(resWrite("A", "A:1", 42, 1)).
+				at(20).add(resWrite("B", "B:1", 42, 2)).h,
+			cfg: Config{Fencing: TokenAtLeast},
+		},
+		{
+			name: "a strict resource may not",
+			h: newHist().
+				at(10).add(resWrite("A", "A:1", 42, 1)).
+				at(20).add(resWrite("B", "B:1", 42, 2)).h,
+			cfg: Config{Fencing: TokenAbove},
+			want: []Violation{{
+				Invariant:   Fencing,
+				Clients:     []string{"A", "B"},
+				From:        ms(20),
+				To:          ms(20),
+				Tokens:      []int64{42, 42},
+				Events:      []int{0, 1},
+				Explanation: "the resource accepted B's write with token 42 at 0.020000s although it had already accepted token 42 from A at 0.010000s: a strict resource must reject a token at or below one it accepted",
 			}},
 		},
 		{
 			name: "an unfenced resource makes no token promise",
 			h:    brokenResource,
-			cfg:  CheckConfig{Fencing: FenceOff},
+			cfg:  Config{Fencing: NoFencing},
 		},
 		{
 			name: "seed 000, strict",
 			h:    seed000().h,
-			cfg:  CheckConfig{Fencing: FenceStrict},
+			cfg:  Config{Fencing: TokenAbove},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := only(Check(tt.h, tt.cfg), InvTokenOrder)
+			got := append(only(Check(tt.h, tt.cfg), TokenUnique), only(Check(tt.h, tt.cfg), Fencing)...)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Check token order (-want +got):\n%s", diff)
+				t.Errorf("Check token invariants (-want +got):\n%s", diff)
 			}
 		})
 	}

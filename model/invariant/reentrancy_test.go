@@ -1,4 +1,4 @@
-package model
+package invariant
 
 import (
 	"testing"
@@ -32,7 +32,7 @@ func TestReentrancy(t *testing.T) {
 				at(10).add(acquired("A", "A:1", 0, "r1", 3)).h,
 			reentrant: true,
 			want: []Violation{{
-				Invariant:   InvReentrancy,
+				Invariant:   Reentrancy,
 				Clients:     []string{"A"},
 				From:        ms(10),
 				To:          ms(10),
@@ -47,7 +47,7 @@ func TestReentrancy(t *testing.T) {
 				at(10).add(release("A", "A:1", 0)).h,
 			reentrant: true,
 			want: []Violation{{
-				Invariant:   InvReentrancy,
+				Invariant:   Reentrancy,
 				Clients:     []string{"A"},
 				From:        ms(10),
 				To:          ms(10),
@@ -63,7 +63,7 @@ func TestReentrancy(t *testing.T) {
 				at(20).add(release("A", "A:1", 0)).h,
 			reentrant: true,
 			want: []Violation{{
-				Invariant:   InvReentrancy,
+				Invariant:   Reentrancy,
 				Clients:     []string{"A"},
 				From:        ms(20),
 				To:          ms(20),
@@ -88,7 +88,7 @@ func TestReentrancy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := only(Check(tt.h, CheckConfig{Reentrant: tt.reentrant}), InvReentrancy)
+			got := only(Check(tt.h, Config{Reentrant: tt.reentrant}), Reentrancy)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Check reentrancy (-want +got):\n%s", diff)
 			}

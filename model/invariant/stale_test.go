@@ -1,4 +1,4 @@
-package model
+package invariant
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"locksim/model/history"
 	"locksim/sim"
 )
 
@@ -56,7 +57,7 @@ func failover(replicated bool) *hist {
 		at(5).add(acquired("A", "A:1", 0, "r1", 1)).
 		at(6).add(resRead("A", 0)).
 		at(100).add(sim.Event{Actor: "r1", Kind: sim.KindNodeCrash}, keyGone("r1", "node crashed")).
-		at(200).add(sim.Event{Actor: "r2", Kind: sim.KindPromote}).
+		at(200).add(sim.Event{Actor: "r2", Kind: sim.KindPromote, Key: "m1", Peer: "r1"}).
 		at(300).add(write("A", "A:1", 0, 1), resWrite("A", "A:1", 0, 1))
 }
 
@@ -68,19 +69,19 @@ func TestStaleWrite(t *testing.T) {
 	tests := []struct {
 		name string
 		h    sim.History
-		cfg  CheckConfig
+		cfg  Config
 		want []Violation
 	}{
 		{
 			name: "gc-pause, unfenced",
 			h:    gc,
 			want: []Violation{{
-				Invariant: InvStaleWrite,
+				Invariant: StaleWrite,
 				Clients:   []string{"A", "B"},
 				From:      ms(1600),
 				To:        ms(1600),
-				Events: []int{seq(gc, "A", KindAcquired, 1), seq(gc, "A", sim.KindPause, 1), seq(gc, "r1", sim.KindExpire, 1),
-					seq(gc, "B", KindAcquired, 1), seq(gc, "A", KindWrite, 1), seq(gc, ResourceName, KindResWrite, 2)},
+				Events: []int{seq(gc, "A", history.KindAcquired, 1), seq(gc, "A", sim.KindPause, 1), seq(gc, "r1", sim.KindExpire, 1),
+					seq(gc, "B", history.KindAcquired, 1), seq(gc, "A", history.KindWrite, 1), seq(gc, history.ResourceName, history.KindResWrite, 2)},
 				Explanation: "A wrote 1 at 1.600000s and the resource accepted it, but A's lease was gone: " +
 					"A's key on r1 expired at 1.001000s (node clock 1.001000s) while A was paused from 0.052000s to 1.552000s; " +
 					"B acquired at 1.004000s from r1",
@@ -89,15 +90,15 @@ func TestStaleWrite(t *testing.T) {
 		{
 			name: "gc-pause, tokens but the resource does not check them",
 			h:    gcTok,
-			cfg:  CheckConfig{Fencing: FenceOff},
+			cfg:  Config{Fencing: NoFencing},
 			want: []Violation{{
-				Invariant: InvStaleWrite,
+				Invariant: StaleWrite,
 				Clients:   []string{"A", "B"},
 				From:      ms(1600),
 				To:        ms(1600),
 				Tokens:    []int64{41, 42},
-				Events: []int{seq(gcTok, "A", KindAcquired, 1), seq(gcTok, "A", sim.KindPause, 1), seq(gcTok, "r1", sim.KindExpire, 1),
-					seq(gcTok, "B", KindAcquired, 1), seq(gcTok, "A", KindWrite, 1), seq(gcTok, ResourceName, KindResWrite, 2)},
+				Events: []int{seq(gcTok, "A", history.KindAcquired, 1), seq(gcTok, "A", sim.KindPause, 1), seq(gcTok, "r1", sim.KindExpire, 1),
+					seq(gcTok, "B", history.KindAcquired, 1), seq(gcTok, "A", history.KindWrite, 1), seq(gcTok, history.ResourceName, history.KindResWrite, 2)},
 				Explanation: "A wrote 1 with token 41 at 1.600000s and the resource accepted it, but A's lease was gone: " +
 					"A's key on r1 expired at 1.001000s (node clock 1.001000s) while A was paused from 0.052000s to 1.552000s; " +
 					"B acquired at 1.004000s from r1 with token 42",
@@ -106,19 +107,19 @@ func TestStaleWrite(t *testing.T) {
 		{
 			name: "gc-pause, fenced: the stale write is rejected",
 			h:    gcPauseTokens(41, 42, true).h,
-			cfg:  CheckConfig{Fencing: FenceStrict},
+			cfg:  Config{Fencing: TokenAbove},
 		},
 		{
 			name: "redlock: a clock jump leaves 2 of 3 granting nodes, quorum 3",
 			h:    rj,
-			cfg:  CheckConfig{Quorum: 3},
+			cfg:  Config{Quorum: 3},
 			want: []Violation{{
-				Invariant: InvStaleWrite,
+				Invariant: StaleWrite,
 				Clients:   []string{"A"},
 				From:      ms(300),
 				To:        ms(300),
-				Events: []int{seq(rj, "A", KindAcquired, 1), seq(rj, "r3", sim.KindExpire, 1), seq(rj, "r3", sim.KindClockJump, 1),
-					seq(rj, "A", KindWrite, 1), seq(rj, ResourceName, KindResWrite, 1)},
+				Events: []int{seq(rj, "A", history.KindAcquired, 1), seq(rj, "r3", sim.KindExpire, 1), seq(rj, "r3", sim.KindClockJump, 1),
+					seq(rj, "A", history.KindWrite, 1), seq(rj, history.ResourceName, history.KindResWrite, 1)},
 				Explanation: "A wrote 1 at 0.300000s and the resource accepted it, but A's lease was gone " +
 					"(alive on 2 of 3 granting nodes, quorum 3): " +
 					"A's key on r3 expired at 0.200000s (node clock 2.200000s) after r3's clock jumped by 2s at 0.200000s",
@@ -127,7 +128,7 @@ func TestStaleWrite(t *testing.T) {
 		{
 			name: "redlock: 2 of 3 granting nodes is alive with quorum 2",
 			h:    rj,
-			cfg:  CheckConfig{Quorum: 2},
+			cfg:  Config{Quorum: 2},
 		},
 		{
 			name: "reentrant hash: a hold count field keeps the lease alive",
@@ -137,20 +138,20 @@ func TestStaleWrite(t *testing.T) {
 			name: "reentrant hash: the hash expired and B took it",
 			h:    rh,
 			want: []Violation{{
-				Invariant: InvStaleWrite,
+				Invariant: StaleWrite,
 				Clients:   []string{"A", "B"},
 				From:      ms(1500),
 				To:        ms(1500),
-				Events: []int{seq(rh, "A", KindAcquired, 2), seq(rh, "r1", sim.KindExpire, 1), seq(rh, "B", KindAcquired, 1),
-					seq(rh, "A", KindWrite, 1), seq(rh, ResourceName, KindResWrite, 1)},
+				Events: []int{seq(rh, "A", history.KindAcquired, 1), seq(rh, "r1", sim.KindExpire, 1), seq(rh, "B", history.KindAcquired, 1),
+					seq(rh, "A", history.KindWrite, 1), seq(rh, history.ResourceName, history.KindResWrite, 1)},
 				Explanation: "A wrote 1 at 1.500000s and the resource accepted it, but A's lease was gone: " +
 					"A's key on r1 expired at 1.002000s (node clock 1.002000s); B acquired at 1.004000s from r1",
 			}},
 		},
 		{
 			name: "a single-node lease is judged on its one node whatever the quorum",
-			h:    gcPause().h[:seq(gc, ResourceName, KindResWrite, 1)+1],
-			cfg:  CheckConfig{Quorum: 3},
+			h:    gcPause().h[:seq(gc, history.ResourceName, history.KindResWrite, 1)+1],
+			cfg:  Config{Quorum: 3},
 		},
 		{
 			name: "the lease survived failover on the promoted replica",
@@ -160,12 +161,12 @@ func TestStaleWrite(t *testing.T) {
 			name: "the promoted replica never had the key",
 			h:    failover(false).h,
 			want: []Violation{{
-				Invariant:   InvStaleWrite,
+				Invariant:   StaleWrite,
 				Clients:     []string{"A"},
 				From:        ms(300),
 				To:          ms(300),
-				Events:      []int{2, 5, 7, 8},
-				Explanation: "A wrote 1 at 0.300000s and the resource accepted it, but A's lease was gone: A's key on r1 was lost when r1 crashed at 0.100000s",
+				Events:      []int{2, 6, 7, 8},
+				Explanation: "A wrote 1 at 0.300000s and the resource accepted it, but A's lease was gone: r2 was promoted to primary of m1 at 0.200000s without A's key",
 			}},
 		},
 		{
@@ -174,7 +175,7 @@ func TestStaleWrite(t *testing.T) {
 				at(0).add(acquired("A", "A:1", 0, "", 1)).
 				at(10).add(resWrite("A", "A:1", 0, 1)).h,
 			want: []Violation{{
-				Invariant:   InvStaleWrite,
+				Invariant:   StaleWrite,
 				Clients:     []string{"A"},
 				From:        ms(10),
 				To:          ms(10),
@@ -199,7 +200,7 @@ func TestStaleWrite(t *testing.T) {
 				at(80).add(release("B", "B:1", 0)).
 				at(1550).add(resWrite("A", "A:1", 0, 1)).h,
 			want: []Violation{{
-				Invariant: InvStaleWrite,
+				Invariant: StaleWrite,
 				Clients:   []string{"A", "B"},
 				From:      ms(1550),
 				To:        ms(1550),
@@ -214,7 +215,7 @@ func TestStaleWrite(t *testing.T) {
 			name: "a write with no acquisition",
 			h:    newHist().at(10).add(resRead("Z", 0), resWrite("Z", "Z:9", 0, 1)).h,
 			want: []Violation{{
-				Invariant:   InvStaleWrite,
+				Invariant:   StaleWrite,
 				Clients:     []string{"Z"},
 				From:        ms(10),
 				To:          ms(10),
@@ -230,7 +231,7 @@ func TestStaleWrite(t *testing.T) {
 				at(2).add(acquired("A", "A:1", 0, "r1", 1)).
 				at(10).add(resRead("Z", 0), resWrite("Z", "A:1", 0, 1)).h,
 			want: []Violation{{
-				Invariant:   InvStaleWrite,
+				Invariant:   StaleWrite,
 				Clients:     []string{"Z"},
 				From:        ms(10),
 				To:          ms(10),
@@ -241,7 +242,7 @@ func TestStaleWrite(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := only(Check(tt.h, tt.cfg), InvStaleWrite)
+			got := only(Check(tt.h, tt.cfg), StaleWrite)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Check stale write (-want +got):\n%s", diff)
 			}

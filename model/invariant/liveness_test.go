@@ -1,4 +1,4 @@
-package model
+package invariant
 
 import (
 	"testing"
@@ -50,7 +50,7 @@ func TestLiveness(t *testing.T) {
 			h:     dl,
 			bound: time.Second,
 			want: []Violation{{
-				Invariant: InvLiveness,
+				Invariant: Liveness,
 				Clients:   []string{"B", "A"},
 				From:      ms(2),
 				To:        ms(1002),
@@ -81,7 +81,7 @@ func TestLiveness(t *testing.T) {
 			h:     ch,
 			bound: 500 * time.Millisecond,
 			want: []Violation{{
-				Invariant: InvLiveness,
+				Invariant: Liveness,
 				Clients:   []string{"B", "A"},
 				From:      ms(2),
 				To:        ms(502),
@@ -119,7 +119,7 @@ func TestLiveness(t *testing.T) {
 				at(3000).add(acqFailed("B", "B:1")).h,
 			bound: time.Second,
 			want: []Violation{{
-				Invariant: InvLiveness,
+				Invariant: Liveness,
 				Clients:   []string{"B"},
 				From:      0,
 				To:        time.Second,
@@ -138,7 +138,7 @@ func TestLiveness(t *testing.T) {
 			bound: time.Second,
 			want: []Violation{
 				{
-					Invariant: InvLiveness,
+					Invariant: Liveness,
 					Clients:   []string{"B"},
 					From:      0,
 					To:        time.Second,
@@ -147,7 +147,7 @@ func TestLiveness(t *testing.T) {
 						"there were no faults; B was trying to acquire since 0.000000s; no node held the key",
 				},
 				{
-					Invariant: InvLiveness,
+					Invariant: Liveness,
 					Clients:   []string{"C"},
 					From:      ms(2100),
 					To:        ms(3100),
@@ -160,7 +160,7 @@ func TestLiveness(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := only(Check(tt.h, CheckConfig{LivenessBound: tt.bound}), InvLiveness)
+			got := only(Check(tt.h, Config{LivenessBound: tt.bound}), Liveness)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Check liveness (-want +got):\n%s", diff)
 			}

@@ -1,0 +1,371 @@
+package history
+
+import (
+	"slices"
+	"strings"
+
+	"locksim/sim"
+)
+
+// builder holds what the one pass over a history keeps between events.
+type builder struct {
+	ix *Index
+	h  sim.History
+
+	pending  map[string]int // client -> its unanswered attempt (index in Attempts)
+	open     map[string]int // client -> its open section (index in Sections)
+	paused   map[string]int // client -> its open pause (index in Pauses[client])
+	crashed  map[string]int // client -> its open crash
+	down     map[string]int // node -> its open down interval
+	restored map[string]int // node -> the down interval its restart is filling in
+	lastExec map[string]int // node -> its last exec event
+
+	// requests holds each client's resource requests in flight, in the
+	// order sent (FIFO per link): index into Reads (read) or Writes.
+	requests map[string][]request
+	prepared map[string]int // client -> its write event not sent yet
+
+	// actorPos holds every actor's events; the actors that record
+	// client-only kinds are the clients, whose Local is a monotonic clock.
+	actorPos map[string][]int
+	clients  map[string]bool
+}
+
+type request struct {
+	write bool
+	i     int
+}
+
+func newBuilder(ix *Index) *builder {
+	return &builder{ix: ix, h: ix.H,
+		pending: map[string]int{}, open: map[string]int{}, paused: map[string]int{}, crashed: map[string]int{},
+		down: map[string]int{}, restored: map[string]int{}, lastExec: map[string]int{},
+		requests: map[string][]request{}, prepared: map[string]int{},
+		actorPos: map[string][]int{}, clients: map[string]bool{}}
+}
+
+func (b *builder) add(pos int) {
+	ix, e := b.ix, &b.h[pos]
+	if !IsTraffic(e.Kind) {
+		ix.Marked = append(ix.Marked, pos)
+	}
+	if IsFault(e.Kind) {
+		ix.Faults = append(ix.Faults, pos)
+	}
+	if e.Actor != "fault" && e.Actor != ResourceName {
+		b.actorPos[e.Actor] = append(b.actorPos[e.Actor], pos)
+		if kindRecorders[e.Kind] == sim.ByClient {
+			b.clients[e.Actor] = true
+		}
+	}
+	if r, ok := b.restored[e.Actor]; ok && (e.Kind != sim.KindKey || e.Note != "restart" || e.At != ix.Downs[e.Actor][r].To) {
+		delete(b.restored, e.Actor)
+	}
+	switch e.Kind {
+	case sim.KindExec:
+		b.lastExec[e.Actor] = pos
+	case sim.KindKey, sim.KindExpire:
+		b.keyChange(pos)
+	case sim.KindNodeCrash:
+		ix.Downs[e.Actor] = append(ix.Downs[e.Actor], Down{Span: Span{From: e.At, To: ix.End, FromPos: pos, ToPos: -1}})
+		b.down[e.Actor] = len(ix.Downs[e.Actor]) - 1
+	case sim.KindNodeUp:
+		if i, ok := b.down[e.Actor]; ok {
+			d := &ix.Downs[e.Actor][i]
+			d.To, d.ToPos, d.Ready, d.Restored = e.At, pos, pos, map[string]string{}
+			delete(b.down, e.Actor)
+			b.restored[e.Actor] = i
+		}
+	case sim.KindPromote:
+		ix.Promotions = append(ix.Promotions, Promotion{Pos: pos, Group: e.Key, Node: e.Actor, Old: e.Peer})
+		b.setGroup(e.Actor, e.Key)
+		b.setGroup(e.Peer, e.Key)
+	case sim.KindDemote:
+		b.setGroup(e.Actor, e.Key)
+		b.setGroup(e.Peer, e.Key)
+	case sim.KindPartition:
+		p := Partition{Span: Span{From: e.At, To: e.At + e.Dur, FromPos: pos, ToPos: -1}, Sides: e.Note, Forever: e.Dur == 0}
+		if p.Forever {
+			p.To = ix.End
+		}
+		ix.Partitions = append(ix.Partitions, p)
+	case sim.KindHeal:
+		for i := range ix.Partitions {
+			if p := &ix.Partitions[i]; p.Open() && p.Sides == e.Note {
+				p.To, p.ToPos = e.At, pos
+				break
+			}
+		}
+	case sim.KindPause:
+		if _, ok := b.paused[e.Actor]; !ok {
+			ix.Pauses[e.Actor] = append(ix.Pauses[e.Actor], Span{From: e.At, To: e.At + e.Dur, FromPos: pos, ToPos: -1})
+			b.paused[e.Actor] = len(ix.Pauses[e.Actor]) - 1
+		} else if p := &ix.Pauses[e.Actor][b.paused[e.Actor]]; e.At+e.Dur > p.To {
+			p.To = e.At + e.Dur // a pause while paused extends it
+		}
+	case sim.KindResume:
+		b.endPause(e.Actor, pos)
+	case sim.KindCrash:
+		b.endPause(e.Actor, pos)
+		ix.Crashes[e.Actor] = append(ix.Crashes[e.Actor], Span{From: e.At, To: ix.End, FromPos: pos, ToPos: -1})
+		b.crashed[e.Actor] = len(ix.Crashes[e.Actor]) - 1
+		b.endAttempt(e.Actor, pos, AttemptCrashed)
+		b.closeSection(e.Actor, pos, EndCrashed)
+	case sim.KindRestart:
+		if i, ok := b.crashed[e.Actor]; ok {
+			c := &ix.Crashes[e.Actor][i]
+			c.To, c.ToPos = e.At, pos
+			delete(b.crashed, e.Actor)
+		}
+	case sim.KindTaskEnd:
+		if i, ok := b.pending[e.Actor]; ok && sameTask(ix.Attempts[i].Task, e.Task) {
+			b.endAttempt(e.Actor, pos, AttemptStopped)
+		}
+		if i, ok := b.open[e.Actor]; ok && sameTask(ix.Sections[i].Task, e.Task) {
+			b.closeSection(e.Actor, pos, EndTaskEnded)
+		}
+	case KindAcquireStart:
+		b.setOwner(e.Value, e.Actor)
+		b.endAttempt(e.Actor, pos, AttemptOpen) // a new attempt replaces one left unanswered
+		ix.Attempts = append(ix.Attempts, Attempt{Client: e.Actor, Task: e.Task, Start: pos, EndPos: -1, Key: e.Key, Value: e.Value})
+		b.pending[e.Actor] = len(ix.Attempts) - 1
+	case KindAcquired:
+		b.acquired(pos)
+	case KindAcquireFailed:
+		b.endAttempt(e.Actor, pos, AttemptFailed)
+	case KindRelease:
+		if e.N <= 0 {
+			b.closeSection(e.Actor, pos, EndReleased)
+		}
+	case KindRenew:
+		if i, ok := b.open[e.Actor]; ok && e.N == 1 && e.Dur > 0 && ix.Sections[i].Value == e.Value {
+			ix.Sections[i].beliefs = append(ix.Sections[i].beliefs, pos)
+		}
+	case KindWrite:
+		b.prepared[e.Actor] = pos
+	case sim.KindCall:
+		if e.Peer == ResourceName && len(e.Args) > 0 {
+			b.resourceCall(pos)
+		}
+	case sim.KindLost:
+		// A resource request lost on its way never reaches the resource.
+		if e.Peer == ResourceName && strings.HasSuffix(e.Note, "(request)") {
+			if q := b.requests[e.Actor]; len(q) > 0 {
+				b.requests[e.Actor] = q[:len(q)-1]
+			}
+		}
+	case KindResRead, KindResWrite:
+		b.resourceAnswer(pos)
+	}
+}
+
+// kindRecorders maps every known kind to who records it.
+var kindRecorders = func() map[sim.Kind]sim.Recorders {
+	m := map[sim.Kind]sim.Recorders{}
+	for _, k := range All() {
+		m[k.Kind] = k.Recorder
+	}
+	return m
+}()
+
+func (b *builder) setGroup(node, group string) {
+	if node != "" && group != "" {
+		if _, ok := b.ix.groupOf[node]; !ok {
+			b.ix.groupOf[node] = group
+		}
+	}
+}
+
+func (b *builder) setOwner(v, client string) {
+	if _, ok := b.ix.owner[v]; !ok && v != "" {
+		b.ix.owner[v] = client
+	}
+}
+
+func (b *builder) endPause(client string, pos int) {
+	if i, ok := b.paused[client]; ok {
+		p := &b.ix.Pauses[client][i]
+		p.To, p.ToPos = b.h[pos].At, pos
+		delete(b.paused, client)
+	}
+}
+
+func (b *builder) endAttempt(client string, pos int, how AttemptEnd) {
+	i, ok := b.pending[client]
+	if !ok {
+		return
+	}
+	delete(b.pending, client)
+	if how == AttemptOpen {
+		return // replaced by a newer attempt: it stays open
+	}
+	a := &b.ix.Attempts[i]
+	a.EndPos, a.End = pos, how
+}
+
+// acquired handles an acquired event: a new section, or a nested hold.
+func (b *builder) acquired(pos int) {
+	ix, e := b.ix, &b.h[pos]
+	b.setOwner(e.Value, e.Actor)
+	start := -1
+	if i, ok := b.pending[e.Actor]; ok {
+		if a := ix.Attempts[i]; a.Value == "" || a.Value == e.Value {
+			start = a.Start
+			b.endAttempt(e.Actor, pos, AttemptAcquired)
+		}
+	}
+	ix.Acquisitions = append(ix.Acquisitions, Acquisition{Pos: pos, Start: start, Client: e.Actor, Value: e.Value, Token: e.Token, Count: e.N})
+	if _, ok := b.open[e.Actor]; ok && e.N > 1 {
+		return // a nested hold inside the open section
+	}
+	b.closeSection(e.Actor, pos, EndReacquired)
+	s := Section{Client: e.Actor, Task: e.Task, Acq: pos, Start: start, From: e.At, EndPos: -1,
+		Deadline: NoDeadline, DeadlinePos: -1, Key: e.Key, Value: e.Value, Token: e.Token,
+		Nodes: splitNodes(e.Peer), closePos: -1}
+	if e.Dur > 0 {
+		s.beliefs = []int{pos}
+	}
+	ix.Sections = append(ix.Sections, s)
+	b.open[e.Actor] = len(ix.Sections) - 1
+}
+
+func (b *builder) closeSection(client string, pos int, how SectionEnd) {
+	i, ok := b.open[client]
+	if !ok {
+		return
+	}
+	s := &b.ix.Sections[i]
+	s.closeAt, s.closePos, s.closeHow = b.h[pos].At, pos, how
+	delete(b.open, client)
+}
+
+// keyChange records a key event (or expiry) on a node.
+func (b *builder) keyChange(pos int) {
+	ix, e := b.ix, &b.h[pos]
+	k := NodeKey{e.Actor, e.Key}
+	ch := ix.Keys[k]
+	c := KeyChange{Pos: pos, Value: e.Value, Cause: e.Note, ExecPos: -1}
+	if n := len(ch); n > 0 {
+		c.Was = ch[n-1].Value
+	}
+	if e.Kind == sim.KindExpire {
+		c.Was, c.Value, c.Cause = e.Value, "", "expired"
+	}
+	if x, ok := b.lastExec[e.Actor]; ok && b.h[x].At == e.At && c.Cause != "node crashed" && c.Cause != "restart" {
+		c.By, c.ExecPos = b.h[x].Peer, x
+		if len(b.h[x].Args) > 0 {
+			c.Cmd = strings.ToUpper(b.h[x].Args[0])
+		}
+	}
+	ix.Keys[k] = append(ch, c)
+	if r, ok := b.restored[e.Actor]; ok && e.Kind == sim.KindKey && e.Note == "restart" && e.Value != "" {
+		ix.Downs[e.Actor][r].Restored[e.Key] = e.Value
+	}
+	if r, ok := b.restored[e.Actor]; ok && e.Kind == sim.KindKey && e.Note == "restart" {
+		ix.Downs[e.Actor][r].Ready = pos
+	}
+}
+
+func (b *builder) resourceCall(pos int) {
+	ix, e := b.ix, &b.h[pos]
+	switch strings.ToUpper(e.Args[0]) {
+	case "READ":
+		ix.Reads = append(ix.Reads, Read{Client: e.Actor, Sent: pos, Served: -1})
+		b.requests[e.Actor] = append(b.requests[e.Actor], request{false, len(ix.Reads) - 1})
+	case "WRITE":
+		w := Write{Client: e.Actor, Prepared: -1, Sent: pos, Applied: -1}
+		if p, ok := b.prepared[e.Actor]; ok {
+			pe := b.h[p]
+			w.Prepared, w.Token, w.Value, w.N = p, pe.Token, pe.Value, pe.N
+			delete(b.prepared, e.Actor)
+		}
+		ix.Writes = append(ix.Writes, w)
+		b.requests[e.Actor] = append(b.requests[e.Actor], request{true, len(ix.Writes) - 1})
+	}
+}
+
+// resourceAnswer matches a res-read or res-write to the client's oldest
+// request in flight: the link from a client to the resource is FIFO.
+func (b *builder) resourceAnswer(pos int) {
+	ix, e := b.ix, &b.h[pos]
+	write := e.Kind == KindResWrite
+	q := b.requests[e.Peer]
+	j := slices.IndexFunc(q, func(r request) bool { return r.write == write })
+	if j < 0 {
+		// No request was seen (a history cut or written by hand): the
+		// answer stands for itself, with the write the client prepared.
+		if write {
+			w := Write{Client: e.Peer, Prepared: -1, Sent: -1}
+			if p, ok := b.prepared[e.Peer]; ok {
+				w.Prepared = p
+				delete(b.prepared, e.Peer)
+			}
+			ix.Writes = append(ix.Writes, w)
+			j, q = len(q), append(q, request{true, len(ix.Writes) - 1})
+		} else {
+			ix.Reads = append(ix.Reads, Read{Client: e.Peer, Sent: -1})
+			j, q = len(q), append(q, request{false, len(ix.Reads) - 1})
+		}
+	}
+	r := q[j]
+	b.requests[e.Peer] = slices.Delete(q, j, j+1)
+	if write {
+		w := &ix.Writes[r.i]
+		w.Applied, w.Accepted = pos, e.Reply == "(integer) 1"
+		w.Token, w.Value, w.N = e.Token, e.Value, e.N
+		return
+	}
+	rd := &ix.Reads[r.i]
+	rd.Served, rd.N, rd.Refused = pos, e.N, strings.HasPrefix(e.Reply, "(error)")
+}
+
+// finish closes what the history left open and computes the sections'
+// deadlines, which need the clients' whole clock readings.
+func (b *builder) finish() {
+	ix := b.ix
+	for c := range b.clients {
+		ix.clientPos[c] = b.actorPos[c]
+	}
+	for i := range ix.Sections {
+		s := &ix.Sections[i]
+		s.To, s.EndPos, s.End = s.closeAt, s.closePos, s.closeHow
+		if s.closePos < 0 {
+			s.To, s.End = ix.End, EndHistory
+		}
+		for _, p := range s.beliefs {
+			e := ix.H[p]
+			if s.Deadline != NoDeadline && e.At >= s.Deadline {
+				break // the belief had run out: a late renewal does not revive it
+			}
+			if s.closePos >= 0 && p > s.closePos {
+				break
+			}
+			s.Deadline, s.DeadlinePos = ix.TrueAt(s.Client, e.Local+e.Dur), p
+		}
+		if s.Deadline != NoDeadline && s.Deadline < s.To {
+			s.To, s.End, s.EndPos = max(s.Deadline, s.From), EndDeadline, s.DeadlinePos
+		}
+		s.beliefs = nil
+	}
+}
+
+// sameTask compares task names, "" standing for "main".
+func sameTask(a, b string) bool {
+	if a == "" {
+		a = "main"
+	}
+	if b == "" {
+		b = "main"
+	}
+	return a == b
+}
+
+func splitNodes(peer string) []string {
+	var out []string
+	for n := range strings.SplitSeq(peer, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,71 @@
+package history
+
+import (
+	"math/bits"
+	"sort"
+	"time"
+
+	"locksim/sim"
+)
+
+// TrueAt returns the true instant at which a client's monotonic clock
+// reads mono, from the client's own events: every event a client records
+// carries its monotonic reading (Local) at a true time (At), and between
+// two of them the clock runs at one rate (a rate change is itself an
+// event), so the answer is exact up to a nanosecond of rounding. Past the
+// client's last event the clock keeps the rate it had since its last rate
+// change; before its first event it runs at rate 1.
+func (ix *Index) TrueAt(client string, mono time.Duration) time.Duration {
+	ps := ix.clientPos[client]
+	if len(ps) == 0 {
+		return mono
+	}
+	h := ix.H
+	j := sort.Search(len(ps), func(i int) bool { return h[ps[i]].Local >= mono })
+	if j < len(ps) {
+		next := h[ps[j]]
+		if j == 0 || next.Local == mono {
+			return next.At - (next.Local - mono)
+		}
+		prev := h[ps[j-1]]
+		return prev.At + scaleCeil(mono-prev.Local, next.At-prev.At, next.Local-prev.Local)
+	}
+	last := h[ps[len(ps)-1]]
+	// The range since the last rate change has one rate: measure it.
+	first := 0
+	for i := len(ps) - 1; i >= 0; i-- {
+		if h[ps[i]].Kind == sim.KindClockDrift {
+			first = i
+			break
+		}
+	}
+	base := h[ps[first]]
+	dAt, dLocal := last.At-base.At, last.Local-base.Local
+	if dAt <= 0 || dLocal <= 0 {
+		if base.Kind != sim.KindClockDrift {
+			return last.At + (mono - last.Local) // one instant only: rate 1
+		}
+		dLocal, dAt = time.Duration(1_000_000+base.N), 1_000_000
+	}
+	return last.At + scaleCeil(mono-last.Local, dAt, dLocal)
+}
+
+// scaleCeil returns ceil(a*num/den) for a, num >= 0 and den > 0 without
+// overflowing.
+func scaleCeil(a, num, den time.Duration) time.Duration {
+	if a <= 0 || num <= 0 || den <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(num))
+	if hi >= uint64(den) {
+		return time.Duration(1<<63 - 1) // beyond any run
+	}
+	q, r := bits.Div64(hi, lo, uint64(den))
+	if r != 0 {
+		q++
+	}
+	if q > 1<<63-1 {
+		return time.Duration(1<<63 - 1)
+	}
+	return time.Duration(q)
+}

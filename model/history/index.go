@@ -1,0 +1,202 @@
+package history
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"locksim/sim"
+)
+
+// Index is the one reading of a run's history that the checkers, the
+// reports and the scenario tests share: who held the lock when (critical
+// sections, ended by release, crash, the end of the task, or the client's
+// own deadline), what each node's keys held when (with crashes, restarts
+// and failovers), pauses and crashes of clients, and the reads and writes
+// the resource served. It is built in one pass over the history and only
+// reads it.
+//
+// Positions (pos) are indexes into H, which is in (true time, sequence)
+// order; reports and violations cite events by their Seq, which equals the
+// position for a history from sim.Run.
+type Index struct {
+	H   sim.History
+	End time.Duration // At of the last event, 0 for an empty history
+
+	// Sections are the critical sections, ordered by their acquired event.
+	Sections []Section
+	// Acquisitions are every acquired event, nested holds included, in
+	// history order.
+	Acquisitions []Acquisition
+	// Attempts are the acquisitions started (acquire-start) and how each
+	// ended, in history order.
+	Attempts []Attempt
+	// Pauses holds each client's frozen intervals, merged where pauses
+	// overlap, in order; Crashes each client's dead intervals.
+	Pauses, Crashes map[string][]Span
+	// Downs holds each node's down intervals (node-crash to node-up).
+	Downs map[string][]Down
+	// Keys holds every change of a key on a node, in history order.
+	Keys map[NodeKey][]KeyChange
+	// Promotions are the failovers, in history order.
+	Promotions []Promotion
+	// Partitions are the network partitions, in the order they started.
+	Partitions []Partition
+	// Reads and Writes are the client's resource requests, in the order
+	// they were sent.
+	Reads  []Read
+	Writes []Write
+	// Faults are the positions of events that start, end or repair a
+	// fault (see IsFault), in history order.
+	Faults []int
+	// Marked are the positions of every event but request/reply traffic
+	// (see IsTraffic), in history order: what a scan for protocol events
+	// needs to read.
+	Marked []int
+
+	owner map[string]string
+	// clientPos holds each client's own events (positions): their Local is
+	// the client's monotonic clock, which TrueAt interpolates.
+	clientPos map[string][]int
+	groupOf   map[string]string // node -> group, from failover events
+}
+
+// NodeKey names a key on a node.
+type NodeKey struct{ Node, Key string }
+
+// Span is an interval of true time shown by two events.
+type Span struct {
+	From, To time.Duration
+	// FromPos and ToPos are the events that start and end it; ToPos is -1
+	// when the span was still open when the history ended (To is then the
+	// end the event announced, or the end of the history).
+	FromPos, ToPos int
+}
+
+// Open reports whether the span had not ended when the history did.
+func (s Span) Open() bool { return s.ToPos < 0 }
+
+// Covers reports whether true time t is inside the span [From, To).
+func (s Span) Covers(t time.Duration) bool { return s.From <= t && t < s.To }
+
+// New indexes h.
+func New(h sim.History) *Index {
+	ix := &Index{
+		H:       h,
+		Marked:  make([]int, 0, len(h)/2+16),
+		Pauses:  map[string][]Span{}, Crashes: map[string][]Span{},
+		Downs:   map[string][]Down{},
+		Keys:    map[NodeKey][]KeyChange{},
+		owner:   map[string]string{},
+		clientPos: map[string][]int{},
+		groupOf: map[string]string{},
+	}
+	if len(h) > 0 {
+		ix.End = h[len(h)-1].At
+	}
+	b := newBuilder(ix)
+	for pos := range h {
+		b.add(pos)
+	}
+	b.finish()
+	return ix
+}
+
+// IsTraffic reports whether a kind is request/reply traffic (calls,
+// replies, executions, losses, replication, discovery, messages): events a
+// scan for the lock protocol can skip. Explanations look traffic up by
+// position.
+func IsTraffic(k sim.Kind) bool {
+	switch k {
+	case sim.KindCall, sim.KindReply, sim.KindExec, sim.KindTimeout, sim.KindRefused,
+		sim.KindLateReply, sim.KindLost, sim.KindReplApply, sim.KindDiscover, sim.KindMessage:
+		return true
+	}
+	return false
+}
+
+// IsFault reports whether a kind starts, ends or repairs a fault. The last
+// such event is when the faults healed. Promotion and demotion count: they
+// are the deployment repairing itself after a node fault.
+func IsFault(k sim.Kind) bool {
+	switch k {
+	case sim.KindPause, sim.KindResume, sim.KindCrash, sim.KindRestart,
+		sim.KindNodeCrash, sim.KindNodeUp, sim.KindPartition, sim.KindHeal,
+		sim.KindNetDelay, sim.KindNetDrop, sim.KindClockJump, sim.KindClockDrift,
+		sim.KindEvict, sim.KindPromote, sim.KindDemote:
+		return true
+	}
+	return false
+}
+
+// Owner returns the client that acquired (or tried to) with lock value v,
+// or "". A reentrant hash rendered "owner=count" is read by its field.
+func (ix *Index) Owner(v string) string {
+	if v == "" {
+		return ""
+	}
+	if c, ok := ix.owner[v]; ok {
+		return c
+	}
+	f := v
+	if i := strings.IndexByte(f, ','); i >= 0 {
+		f = f[:i]
+	}
+	if i := strings.LastIndexByte(f, '='); i >= 0 {
+		if c, ok := ix.owner[f[:i]]; ok {
+			return c
+		}
+	}
+	return ""
+}
+
+// Clients returns every client that recorded an event, sorted.
+func (ix *Index) Clients() []string {
+	cs := make([]string, 0, len(ix.clientPos))
+	for c := range ix.clientPos {
+		cs = append(cs, c)
+	}
+	slices.Sort(cs)
+	return cs
+}
+
+// PausedAt returns the client's pause covering true time t.
+func (ix *Index) PausedAt(client string, t time.Duration) (Span, bool) {
+	for _, p := range ix.Pauses[client] {
+		if p.Covers(t) {
+			return p, true
+		}
+	}
+	return Span{}, false
+}
+
+// HoldsLease reports whether a key's rendered value holds lock value v:
+// equal to it, or, for a reentrant hash rendered "field=count,...", with v
+// as a field.
+func HoldsLease(rendered, v string) bool {
+	if v == "" || rendered == "" {
+		return false
+	}
+	if rendered == v {
+		return true
+	}
+	for f := range strings.SplitSeq(rendered, ",") {
+		if strings.HasPrefix(f, v+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// Seqs returns the distinct Seq numbers of the events at the given
+// positions, sorted; negative positions are skipped.
+func (ix *Index) Seqs(pos ...int) []int {
+	var out []int
+	for _, p := range pos {
+		if p >= 0 && p < len(ix.H) {
+			out = append(out, ix.H[p].Seq)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

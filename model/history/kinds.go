@@ -1,0 +1,76 @@
+package history
+
+import (
+	"slices"
+
+	"locksim/sim"
+)
+
+// The lock protocol's event kinds, recorded by the framework that drives a
+// design (package model), by designs through model.Client, and by the
+// fenced resource. Kinds lists them with their fields; sim.Kinds lists the
+// simulator's own.
+const (
+	KindAcquireStart  sim.Kind = "acquire-start"
+	KindAcquired      sim.Kind = "acquired"
+	KindAcquireFailed sim.Kind = "acquire-failed"
+	KindLeaseLost     sim.Kind = "lease-lost"
+	KindRead          sim.Kind = "read"
+	KindWrite         sim.Kind = "write"
+	KindRelease       sim.Kind = "release"
+	KindReleaseSend   sim.Kind = "release-send"
+	KindReleased      sim.Kind = "released"
+	KindRenew         sim.Kind = "renew"
+	KindWatchdogStop  sim.Kind = "watchdog-stop"
+	KindResRead       sim.Kind = "res-read"
+	KindResWrite      sim.Kind = "res-write"
+)
+
+// ResourceName is the endpoint name of the fenced resource.
+const ResourceName = "resource"
+
+// Kinds is the table of the lock protocol's event kinds: who records each
+// and what its fields mean. Index reads exactly these fields.
+var Kinds = []sim.KindInfo{
+	info(KindAcquireStart, sim.ByClient, "a client starts one acquisition (a fresh lock value; retries keep it)",
+		"Key; Value: this acquisition's lock value; Dur: how long it may wait"),
+	info(KindAcquired, sim.ByClient, "the client believes it holds the lock from now on: with N 1 its critical section starts",
+		"Key; Value; Token: the fencing token, 0 for none; Peer: the nodes that granted it, comma-separated; " +
+			"N: the hold count (above 1: a nested hold of a reentrant lock); Dur: the lease the client believes it has left " +
+			"from this instant, on its monotonic clock (Local), 0 when it trusts the lease until it releases"),
+	info(KindAcquireFailed, sim.ByClient, "an acquisition gave up", "Key; Value; Note: why"),
+	info(KindLeaseLost, sim.ByClient, "the client found its lease gone or unknown and did not enter, or did not write", "Key; Value; Note: why"),
+	info(KindRead, sim.ByClient, "the client read the resource", "N: the value read"),
+	info(KindWrite, sim.ByClient, "the client prepared its write; the request leaves at its next call (a pause can hold it back)",
+		"Key; Value: its lock value; Token; N: the new value"),
+	info(KindRelease, sim.ByClient, "the client invokes release",
+		"Key; Value; N: holds left (0 ends the critical section; above 0 gives back one nested hold)"),
+	info(KindReleaseSend, sim.ByClient, "the client is about to send the command that gives the key back, after its own checks", "Key; Value"),
+	info(KindReleased, sim.ByClient, "release finished", "Key; Value; Note: its error, if any"),
+	info(KindRenew, sim.ByClient, "a watchdog renewal came back",
+		"Task; Key; Value; N: 1 extended, 0 not; Dur: the lease the client believes it has left, as for acquired; " +
+			"Note: what happened (extended; returned 0; timeout, outcome unknown; refused)"),
+	info(KindWatchdogStop, sim.ByClient, "the watchdog stopped", "Task; Key; Value; Note: why"),
+	info(KindResRead, sim.ByService, "the resource served or refused a read",
+		"Peer: the client; Token: the read's token (fenced reads), 0 for none; N: the value; Reply: the reply, an error when refused; Note: why refused"),
+	info(KindResWrite, sim.ByService, "the resource applied or rejected a write",
+		"Peer: the client; Token; Value: the writer's lock value; N: the value written; " +
+			"Reply: \"(integer) 1\" applied, \"(integer) 0\" rejected; Note: why rejected"),
+}
+
+// All returns the simulator's and the protocol's kind tables together.
+func All() []sim.KindInfo { return slices.Concat(sim.Kinds, Kinds) }
+
+// Info returns the table entry of kind k.
+func Info(k sim.Kind) (sim.KindInfo, bool) {
+	for _, i := range All() {
+		if i.Kind == k {
+			return i, true
+		}
+	}
+	return sim.KindInfo{}, false
+}
+
+func info(k sim.Kind, by sim.Recorders, meaning, fields string) sim.KindInfo {
+	return sim.KindInfo{Kind: k, Recorder: by, Meaning: meaning, Fields: fields}
+}

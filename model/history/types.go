@@ -1,0 +1,150 @@
+package history
+
+import "time"
+
+// SectionEnd says what ended a critical section.
+type SectionEnd string
+
+// The ways a critical section ends.
+const (
+	EndReleased   SectionEnd = "released"       // the client invoked release
+	EndDeadline   SectionEnd = "lease ran out"  // the client's own deadline passed on its monotonic clock
+	EndCrashed    SectionEnd = "crashed"        // the process crashed
+	EndTaskEnded  SectionEnd = "task ended"     // the task that acquired returned
+	EndReacquired SectionEnd = "acquired again" // a new acquisition replaced it
+	EndHistory    SectionEnd = ""               // still open when the history ended
+)
+
+// NoDeadline is Section.Deadline for a client that trusts its lease until
+// it releases (no validity computed).
+const NoDeadline time.Duration = -1
+
+// Section is a client's critical section: from the acquired event with
+// hold count 1 to the first of: release invoked (holds left 0), the
+// client's crash, the end of the task that acquired, a new acquisition, the
+// instant the lease the client believes it has runs out on its own
+// monotonic clock, or the end of the history. The client believes it holds
+// the lock exactly over [From, To).
+type Section struct {
+	Client, Task string
+	// Acq is the acquired event that opened the section; Start its
+	// acquire-start, -1 if none.
+	Acq, Start int
+	From, To   time.Duration
+	End        SectionEnd
+	// EndPos is the event that ended it: the release, crash, task-end or
+	// acquired event, or for EndDeadline the acquired or renew event that
+	// set the deadline; -1 when the history ended first.
+	EndPos int
+	// Deadline is the true instant the believed lease runs out, after the
+	// renewals that came back before it; NoDeadline when the client trusts
+	// the lease until release.
+	Deadline time.Duration
+	// DeadlinePos is the acquired or renew event that set Deadline, -1.
+	DeadlinePos int
+	Key, Value  string
+	Token       int64
+	// Nodes are the nodes that granted the lock (the acquired event's Peer).
+	Nodes []string
+
+	beliefs []int // acquired and successful renew events with a lease, in order
+	closeAt time.Duration
+	closePos int
+	closeHow SectionEnd
+}
+
+// Acquisition is one acquired event: a section's start, or a nested hold.
+type Acquisition struct {
+	Pos    int
+	Start  int // its acquire-start, -1 for a nested hold
+	Client string
+	Value  string
+	Token  int64
+	Count  int64 // the hold count it left
+}
+
+// AttemptEnd says how an acquisition attempt ended.
+type AttemptEnd string
+
+// The ways an attempt ends.
+const (
+	AttemptAcquired AttemptEnd = "acquired"
+	AttemptFailed   AttemptEnd = "gave up"
+	AttemptCrashed  AttemptEnd = "crashed"
+	AttemptStopped  AttemptEnd = "task ended"
+	AttemptOpen     AttemptEnd = "" // still trying when the history ended
+)
+
+// Attempt is one acquisition, from acquire-start to its outcome.
+type Attempt struct {
+	Client, Task string
+	Start        int // acquire-start
+	EndPos       int // the event that ended it, -1 if open
+	End          AttemptEnd
+	Key, Value   string
+}
+
+// Down is a node's down interval. Restored holds, by key, the values the
+// node came back with (its persistence kept them); a key absent from it
+// came back empty. For an open interval (the node never restarted)
+// Restored is nil.
+type Down struct {
+	Span
+	Restored map[string]string
+	// Ready is the last event of the restart (the node-up or its last
+	// restored key): from the next event on the node serves what it kept.
+	Ready int
+}
+
+// KeyChange is one change of a key's value on a node.
+type KeyChange struct {
+	Pos int
+	// Was and Value are the values before and after; "" is absent.
+	Was, Value string
+	// Cause is what changed it: "expired", or the key event's note (a
+	// command name, "node crashed", "restart", "replication", ...).
+	Cause string
+	// By is the client whose command the node was executing, "" if none;
+	// Cmd that command's name; ExecPos the exec event, -1.
+	By, Cmd string
+	ExecPos int
+}
+
+// Promotion is a failover: the sentinel made Node the primary of Group in
+// place of Old.
+type Promotion struct {
+	Pos              int
+	Group, Node, Old string
+}
+
+// Partition is a network partition, from its start to its heal (or the
+// end it announced, or the end of the history).
+type Partition struct {
+	Span
+	// Sides is the partition's note: "A | B", "(one-way)" if only A->B.
+	Sides string
+	// Forever is set for a partition that was never to heal.
+	Forever bool
+}
+
+// Read is a client's read of the resource.
+type Read struct {
+	Client string
+	Sent   int // the READ call
+	Served int // the res-read, -1 if it never reached the resource
+	Refused bool
+	N       int64 // the value served
+}
+
+// Write is a client's write of the resource, from the moment the client
+// prepared it to the resource's answer.
+type Write struct {
+	Client string
+	// Prepared is the client's write event, -1 if none; Sent the WRITE
+	// call; Applied the res-write, -1 if it never reached the resource.
+	Prepared, Sent, Applied int
+	Accepted                bool
+	Token                   int64
+	Value                   string // the writer's lock value
+	N                       int64  // the value written
+}

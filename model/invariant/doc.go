@@ -1,0 +1,34 @@
+// Package invariant judges a run's history: the invariants a lock must
+// keep, and the checkers that decide them from the history alone (through
+// one reading of it, history.Index), each violation explained in words.
+//
+// The invariants (IDs as in the catalogue):
+//
+//   - mutual-exclusion: no two clients' critical sections overlap in true
+//     time. A critical section runs from a successful acquire to the first
+//     of: release invoked, the client's crash, the end of its task, and the
+//     instant the lease the client believes it has runs out on its own
+//     monotonic clock (designs that compute a validity: redlock, the
+//     deadline option).
+//   - stale-write: the resource accepted a write from a client whose lease
+//     was already lost on (a quorum of) the nodes that granted it: the key
+//     expired, was deleted or replaced, was evicted, the node restarted
+//     without it, or a failover promoted a node without it. A node that is
+//     down and comes back with the key did not lose the lease: nobody
+//     could take the lock there meanwhile.
+//   - lost-update: an accepted write did not build on the previous
+//     accepted value.
+//   - token-unique (the token source): no token is granted twice, and an
+//     acquisition that starts after a grant gets a larger token.
+//   - fencing (the resource's rule): the resource never accepts a token at
+//     or below one it accepted (strict, strict-reads), or below it
+//     (nonstrict). The two token invariants were one, token-order, which
+//     Parse still reads as both: a strict resource keeps the data even when
+//     a failover makes the source reissue a token.
+//   - liveness: after the last fault heals, a wanted lock nobody holds is
+//     acquired within a bound.
+//   - reentrancy: hold counts go up and back down by one.
+//
+// A run that stopped with an error has no verdicts; callers do not judge
+// its history.
+package invariant

@@ -1,0 +1,220 @@
+package invariant
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/model/history"
+	"locksim/sim"
+)
+
+// ID names an invariant. The IDs are the catalogue's and appear in flags,
+// case files and output.
+type ID string
+
+// The invariants.
+const (
+	// MutualExclusion: no two clients believe they hold the lock at the
+	// same instant of true time (their critical sections, history.Section,
+	// do not overlap).
+	MutualExclusion ID = "mutual-exclusion"
+	// StaleWrite: the resource accepts no write from a client whose lease
+	// was already lost on the nodes that granted it (history.Index.Alive).
+	StaleWrite ID = "stale-write"
+	// LostUpdate: every accepted write builds on the previous accepted
+	// value (the workload writes read+1).
+	LostUpdate ID = "lost-update"
+	// TokenUnique: the token source never grants one token to two
+	// acquisitions, and an acquisition that starts after a grant gets a
+	// larger token.
+	TokenUnique ID = "token-unique"
+	// Fencing: the resource never accepts a token its rule forbids: at or
+	// below one it accepted before (strict), or below it (nonstrict).
+	Fencing ID = "fencing"
+	// Liveness: after the last fault heals, a wanted lock that nobody
+	// holds is acquired within a bound.
+	Liveness ID = "liveness"
+	// Reentrancy: hold counts of a reentrant lock go up and down by one,
+	// back to zero.
+	Reentrancy ID = "reentrancy"
+)
+
+// TokenOrder is the name token-unique and fencing had when they were one
+// invariant; Parse reads it as both.
+const TokenOrder ID = "token-order"
+
+// All lists the invariants in report order.
+var All = []ID{MutualExclusion, StaleWrite, LostUpdate, TokenUnique, Fencing, Liveness, Reentrancy}
+
+// FenceRule is the resource's acceptance rule, as the fencing invariant
+// judges it.
+type FenceRule uint8
+
+// The rules.
+const (
+	// NoFencing: the resource accepts every write; fencing is not judged.
+	NoFencing FenceRule = iota
+	// TokenAbove: a write's token must be above every accepted token.
+	TokenAbove
+	// TokenAtLeast: a write's token must not be below an accepted token.
+	TokenAtLeast
+)
+
+// Config tells the checkers what the run promised.
+type Config struct {
+	// Fencing is the resource's rule.
+	Fencing FenceRule
+	// Quorum is how many of the nodes that granted a lease must still hold
+	// it for the lease to be alive: 1 for single-node designs, a majority
+	// for redlock. 0 means 1. It is capped at the number of granting nodes.
+	Quorum int
+	// LivenessBound is how long (true time) after the last fault heals a
+	// wanted, free lock must be acquired; 0 does not judge liveness.
+	LivenessBound time.Duration
+	// Reentrant judges reentrant hold counts.
+	Reentrant bool
+}
+
+// Judged reports whether a config judges the invariant at all, and if not,
+// why (for reports).
+func (c Config) Judged(id ID) (bool, string) {
+	switch {
+	case id == Liveness && c.LivenessBound <= 0:
+		return false, "no liveness bound for this run"
+	case id == Reentrancy && !c.Reentrant:
+		return false, "the design is not reentrant"
+	case id == Fencing && c.Fencing == NoFencing:
+		return false, "the resource is not fenced"
+	}
+	return true, ""
+}
+
+// Violation is one broken invariant, with what is needed to explain it.
+type Violation struct {
+	Invariant ID `json:"invariant"`
+	// Clients involved, in the order of the explanation.
+	Clients []string `json:"clients,omitempty"`
+	// From and To bound the window in true time (an overlap, a stale
+	// write's instant, a liveness gap).
+	From time.Duration `json:"from_ns"`
+	To   time.Duration `json:"to_ns"`
+	// Tokens involved, if any.
+	Tokens []int64 `json:"tokens,omitempty"`
+	// Events are the Seq numbers of the history events that show it.
+	Events []int `json:"events,omitempty"`
+	// Explanation says in plain words what happened.
+	Explanation string `json:"explanation"`
+}
+
+// MaxPerInvariant caps how many violations one invariant reports, so
+// output stays readable; the earliest are kept.
+const MaxPerInvariant = 5
+
+// Check judges a history: it indexes it (history.New) and runs every
+// checker. Violations are sorted by From, then Invariant, then Clients, at
+// most MaxPerInvariant per invariant.
+func Check(h sim.History, cfg Config) []Violation { return CheckIndex(history.New(h), cfg) }
+
+// CheckIndex is Check on an index already built.
+func CheckIndex(ix *history.Index, cfg Config) []Violation {
+	var vs []Violation
+	vs = append(vs, checkMutex(ix)...)
+	vs = append(vs, checkStale(ix, cfg)...)
+	vs = append(vs, checkLostUpdate(ix)...)
+	vs = append(vs, checkTokenUnique(ix)...)
+	vs = append(vs, checkFencing(ix, cfg.Fencing)...)
+	if cfg.LivenessBound > 0 {
+		vs = append(vs, checkLiveness(ix, cfg.LivenessBound)...)
+	}
+	if cfg.Reentrant {
+		vs = append(vs, checkReentrancy(ix)...)
+	}
+	sortViolations(vs)
+	return capPer(vs, MaxPerInvariant)
+}
+
+// sortViolations orders vs by From, then Invariant, then Clients; the sort
+// is stable, so ties keep the checkers' own (history) order.
+func sortViolations(vs []Violation) {
+	slices.SortStableFunc(vs, func(a, b Violation) int {
+		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.Invariant, b.Invariant), slices.Compare(a.Clients, b.Clients))
+	})
+}
+
+// capPer keeps the first max violations of each invariant.
+func capPer(vs []Violation, max int) []Violation {
+	seen := map[ID]int{}
+	out := vs[:0]
+	for _, v := range vs {
+		seen[v.Invariant]++
+		if seen[v.Invariant] <= max {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Only keeps the violations of the given invariants (all when none given).
+func Only(vs []Violation, ids []ID) []Violation {
+	if len(ids) == 0 {
+		return vs
+	}
+	var out []Violation
+	for _, v := range vs {
+		if slices.Contains(ids, v.Invariant) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Parse parses a comma-separated list of invariant IDs; token-order stands
+// for token-unique and fencing.
+func Parse(list string) ([]ID, error) {
+	var out []ID
+	for _, s := range strings.Split(list, ",") {
+		id := ID(strings.TrimSpace(s))
+		switch {
+		case id == "":
+			continue
+		case id == TokenOrder:
+			out = append(out, TokenUnique, Fencing)
+		case slices.Contains(All, id):
+			out = append(out, id)
+		default:
+			return nil, errors.Errorf("invariant: unknown invariant %q (known: %s; token-order means token-unique,fencing)", id, Names(All))
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("invariant: the invariant list names none")
+	}
+	slices.SortFunc(out, func(a, b ID) int { return slices.Index(All, a) - slices.Index(All, b) })
+	return slices.Compact(out), nil
+}
+
+// Names joins IDs with commas.
+func Names(ids []ID) string {
+	ss := make([]string, len(ids))
+	for i, id := range ids {
+		ss[i] = string(id)
+	}
+	return strings.Join(ss, ",")
+}
+
+// Broken returns the distinct invariants of vs, in report order.
+func Broken(vs []Violation) []ID {
+	var ids []ID
+	for _, id := range All {
+		if slices.ContainsFunc(vs, func(v Violation) bool { return v.Invariant == id }) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}

@@ -1,0 +1,200 @@
+package invariant
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+	"time"
+
+	"locksim/model/history"
+	"locksim/sim"
+)
+
+// checkLiveness reports when, after the last fault healed, the lock was
+// wanted and nobody held it for longer than bound without anyone
+// acquiring it.
+//
+// A gap starts at the first instant at or after the heal when some client
+// is trying to acquire (an attempt not yet answered) and no client is in a
+// critical section (history.Section: a holder past its own deadline no
+// longer holds). The gap ends at the next acquired event; giving up does
+// not end it: a client that wanted a free lock and never got it is the
+// failure (the setnx-expire deadlock: A crashes between SETNX and PEXPIRE,
+// the key never expires, B keeps failing). A gap longer than bound is a
+// violation over [start, start+bound]; when the history ends before
+// start+bound there is no verdict. After a violation the next gap waits
+// for an acquisition.
+func checkLiveness(ix *history.Index, bound time.Duration) []Violation {
+	healPos := -1
+	if n := len(ix.Faults); n > 0 {
+		healPos = ix.Faults[n-1]
+	}
+	heal := time.Duration(0)
+	if healPos >= 0 {
+		heal = ix.H[healPos].At
+	}
+	var vs []Violation
+	var g *gap
+	suppressed := false
+	trying, holding := 0, 0
+	for _, p := range livenessPoints(ix, healPos) {
+		if g != nil && p.at > g.from+bound {
+			vs = append(vs, livenessViolation(ix, *g, healPos, bound))
+			g, suppressed = nil, true
+		}
+		trying += p.trying
+		holding += p.holding
+		if p.acquired {
+			g, suppressed = nil, false
+		}
+		wanted := trying > 0 && holding == 0
+		switch {
+		case healPos >= 0 && (p.at < heal || p.at == heal && p.pos <= healPos):
+			// Up to the heal only the state at the heal matters.
+			g = nil
+			if wanted {
+				g = &gap{from: heal, pos: healPos}
+			}
+		case g == nil && !suppressed && wanted:
+			g = &gap{from: p.at, pos: p.pos}
+			if p.pos < 0 { // a deadline: the last event at or before it
+				g.pos = sort.Search(len(ix.H), func(i int) bool { return ix.H[i].At > p.at }) - 1
+			}
+		}
+	}
+	if g != nil && ix.End >= g.from+bound {
+		vs = append(vs, livenessViolation(ix, *g, healPos, bound))
+	}
+	return vs
+}
+
+// livenessPoint is an instant the liveness state changes.
+type livenessPoint struct {
+	at       time.Duration
+	pos      int // the event, -1 for a deadline (it comes before events at its instant)
+	trying   int // +1 an attempt starts, -1 it ends
+	holding  int // +1 a section starts, -1 it ends
+	acquired bool
+	heal     bool
+}
+
+// livenessPoints lists the changes of who tries and who holds, in time
+// order.
+func livenessPoints(ix *history.Index, healPos int) []livenessPoint {
+	var ps []livenessPoint
+	for _, a := range ix.Attempts {
+		ps = append(ps, livenessPoint{at: ix.H[a.Start].At, pos: a.Start, trying: 1})
+		if a.EndPos >= 0 {
+			ps = append(ps, livenessPoint{at: ix.H[a.EndPos].At, pos: a.EndPos, trying: -1})
+		}
+	}
+	for _, s := range ix.Sections {
+		ps = append(ps, livenessPoint{at: s.From, pos: s.Acq, holding: 1})
+		switch {
+		case s.End == history.EndDeadline:
+			ps = append(ps, livenessPoint{at: s.To, pos: -1, holding: -1})
+		case s.EndPos >= 0:
+			ps = append(ps, livenessPoint{at: s.To, pos: s.EndPos, holding: -1})
+		}
+	}
+	for _, a := range ix.Acquisitions {
+		ps = append(ps, livenessPoint{at: ix.H[a.Pos].At, pos: a.Pos, acquired: true})
+	}
+	if healPos >= 0 {
+		ps = append(ps, livenessPoint{at: ix.H[healPos].At, pos: healPos, heal: true})
+	}
+	slices.SortStableFunc(ps, func(a, b livenessPoint) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.pos, b.pos))
+	})
+	return ps
+}
+
+// gap is a stretch with the lock wanted and nobody holding it.
+type gap struct {
+	from time.Duration
+	pos  int // the event at which the gap began (the heal, or later)
+}
+
+// livenessViolation explains a gap: the last fault, who was trying, and
+// what the lock key held on each node over the gap.
+func livenessViolation(ix *history.Index, g gap, healPos int, bound time.Duration) Violation {
+	x := &explanation{ix: ix}
+	if healPos >= 0 {
+		e := ix.H[healPos]
+		who := ""
+		if e.Actor != "fault" {
+			who = e.Actor + " "
+		}
+		note := ""
+		if e.Note != "" {
+			note = " (" + e.Note + ")"
+		}
+		x.add(healPos, "the last fault event was "+who+string(e.Kind)+note+" at "+sim.FormatTime(e.At), healPos)
+	} else {
+		x.add(-1, "there were no faults")
+	}
+	end := g.from + bound
+	var clients []string
+	keys := map[string]bool{}
+	for _, a := range ix.Attempts {
+		// Who was trying once the gap began.
+		if a.Start > g.pos || a.EndPos >= 0 && a.EndPos <= g.pos {
+			continue
+		}
+		start := ix.H[a.Start].At
+		x.add(a.Start, a.Client+" was trying to acquire since "+sim.FormatTime(start), a.Start)
+		clients = append(clients, a.Client)
+		keys[a.Key] = true
+	}
+	// What each node's key held over the gap: every value it held at some
+	// instant in [from, end].
+	held := false
+	for _, k := range sortedNodeKeys(ix) {
+		if !keys[k.Key] {
+			continue
+		}
+		ch := ix.Keys[k]
+		for i, c := range ch {
+			e := ix.H[c.Pos]
+			until := ix.End
+			if i+1 < len(ch) {
+				until = ix.H[ch[i+1].Pos].At
+			}
+			if c.Value == "" || e.At > end || until < g.from {
+				continue
+			}
+			held = true
+			what := "the value " + c.Value
+			if o := ix.Owner(c.Value); o != "" {
+				what = o + "'s value " + c.Value
+				clients = append(clients, o)
+			}
+			ttl := "no TTL"
+			if e.Dur > 0 {
+				ttl = "TTL " + sim.FormatTime(e.Dur)
+			}
+			x.add(c.Pos, "the key "+k.Key+" on "+k.Node+" held "+what+" (set at "+sim.FormatTime(e.At)+" with "+ttl+")", c.Pos)
+		}
+	}
+	if !held {
+		x.add(g.pos, "no node held the key")
+	}
+	return Violation{
+		Invariant: Liveness,
+		Clients:   distinct(clients...),
+		From:      g.from,
+		To:        end,
+		Events:    x.seqs(),
+		Explanation: "no client acquired the lock in the " + sim.FormatTime(bound) + " after " + sim.FormatTime(g.from) +
+			", when it was wanted and nobody held it: " + x.text(),
+	}
+}
+
+func sortedNodeKeys(ix *history.Index) []history.NodeKey {
+	ks := make([]history.NodeKey, 0, len(ix.Keys))
+	for k := range ix.Keys {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b history.NodeKey) int { return cmp.Or(cmp.Compare(a.Node, b.Node), cmp.Compare(a.Key, b.Key)) })
+	return ks
+}

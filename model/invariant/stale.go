@@ -1,0 +1,154 @@
+package invariant
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"locksim/model/history"
+	"locksim/sim"
+)
+
+// checkStale reports every write the resource accepted from a client
+// whose lease was no longer alive at that instant: alive (history.Index
+// .Alive) on fewer than the quorum of the nodes that granted the writer's
+// acquisition with the write's lock value. A lease is lost when the key
+// expired, was deleted or replaced, was evicted, when the node restarted
+// without it, or when a failover promoted a node without it; a node that is
+// down and will come back with the key still holds it, since nobody can
+// take the lock there meanwhile. A rejected write is fencing doing its job.
+// The quorum is capped at the number of granting nodes, so a single-node
+// design run on a multi-master layout is judged on its one node.
+func checkStale(ix *history.Index, cfg Config) []Violation {
+	var vs []Violation
+	for i := range ix.Writes {
+		w := &ix.Writes[i]
+		if !w.Accepted {
+			continue
+		}
+		s := sectionOf(ix, w.Client, w.Value, w.Applied)
+		if s == nil {
+			e := ix.H[w.Applied]
+			vs = append(vs, Violation{
+				Invariant: StaleWrite, Clients: []string{w.Client}, From: e.At, To: e.At,
+				Tokens: nonzero(w.Token), Events: ix.Seqs(w.Applied),
+				Explanation: writeText(ix, w) + " and the resource accepted it, but " + w.Client +
+					" never acquired the lock with value " + strconv.Quote(w.Value),
+			})
+			continue
+		}
+		nodes := grantors(ix, s)
+		quorum := max(min(cfg.Quorum, len(nodes)), 1)
+		alive := 0
+		for _, n := range nodes {
+			if ix.Alive(n, s.Key, s.Value, w.Applied) {
+				alive++
+			}
+		}
+		if alive >= quorum {
+			continue
+		}
+		vs = append(vs, staleViolation(ix, w, s, nodes, alive, quorum))
+	}
+	return vs
+}
+
+// sectionOf returns the last critical section of client with lock value v
+// that started before pos, or nil.
+func sectionOf(ix *history.Index, client, v string, pos int) *history.Section {
+	for i := len(ix.Sections) - 1; i >= 0; i-- {
+		s := &ix.Sections[i]
+		if s.Acq < pos && s.Client == client && s.Value == v {
+			return s
+		}
+	}
+	return nil
+}
+
+// grantors returns the nodes that granted a section: its acquired event's
+// Peer list, or, when the design recorded none, the nodes that held its
+// value at that moment.
+func grantors(ix *history.Index, s *history.Section) []string {
+	if len(s.Nodes) > 0 {
+		return s.Nodes
+	}
+	var out []string
+	for k := range ix.Keys {
+		if k.Key == s.Key && history.HoldsLease(ix.ValueAt(k.Node, k.Key, s.Acq), s.Value) {
+			out = append(out, k.Node)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// staleViolation explains the accepted write w by the holder of s, whose
+// lease was alive on only `alive` of its granting nodes.
+func staleViolation(ix *history.Index, w *history.Write, s *history.Section, nodes []string, alive, quorum int) Violation {
+	x := &explanation{ix: ix}
+	// The request that carried the write (a pause can hold it back after
+	// it was prepared); the prepared write when no request was recorded.
+	sent := w.Sent
+	if sent < 0 {
+		sent = w.Prepared
+	}
+	x.cite(w.Applied, s.Acq, sent)
+	firstLoss := -1
+	for _, n := range nodes {
+		if l, ok := x.addLoss(n, s.Key, s.Value, s.Acq, w.Applied, true); ok && l.Pos >= 0 && (firstLoss < 0 || l.Pos < firstLoss) {
+			firstLoss = l.Pos
+		}
+	}
+	// A write sent while the lease was alive and delivered after it was
+	// lost (delayed-write).
+	if sent >= 0 && firstLoss >= 0 && sent < firstLoss {
+		x.add(sent, w.Client+" sent the write at "+sim.FormatTime(ix.H[sent].At)+", before its lease was lost", sent)
+	}
+	applied := ix.H[w.Applied]
+	for _, p := range ix.Pauses[w.Client] {
+		if p.To <= s.From || p.From >= applied.At || citedAlready(x, p.FromPos) {
+			continue
+		}
+		x.addPause(w.Client, p)
+	}
+	clients := []string{w.Client}
+	tokens := nonzero(w.Token)
+	// The next holder: the first other client to acquire after the lease
+	// was lost (or after the writer acquired, if no loss was recorded).
+	after := max(firstLoss, s.Acq)
+	for _, a := range ix.Acquisitions {
+		if a.Pos <= after || a.Pos >= w.Applied || a.Client == w.Client {
+			continue
+		}
+		e := ix.H[a.Pos]
+		x.add(a.Pos, a.Client+" acquired at "+sim.FormatTime(e.At)+granted(ix, a.Pos, strings.Split(e.Peer, ",")), a.Pos)
+		clients = append(clients, a.Client)
+		tokens = append(tokens, nonzero(e.Token)...)
+		break
+	}
+	if len(x.facts) == 0 {
+		x.add(s.Acq, "no node is known to have granted it")
+	}
+	lease := w.Client + "'s lease was gone"
+	if len(nodes) > 1 || quorum > 1 {
+		lease += " (alive on " + strconv.Itoa(alive) + " of " + strconv.Itoa(len(nodes)) + " granting nodes, quorum " + strconv.Itoa(quorum) + ")"
+	}
+	return Violation{
+		Invariant:   StaleWrite,
+		Clients:     clients,
+		From:        applied.At,
+		To:          applied.At,
+		Tokens:      tokens,
+		Events:      x.seqs(),
+		Explanation: writeText(ix, w) + " and the resource accepted it, but " + lease + ": " + x.text(),
+	}
+}
+
+// writeText renders "A wrote 2 with token 41 at 1.700000s".
+func writeText(ix *history.Index, w *history.Write) string {
+	s := w.Client + " wrote " + strconv.FormatInt(w.N, 10)
+	if w.Token != 0 {
+		s += " with token " + strconv.FormatInt(w.Token, 10)
+	}
+	return s + " at " + sim.FormatTime(ix.H[w.Applied].At)
+}

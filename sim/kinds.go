@@ -1,0 +1,114 @@
+package sim
+
+import "strings"
+
+// Kind names what an Event records. The simulator's own kinds are below;
+// package model/history adds the lock protocol's (acquire, write, ...).
+// Every kind has exactly one meaning, documented in its KindInfo.
+type Kind string
+
+// Recorders is the set of actors that may record a kind.
+type Recorders uint8
+
+// The actors that record events.
+const (
+	ByClient   Recorders = 1 << iota // a client process (Actor "A")
+	ByNode                           // a Redis node (Actor "r1")
+	ByService                        // a service such as the resource
+	ByFault                          // fault bookkeeping (Actor "fault")
+)
+
+// Has reports whether r includes all of o.
+func (r Recorders) Has(o Recorders) bool { return r&o == o }
+
+// String lists the recorders: "client", "client or node".
+func (r Recorders) String() string {
+	var ws []string
+	for _, x := range []struct {
+		r    Recorders
+		name string
+	}{{ByClient, "client"}, {ByNode, "node"}, {ByService, "service"}, {ByFault, "fault"}} {
+		if r.Has(x.r) {
+			ws = append(ws, x.name)
+		}
+	}
+	return strings.Join(ws, " or ")
+}
+
+// KindInfo documents one event kind: who records it, what it means and
+// which Event fields carry what. Fields not listed are zero. Every kind
+// also sets Seq, At (true time) and Actor; Local is the actor's clock (a
+// client's monotonic reading, a node's wall clock since clock.Epoch, true
+// time for services and faults).
+type KindInfo struct {
+	Kind     Kind
+	Recorder Recorders
+	Meaning  string
+	Fields   string
+}
+
+// The simulator's event kinds. Kinds lists them with their fields.
+const (
+	KindCall       Kind = "call"
+	KindReply      Kind = "reply"
+	KindTimeout    Kind = "timeout"
+	KindRefused    Kind = "refused"
+	KindLateReply  Kind = "late-reply"
+	KindLost       Kind = "lost"
+	KindExec       Kind = "exec"
+	KindExpire     Kind = "expire"
+	KindKey        Kind = "key"
+	KindReplApply  Kind = "repl-apply"
+	KindPromote    Kind = "promote"
+	KindDemote     Kind = "demote"
+	KindDiscover   Kind = "discover"
+	KindPause      Kind = "pause"
+	KindResume     Kind = "resume"
+	KindCrash      Kind = "crash"
+	KindRestart    Kind = "restart"
+	KindNodeCrash  Kind = "node-crash"
+	KindNodeUp     Kind = "node-up"
+	KindPartition  Kind = "partition"
+	KindHeal       Kind = "heal"
+	KindNetDelay   Kind = "net-delay"
+	KindNetDrop    Kind = "net-drop"
+	KindClockJump  Kind = "clock-jump"
+	KindClockDrift Kind = "clock-drift"
+	KindEvict      Kind = "evict"
+	KindTaskEnd    Kind = "task-end"
+	KindMessage    Kind = "message"
+)
+
+// Kinds is the table of the simulator's event kinds, in the order of the
+// constants: the one place that says who records each and what its fields
+// mean. Package model/history has the lock protocol's table.
+var Kinds = []KindInfo{
+	{KindCall, ByClient, "a task sent a request", "Task; Peer: the endpoint (a node or service; a group is resolved to the primary the client believes in); Args: the command"},
+	{KindReply, ByClient, "a task received the reply to its request", "Task; Peer: who replied; Reply: the rendered reply"},
+	{KindTimeout, ByClient, "a task stopped waiting for a reply: the outcome is unknown", "Task; Peer: the endpoint; Args: the command"},
+	{KindRefused, ByClient, "a request reached a node that is down; it did not execute", "Task; Peer: the node; Reply: the error"},
+	{KindLateReply, ByClient, "a reply arrived after its task stopped waiting; it is dropped", "Task; Peer; Reply"},
+	{KindLost, ByClient | ByNode | ByService, "the network lost a message the actor sent", "Task (requests); Peer: the receiver; Note: why, and whether it was a request, a reply or a pub/sub message"},
+	{KindExec, ByNode, "a node executed a command", "Peer: the client served; Args: the command; Reply: the rendered reply"},
+	{KindExpire, ByNode, "a key ran out of time on a node's clock", "Key; Value: the value it had"},
+	{KindKey, ByNode, "a key's value changed on a node", "Key; Value: the new value, \"\" when gone; Dur: its TTL, 0 for none; Note: the cause (a command name, expire, node crashed, restart, replication, full resync, clock change, evicted, expired before promotion)"},
+	{KindReplApply, ByNode, "a replica applied the replication stream", "Peer: the primary; N: the offset applied; Note: \"full resync\" for a whole copy"},
+	{KindPromote, ByNode, "the sentinel promoted this replica to primary of its group", "Key: the group; Peer: the primary it replaces; N: its replication offset"},
+	{KindDemote, ByNode, "an old primary rejoined its group as a replica, losing its own writes", "Key: the group; Peer: the new primary"},
+	{KindDiscover, ByClient, "a client learned a group's new primary", "Key: the group; Peer: the new primary"},
+	{KindPause, ByClient, "the process froze (every task); its messages and timers queue", "Dur: the pause asked for (a later pause may extend it; resume says when it ended)"},
+	{KindResume, ByClient, "a paused process resumed", ""},
+	{KindCrash, ByClient, "the process stopped; its tasks are gone", "Dur: when it restarts, 0 for never"},
+	{KindRestart, ByClient, "a crashed process started again with no memory", ""},
+	{KindNodeCrash, ByNode, "a Redis node stopped; what it held is unreachable until it restarts", "Dur: how long it stays down, 0 for good"},
+	{KindNodeUp, ByNode, "a Redis node restarted with what its persistence kept", "N: keys kept; Note: \"persistence <mode>\""},
+	{KindPartition, ByFault, "a network partition started", "Dur: its length, 0 for good; Note: the sides, \"A | B\", \"(one-way)\" if only A->B is cut"},
+	{KindHeal, ByFault, "a partition healed", "Note: the sides"},
+	{KindNetDelay, ByFault, "a window of extra network delay started", "Dur: the extra delay; Note: the link, from->to"},
+	{KindNetDrop, ByFault, "a window of message loss started", "N: how many messages it drops; Note: the link, from->to"},
+	{KindClockJump, ByClient | ByNode, "a wall clock stepped (a client's monotonic clock does not jump)", "Dur: the step, negative backward"},
+	{KindClockDrift, ByClient | ByNode, "a clock's rate changed", "N: the new rate in ppm"},
+	{KindEvict, ByNode, "a node evicted a key that had a TTL (volatile-* policy)", "Key"},
+	{KindTaskEnd, ByClient, "a task returned", "Task; Note: its error, if any"},
+	{KindMessage, ByClient, "a client received a pub/sub message", "Peer: the node; Key: the channel"},
+}
