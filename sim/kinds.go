@@ -12,10 +12,10 @@ type Recorders uint8
 
 // The actors that record events.
 const (
-	ByClient   Recorders = 1 << iota // a client process (Actor "A")
-	ByNode                           // a Redis node (Actor "r1")
-	ByService                        // a service such as the resource
-	ByFault                          // fault bookkeeping (Actor "fault")
+	ByClient  Recorders = 1 << iota // a client process (Actor "A")
+	ByNode                          // a Redis node (Actor "r1")
+	ByService                       // a service such as the resource
+	ByFault                         // fault bookkeeping (Actor "fault")
 )
 
 // Has reports whether r includes all of o.

@@ -20,11 +20,11 @@ import (
 
 // checkRun is the outcome of one run of `check`, by index.
 type checkRun struct {
-	Index  int      `json:"index"`
-	Seed   uint64   `json:"seed"`
+	Index  int            `json:"index"`
+	Seed   uint64         `json:"seed"`
 	Broken []invariant.ID `json:"broken,omitempty"`
-	Error  string   `json:"error,omitempty"`
-	Faults []string `json:"faults,omitempty"`
+	Error  string         `json:"error,omitempty"`
+	Faults []string       `json:"faults,omitempty"`
 }
 
 func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {

@@ -82,14 +82,14 @@ func (s Span) Covers(t time.Duration) bool { return s.From <= t && t < s.To }
 // New indexes h.
 func New(h sim.History) *Index {
 	ix := &Index{
-		H:       h,
-		Marked:  make([]int, 0, len(h)/2+16),
-		Pauses:  map[string][]Span{}, Crashes: map[string][]Span{},
-		Downs:   map[string][]Down{},
-		Keys:    map[NodeKey][]KeyChange{},
-		owner:   map[string]string{},
+		H:      h,
+		Marked: make([]int, 0, len(h)/2+16),
+		Pauses: map[string][]Span{}, Crashes: map[string][]Span{},
+		Downs:     map[string][]Down{},
+		Keys:      map[NodeKey][]KeyChange{},
+		owner:     map[string]string{},
 		clientPos: map[string][]int{},
-		groupOf: map[string]string{},
+		groupOf:   map[string]string{},
 	}
 	if len(h) > 0 {
 		ix.End = h[len(h)-1].At

@@ -35,8 +35,8 @@ var Kinds = []sim.KindInfo{
 	info(KindAcquireStart, sim.ByClient, "a client starts one acquisition (a fresh lock value; retries keep it)",
 		"Key; Value: this acquisition's lock value; Dur: how long it may wait"),
 	info(KindAcquired, sim.ByClient, "the client believes it holds the lock from now on: with N 1 its critical section starts",
-		"Key; Value; Token: the fencing token, 0 for none; Peer: the nodes that granted it, comma-separated; " +
-			"N: the hold count (above 1: a nested hold of a reentrant lock); Dur: the lease the client believes it has left " +
+		"Key; Value; Token: the fencing token, 0 for none; Peer: the nodes that granted it, comma-separated; "+
+			"N: the hold count (above 1: a nested hold of a reentrant lock); Dur: the lease the client believes it has left "+
 			"from this instant, on its monotonic clock (Local), 0 when it trusts the lease until it releases"),
 	info(KindAcquireFailed, sim.ByClient, "an acquisition gave up", "Key; Value; Note: why"),
 	info(KindLeaseLost, sim.ByClient, "the client found its lease gone or unknown and did not enter, or did not write", "Key; Value; Note: why"),
@@ -48,13 +48,13 @@ var Kinds = []sim.KindInfo{
 	info(KindReleaseSend, sim.ByClient, "the client is about to send the command that gives the key back, after its own checks", "Key; Value"),
 	info(KindReleased, sim.ByClient, "release finished", "Key; Value; Note: its error, if any"),
 	info(KindRenew, sim.ByClient, "a watchdog renewal came back",
-		"Task; Key; Value; N: 1 extended, 0 not; Dur: the lease the client believes it has left, as for acquired; " +
+		"Task; Key; Value; N: 1 extended, 0 not; Dur: the lease the client believes it has left, as for acquired; "+
 			"Note: what happened (extended; returned 0; timeout, outcome unknown; refused)"),
 	info(KindWatchdogStop, sim.ByClient, "the watchdog stopped", "Task; Key; Value; Note: why"),
 	info(KindResRead, sim.ByService, "the resource served or refused a read",
 		"Peer: the client; Token: the read's token (fenced reads), 0 for none; N: the value; Reply: the reply, an error when refused; Note: why refused"),
 	info(KindResWrite, sim.ByService, "the resource applied or rejected a write",
-		"Peer: the client; Token; Value: the writer's lock value; N: the value written; " +
+		"Peer: the client; Token; Value: the writer's lock value; N: the value written; "+
 			"Reply: \"(integer) 1\" applied, \"(integer) 0\" rejected; Note: why rejected"),
 }
 

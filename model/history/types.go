@@ -47,8 +47,8 @@ type Section struct {
 	// Nodes are the nodes that granted the lock (the acquired event's Peer).
 	Nodes []string
 
-	beliefs []int // acquired and successful renew events with a lease, in order
-	closeAt time.Duration
+	beliefs  []int // acquired and successful renew events with a lease, in order
+	closeAt  time.Duration
 	closePos int
 	closeHow SectionEnd
 }
@@ -129,9 +129,9 @@ type Partition struct {
 
 // Read is a client's read of the resource.
 type Read struct {
-	Client string
-	Sent   int // the READ call
-	Served int // the res-read, -1 if it never reached the resource
+	Client  string
+	Sent    int // the READ call
+	Served  int // the res-read, -1 if it never reached the resource
 	Refused bool
 	N       int64 // the value served
 }

@@ -9,7 +9,6 @@ import (
 	"locksim/sim"
 )
 
-
 func TestLostUpdate(t *testing.T) {
 	gc := gcPause().h
 	// A reads 0 and pauses; B and C each complete an increment; A writes 1.
