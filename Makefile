@@ -7,7 +7,7 @@ help:
 	@echo "make test   - run all tests (what CI runs)"
 	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of the parser"
 	@echo "make bench  - benchmarks with allocations"
-	@echo "make long   - property tests with 10,000 checks each"
+	@echo "make long   - property tests with 10,000 checks each; 100,000 checker/oracle agreement runs"
 
 run:
 	-$(GO) run ./cmd/locksim run gc-pause  # exits 1: the scenario finds a violation
@@ -28,6 +28,7 @@ bench:
 
 long:
 	$(GO) test -run Prop -rapid.checks=10000 -timeout 60m .
+	$(GO) test -run TestCheckersAgreeWithTheOracle -oracle.runs=100000 -timeout 60m ./model/
 
 fmt:
 	gofmt -w .

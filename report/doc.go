@@ -19,9 +19,11 @@
 //     window marked by '^' under the axis; a legend of the glyphs used;
 //     the key events in order; one explanation per violation (the
 //     checker's, then a retelling built from the history); a verdict line
-//     per invariant, held or BROKEN. ANSI colour only with
+//     per invariant: held, BROKEN, broken or held "(not counted)" for an
+//     invariant the caller did not ask about, not checked, or no verdict
+//     when the run stopped with an error. ANSI colour only with
 //     TextOptions.Color.
-//   - JSON: the machine-readable report, schema locksim.report/v1 below.
+//   - JSON: the machine-readable report, schema locksim.report/v2 below.
 //   - HTML, HTMLPath: one self-contained page (inline CSS, SVG and script;
 //     nothing is fetched) with the verdicts, explanations and teaching text
 //     on top and the same lanes as a zoomable SVG timeline (buttons, mouse
@@ -37,11 +39,22 @@
 //     and mixed cells with the safe/broken boundary drawn.
 //
 // Times are true (simulation) time, printed as sim.FormatTime does
-// ("1.050000s"). A client's believed lease runs from its acquired event to
-// the true time at which its monotonic clock reads Local + Dur of that
-// event (interpolated over the client's own events), cut at its release.
+// ("1.050000s"). Every lane is drawn from the run's history.Index: the
+// critical sections are exactly those the checkers judged (ending at
+// release, crash, the end of the task, or the instant the lease the client
+// believes it has runs out on its own monotonic clock), pauses run from
+// pause to resume, each key's value on each node from one key event to the
+// next, and each write from the request that carried it to the resource's
+// answer.
 //
-// # JSON schema locksim.report/v1
+// # JSON schema locksim.report/v2
+//
+// v2 (this version) differs from v1: token-order is two invariants,
+// token-unique and fencing; a verdict says whether it counted and may be
+// "no-verdict"; in the history a res-write's n is the value written and
+// its reply "(integer) 1" or "(integer) 0", and promote/demote events name
+// the group (key) and the other primary (peer). sim.Kinds and
+// history.Kinds document every event kind's fields.
 //
 // One object, indented by two spaces, ending in a newline. Durations and
 // times are integers in nanoseconds (fields ending in _ns). A reader must
@@ -49,7 +62,7 @@
 // field gets a new schema version.
 //
 //	{
-//	  "schema": "locksim.report/v1",
+//	  "schema": "locksim.report/v2",
 //	  "meta": {                      // Meta; empty strings are left out
 //	    "scenario": "gc-pause", "title": "...", "design": "set-px-lua",
 //	    "seed": 1, "teaching": "..."
@@ -82,12 +95,18 @@
 //	  ],
 //	  "verdicts": [                  // every invariant.All entry in order,
 //	                                 // then any other invariant violated
-//	    {"invariant": "mutual-exclusion", "verdict": "broken", "violations": 1},
-//	    {"invariant": "stale-write", "verdict": "held", "violations": 0}
+//	    {"invariant": "mutual-exclusion", "verdict": "broken", "counted": true, "violations": 1},
+//	    {"invariant": "fencing", "verdict": "not-checked", "counted": true, "violations": 0,
+//	     "why": "the resource is not fenced"}
 //	  ]
 //	}
 //
-// "held" means no violation of that invariant was found in this run.
+// "held" means no violation of that invariant was found in this run;
+// "broken" that at least one was; "not-checked" that the checkers do not
+// judge it for this run (why says which); "no-verdict" that the run
+// stopped with an error, so nothing was judged. "counted" is false for an
+// invariant the caller did not ask about: its violations are listed but do
+// not fail the run.
 //
 // # Example
 //
@@ -105,7 +124,7 @@
 //	         paused zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz
 //	B        lock   ------------------------------------------------aWr
 //	r1       lock   AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAx BB|
-//	resource writes                                                   W                    W
+//	resource served                                                 v W                  v W
 //	                |--------|--------|--------|--------|---------|--------|--------|-------
 //	!1                                      mutual-exclusion (A, B) ^^^
 //	!2                                                                     stale-write (A) ^

@@ -14,9 +14,9 @@ import (
 
 // Schema identifies the JSON report format; see the package doc. A change
 // that is not backward compatible gets a new version.
-const Schema = "locksim.report/v1"
+const Schema = "locksim.report/v2"
 
-// jsonReport is the JSON report, schema locksim.report/v1.
+// jsonReport is the JSON report, schema locksim.report/v2.
 type jsonReport struct {
 	Schema     string          `json:"schema"`
 	Meta       Meta            `json:"meta"`
@@ -56,7 +56,7 @@ func newJSONReport(r *model.Result, meta Meta, t *timeline) jsonReport {
 	return out
 }
 
-// JSON writes the report of one run as JSON (schema locksim.report/v1,
+// JSON writes the report of one run as JSON (schema locksim.report/v2,
 // indented by two spaces, one trailing newline). The same result always
 // gives the same bytes.
 func JSON(w io.Writer, r *model.Result, meta Meta) error {

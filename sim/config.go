@@ -107,6 +107,9 @@ type Config struct {
 	// expire. Default 10s; events beyond it are dropped without error.
 	Drain  time.Duration
 	Limits Limits
+	// Observe, if set, is called after every recorded event (see
+	// Observer); it must only read the world.
+	Observe Observer
 	// HistoryBuf, if non-nil, is memory the run's history is appended to
 	// (from length 0). A caller that runs many worlds and keeps no history
 	// passes the previous run's history back to avoid reallocating it.

@@ -144,6 +144,9 @@ func (w *World) record(e Event) {
 	e.Seq = w.log.total
 	e.At = w.now
 	w.log.add(e)
+	if w.cfg.Observe != nil {
+		w.cfg.Observe(w, e)
+	}
 	if len(w.triggers) == 0 {
 		return
 	}

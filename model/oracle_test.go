@@ -1,0 +1,510 @@
+package model_test
+
+import (
+	"cmp"
+	"flag"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/model"
+	"locksim/model/history"
+	"locksim/model/invariant"
+	"locksim/sim"
+)
+
+// oracleRuns is how many random runs TestCheckersAgreeWithTheOracle makes;
+// `make long` raises it to 100000.
+var oracleRuns = flag.Int("oracle.runs", 2000, "random runs for the checker/oracle agreement test")
+
+// oracle decides every invariant from the live world while a run goes, as
+// an independent check of the checkers, which decide them afterwards from
+// the recorded history through history.Index. The oracle learns *that*
+// something happened from the event the world just recorded, and reads
+// *what is true now* from the world itself: a client's monotonic clock for
+// its deadline, a node's keyspace (or, while the node is down, what it had
+// when it was last up), the sentinel's primary of a group, the resource's
+// value. It shares no code with the checkers.
+type oracle struct {
+	cfg    invariant.Config
+	rule   model.Fencing
+	broken map[invariant.ID]bool
+
+	open     map[string]*belief // client -> its open critical section
+	byValue  map[string]*belief // lock value -> the section acquired with it
+	lastSeen map[string]string  // node -> lock key value when it was last up
+
+	grants     map[int64]string // token -> the value first granted it
+	seenGrant  map[string]bool
+	maxGrant   int64
+	maxAtStart map[string]int64 // client -> largest grant when its attempt started
+	inAttempt  map[string]bool
+
+	resValue, maxAccepted int64
+
+	counts map[string]int64 // reentrant hold counts
+
+	// liveness, decided at the end from what was live when
+	live      []livePoint
+	holds     []hold // closed holds
+	seq       int    // orders points: 2k+1 for the k-th point, 2k for a hold starting just before it
+	lastFault time.Duration
+	lastEvent time.Duration
+}
+
+type belief struct {
+	client, task, key, value string
+	nodes                    []string
+	deadline                 time.Duration // monotonic, -1 for none
+	open                     bool
+	// the hold being timed for liveness
+	holding             bool
+	holdFrom, holdUntil time.Duration // holdUntil: the deadline's true instant, -1 none
+	holdOrder           int
+}
+
+type livePoint struct {
+	at                time.Duration
+	order             int // events keep their order; deadlines come first at an instant
+	trying, holding   int
+	acquired, isFault bool
+}
+
+func newOracle(s model.Spec) *oracle {
+	return &oracle{cfg: s.CheckConfig(), rule: s.Fencing, broken: map[invariant.ID]bool{},
+		open: map[string]*belief{}, byValue: map[string]*belief{}, lastSeen: map[string]string{},
+		grants: map[int64]string{}, seenGrant: map[string]bool{}, maxAtStart: map[string]int64{},
+		inAttempt: map[string]bool{}, counts: map[string]int64{}}
+}
+
+func (o *oracle) believes(w *sim.World, b *belief) bool {
+	return b != nil && b.open && (b.deadline < 0 || w.ClientMono(b.client) < b.deadline)
+}
+
+// holds reports whether node holds lock value v for key now: read live
+// when the node is up; while it is down, what it had when last up (nobody
+// can take the lock there meanwhile).
+func (o *oracle) nodeHolds(w *sim.World, node, key, v string) bool {
+	val := o.lastSeen[node]
+	if w.NodeUp(node) {
+		val = w.NodeValue(node, key)
+	}
+	return history.HoldsLease(val, v)
+}
+
+func (o *oracle) observe(w *sim.World, e sim.Event) {
+	o.lastEvent = e.At
+	if w.NodeUp(e.Actor) {
+		o.lastSeen[e.Actor] = w.NodeValue(e.Actor, "lock")
+	}
+	if history.IsFault(e.Kind) {
+		o.lastFault = e.At
+		o.point(e.At, 0, 0, false, true)
+	}
+	switch e.Kind {
+	case history.KindAcquireStart:
+		o.maxAtStart[e.Actor] = o.maxGrant
+		if !o.inAttempt[e.Actor] {
+			o.inAttempt[e.Actor] = true
+			o.point(e.At, +1, 0, false, false)
+		}
+	case history.KindAcquireFailed:
+		o.endAttempt(e.At, e.Actor)
+	case history.KindAcquired:
+		o.acquired(w, e)
+	case history.KindRenew:
+		if b := o.open[e.Actor]; b != nil && e.N == 1 && e.Dur > 0 && b.value == e.Value && b.deadline >= 0 && w.ClientMono(e.Actor) < b.deadline {
+			o.endHold(w, b, false)
+			b.deadline = e.Local + e.Dur
+			o.startHold(w, b, e.At)
+		}
+	case history.KindRelease:
+		o.reentrancy(e.Actor, e.N, -1)
+		if e.N <= 0 {
+			o.close(w, e.Actor)
+		}
+	case sim.KindCrash:
+		o.endAttempt(e.At, e.Actor)
+		o.close(w, e.Actor)
+		delete(o.counts, e.Actor)
+	case sim.KindRestart:
+		delete(o.counts, e.Actor)
+	case sim.KindTaskEnd:
+		if b := o.open[e.Actor]; b != nil && (b.task == e.Task || b.task == "" && e.Task == "main") {
+			o.close(w, e.Actor)
+		}
+		if e.Task == "" || e.Task == "main" {
+			o.endAttempt(e.At, e.Actor)
+		}
+	case sim.KindClockDrift:
+		// A rate change moves the instant a believed lease runs out.
+		if b := o.open[e.Actor]; b != nil && o.believes(w, b) && b.deadline >= 0 {
+			o.endHold(w, b, false)
+			o.startHold(w, b, e.At)
+		}
+	case history.KindResWrite:
+		if e.Reply == "(integer) 1" {
+			o.accepted(w, e)
+		}
+	}
+}
+
+func (o *oracle) acquired(w *sim.World, e sim.Event) {
+	c := e.Actor
+	o.reentrancy(c, e.N, +1)
+	if b := o.open[c]; b != nil && b.open && e.N > 1 {
+		return // a nested hold
+	}
+	// A grant of a token.
+	if e.Token > 0 {
+		k := e.Value + "\x00" + string(rune(e.Token))
+		if !o.seenGrant[k] {
+			o.seenGrant[k] = true
+			if v, ok := o.grants[e.Token]; ok && v != e.Value {
+				o.broken[invariant.TokenUnique] = true
+			} else if !ok {
+				if o.inAttempt[c] && o.maxAtStart[c] >= e.Token {
+					o.broken[invariant.TokenUnique] = true
+				}
+				o.grants[e.Token] = e.Value
+			}
+			o.maxGrant = max(o.maxGrant, e.Token)
+		}
+	}
+	for d, b := range o.open {
+		if d != c && o.believes(w, b) {
+			o.broken[invariant.MutualExclusion] = true
+		}
+	}
+	o.close(w, c)
+	o.endAttempt(e.At, c)
+	b := &belief{client: c, task: e.Task, key: e.Key, value: e.Value, deadline: -1, open: true}
+	for _, n := range strings.Split(e.Peer, ",") {
+		if n != "" {
+			b.nodes = append(b.nodes, n)
+		}
+	}
+	if e.Dur > 0 {
+		b.deadline = e.Local + e.Dur
+	}
+	o.open[c], o.byValue[e.Value] = b, b
+	o.startHold(w, b, e.At)
+	o.point(e.At, 0, 0, true, false)
+}
+
+// accepted judges a write the resource applied: is the writer's lease
+// alive now, did it build on the value, is its token allowed?
+func (o *oracle) accepted(w *sim.World, e sim.Event) {
+	res := w.Service(history.ResourceName).(*model.Resource)
+	if e.N != o.resValue+1 {
+		o.broken[invariant.LostUpdate] = true
+	}
+	o.resValue = res.Value
+	if e.Token > 0 {
+		if o.maxAccepted > 0 && (e.Token < o.maxAccepted || e.Token == o.maxAccepted && o.rule != model.FenceNonstrict) && o.rule != model.FenceOff {
+			o.broken[invariant.Fencing] = true
+		}
+		o.maxAccepted = max(o.maxAccepted, e.Token)
+	}
+	b := o.byValue[e.Value]
+	if b == nil || b.client != e.Peer {
+		o.broken[invariant.StaleWrite] = true
+		return
+	}
+	quorum := max(min(o.cfg.Quorum, len(b.nodes)), 1)
+	alive := 0
+	for _, n := range b.nodes {
+		a := n
+		if g := w.GroupOf(n); g != "" {
+			a = w.GroupPrimary(g)
+		}
+		if o.nodeHolds(w, a, b.key, b.value) {
+			alive++
+		}
+	}
+	if alive < quorum {
+		o.broken[invariant.StaleWrite] = true
+	}
+}
+
+func (o *oracle) reentrancy(c string, n, step int64) {
+	if !o.cfg.Reentrant {
+		return
+	}
+	if n != o.counts[c]+step {
+		o.broken[invariant.Reentrancy] = true
+	}
+	o.counts[c] = max(n, 0)
+}
+
+func (o *oracle) close(w *sim.World, c string) {
+	if b := o.open[c]; b != nil && b.open {
+		o.endHold(w, b, true)
+		b.open = false
+	}
+	delete(o.open, c)
+}
+
+func (o *oracle) endAttempt(at time.Duration, c string) {
+	if o.inAttempt[c] {
+		delete(o.inAttempt, c)
+		o.point(at, -1, 0, false, false)
+	}
+}
+
+// startHold and endHold record, for liveness, when a client holds: from
+// its acquire (or a renewal or rate change that moved its deadline) to its
+// close or the instant its deadline passes, whichever comes first.
+func (o *oracle) startHold(w *sim.World, b *belief, at time.Duration) {
+	o.seq++
+	b.holdFrom, b.holdUntil, b.holdOrder = at, -1, 2*o.seq // before the next point
+
+	if b.deadline >= 0 {
+		b.holdUntil = max(w.ClientTrueAt(b.client, b.deadline), at)
+	}
+	b.holding = true
+}
+
+func (o *oracle) endHold(w *sim.World, b *belief, closing bool) {
+	if !b.holding {
+		return
+	}
+	to := w.Now()
+	if b.holdUntil >= 0 {
+		to = min(to, b.holdUntil)
+	}
+	o.holds = append(o.holds, hold{b.holdFrom, to, b.holdOrder})
+	b.holding = false
+}
+
+// hold is an interval [from, to) a client held the lock; order places its
+// start among the points of its instant.
+type hold struct {
+	from, to time.Duration
+	order    int
+}
+
+func (o *oracle) point(at time.Duration, trying, holding int, acquired, fault bool) {
+	o.seq++
+	o.live = append(o.live, livePoint{at: at, order: 2*o.seq + 1, trying: trying, holding: holding, acquired: acquired, isFault: fault})
+}
+
+// verdict finishes liveness and returns every broken invariant.
+func (o *oracle) verdict() []invariant.ID {
+	if bound := o.cfg.LivenessBound; bound > 0 && o.livenessBroken(bound) {
+		o.broken[invariant.Liveness] = true
+	}
+	var ids []invariant.ID
+	for _, id := range invariant.All {
+		if o.broken[id] {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+func (o *oracle) livenessBroken(bound time.Duration) bool {
+	ps := slices.Clone(o.live)
+	for _, b := range o.open {
+		if b.holding {
+			to := o.lastEvent + time.Nanosecond
+			if b.holdUntil >= 0 {
+				to = min(to, b.holdUntil)
+			}
+			o.holds = append(o.holds, hold{b.holdFrom, to, b.holdOrder})
+		}
+	}
+	for _, hd := range o.holds {
+		if hd.to > hd.from {
+			ps = append(ps, livePoint{at: hd.from, order: hd.order, holding: +1}, livePoint{at: hd.to, order: -1, holding: -1})
+		}
+	}
+	slices.SortStableFunc(ps, func(a, b livePoint) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order)) })
+	heal := o.lastFault
+	trying, holding := 0, 0
+	gapFrom, inGap, suppressed := time.Duration(0), false, false
+	for _, p := range ps {
+		if inGap && p.at > gapFrom+bound {
+			return true
+		}
+		trying += p.trying
+		holding += p.holding
+		if p.acquired {
+			inGap, suppressed = false, false
+		}
+		wanted := trying > 0 && holding <= 0
+		switch {
+		case p.at < heal || p.at == heal && p.order >= 0 && !afterHeal(ps, p, heal):
+			inGap = wanted
+			gapFrom = heal
+		case !inGap && !suppressed && wanted:
+			inGap, gapFrom = true, p.at
+		}
+	}
+	return inGap && o.lastEvent >= gapFrom+bound
+}
+
+// afterHeal reports whether p comes after the last fault point at heal.
+func afterHeal(ps []livePoint, p livePoint, heal time.Duration) bool {
+	last := -1
+	for _, q := range ps {
+		if q.at == heal && q.isFault {
+			last = q.order
+		}
+	}
+	return p.order > last
+}
+
+// runWithOracle runs a spec with the oracle observing.
+func runWithOracle(t *testing.T, s model.Spec, seed uint64) (checked, oracled []invariant.ID, h sim.History, ok bool) {
+	s = s.WithDefaults()
+	cfg, err := s.Config()
+	if err != nil {
+		t.Fatalf("spec: %v", err)
+	}
+	o := newOracle(s)
+	cfg.Observe = o.observe
+	w, err := sim.New(cfg, seed)
+	if err != nil {
+		t.Fatalf("spec: %v", err)
+	}
+	h, runErr := w.Run()
+	if runErr != nil {
+		return nil, nil, h, false // no verdicts
+	}
+	return invariant.Broken(invariant.Check(h, s.CheckConfig())), o.verdict(), h, true
+}
+
+// randomSpec draws a run over every design, fault kind, persistence mode
+// and topology.
+func randomSpec(r *rand.Rand) model.Spec {
+	designs := model.DesignIDs()
+	s := model.Spec{Design: designs[r.IntN(len(designs))]}
+	s.Workload = model.Workload{Cycles: 1 + r.IntN(3), Work: time.Duration(10+r.IntN(900)) * time.Millisecond}
+	s.Clients = []string{"A", "B", "C"}[:2+r.IntN(2)]
+	s.Options.TTL = time.Duration(300+r.IntN(1200)) * time.Millisecond
+	s.Options.Deadline = r.IntN(3) == 0
+	s.Topology.Persistence = []sim.Persistence{sim.PersistNone, sim.PersistEverySec, sim.PersistAlways}[r.IntN(3)]
+	switch s.Design {
+	case model.Redlock:
+		s.Topology.Masters = []int{3, 5}[r.IntN(2)]
+	case model.WaitReplica:
+		s.Topology.Replicas = 1 + r.IntN(2)
+	default:
+		s.Topology.Replicas = r.IntN(3)
+	}
+	if s.Topology.Replicas > 0 {
+		s.Topology.Sentinel = sim.SentinelConfig{Enabled: true, DownAfter: time.Duration(200+r.IntN(1500)) * time.Millisecond}
+	}
+	if s.Design == model.Fenced {
+		s.Fencing = model.Fencings[r.IntN(len(model.Fencings))]
+		if s.Fencing == model.FenceOff {
+			s.Fencing = model.FenceStrict
+		}
+	}
+	masters := max(1, s.Topology.Masters)
+	var nodes []string
+	for g := range masters {
+		for j := 0; j <= s.Topology.Replicas; j++ {
+			nodes = append(nodes, model.NodeName(g, j, s.Topology.Replicas))
+		}
+	}
+	ms := func(lo, hi int) time.Duration { return time.Duration(lo+r.IntN(hi-lo+1)) * time.Millisecond }
+	ttl := s.Options.TTL
+	for range 1 + r.IntN(3) {
+		c := s.Clients[r.IntN(len(s.Clients))]
+		n := nodes[r.IntN(len(nodes))]
+		at := ms(0, int(4*ttl/time.Millisecond))
+		var f sim.Fault
+		switch sim.FaultKinds[r.IntN(len(sim.FaultKinds))] {
+		case sim.FaultPause:
+			f = sim.Fault{Kind: sim.FaultPause, Target: c, At: at, Dur: ms(1, int(2*ttl/time.Millisecond))}
+			if r.IntN(2) == 0 {
+				kinds := []sim.Kind{history.KindAcquired, sim.KindCall, sim.KindReply, history.KindRead, history.KindWrite, history.KindReleaseSend}
+				f.At, f.After = 0, &sim.Trigger{Actor: c, Kind: kinds[r.IntN(len(kinds))], Nth: 1 + r.IntN(4)}
+			}
+		case sim.FaultCrash:
+			f = sim.Fault{Kind: sim.FaultCrash, Target: c, At: at, Restart: r.IntN(2) == 0, Dur: ms(1, int(ttl/time.Millisecond))}
+		case sim.FaultPartition:
+			f = sim.Fault{Kind: sim.FaultPartition, At: at, A: []string{n}, B: append(slices.Clone(s.Clients), sim.SentinelName), Dur: ms(1, int(3*ttl/time.Millisecond))}
+			if s.Topology.Replicas == 0 {
+				f.B = slices.Clone(s.Clients)
+			}
+		case sim.FaultDelay:
+			to := []string{n, history.ResourceName}[r.IntN(2)]
+			f = sim.Fault{Kind: sim.FaultDelay, At: at, From: c, To: to, Extra: ms(1, int(2*ttl/time.Millisecond)), Dur: ms(1, int(ttl/time.Millisecond))}
+		case sim.FaultDrop:
+			f = sim.Fault{Kind: sim.FaultDrop, At: at, From: n, To: c, Count: 1 + r.IntN(2), Dur: ms(1, int(ttl/time.Millisecond))}
+		case sim.FaultNodeCrash:
+			f = sim.Fault{Kind: sim.FaultNodeCrash, At: at, Target: n, Dur: ms(1, int(3*ttl/time.Millisecond))}
+		case sim.FaultClockJump:
+			f = sim.Fault{Kind: sim.FaultClockJump, At: at, Target: n, By: ms(1, int(2*ttl/time.Millisecond))}
+			if r.IntN(3) == 0 {
+				f.By = -f.By
+			}
+		case sim.FaultClockDrift:
+			target := []string{n, c}[r.IntN(2)]
+			f = sim.Fault{Kind: sim.FaultClockDrift, At: at, Target: target, RatePPM: int64(r.IntN(600_001) - 300_000)}
+		case sim.FaultEvict:
+			f = sim.Fault{Kind: sim.FaultEvict, At: at, Target: n, Key: "lock"}
+		}
+		s.Faults = append(s.Faults, f)
+	}
+	return s
+}
+
+// TestCheckersAgreeWithTheOracle: for random runs over every design, fault
+// kind, persistence mode and topology, the checkers (reading the history)
+// and the oracle (watching the live world) find the same broken
+// invariants. Every disagreement is a bug in one of them.
+func TestCheckersAgreeWithTheOracle(t *testing.T) {
+	runs := *oracleRuns
+	if testing.Short() {
+		runs /= 10
+	}
+	r := rand.New(rand.NewPCG(20261201, 11))
+	agreed, judged := 0, 0
+	seen := map[invariant.ID]int{}
+	for i := range runs {
+		s := randomSpec(r)
+		seed := uint64(i)
+		checked, oracled, h, ok := runWithOracle(t, s, seed)
+		if !ok {
+			continue
+		}
+		judged++
+		for _, id := range checked {
+			seen[id]++
+		}
+		if slices.Equal(checked, oracled) {
+			agreed++
+			continue
+		}
+		var fs []string
+		for _, f := range s.Faults {
+			fs = append(fs, f.String())
+		}
+		t.Errorf("run %d (design %s, seed %d, %+v, faults %q): checkers %v, oracle %v\n%s", i, s.Design, seed,
+			s.Topology, fs, checked, oracled, explain(h, s))
+		if t.Failed() && agreed+10 < judged {
+			t.FailNow()
+		}
+	}
+	t.Logf("%d runs judged, %d agreed; runs breaking each invariant: %v", judged, agreed, seen)
+	// The runs must exercise every invariant, or agreement says little.
+	for _, id := range []invariant.ID{invariant.MutualExclusion, invariant.StaleWrite, invariant.LostUpdate, invariant.TokenUnique, invariant.Liveness} {
+		if seen[id] == 0 && runs >= 1000 {
+			t.Errorf("no run broke %s: the generator does not reach it", id)
+		}
+	}
+}
+
+func explain(h sim.History, s model.Spec) string {
+	var b strings.Builder
+	for _, v := range invariant.Check(h, s.CheckConfig()) {
+		b.WriteString("  " + string(v.Invariant) + ": " + v.Explanation + "\n")
+	}
+	return b.String()
+}
