@@ -247,5 +247,17 @@ func checkTrigger(w *world, t sim.Trigger) error {
 	if by == 0 || !info.Recorder.Has(by) {
 		return errors.Errorf("trigger: %s is a %s, but only a %s records %s events", t.Actor, k, info.Recorder, strconv.Quote(string(t.Kind)))
 	}
+	if t.Since != "" {
+		si, ok := history.Info(t.Since)
+		if !ok {
+			return errors.Errorf("trigger: since: unknown event kind %q (kinds: %s)", t.Since, strings.Join(EventKinds(), ", "))
+		}
+		if !si.Recorder.Has(by) {
+			return errors.Errorf("trigger: since %s: %s is a %s, but only a %s records it", t.Since, t.Actor, k, si.Recorder)
+		}
+	}
+	if t.Task != "" && k != nameClient {
+		return errors.Errorf("trigger: task %s: only a client's events have tasks; %s is a %s", t.Task, t.Actor, k)
+	}
 	return nil
 }

@@ -182,6 +182,26 @@ func parseClauses(f *sim.Fault, rest []string) error {
 				tr.Nth = int(n)
 				rest = rest[1:]
 			}
+			if len(rest) > 0 && rest[0] == "task" {
+				if len(rest) < 2 || isClause(rest[1]) {
+					return errors.New("task needs a task name, e.g. task watchdog")
+				}
+				tr.Task, rest = rest[1], rest[2:]
+			}
+			if len(rest) > 0 && rest[0] == "since" {
+				if len(rest) < 2 || isClause(rest[1]) {
+					return errors.New("since needs an event kind, e.g. since acquire-start #2")
+				}
+				tr.Since, rest = sim.Kind(rest[1]), rest[2:]
+				if len(rest) > 0 && strings.HasPrefix(rest[0], "#") {
+					n, err := parseInt(rest[0][1:], "since #N", 1, maxCount)
+					if err != nil {
+						return err
+					}
+					tr.SinceNth = int(n)
+					rest = rest[1:]
+				}
+			}
 			f.After = tr
 			if len(rest) > 0 && strings.HasPrefix(rest[0], "+") {
 				if err = once(&delay, "the trigger delay"); err != nil {
@@ -232,7 +252,7 @@ func parseClauses(f *sim.Fault, rest []string) error {
 // arguments.
 func isClause(tok string) bool {
 	switch tok {
-	case "at", "after", "for", "oneway", "restart":
+	case "at", "after", "for", "oneway", "restart", "task", "since":
 		return true
 	}
 	return strings.HasPrefix(tok, "+")

@@ -167,3 +167,28 @@ func TestFmtDur(t *testing.T) {
 		}
 	}
 }
+
+// A trigger may count only one task's events and start counting after an
+// event: "the first call of A's second acquisition", "the watchdog's
+// second request". The forms round-trip through String.
+func TestTriggerTaskAndSince(t *testing.T) {
+	for _, s := range []string{
+		"pause A for 1s after A call since acquire-start #2",
+		"pause A for 1s after A call #2 task watchdog",
+		"pause A for 300ms after A call #1 task main since acquire-start +5ms",
+	} {
+		f, err := ParseFault(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		g, err := ParseFault(f.String())
+		if err != nil || !cmp.Equal(f, g) {
+			t.Errorf("%s: String %q parses back to %+v (%v)", s, f.String(), g, err)
+		}
+	}
+	for _, bad := range []string{"pause A for 1s after A call since", "pause A for 1s after A call task"} {
+		if _, err := ParseFault(bad); err == nil {
+			t.Errorf("%s: parsed", bad)
+		}
+	}
+}

@@ -45,14 +45,42 @@ var FaultKinds = []FaultKind{FaultPause, FaultCrash, FaultPartition, FaultDelay,
 
 // Trigger places a fault relative to an event instead of at an absolute
 // time: the fault starts Fault.At after the Nth event (from 1) whose Actor
-// and Kind match. With Fault.At == 0 on the same actor the fault takes
-// effect before that actor's next call into the world (Call, Sleep,
-// WaitMessage), so "pause A right after its acquire returns" is exact.
+// and Kind (and Task, if set) match. With Fault.At == 0 on the same actor
+// the fault takes effect before that actor's next call into the world
+// (Call, Sleep, WaitMessage), so "pause A right after its acquire returns"
+// is exact, and "pause A after A call" holds the reply of the request that
+// just left: a pause inside that call.
 type Trigger struct {
 	Actor string
 	Kind  Kind
 	// Nth counts matching events from 1; 0 means 1.
 	Nth int
+	// Task, if set, counts only events of that task ("watchdog").
+	Task string
+	// Since, if set, starts counting after the SinceNth (0 means 1) event
+	// of kind Since by the same actor: {A call 1 since acquire-start 2} is
+	// A's first request of its second acquisition.
+	Since    Kind
+	SinceNth int
+}
+
+// String renders the trigger as fault lines write it after "after":
+// "A call #2 task watchdog since acquire-start #3".
+func (t Trigger) String() string {
+	s := t.Actor + " " + string(t.Kind)
+	if t.Nth != 0 {
+		s += " #" + strconv.Itoa(t.Nth)
+	}
+	if t.Task != "" {
+		s += " task " + t.Task
+	}
+	if t.Since != "" {
+		s += " since " + string(t.Since)
+		if t.SinceNth != 0 {
+			s += " #" + strconv.Itoa(t.SinceNth)
+		}
+	}
+	return s
 }
 
 // Fault is one scheduled fault. Which fields matter depends on Kind; see
@@ -139,10 +167,7 @@ func (f Fault) String() string {
 	if f.Dur != 0 {
 		b.WriteString(" for " + FormatDuration(f.Dur))
 	}
-	b.WriteString(" after " + f.After.Actor + " " + string(f.After.Kind))
-	if f.After.Nth != 0 {
-		b.WriteString(" #" + strconv.Itoa(f.After.Nth))
-	}
+	b.WriteString(" after " + f.After.String())
 	if f.At != 0 {
 		b.WriteString(" +" + FormatDuration(f.At))
 	}
@@ -180,6 +205,9 @@ func (f Fault) validate(i int, w *names, maxTime time.Duration) error {
 	}
 	if f.After != nil && !w.any(f.After.Actor) {
 		return errors.Errorf("sim: %s: trigger names unknown actor %q", field, f.After.Actor)
+	}
+	if t := f.After; t != nil && (t.Nth < 0 || t.SinceNth < 0 || t.SinceNth > 0 && t.Since == "") {
+		return errors.Errorf("sim: %s: trigger counts must be positive (and #since needs a since kind)", field)
 	}
 	switch f.Kind {
 	case FaultPause:

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -596,5 +597,57 @@ func TestPrimaryRestartEmptyResyncsReplicas(t *testing.T) {
 	keys := kinds(h, "r2", KindKey)
 	if len(keys) < 2 || keys[len(keys)-1].Value != "" {
 		t.Errorf("r2 still holds the key the empty primary lost: %v\n%s", keys, h.Text())
+	}
+}
+
+// A trigger with Since counts from after the Since event; with Task, only
+// that task's events count.
+func TestTriggerSinceAndTask(t *testing.T) {
+	prog := func(c *Ctx) error {
+		c.Go("watchdog", func(c *Ctx) error {
+			for i := 0; i < 3; i++ {
+				c.Call("m1", 100*ms, "PING")
+				c.Sleep(10 * ms)
+			}
+			return nil
+		})
+		for i := 0; i < 3; i++ {
+			c.Record(Event{Kind: "phase"})
+			c.Call("m1", 100*ms, "GET", "k")
+		}
+		c.Sleep(100 * ms)
+		return nil
+	}
+	cfg := oneNode(ClientConfig{Name: "A", Main: prog})
+	cfg.Faults = []Fault{
+		{Kind: FaultPause, Target: "A", Dur: 7 * ms, After: &Trigger{Actor: "A", Kind: KindCall, Task: "main", Since: "phase", SinceNth: 2}},
+		{Kind: FaultPause, Target: "A", Dur: 5 * ms, After: &Trigger{Actor: "A", Kind: KindCall, Nth: 2, Task: "watchdog"}},
+	}
+	h := mustRun(t, cfg, 1)
+	// The expected firing events: main's first call after the second
+	// phase, and the watchdog's second call.
+	var wantMain, wantDog, phases, dogCalls = -1, -1, 0, 0
+	for _, e := range h {
+		switch {
+		case e.Kind == "phase":
+			phases++
+		case e.Kind == KindCall && e.Task == "main" && phases == 2 && wantMain < 0:
+			wantMain = e.Seq
+		case e.Kind == KindCall && e.Task == "watchdog":
+			if dogCalls++; dogCalls == 2 {
+				wantDog = e.Seq
+			}
+		}
+	}
+	var fired []int
+	for i, e := range h {
+		if e.Kind == KindPause {
+			fired = append(fired, h[i-1].Seq) // the pause is recorded right after the event that fired it
+		}
+	}
+	slices.Sort(fired)
+	want := []int{min(wantMain, wantDog), max(wantMain, wantDog)}
+	if !slices.Equal(fired, want) {
+		t.Errorf("pauses fired after events %v, want %v\n%s", fired, want, h.Text())
 	}
 }

@@ -41,7 +41,8 @@ type World struct {
 
 type armedTrigger struct {
 	f     Fault
-	count int
+	count int // matching events so far; -1 once fired
+	since int // Since events so far (counting starts after SinceNth of them)
 }
 
 // New validates cfg and builds a world for one run with the given seed.
@@ -151,15 +152,21 @@ func (w *World) record(e Event) {
 		return
 	}
 	for _, tr := range w.triggers {
-		if tr.count < 0 || tr.f.After.Actor != e.Actor || tr.f.After.Kind != e.Kind {
+		t := tr.f.After
+		if tr.count < 0 || t.Actor != e.Actor {
+			continue
+		}
+		if t.Since != "" && tr.since < max(t.SinceNth, 1) {
+			if e.Kind == t.Since {
+				tr.since++
+			}
+			continue
+		}
+		if t.Kind != e.Kind || t.Task != "" && t.Task != e.Task {
 			continue
 		}
 		tr.count++
-		nth := tr.f.After.Nth
-		if nth == 0 {
-			nth = 1
-		}
-		if tr.count < nth {
+		if tr.count < max(t.Nth, 1) {
 			continue
 		}
 		tr.count = -1 // fired; never again
