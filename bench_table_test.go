@@ -3,7 +3,6 @@ package locksim
 import (
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -12,8 +11,10 @@ import (
 	"github.com/alicebob/miniredis/v2"
 
 	"locksim/clock"
+	"locksim/engine"
 	"locksim/model"
 	"locksim/network"
+	"locksim/scenarios"
 	"locksim/sim"
 	"locksim/sim/script"
 )
@@ -69,8 +70,8 @@ func TestBenchTable(t *testing.T) {
 	verdict := testing.Benchmark(func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, runErr, err := model.Verdict(standardSpec(), uint64(i)); err != nil || runErr != nil {
-				b.Fatal(err, runErr)
+			if o, err := model.Verdict(standardSpec(), uint64(i)); err != nil || o.Err != nil {
+				b.Fatal(err, o.Err)
 			}
 		}
 	})
@@ -192,15 +193,14 @@ func BenchmarkCheckRun(b *testing.B) {
 	}
 }
 
-// benchCheckRun runs b.N check runs of design, run i with seed i.
+// benchCheckRun runs b.N check runs of design (the engine's default
+// generator, swarm on), run i with seed i.
 func benchCheckRun(b *testing.B, design string) {
-	spec := model.Spec{Design: design}
-	topo := TopoOf(spec)
+	c := engine.CheckConfig{Base: model.Spec{Design: design}, Gen: scenarios.Gen{Swarm: true}}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		s := spec
-		s.Faults = RandomSchedule(rand.New(rand.NewPCG(uint64(i), 1)), topo, DefaultKinds)
-		if _, _, err := model.Verdict(s, uint64(i)); err != nil {
+		s, seed := c.RunSpec(i)
+		if _, err := model.Verdict(s, seed); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -211,8 +211,8 @@ func benchCheckRun(b *testing.B, design string) {
 func BenchmarkStandardRunVerdict(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, runErr, err := model.Verdict(standardSpec(), uint64(i)); err != nil || runErr != nil {
-			b.Fatal(err, runErr)
+		if o, err := model.Verdict(standardSpec(), uint64(i)); err != nil || o.Err != nil {
+			b.Fatal(err, o.Err)
 		}
 	}
 }

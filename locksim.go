@@ -1,161 +1,285 @@
 package locksim
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"time"
 
-	"pgregory.net/rapid"
-
+	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/report"
+	"locksim/scenarios"
 	"locksim/sim"
 )
 
+// The command-line flags of tests that use Check (as rapid has
+// -rapid.checks): they override the options for a whole `go test` run.
+var (
+	flagRuns = flag.Int("locksim.runs", 0, "runs per locksim.Check (0: the option's, else engine.DefaultRuns)")
+	flagSeed = flag.Uint64("locksim.seed", 0, "base seed of locksim.Check's runs (0: the option's, else 1)")
+	flagFor  = flag.Duration("locksim.for", 0, "time budget per locksim.Check (0: the option's, else none)")
+)
+
+// TB is what Check needs of a test: *testing.T and *testing.B satisfy it.
+type TB interface {
+	Helper()
+	Name() string
+	Logf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // config is what Check runs; options change it.
 type config struct {
-	spec    model.Spec
-	kinds   []sim.FaultKind
-	caseDir string
-	// invariants that count as a failure; nil means all.
-	invariants []invariant.ID
-	genFault   func(t *rapid.T, topo Topo) []sim.Fault
+	check     engine.CheckConfig
+	caseDir   string
+	reportDir string
 }
 
 // Option configures Check.
 type Option func(*config)
 
 // WithTTL sets the lease TTL (default 1s).
-func WithTTL(d time.Duration) Option { return func(c *config) { c.spec.Options.TTL = d } }
+func WithTTL(d time.Duration) Option { return func(c *config) { c.check.Base.Options.TTL = d } }
 
 // WithOptions sets every design option at once (TTL, deadline, quorum...).
-func WithOptions(o model.Options) Option { return func(c *config) { c.spec.Options = o } }
+func WithOptions(o model.Options) Option { return func(c *config) { c.check.Base.Options = o } }
 
 // WithDeadline turns on the client-deadline option (seed 000's advice).
-func WithDeadline() Option { return func(c *config) { c.spec.Options.Deadline = true } }
+func WithDeadline() Option { return func(c *config) { c.check.Base.Options.Deadline = true } }
 
-// WithClients names the contending clients (default A, B).
-func WithClients(names ...string) Option { return func(c *config) { c.spec.Clients = names } }
+// WithClients names the contending clients (default: drawn per run, 2-4).
+func WithClients(names ...string) Option { return func(c *config) { c.check.Base.Clients = names } }
 
 // WithTopology sets masters, replicas per master and persistence.
-func WithTopology(t model.Topology) Option { return func(c *config) { c.spec.Topology = t } }
+func WithTopology(t model.Topology) Option { return func(c *config) { c.check.Base.Topology = t } }
 
 // WithFencing sets the resource's fencing rule.
-func WithFencing(f model.Fencing) Option { return func(c *config) { c.spec.Fencing = f } }
+func WithFencing(f model.Fencing) Option { return func(c *config) { c.check.Base.Fencing = f } }
 
-// WithWorkload sets what each client does (default 2 cycles, 50ms work).
-func WithWorkload(w model.Workload) Option { return func(c *config) { c.spec.Workload = w } }
+// WithWorkload sets what each client does; its zero fields are still
+// drawn per run (see WithSwarm).
+func WithWorkload(w model.Workload) Option { return func(c *config) { c.check.Base.Workload = w } }
 
-// WithFaults chooses the fault kinds generated schedules draw from
-// (default: pause, partition, delay, drop, node-crash, clock-jump).
-func WithFaults(kinds ...sim.FaultKind) Option { return func(c *config) { c.kinds = kinds } }
-
-// WithSchedule replaces the schedule generator.
-func WithSchedule(gen func(t *rapid.T, topo Topo) []sim.Fault) Option {
-	return func(c *config) { c.genFault = gen }
+// WithFaults chooses the fault kinds runs draw from (default
+// scenarios.DefaultKinds: all but evict).
+// With no kinds, runs have no faults.
+func WithFaults(kinds ...sim.FaultKind) Option {
+	return func(c *config) { c.check.Gen.Kinds = append([]sim.FaultKind{}, kinds...) }
 }
+
+// WithPauseAt restricts where pauses and client crashes are placed
+// (default: everywhere).
+func WithPauseAt(places ...scenarios.Place) Option {
+	return func(c *config) { c.check.Gen.PauseAt = places }
+}
+
+// WithGen replaces the whole generator configuration.
+func WithGen(g scenarios.Gen) Option { return func(c *config) { c.check.Gen = g } }
+
+// WithSwarm turns the per-run drawing of the configuration (clients, work,
+// cycles, latency, call timeout, down-after) on or off (default on).
+func WithSwarm(on bool) Option { return func(c *config) { c.check.Gen.Swarm = on } }
+
+// WithRuns sets how many runs Check makes (default engine.DefaultRuns,
+// what `locksim check` makes; -locksim.runs overrides it).
+func WithRuns(n int) Option { return func(c *config) { c.check.Runs = n } }
+
+// WithBudget makes Check run until d of wall time has passed instead of
+// a fixed number of runs (-locksim.for overrides it).
+func WithBudget(d time.Duration) Option { return func(c *config) { c.check.For = d } }
+
+// WithSeed sets the base seed: run i uses seed+i (default 1;
+// -locksim.seed overrides it).
+func WithSeed(seed uint64) Option { return func(c *config) { c.check.Seed = seed } }
+
+// WithWorkers sets how many runs go at once (default GOMAXPROCS; the
+// result does not depend on it).
+func WithWorkers(n int) Option { return func(c *config) { c.check.Workers = n } }
 
 // WithInvariants makes only these invariants count as a failure, e.g.
 // WithInvariants(invariant.LostUpdate, invariant.Fencing) to ask whether
 // the data survives rather than whether the lease held.
-func WithInvariants(invariants ...invariant.ID) Option {
-	return func(c *config) { c.invariants = invariants }
+func WithInvariants(ids ...invariant.ID) Option {
+	return func(c *config) { c.check.Invariants = ids }
 }
 
 // WithCaseDir sets where failing cases are saved (default testdata/locksim).
 func WithCaseDir(dir string) Option { return func(c *config) { c.caseDir = dir } }
 
-// DefaultKinds are the fault kinds Check generates by default.
-var DefaultKinds = []sim.FaultKind{sim.FaultPause, sim.FaultPartition, sim.FaultDelay, sim.FaultDrop, sim.FaultNodeCrash, sim.FaultClockJump}
+// WithReportDir writes the HTML report of a failure to dir (one file per
+// test), for a CI job to upload.
+func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = dir } }
 
-// Check runs rapid property checks of a lock design under generated fault
-// schedules: every run must keep every invariant. design is a catalogue ID
-// (string), a model.Design (your own Go design) or *model.LuaScripts. The
-// number of runs is rapid's -rapid.checks (default 100).
+// Check verifies a lock design in a test. It runs engine.DefaultRuns
+// random runs (the same generator and budget as `locksim check`) over all
+// cores; each run draws its configuration and fault schedule from its seed.
+// design is a catalogue ID (string), a model.Design (your own Go design)
+// or *model.LuaScripts.
 //
-// On failure the test fails with a stable message naming the design and
-// the broken invariants; rapid shrinks the schedule and the log shows the
-// minimal schedule, the timeline of the violation, the file the failing
-// case was saved to and the one-line command that replays it.
-func Check(t rapid.TB, design any, opts ...Option) {
+// A failing test names the design and the broken invariants (the same
+// message for the same bug); its log says how many runs broke and which
+// run first, shows the shrunk schedule, the configuration, each violation
+// explained, the timeline, and how to replay it. The case is saved to
+// testdata/locksim/<test>.json: while it is there, Check replays it first
+// and fails fast if it still breaks (commit it to keep the regression,
+// delete it once it no longer applies).
+func Check(t TB, design any, opts ...Option) {
 	t.Helper()
-	c := config{kinds: DefaultKinds, caseDir: filepath.Join("testdata", "locksim")}
-	c.spec.Workload = model.Workload{Cycles: 2}
-	switch d := design.(type) {
-	case string:
-		if _, err := model.LookupDesign(d); err != nil {
-			t.Fatalf("locksim.Check: %v", err)
-			return
-		}
-		c.spec.Design = d
-	case model.Design:
-		c.spec.Custom, c.spec.Design = d, d.Name()
-	case *model.LuaScripts:
-		if err := d.Validate(); err != nil {
-			t.Fatalf("locksim.Check: %v", err)
-			return
-		}
-		c.spec.Design, c.spec.Lua = model.LuaDesignID, d
-	default:
-		t.Fatalf("locksim.Check: design must be a catalogue ID, a model.Design or *model.LuaScripts, got %T", design)
+	c := config{caseDir: filepath.Join("testdata", "locksim")}
+	c.check.Gen.Swarm = true
+	c.check.Seed = 1
+	c.check.Now = time.Now // the budget only; no run sees it
+	if err := setDesign(&c.check.Base, design); err != nil {
+		t.Fatalf("locksim.Check: %v", err)
 		return
 	}
 	for _, o := range opts {
 		o(&c)
 	}
-	if len(c.invariants) > 0 {
-		ids, err := invariant.Parse(invariant.Names(c.invariants))
+	if *flagRuns > 0 {
+		c.check.Runs = *flagRuns
+	}
+	if *flagSeed > 0 {
+		c.check.Seed = *flagSeed
+	}
+	if *flagFor > 0 {
+		c.check.For = *flagFor
+	}
+	if len(c.check.Invariants) > 0 {
+		ids, err := invariant.Parse(invariant.Names(c.check.Invariants))
 		if err != nil {
 			t.Fatalf("locksim.Check: %v", err)
 			return
 		}
-		c.invariants = ids
+		c.check.Invariants = ids
 	}
-	topo := TopoOf(c.spec)
-	if c.genFault == nil {
-		c.genFault = func(rt *rapid.T, topo Topo) []sim.Fault { return GenSchedule(rt, topo, c.kinds) }
+	if c.check.Workers == 0 {
+		c.check.Workers = runtime.GOMAXPROCS(0)
 	}
 	casePath := filepath.Join(c.caseDir, sanitize(t.Name())+".json")
-	rapid.Check(t, func(rt *rapid.T) {
-		s := c.spec
-		s.Faults = c.genFault(rt, topo)
-		seed := rapid.Uint64().Draw(rt, "seed")
-		vs, runErr, err := model.Verdict(s, seed)
-		vs = invariant.Only(vs, c.invariants)
-		if err != nil {
-			rt.Fatalf("locksim: design %s: %v", s.Design, err)
-		}
-		if runErr != nil {
-			rt.Fatalf("locksim: design %s: run failed: %v", s.Design, runErr)
-		}
-		if len(vs) == 0 {
-			return
-		}
-		// A failure: run it again (same seed, same history) to keep the
-		// history for the report and the case file.
-		r, _ := model.Run(s, seed)
-		r.Count(c.invariants)
-		saved := casePath
-		if err := NewCase(r).Save(casePath); err != nil {
-			saved = "(not saved: " + err.Error() + ")"
-		}
-		rt.Logf("%s", FailureReport(r, saved, t.Name()))
-		// The message is the same for the same bug, so shrinking works.
-		rt.Fatalf("locksim: design %s broke %s", s.Design, invariant.Names(invariant.Broken(r.Failures())))
-	})
+	if c.replaySaved(t, casePath) {
+		return
+	}
+	res, err := engine.Check(c.check)
+	if err != nil {
+		t.Fatalf("locksim.Check: design %s: %v", designName(c.check.Base), err)
+		return
+	}
+	if e := res.FirstError; e != nil {
+		t.Fatalf("locksim.Check: design %s: run %d (seed %d) stopped: %s", res.Design, e.Index, e.Seed, e.Error)
+		return
+	}
+	if !res.Failed() {
+		t.Logf("locksim: design %s held in %d runs (seed %d)", res.Design, res.Runs, c.check.Seed)
+		return
+	}
+	r := res.Minimal
+	saved := casePath
+	if err := engine.NewCase(r).Save(casePath); err != nil {
+		saved = "(not saved: " + err.Error() + ")"
+	}
+	c.writeReport(t, r)
+	f := res.FirstFail
+	t.Logf("locksim: %d of %d runs broke a counted invariant%s; the first was run %d (seed %d), configuration: %s\n%s",
+		res.BrokenRuns, res.Runs, percent(res.BrokenRuns, res.Runs), f.Index, f.Seed, f.Config, FailureReport(r, saved, t.Name()))
+	t.Fatalf("locksim: design %s broke %s", res.Design, invariant.Names(invariant.Broken(r.Failures())))
 }
 
-// FailureReport is what Check logs for a failing run: the schedule, the
-// violations, the timeline lanes and key events (report.TimelineText), and
-// how to replay it.
+// replaySaved replays the test's saved case, if any; it reports whether
+// the test already failed on it.
+func (c *config) replaySaved(t TB, path string) bool {
+	t.Helper()
+	sc, err := engine.LoadCase(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		t.Logf("locksim: ignoring the saved case: %v", err)
+		return false
+	}
+	if sc.Spec.Design != designName(c.check.Base) {
+		return false // a case of another design under the same test name
+	}
+	r, err := sc.Replay(c.check.Base.Custom)
+	if err != nil || r.Err != nil || len(r.Failures()) == 0 {
+		t.Logf("locksim: the saved case %s no longer fails; delete it if the fix is for good", path)
+		return false
+	}
+	c.writeReport(t, r)
+	t.Logf("locksim: the saved case still fails (delete %s once fixed)\n%s", path, FailureReport(r, path, t.Name()))
+	t.Fatalf("locksim: design %s broke %s", sc.Spec.Design, invariant.Names(invariant.Broken(r.Failures())))
+	return true
+}
+
+// writeReport writes the HTML report of a failure to the report
+// directory, if one was given.
+func (c *config) writeReport(t TB, r *model.Result) {
+	if c.reportDir == "" {
+		return
+	}
+	path := filepath.Join(c.reportDir, sanitize(t.Name())+".html")
+	if err := report.HTMLPath(path, r, report.Meta{Design: designName(r.Spec)}); err != nil {
+		t.Logf("locksim: no HTML report: %v", err)
+		return
+	}
+	t.Logf("locksim: HTML report written to %s", path)
+}
+
+// setDesign puts a design given as a catalogue ID, a model.Design or Lua
+// scripts into a spec.
+func setDesign(s *model.Spec, design any) error {
+	switch d := design.(type) {
+	case string:
+		if _, err := model.LookupDesign(d); err != nil {
+			return err
+		}
+		s.Design = d
+	case model.Design:
+		s.Custom, s.Design = d, d.Name()
+	case *model.LuaScripts:
+		if err := d.Validate(); err != nil {
+			return err
+		}
+		s.Design, s.Lua = model.LuaDesignID, d
+	default:
+		return fmt.Errorf("design must be a catalogue ID, a model.Design or *model.LuaScripts, got %T", design)
+	}
+	return nil
+}
+
+func designName(s model.Spec) string {
+	if s.Custom != nil {
+		return s.Custom.Name()
+	}
+	return s.Design
+}
+
+func percent(n, total int) string {
+	if total == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%.1f%%)", 100*float64(n)/float64(total))
+}
+
+// FailureReport is what Check logs for a failing run: the configuration,
+// the schedule, the violations, the timeline lanes and key events
+// (report.TimelineText), and how to replay it.
 func FailureReport(r *model.Result, casePath, testName string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "design %s, seed %d\nfault schedule:\n%s", r.Spec.Design, r.Seed, Describe(r.Spec.Faults))
+	fmt.Fprintf(&b, "design %s, seed %d\nconfiguration: %s\nfault schedule:\n%s", designName(r.Spec), r.Seed, scenarios.Describe(r.Spec), engine.Describe(r.Spec.Faults))
 	for _, v := range r.Violations {
-		fmt.Fprintf(&b, "violation %s [%s, %s]: %s\n", v.Invariant, sim.FormatTime(v.From), sim.FormatTime(v.To), v.Explanation)
+		counted := ""
+		if !r.Counts(v.Invariant) {
+			counted = " (not counted)"
+		}
+		fmt.Fprintf(&b, "violation %s%s [%s, %s]: %s\n", v.Invariant, counted, sim.FormatTime(v.From), sim.FormatTime(v.To), v.Explanation)
 	}
 	if len(r.Violations) > 0 {
 		if err := report.TimelineText(&b, r, 64); err != nil {
@@ -163,9 +287,9 @@ func FailureReport(r *model.Result, casePath, testName string) string {
 		}
 	}
 	if r.Spec.Custom != nil {
-		fmt.Fprintf(&b, "replay: go test -run '^%s$' with rapid's -rapid.failfile above,\n   or from Go: c, _ := locksim.LoadCase(%q); c.Replay(yourDesign)\n", regexp.QuoteMeta(testName), casePath)
+		fmt.Fprintf(&b, "replay: go test -run '^%s$' (it replays the saved case first),\n   or from Go: c, _ := locksim.LoadCase(%q); c.Replay(yourDesign)\n", regexp.QuoteMeta(testName), casePath)
 	} else {
-		fmt.Fprintf(&b, "replay: locksim replay %s\n   or: go test -run '^%s$' with rapid's -rapid.failfile above\n", casePath, regexp.QuoteMeta(testName))
+		fmt.Fprintf(&b, "replay: locksim replay %s\n   or: go test -run '^%s$' (it replays the saved case first)\n", casePath, regexp.QuoteMeta(testName))
 	}
 	return b.String()
 }
@@ -173,3 +297,12 @@ func FailureReport(r *model.Result, casePath, testName string) string {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 func sanitize(s string) string { return unsafeName.ReplaceAllString(s, "_") }
+
+// Case is one run saved to a file (see engine.Case).
+type Case = engine.Case
+
+// LoadCase reads a case file.
+func LoadCase(path string) (Case, error) { return engine.LoadCase(path) }
+
+// NewCase records a finished run as a case.
+func NewCase(r *model.Result) Case { return engine.NewCase(r) }

@@ -1,7 +1,7 @@
 package locksim
 
 import (
-	"math/rand/v2"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,25 +10,26 @@ import (
 
 	"locksim/model"
 	"locksim/model/invariant"
+	"locksim/scenarios"
 	"locksim/sim"
 )
 
-// The properties run at rapid's default of 100 checks in `make test`;
-// `make long` runs them with -rapid.checks=10000.
+// The rapid properties run at rapid's default of 100 checks in `make
+// test`; `make long` runs them with -rapid.checks=10000. They draw runs
+// from the same generator as locksim check and locksim.Check
+// (scenarios.Gen), through rapid so failures shrink.
 
 var catalogueDesigns = model.DesignIDs()
 
-// specFor is the property tests' standard shape: two clients, two cycles.
-func specFor(design string) model.Spec {
-	return model.Spec{Design: design, Workload: model.Workload{Cycles: 2, Work: 50 * time.Millisecond}}
-}
+// swarm is the default generator: every default fault kind, configuration
+// drawn per run.
+var swarm = scenarios.Gen{Swarm: true}
 
 // TestPropDeterminism: any generated case run twice gives the same history.
 func TestPropDeterminism(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		d := rapid.SampledFrom(catalogueDesigns).Draw(rt, "design")
-		s := specFor(d)
-		s.Faults = GenSchedule(rt, TopoOf(s), AllKinds())
+		s := scenarios.Gen{Kinds: sim.FaultKinds, Swarm: true}.RunRapid(rt, model.Spec{Design: d})
 		seed := rapid.Uint64().Draw(rt, "seed")
 		a, err := model.Run(s, seed)
 		if err != nil {
@@ -42,11 +43,13 @@ func TestPropDeterminism(t *testing.T) {
 }
 
 // TestPropNoFaultsIsSafe: every catalogue design holds every invariant with
-// no faults (three contending clients).
+// no faults, over the swarm of configurations the generator draws (2-4
+// clients, short or long work within the design's assumptions, latency,
+// call timeouts): a false alarm here would be a checker's or the swarm's.
 func TestPropNoFaultsIsSafe(t *testing.T) {
 	for _, d := range catalogueDesigns {
 		t.Run(d, func(t *testing.T) {
-			Check(t, d, WithClients("A", "B", "C"), WithSchedule(func(*rapid.T, Topo) []sim.Fault { return nil }))
+			Check(t, d, WithFaults(), WithRuns(300), WithCaseDir(t.TempDir()))
 		})
 	}
 }
@@ -55,8 +58,7 @@ func TestPropNoFaultsIsSafe(t *testing.T) {
 // strict fenced resource never accepts a token at or below one it accepted.
 func TestPropFencedResourceKeepsItsRule(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		s := specFor(model.Fenced)
-		s.Faults = GenSchedule(rt, TopoOf(s), []sim.FaultKind{sim.FaultPause, sim.FaultDelay})
+		s := scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultPause, sim.FaultDelay}, Swarm: true}.RunRapid(rt, model.Spec{Design: model.Fenced})
 		r, err := model.Run(s, rapid.Uint64().Draw(rt, "seed"))
 		if err != nil || r.Err != nil {
 			rt.Fatalf("run: %v %v", err, r.Err)
@@ -70,23 +72,38 @@ func TestPropFencedResourceKeepsItsRule(t *testing.T) {
 }
 
 // TestPropRedlockSafeUnderItsAssumptions: redlock holds mutual exclusion
-// when clock drift stays within its drift factor and no process pauses.
+// when clock drift stays within its drift factor and no process pauses:
+// under partitions and lost messages, with three clients.
 func TestPropRedlockSafeUnderItsAssumptions(t *testing.T) {
-	Check(t, model.Redlock, WithClients("A", "B", "C"),
-		WithSchedule(func(rt *rapid.T, topo Topo) []sim.Fault {
-			return append(SafeDrift(rt, topo, 0.01), GenSchedule(rt, topo, []sim.FaultKind{sim.FaultPartition, sim.FaultDrop})...)
-		}))
+	rapid.Check(t, func(rt *rapid.T) {
+		base := model.Spec{Design: model.Redlock, Clients: []string{"A", "B", "C"}}
+		s := scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultPartition, sim.FaultDrop}, Swarm: true}.RunRapid(rt, base)
+		var nodes []string
+		for g := range s.Topology.Masters {
+			nodes = append(nodes, model.NodeName(g, 0, 0))
+		}
+		s.Faults = append(s.Faults, scenarios.SafeDrift(rt, nodes, s.Options.DriftFactor)...)
+		o, err := model.Verdict(s, rapid.Uint64().Draw(rt, "seed"))
+		if err != nil || o.Err != nil {
+			rt.Fatalf("run: %v %v", err, o.Err)
+		}
+		for _, v := range o.Violations {
+			if v.Invariant == invariant.MutualExclusion || v.Invariant == invariant.StaleWrite {
+				rt.Fatalf("redlock broke %s: %s", v.Invariant, v.Explanation)
+			}
+		}
+	})
 }
 
-// TestPropWatchdogSafeWithoutPauses: renewal keeps a slow critical section
-// safe when nothing pauses the process.
+// TestPropWatchdogSafeWithoutPauses: renewal keeps a section longer than
+// the TTL safe when nothing pauses the process.
 func TestPropWatchdogSafeWithoutPauses(t *testing.T) {
 	Check(t, model.Watchdog, WithWorkload(model.Workload{Cycles: 2, Work: 1500 * time.Millisecond}),
-		WithSchedule(func(*rapid.T, Topo) []sim.Fault { return nil }))
+		WithFaults(), WithRuns(100), WithCaseDir(t.TempDir()))
 }
 
-// fakeTB captures a rapid failure instead of failing the test, so a test
-// can assert that rapid finds and shrinks a violation.
+// fakeTB captures a failure instead of failing the test, so a test can
+// assert that Check finds and shrinks a violation.
 type fakeTB struct {
 	testing.TB
 	name   string
@@ -94,10 +111,12 @@ type fakeTB struct {
 	logs   []string
 }
 
-func (f *fakeTB) Helper()                           {}
-func (f *fakeTB) Name() string                      { return f.name }
-func (f *fakeTB) Logf(format string, args ...any)   { f.logs = append(f.logs, sprintf(format, args...)) }
-func (f *fakeTB) Log(args ...any)                   { f.logs = append(f.logs, sprint(args...)) }
+func (f *fakeTB) Helper()      {}
+func (f *fakeTB) Name() string { return f.name }
+func (f *fakeTB) Logf(format string, args ...any) {
+	f.logs = append(f.logs, fmt.Sprintf(format, args...))
+}
+func (f *fakeTB) Log(args ...any)                   { f.logs = append(f.logs, fmt.Sprint(args...)) }
 func (f *fakeTB) Errorf(format string, args ...any) { f.failed = true; f.Logf(format, args...) }
 func (f *fakeTB) Error(args ...any)                 { f.failed = true; f.Log(args...) }
 func (f *fakeTB) Fatalf(format string, args ...any) { f.Errorf(format, args...) }
@@ -109,19 +128,20 @@ func (f *fakeTB) Skipf(string, ...any)              {}
 func (f *fakeTB) Skip(...any)                       {}
 func (f *fakeTB) SkipNow()                          {}
 
-// TestPropFindsKnownBreaks: for each design known to break under pauses,
-// rapid finds a violation within its default number of checks and shrinks
-// it to a schedule of at most two faults.
+// TestPropFindsKnownBreaks: for each design (a long enough pause breaks
+// every lease), Check finds a violation under generated pauses within its
+// default budget and shrinks it to a schedule of at most two faults; the
+// saved case replays to the same history.
 func TestPropFindsKnownBreaks(t *testing.T) {
-	for _, d := range catalogueDesigns { // a long enough pause breaks every design (gc-pause)
+	for _, d := range catalogueDesigns {
 		t.Run(d, func(t *testing.T) {
 			dir := t.TempDir()
 			f := &fakeTB{TB: t, name: "TestFinds/" + d}
-			start := time.Now() // wall-clock ok: measures shrinking time for the log
+			start := time.Now() // wall-clock ok: measures the check for the log
 			Check(f, d, WithFaults(sim.FaultPause), WithCaseDir(dir))
 			elapsed := time.Since(start)
 			if !f.failed {
-				t.Fatalf("rapid found no violation of %s under generated pauses", d)
+				t.Fatalf("no violation of %s under generated pauses", d)
 			}
 			out := strings.Join(f.logs, "\n")
 			c, err := LoadCase(dir + "/TestFinds_" + d + ".json")
@@ -129,7 +149,7 @@ func TestPropFindsKnownBreaks(t *testing.T) {
 				t.Fatalf("no saved case: %v\n%s", err, out)
 			}
 			if n := len(c.Spec.Faults); n > 2 {
-				t.Errorf("minimal schedule has %d faults, want at most 2:\n%s", n, Describe(c.Spec.Faults))
+				t.Errorf("minimal schedule has %d faults, want at most 2:\n%s", n, out)
 			}
 			r, err := c.Replay(nil)
 			if err != nil {
@@ -138,7 +158,7 @@ func TestPropFindsKnownBreaks(t *testing.T) {
 			if r.History.Hash() != c.HistoryHash {
 				t.Errorf("replaying the saved case gave a different history")
 			}
-			t.Logf("found and shrank in %v to:\n%s%s", elapsed, Describe(c.Spec.Faults), firstLines(out, 12))
+			t.Logf("found and shrank in %v:\n%s", elapsed, firstLines(out, 8))
 		})
 	}
 }
@@ -159,18 +179,16 @@ func TestDeterminismEveryFaultKind(t *testing.T) {
 	if testing.Short() {
 		seeds = 20
 	}
-	for _, k := range AllKinds() {
+	for _, k := range sim.FaultKinds {
 		t.Run(string(k), func(t *testing.T) {
-			design := model.SetPxLua
-			if k == sim.FaultNodeCrash || k == sim.FaultClockJump || k == sim.FaultClockDrift {
-				design = model.Redlock // faults on several nodes
+			base := model.Spec{Design: model.SetPxLua, Topology: model.Topology{Replicas: 1}}
+			if k == sim.FaultClockJump || k == sim.FaultClockDrift {
+				base = model.Spec{Design: model.Redlock} // faults on several nodes
 			}
-			s := specFor(design)
-			s.Workload.Cycles = 1
-			topo := TopoOf(s)
+			g := scenarios.Gen{Kinds: []sim.FaultKind{k}, Swarm: true}
 			seen := map[string]uint64{}
 			for seed := uint64(0); seed < uint64(seeds); seed++ {
-				s.Faults = RandomSchedule(rand.New(rand.NewPCG(seed, 7)), topo, []sim.FaultKind{k})
+				s := g.Run(scenarios.Rand(seed), base)
 				a, err := model.Run(s, seed)
 				if err != nil {
 					t.Fatal(err)
@@ -178,7 +196,7 @@ func TestDeterminismEveryFaultKind(t *testing.T) {
 				b, _ := model.Run(s, seed)
 				ha := a.History.Hash()
 				if ha != b.History.Hash() {
-					t.Fatalf("seed %d: the same run gave two histories\n%s", seed, Describe(s.Faults))
+					t.Fatalf("seed %d: the same run gave two histories\n%s", seed, scenarios.Describe(s))
 				}
 				if prev, dup := seen[ha]; dup {
 					t.Fatalf("seeds %d and %d gave the same history", prev, seed)
@@ -191,43 +209,22 @@ func TestDeterminismEveryFaultKind(t *testing.T) {
 
 // TestPropFencedReadsKeepTheData: with reads fenced too (strict-reads),
 // fenced keeps the resource consistent under any pauses and delays: no
-// lost update and no out-of-order token, although mutual exclusion and
+// lost update and no token its rule forbids, although mutual exclusion and
 // the lease may still break. (With write-only fencing a stale write that
 // lands after the new holder's read but before its write loses an update;
-// TestPropFindsWriteOnlyFencingGap shows rapid finding that.)
+// TestFindsWriteOnlyFencingGap shows Check finding that.)
 func TestPropFencedReadsKeepTheData(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		s := specFor(model.Fenced)
-		s.Fencing = model.FenceStrictReads
-		s.Faults = GenSchedule(rt, TopoOf(s), []sim.FaultKind{sim.FaultPause, sim.FaultDelay})
-		vs, runErr, err := model.Verdict(s, rapid.Uint64().Draw(rt, "seed"))
-		if err != nil || runErr != nil {
-			rt.Fatalf("run: %v %v", err, runErr)
+		base := model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads}
+		s := scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultPause, sim.FaultDelay}, Swarm: true}.RunRapid(rt, base)
+		o, err := model.Verdict(s, rapid.Uint64().Draw(rt, "seed"))
+		if err != nil || o.Err != nil {
+			rt.Fatalf("run: %v %v", err, o.Err)
 		}
-		for _, v := range vs {
+		for _, v := range o.Violations {
 			if v.Invariant == invariant.LostUpdate || v.Invariant == invariant.Fencing {
 				rt.Fatalf("fenced with strict-reads broke %s: %s", v.Invariant, v.Explanation)
 			}
 		}
 	})
-}
-
-// TestPropFindsWriteOnlyFencingGap: with write-only fencing (strict), rapid
-// finds a lost update for fenced under pauses and delays.
-func TestPropFindsWriteOnlyFencingGap(t *testing.T) {
-	f := &fakeTB{TB: t, name: "TestFindsWriteOnlyGap"}
-	rapid.Check(f, func(rt *rapid.T) {
-		s := specFor(model.Fenced)
-		s.Faults = GenSchedule(rt, TopoOf(s), []sim.FaultKind{sim.FaultPause, sim.FaultDelay})
-		vs, _, _ := model.Verdict(s, rapid.Uint64().Draw(rt, "seed"))
-		for _, v := range vs {
-			if v.Invariant == invariant.LostUpdate {
-				rt.Fatalf("fenced (strict) lost an update")
-			}
-		}
-	})
-	if !f.failed {
-		t.Skip("rapid did not hit the write-only fencing gap in this many checks")
-	}
-	t.Logf("%s", firstLines(strings.Join(f.logs, "\n"), 14))
 }

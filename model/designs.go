@@ -90,6 +90,8 @@ type setnxExpire struct{}
 
 func (setnxExpire) Name() string { return SetnxExpire }
 
+func (setnxExpire) Traits() Traits { return Traits{} }
+
 func (setnxExpire) TryAcquire(c *Client, value string) (Lease, bool, error) {
 	g := single(c)
 	node := c.Primary(g)
@@ -118,6 +120,8 @@ type setPxGetdel struct{}
 
 func (setPxGetdel) Name() string { return SetPxGetdel }
 
+func (setPxGetdel) Traits() Traits { return Traits{} }
+
 func (setPxGetdel) TryAcquire(c *Client, value string) (Lease, bool, error) {
 	g := single(c)
 	node := c.Primary(g)
@@ -145,6 +149,8 @@ func (setPxGetdel) Release(c *Client, l *Lease) error {
 type setPxLua struct{}
 
 func (setPxLua) Name() string { return SetPxLua }
+
+func (setPxLua) Traits() Traits { return Traits{} }
 
 func (setPxLua) TryAcquire(c *Client, value string) (Lease, bool, error) {
 	g := single(c)
@@ -180,6 +186,8 @@ type watchdog struct{ setPxLua }
 
 func (watchdog) Name() string { return Watchdog }
 
+func (watchdog) Traits() Traits { return Traits{Renews: true} }
+
 func (watchdog) Renew(c *Client, l *Lease) (bool, error) { return renewLua(c, single(c), l.Value) }
 
 // --- fenced -----------------------------------------------------------------
@@ -187,6 +195,8 @@ func (watchdog) Renew(c *Client, l *Lease) (bool, error) { return renewLua(c, si
 type fenced struct{ setPxLua }
 
 func (fenced) Name() string { return Fenced }
+
+func (fenced) Traits() Traits { return Traits{Renews: true, Fenced: true} }
 
 func (fenced) TryAcquire(c *Client, value string) (Lease, bool, error) {
 	g := single(c)
@@ -211,6 +221,8 @@ func (fenced) Renew(c *Client, l *Lease) (bool, error) { return renewLua(c, sing
 type reentrantHash struct{}
 
 func (reentrantHash) Name() string { return ReentrantHash }
+
+func (reentrantHash) Traits() Traits { return Traits{Renews: true, Reentrant: true} }
 
 // Reentrant marks the design as reentrant.
 func (reentrantHash) Reentrant() {}
@@ -270,6 +282,10 @@ func (reentrantHash) WaitRelease(c *Client, max time.Duration) {
 type redlock struct{}
 
 func (redlock) Name() string { return Redlock }
+
+func (redlock) Traits() Traits {
+	return Traits{Masters: 5, MinMasters: 3, Quorum: true, Validity: true}
+}
 
 // TryAcquire follows the Redis distlock page and redlock-rb: read the
 // monotonic clock, SET NX PX on every master with a short per-node
@@ -336,6 +352,8 @@ func (redlock) Release(c *Client, l *Lease) error {
 type waitReplica struct{ setPxLua }
 
 func (waitReplica) Name() string { return WaitReplica }
+
+func (waitReplica) Traits() Traits { return Traits{Replicas: 1} }
 
 // TryAcquire holds the lock only if WAIT says enough replicas have it.
 func (d waitReplica) TryAcquire(c *Client, value string) (Lease, bool, error) {

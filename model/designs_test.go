@@ -239,7 +239,8 @@ func TestVerdictMatchesRun(t *testing.T) {
 				s.Faults = nil
 			}
 			r := run(t, s, seed)
-			vs, runErr, err := Verdict(s, seed)
+			o, err := Verdict(s, seed)
+			vs, runErr := o.Violations, o.Err
 			if err != nil || runErr != nil {
 				t.Fatal(err, runErr)
 			}

@@ -76,3 +76,7 @@ func (o Options) Validate(masters int) error {
 	}
 	return nil
 }
+
+// MaxTTL bounds the lease TTL (and a critical section's work): a run of
+// leases of hours needs days of virtual time and millions of events.
+const MaxTTL = time.Hour

@@ -47,11 +47,17 @@ type oracle struct {
 	counts map[string]int64 // reentrant hold counts
 
 	// liveness, decided at the end from what was live when
-	live      []livePoint
-	holds     []hold // closed holds
-	seq       int    // orders points: 2k+1 for the k-th point, 2k for a hold starting just before it
-	lastFault time.Duration
-	lastEvent time.Duration
+	w           *sim.World
+	healAt      time.Duration
+	pausedUntil map[string]time.Duration // a pause's announced end
+	pauseEnds   map[string]time.Duration
+	forever     map[string]int  // partitions and delays that never end, not healed
+	crashed     map[string]bool // nodes that crashed
+	live        []livePoint
+	holds       []hold // closed holds
+	seq         int    // orders points: 2k+1 for the k-th point, 2k for a hold starting just before it
+	lastFault   time.Duration
+	lastEvent   time.Duration
 }
 
 type belief struct {
@@ -76,7 +82,8 @@ func newOracle(s model.Spec) *oracle {
 	return &oracle{cfg: s.CheckConfig(), rule: s.Fencing, broken: map[invariant.ID]bool{},
 		open: map[string]*belief{}, byValue: map[string]*belief{}, lastSeen: map[string]string{},
 		grants: map[int64]string{}, seenGrant: map[string]bool{}, maxAtStart: map[string]int64{},
-		inAttempt: map[string]bool{}, counts: map[string]int64{}}
+		inAttempt: map[string]bool{}, counts: map[string]int64{},
+		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}}
 }
 
 func (o *oracle) believes(w *sim.World, b *belief) bool {
@@ -99,8 +106,42 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 	if w.NodeUp(e.Actor) {
 		o.lastSeen[e.Actor] = w.NodeValue(e.Actor, "lock")
 	}
+	o.w = w
 	if history.IsFault(e.Kind) {
-		o.lastFault = e.At
+		end := e.At
+		switch e.Kind {
+		case sim.KindPause:
+			end = e.At + e.Dur // a resume ends it sooner, or later when extended
+			if o.pausedUntil[e.Actor] > end {
+				end = o.pausedUntil[e.Actor]
+			}
+			o.pausedUntil[e.Actor] = end
+		case sim.KindResume:
+			o.pausedUntil[e.Actor] = e.At
+			o.pauseEnds[e.Actor] = e.At
+		case sim.KindPartition:
+			if e.Dur == 0 {
+				o.forever[e.Note]++
+			}
+			end = e.At + e.Dur
+		case sim.KindHeal:
+			if o.forever[e.Note] > 0 {
+				o.forever[e.Note]--
+			}
+		case sim.KindNetDelay:
+			if e.Dur == 0 {
+				o.forever["delay "+e.Note]++
+			}
+			end = e.At + e.Dur + time.Duration(e.N)
+		case sim.KindNetDrop:
+			end = e.At + e.Dur
+		case sim.KindNodeCrash:
+			o.crashed[e.Actor] = true
+		}
+		if e.Kind != sim.KindPause {
+			o.healAt = max(o.healAt, end)
+		}
+		o.lastFault = max(o.lastFault, e.At)
 		o.point(e.At, 0, 0, false, true)
 	}
 	switch e.Kind {
@@ -305,6 +346,30 @@ func (o *oracle) verdict() []invariant.ID {
 	return ids
 }
 
+// heal returns when the faults were over, from what the oracle saw and
+// the world as it ended: false when one never ends (a node still down at
+// the end that no promotion replaced, a partition or delay for good).
+func (o *oracle) heal() (time.Duration, bool) {
+	at := max(o.healAt, o.lastFault)
+	for c, until := range o.pausedUntil {
+		if end, resumed := o.pauseEnds[c]; resumed && end >= until {
+			until = end
+		}
+		at = max(at, until)
+	}
+	for _, n := range o.forever {
+		if n > 0 {
+			return 0, false
+		}
+	}
+	for n := range o.crashed {
+		if !o.w.NodeUp(n) && (o.w.GroupOf(n) == "" || o.w.GroupPrimary(o.w.GroupOf(n)) == n) {
+			return 0, false
+		}
+	}
+	return at, true
+}
+
 func (o *oracle) livenessBroken(bound time.Duration) bool {
 	ps := slices.Clone(o.live)
 	for _, b := range o.open {
@@ -322,7 +387,10 @@ func (o *oracle) livenessBroken(bound time.Duration) bool {
 		}
 	}
 	slices.SortStableFunc(ps, func(a, b livePoint) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order)) })
-	heal := o.lastFault
+	heal, healed := o.heal()
+	if !healed {
+		return false
+	}
 	trying, holding := 0, 0
 	gapFrom, inGap, suppressed := time.Duration(0), false, false
 	for _, p := range ps {
@@ -336,7 +404,7 @@ func (o *oracle) livenessBroken(bound time.Duration) bool {
 		}
 		wanted := trying > 0 && holding <= 0
 		switch {
-		case p.at < heal || p.at == heal && p.order >= 0 && !afterHeal(ps, p, heal):
+		case p.at < heal || p.at == heal && p.order >= 0 && !afterHeal(ps, p, heal) && heal == o.lastFault:
 			inGap = wanted
 			gapFrom = heal
 		case !inGap && !suppressed && wanted:

@@ -8,34 +8,33 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/model/history"
 	"locksim/model/invariant"
 	"locksim/network"
 	"locksim/sim"
 )
 
-// WithDefaults fills in a spec's defaults: clients A and B, one master
-// (five for redlock, one replica for wait-replica), strict fencing for
-// fenced designs and none for the others, one cycle per client, 50ms of
-// work, 1-2ms latency.
+// WithDefaults fills in a spec's defaults: clients A and B, the masters
+// and replicas the design's traits ask for (one master; five for redlock,
+// one replica for wait-replica), strict fencing for fenced designs and
+// none for the others, one cycle per client, 50ms of work, 1-2ms latency.
 func (s Spec) WithDefaults() Spec {
+	t := s.Traits()
 	if len(s.Clients) == 0 {
 		s.Clients = []string{"A", "B"}
 	}
 	if s.Topology.Masters == 0 {
-		s.Topology.Masters = 1
-		if s.Design == Redlock {
-			s.Topology.Masters = 5
-		}
+		s.Topology.Masters = max(1, t.Masters)
 	}
-	if s.Topology.Replicas == 0 && s.Design == WaitReplica {
-		s.Topology.Replicas = 1
+	if s.Topology.Replicas == 0 {
+		s.Topology.Replicas = t.Replicas
 	}
 	if s.Topology.Persistence == "" {
 		s.Topology.Persistence = sim.PersistNone
 	}
 	if s.Fencing == "" {
 		s.Fencing = FenceOff
-		if s.Design == Fenced {
+		if t.Fenced {
 			s.Fencing = FenceStrict
 		}
 	}
@@ -166,14 +165,14 @@ func (s Spec) CheckConfig() invariant.Config {
 		Fencing:       rule,
 		Quorum:        quorumOf(s),
 		LivenessBound: 2*s.Options.TTL + s.Options.AcquireWait/3,
-		Reentrant:     s.Design == ReentrantHash,
+		Reentrant:     s.Traits().Reentrant,
 	}
 }
 
 // quorumOf is how many granting nodes must still hold a lease: a majority
 // for designs that acquire on several masters, else the one primary.
 func quorumOf(s Spec) int {
-	if s.lockMasters() > 1 && (s.Design == Redlock || s.Design == LuaDesignID) {
+	if s.lockMasters() > 1 && s.Traits().Quorum {
 		return s.Options.Quorum
 	}
 	return 1
@@ -203,30 +202,43 @@ func Run(s Spec, seed uint64) (*Result, error) {
 // histPool holds history buffers for Verdict, whose callers keep no history.
 var histPool = sync.Pool{New: func() any { return new(sim.History) }}
 
-// Verdict runs a spec and returns only what the checkers found, reusing
-// history memory across calls: the path for sweeps, `check` and property
-// tests, which run many worlds and keep none of their histories. runErr is
-// set when the run stopped early (then there is no verdict: vs is nil);
-// err when the spec cannot run.
-func Verdict(s Spec, seed uint64) (vs []invariant.Violation, runErr, err error) {
+// Outcome is what a run ended with, without its history.
+type Outcome struct {
+	// Violations are what the checkers found; nil when Err is set.
+	Violations []invariant.Violation
+	// Err is set when the run stopped early (a limit, a design error):
+	// such a run has no verdicts.
+	Err error
+	// Failovers counts the promotions in the run.
+	Failovers int
+}
+
+// Verdict runs a spec and returns only its outcome, reusing history
+// memory across calls: the path for sweeps, `check` and property tests,
+// which run many worlds and keep none of their histories. The error is for
+// a spec that cannot run.
+func Verdict(s Spec, seed uint64) (Outcome, error) {
 	s = s.WithDefaults()
 	cfg, err := s.Config()
 	if err != nil {
-		return nil, nil, err
+		return Outcome{}, err
 	}
 	buf := histPool.Get().(*sim.History)
 	cfg.HistoryBuf = *buf
 	w, err := sim.New(cfg, seed)
 	if err != nil {
 		histPool.Put(buf)
-		return nil, nil, err
+		return Outcome{}, err
 	}
 	h, runErr := w.Run()
+	o := Outcome{Err: runErr}
 	if runErr == nil {
-		vs = invariant.Check(h, s.CheckConfig())
+		ix := history.New(h)
+		o.Violations = invariant.CheckIndex(ix, s.CheckConfig())
+		o.Failovers = len(ix.Promotions)
 	}
 	clear(h) // drop references into the run before the memory is reused
 	*buf = h[:0]
 	histPool.Put(buf)
-	return vs, runErr, nil
+	return o, nil
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"locksim/model/history"
 	"locksim/sim"
@@ -165,9 +166,9 @@ func describe(t *timeline, e sim.Event) string {
 	case sim.KindHeal:
 		return "partition healed: " + e.Note
 	case sim.KindNetDelay:
-		return "network delay " + e.Note + " +" + short(e.Dur)
+		return "network delay " + e.Note + " +" + short(time.Duration(e.N)) + windowText(e.Dur)
 	case sim.KindNetDrop:
-		return "network drops the next " + itoa(e.N) + " messages " + e.Note
+		return "network drops the next " + itoa(e.N) + " messages " + e.Note + windowText(e.Dur)
 	case sim.KindClockJump:
 		sign := "+"
 		if e.Dur < 0 {
@@ -234,4 +235,12 @@ func pausedWord(s span) string {
 // the key is no longer A's".
 func renewNote(note, client string) string {
 	return strings.Replace(note, "this client's", client+"'s", 1)
+}
+
+// windowText says how long a network fault's window lasts.
+func windowText(d time.Duration) string {
+	if d == 0 {
+		return ", for good"
+	}
+	return " for " + short(d)
 }

@@ -104,13 +104,15 @@ func (l Layout) Nodes() []string {
 // needs returns what a design requires of a fixed layout: independent
 // masters and replicas per group.
 func needs(design string, o model.Options) (masters, replicas int) {
-	switch design {
-	case model.Redlock:
-		return max(3, o.Quorum), 0
-	case model.WaitReplica:
-		return 1, max(1, o.WaitReplicas)
+	t := model.Spec{Design: design, Options: o}.Traits()
+	masters, replicas = max(1, t.MinMasters), t.Replicas
+	if t.Quorum {
+		masters = max(masters, o.Quorum)
 	}
-	return 1, 0
+	if replicas > 0 {
+		replicas = max(replicas, o.WaitReplicas)
+	}
+	return masters, replicas
 }
 
 // Applies reports whether the scenario can run with design, and if not,
@@ -138,6 +140,59 @@ func (s *Scenario) Applies(design string) (bool, string) {
 			"; design " + design + " needs " + strconv.Itoa(r) + " replica(s) per group to WAIT for"
 	}
 	return true, ""
+}
+
+// Fits reports whether the scenario's fixed layout has what a design with
+// these traits and options needs, and if not, why. A user's design (Lua or
+// Go) runs in any scenario it fits; the `designs` line limits catalogue
+// designs only.
+func (s *Scenario) Fits(name string, t model.Traits, o model.Options) (bool, string) {
+	if s.Layout == nil {
+		return true, ""
+	}
+	masters, replicas := max(1, t.MinMasters), t.Replicas
+	if t.Quorum {
+		masters = max(masters, 3, o.Quorum)
+	}
+	if replicas > 0 {
+		replicas = max(replicas, o.WaitReplicas)
+	}
+	if s.Layout.Masters < masters {
+		return false, "scenario " + s.Name + " fixes masters=" + strconv.Itoa(s.Layout.Masters) +
+			"; design " + name + " needs at least " + strconv.Itoa(masters) + " independent masters"
+	}
+	if s.Layout.Replicas < replicas {
+		return false, "scenario " + s.Name + " fixes replicas=" + strconv.Itoa(s.Layout.Replicas) +
+			"; design " + name + " needs " + strconv.Itoa(replicas) + " replica(s) per group to WAIT for"
+	}
+	return true, ""
+}
+
+// SpecWith returns a copy of the scenario's spec with a user's design in
+// it: d's Design, Lua scripts or Go design, fencing (if set) and options
+// (if set); the layout is the one a single-primary design sees unless d
+// takes a quorum. It fails when the design does not fit the layout.
+func (s *Scenario) SpecWith(d model.Spec) (model.Spec, error) {
+	name := d.Design
+	if d.Custom != nil {
+		name = d.Custom.Name()
+	}
+	t := d.Traits()
+	if ok, why := s.Fits(name, t, s.Spec.Options); !ok {
+		return model.Spec{}, errors.New("scenarios: " + why)
+	}
+	sp := cloneSpec(s.Spec)
+	sp.Design, sp.Lua, sp.Custom = d.Design, d.Lua, d.Custom
+	if d.Fencing != "" {
+		sp.Fencing = d.Fencing
+	}
+	if d.Options != (model.Options{}) {
+		sp.Options = d.Options
+	}
+	if d.Lua != nil && sp.Options.LuaMasters == 0 && !t.Quorum {
+		sp.Options.LuaMasters = 1
+	}
+	return sp, nil
 }
 
 // SpecFor returns a copy of the scenario's spec with Design set, or an

@@ -37,10 +37,10 @@ func (w *World) applyFault(f Fault) {
 		}
 	case FaultDelay:
 		w.net.AddDelay(network.Delay{From: f.From, To: f.To, Extra: f.Extra, Start: w.now, End: end})
-		w.record(Event{Actor: "fault", Kind: KindNetDelay, Local: w.now, Dur: f.Extra, Note: f.From + "->" + f.To})
+		w.record(Event{Actor: "fault", Kind: KindNetDelay, Local: w.now, Dur: f.Dur, N: int64(f.Extra), Note: f.From + "->" + f.To})
 	case FaultDrop:
 		w.net.AddDrop(network.Drop{From: f.From, To: f.To, Count: f.Count, Start: w.now, End: end})
-		w.record(Event{Actor: "fault", Kind: KindNetDrop, Local: w.now, N: int64(f.Count), Note: f.From + "->" + f.To})
+		w.record(Event{Actor: "fault", Kind: KindNetDrop, Local: w.now, Dur: f.Dur, N: int64(f.Count), Note: f.From + "->" + f.To})
 	case FaultNodeCrash:
 		w.nodes[f.Target].crash(f.Dur)
 	case FaultClockJump:

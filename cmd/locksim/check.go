@@ -1,45 +1,55 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
+	"time"
 
-	"locksim"
+	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
-	"locksim/report"
+	"locksim/scenarios"
 	"locksim/sim"
 )
 
-// checkRun is the outcome of one run of `check`, by index.
-type checkRun struct {
-	Index  int            `json:"index"`
-	Seed   uint64         `json:"seed"`
-	Broken []invariant.ID `json:"broken,omitempty"`
-	Error  string         `json:"error,omitempty"`
-	Faults []string       `json:"faults,omitempty"`
-}
+const checkUsage = `check (--design ID | --acquire FILE --release FILE [--renew FILE]) [flags]
+
+Runs the design under --runs random runs (or for --for of wall time); run i
+uses seed --seed+i to draw its configuration (unless fixed by a flag) and
+its fault schedule. Exit 0 nothing counted broke, 1 a violation, 2 bad input
+or a run that stopped with an error.`
 
 func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("check", "check (--design ID | --acquire FILE --release FILE [--renew FILE]) [flags]", stdout)
+	fs := newFlags("check", checkUsage, stdout)
 	design := fs.String("design", "", "catalogue design ID (see 'locksim list')")
 	acquire := fs.String("acquire", "", "your acquire script (Lua)")
 	release := fs.String("release", "", "your release script (Lua)")
 	renew := fs.String("renew", "", "your renew script (Lua, optional: runs a watchdog)")
+	scenario := fs.String("scenario", "", "start from a scenario's (ID or file) topology, options and workload; faults are still drawn")
 	fencing := fs.String("fencing", "", "resource fencing: strict, nonstrict, off or strict-reads (default: strict for fenced designs, else off)")
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock); Lua scripts run on each with a majority quorum")
-	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica)")
+	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica); with replicas Sentinel fails over")
 	persistence := fs.String("persistence", "none", "what a crashed Redis node keeps: none, aof-everysec or aof-always")
-	faults := fs.String("faults", "pause,partition,delay,drop,node-crash,clock-jump", "fault kinds to draw from, comma-separated: "+kindList())
+	faults := fs.String("faults", kindNames(scenarios.DefaultKinds), "fault kinds to draw from, comma-separated: "+kindNames(sim.FaultKinds))
+	pauseAt := fs.String("pause-at", "any", "where pauses and client crashes go: acquire, critical, write, release, watchdog, time or any")
+	delayMax := fs.Duration("delay-max", 0, "upper bound of generated network delays (default 2 x TTL)")
+	links := fs.String("links", "all", "which links delays and drops hit: redis, resource or all")
+	maxFaults := fs.Int("max-faults", 3, "at most this many faults per run (1-20)")
+	swarm := fs.Bool("swarm", true, "draw per run what no flag fixes: clients, work, cycles, latency, call timeout, down-after")
+	clients := fs.Int("clients", 0, "number of contending clients (2-4 drawn per run by default)")
+	work := fs.Duration("work", 0, "critical-section length (drawn per run by default: short, about the TTL, or longer for designs that renew)")
+	cycles := fs.Int("cycles", 0, "lock cycles per client (1-3 drawn per run by default)")
+	quorum := fs.Int("quorum", 0, "masters a quorum design needs (default a majority)")
+	renewEvery := fs.Duration("renew-every", 0, "watchdog period (default TTL/3)")
+	callTimeout := fs.Duration("call-timeout", 0, "per-command timeout (drawn per run by default)")
+	downAfter := fs.Duration("down-after", 0, "Sentinel's down-after with replicas (drawn per run relative to the TTL by default)")
 	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count as a failure, comma-separated (e.g. lost-update,fencing to ask only whether the data survives; token-order means token-unique,fencing)")
-	runs := fs.Int("runs", 1000, "number of runs (fault schedules)")
+	runs := fs.Int("runs", engine.DefaultRuns, "number of runs")
+	budget := fs.Duration("for", 0, "run until this much wall time has passed instead of --runs (deterministic given the runs it reached, which it prints)")
 	seed := fs.Uint64("seed", 1, "base seed: run i uses seed+i")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (results do not depend on it)")
 	shard := fs.String("shard", "", "run only shard i of n (i/n): runs with index%n == i")
@@ -48,70 +58,84 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	format := fs.String("format", "text", "output format: text or json")
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
 	save := fs.String("save", defaultSave, "where to save the minimal failing case (sharded: locksim-failure-shardIofN.json)")
-	progress := fs.Bool("progress", isTerminal(stderr), "show a progress bar on stderr")
+	progress := fs.Bool("progress", isTerminal(stderr), "show progress on stderr")
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
 	}
-	spec := model.Spec{Design: *design, Fencing: model.Fencing(*fencing),
-		Topology: model.Topology{Masters: *nodes, Replicas: *replicas, Persistence: sim.Persistence(*persistence)},
-		Options:  model.Options{TTL: *ttl, Deadline: *deadline},
-		Workload: model.Workload{Cycles: 2}}
+	base := model.Spec{}
+	if *scenario != "" {
+		sc, err := loadScenario(*scenario)
+		if err != nil {
+			return exitUsage, usagef("--scenario: %v", err)
+		}
+		d := *design
+		if d == "" && *acquire == "" {
+			d = sc.Design
+		}
+		if d == "" {
+			d = model.SetPxLua // Lua scripts take the layout a single-primary design sees
+		}
+		if base, err = sc.SpecFor(d); err != nil {
+			return exitUsage, usagef("--scenario: %v", err)
+		}
+		base.Faults = nil
+		*design = d
+	}
+	base.Design = *design
 	switch {
-	case *design != "" && (*acquire != "" || *release != ""):
+	case *acquire != "" && *design != "" && *scenario == "":
 		return exitUsage, usagef("give either --design or --acquire/--release, not both")
-	case *design == "" && (*acquire == "" || *release == ""):
+	case *acquire == "" && *release != "" || *acquire != "" && *release == "":
+		return exitUsage, usagef("--acquire and --release go together: give both scripts")
+	case *design == "" && *acquire == "":
 		return exitUsage, usagef("give --design ID, or --acquire FILE and --release FILE")
-	case *design == "":
+	case *acquire != "":
 		s, err := model.LoadLua(*acquire, *release, *renew)
 		if err != nil {
 			return exitUsage, usagef("%v", err)
 		}
-		spec.Design, spec.Lua = model.LuaDesignID, s
+		base.Design, base.Lua = model.LuaDesignID, s
 	default:
 		if _, err := model.LookupDesign(*design); err != nil {
 			return exitUsage, usagef("%v", err)
 		}
 	}
-	if flagSet(fs, "nodes") && *design != "" && *design != model.Redlock {
-		return exitUsage, usagef("--nodes applies to redlock and to Lua designs; %s takes the lock on one primary", *design)
+	if err := applyCheckFlags(fs, &base, checkFlags{fencing: *fencing, nodes: *nodes, replicas: *replicas, persistence: *persistence,
+		clients: *clients, work: *work, cycles: *cycles, quorum: *quorum, renewEvery: *renewEvery, callTimeout: *callTimeout,
+		downAfter: *downAfter, ttl: *ttl, deadline: *deadline}); err != nil {
+		return exitUsage, err
 	}
-	// An explicit 0 is refused rather than read as "the default".
 	switch {
-	case *runs < 1:
+	case flagSet(fs, "runs") && *runs < 1:
 		return exitUsage, usagef("--runs %d: give at least 1", *runs)
+	case *budget < 0:
+		return exitUsage, usagef("--for %v: must not be negative", *budget)
 	case *workers < 1:
 		return exitUsage, usagef("--workers %d: give at least 1", *workers)
-	case flagSet(fs, "nodes") && *nodes < 1:
-		return exitUsage, usagef("--nodes %d: give at least 1", *nodes)
-	case *replicas < 0:
-		return exitUsage, usagef("--replicas %d: must not be negative", *replicas)
-	case flagSet(fs, "replicas") && *replicas == 0 && *design == model.WaitReplica:
-		return exitUsage, usagef("--replicas 0: wait-replica waits for a replica's acknowledgement and needs at least 1")
-	case flagSet(fs, "ttl") && *ttl <= 0:
-		return exitUsage, usagef("--ttl %v: the lease TTL must be positive", *ttl)
-	case !slices.Contains([]sim.Persistence{sim.PersistNone, sim.PersistEverySec, sim.PersistAlways}, sim.Persistence(*persistence)):
-		return exitUsage, usagef("--persistence %q: want none, aof-everysec or aof-always", *persistence)
+	case *maxFaults < 1 || *maxFaults > 20:
+		return exitUsage, usagef("--max-faults %d: give 1 to 20", *maxFaults)
+	case *delayMax < 0:
+		return exitUsage, usagef("--delay-max %v: must not be negative", *delayMax)
+	case *format != "text" && *format != "json":
+		return exitUsage, usagef("unknown --format %q (want text or json)", *format)
 	}
 	kinds, err := parseKinds(*faults)
 	if err != nil {
 		return exitUsage, err
 	}
-	if len(kinds) == 0 {
-		return exitUsage, usagef("--faults names no fault kind (known: %s)", kindList())
+	places, err := scenarios.ParsePlaces(*pauseAt)
+	if err != nil {
+		return exitUsage, usagef("--pause-at: %v", err)
+	}
+	if !slices.Contains([]string{"redis", "resource", "all"}, *links) {
+		return exitUsage, usagef("--links %q: want redis, resource or all", *links)
 	}
 	invList, err := invariant.Parse(*invs)
 	if err != nil {
 		return exitUsage, usagef("--invariants: %v", err)
-	}
-	counted := map[invariant.ID]bool{}
-	for _, inv := range invList {
-		counted[inv] = true
-	}
-	countedOnly := func(broken []invariant.ID) []invariant.ID {
-		return slices.DeleteFunc(broken, func(inv invariant.ID) bool { return !counted[inv] })
 	}
 	si, sn, err := parseShard(*shard)
 	if err != nil {
@@ -120,99 +144,181 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if *save == defaultSave && sn > 1 {
 		*save = fmt.Sprintf("locksim-failure-shard%dof%d.json", si, sn) // shards do not overwrite each other
 	}
-	// Validate the spec once, with no faults, before fanning out.
-	if _, err := model.Run(withFaults(spec, nil), *seed); err != nil {
+	nRuns := *runs
+	if flagSet(fs, "for") && !flagSet(fs, "runs") {
+		nRuns = 0 // only the budget bounds the runs
+	}
+	c := engine.CheckConfig{
+		Base:       base,
+		Gen:        scenarios.Gen{Kinds: kinds, PauseAt: places, DelayMax: *delayMax, Links: scenarios.Links(*links), MaxFaults: *maxFaults, Swarm: *swarm},
+		Runs:       nRuns,
+		For:        *budget,
+		Now:        time.Now,
+		Seed:       *seed,
+		Workers:    *workers,
+		Shard:      si,
+		Shards:     sn,
+		Invariants: invList,
+	}
+	if err := c.Validate(); err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	topo := locksim.TopoOf(spec)
 	w, closeOut, err := output(*out, stdout)
 	if err != nil {
 		return exitUsage, err
 	}
-	if *format != "text" && *format != "json" {
-		return exitUsage, usagef("unknown --format %q (want text or json)", *format)
+	var jw *engine.JSONWriter
+	if *format == "json" {
+		jw = engine.NewJSONWriter(w, c)
+		c.Each = jw.Run
 	}
-	// This shard's runs: indices si, si+sn, ... below --runs.
-	n := (*runs - si + sn - 1) / sn
-	tally := newTally(spec.Design, *format, w)
-	tally.reentrant = spec.WithDefaults().CheckConfig().Reentrant
-	tally.counted = counted
-	ordered(n, *workers, func(j int) checkRun {
-		i := si + j*sn
-		s := *seed + uint64(i)
-		fsched := locksim.RandomSchedule(scheduleRand(s), topo, kinds)
-		cr := checkRun{Index: i, Seed: s}
-		for _, f := range fsched {
-			cr.Faults = append(cr.Faults, f.String())
-		}
-		vs, runErr, err := model.Verdict(withFaults(spec, fsched), s)
-		switch {
-		case err != nil:
-			cr.Error = err.Error()
-		case runErr != nil:
-			cr.Error = runErr.Error()
-		default:
-			cr.Broken = countedOnly(invariant.Broken(vs))
-		}
-		return cr
-	}, func(j int, cr checkRun) {
-		tally.add(cr)
-		if *progress {
-			bar(stderr, j+1, n)
-		}
-	})
+	var pr *progressBar
 	if *progress {
-		fmt.Fprintln(stderr)
+		pr = newProgressBar(stderr, time.Now)
+		c.Progress = pr.update
 	}
-	if r := tally.firstError; r != nil {
-		// A run that could not finish (a script error, a limit) makes the
-		// counts meaningless: say so instead of printing a summary (JSON is
-		// still closed into a valid document).
-		if *format == "json" {
-			tally.finish(nil, "")
-		}
+	res, err := engine.Check(c)
+	if pr != nil {
+		pr.done()
+	}
+	if err != nil {
 		closeOut()
-		return exitUsage, fmt.Errorf("run %d (seed %d) stopped: %s", r.Index, r.Seed, trimPackages(r.Error))
+		return exitUsage, usagef("%v", err)
 	}
-	// The first failing run by index, whatever the worker count, shrunk.
-	var minimal *model.Result
-	if fail := tally.firstFail; fail != nil {
-		f0 := locksim.RandomSchedule(scheduleRand(fail.Seed), topo, kinds)
-		want := fail.Broken[0]
-		fails := func(fsched []sim.Fault) bool {
-			vs, runErr, err := model.Verdict(withFaults(spec, fsched), fail.Seed)
-			return err == nil && runErr == nil && slices.Contains(countedOnly(invariant.Broken(vs)), want)
+	saved := ""
+	if res.Minimal != nil {
+		if _, err := os.Stat(*save); err == nil {
+			fmt.Fprintf(stderr, "locksim check: overwriting %s with the new minimal case\n", *save)
 		}
-		small := locksim.Shrink(f0, fails, 200)
-		minimal, _ = model.Run(withFaults(spec, small), fail.Seed)
-		minimal.Count(invList)
-		if err := locksim.NewCase(minimal).Save(*save); err != nil {
+		if err := engine.NewCase(res.Minimal).Save(*save); err != nil {
+			closeOut()
 			return exitUsage, err
 		}
+		saved = *save
 	}
-	if err := tally.finish(minimal, *save); err != nil {
+	if jw != nil {
+		err = jw.Finish(res, saved)
+	} else {
+		err = engine.SummaryText(w, res, saved)
+	}
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return exitUsage, err
 	}
-	if err := closeOut(); err != nil {
-		return exitUsage, err
+	if *out != "" && *out != "-" {
+		fmt.Fprintf(stdout, "design %s: %d runs, %d broke a counted invariant; summary in %s\n", res.Design, res.Runs, res.BrokenRuns, *out)
 	}
-	if tally.firstFail != nil {
+	if e := res.FirstError; e != nil {
+		// A run that could not finish (a script error, a limit) makes the
+		// counts meaningless: say so, exit 2.
+		return exitUsage, fmt.Errorf("run %d (seed %d) stopped: %s", e.Index, e.Seed, trimPackages(e.Error))
+	}
+	if res.Failed() {
 		return exitViolation, nil
 	}
 	return exitSafe, nil
 }
 
-func withFaults(s model.Spec, fs []sim.Fault) model.Spec {
-	s.Faults = fs
-	return s
+// checkFlags are the flags that shape the base spec, shared by check,
+// matrix and sweep.
+type checkFlags struct {
+	fencing, persistence                          string
+	nodes, replicas, clients, cycles, quorum      int
+	work, renewEvery, callTimeout, downAfter, ttl time.Duration
+	deadline                                      bool
 }
 
-func kindList() string {
-	var ks []string
-	for _, k := range sim.FaultKinds {
-		ks = append(ks, string(k))
+// applyCheckFlags puts the flags the user gave into the base spec,
+// refusing impossible values; an explicit 0 is refused rather than read as
+// "the default".
+func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
+	t := s.Traits()
+	set := func(name string) bool { return flagSet(fs, name) }
+	switch {
+	case set("nodes") && f.nodes < 1:
+		return usagef("--nodes %d: give at least 1", f.nodes)
+	case set("nodes") && !t.Quorum && s.Lua == nil:
+		return usagef("--nodes applies to designs that take a quorum (redlock) and to Lua designs; %s takes the lock on one primary", s.Design)
+	case f.replicas < 0:
+		return usagef("--replicas %d: must not be negative", f.replicas)
+	case set("replicas") && f.replicas < t.Replicas:
+		return usagef("--replicas %d: %s waits for a replica's acknowledgement and needs at least %d", f.replicas, s.Design, t.Replicas)
+	case set("ttl") && f.ttl <= 0:
+		return usagef("--ttl %v: the lease TTL must be positive", f.ttl)
+	case set("ttl") && f.ttl > model.MaxTTL:
+		return usagef("--ttl %v: at most %v (limits: ttl)", f.ttl, model.MaxTTL)
+	case set("clients") && (f.clients < 1 || f.clients > 26):
+		return usagef("--clients %d: give 1 to 26", f.clients)
+	case set("work") && (f.work <= 0 || f.work > model.MaxTTL):
+		return usagef("--work %v: give a positive length up to %v", f.work, model.MaxTTL)
+	case set("cycles") && (f.cycles < 1 || f.cycles > 1000):
+		return usagef("--cycles %d: give 1 to 1000", f.cycles)
+	case set("quorum") && f.quorum < 1:
+		return usagef("--quorum %d: give at least 1", f.quorum)
+	case set("renew-every") && f.renewEvery <= 0:
+		return usagef("--renew-every %v: must be positive", f.renewEvery)
+	case set("call-timeout") && f.callTimeout <= 0:
+		return usagef("--call-timeout %v: must be positive", f.callTimeout)
+	case set("down-after") && f.downAfter <= 0:
+		return usagef("--down-after %v: must be positive", f.downAfter)
+	case !slices.Contains([]sim.Persistence{sim.PersistNone, sim.PersistEverySec, sim.PersistAlways}, sim.Persistence(f.persistence)):
+		return usagef("--persistence %q: want none, aof-everysec or aof-always", f.persistence)
+	case f.fencing != "" && !slices.Contains(model.Fencings, model.Fencing(f.fencing)):
+		return usagef("--fencing %q: want strict, nonstrict, off or strict-reads", f.fencing)
 	}
-	return strings.Join(ks, ",")
+	if f.fencing != "" {
+		s.Fencing = model.Fencing(f.fencing)
+	}
+	if set("nodes") {
+		s.Topology.Masters = f.nodes
+	}
+	if set("replicas") {
+		s.Topology.Replicas = f.replicas
+	}
+	if set("persistence") || s.Topology.Persistence == "" {
+		s.Topology.Persistence = sim.Persistence(f.persistence)
+	}
+	if set("clients") {
+		s.Clients = nil
+		for i := range f.clients {
+			s.Clients = append(s.Clients, string(rune('A'+i)))
+		}
+	}
+	if set("work") {
+		s.Workload.Work = f.work
+	}
+	if set("cycles") {
+		s.Workload.Cycles = f.cycles
+	}
+	if set("ttl") {
+		s.Options.TTL = f.ttl
+	}
+	if f.deadline {
+		s.Options.Deadline = true
+	}
+	if set("quorum") {
+		s.Options.Quorum = f.quorum
+	}
+	if set("renew-every") {
+		s.Options.RenewEvery = f.renewEvery
+	}
+	if set("call-timeout") {
+		s.Options.CallTimeout = f.callTimeout
+	}
+	if set("down-after") {
+		s.Topology.Sentinel.Enabled, s.Topology.Sentinel.DownAfter = true, f.downAfter
+	}
+	return nil
+}
+
+func kindNames(ks []sim.FaultKind) string {
+	var out []string
+	for _, k := range ks {
+		out = append(out, string(k))
+	}
+	return strings.Join(out, ",")
 }
 
 func parseKinds(s string) ([]sim.FaultKind, error) {
@@ -222,130 +328,18 @@ func parseKinds(s string) ([]sim.FaultKind, error) {
 		if p == "" {
 			continue
 		}
-		ok := false
-		for _, k := range sim.FaultKinds {
-			if string(k) == p {
-				out, ok = append(out, k), true
-			}
+		if !slices.Contains(sim.FaultKinds, sim.FaultKind(p)) {
+			return nil, usagef("unknown fault kind %q in --faults (known: %s)", p, kindNames(sim.FaultKinds))
 		}
-		if !ok {
-			return nil, usagef("unknown fault kind %q in --faults (known: %s)", p, kindList())
-		}
+		out = append(out, sim.FaultKind(p))
+	}
+	if len(out) == 0 {
+		return nil, usagef("--faults names no fault kind (known: %s)", kindNames(sim.FaultKinds))
 	}
 	return out, nil
 }
 
 const defaultSave = "locksim-failure.json"
-
-// scheduleRand is the generator of run seed s's fault schedule.
-func scheduleRand(s uint64) *rand.Rand { return rand.New(rand.NewPCG(s, 0x10c5)) }
-
-// tally folds run results, in run order, into the summary; in JSON mode it
-// streams each run as it comes, so memory does not grow with --runs.
-type tally struct {
-	design, format string
-	reentrant      bool
-	counted        map[invariant.ID]bool
-	w              io.Writer
-	runs, broken   int
-	counts         map[invariant.ID]int
-	firstFail      *checkRun
-	firstError     *checkRun
-	err            error
-}
-
-func newTally(design, format string, w io.Writer) *tally {
-	t := &tally{design: design, format: format, w: w, counts: map[invariant.ID]int{}}
-	if format == "json" {
-		d, _ := json.Marshal(design)
-		_, t.err = fmt.Fprintf(w, "{\n  \"schema\": \"locksim.check/v1\",\n  \"design\": %s,\n  \"runs\": [", d)
-	}
-	return t
-}
-
-func (t *tally) add(cr checkRun) {
-	if t.format == "json" && t.err == nil {
-		b, _ := json.Marshal(cr)
-		sep := ",\n    "
-		if t.runs == 0 {
-			sep = "\n    "
-		}
-		_, t.err = fmt.Fprintf(t.w, "%s%s", sep, b)
-	}
-	t.runs++
-	if len(cr.Broken) > 0 {
-		t.broken++
-		if t.firstFail == nil {
-			c := cr
-			t.firstFail = &c
-		}
-	}
-	if cr.Error != "" && t.firstError == nil {
-		c := cr
-		t.firstError = &c
-	}
-	for _, inv := range cr.Broken {
-		t.counts[inv]++
-	}
-}
-
-// finish writes the summary after the last run.
-func (t *tally) finish(minimal *model.Result, saved string) error {
-	if t.err != nil {
-		return t.err
-	}
-	if t.format == "json" {
-		faults := []string{}
-		c := ""
-		if minimal != nil {
-			for _, f := range minimal.Spec.Faults {
-				faults = append(faults, f.String())
-			}
-			c = saved
-		}
-		counts, _ := json.Marshal(t.counts)
-		mf, _ := json.Marshal(faults)
-		cs, _ := json.Marshal(c)
-		_, err := fmt.Fprintf(t.w, "\n  ],\n  \"broken_runs\": %d,\n  \"invariants\": %s,\n  \"minimal_schedule\": %s,\n  \"case\": %s\n}\n", t.broken, counts, mf, cs)
-		return err
-	}
-	fmt.Fprintf(t.w, "design %s: %s, %d broke an invariant\n", t.design, plural(t.runs, "run"), t.broken)
-	for _, inv := range invariant.All {
-		switch {
-		case !t.counted[inv]:
-			fmt.Fprintf(t.w, "  %-17s not counted (--invariants)\n", inv)
-		case t.counts[inv] > 0:
-			fmt.Fprintf(t.w, "  %-17s broken in %s\n", inv, plural(t.counts[inv], "run"))
-		case inv == invariant.Reentrancy && !t.reentrant:
-			fmt.Fprintf(t.w, "  %-17s not checked (not a reentrant design)\n", inv)
-		default:
-			fmt.Fprintf(t.w, "  %-17s held\n", inv)
-		}
-	}
-	if minimal == nil {
-		return nil
-	}
-	fmt.Fprintf(t.w, "\nminimal failing schedule (seed %d):\n%s\n", minimal.Seed, locksim.Describe(minimal.Spec.Faults))
-	if err := report.Text(t.w, minimal, report.TextOptions{Meta: report.Meta{Design: t.design, Seed: minimal.Seed}}); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(t.w, "\nsaved to %s; replay with: locksim replay %s\n", saved, saved)
-	return err
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
-}
-
-// bar draws a progress bar on one terminal line.
-func bar(w io.Writer, done, total int) {
-	const width = 40
-	n := done * width / total
-	fmt.Fprintf(w, "\r[%s%s] %d/%d", strings.Repeat("#", n), strings.Repeat(" ", width-n), done, total)
-}
 
 // isTerminal reports whether w is a character device (a terminal).
 func isTerminal(w io.Writer) bool {

@@ -52,10 +52,14 @@ func TestExitCodes(t *testing.T) {
 		{"check zero nodes", []string{"check", "--design", "redlock", "--nodes", "0"}, exitUsage, "--nodes 0"},
 		{"check zero runs", []string{"check", "--design", "redlock", "--runs", "0"}, exitUsage, "--runs 0"},
 		{"check bad persistence", []string{"check", "--design", "fenced", "--persistence", "rdb"}, exitUsage, "--persistence \"rdb\""},
-		// The README's tour command: a crash with aof-always keeps the key
-		// and the token counter, so nothing breaks (it reported stale
-		// writes before the checkers knew persistence).
-		{"check with aof-always", []string{"check", "--design", "fenced", "--faults", "node-crash", "--persistence", "aof-always", "--progress=false", "--save", os.TempDir() + "/locksim-test-aof.json"}, exitSafe, "stale-write       held"},
+		// The README's tour command: a crash with aof-always keeps the
+		// token counter, so no token is granted twice.
+		{"check with aof-always", []string{"check", "--design", "fenced", "--faults", "node-crash", "--persistence", "aof-always", "--invariants", "token-unique", "--progress=false", "--save", os.TempDir() + "/locksim-test-aof.json"}, exitSafe, "token-unique      held"},
+		{"check without persistence", []string{"check", "--design", "fenced", "--faults", "node-crash", "--persistence", "none", "--invariants", "token-unique", "--runs", "200", "--progress=false", "--save", os.TempDir() + "/locksim-test-aof.json"}, exitViolation, "token-unique      broken"},
+		// The new-user trial's configuration (two clients, two cycles of
+		// 50ms): a crash with aof-always keeps A's key, so nothing breaks
+		// (it reported stale writes before the checkers knew persistence).
+		{"check with aof-always, short sections", []string{"check", "--design", "fenced", "--faults", "node-crash", "--persistence", "aof-always", "--work", "50ms", "--clients", "2", "--cycles", "2", "--progress=false", "--save", os.TempDir() + "/locksim-test-aof.json"}, exitSafe, "stale-write       held"},
 		{"token-order means both token invariants", []string{"check", "--design", "fenced", "--faults", "node-crash", "--persistence", "aof-always", "--runs", "20", "--invariants", "token-order", "--progress=false", "--save", os.TempDir() + "/locksim-test-aof.json"}, exitSafe, "fencing           held"},
 		{"check lua syntax", []string{"check", "--acquire", bad, "--release", ok}, exitUsage, "bad.lua: syntax error at the end of the script (it ends early, after line 1)"},
 		{"check unreadable lua", []string{"check", "--acquire", "/nonexistent.lua", "--release", ok}, exitUsage, "nonexistent"},

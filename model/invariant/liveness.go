@@ -14,6 +14,10 @@ import (
 // wanted and nobody held it for longer than bound without anyone
 // acquiring it.
 //
+// The heal is when the last fault was over (history.Index.Heal); a run
+// whose faults never end (the only node down for good, a partition for
+// good) has no liveness verdict: no design could be live there.
+//
 // A gap starts at the first instant at or after the heal when some client
 // is trying to acquire (an attempt not yet answered) and no client is in a
 // critical section (history.Section: a holder past its own deadline no
@@ -25,21 +29,23 @@ import (
 // start+bound there is no verdict. After a violation the next gap waits
 // for an acquisition.
 func checkLiveness(ix *history.Index, bound time.Duration) []Violation {
-	healPos := -1
-	if n := len(ix.Faults); n > 0 {
-		healPos = ix.Faults[n-1]
+	heal, healed := ix.Heal()
+	if !healed {
+		return nil
 	}
-	heal := time.Duration(0)
-	if healPos >= 0 {
-		heal = ix.H[healPos].At
+	healPos := -1 // the last fault event at or before the heal, for explanations
+	for _, p := range ix.Faults {
+		if ix.H[p].At <= heal {
+			healPos = p
+		}
 	}
 	var vs []Violation
 	var g *gap
 	suppressed := false
 	trying, holding := 0, 0
-	for _, p := range livenessPoints(ix, healPos) {
+	for _, p := range livenessPoints(ix) {
 		if g != nil && p.at > g.from+bound {
-			vs = append(vs, livenessViolation(ix, *g, healPos, bound))
+			vs = append(vs, livenessViolation(ix, *g, heal, healPos, bound))
 			g, suppressed = nil, true
 		}
 		trying += p.trying
@@ -49,7 +55,7 @@ func checkLiveness(ix *history.Index, bound time.Duration) []Violation {
 		}
 		wanted := trying > 0 && holding == 0
 		switch {
-		case healPos >= 0 && (p.at < heal || p.at == heal && p.pos <= healPos):
+		case p.at < heal || p.at == heal && p.pos <= healPos:
 			// Up to the heal only the state at the heal matters.
 			g = nil
 			if wanted {
@@ -63,7 +69,7 @@ func checkLiveness(ix *history.Index, bound time.Duration) []Violation {
 		}
 	}
 	if g != nil && ix.End >= g.from+bound {
-		vs = append(vs, livenessViolation(ix, *g, healPos, bound))
+		vs = append(vs, livenessViolation(ix, *g, heal, healPos, bound))
 	}
 	return vs
 }
@@ -75,12 +81,11 @@ type livenessPoint struct {
 	trying   int // +1 an attempt starts, -1 it ends
 	holding  int // +1 a section starts, -1 it ends
 	acquired bool
-	heal     bool
 }
 
 // livenessPoints lists the changes of who tries and who holds, in time
 // order.
-func livenessPoints(ix *history.Index, healPos int) []livenessPoint {
+func livenessPoints(ix *history.Index) []livenessPoint {
 	var ps []livenessPoint
 	for _, a := range ix.Attempts {
 		ps = append(ps, livenessPoint{at: ix.H[a.Start].At, pos: a.Start, trying: 1})
@@ -100,9 +105,6 @@ func livenessPoints(ix *history.Index, healPos int) []livenessPoint {
 	for _, a := range ix.Acquisitions {
 		ps = append(ps, livenessPoint{at: ix.H[a.Pos].At, pos: a.Pos, acquired: true})
 	}
-	if healPos >= 0 {
-		ps = append(ps, livenessPoint{at: ix.H[healPos].At, pos: healPos, heal: true})
-	}
 	slices.SortStableFunc(ps, func(a, b livenessPoint) int {
 		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.pos, b.pos))
 	})
@@ -117,7 +119,7 @@ type gap struct {
 
 // livenessViolation explains a gap: the last fault, who was trying, and
 // what the lock key held on each node over the gap.
-func livenessViolation(ix *history.Index, g gap, healPos int, bound time.Duration) Violation {
+func livenessViolation(ix *history.Index, g gap, heal time.Duration, healPos int, bound time.Duration) Violation {
 	x := &explanation{ix: ix}
 	if healPos >= 0 {
 		e := ix.H[healPos]
@@ -129,7 +131,11 @@ func livenessViolation(ix *history.Index, g gap, healPos int, bound time.Duratio
 		if e.Note != "" {
 			note = " (" + e.Note + ")"
 		}
-		x.add(healPos, "the last fault event was "+who+string(e.Kind)+note+" at "+sim.FormatTime(e.At), healPos)
+		text := "the last fault event was " + who + string(e.Kind) + note + " at " + sim.FormatTime(e.At)
+		if heal > e.At {
+			text += "; the faults were over at " + sim.FormatTime(heal)
+		}
+		x.add(healPos, text, healPos)
 	} else {
 		x.add(-1, "there were no faults")
 	}

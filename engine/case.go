@@ -1,4 +1,4 @@
-package locksim
+package engine
 
 import (
 	"encoding/json"
@@ -54,31 +54,31 @@ func NewCase(r *model.Result) Case {
 func (c Case) Save(path string) error {
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
-		return errors.Wrap(err, "locksim: encoding case")
+		return errors.Wrap(err, "engine: encoding case")
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return errors.Wrap(err, "locksim: saving case")
+		return errors.Wrap(err, "engine: saving case")
 	}
-	return errors.Wrap(os.WriteFile(path, append(b, '\n'), 0o644), "locksim: saving case")
+	return errors.Wrap(os.WriteFile(path, append(b, '\n'), 0o644), "engine: saving case")
 }
 
 // LoadCase reads a case file.
 func LoadCase(path string) (Case, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Case{}, errors.Wrap(err, "locksim: reading case")
+		return Case{}, errors.Wrap(err, "engine: reading case")
 	}
 	var c Case
 	if err := json.Unmarshal(b, &c); err != nil {
-		return Case{}, errors.Wrapf(err, "locksim: %s is not a case file", path)
+		return Case{}, errors.Wrapf(err, "engine: %s is not a case file", path)
 	}
 	if c.Version != CaseVersion {
-		return Case{}, errors.Errorf("locksim: %s has case version %d; this locksim reads version %d", path, c.Version, CaseVersion)
+		return Case{}, errors.Errorf("engine: %s has case version %d; this locksim reads version %d", path, c.Version, CaseVersion)
 	}
 	if len(c.Invariants) > 0 {
 		ids, err := invariant.Parse(invariant.Names(c.Invariants))
 		if err != nil {
-			return Case{}, errors.Wrapf(err, "locksim: %s", path)
+			return Case{}, errors.Wrapf(err, "engine: %s", path)
 		}
 		c.Invariants = ids
 	}
@@ -92,11 +92,11 @@ func (c Case) Replay(custom model.Design) (*model.Result, error) {
 	s := c.Spec
 	if custom != nil {
 		if custom.Name() != s.Design {
-			return nil, errors.Errorf("locksim: the case was saved for design %q; Replay got design %q", s.Design, custom.Name())
+			return nil, errors.Errorf("engine: the case was saved for design %q; Replay got design %q", s.Design, custom.Name())
 		}
 		s.Custom = custom
 	} else if _, err := model.LookupDesign(s.Design); err != nil && s.Design != model.LuaDesignID {
-		return nil, errors.Errorf("locksim: case design %q is not a catalogue design; if it is your Go design, replay the case from Go with Case.Replay(yourDesign)", s.Design)
+		return nil, errors.Errorf("engine: case design %q is not a catalogue design; if it is your Go design, replay the case from Go with Case.Replay(yourDesign)", s.Design)
 	}
 	r, err := model.Run(s, c.Seed)
 	if err == nil && len(c.Invariants) > 0 {

@@ -1,37 +1,10 @@
-package locksim
+package engine
 
 import (
-	"math/rand/v2"
 	"time"
 
 	"locksim/sim"
 )
-
-// RandomSchedule draws a fault schedule from r over the enabled kinds, with
-// the same shapes as GenSchedule (one genFault serves both) but without
-// rapid: the CLI's `check` uses it so that runs are independent, parallel
-// and shardable by seed. It draws one to three faults.
-func RandomSchedule(r *rand.Rand, topo Topo, kinds []sim.FaultKind) []sim.Fault {
-	if len(kinds) == 0 {
-		return nil
-	}
-	d := randDraws{r}
-	var enabled []sim.FaultKind
-	for _, k := range kinds {
-		if boolean(d, "enable") {
-			enabled = append(enabled, k)
-		}
-	}
-	if len(enabled) == 0 {
-		enabled = []sim.FaultKind{kinds[intRange(d, 0, len(kinds)-1, "kind")]}
-	}
-	n := intRange(d, 1, 3, "faults")
-	fs := make([]sim.Fault, 0, n)
-	for i := 0; i < n; i++ {
-		fs = append(fs, genFault(d, topo, enabled[intRange(d, 0, len(enabled)-1, "kind")]))
-	}
-	return fs
-}
 
 // Shrink greedily minimises a failing schedule: it drops faults, then
 // halves durations and pulls start times earlier, keeping each change for

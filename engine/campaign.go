@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"time"
+
+	"locksim/model"
+	"locksim/model/invariant"
+	"locksim/scenarios"
+)
+
+// Campaign is the part of a CheckConfig that says which runs a check
+// makes: enough, in its JSON, for `locksim merge` to re-derive any run of
+// any shard (a Go design is named, not saved: such a campaign re-runs only
+// from Go).
+type Campaign struct {
+	Base       model.Spec     `json:"base"`
+	Gen        scenarios.Gen  `json:"gen"`
+	Runs       int            `json:"runs,omitempty"`
+	For        time.Duration  `json:"for_ns,omitempty"`
+	Seed       uint64         `json:"seed"`
+	Shard      int            `json:"shard"`
+	Shards     int            `json:"shards"`
+	Invariants []invariant.ID `json:"invariants,omitempty"`
+}
+
+func campaignOf(c CheckConfig) Campaign {
+	return Campaign{Base: c.Base, Gen: c.Gen, Runs: c.Runs, For: c.For, Seed: c.Seed,
+		Shard: c.Shard, Shards: max(c.Shards, 1), Invariants: c.Invariants}
+}
+
+// Config returns the check a campaign describes.
+func (c Campaign) Config() CheckConfig {
+	return CheckConfig{Base: c.Base, Gen: c.Gen, Runs: c.Runs, For: c.For, Seed: c.Seed,
+		Shard: c.Shard, Shards: c.Shards, Invariants: c.Invariants}
+}

@@ -1,0 +1,265 @@
+package engine
+
+import (
+	"slices"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/model"
+	"locksim/model/invariant"
+	"locksim/scenarios"
+	"locksim/sim"
+)
+
+// DefaultRuns is how many runs a check makes when neither a run count nor
+// a time budget is given: what `locksim check` and locksim.Check do by
+// default (about a second of work on two cores for most designs).
+const DefaultRuns = 2000
+
+// CheckConfig is a campaign of random runs of one design.
+type CheckConfig struct {
+	// Base is the design and its configuration. Zero fields take the
+	// design's defaults, or, with Gen.Swarm, are drawn per run.
+	Base model.Spec
+	// Gen says what each run draws: its configuration and faults.
+	Gen scenarios.Gen
+	// Runs is how many runs to make; 0 means DefaultRuns, or no cap when
+	// For is set.
+	Runs int
+	// For, if set, stops starting runs once this much wall time has passed
+	// (measured with Now). The result is deterministic given the number of
+	// runs it reached, which it reports.
+	For time.Duration
+	// Now reads the wall clock for For and for Progress; the simulation
+	// never sees it. nil disables For.
+	Now func() time.Time
+	// Seed is the base seed: run i uses seed Seed+i.
+	Seed uint64
+	// Workers runs that many runs at once; 0 means GOMAXPROCS. The result
+	// does not depend on it.
+	Workers int
+	// Shard and Shards select this shard's runs: those with index %
+	// Shards == Shard. Shards 0 means 1.
+	Shard, Shards int
+	// Invariants are the invariants that count as a failure; nil means
+	// all. The others are still tallied, as not counted.
+	Invariants []invariant.ID
+	// ShrinkRuns bounds the runs spent shrinking the first failure; 0
+	// means 200.
+	ShrinkRuns int
+	// Each, if set, sees every run's outcome, in run order.
+	Each func(RunOutcome)
+	// Progress, if set, is called after each run in order with the runs
+	// done and the runs planned (0 when only a time budget bounds them).
+	Progress func(done, planned int)
+}
+
+// RunOutcome is one run of a check.
+type RunOutcome struct {
+	Index int    `json:"index"`
+	Seed  uint64 `json:"seed"`
+	// Broken are the counted invariants the run broke; Uncounted the
+	// others it broke.
+	Broken    []invariant.ID `json:"broken,omitempty"`
+	Uncounted []invariant.ID `json:"uncounted,omitempty"`
+	// Error is set when the run stopped early: it has no verdicts.
+	Error string `json:"error,omitempty"`
+	// Failovers counts the promotions in the run.
+	Failovers int      `json:"failovers,omitempty"`
+	Faults    []string `json:"faults,omitempty"`
+	// Config is the run's drawn configuration (scenarios.Describe).
+	Config string `json:"config,omitempty"`
+}
+
+// CheckResult is a finished check.
+type CheckResult struct {
+	Design string
+	// Runs is how many runs were made (this shard's); Planned how many were
+	// asked for (0 with only a time budget).
+	Runs, Planned int
+	// BrokenRuns counts runs that broke a counted invariant.
+	BrokenRuns int
+	// Counts and Uncounted count, per invariant, the runs that broke it.
+	Counts, Uncounted map[invariant.ID]int
+	// FailoverRuns counts runs with at least one promotion.
+	FailoverRuns int
+	// FirstFail is the first run (by index) that broke a counted
+	// invariant; Minimal its shrunk form, re-run with its history.
+	FirstFail *RunOutcome
+	Minimal   *model.Result
+	// FirstError is the run that stopped the check with an error.
+	FirstError *RunOutcome
+	// Counted are the invariants that count.
+	Counted []invariant.ID
+	// Judged tells, per invariant, whether the design's runs judge it at
+	// all (and why not).
+	Judged map[invariant.ID]string
+}
+
+// Failed reports whether a counted invariant broke.
+func (r *CheckResult) Failed() bool { return r.FirstFail != nil }
+
+// RunSpec returns run i's spec and seed: Base with its configuration and
+// faults drawn from the run's seed.
+func (c CheckConfig) RunSpec(i int) (model.Spec, uint64) {
+	seed := c.Seed + uint64(i)
+	return c.Gen.Run(scenarios.Rand(seed), c.Base), seed
+}
+
+// Validate checks the configuration and the design once, with no faults,
+// before any run: an input error here is the caller's (exit 2).
+func (c CheckConfig) Validate() error {
+	if c.Runs < 0 {
+		return errors.Errorf("runs %d is negative", c.Runs)
+	}
+	if c.Shards < 0 || c.Shard < 0 || (c.Shards > 0 && c.Shard >= c.Shards) {
+		return errors.Errorf("shard %d/%d: want 0 <= i < n", c.Shard, c.Shards)
+	}
+	if err := c.Gen.Validate(); err != nil {
+		return err
+	}
+	s, _ := c.RunSpec(0)
+	s.Faults = nil
+	if _, err := model.Verdict(s, c.Seed); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Check runs the campaign: every run of this shard (or as many as the
+// time budget allows) over all workers, tallied in run order, so the result
+// does not depend on the worker count; the first failing run is shrunk
+// and re-run with its history. A run that stops with an error stops the
+// check (no more runs start): its outcome is FirstError.
+func Check(c CheckConfig) (*CheckResult, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	shards := max(c.Shards, 1)
+	planned := c.Runs
+	if planned == 0 && c.For == 0 {
+		planned = DefaultRuns
+	}
+	n := 1 << 62 // only the budget bounds the runs
+	mine := 0
+	if planned > 0 {
+		n = (planned - c.Shard + shards - 1) / shards
+		mine = n
+	}
+	res := &CheckResult{Design: c.Base.Design, Planned: mine, Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{},
+		Counted: c.counted(), Judged: map[invariant.ID]string{}}
+	base := c.Base.WithDefaults()
+	if base.Custom != nil {
+		res.Design = base.Custom.Name()
+	}
+	cfg := base.CheckConfig()
+	for _, id := range invariant.All {
+		if ok, why := cfg.Judged(id); !ok {
+			res.Judged[id] = why
+		}
+	}
+	var more func(int) bool
+	if c.For > 0 && c.Now != nil {
+		deadline := c.Now().Add(c.For)
+		more = func(int) bool { return c.Now().Before(deadline) }
+	}
+	ordered(n, c.Workers, more, func(j int) RunOutcome {
+		return c.run(c.Shard + j*shards)
+	}, func(j int, o RunOutcome) bool {
+		res.add(o)
+		if c.Each != nil {
+			c.Each(o)
+		}
+		if c.Progress != nil {
+			c.Progress(res.Runs, mine)
+		}
+		return o.Error == ""
+	})
+	if res.FirstError != nil {
+		return res, nil
+	}
+	if f := res.FirstFail; f != nil {
+		res.Minimal = c.shrink(f)
+	}
+	return res, nil
+}
+
+func (c CheckConfig) counted() []invariant.ID {
+	if len(c.Invariants) > 0 {
+		return c.Invariants
+	}
+	return invariant.All
+}
+
+// run makes run i and judges it.
+func (c CheckConfig) run(i int) RunOutcome {
+	s, seed := c.RunSpec(i)
+	o := RunOutcome{Index: i, Seed: seed, Config: scenarios.Describe(s)}
+	for _, f := range s.Faults {
+		o.Faults = append(o.Faults, f.String())
+	}
+	out, err := model.Verdict(s, seed)
+	switch {
+	case err != nil:
+		o.Error = err.Error()
+	case out.Err != nil:
+		o.Error = out.Err.Error()
+	default:
+		o.Failovers = out.Failovers
+		counted := c.counted()
+		for _, id := range invariant.Broken(out.Violations) {
+			if slices.Contains(counted, id) {
+				o.Broken = append(o.Broken, id)
+			} else {
+				o.Uncounted = append(o.Uncounted, id)
+			}
+		}
+	}
+	return o
+}
+
+func (r *CheckResult) add(o RunOutcome) {
+	r.Runs++
+	if o.Failovers > 0 {
+		r.FailoverRuns++
+	}
+	if o.Error != "" && r.FirstError == nil {
+		c := o
+		r.FirstError = &c
+	}
+	if len(o.Broken) > 0 {
+		r.BrokenRuns++
+		if r.FirstFail == nil {
+			c := o
+			r.FirstFail = &c
+		}
+	}
+	for _, id := range o.Broken {
+		r.Counts[id]++
+	}
+	for _, id := range o.Uncounted {
+		r.Uncounted[id]++
+	}
+}
+
+// shrink minimises the first failure's schedule, keeping its first broken
+// invariant broken, and re-runs the result with its history.
+func (c CheckConfig) shrink(f *RunOutcome) *model.Result {
+	s, seed := c.RunSpec(f.Index)
+	want := f.Broken[0]
+	fails := func(fs []sim.Fault) bool {
+		t := s
+		t.Faults = fs
+		out, err := model.Verdict(t, seed)
+		return err == nil && out.Err == nil && slices.Contains(invariant.Broken(out.Violations), want)
+	}
+	runs := c.ShrinkRuns
+	if runs == 0 {
+		runs = 200
+	}
+	s.Faults = Shrink(s.Faults, fails, runs)
+	r, _ := model.Run(s, seed)
+	r.Count(c.Invariants)
+	return r
+}

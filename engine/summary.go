@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"locksim/model/invariant"
+	"locksim/report"
+	"locksim/sim"
+)
+
+// CheckSchema identifies the JSON a check writes; see the package doc.
+const CheckSchema = "locksim.check/v1"
+
+// SummaryText writes a check's summary for people: the runs, each
+// invariant's tally (held, broken in N runs, not counted, not checked), and
+// for a failure the first failing run, its configuration, its minimal
+// schedule, its report and how to replay it (casePath: where the caller
+// saved it, "" for nowhere).
+func SummaryText(w io.Writer, r *CheckResult, casePath string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "design %s: %s, %d broke a counted invariant%s", r.Design, plural(r.Runs, "run"), r.BrokenRuns, pct(r.BrokenRuns, r.Runs))
+	if r.FailoverRuns > 0 {
+		fmt.Fprintf(&b, ", %d with a failover", r.FailoverRuns)
+	}
+	if r.Planned > 0 && r.Runs < r.Planned && r.FirstError == nil {
+		fmt.Fprintf(&b, " (stopped at the time budget, %d planned)", r.Planned)
+	}
+	b.WriteString("\n")
+	for _, id := range invariant.All {
+		b.WriteString("  " + fmt.Sprintf("%-17s", id) + " " + tallyWord(r, id) + "\n")
+	}
+	if r.FirstError != nil {
+		fmt.Fprintf(&b, "\nrun %d (seed %d) stopped with an error, so the check stopped: %s\n", r.FirstError.Index, r.FirstError.Seed, r.FirstError.Error)
+	}
+	if m := r.Minimal; m != nil {
+		f := r.FirstFail
+		fmt.Fprintf(&b, "\nfirst failure: run %d (seed %d); configuration: %s\n", f.Index, f.Seed, f.Config)
+		fmt.Fprintf(&b, "minimal failing schedule (%s, seed %d):\n%s\n", plural(len(m.Spec.Faults), "fault"), m.Seed, Describe(m.Spec.Faults))
+		if err := report.Text(&b, m, report.TextOptions{Meta: report.Meta{Design: r.Design, Seed: m.Seed}}); err != nil {
+			return err
+		}
+		if casePath != "" {
+			fmt.Fprintf(&b, "\nsaved to %s; replay with: locksim replay %s\n", casePath, casePath)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// tallyWord says what the runs showed of one invariant.
+func tallyWord(r *CheckResult, id invariant.ID) string {
+	counted := false
+	for _, c := range r.Counted {
+		counted = counted || c == id
+	}
+	switch {
+	case counted && r.Counts[id] > 0:
+		return "broken in " + plural(r.Counts[id], "run") + pct(r.Counts[id], r.Runs)
+	case !counted && r.Uncounted[id] > 0:
+		return "broken (not counted) in " + plural(r.Uncounted[id], "run")
+	case r.Judged[id] != "":
+		return "not checked (" + r.Judged[id] + ")"
+	case !counted:
+		return "held (not counted)"
+	}
+	return "held"
+}
+
+// Describe renders a schedule one fault per line.
+func Describe(fs []sim.Fault) string {
+	if len(fs) == 0 {
+		return "  (no faults)\n"
+	}
+	var b strings.Builder
+	for i, f := range fs {
+		b.WriteString("  " + strconv.Itoa(i+1) + ". " + f.String() + "\n")
+	}
+	return b.String()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// pct renders " (12.5%)" of n out of total, "" when total is 0 or n is.
+func pct(n, total int) string {
+	if total == 0 || n == 0 {
+		return ""
+	}
+	return " (" + strconv.FormatFloat(100*float64(n)/float64(total), 'f', 1, 64) + "%)"
+}
+
+// JSONWriter streams a check as JSON (schema locksim.check/v1): the
+// campaign, each run as it is tallied (memory stays flat however many
+// runs), then the summary. Use Run as CheckConfig.Each and Finish after
+// Check.
+type JSONWriter struct {
+	w    io.Writer
+	runs int
+	err  error
+}
+
+// NewJSONWriter starts the document with what the campaign was.
+func NewJSONWriter(w io.Writer, c CheckConfig) *JSONWriter {
+	j := &JSONWriter{w: w}
+	camp, err := json.Marshal(campaignOf(c))
+	if err != nil {
+		j.err = err
+		return j
+	}
+	_, j.err = fmt.Fprintf(w, "{\n  \"schema\": %q,\n  \"campaign\": %s,\n  \"runs\": [", CheckSchema, camp)
+	return j
+}
+
+// Run writes one run.
+func (j *JSONWriter) Run(o RunOutcome) {
+	if j.err != nil {
+		return
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		j.err = err
+		return
+	}
+	sep := ",\n    "
+	if j.runs == 0 {
+		sep = "\n    "
+	}
+	j.runs++
+	_, j.err = fmt.Fprintf(j.w, "%s%s", sep, b)
+}
+
+// Finish writes the summary and closes the document; casePath is where
+// the minimal case was saved.
+func (j *JSONWriter) Finish(r *CheckResult, casePath string) error {
+	if j.err != nil {
+		return j.err
+	}
+	b, err := marshalNoEscape(summaryOf(r, casePath))
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(j.w, "\n  ],\n  \"summary\": %s\n}\n", strings.TrimSpace(string(b)))
+	return err
+}
+
+// jsonSummary is the summary object of locksim.check/v1.
+type jsonSummary struct {
+	Design       string               `json:"design"`
+	Runs         int                  `json:"runs"`
+	Planned      int                  `json:"planned,omitempty"`
+	BrokenRuns   int                  `json:"broken_runs"`
+	Invariants   map[invariant.ID]int `json:"invariants"`
+	Uncounted    map[invariant.ID]int `json:"uncounted,omitempty"`
+	FailoverRuns int                  `json:"failover_runs"`
+	FirstFail    *RunOutcome          `json:"first_failure,omitempty"`
+	Minimal      []string             `json:"minimal_schedule"`
+	MinimalSeed  uint64               `json:"minimal_seed,omitempty"`
+	Case         string               `json:"case,omitempty"`
+	Error        *RunOutcome          `json:"error,omitempty"`
+}
+
+func summaryOf(r *CheckResult, casePath string) jsonSummary {
+	s := jsonSummary{Design: r.Design, Runs: r.Runs, Planned: r.Planned, BrokenRuns: r.BrokenRuns, Invariants: r.Counts,
+		FailoverRuns: r.FailoverRuns, FirstFail: r.FirstFail, Minimal: []string{}, Error: r.FirstError}
+	if len(r.Uncounted) > 0 {
+		s.Uncounted = r.Uncounted
+	}
+	if m := r.Minimal; m != nil {
+		for _, f := range m.Spec.Faults {
+			s.Minimal = append(s.Minimal, f.String())
+		}
+		s.MinimalSeed, s.Case = m.Seed, casePath
+	}
+	return s
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ")
+	err := enc.Encode(v)
+	return []byte(b.String()), err
+}

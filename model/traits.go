@@ -1,0 +1,74 @@
+package model
+
+// Traits are what a design needs from a deployment and what it does,
+// declared once per design (the catalogue table, a Go design's Traits
+// method, or inferred from the interfaces it implements). Every command and
+// checker asks the traits, never the design's ID.
+type Traits struct {
+	// Masters is how many independent masters the design takes the lock on
+	// by default; MinMasters the fewest it can run with (a majority needs 3
+	// to tolerate one failure). 0 means 1.
+	Masters, MinMasters int
+	// Quorum: the lock is held with a majority of the masters (redlock,
+	// a Lua design on several masters).
+	Quorum bool
+	// Replicas is how many replicas per master the design needs (it WAITs
+	// for them).
+	Replicas int
+	// Renews: a watchdog keeps the lease alive while the critical section
+	// runs, so the section may outlast the TTL.
+	Renews bool
+	// Validity: the design computes how long its lease is valid on the
+	// client's monotonic clock (redlock; any design with the deadline
+	// option).
+	Validity bool
+	// Fenced: an acquisition returns a fencing token; the resource checks
+	// tokens (strict) unless told otherwise.
+	Fenced bool
+	// Reentrant: the owner may take the lock again while holding it.
+	Reentrant bool
+}
+
+// Traited is a Design that declares its traits. Designs that do not are
+// read from their interfaces: Renewer renews, Reentrant is reentrant.
+type Traited interface {
+	Traits() Traits
+}
+
+// TraitsOf returns a design's traits.
+func TraitsOf(d Design) Traits {
+	if t, ok := d.(Traited); ok {
+		return t.Traits()
+	}
+	var t Traits
+	_, t.Renews = d.(Renewer)
+	_, t.Reentrant = d.(Reentrant)
+	return t
+}
+
+// Traits returns the traits of the spec's design as this spec runs it:
+// its declared traits with the options and scripts applied (the deadline
+// option adds Validity, Extend adds Renews, a Lua design on several
+// masters needs a quorum, fencing other than off means tokens).
+func (s Spec) Traits() Traits {
+	var t Traits
+	switch {
+	case s.Custom != nil:
+		t = TraitsOf(s.Custom)
+	case s.Design == LuaDesignID && s.Lua != nil:
+		t.Renews = s.Lua.Renew != ""
+		t.Fenced = s.Fencing != "" && s.Fencing != FenceOff
+		t.Quorum = s.lockMasters() > 1
+	default:
+		if d, err := LookupDesign(s.Design); err == nil {
+			t = TraitsOf(d)
+		}
+	}
+	if s.Options.Deadline {
+		t.Validity = true
+	}
+	if s.Options.Extend {
+		t.Renews = true
+	}
+	return t
+}

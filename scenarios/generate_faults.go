@@ -1,0 +1,309 @@
+package scenarios
+
+import (
+	"slices"
+	"time"
+
+	"locksim/model"
+	"locksim/model/history"
+	"locksim/sim"
+)
+
+// shape is what fault drawing knows of a run.
+type shape struct {
+	s                   model.Spec
+	t                   model.Traits
+	ttl, call, down     time.Duration
+	horizon             time.Duration
+	clients             []string
+	nodes, primaries    []string
+	replicas            []string
+	cycles, masters     int
+	driftPPM            int64
+	sentinel, hasRenews bool
+}
+
+func (g Gen) shapeOf(s model.Spec) shape {
+	sh := shape{s: s, t: s.Traits(), ttl: s.Options.TTL, call: s.Options.CallTimeout,
+		down: s.Topology.Sentinel.DownAfter, clients: s.Clients, cycles: max(1, s.Workload.Cycles),
+		masters: s.Topology.Masters, sentinel: s.Topology.Sentinel.Enabled,
+		driftPPM: max(int64(s.Options.DriftFactor*1e6), 1000)}
+	sh.hasRenews = sh.t.Renews
+	for gi := range s.Topology.Masters {
+		for j := 0; j <= s.Topology.Replicas; j++ {
+			n := model.NodeName(gi, j, s.Topology.Replicas)
+			sh.nodes = append(sh.nodes, n)
+			if j == 0 {
+				sh.primaries = append(sh.primaries, n)
+			} else {
+				sh.replicas = append(sh.replicas, n)
+			}
+		}
+	}
+	sh.horizon = g.Horizon
+	if sh.horizon == 0 {
+		per := s.Workload.Work + 20*time.Millisecond
+		sh.horizon = max(4*sh.ttl, time.Duration(sh.cycles*len(sh.clients))*per)
+	}
+	return sh
+}
+
+// fault draws one fault of kind k (a primary's crash may come with its
+// replication lagging: two faults).
+func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
+	sh := g.shapeOf(s)
+	switch k {
+	case sim.FaultPause:
+		c := pick(d, sh.clients, "client")
+		f := sim.Fault{Kind: sim.FaultPause, Target: c, Dur: sh.pauseLength(d)}
+		g.place(d, sh, &f, c)
+		return []sim.Fault{f}
+	case sim.FaultCrash:
+		c := pick(d, sh.clients, "client")
+		f := sim.Fault{Kind: sim.FaultCrash, Target: c, Restart: !oneIn(d, 3, "no restart")}
+		if f.Restart {
+			f.Dur = frac(d, sh.ttl, 0.01, 1, "down")
+		}
+		g.place(d, sh, &f, c)
+		return []sim.Fault{f}
+	case sim.FaultPartition:
+		return []sim.Fault{sh.partition(d)}
+	case sim.FaultDelay:
+		return []sim.Fault{g.delay(d, sh)}
+	case sim.FaultDrop:
+		return []sim.Fault{g.drop(d, sh)}
+	case sim.FaultNodeCrash:
+		return sh.nodeCrash(d)
+	case sim.FaultClockJump:
+		f := sim.Fault{Kind: sim.FaultClockJump, Target: pick(d, sh.nodes, "node"), By: frac(d, sh.ttl, 0.5, 2, "by")}
+		if oneIn(d, 4, "backward") {
+			f.By = -f.By
+		}
+		sh.when(d, &f)
+		return []sim.Fault{f}
+	case sim.FaultClockDrift:
+		targets := slices.Concat(sh.nodes, sh.clients)
+		f := sim.Fault{Kind: sim.FaultClockDrift, Target: pick(d, targets, "target")}
+		if oneIn(d, 3, "big drift") {
+			f.RatePPM = d.Int64Range(50_000, 300_000, "ppm")
+		} else {
+			f.RatePPM = d.Int64Range(sh.driftPPM*3/10, sh.driftPPM*3, "ppm")
+		}
+		if flip(d, "slow") {
+			f.RatePPM = -f.RatePPM
+		}
+		sh.when(d, &f)
+		return []sim.Fault{f}
+	case sim.FaultEvict:
+		f := sim.Fault{Kind: sim.FaultEvict, Target: pick(d, sh.nodes, "node"), Key: "lock"}
+		sh.when(d, &f)
+		return []sim.Fault{f}
+	}
+	return nil
+}
+
+// pauseLength draws a pause: a few ms, about the call timeout, just under
+// or just over the TTL, or much longer.
+func (sh shape) pauseLength(d Draws) time.Duration {
+	switch intIn(d, 0, 4, "pause class") {
+	case 0:
+		return msIn(d, time.Millisecond, max(sh.ttl/10, time.Millisecond), "pause")
+	case 1:
+		return frac(d, sh.call, 0.8, 1.3, "pause")
+	case 2:
+		return frac(d, sh.ttl, 0.7, 0.99, "pause")
+	case 3:
+		return frac(d, sh.ttl, 1.01, 1.5, "pause")
+	}
+	return frac(d, sh.ttl, 1.5, 3, "pause")
+}
+
+// place puts a pause or client crash of client c at one of the enabled
+// places.
+func (g Gen) place(d Draws, sh shape, f *sim.Fault, c string) {
+	places := g.PauseAt
+	if len(places) == 0 {
+		places = Places
+	}
+	if !sh.hasRenews {
+		places = slices.DeleteFunc(slices.Clone(places), func(p Place) bool { return p == PlaceWatchdog })
+		if len(places) == 0 {
+			places = []Place{PlaceCritical}
+		}
+	}
+	m := intIn(d, 1, sh.cycles, "cycle")
+	switch pick(d, places, "place") {
+	case PlaceAcquire:
+		// The k-th request of the m-th acquisition: with several masters
+		// (or SETNX then PEXPIRE) a pause between two of its requests.
+		f.After = &sim.Trigger{Actor: c, Kind: sim.KindCall, Nth: intIn(d, 1, max(sh.masters, 2), "request"), Since: history.KindAcquireStart, SinceNth: m}
+	case PlaceCritical:
+		f.After = &sim.Trigger{Actor: c, Kind: history.KindAcquired, Nth: m}
+		if flip(d, "later in the section") {
+			f.At = msIn(d, time.Millisecond, max(sh.s.Workload.Work, time.Millisecond), "into the section")
+		}
+	case PlaceWrite:
+		f.After = &sim.Trigger{Actor: c, Kind: history.KindWrite, Nth: m}
+	case PlaceRelease:
+		f.After = &sim.Trigger{Actor: c, Kind: history.KindReleaseSend, Nth: m}
+	case PlaceWatchdog:
+		f.After = &sim.Trigger{Actor: c, Kind: sim.KindCall, Nth: intIn(d, 1, 3, "renewal"), Task: "watchdog"}
+	default:
+		f.At = msIn(d, 0, sh.horizon, "at")
+	}
+}
+
+// when places a fault on the deployment: at a random instant, or right
+// after some client acquired.
+func (sh shape) when(d Draws, f *sim.Fault) {
+	if flip(d, "after an acquire") {
+		f.After = &sim.Trigger{Actor: pick(d, sh.clients, "acquirer"), Kind: history.KindAcquired, Nth: intIn(d, 1, sh.cycles, "cycle")}
+		return
+	}
+	f.At = msIn(d, 0, sh.horizon, "at")
+}
+
+// partition draws one of Jepsen's shapes.
+func (sh shape) partition(d Draws) sim.Fault {
+	f := sim.Fault{Kind: sim.FaultPartition}
+	others := func(a []string) []string {
+		var b []string
+		for _, e := range slices.Concat(sh.clients, sh.nodes) {
+			if !slices.Contains(a, e) {
+				b = append(b, e)
+			}
+		}
+		if sh.sentinel && !slices.Contains(a, sim.SentinelName) {
+			b = append(b, sim.SentinelName)
+		}
+		return b
+	}
+	shapes := []string{"node", "client"}
+	if sh.masters >= 3 {
+		shapes = append(shapes, "split")
+	}
+	if len(sh.replicas) > 0 {
+		shapes = append(shapes, "primaries")
+	}
+	switch pick(d, shapes, "shape") {
+	case "node":
+		f.A = []string{pick(d, sh.nodes, "node")}
+		f.B = others(f.A)
+	case "client":
+		f.A = []string{pick(d, sh.clients, "client")}
+		f.B = slices.Clone(sh.nodes)
+		if sh.sentinel {
+			f.B = append(f.B, sim.SentinelName)
+		}
+	case "split":
+		// A minority of the masters with some clients, against the rest.
+		k := intIn(d, 1, (sh.masters-1)/2, "minority")
+		f.A = append(slices.Clone(sh.primaries[:k]), sh.clients[:some(d, len(sh.clients), "minority clients")]...)
+		f.B = others(f.A)
+	case "primaries":
+		// The primaries with some clients, away from their replicas and
+		// the sentinel: the minority side keeps acknowledging writes.
+		f.A = append(slices.Clone(sh.primaries), sh.clients[:some(d, len(sh.clients), "minority clients")]...)
+		f.B = others(f.A)
+	}
+	f.OneWay = oneIn(d, 4, "one way")
+	if sh.sentinel && flip(d, "past down-after") {
+		f.Dur = frac(d, sh.down, 1.2, 3, "length")
+	} else {
+		f.Dur = frac(d, sh.ttl, 0.3, 3, "length")
+	}
+	sh.when(d, &f)
+	return f
+}
+
+// link draws a link for delays and drops: client <-> a node, or client
+// <-> the resource.
+func (g Gen) link(d Draws, sh shape) (client, other string) {
+	client = pick(d, sh.clients, "client")
+	switch g.Links {
+	case LinksRedis:
+		return client, pick(d, sh.nodes, "node")
+	case LinksResource:
+		return client, history.ResourceName
+	}
+	if flip(d, "resource link") {
+		return client, history.ResourceName
+	}
+	return client, pick(d, sh.nodes, "node")
+}
+
+// delay draws extra delay on one direction of a link: below or above the
+// call timeout, at most DelayMax.
+func (g Gen) delay(d Draws, sh shape) sim.Fault {
+	c, o := g.link(d, sh)
+	f := sim.Fault{Kind: sim.FaultDelay, From: c, To: o, Dur: frac(d, sh.ttl, 0.01, 0.5, "window")}
+	if o != history.ResourceName && flip(d, "replies") {
+		f.From, f.To = o, c
+	}
+	top := g.DelayMax
+	if top == 0 {
+		top = 2 * sh.ttl
+	}
+	if flip(d, "over the call timeout") && top > sh.call {
+		f.Extra = msIn(d, sh.call+sh.call/10, top, "extra")
+	} else {
+		f.Extra = msIn(d, time.Millisecond, min(sh.call*9/10, top), "extra")
+	}
+	if o == history.ResourceName && flip(d, "after a write") {
+		f.After = &sim.Trigger{Actor: c, Kind: history.KindWrite, Nth: intIn(d, 1, sh.cycles, "cycle")}
+	} else {
+		sh.when(d, &f)
+	}
+	return f
+}
+
+// drop draws a lost reply (the command ran, the client does not know) or
+// a lost request.
+func (g Gen) drop(d Draws, sh shape) sim.Fault {
+	c, o := g.link(d, sh)
+	f := sim.Fault{Kind: sim.FaultDrop, From: o, To: c, Count: intIn(d, 1, 2, "count"), Dur: frac(d, sh.ttl, 0.05, 1, "window")}
+	if oneIn(d, 3, "requests") {
+		f.From, f.To = c, o
+	}
+	if o != history.ResourceName && flip(d, "in acquire") {
+		f.After = &sim.Trigger{Actor: c, Kind: history.KindAcquireStart, Nth: intIn(d, 1, sh.cycles, "cycle")}
+		return f
+	}
+	sh.when(d, &f)
+	return f
+}
+
+// nodeCrash draws a node crash: short, around down-after (the replica is
+// promoted), or long, sometimes forever. A primary's crash may come with
+// its replication to its replicas lagging by about the TTL, so a promoted
+// replica lacks the latest writes.
+func (sh shape) nodeCrash(d Draws) []sim.Fault {
+	n := pick(d, sh.nodes, "node")
+	f := sim.Fault{Kind: sim.FaultNodeCrash, Target: n}
+	switch c := intIn(d, 0, 3, "crash class"); {
+	case c == 0:
+		f.Dur = frac(d, sh.ttl, 0.01, 0.5, "down")
+	case c == 1 && sh.sentinel:
+		f.Dur = frac(d, sh.down, 1.2, 3, "down")
+	case c == 3 && oneIn(d, 3, "forever"):
+		f.Dur = 0
+	default:
+		f.Dur = frac(d, sh.ttl, 1, 3, "down")
+	}
+	sh.when(d, &f)
+	out := []sim.Fault{f}
+	if i := slices.Index(sh.primaries, n); i >= 0 && len(sh.replicas) > 0 && flip(d, "lagging replication") {
+		reps := len(sh.replicas) / len(sh.primaries)
+		lag := sim.Fault{Kind: sim.FaultDelay, From: n, To: sh.replicas[i*reps], Extra: frac(d, sh.ttl, 0.5, 2, "lag"), Dur: sh.horizon}
+		out = append([]sim.Fault{lag}, out...)
+	}
+	return out
+}
+
+// some draws how many of n things go to one side: 1 to n-1 (1 when n < 2).
+func some(d Draws, n int, label string) int {
+	if n < 2 {
+		return 1
+	}
+	return intIn(d, 1, n-1, label)
+}
