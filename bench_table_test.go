@@ -183,6 +183,7 @@ func TestBenchTable(t *testing.T) {
 		d := scale(w)
 		fmt.Printf("  %d workers: %v (%.1f runs/s, %.2fx)\n", w, d.Round(time.Millisecond), float64(runs)/d.Seconds(), one.Seconds()/d.Seconds())
 	}
+	benchZoo(t)
 }
 
 // BenchmarkCheckRun is one `check` run per op (a design's default workload
@@ -215,4 +216,29 @@ func BenchmarkStandardRunVerdict(b *testing.B) {
 			b.Fatal(err, o.Err)
 		}
 	}
+}
+
+// benchZoo prints the mutation score: for each mutant of the zoo, whether
+// Check's defaults caught it, the share of runs that broke, the first run
+// that did and about how long that took, and whether the twin held.
+func benchZoo(t *testing.T) {
+	fmt.Printf("\nmutation score (Check's defaults: %d runs, all cores):\n", engine.DefaultRuns)
+	caught, twins, total := 0, 0, 0
+	for _, m := range zoo() {
+		r := runZoo(t, m)
+		total++
+		if r.caught {
+			caught++
+		}
+		if !r.twinFlagged {
+			twins++
+		}
+		first := time.Duration(0)
+		if r.runs > 0 {
+			first = r.mutantTime * time.Duration(r.firstRun+1) / time.Duration(r.runs)
+		}
+		fmt.Printf("  %-62s caught=%-5v broke %5.1f%% of runs, first at run %4d (~%v), %d fault(s); twin held=%v\n",
+			m.name, r.caught, 100*r.fraction, r.firstRun, first.Round(time.Millisecond), r.faults, !r.twinFlagged)
+	}
+	fmt.Printf("  score: %d of %d mutants caught (%.0f%%), %d of %d twins held\n", caught, total, 100*float64(caught)/float64(total), twins, total)
 }

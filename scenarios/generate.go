@@ -43,11 +43,13 @@ import (
 //     (a minority-side primary keeps serving its clients); one-way at
 //     times; long enough to outlast down-after;
 //   - delay: of one link, a Redis link or the resource's (Links), below or
-//     above the call timeout, bounded by DelayMax;
+//     above the call timeout, bounded by DelayMax; at a random time, after a
+//     write (a delayed write), or after a renewal (the watchdog's next
+//     request is late);
 //   - drop: a lost reply (the ambiguous outcome) or a lost request;
 //   - node-crash: short, around down-after (a failover), or long, at times
-//     forever; a primary's crash may come with its replication lagging, so
-//     the promoted replica lacks the latest writes;
+//     forever; a primary's crash may come with its replication to every
+//     replica lagging, so the promoted replica lacks the latest writes;
 //   - clock-jump: a node's clock steps by about the TTL, mostly forward;
 //   - clock-drift: a node or client runs fast or slow by about the
 //     design's drift factor, or by 5-30%;

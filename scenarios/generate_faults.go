@@ -249,9 +249,14 @@ func (g Gen) delay(d Draws, sh shape) sim.Fault {
 	} else {
 		f.Extra = msIn(d, time.Millisecond, min(sh.call*9/10, top), "extra")
 	}
-	if o == history.ResourceName && flip(d, "after a write") {
+	switch {
+	case o == history.ResourceName && flip(d, "after a write"):
 		f.After = &sim.Trigger{Actor: c, Kind: history.KindWrite, Nth: intIn(d, 1, sh.cycles, "cycle")}
-	} else {
+	case o != history.ResourceName && sh.hasRenews && f.From == c && flip(d, "on a renewal"):
+		// A renewal's request is late (the window opens as it is sent): it
+		// lands after the lease may have moved on.
+		f.After = &sim.Trigger{Actor: c, Kind: sim.KindCall, Nth: intIn(d, 1, 3, "renewal"), Task: "watchdog"}
+	default:
 		sh.when(d, &f)
 	}
 	return f
@@ -293,9 +298,15 @@ func (sh shape) nodeCrash(d Draws) []sim.Fault {
 	sh.when(d, &f)
 	out := []sim.Fault{f}
 	if i := slices.Index(sh.primaries, n); i >= 0 && len(sh.replicas) > 0 && flip(d, "lagging replication") {
+		// Every replica of the group lags, so whichever is promoted lacks
+		// the primary's latest writes.
 		reps := len(sh.replicas) / len(sh.primaries)
-		lag := sim.Fault{Kind: sim.FaultDelay, From: n, To: sh.replicas[i*reps], Extra: frac(d, sh.ttl, 0.5, 2, "lag"), Dur: sh.horizon}
-		out = append([]sim.Fault{lag}, out...)
+		extra := frac(d, sh.ttl, 0.5, 2, "lag")
+		var lags []sim.Fault
+		for _, r := range sh.replicas[i*reps : (i+1)*reps] {
+			lags = append(lags, sim.Fault{Kind: sim.FaultDelay, From: n, To: r, Extra: extra, Dur: sh.horizon})
+		}
+		out = append(lags, out...)
 	}
 	return out
 }

@@ -1,0 +1,316 @@
+package locksim
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/model"
+	"locksim/model/invariant"
+	"locksim/scenarios"
+	"locksim/sim"
+	"locksim/sim/resp"
+)
+
+// The mutant zoo measures bug-finding power: each mutant removes one
+// safety mechanism from a design, and is paired with its correct twin and
+// the faults under which the twin is safe. Check's defaults (its default
+// budget and generator, restricted to those faults) must catch every
+// mutant with a schedule of at most two faults whose explanation names the
+// broken mechanism, and must not flag any twin.
+
+// mutant is one pair.
+type mutant struct {
+	name      string // the mechanism removed
+	design    any    // the mutant: a model.Design, or a catalogue ID with options below
+	twin      any    // the correct design
+	opts      []Option
+	mutOpts   []Option // options only the mutant gets (a mutant that is an option)
+	twinOpts  []Option
+	mechanism string // a phrase the explanation of the mutant's failure contains
+}
+
+func zoo() []mutant {
+	ms := time.Millisecond
+	return []mutant{
+		{name: "owner check in release (plain DEL)", design: releaseDel{}, twin: model.SetPxLua,
+			opts:      []Option{WithFaults(sim.FaultPause), WithPauseAt(scenarios.PlaceRelease)},
+			mechanism: "(DEL)"},
+		{name: "atomic compare-and-delete (GET, then DEL)", design: model.SetPxGetdel, twin: model.SetPxLua,
+			opts:      []Option{WithFaults(sim.FaultPause), WithPauseAt(scenarios.PlaceRelease)},
+			mechanism: "(DEL)"},
+		{name: "owner check in renew (SET XX)", design: renewSetXX{}, twin: model.Watchdog,
+			opts:      []Option{WithDeadline(), WithFaults(sim.FaultDelay), WithGen(scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultDelay}, Links: scenarios.LinksRedis, Swarm: true})},
+			mechanism: "replaced"},
+		{name: "atomic SET with TTL (SETNX, then PEXPIRE)", design: model.SetnxExpire, twin: model.SetPxLua,
+			opts:      []Option{WithFaults(sim.FaultCrash), WithPauseAt(scenarios.PlaceAcquire)},
+			mechanism: "no TTL"},
+		{name: "the validity check (redlock trusting its majority)", design: redlockTrusting{}, twin: model.Redlock,
+			opts:      []Option{WithFaults(sim.FaultPause), WithPauseAt(scenarios.PlaceAcquire)},
+			mechanism: "expired"},
+		{name: "the quorum size (redlock with 2 of 5)", design: model.Redlock, twin: model.Redlock,
+			opts:      []Option{WithFaults(sim.FaultPartition, sim.FaultDrop)},
+			mutOpts:   []Option{WithOptions(model.Options{Quorum: 2})},
+			mechanism: "both held the lock"},
+		{name: "the renewal interval (every 1.2 x TTL)", design: model.Watchdog, twin: model.Watchdog,
+			opts:      []Option{WithFaults()},
+			mutOpts:   []Option{WithOptions(model.Options{RenewEvery: 1200 * ms})},
+			mechanism: "expired"},
+		{name: "the token source (GET, then SET n+1)", design: splitToken{}, twin: model.Fenced,
+			opts:      []Option{WithFaults(sim.FaultPause), WithPauseAt(scenarios.PlaceAcquire), WithFencing(model.FenceStrict), WithInvariants(invariant.TokenUnique)},
+			mechanism: "granted twice"},
+		{name: "strict fencing (fencing off)", design: model.Fenced, twin: model.Fenced,
+			opts:      []Option{WithFaults(sim.FaultPause, sim.FaultDelay), WithInvariants(invariant.LostUpdate, invariant.Fencing)},
+			mutOpts:   []Option{WithFencing(model.FenceOff)},
+			twinOpts:  []Option{WithFencing(model.FenceStrictReads)},
+			mechanism: "increment was lost"},
+		// wait-replica is safe under one node crash with two replicas that
+		// persist: with one replica a failover leaves nobody to WAIT for
+		// (liveness), and a primary restarting empty voids what WAIT said.
+		{name: "the WAIT result check", design: waitIgnored{}, twin: model.WaitReplica,
+			opts: []Option{WithGen(scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultNodeCrash}, MaxFaults: 1, Swarm: true}),
+				WithTopology(model.Topology{Replicas: 2, Persistence: sim.PersistAlways})},
+			mechanism: "promoted to primary"},
+		{name: "the reentrant count (release deletes on the first release)", design: reentrantNoCount{}, twin: model.ReentrantHash,
+			opts:      []Option{WithFaults(), WithWorkload(model.Workload{Reentry: 1})},
+			mechanism: "deleted"},
+	}
+}
+
+// zooResult is what the zoo test and the bench table report per mutant.
+type zooResult struct {
+	caught, twinFlagged bool
+	faults, runs        int
+	fraction            float64
+	firstRun            int
+	mutantTime          time.Duration
+	explanation         string
+}
+
+// runZoo checks one pair with Check's defaults.
+func runZoo(t testing.TB, m mutant) zooResult {
+	var r zooResult
+	dir := t.TempDir()
+	f := &fakeTB{TB: t, name: "zoo-mutant"}
+	start := time.Now() // wall-clock ok: reported, never asserted in a test
+	Check(f, m.design, append(append(m.opts, m.mutOpts...), WithCaseDir(dir))...)
+	r.mutantTime = time.Since(start)
+	r.caught = f.failed
+	if c, err := LoadCase(dir + "/zoo-mutant.json"); err == nil {
+		r.faults = len(c.Spec.Faults)
+	}
+	logs := strings.Join(f.logs, "\n")
+	r.explanation = logs
+	if i := strings.Index(logs, " of "); i > 0 {
+		var broken int
+		broken, _ = strconv.Atoi(logs[strings.LastIndex(logs[:i], " ")+1 : i])
+		rest := logs[i+4:]
+		runs, _ := strconv.Atoi(rest[:strings.IndexByte(rest, ' ')])
+		r.runs = runs
+		if runs > 0 {
+			r.fraction = float64(broken) / float64(runs)
+		}
+		if j := strings.Index(logs, "the first was run "); j >= 0 {
+			r.firstRun, _ = strconv.Atoi(strings.Fields(logs[j+len("the first was run "):])[0])
+		}
+	}
+	g := &fakeTB{TB: t, name: "zoo-twin"}
+	Check(g, m.twin, append(append(m.opts, m.twinOpts...), WithCaseDir(t.TempDir()))...)
+	r.twinFlagged = g.failed
+	if g.failed {
+		r.explanation += "\nTWIN:\n" + strings.Join(g.logs, "\n")
+	}
+	return r
+}
+
+// TestMutantZoo: 100% of the mutants caught, no twin flagged, minimal
+// schedules of at most two faults naming the mechanism.
+func TestMutantZoo(t *testing.T) {
+	for _, m := range zoo() {
+		t.Run(m.name, func(t *testing.T) {
+			r := runZoo(t, m)
+			switch {
+			case !r.caught:
+				t.Errorf("mutant not caught")
+			case r.faults > 2:
+				t.Errorf("minimal schedule has %d faults, want at most 2", r.faults)
+			case !strings.Contains(r.explanation, m.mechanism):
+				t.Errorf("the explanation does not name the mechanism (%q):\n%s", m.mechanism, r.explanation)
+			}
+			if r.twinFlagged {
+				t.Errorf("the correct twin was flagged:\n%s", r.explanation)
+			}
+			if t.Failed() {
+				t.Logf("%s", r.explanation)
+				return
+			}
+			t.Logf("caught in %v: %.1f%% of %d runs broke, first at run %d, minimal schedule %d fault(s)",
+				r.mutantTime.Round(time.Millisecond), 100*r.fraction, r.runs, r.firstRun, r.faults)
+		})
+	}
+}
+
+// --- the mutants ---------------------------------------------------------
+
+const releaseLua = "if redis.call('GET',KEYS[1])==ARGV[1] then return redis.call('DEL',KEYS[1]) else return 0 end"
+
+func setNXPX(c *model.Client, value string) (model.Lease, bool, error) {
+	g := c.Masters()[0]
+	node := c.Primary(g)
+	r, err := c.Call(g, "SET", c.Key, value, "NX", "PX", c.TTLms())
+	if err != nil {
+		return model.Lease{}, false, err
+	}
+	return model.Lease{Key: c.Key, Value: value, Nodes: []string{node}}, r.Kind == resp.Status && r.Str == "OK", nil
+}
+
+// releaseDel releases with a plain DEL: it deletes whoever holds the key.
+type releaseDel struct{}
+
+func (releaseDel) Name() string { return "release-del" }
+func (releaseDel) TryAcquire(c *model.Client, v string) (model.Lease, bool, error) {
+	return setNXPX(c, v)
+}
+func (releaseDel) Release(c *model.Client, l *model.Lease) error {
+	c.Releasing(l)
+	_, err := c.Call(c.Masters()[0], "DEL", c.Key)
+	return err
+}
+
+// renewSetXX renews with SET key value XX PX: no owner check, so a late
+// renewal takes the key from its new holder.
+type renewSetXX struct{}
+
+func (renewSetXX) Name() string { return "renew-set-xx" }
+func (renewSetXX) Traits() model.Traits {
+	return model.Traits{Renews: true}
+}
+func (renewSetXX) TryAcquire(c *model.Client, v string) (model.Lease, bool, error) {
+	return setNXPX(c, v)
+}
+func (renewSetXX) Release(c *model.Client, l *model.Lease) error {
+	c.Releasing(l)
+	_, err := c.Call(c.Masters()[0], "EVAL", releaseLua, "1", c.Key, l.Value)
+	return err
+}
+func (renewSetXX) Renew(c *model.Client, l *model.Lease) (bool, error) {
+	r, err := c.Call(c.Masters()[0], "SET", c.Key, l.Value, "XX", "PX", c.TTLms())
+	if err != nil {
+		return false, err
+	}
+	return r.Kind == resp.Status && r.Str == "OK", nil
+}
+
+// redlockTrusting takes a majority on five masters but never checks how
+// long that took: it trusts the lease until it releases.
+type redlockTrusting struct{}
+
+func (redlockTrusting) Name() string { return "redlock-trusting" }
+func (redlockTrusting) Traits() model.Traits {
+	return model.Traits{Masters: 5, MinMasters: 3, Quorum: true}
+}
+func (redlockTrusting) TryAcquire(c *model.Client, v string) (model.Lease, bool, error) {
+	o := c.Options()
+	var granted []string
+	for _, g := range c.Masters() {
+		node := c.Primary(g)
+		r, err := c.CallTimeout(g, o.NodeTimeout, "SET", c.Key, v, "NX", "PX", c.TTLms())
+		if err == nil && r.Kind == resp.Status && r.Str == "OK" {
+			granted = append(granted, node)
+		}
+	}
+	if len(granted) >= o.Quorum {
+		return model.Lease{Key: c.Key, Value: v, Nodes: granted}, true, nil
+	}
+	redlockTrusting{}.Release(c, &model.Lease{Key: c.Key, Value: v})
+	return model.Lease{}, false, nil
+}
+func (redlockTrusting) Release(c *model.Client, l *model.Lease) error {
+	c.Releasing(l)
+	for _, g := range c.Masters() {
+		c.CallTimeout(g, c.Options().NodeTimeout, "EVAL", releaseLua, "1", c.Key, l.Value)
+	}
+	return nil
+}
+
+// splitToken draws its token in two commands, GET then SET n+1, instead
+// of one INCR: two acquisitions that overlap read the same counter and get
+// the same token.
+type splitToken struct{}
+
+func (splitToken) Name() string { return "split-token" }
+func (splitToken) Traits() model.Traits {
+	return model.Traits{Fenced: true}
+}
+func (splitToken) TryAcquire(c *model.Client, v string) (model.Lease, bool, error) {
+	l, ok, err := setNXPX(c, v)
+	if !ok || err != nil {
+		return l, ok, err
+	}
+	g := c.Masters()[0]
+	r, err := c.Call(g, "GET", c.TokenKey)
+	if err != nil {
+		return l, false, err
+	}
+	n, _ := strconv.ParseInt(r.Str, 10, 64) // nil: 0
+	if _, err := c.Call(g, "SET", c.TokenKey, strconv.FormatInt(n+1, 10)); err != nil {
+		return l, false, err
+	}
+	l.Token = n + 1
+	return l, true, nil
+}
+func (splitToken) Release(c *model.Client, l *model.Lease) error {
+	c.Releasing(l)
+	_, err := c.Call(c.Masters()[0], "EVAL", releaseLua, "1", c.Key, l.Value)
+	return err
+}
+
+// waitIgnored sends WAIT 1 but takes the lock whatever it answers.
+type waitIgnored struct{}
+
+func (waitIgnored) Name() string { return "wait-ignored" }
+func (waitIgnored) Traits() model.Traits {
+	return model.Traits{Replicas: 1}
+}
+func (waitIgnored) TryAcquire(c *model.Client, v string) (model.Lease, bool, error) {
+	l, ok, err := setNXPX(c, v)
+	if ok {
+		c.CallTimeout(c.Masters()[0], 200*time.Millisecond, "WAIT", "1", "100")
+	}
+	return l, ok, err
+}
+func (waitIgnored) Release(c *model.Client, l *model.Lease) error {
+	c.Releasing(l)
+	_, err := c.Call(c.Masters()[0], "EVAL", releaseLua, "1", c.Key, l.Value)
+	return err
+}
+
+// reentrantNoCount is Redisson's reentrant lock whose release deletes the
+// hash at the first release, whatever the hold count.
+type reentrantNoCount struct{}
+
+const (
+	reentrantAcquire = "if (redis.call('exists', KEYS[1]) == 0) or (redis.call('hexists', KEYS[1], ARGV[2]) == 1) then redis.call('hincrby', KEYS[1], ARGV[2], 1); redis.call('pexpire', KEYS[1], ARGV[1]); return nil; end; return redis.call('pttl', KEYS[1]);"
+	reentrantDelete  = "if (redis.call('hexists', KEYS[1], ARGV[1]) == 0) then return nil; end; redis.call('del', KEYS[1]); return 1;"
+)
+
+func (reentrantNoCount) Name() string { return "reentrant-no-count" }
+func (reentrantNoCount) Reentrant()   {}
+func (reentrantNoCount) Traits() model.Traits {
+	return model.Traits{Reentrant: true}
+}
+func (reentrantNoCount) TryAcquire(c *model.Client, v string) (model.Lease, bool, error) {
+	g := c.Masters()[0]
+	node := c.Primary(g)
+	r, err := c.Call(g, "EVAL", reentrantAcquire, "1", c.Key, c.TTLms(), v)
+	if err != nil {
+		return model.Lease{}, false, err
+	}
+	return model.Lease{Key: c.Key, Value: v, Nodes: []string{node}, Count: 1}, r.IsNil(), nil
+}
+func (reentrantNoCount) Release(c *model.Client, l *model.Lease) error {
+	c.Releasing(l)
+	_, err := c.Call(c.Masters()[0], "EVAL", reentrantDelete, "1", c.Key, l.Value)
+	return err
+}
