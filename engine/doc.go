@@ -1,0 +1,70 @@
+// Package engine runs campaigns of many runs: the pipeline behind `locksim
+// check`, `matrix` and `sweep` and behind locksim.Check, so the command
+// line and the Go API share one engine and the CLI keeps only flags, files
+// and exit codes.
+//
+//   - Check: a design under many random runs (CheckConfig). Run i uses seed
+//     Seed+i; scenarios.Gen draws its configuration and faults from that
+//     seed, so any run can be re-derived alone (CheckConfig.RunSpec). Runs go
+//     over Workers goroutines and are tallied in run order, so the result
+//     does not depend on the worker count; Shard/Shards select the runs with
+//     index % Shards == Shard; For stops starting runs when a wall-clock
+//     budget is spent (the result is deterministic given the runs reached). A
+//     run that stops with an error stops the check. The first failing run is
+//     shrunk (Shrink) and re-run with its history (CheckResult.Minimal);
+//     NewCase makes it a case file.
+//   - Matrix: designs x scenarios (report.Matrix); Sweep: a two-parameter
+//     map (report.Sweep). A design is a model.Spec naming a catalogue design,
+//     a Lua design or a Go design; InScenario puts it into a scenario.
+//   - Case, LoadCase, Replay: a run saved to a file and run again byte for
+//     byte (the history hash must match).
+//
+// Invariant: nothing here reads the wall clock or global randomness except
+// through CheckConfig.Now, for the budget and progress only; no run sees it.
+//
+// # JSON schema locksim.check/v1
+//
+// What `locksim check --format json` writes (JSONWriter), one object,
+// streamed: the campaign first, each run as it is tallied, the summary
+// last. Durations are integers in nanoseconds. A reader must ignore fields
+// it does not know.
+//
+//	{
+//	  "schema": "locksim.check/v1",
+//	  "campaign": {                  // Campaign: enough to re-derive every run
+//	    "base": { ... },             // model.Spec: the design and fixed configuration
+//	    "gen": { ... },              // scenarios.Gen: what runs draw
+//	    "runs": 2000, "for_ns": 0, "seed": 1, "shard": 0, "shards": 1,
+//	    "invariants": ["lost-update"]    // when only some count
+//	  },
+//	  "runs": [                      // RunOutcome, in run order
+//	    {"index": 0, "seed": 1, "broken": ["mutual-exclusion"],
+//	     "uncounted": ["liveness"], "failovers": 1, "error": "...",
+//	     "faults": ["pause A for 1.5s after A write #1"],
+//	     "config": "clients A,B; ttl 1s; work 50ms; ..."}
+//	  ],
+//	  "summary": {
+//	    "design": "set-px-lua", "runs": 2000, "planned": 2000,
+//	    "broken_runs": 12,
+//	    "invariants": {"mutual-exclusion": 12},   // counted, runs per invariant
+//	    "uncounted": {"liveness": 3},
+//	    "failover_runs": 40,
+//	    "first_failure": { ...RunOutcome... },
+//	    "minimal_schedule": ["pause A for 1.5s after A write #1"],
+//	    "minimal_seed": 13,
+//	    "case": "locksim-failure.json",
+//	    "error": { ...RunOutcome of the run that stopped the check... }
+//	  }
+//	}
+//
+// Example:
+//
+//	res, err := engine.Check(engine.CheckConfig{
+//		Base: model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads},
+//		Gen:  scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultPause}, Swarm: true},
+//		Runs: 5000, Seed: 1,
+//	})
+//	if err == nil && res.Failed() {
+//		engine.SummaryText(os.Stdout, res, "")
+//	}
+package engine

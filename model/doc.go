@@ -1,0 +1,41 @@
+// Package model is what runs in the simulated world on top of package sim:
+// the lock designs, the framework that drives them, the fenced resource,
+// and the spec of a run.
+//
+// Its files, by layer:
+//
+//   - design.go, traits.go: the Design contract a lock implements
+//     (TryAcquire, Release; optionally Renewer, Extender, Waiter,
+//     Reentrant), the Client a design talks to Redis through, and the
+//     Traits a design declares once (masters, quorum, replicas, renews,
+//     validity, fenced, reentrant) that every command asks instead of
+//     comparing IDs.
+//   - designs.go, scripts.go: the eight catalogue designs, as ordinary
+//     sequential code, with their Lua scripts verbatim from their sources.
+//   - lua.go: a user's design written as Redis Lua scripts.
+//   - workload.go: the framework: a fresh lock value per acquisition,
+//     bounded retries with exponential backoff and jitter, the
+//     client-deadline option, the watchdog, and the read-modify-write
+//     critical section against the resource. It records the protocol's
+//     events (model/history.Kinds).
+//   - resource.go: the fenced resource (strict, nonstrict, strict-reads,
+//     off), a service endpoint of the world.
+//   - spec.go, options.go, run.go: a run's Spec (design, options, workload,
+//     topology, network, faults), its defaults and limits, and Run and
+//     Verdict, which build the world, run it and judge its history.
+//
+// Two subpackages read what a run left: model/history, the contract of a
+// history and its one reading (critical sections, leases, writes), and
+// model/invariant, the checkers.
+//
+// Invariant: a Design keeps no state outside its Lease and the fields set
+// at its construction; one Design value serves every client of every run,
+// also concurrently across runs.
+//
+// Example:
+//
+//	r, err := model.Run(model.Spec{Design: model.Fenced,
+//		Faults: []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 1500 * time.Millisecond,
+//			After: &sim.Trigger{Actor: "A", Kind: history.KindWrite}}}}, 1)
+//	// r.History is the run; r.Violations what the checkers found.
+package model
