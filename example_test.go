@@ -28,6 +28,7 @@ func (myLock) TryAcquire(c *model.Client, value string) (model.Lease, bool, erro
 }
 
 func (myLock) Release(c *model.Client, l *model.Lease) error {
+	c.Releasing(l) // about to give the key back: stories pause here (stale-release)
 	_, err := c.Call(c.Masters()[0], "DEL", c.Key)
 	return err
 }
@@ -41,7 +42,7 @@ func Example_dataSurvives() {
 		locksim.WithFencing(model.FenceStrictReads),
 		locksim.WithFaults(sim.FaultPause, sim.FaultDelay),
 		locksim.WithInvariants(invariant.LostUpdate, invariant.Fencing),
-		locksim.WithCaseDir(os.TempDir()))
+		locksim.WithCaseDir(tempDir()))
 	fmt.Println("test failed:", t.failed)
 	// Output:
 	// test failed: false
@@ -51,7 +52,7 @@ func Example_dataSurvives() {
 // *testing.T; this example passes a recorder so it can show the outcome.
 func Example_customDesign() {
 	t := &recorder{}
-	locksim.Check(t, myLock{}, locksim.WithFaults(sim.FaultPause), locksim.WithCaseDir(os.TempDir()))
+	locksim.Check(t, myLock{}, locksim.WithFaults(sim.FaultPause), locksim.WithCaseDir(tempDir()))
 	fmt.Println("test failed:", t.failed)
 	fmt.Println("names the design:", strings.Contains(t.errors, "locksim: design my-lock broke"))
 	fmt.Println("shows the schedule:", strings.Contains(t.logs, "fault schedule:"))
@@ -87,3 +88,39 @@ func (r *recorder) Failed() bool                      { return r.failed }
 func (r *recorder) Skipf(string, ...any)              {}
 func (r *recorder) Skip(...any)                       {}
 func (r *recorder) SkipNow()                          {}
+
+// ExampleMatrix puts your own design in the design x scenario matrix next
+// to a catalogue design.
+func ExampleMatrix() {
+	m, err := locksim.Matrix(myLock{}, []string{model.SetPxLua}, locksim.WithSeeds(1))
+	if err != nil {
+		panic(err)
+	}
+	cell := m.Cells[[2]string{"my-lock", "stale-release"}]
+	fmt.Println("designs:", m.Designs)
+	fmt.Println("stale-release breaks my-lock:", cell.Results[0].Broken)
+	// Output:
+	// designs: [set-px-lua my-lock]
+	// stale-release breaks my-lock: true
+}
+
+// ExampleSweep maps where your design breaks: pause length x TTL.
+func ExampleSweep() {
+	sw, err := locksim.Sweep(myLock{}, "pause", locksim.WithSeeds(1))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(sw.XName, "x", sw.YName, len(sw.Xs), "x", len(sw.Ys), "reference lines:", len(sw.Refs))
+	// Output:
+	// ttl x pause 20 x 20 reference lines: 1
+}
+
+// tempDir is a fresh directory for an example's saved cases (an earlier
+// run's case would be replayed first).
+func tempDir() string {
+	d, err := os.MkdirTemp("", "locksim-example-")
+	if err != nil {
+		panic(err)
+	}
+	return d
+}

@@ -40,6 +40,8 @@ type config struct {
 	check     engine.CheckConfig
 	caseDir   string
 	reportDir string
+	seeds     int         // Matrix and Sweep: seeds per cell
+	x, y      engine.Axis // Sweep's axes
 }
 
 // Option configures Check.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,5 +291,36 @@ func TestRedlockExtend(t *testing.T) {
 		if !extend && lost == 0 {
 			t.Errorf("no extend: no lease-lost recorded, the lease outlived its validity")
 		}
+	}
+}
+
+// Redisson's lock, unlock and renewal scripts run unmodified as a Lua
+// design: their KEYS/ARGV order is mapped (lease time before owner; a
+// channel key and a message literal for unlock) and nil means acquired.
+// With no faults nothing breaks; a pause past the lease breaks mutual
+// exclusion, as for the catalogue's reentrant-hash.
+func TestRedissonScriptsUnmodified(t *testing.T) {
+	lua := &LuaScripts{
+		Acquire: scriptReentrantAcquire, Release: scriptReentrantRelease, Renew: scriptReentrantRenew,
+		AcquireArgs: ArgMap{Keys: []string{"lock"}, Argv: []string{"ttl", "value"}},
+		ReleaseArgs: ArgMap{Keys: []string{"lock", "redisson_lock__channel:{lock}"}, Argv: []string{"0", "ttl", "value"}},
+		RenewArgs:   ArgMap{Keys: []string{"lock"}, Argv: []string{"ttl", "value"}},
+		Held:        HeldNil,
+	}
+	if err := lua.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s := Spec{Design: LuaDesignID, Lua: lua, Workload: Workload{Cycles: 2, Work: 1500 * time.Millisecond}}
+	r := run(t, s, 1)
+	if len(r.Violations) > 0 || count(r.History, history.KindAcquired, -1) != 4 || count(r.History, history.KindRenew, 1) == 0 {
+		t.Errorf("no faults: %d acquisitions, %d renewals, violations %v", count(r.History, history.KindAcquired, -1), count(r.History, history.KindRenew, 1), r.Violations)
+	}
+	s.Workload.Work = 50 * time.Millisecond
+	s.Faults = []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 1500 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindWrite}}}
+	if broken := invariant.Broken(run(t, s, 1).Violations); !slices.Contains(broken, invariant.MutualExclusion) {
+		t.Errorf("gc-pause: broken %v, want mutual-exclusion", broken)
+	}
+	if m, err := ParseArgMap("KEYS=lock,redisson_lock__channel:{lock} ARGV=0,ttl,value"); err != nil || !cmp.Equal(m, lua.ReleaseArgs) {
+		t.Errorf("ParseArgMap: %+v %v", m, err)
 	}
 }

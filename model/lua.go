@@ -29,9 +29,16 @@ const LuaDesignID = "lua"
 // lease was extended. With Masters > 1 the scripts run on every master and
 // the lock is held with Quorum successes and a positive validity computed
 // as redlock does; a token is then the largest returned.
+//
+// A real-world script keeps its own conventions: AcquireArgs, ReleaseArgs
+// and RenewArgs say what goes in its KEYS and ARGV (see ArgMap), and Held
+// how its acquire reply means taken (HeldNil for Redisson's, which returns
+// nil when it took the lock and the holder's PTTL when it did not).
 type LuaScripts struct {
 	Acquire, Release, Renew             string
 	AcquireFile, ReleaseFile, RenewFile string
+	AcquireArgs, ReleaseArgs, RenewArgs ArgMap `json:",omitempty"`
+	Held                                Held   `json:",omitempty"`
 }
 
 // LoadLua reads and syntax-checks the scripts; renew may be "". Errors
@@ -145,8 +152,8 @@ type luaDesign struct {
 
 func (luaDesign) Name() string { return LuaDesignID }
 
-func (d luaDesign) eval(c *Client, g, file, src, value string) (resp.Reply, error) {
-	r, err := c.CallTimeout(g, c.opts.CallTimeout, "EVAL", src, "2", c.Key, c.TokenKey, value, c.TTLms())
+func (d luaDesign) eval(c *Client, g, file, src string, m ArgMap, value string) (resp.Reply, error) {
+	r, err := c.CallTimeout(g, c.opts.CallTimeout, append([]string{"EVAL", src}, m.args(c, value)...)...)
 	if err != nil {
 		return r, err
 	}
@@ -158,8 +165,12 @@ func (d luaDesign) eval(c *Client, g, file, src, value string) (resp.Reply, erro
 
 // acquiredReply interprets an acquire script's reply: OK (SET's status
 // or the string 'OK' a script returns) or a positive token when acquired,
-// 0 or nil when not; anything else is a contract error.
-func acquiredReply(r resp.Reply, file string) (bool, int64, error) {
+// 0 or nil when not; anything else is a contract error. Under HeldNil, nil
+// means acquired and any other reply that it is held.
+func acquiredReply(r resp.Reply, file string, held Held) (bool, int64, error) {
+	if held == HeldNil {
+		return r.IsNil(), 0, nil
+	}
 	switch {
 	case r.Kind == resp.Status:
 		return r.Str == "OK", 0, nil
@@ -181,7 +192,7 @@ func (d luaDesign) TryAcquire(c *Client, value string) (Lease, bool, error) {
 	var token int64
 	for _, g := range luaMasters(c) {
 		node := c.Primary(g)
-		r, err := d.eval(c, g, file, d.s.Acquire, value)
+		r, err := d.eval(c, g, file, d.s.Acquire, d.s.AcquireArgs, value)
 		if se, ok := err.(*ScriptError); ok {
 			return Lease{}, false, se
 		}
@@ -191,7 +202,7 @@ func (d luaDesign) TryAcquire(c *Client, value string) (Lease, bool, error) {
 			}
 			continue
 		}
-		ok, tok, err := acquiredReply(r, file)
+		ok, tok, err := acquiredReply(r, file, d.s.Held)
 		if err != nil {
 			return Lease{}, false, err
 		}
@@ -224,7 +235,7 @@ func (d luaDesign) Release(c *Client, l *Lease) error {
 	c.Releasing(l)
 	file := orName(d.s.ReleaseFile, "release.lua")
 	for _, g := range luaMasters(c) {
-		if _, err := d.eval(c, g, file, d.s.Release, l.Value); err != nil {
+		if _, err := d.eval(c, g, file, d.s.Release, d.s.ReleaseArgs, l.Value); err != nil {
 			if se, ok := err.(*ScriptError); ok {
 				return se
 			}
@@ -241,7 +252,7 @@ func (d luaRenewer) Renew(c *Client, l *Lease) (bool, error) {
 	n := 0
 	masters := luaMasters(c)
 	for _, g := range masters {
-		r, err := d.eval(c, g, file, d.s.Renew, l.Value)
+		r, err := d.eval(c, g, file, d.s.Renew, d.s.RenewArgs, l.Value)
 		if se, ok := err.(*ScriptError); ok {
 			return false, se
 		}

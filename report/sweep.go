@@ -25,6 +25,44 @@ type Sweep struct {
 	Xs, Ys []string
 	// Cells[i][j] is the cell at Ys[i], Xs[j].
 	Cells [][]SweepCell
+	// Refs are reference lines drawn over the map (pause = TTL).
+	Refs []SweepRef
+}
+
+// SweepRef is a reference line over a sweep: its name and its points in
+// fractional cell coordinates, [x, y] with x along Xs and y along Ys (0 is
+// the first value's cell centre, 1 the next).
+type SweepRef struct {
+	Name   string
+	Points [][2]float64
+}
+
+// refCells returns, per reference line, the cells it passes closest to:
+// cell {row, column} -> true.
+func (s *Sweep) refCells() map[[2]int]bool {
+	on := map[[2]int]bool{}
+	for _, r := range s.Refs {
+		for k := 1; k < len(r.Points); k++ {
+			a, b := r.Points[k-1], r.Points[k]
+			steps := int(2*max(abs(b[0]-a[0]), abs(b[1]-a[1]))) + 1
+			for t := 0; t <= steps; t++ {
+				f := float64(t) / float64(steps)
+				x, y := a[0]+f*(b[0]-a[0]), a[1]+f*(b[1]-a[1])
+				j, i := int(x+0.5), int(y+0.5)
+				if i >= 0 && i < len(s.Ys) && j >= 0 && j < len(s.Xs) {
+					on[[2]int{i, j}] = true
+				}
+			}
+		}
+	}
+	return on
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
 }
 
 // SweepCell is what the runs at one parameter pair showed.
@@ -119,14 +157,22 @@ func SweepText(w io.Writer, s *Sweep) error {
 		yw = max(yw, len(y))
 	}
 	cw := 1
+	if len(s.Refs) > 0 {
+		cw = 3 // room for "(#)"
+	}
 	for _, x := range s.Xs {
 		cw = max(cw, len(x))
 	}
 	fmt.Fprintf(&b, "%*s\n", yw, s.YName)
+	ref := s.refCells()
 	for i := len(s.Ys) - 1; i >= 0; i-- {
 		line := fmt.Sprintf("%*s |", yw, s.Ys[i])
-		for _, c := range s.Cells[i] {
-			line += " " + fmt.Sprintf("%*s", cw, string(c.state()))
+		for j, c := range s.Cells[i] {
+			g := string(c.state())
+			if ref[[2]int{i, j}] {
+				g = "(" + g + ")"
+			}
+			line += " " + fmt.Sprintf("%*s", cw, g)
 		}
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
@@ -138,6 +184,13 @@ func SweepText(w io.Writer, s *Sweep) error {
 	b.WriteString(line + "\n")
 	fmt.Fprintf(&b, "%s  %s ->\n\n", strings.Repeat(" ", yw+2), s.XName)
 	b.WriteString("Legend: . safe in every run; # broken in every run; + broken in some runs; blank: not run.\n")
+	if len(s.Refs) > 0 {
+		var names []string
+		for _, r := range s.Refs {
+			names = append(names, r.Name)
+		}
+		b.WriteString("(x): on the reference line " + strings.Join(names, "; ") + ".\n")
+	}
 	if bc := s.brokenCounts(); len(bc) > 0 {
 		for _, l := range wrap("Broken: "+strings.Join(bc, ", ")+".", 100, "") {
 			b.WriteString(l + "\n")
@@ -271,6 +324,19 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 		}
 	}
 	b.WriteString("</g>\n")
+	// Reference lines, dashed, named at their end.
+	for _, r := range s.Refs {
+		var pts []string
+		for _, p := range r.Points {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", float64(left)+(p[0]+0.5)*sweepCellW, float64(top)+(float64(len(s.Ys))-0.5-p[1])*sweepCellH))
+		}
+		if len(pts) < 2 {
+			continue
+		}
+		fmt.Fprintf(&b, `<g class="ref"><polyline points="%s" fill="none" stroke="#1d4ed8" stroke-width="2" stroke-dasharray="6 4"/><title>%s</title></g>`+"\n", strings.Join(pts, " "), esc(r.Name))
+		last := strings.Split(pts[len(pts)-1], ",")
+		fmt.Fprintf(&b, `<text x="%s" y="%s" fill="#1d4ed8" font-size="11" dx="4" dy="-4">%s</text>`+"\n", last[0], last[1], esc(r.Name))
+	}
 	// Axes.
 	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#9ca3af"/>`+"\n", left, top, gw, gh)
 	for i, y := range s.Ys {

@@ -26,9 +26,7 @@ or a run that stopped with an error.`
 func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("check", checkUsage, stdout)
 	design := fs.String("design", "", "catalogue design ID (see 'locksim list')")
-	acquire := fs.String("acquire", "", "your acquire script (Lua)")
-	release := fs.String("release", "", "your release script (Lua)")
-	renew := fs.String("renew", "", "your renew script (Lua, optional: runs a watchdog)")
+	lua := addLuaFlags(fs)
 	scenario := fs.String("scenario", "", "start from a scenario's (ID or file) topology, options and workload; faults are still drawn")
 	fencing := fs.String("fencing", "", "resource fencing: strict, nonstrict, off or strict-reads (default: strict for fenced designs, else off)")
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock); Lua scripts run on each with a majority quorum")
@@ -65,43 +63,41 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
 	}
-	base := model.Spec{}
+	var base model.Spec
+	switch {
+	case lua.given() && *design != "":
+		return exitUsage, usagef("give either --design or --acquire/--release, not both")
+	case *design == "" && !lua.given() && *scenario == "":
+		return exitUsage, usagef("give --design ID, or --acquire FILE and --release FILE")
+	case lua.given():
+		s, err := lua.load()
+		if err != nil {
+			return exitUsage, err
+		}
+		base = model.Spec{Design: model.LuaDesignID, Lua: s}
+	case *design != "":
+		if _, err := model.LookupDesign(*design); err != nil {
+			return exitUsage, usagef("%v", err)
+		}
+		base.Design = *design
+	}
 	if *scenario != "" {
 		sc, err := loadScenario(*scenario)
 		if err != nil {
 			return exitUsage, usagef("--scenario: %v", err)
 		}
-		d := *design
-		if d == "" && *acquire == "" {
-			d = sc.Design
+		if base.Design == "" {
+			base.Design = sc.Design
 		}
-		if d == "" {
-			d = model.SetPxLua // Lua scripts take the layout a single-primary design sees
-		}
-		if base, err = sc.SpecFor(d); err != nil {
+		spec, na, err := engine.InScenario(sc, base)
+		switch {
+		case err != nil:
 			return exitUsage, usagef("--scenario: %v", err)
+		case na != "":
+			return exitUsage, usagef("--scenario: %s", na)
 		}
-		base.Faults = nil
-		*design = d
-	}
-	base.Design = *design
-	switch {
-	case *acquire != "" && *design != "" && *scenario == "":
-		return exitUsage, usagef("give either --design or --acquire/--release, not both")
-	case *acquire == "" && *release != "" || *acquire != "" && *release == "":
-		return exitUsage, usagef("--acquire and --release go together: give both scripts")
-	case *design == "" && *acquire == "":
-		return exitUsage, usagef("give --design ID, or --acquire FILE and --release FILE")
-	case *acquire != "":
-		s, err := model.LoadLua(*acquire, *release, *renew)
-		if err != nil {
-			return exitUsage, usagef("%v", err)
-		}
-		base.Design, base.Lua = model.LuaDesignID, s
-	default:
-		if _, err := model.LookupDesign(*design); err != nil {
-			return exitUsage, usagef("%v", err)
-		}
+		spec.Faults = nil // drawn per run
+		base = spec
 	}
 	if err := applyCheckFlags(fs, &base, checkFlags{fencing: *fencing, nodes: *nodes, replicas: *replicas, persistence: *persistence,
 		clients: *clients, work: *work, cycles: *cycles, quorum: *quorum, renewEvery: *renewEvery, callTimeout: *callTimeout,

@@ -65,3 +65,35 @@ func TestRunGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestLuaDesignGoldens: your own Lua design in matrix and sweep, and
+// Redisson's scripts unmodified through the KEYS/ARGV mapping.
+func TestLuaDesignGoldens(t *testing.T) {
+	lua := func(f string) string { return filepath.Join("testdata", "lua", f) }
+	redisson := []string{"--acquire", lua("redisson-lock.lua"), "--release", lua("redisson-unlock.lua"), "--renew", lua("redisson-renew.lua"),
+		"--acquire-args", "KEYS=lock ARGV=ttl,value", "--release-args", "KEYS=lock,redisson_lock__channel:{lock} ARGV=0,ttl,value",
+		"--renew-args", "KEYS=lock ARGV=ttl,value", "--held", "nil"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"matrix-lua.txt", []string{"matrix", "--seeds", "1", "--designs", "set-px-lua", "--acquire", lua("acquire.lua"), "--release", lua("release-del.lua")}, exitSafe},
+		{"sweep-lua-delay.txt", []string{"sweep", "--param", "delay", "--seeds", "1", "--x", "250ms,500ms,1s,2s", "--y", "100ms:3s:8:log",
+			"--acquire", lua("acquire.lua"), "--release", lua("release-del.lua"), "--progress=false"}, exitSafe},
+		{"run-redisson-gc-pause.txt", append([]string{"run", "gc-pause"}, redisson...), exitViolation},
+		{"check-redisson-no-faults.txt", append([]string{"check", "--faults", "pause", "--runs", "1", "--max-faults", "1", "--pause-at", "time", "--progress=false",
+			"--save", filepath.Join(t.TempDir(), "c.json")}, redisson...), -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCLI(tc.args...)
+			if tc.code >= 0 && code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, out, errs)
+			}
+			if tc.code < 0 && code == exitUsage {
+				t.Fatalf("exit 2: %s", errs)
+			}
+			golden(t, tc.name, out)
+		})
+	}
+}

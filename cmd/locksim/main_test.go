@@ -69,7 +69,7 @@ func TestExitCodes(t *testing.T) {
 		{"run unknown invariant", []string{"run", "gc-pause", "--invariants", "speed"}, exitUsage, "speed"},
 		{"run flag without value", []string{"run", "gc-pause", "--design"}, exitUsage, "--design needs a value"},
 		{"run acquire without release", []string{"run", "gc-pause", "--acquire", ok}, exitUsage, "go together"},
-		{"run nodes without scripts", []string{"run", "gc-pause", "--nodes", "3"}, exitUsage, "--nodes and --renew go with"},
+		{"run nodes without scripts", []string{"run", "gc-pause", "--nodes", "3"}, exitUsage, "--nodes goes with --acquire"},
 		{"run nodes beyond layout", []string{"run", "gc-pause", "--acquire", ok, "--release", ok, "--nodes", "99"}, exitUsage, "--nodes 99"},
 		{"check nodes on single-primary", []string{"check", "--design", "fenced", "--nodes", "2"}, exitUsage, "--nodes applies"},
 		{"check empty faults", []string{"check", "--design", "fenced", "--faults", ""}, exitUsage, "no fault kind"},

@@ -1,20 +1,35 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"runtime"
+	"strings"
+	"time"
 
 	"locksim/engine"
 	"locksim/model"
+	"locksim/model/invariant"
 	"locksim/report"
 )
 
+const matrixUsage = `matrix [--designs IDS] [--acquire FILE --release FILE [--renew FILE]] [--fencing F] [--invariants LIST] [--seeds N] [--format text|markdown|html] [-o FILE]
+
+Runs every design against every catalogue scenario, each cell over seeds
+1..N. With --acquire/--release your Lua design is a column (the only one
+unless --designs names catalogue designs too). Exit 0 when it ran, 2 on bad
+input.`
+
 func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("matrix", "matrix [--seeds N] [--format text|markdown|html] [-o FILE]", stdout)
+	fs := newFlags("matrix", matrixUsage, stdout)
+	designs := fs.String("designs", "", "catalogue design IDs to show, comma-separated (default: all, or none with --acquire)")
+	lua := addLuaFlags(fs)
+	fencing := fs.String("fencing", "", "override every design's resource fencing: strict, nonstrict, off or strict-reads")
+	invs := fs.String("invariants", "", "the invariants the cells show, comma-separated (default all)")
 	seeds := fs.Int("seeds", 3, "seeds per cell")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (the output does not depend on it)")
 	format := fs.String("format", "text", "text, markdown or html")
-	details := fs.Bool("details", false, "text: list each broken cell's first violation after the table")
+	details := fs.Bool("details", false, "list each broken cell's first violation after the table (text, markdown)")
 	out := fs.String("o", "", "write to this file instead of stdout")
 	if done, code, err := fs.parse(args); done {
 		return code, err
@@ -22,16 +37,28 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if *seeds < 1 || *workers < 1 {
-		return exitUsage, usagef("--seeds and --workers must be at least 1")
+	if *seeds < 1 || *seeds > 1000 || *workers < 1 {
+		return exitUsage, usagef("--seeds must be 1 to 1000 and --workers at least 1")
 	}
-	m, err := engine.Matrix(engine.MatrixConfig{Seeds: *seeds, Workers: *workers})
-	if m != nil {
-		m.Brief = !*details
+	if *format != "text" && *format != "markdown" && *format != "md" && *format != "html" {
+		return exitUsage, usagef("unknown --format %q (want text, markdown or html)", *format)
 	}
+	cols, err := designColumns(*designs, lua, *fencing)
 	if err != nil {
 		return exitUsage, err
 	}
+	var shown []invariant.ID
+	if *invs != "" {
+		if shown, err = invariant.Parse(*invs); err != nil {
+			return exitUsage, usagef("--invariants: %v", err)
+		}
+	}
+	m, err := engine.Matrix(engine.MatrixConfig{Designs: cols, Seeds: *seeds, Workers: *workers})
+	if err != nil {
+		return exitUsage, usagef("%v", trimPackages(err.Error()))
+	}
+	m.Brief = !*details
+	m.Invariants = shown
 	w, done, err := output(*out, stdout)
 	if err != nil {
 		return exitUsage, err
@@ -43,49 +70,152 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 		err = report.MatrixMarkdown(w, m)
 	case "html":
 		err = report.MatrixHTML(w, m)
-	default:
-		return exitUsage, usagef("unknown --format %q (want text, markdown or html)", *format)
+	}
+	if cerr := done(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		return exitUsage, err
 	}
-	return exitSafe, done()
+	if *out != "" && *out != "-" {
+		fmt.Fprintf(stdout, "matrix: %d designs x %d scenarios; written to %s\n", len(m.Designs), len(m.Scenarios), *out)
+	}
+	return exitSafe, nil
 }
 
+// designColumns builds the matrix's designs: the catalogue IDs asked for
+// and your Lua design, each with the fencing override.
+func designColumns(ids string, lua *luaFlags, fencing string) ([]model.Spec, error) {
+	if fencing != "" {
+		if err := checkFencing(fencing); err != nil {
+			return nil, err
+		}
+	}
+	var cols []model.Spec
+	list := ids
+	if list == "" && !lua.given() {
+		list = strings.Join(model.DesignIDs(), ",")
+	}
+	for _, id := range strings.Split(list, ",") {
+		if id = strings.TrimSpace(id); id == "" {
+			continue
+		}
+		if _, err := model.LookupDesign(id); err != nil {
+			return nil, usagef("--designs: %v", err)
+		}
+		cols = append(cols, model.Spec{Design: id, Fencing: model.Fencing(fencing)})
+	}
+	if lua.given() {
+		s, err := lua.load()
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, model.Spec{Design: model.LuaDesignID, Lua: s, Fencing: model.Fencing(fencing)})
+	}
+	return cols, nil
+}
+
+func checkFencing(f string) error {
+	for _, k := range model.Fencings {
+		if string(k) == f {
+			return nil
+		}
+	}
+	return usagef("--fencing %q: want strict, nonstrict, off or strict-reads", f)
+}
+
+const sweepUsage = `sweep [--param NAME] [--design ID | --acquire FILE --release FILE [--renew FILE]] [--x VALUES] [--y VALUES] [--seeds N] [--format text|svg] [-o FILE]
+
+Maps where leases break over two parameters, each cell over seeds 1..N,
+with reference lines where the boundary should be. Params:
+%s
+Axes: a list (250ms,500ms,1s) or a range FROM:TO:STEPS[:log] (default a
+20 x 20 grid). Exit 0 when it ran, 2 on bad input.`
+
 func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("sweep", "sweep [--param pause|delay|drift] [--design ID] [--seeds N] [--format text|svg] [-o FILE]", stdout)
-	param := fs.String("param", "pause", "what to sweep: pause, delay or drift")
-	design := fs.String("design", "", "design (default set-px-lua; redlock for drift)")
+	var about []string
+	for _, n := range engine.SweepParamNames() {
+		p := engine.SweepParams[n]
+		about = append(about, fmt.Sprintf("  %-6s %s (default design %s)", n, p.About, p.Design))
+	}
+	fs := newFlags("sweep", fmt.Sprintf(sweepUsage, strings.Join(about, "\n")), stdout)
+	param := fs.String("param", "pause", "what to sweep: "+strings.Join(engine.SweepParamNames(), ", "))
+	design := fs.String("design", "", "catalogue design (default: the param's)")
+	lua := addLuaFlags(fs)
+	fencing := fs.String("fencing", "", "the resource's fencing: strict, nonstrict, off or strict-reads")
+	ttl := fs.Duration("ttl", 0, "lease TTL, where the x axis is not the TTL (default 1s)")
+	invs := fs.String("invariants", "", "the invariants a cell counts as broken, comma-separated (default all)")
+	xs := fs.String("x", "", "the x axis values: a list or FROM:TO:STEPS[:log]")
+	ys := fs.String("y", "", "the y axis values: a list or FROM:TO:STEPS[:log]")
 	seeds := fs.Int("seeds", 2, "seeds per cell")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (the output does not depend on it)")
 	format := fs.String("format", "text", "text or svg")
 	out := fs.String("o", "", "write to this file instead of stdout")
+	progress := fs.Bool("progress", isTerminal(stderr), "show progress on stderr")
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
-	if _, ok := engine.SweepParams[*param]; !ok {
-		return exitUsage, usagef("unknown --param %q (want pause, delay or drift)", *param)
-	}
-	if fs.NArg() > 0 {
+	p, ok := engine.SweepParams[*param]
+	switch {
+	case !ok:
+		return exitUsage, usagef("unknown --param %q (want %s)", *param, strings.Join(engine.SweepParamNames(), ", "))
+	case fs.NArg() > 0:
 		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
+	case *seeds < 1 || *seeds > 1000 || *workers < 1:
+		return exitUsage, usagef("--seeds must be 1 to 1000 and --workers at least 1")
+	case *format != "text" && *format != "svg":
+		return exitUsage, usagef("unknown --format %q (want text or svg)", *format)
+	case *design != "" && lua.given():
+		return exitUsage, usagef("give either --design or --acquire/--release, not both")
+	case *ttl < 0 || *ttl > model.MaxTTL:
+		return exitUsage, usagef("--ttl %v: give a positive TTL up to %v", *ttl, model.MaxTTL)
 	}
-	if *seeds < 1 || *workers < 1 {
-		return exitUsage, usagef("--seeds and --workers must be at least 1")
+	c := engine.SweepConfig{Param: *param, Seeds: *seeds, Workers: *workers}
+	c.Design.Options.TTL = *ttl
+	switch {
+	case lua.given():
+		s, err := lua.load()
+		if err != nil {
+			return exitUsage, err
+		}
+		c.Design.Design, c.Design.Lua = model.LuaDesignID, s
+	case *design != "":
+		if _, err := model.LookupDesign(*design); err != nil {
+			return exitUsage, usagef("%v", err)
+		}
+		c.Design.Design = *design
 	}
-	if *param == "drift" && *design != "" && *design != model.Redlock {
-		return exitUsage, usagef("--param drift varies redlock's drift factor; --design must be redlock")
+	if *fencing != "" {
+		if err := checkFencing(*fencing); err != nil {
+			return exitUsage, err
+		}
+		c.Design.Fencing = model.Fencing(*fencing)
 	}
-	d := *design
-	if d == "" {
-		d = model.SetPxLua
-		if *param == "drift" {
-			d = model.Redlock
+	var err error
+	if *invs != "" {
+		if c.Invariants, err = invariant.Parse(*invs); err != nil {
+			return exitUsage, usagef("--invariants: %v", err)
 		}
 	}
-	if _, err := model.LookupDesign(d); err != nil {
-		return exitUsage, usagef("%v", err)
+	if *xs != "" {
+		if c.X, err = engine.ParseAxis(p.X.Name, p.X.Unit, *xs); err != nil {
+			return exitUsage, usagef("--x: %v", err)
+		}
 	}
-	sw := engine.Sweep(engine.SweepConfig{Param: *param, Design: model.Spec{Design: d}, Seeds: *seeds, Workers: *workers})
+	if *ys != "" {
+		if c.Y, err = engine.ParseAxis(p.Y.Name, p.Y.Unit, *ys); err != nil {
+			return exitUsage, usagef("--y: %v", err)
+		}
+	}
+	if *progress {
+		pr := newProgressBar(stderr, time.Now)
+		c.Progress = pr.update
+		defer pr.done()
+	}
+	sw, err := engine.Sweep(c)
+	if err != nil {
+		return exitUsage, usagef("%v", trimPackages(err.Error()))
+	}
 	w, done, err := output(*out, stdout)
 	if err != nil {
 		return exitUsage, err
@@ -95,11 +225,15 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 		err = report.SweepText(w, sw)
 	case "svg":
 		err = report.SweepSVG(w, sw)
-	default:
-		return exitUsage, usagef("unknown --format %q (want text or svg)", *format)
+	}
+	if cerr := done(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		return exitUsage, err
 	}
-	return exitSafe, done()
+	if *out != "" && *out != "-" {
+		fmt.Fprintf(stdout, "sweep %s: %d x %d cells; written to %s\n", *param, len(sw.Xs), len(sw.Ys), *out)
+	}
+	return exitSafe, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"locksim"
+	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/report"
@@ -16,9 +17,7 @@ import (
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stdout)
 	design := fs.String("design", "", "lock design ID (default: the scenario's own)")
-	acquire := fs.String("acquire", "", "run your own Lua design: the acquire script")
-	release := fs.String("release", "", "your release script (Lua)")
-	renew := fs.String("renew", "", "your renew script (Lua, optional)")
+	lua := addLuaFlags(fs)
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
 	fencing := fs.String("fencing", "", "override the resource's fencing: strict, nonstrict, off or strict-reads")
 	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count (exit 1 and the verdicts), comma-separated")
@@ -40,37 +39,37 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if d == "" {
 		d = sc.Design
 	}
-	var lua *model.LuaScripts
-	if (*acquire == "") != (*release == "") {
-		return exitUsage, usagef("--acquire and --release go together: give both scripts")
+	if !lua.given() && flagSet(fs, "nodes") {
+		return exitUsage, usagef("--nodes goes with --acquire/--release (your Lua scripts)")
 	}
-	if *acquire == "" && (flagSet(fs, "nodes") || *renew != "") {
-		return exitUsage, usagef("--nodes and --renew go with --acquire/--release (your Lua scripts)")
-	}
-	if *acquire != "" {
+	var spec model.Spec
+	if lua.given() {
 		if *design != "" {
 			return exitUsage, usagef("give either --design or --acquire/--release, not both")
 		}
-		if lua, err = model.LoadLua(*acquire, *release, *renew); err != nil {
-			return exitUsage, usagef("%v", err)
+		scripts, err := lua.load()
+		if err != nil {
+			return exitUsage, err
 		}
-		// Lua scripts take the scenario's layout as a single-primary
-		// design sees it.
-		d = model.SetPxLua
-		if ok, _ := sc.Applies(d); !ok {
-			d = sc.Design
+		masters := 1
+		if sc.Layout != nil {
+			masters = sc.Layout.Masters
 		}
-	}
-	spec, err := sc.SpecFor(d)
-	if err != nil {
-		return exitUsage, usagef("%v", err)
-	}
-	if lua != nil {
-		if masters := max(1, spec.Topology.Masters); *nodes < 1 || *nodes > masters {
+		if *nodes < 1 || *nodes > masters {
 			return exitUsage, usagef("--nodes %d: scenario %s has %d master(s); give 1 to %d", *nodes, sc.Name, masters, masters)
 		}
-		spec.Design, spec.Lua, spec.Options.LuaMasters = model.LuaDesignID, lua, *nodes
+		mine := model.Spec{Design: model.LuaDesignID, Lua: scripts, Options: sc.Spec.Options}
+		mine.Options.LuaMasters = *nodes
+		var na string
+		if spec, na, err = engine.InScenario(sc, mine); err != nil || na != "" {
+			return exitUsage, usagef("%s%v", na, errOrEmpty(err))
+		}
 		d = model.LuaDesignID
+	} else {
+		var err error
+		if spec, err = sc.SpecFor(d); err != nil {
+			return exitUsage, usagef("%v", err)
+		}
 	}
 	if *fencing != "" {
 		spec.Fencing = model.Fencing(*fencing)
@@ -172,4 +171,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 		io.WriteString(stderr, "locksim replay: warning: the history differs from the one saved (the simulator changed since the case was saved)\n")
 	}
 	return exitFor(r), nil
+}
+
+// errOrEmpty renders err, or nothing.
+func errOrEmpty(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

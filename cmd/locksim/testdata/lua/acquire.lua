@@ -1,0 +1,2 @@
+-- SET NX PX: the lock with a lease.
+return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])

@@ -1,0 +1,2 @@
+-- A plain DEL: deletes whoever holds the key by then.
+return redis.call('DEL', KEYS[1])

@@ -1,0 +1,58 @@
+package locksim
+
+import (
+	"locksim/engine"
+	"locksim/model"
+	"locksim/report"
+	"locksim/scenarios"
+)
+
+// WithSeeds sets how many seeds each Matrix or Sweep cell runs (1..n).
+func WithSeeds(n int) Option { return func(c *config) { c.seeds = n } }
+
+// WithAxes replaces a Sweep's default axes (see engine.ParseAxis); an
+// axis without values keeps its default.
+func WithAxes(x, y engine.Axis) Option { return func(c *config) { c.x, c.y = x, y } }
+
+// Matrix runs a design against every catalogue scenario (the same table
+// as `locksim matrix`), for report.MatrixText, MatrixMarkdown or
+// MatrixHTML to render. design is as for Check; compare extra designs
+// (catalogue IDs) in the same table with also. WithFencing and
+// WithOptions apply to your design; WithSeeds sets the seeds per cell
+// (default 3).
+func Matrix(design any, also []string, opts ...Option) (*report.Matrix, error) {
+	c, err := mapConfig(design, opts)
+	if err != nil {
+		return nil, err
+	}
+	var cols []model.Spec
+	for _, id := range also {
+		cols = append(cols, model.Spec{Design: id})
+	}
+	cols = append(cols, c.check.Base)
+	return engine.Matrix(engine.MatrixConfig{Designs: cols, Scenarios: scenarios.All(), Seeds: c.seeds, Workers: c.check.Workers})
+}
+
+// Sweep maps where a design breaks over two parameters (the same map as
+// `locksim sweep --param param`, see engine.SweepParams), for
+// report.SweepText or SweepSVG to render. WithAxes changes the axes,
+// WithSeeds the seeds per cell (default 2), WithInvariants which count.
+func Sweep(design any, param string, opts ...Option) (*report.Sweep, error) {
+	c, err := mapConfig(design, opts)
+	if err != nil {
+		return nil, err
+	}
+	return engine.Sweep(engine.SweepConfig{Param: param, Design: c.check.Base, X: c.x, Y: c.y,
+		Seeds: c.seeds, Workers: c.check.Workers, Invariants: c.check.Invariants})
+}
+
+func mapConfig(design any, opts []Option) (config, error) {
+	var c config
+	if err := setDesign(&c.check.Base, design); err != nil {
+		return c, err
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c, nil
+}
