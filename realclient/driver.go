@@ -170,6 +170,7 @@ func (d *driver) run(start func()) {
 	d.kick = make(chan struct{}, 1) // inside the bubble: waiting on it is durable
 	d.proxy.do(func() { d.w.Start() })
 	start()
+	var grace *time.Timer
 	for {
 		synctest.Wait()
 		if len(d.effects) > 0 {
@@ -179,14 +180,26 @@ func (d *driver) run(start func()) {
 			continue
 		}
 		if d.ending.Load() {
-			if d.running == 0 {
-				return
-			}
 			if a := d.takeAction(); a != nil {
 				d.refuse(a)
 				continue
 			}
-			<-d.kick // library timers still run; wait for the next post
+			if d.running > 0 {
+				<-d.kick // library timers still run; wait for the next post
+				continue
+			}
+			// Every program returned, but library goroutines may still
+			// be retrying a refused dial on their timers: the bubble ends
+			// only when they have, so give them bubble time (it costs only
+			// the timers that fire).
+			if grace == nil {
+				grace = time.NewTimer(graceAfterEnd)
+			}
+			select {
+			case <-grace.C:
+				return
+			case <-d.kick:
+			}
 			continue
 		}
 		now := d.now()
@@ -227,6 +240,10 @@ func (d *driver) run(start func()) {
 		}
 	}
 }
+
+// graceAfterEnd is how much bubble time the libraries' goroutines get to
+// return after the last program did.
+const graceAfterEnd = 10 * time.Minute
 
 // nextWorld asks the world for its next event; done when the run is over
 // (stopped, or drained after every client exited).
@@ -307,12 +324,15 @@ func (d *driver) hand(a *action) {
 		d.conns[id] = c
 		d.dials[id] = a
 	case actSend:
-		d.world(func(w *sim.World) { w.External(p.name).Send(a.c.id, a.args) })
-		if mark := p.markFor(a); mark != "" {
-			d.world(func(w *sim.World) {
-				w.External(p.name).Record(sim.Event{Kind: mark, Key: p.key, Peer: a.c.node, Args: a.args})
-			})
-		}
+		candidate := p.acquireCandidate(a)
+		d.world(func(w *sim.World) {
+			x := w.External(p.name)
+			x.Send(a.c.id, a.args)
+			if candidate && x.WouldRun(a.c.node, a.args) {
+				p.markSent()
+				x.Record(sim.Event{Kind: KindAcquireSend, Key: p.key, Peer: a.c.node, Args: a.args})
+			}
+		})
 	case actClose:
 		d.world(func(w *sim.World) { w.External(p.name).CloseStream(a.c.id) })
 	case actTimeout:

@@ -33,7 +33,9 @@ type xproc struct {
 
 // KindAcquireSend is recorded by this package's driver, as the client
 // process, right after the first command of an acquisition that carries
-// the lock key has left the process (Key, Peer: the node, Args). A pause
+// the lock's value has left the process (Key, Peer: the node, Args), not
+// counting an EVALSHA the node will answer NOSCRIPT (a library probing its
+// script cache). A pause
 // triggered by it starts between the lock request and its reply: the
 // catalogue's "pause after A call" for a client whose first calls are its
 // connection handshake.
@@ -140,16 +142,21 @@ func (p *xproc) noteGrant(node string, info *cmdInfo, r resp.Reply) {
 	p.grants[node] = r.Kind == resp.Status && r.Str == "OK"
 }
 
-// markFor returns the event kind to record after the command of a has
-// left, if any: KindAcquireSend for the acquisition's first lock request.
-func (p *xproc) markFor(a *action) string {
+// acquireCandidate reports whether a's command may be the acquisition's
+// first lock request (KindAcquireSend): it carries the lock value and none
+// was recorded yet. The governor records it if the node will run the
+// command (sim.External.WouldRun: not an EVALSHA probe answered NOSCRIPT).
+func (p *xproc) acquireCandidate(a *action) bool {
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
-	if a.info == nil || !a.info.acquire || p.marked {
-		return ""
-	}
+	return a.info != nil && a.info.acquire && p.acquiring && !p.marked
+}
+
+// markSent notes that the acquisition's first lock request was recorded.
+func (p *xproc) markSent() {
+	p.d.mu.Lock()
 	p.marked = true
-	return KindAcquireSend
+	p.d.mu.Unlock()
 }
 
 // lockValue returns the value a command writes to key: SET/SETNX key

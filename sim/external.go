@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -310,4 +311,21 @@ func validateExternalFault(clients []ClientConfig, i int, f Fault) error {
 		}
 	}
 	return nil
+}
+
+// WouldRun reports whether node would run args as sent rather than answer
+// NOSCRIPT: false for an EVALSHA of a script the node does not have now.
+// It runs nothing and records nothing. A driver uses it to tell a
+// library's script-cache probe from its real request.
+func (x *External) WouldRun(node string, args []string) bool {
+	n := x.w.nodes[node]
+	if n == nil || !n.up || len(args) < 2 {
+		return n != nil && n.up
+	}
+	if cmd := strings.ToUpper(args[0]); cmd != "EVALSHA" && cmd != "EVALSHA_RO" {
+		return true
+	}
+	n.sync()
+	r := n.eng.NewConn().Do("SCRIPT", "EXISTS", args[1])
+	return len(r.Elems) == 1 && r.Elems[0].Int == 1
 }
