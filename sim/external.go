@@ -100,7 +100,7 @@ type External struct {
 	w        *World
 	p        *proc
 	exited   bool
-	deferred []func()        // deliveries held while paused, in order
+	deferred []func()         // deliveries held while paused, in order
 	calls    map[uint64]*call // datagram calls awaiting reply or timeout
 }
 

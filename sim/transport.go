@@ -11,7 +11,7 @@ import (
 // costs the simulator: the events of its life (delivery, reply, timeout)
 // refer to it instead of capturing closures.
 type call struct {
-	t    *task
+	t *task
 	// x is the external process that sent the call, instead of t
 	// (external.go); s its stream, for a command on a stream (stream.go).
 	x    *External
