@@ -1,0 +1,128 @@
+package realclient
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"locksim"
+	"locksim/model"
+	"locksim/sim"
+)
+
+// The library findings the issue names, as verdicts of the simulation's
+// checkers on the real libraries (versions pinned in go.mod and checked by
+// TestLibraryVersionsPinned).
+
+// runSpec runs one hand-built spec with a real client.
+func runSpec(t *testing.T, name string, s model.Spec, setup Setup) *model.Result {
+	t.Helper()
+	s.Design = DesignPrefix + name
+	r, err := Run(t, locksim.Case{Spec: s, Seed: 1}, setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Err != nil {
+		t.Fatalf("%s: run failed: %v", name, r.Err)
+	}
+	return r
+}
+
+func broke(r *model.Result, inv string) bool { return slices.Contains(model.Broken(r.Violations), inv) }
+
+// explain logs the violations, for a reader of -v output.
+func explain(t *testing.T, name string, r *model.Result) {
+	t.Helper()
+	t.Logf("%s: broken %v", name, model.Broken(r.Violations))
+	for _, v := range r.Violations {
+		t.Logf("  %s: %s", v.Invariant, v.Explanation)
+	}
+}
+
+var libs = []struct {
+	name  string
+	setup Setup
+}{{"redislock", newRedislock}, {"redsync", newRedsync()}}
+
+// A stop-the-world pause of 3s, three times the 1s TTL, right after A's
+// lock call returns: both libraries lose mutual exclusion (nothing in
+// either can stop B from taking the expired key), and the data with it.
+func TestFindingPauseAfterAcquireBreaksBothLibraries(t *testing.T) {
+	for _, lib := range libs {
+		r := runSpec(t, lib.name, model.Spec{
+			Workload: model.Workload{Cycles: 1, Work: 50 * time.Millisecond, Start: 10 * time.Millisecond},
+			Faults:   []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 3 * time.Second, After: &sim.Trigger{Actor: "A", Kind: model.KindAcquired}}},
+		}, lib.setup)
+		explain(t, lib.name, r)
+		if !broke(r, model.InvMutex) {
+			t.Errorf("%s survived a 3s pause after acquire with a 1s TTL: want mutual exclusion broken", lib.name)
+		}
+	}
+}
+
+// The catalogue's gc-pause (the pause comes after the write was decided)
+// breaks both libraries' mutual exclusion and lets the stale write in.
+func TestFindingGCPauseBreaksBothLibraries(t *testing.T) {
+	for _, lib := range libs {
+		r, err := RunScenario(t, "gc-pause", lib.setup, WithName(lib.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		explain(t, lib.name, r)
+		for _, inv := range []string{model.InvMutex, model.InvStaleWrite} {
+			if !broke(r, inv) {
+				t.Errorf("%s under gc-pause: want %s broken, got %v", lib.name, inv, model.Broken(r.Violations))
+			}
+		}
+	}
+}
+
+// pause-during-acquire: A's lock request lands, then A freezes for 1.2s
+// (TTL 1s) before it reads the reply. redislock trusts the late OK and
+// enters while B holds the lock; redsync measures how long the acquire
+// took, finds no validity left, releases and retries, and stays safe.
+func TestFindingPauseDuringAcquireBreaksRedislockNotRedsync(t *testing.T) {
+	want := map[string]bool{"redislock": true, "redsync": false}
+	for _, lib := range libs {
+		r, err := RunScenario(t, "pause-during-acquire", lib.setup, WithName(lib.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		explain(t, lib.name, r)
+		if !slices.ContainsFunc(r.History, func(e sim.Event) bool { return e.Kind == sim.KindPause && e.Actor == "A" }) {
+			t.Fatalf("%s: the pause never started: the scenario did not place it", lib.name)
+		}
+		if got := broke(r, model.InvMutex); got != want[lib.name] {
+			t.Errorf("%s under pause-during-acquire: mutual exclusion broken = %v, want %v (violations %v)", lib.name, got, want[lib.name], model.Broken(r.Violations))
+		}
+	}
+}
+
+// redsync on five masters: right after A acquires on all five, the wall
+// clocks of k nodes jump 2s forward (past the 1s TTL), so A's key expires
+// there at once. With k = 2, B can reach only 2 of the 3 it needs and the
+// lock holds; with k = 3, B gets a majority while A still trusts its
+// validity, and mutual exclusion breaks.
+func TestFindingRedsyncClockJumpOnTwoOfFiveHoldsOnThreeBreaks(t *testing.T) {
+	for _, tc := range []struct {
+		k    int
+		want bool
+	}{{2, false}, {3, true}} {
+		k, want := tc.k, tc.want
+		var faults []sim.Fault
+		for i := 1; i <= k; i++ {
+			faults = append(faults, sim.Fault{Kind: sim.FaultClockJump, Target: "r" + strconv.Itoa(i), By: 2 * time.Second,
+				After: &sim.Trigger{Actor: "A", Kind: model.KindAcquired}})
+		}
+		r := runSpec(t, "redsync", model.Spec{
+			Topology: model.Topology{Masters: 5},
+			Workload: model.Workload{Cycles: 1, Work: 500 * time.Millisecond, Start: 10 * time.Millisecond},
+			Faults:   faults,
+		}, newRedsync())
+		explain(t, "redsync k="+strconv.Itoa(k), r)
+		if got := broke(r, model.InvMutex); got != want {
+			t.Errorf("redsync on 5 masters with %d clocks jumped: mutual exclusion broken = %v, want %v", k, got, want)
+		}
+	}
+}
