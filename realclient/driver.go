@@ -54,9 +54,15 @@ type driver struct {
 	dials    map[uint64]*action // stream id -> the dial waiting for it
 	calls    map[string]*action // proc/call id -> the call waiting for it
 	effects  []func()           // queued changes, carried out one per Wait
+	watched  map[string]bool    // actor + "/" + kind of every fault trigger
 	sleepers []*action          // governed sleeps, by wake time then seq
 	seq      uint64             // orders sleepers posted at the same instant
 	ending   atomic.Bool        // the run is over: actions fail at once
+
+	// The world's state as of the last call into it (refresh).
+	next      time.Duration
+	nextOK    bool
+	worldDone bool
 	running  int                // client programs not yet returned
 }
 
@@ -65,14 +71,14 @@ type actKind uint8
 // Action kinds, in the order the governor hands a process's actions to
 // the world when several are pending at one instant.
 const (
-	actExit actKind = iota
-	actRecord
+	actRecord actKind = iota
 	actClose
 	actTimeout
 	actSend
 	actDial
 	actCall
 	actSleep
+	actExit // last: a program's final events go before its end
 )
 
 // action is one thing a client goroutine asks of the world.
@@ -101,8 +107,14 @@ type outcome struct {
 	err   error
 }
 
-func newDriver(proxy *worldProxy, w *sim.World, maxT time.Duration) *driver {
-	return &driver{proxy: proxy, w: w, maxT: maxT,
+func newDriver(proxy *worldProxy, w *sim.World, cfg sim.Config) *driver {
+	watched := map[string]bool{}
+	for _, f := range cfg.Faults {
+		if f.After != nil {
+			watched[f.After.Actor+"/"+f.After.Kind] = true
+		}
+	}
+	return &driver{proxy: proxy, w: w, maxT: cfg.Limits.MaxTime, watched: watched,
 		byName: map[string]*xproc{}, conns: map[uint64]*conn{}, dials: map[uint64]*action{}, calls: map[string]*action{}}
 }
 
@@ -142,13 +154,13 @@ func actionCmp(a, b *action) int {
 }
 
 // takeAction removes and returns the smallest pending action of a process
-// that is not paused (exits are never held), or nil.
+// that is not paused, or nil.
 func (d *driver) takeAction() *action {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	best := -1
 	for i, a := range d.pending {
-		if a.p.paused && a.kind != actExit {
+		if a.p.paused {
 			continue
 		}
 		if best < 0 || actionCmp(a, d.pending[best]) < 0 {
@@ -170,9 +182,14 @@ func (d *driver) run(start func()) {
 	d.kick = make(chan struct{}, 1) // inside the bubble: waiting on it is durable
 	d.proxy.do(func() { d.w.Start() })
 	start()
+	d.proxy.do(d.refresh) // now that the programs count as running
 	var grace *time.Timer
+	settled := false // nothing was woken since the last Wait
 	for {
-		synctest.Wait()
+		if !settled {
+			synctest.Wait()
+		}
+		settled = false
 		if len(d.effects) > 0 {
 			f := d.effects[0]
 			d.effects = d.effects[1:]
@@ -203,17 +220,19 @@ func (d *driver) run(start func()) {
 			continue
 		}
 		now := d.now()
-		next, ok, done := d.nextWorld()
-		if done {
+		if d.worldDone {
 			d.end()
 			continue
 		}
+		next, ok := d.next, d.nextOK
 		if ok && next <= now {
 			d.step()
+			settled = true // a step only queues effects: it wakes no goroutine
 			continue
 		}
 		if a := d.takeAction(); a != nil {
 			d.hand(a)
+			settled = true // completions are queued as effects, not sent here
 			continue
 		}
 		if s := d.firstSleeper(); s != nil && s.at <= now {
@@ -236,7 +255,7 @@ func (d *driver) run(start func()) {
 		}
 		timer.Stop()
 		if t := d.now(); t > d.maxT {
-			d.proxy.do(func() { d.w.AdvanceTo(t) }) // stops the run with the time-limit error
+			d.proxy.do(func() { d.w.AdvanceTo(t); d.refresh() }) // stops the run with the time-limit error
 		}
 	}
 }
@@ -245,14 +264,13 @@ func (d *driver) run(start func()) {
 // return after the last program did.
 const graceAfterEnd = 10 * time.Minute
 
-// nextWorld asks the world for its next event; done when the run is over
-// (stopped, or drained after every client exited).
-func (d *driver) nextWorld() (next time.Duration, ok, done bool) {
-	d.proxy.do(func() {
-		next, ok = d.w.NextAt()
-		done = d.w.Done() || (!ok && d.running == 0)
-	})
-	return next, ok, done
+// refresh caches the world's next event time and whether the run is
+// over (stopped, or drained after every client exited). It runs on the
+// world's goroutine at the end of every call into the world, so that the
+// governor's loop needs no call of its own to learn them.
+func (d *driver) refresh() {
+	d.next, d.nextOK = d.w.NextAt()
+	d.worldDone = d.w.Done() || (!d.nextOK && d.running == 0)
 }
 
 // step runs one world event and queues its effects.
@@ -261,6 +279,7 @@ func (d *driver) step() {
 	d.proxy.do(func() {
 		d.w.Step()
 		effs = d.w.TakeEffects()
+		d.refresh()
 	})
 	d.queueEffects(effs)
 }
@@ -274,6 +293,7 @@ func (d *driver) world(f func(w *sim.World)) {
 		d.w.AdvanceTo(now)
 		f(d.w)
 		effs = d.w.TakeEffects()
+		d.refresh()
 	})
 	d.queueEffects(effs)
 }
@@ -294,7 +314,9 @@ func (d *driver) hand(a *action) {
 	switch a.kind {
 	case actRecord:
 		d.world(func(w *sim.World) { w.External(p.name).Record(a.ev) })
-		d.then(func() { a.done <- outcome{} }) // after a pause it triggered took hold
+		if a.done != nil {
+			d.then(func() { a.done <- outcome{} }) // after a pause it triggered took hold
+		}
 	case actExit:
 		d.running--
 		d.world(func(w *sim.World) { w.External(p.name).Exit(a.note) })
@@ -372,7 +394,7 @@ func (d *driver) wake(s *action) {
 	i := slices.Index(d.sleepers, s)
 	d.sleepers = slices.Delete(d.sleepers, i, i+1)
 	now := d.now()
-	d.proxy.do(func() { d.w.AdvanceTo(now) })
+	d.proxy.do(func() { d.w.AdvanceTo(now); d.refresh() })
 	s.done <- outcome{}
 }
 
@@ -484,7 +506,9 @@ func (d *driver) refuse(a *action) {
 		d.running--
 		a.done <- outcome{}
 	case actRecord, actSleep:
-		a.done <- outcome{}
+		if a.done != nil {
+			a.done <- outcome{}
+		}
 	case actDial, actCall:
 		a.done <- outcome{err: errEnded}
 	}

@@ -72,8 +72,20 @@ func (p *xproc) wait(a *action) outcome {
 	return <-a.done
 }
 
-// record appends an event to the history as the process.
-func (p *xproc) record(e sim.Event) { p.wait(&action{kind: actRecord, ev: e}) }
+// record appends an event to the history as the process. It waits for the
+// world only when a fault trigger watches the process's events of that
+// kind, so that a pause it starts takes hold before the process goes on;
+// otherwise the event is queued in order with the process's other actions
+// and the goroutine goes on at once.
+func (p *xproc) record(e sim.Event) {
+	if p.d.watched[p.name+"/"+e.Kind] {
+		p.wait(&action{kind: actRecord, ev: e})
+		return
+	}
+	if !p.d.ending.Load() {
+		p.d.post(&action{p: p, kind: actRecord, ev: e})
+	}
+}
 
 // sleep waits d of true time (the process's clock is the bubble's); the
 // governor wakes it, after the process's pause if it is paused then.

@@ -111,7 +111,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	}
 	proxy := newWorldProxy()
 	defer proxy.stop()
-	d := newDriver(proxy, w, cfg.Limits.MaxTime)
+	d := newDriver(proxy, w, cfg)
 	var notesMu sync.Mutex
 	var notes []string
 	synctest.Test(t, func(bt *testing.T) {
