@@ -63,7 +63,7 @@ type driver struct {
 	next      time.Duration
 	nextOK    bool
 	worldDone bool
-	running  int                // client programs not yet returned
+	running   int // client programs not yet returned
 }
 
 type actKind uint8
