@@ -124,6 +124,9 @@ func (d *driver) now() time.Duration { return time.Since(d.t0) }
 // post queues an action from a client goroutine and wakes the governor.
 func (d *driver) post(a *action) {
 	d.mu.Lock()
+	if a.kind == actRecord {
+		a.seq = a.p.recordSeq(a.ev.Task)
+	}
 	d.pending = append(d.pending, a)
 	d.mu.Unlock()
 	select {
@@ -140,6 +143,10 @@ func actionCmp(a, b *action) int {
 	}
 	if c := cmp.Compare(a.kind, b.kind); c != 0 {
 		return c
+	}
+	if a.kind == actRecord {
+		// A task's events in the order it recorded them.
+		return cmp.Or(strings.Compare(a.ev.Task, b.ev.Task), cmp.Compare(a.seq, b.seq))
 	}
 	var ai, bi uint64
 	if a.c != nil {

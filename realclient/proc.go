@@ -27,6 +27,7 @@ type xproc struct {
 	marked    bool // its first request was recorded as acquire-send
 	value     string
 	grants    map[string]bool
+	recSeq    map[string]uint64 // records posted, by task
 
 	connList []*conn // governor only
 }
@@ -85,6 +86,15 @@ func (p *xproc) record(e sim.Event) {
 	if !p.d.ending.Load() {
 		p.d.post(&action{p: p, kind: actRecord, ev: e})
 	}
+}
+
+// recordSeq numbers a task's records in program order (under d.mu).
+func (p *xproc) recordSeq(task string) uint64 {
+	if p.recSeq == nil {
+		p.recSeq = map[string]uint64{}
+	}
+	p.recSeq[task]++
+	return p.recSeq[task]
 }
 
 // sleep waits d of true time (the process's clock is the bubble's); the
