@@ -191,6 +191,7 @@ func (c *conn) Close() error {
 	}
 	c.closed = true
 	d.mu.Unlock()
+	c.p.connClosed(c.group)
 	c.poke()
 	if !d.ending.Load() {
 		d.post(&action{p: c.p, kind: actClose, c: c})

@@ -58,6 +58,9 @@ type driver struct {
 	sleepers []*action          // governed sleeps, by wake time then seq
 	seq      uint64             // orders sleepers posted at the same instant
 	ending   atomic.Bool        // the run is over: actions fail at once
+	// poolTimers is set when a go-redis pool may have waited for a turn,
+	// on a timer of its process-wide pool (see clearPools).
+	poolTimers atomic.Bool
 
 	// The world's state as of the last call into it (refresh).
 	next      time.Duration
@@ -318,6 +321,12 @@ func (d *driver) then(f func()) { d.effects = append(d.effects, f) }
 // hand gives one action to the world.
 func (d *driver) hand(a *action) {
 	p := a.p
+	if p.exited {
+		// A library goroutine still at work after the program returned
+		// (a dial the pool queued): the process is gone for the world.
+		d.then(func() { d.refuse(a) })
+		return
+	}
 	switch a.kind {
 	case actRecord:
 		d.world(func(w *sim.World) { w.External(p.name).Record(a.ev) })
@@ -326,6 +335,7 @@ func (d *driver) hand(a *action) {
 		}
 	case actExit:
 		d.running--
+		p.exited = true
 		d.world(func(w *sim.World) { w.External(p.name).Exit(a.note) })
 		d.then(func() { a.done <- outcome{} })
 	case actDial:
@@ -356,11 +366,12 @@ func (d *driver) hand(a *action) {
 		candidate := p.acquireCandidate(a)
 		d.world(func(w *sim.World) {
 			x := w.External(p.name)
-			x.Send(a.c.id, a.args)
 			if candidate && x.WouldRun(a.c.node, a.args) {
 				p.markSent()
-				x.Record(sim.Event{Kind: KindAcquireSend, Key: p.key, Peer: a.c.node, Args: a.args})
+				x.Send(a.c.id, a.args, sim.Event{Kind: KindAcquireSend, Key: p.key, Peer: a.c.node, Args: a.args})
+				return
 			}
+			x.Send(a.c.id, a.args)
 		})
 	case actClose:
 		d.world(func(w *sim.World) { w.External(p.name).CloseStream(a.c.id) })

@@ -126,3 +126,26 @@ func TestFindingRedsyncClockJumpOnTwoOfFiveHoldsOnThreeBreaks(t *testing.T) {
 		}
 	}
 }
+
+// failover-lost-write: r1 crashes right after A acquires, before its SET
+// reached the replica r2; the sentinel promotes r2. The clients' go-redis
+// connections to r1 are reset, and their new dials go to the primary the
+// sentinel announced: B acquires on r2 while A still holds the lock it got
+// on r1. redislock, a single-primary lock without WAIT, breaks as the
+// catalogue's single-primary designs do.
+func TestFailoverClientsFollowTheNewPrimary(t *testing.T) {
+	r, err := RunScenario(t, "failover-lost-write", newRedislock, WithName("redislock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	explain(t, "redislock", r)
+	onR2 := slices.ContainsFunc(r.History, func(e sim.Event) bool {
+		return e.Actor == "B" && e.Kind == model.KindAcquired && e.Peer == "r2"
+	})
+	if !onR2 {
+		t.Errorf("B never acquired on the promoted r2")
+	}
+	if !broke(r, model.InvMutex) {
+		t.Errorf("redislock under failover-lost-write: want mutual exclusion broken, got %v", model.Broken(r.Violations))
+	}
+}

@@ -28,8 +28,11 @@ type xproc struct {
 	value     string
 	grants    map[string]bool
 	recSeq    map[string]uint64 // records posted, by task
+	live      map[string]int    // go-redis connections open or being dialed, by group
+	poolSize  int               // the smallest go-redis PoolSize of the process's clients
 
 	connList []*conn // governor only
+	exited   bool    // governor only: the program's exit was handed
 }
 
 // KindAcquireSend is recorded by this package's driver, as the client
@@ -210,4 +213,37 @@ func (p *xproc) exit(note string) {
 	a := &action{p: p, kind: actExit, note: note, done: make(chan outcome, 1)}
 	p.d.post(a)
 	<-a.done
+}
+
+// notePoolSize records a client's go-redis PoolSize (0: go-redis's default).
+func (p *xproc) notePoolSize(n int) {
+	if n <= 0 {
+		n = 10 // what this package sets; go-redis's own default is larger
+	}
+	p.d.mu.Lock()
+	if p.poolSize == 0 || n < p.poolSize {
+		p.poolSize = n
+	}
+	p.d.mu.Unlock()
+}
+
+// connOpened and connClosed count a group's connections held or being
+// dialed by go-redis. When they reach its PoolSize, go-redis may wait for
+// a turn on a timer it takes from a process-wide pool (see clearPools).
+func (p *xproc) connOpened(group string) {
+	p.d.mu.Lock()
+	if p.live == nil {
+		p.live = map[string]int{}
+	}
+	p.live[group]++
+	if p.live[group] >= p.poolSize {
+		p.d.poolTimers.Store(true)
+	}
+	p.d.mu.Unlock()
+}
+
+func (p *xproc) connClosed(group string) {
+	p.d.mu.Lock()
+	p.live[group]--
+	p.d.mu.Unlock()
 }

@@ -38,6 +38,7 @@ func (p *xproc) program(rc *runConfig) string {
 		if rc.redisOptions != nil {
 			rc.redisOptions(opt)
 		}
+		p.notePoolSize(opt.PoolSize)
 		env.Clients = append(env.Clients, redis.NewClient(opt))
 	}
 	defer func() {
@@ -171,10 +172,12 @@ func (p *xproc) dial(ctx context.Context, group string) (net.Conn, error) {
 		return nil, errEnded
 	}
 	a := &action{p: p, kind: actDial, node: group, done: make(chan outcome, 1)}
+	p.connOpened(group)
 	d.post(a)
 	select {
 	case o := <-a.done:
 		if o.err != nil {
+			p.connClosed(group)
 			return nil, o.err
 		}
 		return o.c, nil
@@ -182,6 +185,7 @@ func (p *xproc) dial(ctx context.Context, group string) (net.Conn, error) {
 		d.mu.Lock()
 		a.abandoned = true
 		d.mu.Unlock()
+		p.connClosed(group)
 		return nil, ctx.Err()
 	}
 }

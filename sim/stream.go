@@ -142,8 +142,10 @@ func (s *stream) breakAt(at time.Duration, why string) {
 
 // Send writes one command on an open stream; its reply comes as
 // EffectData, in order. A command on a stream that broke vanishes (the
-// client learns of the break by EffectReset).
-func (x *External) Send(id uint64, args []string) {
+// client learns of the break by EffectReset). marks are events recorded
+// as the process right after the command's KindCall, as part of the same
+// send: also when a trigger on the call has just paused the process.
+func (x *External) Send(id uint64, args []string, marks ...Event) {
 	if !x.active("Send") {
 		return
 	}
@@ -156,6 +158,13 @@ func (x *External) Send(id uint64, args []string) {
 	p.calls++
 	c := &call{x: x, s: s, id: p.calls, to: s.node.name, args: args}
 	w.record(Event{Actor: p.name, Task: "main", Kind: KindCall, Local: x.Now(), Peer: c.to, Args: args})
+	for _, e := range marks {
+		e.Actor, e.Local = p.name, x.Now()
+		if e.Task == "" {
+			e.Task = "main"
+		}
+		w.record(e)
+	}
 	if s.broken {
 		return
 	}

@@ -1,0 +1,53 @@
+package realclient
+
+import (
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"locksim"
+	"locksim/model"
+	"locksim/sim"
+)
+
+// TestStressRandomSchedules runs many random fault schedules over every
+// supported kind (REALCLIENT_STRESS=N runs; default 40) and wants each run
+// to finish without error: no hang, no panic, no run error.
+func TestStressRandomSchedules(t *testing.T) {
+	n := 40
+	if v, err := strconv.Atoi(os.Getenv("REALCLIENT_STRESS")); err == nil {
+		n = v
+	}
+	if testing.Short() {
+		n = 10
+	}
+	kinds := []sim.FaultKind{sim.FaultPause, sim.FaultPartition, sim.FaultDelay, sim.FaultDrop, sim.FaultNodeCrash, sim.FaultClockJump, sim.FaultEvict}
+	failover := model.Topology{Masters: 1, Replicas: 1, Persistence: sim.PersistEverySec,
+		Sentinel: sim.SentinelConfig{Enabled: true, DownAfter: time.Second, DiscoveryDelay: 100 * time.Millisecond}}
+	for _, tc := range []struct {
+		name  string
+		setup Setup
+		topo  model.Topology
+	}{{"redislock", newRedislock, model.Topology{Masters: 1}}, {"redsync", newRedsync(), model.Topology{Masters: 1}},
+		{"redsync", newRedsync(), model.Topology{Masters: 5}}, {"redislock", newRedislock, failover}} {
+		s := model.Spec{Design: DesignPrefix + tc.name, Topology: tc.topo, Workload: model.Workload{Cycles: 2}}.WithDefaults()
+		topo := locksim.TopoOf(s)
+		broken := 0
+		for i := 0; i < n; i++ {
+			s.Faults = locksim.RandomSchedule(rand.New(rand.NewPCG(uint64(i), 7)), topo, kinds)
+			r, err := runOnce(t, runConfig{name: tc.name, setup: tc.setup, spec: s, seed: uint64(i)})
+			if err != nil {
+				t.Fatalf("%s run %d %v: %v", tc.name, i, s.Faults, err)
+			}
+			if r.Err != nil {
+				t.Errorf("%s on %d, run %d, faults %v: %v", tc.name, len(topo.Nodes), i, s.Faults, r.Err)
+			}
+			if len(r.Violations) > 0 {
+				broken++
+			}
+		}
+		t.Logf("%s on %d: %d of %d random schedules broke an invariant", tc.name, len(topo.Nodes), broken, n)
+	}
+}
