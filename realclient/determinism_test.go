@@ -39,8 +39,15 @@ func TestDeterminism(t *testing.T) {
 		name    string
 		setup   Setup
 		masters int
-	}{{"redislock", newRedislock, 1}, {"redsync", newRedsync(), 1}, {"redsync", newRedsync(), 5}} {
+	}{{"redislock", newRedislock, 1}, {"redsync", newRedsync(), 1}, {"redsync", newRedsync(), 5}, {"redislock-sentinel", redislockSentinel, 1}} {
 		s := faultySpec(tc.name, tc.masters)
+		if tc.name == "redislock-sentinel" {
+			// m1 has a replica; r1 crashes after A acquired, the sentinel
+			// fails over to r2 and go-redis's FailoverClient follows.
+			s.Topology = model.Topology{Masters: 1, Replicas: 1, Sentinel: sim.SentinelConfig{Enabled: true, DownAfter: time.Second}}
+			s.Faults = append(s.Faults, sim.Fault{Kind: sim.FaultNodeCrash, Target: "r1", Dur: 3 * time.Second, After: &sim.Trigger{Actor: "A", Kind: model.KindAcquired}})
+			s = s.WithDefaults()
+		}
 		hashes := map[string]int{}
 		var first *model.Result
 		for i := 0; i < runs; i++ {

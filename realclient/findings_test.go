@@ -149,3 +149,30 @@ func TestFailoverClientsFollowTheNewPrimary(t *testing.T) {
 		t.Errorf("redislock under failover-lost-write: want mutual exclusion broken, got %v", model.Broken(r.Violations))
 	}
 }
+
+// The same story with go-redis's own Sentinel client: it asks the
+// simulated sentinel for m1's primary, subscribes to +switch-master, and
+// after the promotion sends B's lock request to r2.
+func TestFailoverClientFollowsSwitchMaster(t *testing.T) {
+	r, err := RunScenario(t, "failover-lost-write", redislockSentinel, WithName("redislock-sentinel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	explain(t, "redislock on NewFailoverClient", r)
+	for _, want := range []func(sim.Event) bool{
+		func(e sim.Event) bool {
+			return e.Actor == sim.SentinelName && e.Kind == sim.KindExec && len(e.Args) > 1 && e.Args[1] == "get-master-addr-by-name"
+		},
+		func(e sim.Event) bool {
+			return e.Actor == "B" && e.Kind == sim.KindMessage && e.Note == "m1 r1 6379 r2 6379"
+		},
+		func(e sim.Event) bool { return e.Actor == "B" && e.Kind == model.KindAcquired && e.Peer == "r2" },
+	} {
+		if !slices.ContainsFunc(r.History, want) {
+			t.Errorf("the history lacks an event: the Sentinel client did not ask, hear of or follow the failover")
+		}
+	}
+	if !broke(r, model.InvMutex) {
+		t.Errorf("want mutual exclusion broken, got %v", model.Broken(r.Violations))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-redsync/redsync/v4"
 	"github.com/go-redsync/redsync/v4/redis"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	goredislib "github.com/redis/go-redis/v9"
 )
 
 // The two libraries as a user would wire them, for this package's tests.
@@ -57,3 +58,14 @@ func (l *redisLock) Lock(ctx context.Context) error {
 }
 func (l *redisLock) Unlock(ctx context.Context) error { return l.l.Release(ctx) }
 func (l *redisLock) Extend(ctx context.Context) error { return l.l.Refresh(ctx, l.ttl, nil) }
+
+// newRedislockOn is bsm/redislock on the given go-redis client.
+func newRedislockOn(c *goredislib.Client, env Env) (Lock, error) {
+	return &redisLock{c: redislock.New(c), key: env.Key, ttl: env.TTL}, nil
+}
+
+// redislockSentinel is bsm/redislock on go-redis's own Sentinel client
+// (redis.NewFailoverClient) for m1.
+func redislockSentinel(env Env) (Lock, error) {
+	return newRedislockOn(env.NewFailoverClient("m1", nil), env)
+}

@@ -2,11 +2,27 @@ package realclient
 
 import (
 	"context"
+	"io"
 	"math/rand/v2"
+	"net"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"locksim/sim"
 )
+
+// dialHost returns the simulated endpoint of a go-redis address
+// ("m1:6379" -> "m1").
+func dialHost(addr string) string {
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+		return addr[:i]
+	}
+	return addr
+}
+
+var _ io.Closer = (*redis.Client)(nil)
 
 // Lock is one client process's handle on the lock under test, built by a
 // Setup from that process's Redis clients. The workload calls Lock, runs
@@ -65,6 +81,40 @@ type Env struct {
 	// library option that takes one (the libraries' own crypto/rand and
 	// math/rand draws are seeded by the run as well).
 	Rand *rand.Rand
+	// Dialer dials through the simulated network, for go-redis clients of
+	// your own (Options.Dialer): "m1:6379" reaches the primary the process
+	// believes in for group m1, "r1:6379" node r1, "sentinel:26379" the
+	// sentinel. Prefer NewFailoverClient and Clients, which also set the
+	// options a deterministic run needs and are closed at the end.
+	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
+
+	p *xproc
+}
+
+// SentinelAddr is the address of the simulated sentinel.
+const SentinelAddr = sim.SentinelName + ":26379"
+
+// NewFailoverClient returns go-redis's own Sentinel client
+// (redis.NewFailoverClient) for the group master ("m1"): it asks the
+// simulated sentinel for the primary, subscribes to +switch-master, and
+// moves to the promoted replica after a failover, as it would in
+// production. tweak, if non-nil, changes the options first (timeouts,
+// retries); leave Dialer, SentinelAddrs and MasterName. The client is
+// closed when the process's program ends.
+func (e Env) NewFailoverClient(master string, tweak func(*redis.FailoverOptions)) *redis.Client {
+	opt := &redis.FailoverOptions{
+		MasterName:    master,
+		SentinelAddrs: []string{SentinelAddr},
+		Dialer:        e.Dialer,
+		PoolSize:      10, // not 10 x GOMAXPROCS: a run must not depend on the machine
+	}
+	if tweak != nil {
+		tweak(opt)
+	}
+	e.p.notePoolSize(opt.PoolSize)
+	c := redis.NewFailoverClient(opt)
+	e.p.closeAtExit(c)
+	return c
 }
 
 // Setup builds a process's lock. It runs inside the simulation, once per

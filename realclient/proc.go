@@ -1,6 +1,7 @@
 package realclient
 
 import (
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,8 +32,9 @@ type xproc struct {
 	live      map[string]int    // go-redis connections open or being dialed, by group
 	poolSize  int               // the smallest go-redis PoolSize of the process's clients
 
-	connList []*conn // governor only
-	exited   bool    // governor only: the program's exit was handed
+	connList []*conn     // governor only
+	exited   bool        // governor only: the program's exit was handed
+	closers  []io.Closer // the program's own clients: closed when it ends
 }
 
 // KindAcquireSend is recorded by this package's driver, as the client
@@ -247,3 +249,7 @@ func (p *xproc) connClosed(group string) {
 	p.live[group]--
 	p.d.mu.Unlock()
 }
+
+// closeAtExit registers a client to close when the program ends (program
+// goroutine only).
+func (p *xproc) closeAtExit(c io.Closer) { p.closers = append(p.closers, c) }

@@ -31,7 +31,8 @@ func TestStressRandomSchedules(t *testing.T) {
 		setup Setup
 		topo  model.Topology
 	}{{"redislock", newRedislock, model.Topology{Masters: 1}}, {"redsync", newRedsync(), model.Topology{Masters: 1}},
-		{"redsync", newRedsync(), model.Topology{Masters: 5}}, {"redislock", newRedislock, failover}} {
+		{"redsync", newRedsync(), model.Topology{Masters: 5}}, {"redislock", newRedislock, failover},
+		{"redislock-sentinel", redislockSentinel, failover}} {
 		s := model.Spec{Design: DesignPrefix + tc.name, Topology: tc.topo, Workload: model.Workload{Cycles: 2}}.WithDefaults()
 		topo := locksim.TopoOf(s)
 		broken := 0

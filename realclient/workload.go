@@ -21,7 +21,13 @@ import (
 func (p *xproc) program(rc *runConfig) string {
 	s := rc.spec
 	env := Env{Key: p.key, TTL: s.Options.TTL, Client: p.name,
-		Rand: rand.New(rand.NewPCG(rc.seed, uint64(p.idx)+1))}
+		Rand: rand.New(rand.NewPCG(rc.seed, uint64(p.idx)+1)), p: p,
+		Dialer: func(ctx context.Context, _, addr string) (net.Conn, error) { return p.dial(ctx, dialHost(addr)) }}
+	defer func() {
+		for i := len(p.closers) - 1; i >= 0; i-- {
+			p.closers[i].Close()
+		}
+	}()
 	for g := 0; g < s.Topology.Masters; g++ {
 		group := model.GroupName(g)
 		opt := &redis.Options{

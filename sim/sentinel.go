@@ -105,6 +105,7 @@ func (s *sentinel) check(g *group, since time.Duration) {
 		return 0
 	})
 	best := cands[0]
+	old := g.primary
 	g.primary = best.name
 	s.down[g.name] = false
 	best.promote()
@@ -115,6 +116,7 @@ func (s *sentinel) check(g *group, since time.Duration) {
 	// The old primary keeps serving its side until it is reachable again,
 	// when reevaluate demotes it.
 	s.announce(g)
+	s.w.publishSwitch(g, old) // to Sentinel clients (sentinel_endpoint.go)
 	s.reevaluate()
 }
 

@@ -28,7 +28,9 @@ type stream struct {
 	id       uint64
 	key      string // the node's connection state for this stream
 	x        *External
-	node     *node
+	peer     string // the node's name, or SentinelName
+	node     *node  // nil for a stream to the sentinel (sentinel_endpoint.go)
+	subs     []string // sentinel streams: the channels subscribed
 	nodeInc  int  // the node's incarnation when it accepted
 	accepted bool // the node accepted the dial
 	open     bool // the client learned it is open
@@ -66,10 +68,10 @@ func (x *External) Dial(to string) uint64 {
 	to = w.resolve(p, to)
 	n := w.nodes[to]
 	w.ext.lastID++
-	s := &stream{id: w.ext.lastID, key: p.name + "#" + strconv.FormatUint(w.ext.lastID, 10), x: x, node: n}
+	s := &stream{id: w.ext.lastID, key: p.name + "#" + strconv.FormatUint(w.ext.lastID, 10), x: x, peer: to, node: n}
 	w.record(Event{Actor: p.name, Task: "main", Kind: KindDial, Local: x.Now(), Peer: to, N: int64(s.id)})
-	if n == nil {
-		w.fail(errors.Errorf("sim: client %s dialed %q, which is not a Redis node", p.name, to))
+	if n == nil && to != SentinelName {
+		w.fail(errors.Errorf("sim: client %s dialed %q, which is not a Redis node or the sentinel", p.name, to))
 		return 0
 	}
 	w.ext.streams[s.id] = s
@@ -89,21 +91,24 @@ func (s *stream) accept() {
 	if s.broken {
 		return
 	}
-	back := w.net.SendStream(n.name, s.x.p.name, w.now)
-	if !n.up {
+	back := w.net.SendStream(s.peer, s.x.p.name, w.now)
+	if n != nil && !n.up {
 		s.broken = true
 		w.schedule(back.At, func() {
 			s.x.deliver(func() {
 				if s.closed {
 					return
 				}
-				w.record(Event{Actor: s.x.p.name, Task: "main", Kind: KindRefused, Local: s.x.Now(), Peer: n.name, N: int64(s.id), Note: "dial"})
+				w.record(Event{Actor: s.x.p.name, Task: "main", Kind: KindRefused, Local: s.x.Now(), Peer: s.peer, N: int64(s.id), Note: "dial"})
 				s.x.effect(Effect{Kind: EffectRefused, Stream: s.id, Err: ErrRefused})
 			})
 		})
 		return
 	}
-	s.accepted, s.nodeInc = true, n.incarnation
+	s.accepted = true
+	if n != nil {
+		s.nodeInc = n.incarnation
+	}
 	if !back.Delivered {
 		s.breakAt(back.At, back.Why+": the dial's answer was lost")
 		return
@@ -114,7 +119,7 @@ func (s *stream) accept() {
 				return
 			}
 			s.open = true
-			w.record(Event{Actor: s.x.p.name, Task: "main", Kind: KindDialed, Local: s.x.Now(), Peer: n.name, N: int64(s.id)})
+			w.record(Event{Actor: s.x.p.name, Task: "main", Kind: KindDialed, Local: s.x.Now(), Peer: s.peer, N: int64(s.id)})
 			s.x.effect(Effect{Kind: EffectDialed, Stream: s.id})
 		})
 	})
@@ -134,7 +139,7 @@ func (s *stream) breakAt(at time.Duration, why string) {
 			if s.closed {
 				return
 			}
-			w.record(Event{Actor: s.x.p.name, Task: "main", Kind: KindReset, Local: s.x.Now(), Peer: s.node.name, N: int64(s.id), Note: why})
+			w.record(Event{Actor: s.x.p.name, Task: "main", Kind: KindReset, Local: s.x.Now(), Peer: s.peer, N: int64(s.id), Note: why})
 			s.x.effect(Effect{Kind: EffectReset, Stream: s.id, Err: ErrReset})
 		})
 	})
@@ -156,7 +161,7 @@ func (x *External) Send(id uint64, args []string, marks ...Event) {
 		return
 	}
 	p.calls++
-	c := &call{x: x, s: s, id: p.calls, to: s.node.name, args: args}
+	c := &call{x: x, s: s, id: p.calls, to: s.peer, args: args}
 	w.record(Event{Actor: p.name, Task: "main", Kind: KindCall, Local: x.Now(), Peer: c.to, Args: args})
 	for _, e := range marks {
 		e.Actor, e.Local = p.name, x.Now()
@@ -184,6 +189,10 @@ func (s *stream) arrive(c *call) {
 	if s.broken {
 		return
 	}
+	if n == nil {
+		s.x.w.sentinelServe(s, c)
+		return
+	}
 	if !n.up || n.incarnation != s.nodeInc || !s.accepted {
 		s.breakAt(s.x.w.net.SendStream(n.name, s.x.p.name, s.x.w.now).At, "the node restarted since the stream was opened")
 		return
@@ -200,12 +209,12 @@ func (s *stream) reply(c *call, r resp.Reply, err error) {
 		return
 	}
 	if err != nil { // the node is down
-		s.breakAt(w.net.SendStream(s.node.name, s.x.p.name, w.now).At, "the node is down")
+		s.breakAt(w.net.SendStream(s.peer, s.x.p.name, w.now).At, "the node is down")
 		return
 	}
-	f := w.net.SendStream(s.node.name, s.x.p.name, w.now)
+	f := w.net.SendStream(s.peer, s.x.p.name, w.now)
 	if !f.Delivered {
-		w.record(Event{Actor: s.node.name, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (reply); the stream breaks"})
+		w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (reply); the stream breaks"})
 		s.breakAt(f.At, f.Why+": a reply was lost")
 		return
 	}
@@ -246,7 +255,7 @@ func (x *External) CloseStream(id uint64) {
 		return
 	}
 	s.closed = true
-	w.record(Event{Actor: x.p.name, Task: "main", Kind: KindClose, Local: x.Now(), Peer: s.node.name, N: int64(id)})
+	w.record(Event{Actor: x.p.name, Task: "main", Kind: KindClose, Local: x.Now(), Peer: s.peer, N: int64(id)})
 	if len(s.inflight) == 0 || s.broken {
 		delete(w.ext.streams, id)
 	}
