@@ -56,11 +56,14 @@
 //   - Streams behave like TCP: a partition delays, a lost message (a drop
 //     fault, random loss) breaks the stream, a crashed node resets its
 //     streams and refuses dials.
-//   - Failover: a client dials a group ("m1:6379") and reaches the primary
-//     its process believes in, which changes when the simulated sentinel
-//     announces a promotion; existing connections to a crashed primary
-//     are reset. go-redis's own Sentinel client (redis.NewFailoverClient)
-//     is not served: there is no Sentinel RESP endpoint.
+//   - Failover: Env.NewFailoverClient gives go-redis's own Sentinel
+//     client (redis.NewFailoverClient), which talks RESP to the simulated
+//     sentinel ("sentinel:26379": SENTINEL GET-MASTER-ADDR-BY-NAME,
+//     SENTINELS, REPLICAS, SUBSCRIBE +switch-master) and follows a
+//     promotion as in production. The plain Env.Clients dial a group
+//     ("m1:6379") and reach the primary their process believes in, which
+//     the sentinel's announcement changes, as behind a DNS name or a
+//     Sentinel-aware proxy. Connections to a crashed primary are reset.
 //   - Runs seed process-wide generators: tests that use this package must
 //     not run in parallel (t.Setenv refuses a parallel test).
 //   - The history uses the catalogue's event kinds, plus the streams'

@@ -57,7 +57,9 @@
 // them, a node crash resets them), single-message calls to services, and
 // Record. What the world does to the process comes back as Effects, held
 // while the process is paused and released in order at its resume (see
-// external.go and stream.go).
+// external.go and stream.go). A stream to "sentinel" reaches the sentinel
+// as a Sentinel RESP endpoint (sentinel_endpoint.go), so that a real
+// Sentinel client finds the primary and hears +switch-master.
 //
 // Example:
 //
