@@ -60,7 +60,9 @@ func (r *Resource) Sleep(d time.Duration) { r.p.sleep(d) }
 
 // CriticalSection is a user's own critical section, run instead of the
 // standard read-modify-write while the client holds the lock. Use r for
-// every access to the protected resource, and r.Sleep to work.
+// every access to the protected resource, and r.Sleep to work. The
+// lost-update checker reads each accepted write as an increment of one of
+// the value its writer last read: write Read()+1.
 type CriticalSection func(ctx context.Context, r *Resource) error
 
 // readModifyWrite is the standard critical section, as the catalogue's
