@@ -28,14 +28,14 @@ type stream struct {
 	id       uint64
 	key      string // the node's connection state for this stream
 	x        *External
-	peer     string // the node's name, or SentinelName
-	node     *node  // nil for a stream to the sentinel (sentinel_endpoint.go)
+	peer     string   // the node's name, or SentinelName
+	node     *node    // nil for a stream to the sentinel (sentinel_endpoint.go)
 	subs     []string // sentinel streams: the channels subscribed
-	nodeInc  int  // the node's incarnation when it accepted
-	accepted bool // the node accepted the dial
-	open     bool // the client learned it is open
-	closed   bool // the client closed it
-	broken   bool // reset: nothing more is delivered either way
+	nodeInc  int      // the node's incarnation when it accepted
+	accepted bool     // the node accepted the dial
+	open     bool     // the client learned it is open
+	closed   bool     // the client closed it
+	broken   bool     // reset: nothing more is delivered either way
 	inflight []*call
 }
 
