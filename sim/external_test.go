@@ -149,3 +149,37 @@ func TestExternalFaultsRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestExternalSentinelEndpoint(t *testing.T) {
+	w, err := New(Config{
+		Nodes:    []NodeConfig{{Name: "r1"}, {Name: "r2"}},
+		Groups:   []GroupConfig{{Name: "m1", Primary: "r1", Replicas: []string{"r2"}}},
+		Clients:  []ClientConfig{{Name: "A", External: true}},
+		Sentinel: SentinelConfig{Enabled: true, DownAfter: time.Second},
+		Network:  network.Config{Default: network.Latency{Min: time.Millisecond, Max: time.Millisecond}},
+		Faults:   []Fault{{Kind: FaultNodeCrash, Target: "r1", At: 100 * time.Millisecond}},
+	}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Start()
+	x := w.External("A")
+	id := x.Dial(SentinelName)
+	w.AdvanceTo(10 * time.Millisecond)
+	w.TakeEffects()
+	x.Send(id, []string{"SENTINEL", "get-master-addr-by-name", "m1"})
+	x.Send(id, []string{"SUBSCRIBE", "+switch-master"})
+	w.AdvanceTo(20 * time.Millisecond)
+	var got []string
+	for _, e := range w.TakeEffects() {
+		got = append(got, e.Reply.String())
+	}
+	w.AdvanceTo(2 * time.Second) // r1 down at 0.1s, r2 promoted at 1.1s
+	for _, e := range w.TakeEffects() {
+		got = append(got, e.Reply.String())
+	}
+	want := []string{`["r1", "6379"]`, `["subscribe", "+switch-master", (integer) 1]`, `["message", "+switch-master", "m1 r1 6379 r2 6379"]`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sentinel replies:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
