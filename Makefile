@@ -5,8 +5,9 @@ GO ?= go
 help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
 	@echo "make test   - run all tests (what CI runs)"
-	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of the parser"
-	@echo "make bench  - benchmarks with allocations"
+	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of the parser,"
+	@echo "              the real-client determinism test under GOMAXPROCS=1 and -race"
+	@echo "make bench  - benchmarks with allocations, the mutation score; real clients' virtual seconds per wall second"
 	@echo "make long   - property tests with 10,000 checks each; 100,000 checker/oracle agreement runs"
 
 run:
@@ -14,17 +15,23 @@ run:
 
 test:
 	$(GO) test ./...
+	cd realclient && $(GO) test ./...  # the nested module: real go-redis lock libraries in the simulation
 
 check:
 	$(GO) vet ./...
 	$(GO) test ./...
 	$(GO) test -race ./clock/ ./network/ ./sim/...
+	$(GO) test -race -run "TestCheckWorkersDoNotMatter|TestCheckShardsUnion" ./engine/
 	$(GO) test -race -run TestCheckShardsAndWorkers ./cmd/locksim/  # parallel workers share pooled Lua states and miniredis instances
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 10s ./scenarios/
+	cd realclient && $(GO) vet ./... && $(GO) test ./...
+	cd realclient && GOMAXPROCS=1 $(GO) test -count=1 -run TestDeterminism .
+	cd realclient && $(GO) test -race -count=1 -run TestDeterminism .
 
 bench:
 	$(GO) test -run TestBenchTable -benchtable -v . | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	cd realclient && $(GO) test -count=1 -run TestBenchRealClient -realbench . | grep -v -e '^PASS' -e '^ok'
 
 long:
 	$(GO) test -run Prop -rapid.checks=10000 -timeout 60m .

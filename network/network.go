@@ -165,6 +165,19 @@ func (n *Network) link(from, to string) (Latency, int64) {
 // never lost to random loss or drops (they model a TCP stream that is
 // retransmitted).
 func (n *Network) Send(from, to string, at time.Duration, reliable bool) Fate {
+	return n.send(from, to, at, reliable, false)
+}
+
+// SendStream decides the fate of a message on a TCP-like stream from ->
+// to sent at `at`: partitions delay it as for a reliable message, and random
+// loss and drop windows lose it as for an unreliable one. A lost stream
+// message breaks the stream (the caller resets it); its Fate.At is still the
+// time it would have arrived, when both ends learn of the break.
+func (n *Network) SendStream(from, to string, at time.Duration) Fate {
+	return n.send(from, to, at, true, true)
+}
+
+func (n *Network) send(from, to string, at time.Duration, reliable, stream bool) Fate {
 	lat, loss := n.link(from, to)
 	// Draw latency first, always, so the random stream does not depend on
 	// which faults are active.
@@ -181,15 +194,24 @@ func (n *Network) Send(from, to string, at time.Duration, reliable bool) Fate {
 		}
 		departs, why = heal, "partition"
 	}
-	if !reliable {
+	if !reliable || stream {
+		lostWhy := ""
 		if lost {
-			return Fate{Why: "loss"}
-		}
-		for _, dr := range n.drops {
-			if dr.Count > 0 && at >= dr.Start && at < dr.End && match(dr.From, from) && match(dr.To, to) {
-				dr.Count--
-				return Fate{Why: "drop"}
+			lostWhy = "loss"
+		} else {
+			for _, dr := range n.drops {
+				if dr.Count > 0 && at >= dr.Start && at < dr.End && match(dr.From, from) && match(dr.To, to) {
+					dr.Count--
+					lostWhy = "drop"
+					break
+				}
 			}
+		}
+		if lostWhy != "" {
+			if stream {
+				return Fate{At: departs + d, Why: lostWhy}
+			}
+			return Fate{Why: lostWhy}
 		}
 	}
 	for _, dl := range n.delays {

@@ -75,6 +75,9 @@ type Gen struct {
 	// Horizon bounds absolute fault times; 0 derives it from the
 	// configuration (the time the workload takes, at least 4 x TTL).
 	Horizon time.Duration
+	// NodeClocksOnly draws clock faults for nodes only: the clients are
+	// real processes in one bubble with one clock (package realclient).
+	NodeClocksOnly bool
 }
 
 // Place is where a pause (or client crash) takes hold.

@@ -83,6 +83,9 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		return []sim.Fault{f}
 	case sim.FaultClockDrift:
 		targets := slices.Concat(sh.nodes, sh.clients)
+		if g.NodeClocksOnly {
+			targets = sh.nodes
+		}
 		f := sim.Fault{Kind: sim.FaultClockDrift, Target: pick(d, targets, "target")}
 		if oneIn(d, 3, "big drift") {
 			f.RatePPM = d.Int64Range(50_000, 300_000, "ppm")

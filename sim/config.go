@@ -72,6 +72,10 @@ type ClientConfig struct {
 	// Main is the process's program. It runs as a coroutine; it may start
 	// background tasks with Ctx.Go. The process ends when Main returns.
 	Main func(*Ctx) error
+	// External makes the process's program run outside the world, driven
+	// through World.External (external.go); Main must then be nil. Its
+	// clock must be the nominal one, and it cannot crash.
+	External bool
 }
 
 // ServiceConfig is a non-Redis endpoint, such as the fenced resource.
@@ -222,7 +226,12 @@ func (c *Config) Validate() error {
 		if _, err := clock.New(cc.Clock); err != nil {
 			return errors.Wrapf(err, "sim: clients[%d] (%s)", i, cc.Name)
 		}
-		if cc.Main == nil {
+		switch {
+		case cc.External && cc.Main != nil:
+			return errors.Errorf("sim: clients[%d] (%s) is external and has a Main; an external process's program runs outside the world", i, cc.Name)
+		case cc.External && (cc.Clock.Offset != 0 || cc.Clock.RatePPM != 0 || len(cc.Clock.Jumps) > 0):
+			return errors.Errorf("sim: clients[%d] (%s) is external and has a clock; its driver owns its clock", i, cc.Name)
+		case !cc.External && cc.Main == nil:
 			return errors.Errorf("sim: clients[%d] (%s) has no Main", i, cc.Name)
 		}
 	}
@@ -270,6 +279,9 @@ func (c *Config) Validate() error {
 	}
 	for i, f := range c.Faults {
 		if err := f.validate(i, &n, end); err != nil {
+			return err
+		}
+		if err := validateExternalFault(c.Clients, i, f); err != nil {
 			return err
 		}
 	}

@@ -47,6 +47,20 @@
 // its generator is seeded from the run before the first command that
 // draws from it.
 //
+// Stepping and external processes: Run is Start, Step until it reports
+// the end, and Finish (step.go); a driver may interleave its own work
+// between steps, asking NextAt and moving the clock with AdvanceTo. A
+// client with ClientConfig.External has no Main: its program runs outside
+// the world (package locksim/realclient runs real go-redis libraries this
+// way) and enters it through World.External: TCP-like streams to nodes
+// (Dial, Send, CloseStream; a partition delays them, a lost message breaks
+// them, a node crash resets them), single-message calls to services, and
+// Record. What the world does to the process comes back as Effects, held
+// while the process is paused and released in order at its resume (see
+// external.go and stream.go). A stream to "sentinel" reaches the sentinel
+// as a Sentinel RESP endpoint (sentinel_endpoint.go), so that a real
+// Sentinel client finds the primary and hears +switch-master.
+//
 // Example:
 //
 //	h, err := sim.Run(sim.Config{

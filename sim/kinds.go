@@ -77,6 +77,10 @@ const (
 	KindEvict      Kind = "evict"
 	KindTaskEnd    Kind = "task-end"
 	KindMessage    Kind = "message"
+	KindDial       Kind = "dial"
+	KindDialed     Kind = "dialed"
+	KindReset      Kind = "reset"
+	KindClose      Kind = "close"
 )
 
 // Kinds is the table of the simulator's event kinds, in the order of the
@@ -111,4 +115,10 @@ var Kinds = []KindInfo{
 	{KindEvict, ByNode, "a node evicted a key that had a TTL (volatile-* policy)", "Key"},
 	{KindTaskEnd, ByClient, "a task returned", "Task; Note: its error, if any"},
 	{KindMessage, ByClient, "a client received a pub/sub message", "Peer: the node; Key: the channel"},
+	// The streams of external processes (real client libraries, package
+	// realclient), recorded by the world as the client.
+	{KindDial, ByClient, "an external client opened a stream (a TCP connection) to a node", "Peer: the node; N: the stream's id"},
+	{KindDialed, ByClient, "an external client learned its stream is open", "Peer: the node; N: the stream's id"},
+	{KindReset, ByClient, "an external client learned its stream broke (a lost message, a crashed node)", "Peer: the node; N: the stream's id; Note: why"},
+	{KindClose, ByClient, "an external client closed a stream", "Peer: the node; N: the stream's id"},
 }

@@ -153,6 +153,18 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 		// run, not the simulated node.
 		c.WriteError("ERR unknown command 'INFO': locksim does not support it (its counters describe the miniredis instance, not the simulated node)")
 		return true
+	case "HELLO":
+		// RESP3 is not simulated: go-redis and other clients that try
+		// HELLO fall back to RESP2, as with a Redis before 6.
+		c.WriteError("ERR unknown command 'HELLO': locksim's nodes speak RESP2 only")
+		return true
+	case "CLIENT":
+		// Client libraries announce their name and version on connect;
+		// miniredis does not know CLIENT SETINFO.
+		if len(args) > 0 && strings.EqualFold(args[0], "SETINFO") {
+			c.WriteOK()
+			return true
+		}
 	case "RANDOMKEY":
 		// miniredis picks the key by Go map iteration order, which no
 		// seed controls.
@@ -189,7 +201,7 @@ func (n *node) handle(client string, c *call) {
 		r = resp.ErrorReply("READONLY You can't write against a read only replica.")
 	default:
 		var ok bool
-		if r, ok = n.do(client, args); !ok {
+		if r, ok = n.do(c.connKey(client), args); !ok {
 			return // the run stops: the instance is unusable
 		}
 	}
@@ -434,6 +446,7 @@ func (n *node) crash(downFor time.Duration) {
 	n.subs = map[string][]string{}
 	n.w.record(Event{Actor: n.name, Kind: KindNodeCrash, Local: n.local(), Dur: downFor})
 	n.forget("node crashed")
+	n.w.nodeCrashed(n) // streams to it reset (stream.go)
 	if downFor > 0 {
 		n.w.schedule(n.w.now+downFor, n.restart)
 	}

@@ -34,6 +34,8 @@ type proc struct {
 	mailbox map[string]int    // pub/sub channel -> undelivered messages
 	subs    map[string]string // channel -> node subscribed on
 	calls   uint64            // call ids, unique per process
+
+	ext *External // non-nil for an external process (external.go)
 }
 
 // task is one coroutine of a process.
@@ -91,6 +93,10 @@ func (p *proc) start() {
 	}
 	p.mailbox = map[string]int{}
 	p.subs = map[string]string{}
+	if p.ext != nil {
+		p.ext.start() // its program runs outside the world
+		return
+	}
 	p.w.liveMain++
 	p.spawn("main", p.main, true)
 }
@@ -270,6 +276,9 @@ func (p *proc) pause(d time.Duration) {
 	}
 	p.paused = true
 	w.record(Event{Actor: p.name, Kind: KindPause, Local: p.clock.Mono(w.now), Dur: d})
+	if p.ext != nil {
+		p.ext.paused(p.pausedUntil) // its driver freezes its network now
+	}
 	inc := p.incarnation
 	w.schedule(end, func() {
 		if p.incarnation != inc || p.dead || w.now < p.pausedUntil || !p.paused {
@@ -281,6 +290,9 @@ func (p *proc) pause(d time.Duration) {
 		p.deferred = nil
 		for _, a := range queued {
 			w.scheduleAction(w.now, a)
+		}
+		if p.ext != nil {
+			p.ext.resumed()
 		}
 	})
 }

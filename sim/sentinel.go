@@ -116,6 +116,7 @@ func (s *sentinel) check(g *group, since time.Duration) {
 	// The old primary keeps serving its side until it is reachable again,
 	// when reevaluate demotes it.
 	s.announce(g)
+	s.w.publishSwitch(g, old) // to Sentinel clients (sentinel_endpoint.go)
 	s.reevaluate()
 }
 

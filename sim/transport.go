@@ -11,7 +11,11 @@ import (
 // costs the simulator: the events of its life (delivery, reply, timeout)
 // refer to it instead of capturing closures.
 type call struct {
-	t    *task
+	t *task
+	// x is the external process that sent the call, instead of t
+	// (external.go); s its stream, for a command on a stream (stream.go).
+	x    *External
+	s    *stream
 	id   uint64 // unique per process
 	gen  uint64 // the task's wakeGen when it called; later ones make this call stale
 	to   string // the endpoint: a node or a service (a group resolved)
@@ -60,7 +64,7 @@ func (w *World) sendRequest(c *call) {
 
 // deliverRequest hands c to its endpoint, which replies now or later.
 func (w *World) deliverRequest(c *call) {
-	from := c.t.p.name
+	from := c.caller().name
 	if n := w.nodes[c.to]; n != nil {
 		n.handle(from, c)
 		return
@@ -71,8 +75,12 @@ func (w *World) deliverRequest(c *call) {
 
 // sendReply carries c's reply (or a refusal) back to the calling task.
 func (w *World) sendReply(c *call, r resp.Reply, err error) {
+	if c.s != nil {
+		c.s.reply(c, r, err) // a command on an external process's stream
+		return
+	}
 	c.reply, c.err = r, err
-	p := c.t.p
+	p := c.caller()
 	f := w.net.Send(c.to, p.name, w.now, false)
 	if !f.Delivered {
 		w.record(Event{Actor: c.to, Kind: KindLost, Peer: p.name, Note: f.Why + " (reply)"})
@@ -84,6 +92,10 @@ func (w *World) sendReply(c *call, r resp.Reply, err error) {
 // deliverReply wakes the caller with c's reply, or records it as late when
 // the caller stopped waiting for it.
 func (w *World) deliverReply(c *call) {
+	if c.x != nil {
+		c.x.callReplied(c) // an external process's call
+		return
+	}
 	t := c.t
 	p := t.p
 	if p.incarnation != t.incarnation {

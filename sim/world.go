@@ -37,6 +37,15 @@ type World struct {
 	triggers []*armedTrigger
 	liveMain int // client Mains still running
 	current  *task
+
+	// Stepping state (step.go): drainUntil is when the drain after the
+	// last client ends stops (-1 until it starts).
+	started    bool
+	finished   bool
+	drainUntil time.Duration
+	// ext holds the external processes and their streams (external.go,
+	// stream.go); nil when the run has none.
+	ext *externals
 }
 
 type armedTrigger struct {
@@ -88,6 +97,9 @@ func New(cfg Config, seed uint64) (*World, error) {
 	for _, cc := range cfg.Clients {
 		c, _ := clock.New(cc.Clock) // validated
 		p := &proc{w: w, name: cc.Name, clock: c, main: cc.Main, rng: w.rng("client/" + cc.Name)}
+		if cc.External {
+			w.newExternal(p)
+		}
 		w.procs[cc.Name] = p
 		w.procList = append(w.procList, p)
 	}
@@ -189,53 +201,14 @@ func (w *World) fail(err error) {
 
 // Run runs the world to its end and returns the history. The error is
 // non-nil when the run hit a limit, a client panicked, or a client's Main
-// returned an error; the history up to that point is still returned.
+// returned an error; the history up to that point is still returned. It is
+// Start, Step until it reports the end, and Finish (see step.go), which a
+// driver of external processes calls itself.
 func (w *World) Run() (History, error) {
-	for _, f := range w.cfg.Faults {
-		if f.After != nil {
-			w.triggers = append(w.triggers, &armedTrigger{f: f})
-			continue
-		}
-		f := f
-		w.schedule(f.At, func() { w.applyFault(f) })
+	w.Start()
+	for w.Step() {
 	}
-	for _, p := range w.procList {
-		p.start()
-	}
-	if w.cfg.Until > 0 {
-		w.schedule(w.cfg.Until, func() { w.done = true })
-	}
-	drainUntil := time.Duration(-1)
-	for !w.done && w.q.len() > 0 {
-		if w.liveMain == 0 && w.cfg.Until == 0 {
-			// Every client is done; what is still in flight (a delayed
-			// write, a replication entry, a key about to expire) runs for
-			// up to Drain more, so the checkers see where it lands.
-			if drainUntil < 0 {
-				drainUntil = w.now + w.cfg.Drain
-			}
-			if w.q.nextAt() > drainUntil {
-				break
-			}
-		}
-		e := w.q.pop()
-		if e.at > w.cfg.Limits.MaxTime {
-			w.fail(errors.Errorf("sim: run stopped at the time limit: limits.max_time %v reached with %d events processed; raise the limit or end the workload sooner", w.cfg.Limits.MaxTime, w.events))
-			break
-		}
-		w.events++
-		if w.events > w.cfg.Limits.MaxEvents {
-			w.fail(errors.Errorf("sim: run stopped at the event limit: limits.max_events %d reached at %s; raise the limit or shorten the run", w.cfg.Limits.MaxEvents, FormatTime(w.now)))
-			break
-		}
-		w.now = e.at
-		w.run(e.a)
-	}
-	if !w.done && w.q.len() == 0 && w.liveMain > 0 && w.err == nil {
-		w.fail(errors.Errorf("sim: run stuck at %s: %d client(s) still running with nothing scheduled (a bug in the simulator: please report it with the seed)", FormatTime(w.now), w.liveMain))
-	}
-	w.shutdown()
-	return w.log.history(), w.err
+	return w.Finish()
 }
 
 // shutdown stops every coroutine still suspended, so no goroutine outlives

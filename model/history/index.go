@@ -109,7 +109,8 @@ func New(h sim.History) *Index {
 func IsTraffic(k sim.Kind) bool {
 	switch k {
 	case sim.KindCall, sim.KindReply, sim.KindExec, sim.KindTimeout, sim.KindRefused,
-		sim.KindLateReply, sim.KindLost, sim.KindReplApply, sim.KindDiscover, sim.KindMessage:
+		sim.KindLateReply, sim.KindLost, sim.KindReplApply, sim.KindDiscover, sim.KindMessage,
+		sim.KindDial, sim.KindDialed, sim.KindReset, sim.KindClose:
 		return true
 	}
 	return false

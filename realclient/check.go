@@ -1,0 +1,213 @@
+package realclient
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pkg/errors"
+	"github.com/redis/go-redis/v9"
+	"pgregory.net/rapid"
+
+	"locksim"
+	"locksim/model"
+	"locksim/model/invariant"
+	"locksim/scenarios"
+	"locksim/sim"
+)
+
+// config is what Check, Run and RunScenario run; options change it.
+type config struct {
+	name         string
+	spec         model.Spec
+	gen          scenarios.Gen
+	caseDir      string
+	invariants   []invariant.ID
+	genFault     func(t *rapid.T, s model.Spec) []sim.Fault
+	redisOptions func(*redis.Options)
+	section      CriticalSection
+}
+
+// Option configures Check, Run and RunScenario.
+type Option func(*config)
+
+// WithName names the lock under test in messages and case files (default
+// "real-client"); its runs' design is DesignPrefix + name.
+func WithName(name string) Option { return func(c *config) { c.name = name } }
+
+// WithTTL sets the lease TTL the run is about (default 1s): Env.TTL, the
+// fault generator's time scale, the liveness bound.
+func WithTTL(d time.Duration) Option { return func(c *config) { c.spec.Options.TTL = d } }
+
+// WithOptions sets every option at once. What a real client uses of them:
+// TTL, AcquireWait (Lock's context deadline), CallTimeout (the resource's),
+// Quorum (for the checkers, on several masters), Extend and RenewEvery
+// (the watchdog for an Extender).
+func WithOptions(o model.Options) Option { return func(c *config) { c.spec.Options = o } }
+
+// WithClients names the contending client processes (default A, B).
+func WithClients(names ...string) Option { return func(c *config) { c.spec.Clients = names } }
+
+// WithTopology sets masters (one go-redis client each in Env.Clients),
+// replicas per master, persistence and sentinel failover.
+func WithTopology(t model.Topology) Option { return func(c *config) { c.spec.Topology = t } }
+
+// WithFencing sets the resource's fencing rule (default off; strict
+// rules need a Lock that is a Fencer).
+func WithFencing(f model.Fencing) Option { return func(c *config) { c.spec.Fencing = f } }
+
+// WithWorkload sets what each client does (default 2 cycles, 50ms work).
+func WithWorkload(w model.Workload) Option { return func(c *config) { c.spec.Workload = w } }
+
+// WithFaults chooses the fault kinds generated runs draw from (default
+// scenarios.DefaultKinds but crash: client crashes cannot be simulated and
+// are refused). Clock faults go to nodes only.
+func WithFaults(kinds ...sim.FaultKind) Option {
+	return func(c *config) { c.gen.Kinds = append([]sim.FaultKind{}, kinds...) }
+}
+
+// WithPauseAt restricts where pauses are placed (see scenarios.Place).
+func WithPauseAt(places ...scenarios.Place) Option { return func(c *config) { c.gen.PauseAt = places } }
+
+// WithSchedule replaces the fault generator: gen draws a run's faults from
+// rapid for its spec (the configuration already drawn).
+func WithSchedule(gen func(t *rapid.T, s model.Spec) []sim.Fault) Option {
+	return func(c *config) { c.genFault = gen }
+}
+
+// WithInvariants makes only these invariants count as a failure.
+func WithInvariants(ids ...invariant.ID) Option {
+	return func(c *config) { c.invariants = ids }
+}
+
+// WithCaseDir sets where failing cases are saved (default testdata/locksim).
+func WithCaseDir(dir string) Option { return func(c *config) { c.caseDir = dir } }
+
+// WithRedisOptions changes the go-redis options of every client before
+// it is made (timeouts, retries, pool size). Dialer and the address are
+// the simulation's: leave them.
+func WithRedisOptions(f func(*redis.Options)) Option {
+	return func(c *config) { c.redisOptions = f }
+}
+
+// WithCriticalSection runs f as the critical section instead of the
+// standard read-modify-write of the resource.
+func WithCriticalSection(f CriticalSection) Option { return func(c *config) { c.section = f } }
+
+func newConfig(opts []Option) (config, error) {
+	c := config{name: "real-client", caseDir: filepath.Join("testdata", "locksim")}
+	c.gen = scenarios.Gen{Kinds: slices.DeleteFunc(slices.Clone(scenarios.DefaultKinds), func(k sim.FaultKind) bool { return k == sim.FaultCrash }),
+		Swarm: true, NodeClocksOnly: true}
+	c.spec.Workload = model.Workload{Cycles: 2}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.name == "" || strings.ContainsAny(c.name, " \t\n") {
+		return c, errors.Errorf("realclient: name %q must be one non-empty word", c.name)
+	}
+	if len(c.invariants) > 0 {
+		ids, err := invariant.Parse(invariant.Names(c.invariants))
+		if err != nil {
+			return c, errors.Wrap(err, "realclient")
+		}
+		c.invariants = ids
+	}
+	if slices.Contains(c.gen.Kinds, sim.FaultCrash) {
+		return c, errors.New("realclient: fault kind crash: a real client cannot crash: Go cannot stop the library's goroutines (a pause longer than the run stands for a process that never comes back)")
+	}
+	c.spec.Design = DesignPrefix + c.name
+	c.spec = c.spec.WithDefaults()
+	return c, nil
+}
+
+func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*model.Result, error) {
+	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, seed: seed})
+	if err == nil {
+		r.Count(c.invariants)
+	}
+	return r, err
+}
+
+// Check runs rapid property checks of a real client under generated fault
+// schedules, as locksim.Check does for a design: each run builds every
+// client process's lock with setup, runs the workload, and must keep every
+// invariant (or those of WithInvariants). The number of runs is rapid's
+// -rapid.checks (default 100).
+//
+// On failure the test fails with a stable message naming the lock and the
+// broken invariants; the log shows the minimal schedule, the violations,
+// the timeline, the case file saved and how to replay it (with Run, from
+// Go, with the same setup).
+//
+// Check must not run in parallel with other tests of the binary: it seeds
+// crypto/rand and math/rand, which are global, for each run.
+func Check(t *testing.T, setup Setup, opts ...Option) {
+	t.Helper()
+	c, err := newConfig(opts)
+	if err != nil {
+		t.Fatal(err)
+		return
+	}
+	casePath := filepath.Join(c.caseDir, sanitize(t.Name())+".json")
+	rapid.Check(t, func(rt *rapid.T) {
+		// The configuration and faults come from the same generator as
+		// locksim check's, through rapid, which shrinks them.
+		s := c.gen.RunRapid(rt, c.spec)
+		if c.genFault != nil {
+			s.Faults = c.genFault(rt, s)
+		}
+		seed := rapid.Uint64().Draw(rt, "seed")
+		r, err := c.run(t, s, seed, setup)
+		if err != nil {
+			rt.Fatalf("realclient: %s: %v", c.name, err)
+		}
+		if r.Err != nil {
+			rt.Fatalf("realclient: %s: run failed: %v", c.name, r.Err)
+		}
+		if len(r.Failures()) == 0 {
+			return
+		}
+		saved := casePath
+		if err := locksim.NewCase(r).Save(casePath); err != nil {
+			saved = "(not saved: " + err.Error() + ")"
+		}
+		rt.Logf("%s", failureReport(r, saved, t.Name()))
+		// The message is the same for the same bug, so shrinking works.
+		rt.Fatalf("realclient: %s broke %s", c.name, strings.ReplaceAll(invariant.Names(invariant.Broken(r.Failures())), ",", ", "))
+	})
+}
+
+// failureReport is locksim.FailureReport with a real client's replay line.
+func failureReport(r *model.Result, casePath, testName string) string {
+	text := locksim.FailureReport(r, casePath, testName)
+	if i := strings.LastIndex(text, "replay: "); i >= 0 {
+		text = text[:i]
+	}
+	return text + fmt.Sprintf("replay: go test -run '^%s$' with rapid's -rapid.failfile above,\n   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", regexp.QuoteMeta(testName), casePath)
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func sanitize(s string) string { return unsafeName.ReplaceAllString(s, "_") }
+
+// Run replays one case (saved by Check, or built by hand) with setup: the
+// same spec, seed and setup give the same history, whose hash the case
+// records (Case.HistoryHash). The case must name a real client
+// (DesignPrefix); opts may add what a case file cannot hold (WithRedisOptions,
+// WithCriticalSection), and WithInvariants overrides the case's own.
+func Run(t *testing.T, c locksim.Case, setup Setup, opts ...Option) (*model.Result, error) {
+	t.Helper()
+	name, ok := strings.CutPrefix(c.Spec.Design, DesignPrefix)
+	if !ok {
+		return nil, errors.Errorf("realclient: the case's design %q is not a real client (%s...); replay it with locksim", c.Spec.Design, DesignPrefix)
+	}
+	cfg, err := newConfig(append([]Option{WithName(name), WithInvariants(c.Invariants...)}, opts...))
+	if err != nil {
+		return nil, err
+	}
+	return cfg.run(t, c.Spec.WithDefaults(), c.Seed, setup)
+}

@@ -1,0 +1,245 @@
+package realclient
+
+import (
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"locksim/sim/resp"
+)
+
+// conn is the net.Conn go-redis gets from its Dialer: one simulated stream
+// to a Redis node. Write parses the RESP commands and posts each to the
+// governor, which puts it on the stream; replies arrive as bytes in the
+// read buffer. It behaves like a TCP socket: deadlines are honoured with
+// bubble timers, a broken stream fails reads and writes with ECONNRESET,
+// Close is final.
+//
+// While its process is paused the connection is frozen: Write blocks, and
+// Read returns neither data nor a timeout, until the resume. At the resume
+// a reader finds what arrived during the pause before its deadline is
+// looked at, as a socket buffer holds it: a reply that came while the
+// process was frozen is read, late, as real clients read it.
+type conn struct {
+	d     *driver
+	p     *xproc
+	id    uint64
+	group string // what the client dialed ("m1")
+	node  string // the node behind it when dialed ("r1")
+
+	// Guarded by d.mu.
+	rbuf        []byte
+	wbuf        []byte
+	rdl, wdl    time.Time
+	err         error // the stream broke
+	closed      bool
+	sent        uint64 // commands posted
+	outstanding []*cmdInfo
+	reported    bool // a timeout was recorded for the oldest outstanding command
+
+	notify chan struct{} // cap 1: state changed
+}
+
+// cmdInfo is what the process notes about a command it sent: whether it
+// carries the lock's value (an acquisition's request).
+type cmdInfo struct {
+	acquire bool
+	value   string
+}
+
+func newConn(d *driver, p *xproc, id uint64, group, node string) *conn {
+	c := &conn{d: d, p: p, id: id, group: group, node: node, notify: make(chan struct{}, 1)}
+	p.addConn(c)
+	return c
+}
+
+// poke wakes a goroutine blocked on the connection.
+func (c *conn) poke() {
+	select {
+	case c.notify <- struct{}{}:
+	default:
+	}
+}
+
+// deliver appends a reply (governor side).
+func (c *conn) deliver(r resp.Reply) {
+	c.d.mu.Lock()
+	c.rbuf = encodeReply(c.rbuf, r)
+	var info *cmdInfo
+	if len(c.outstanding) > 0 {
+		info = c.outstanding[0]
+		c.outstanding = c.outstanding[1:]
+	}
+	c.reported = false
+	c.d.mu.Unlock()
+	if info != nil && info.acquire {
+		c.p.noteGrant(c.node, info, r)
+	}
+	c.poke()
+}
+
+// fail breaks the connection (governor side).
+func (c *conn) fail(err error) {
+	c.d.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.d.mu.Unlock()
+	c.poke()
+}
+
+// Read implements net.Conn.
+func (c *conn) Read(b []byte) (int, error) {
+	d := c.d
+	for {
+		d.mu.Lock()
+		if c.closed {
+			d.mu.Unlock()
+			return 0, c.opErr("read", net.ErrClosed)
+		}
+		var wait time.Duration = -1
+		if !c.p.paused {
+			if len(c.rbuf) > 0 {
+				n := copy(b, c.rbuf)
+				c.rbuf = c.rbuf[n:]
+				d.mu.Unlock()
+				return n, nil
+			}
+			if c.err != nil {
+				err := c.err
+				d.mu.Unlock()
+				return 0, c.opErr("read", err)
+			}
+			if !c.rdl.IsZero() {
+				wait = time.Until(c.rdl)
+				if wait <= 0 {
+					report := len(c.outstanding) > 0 && !c.reported
+					c.reported = c.reported || report
+					d.mu.Unlock()
+					if report && !d.ending.Load() {
+						d.post(&action{p: c.p, kind: actTimeout, c: c})
+					}
+					return 0, c.opErr("read", os.ErrDeadlineExceeded)
+				}
+			}
+		}
+		d.mu.Unlock()
+		if wait < 0 {
+			<-c.notify
+			continue
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-c.notify:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// Write implements net.Conn: every complete command is posted in order.
+func (c *conn) Write(b []byte) (int, error) {
+	d := c.d
+	c.p.checkpoint()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case c.closed:
+		return 0, c.opErr("write", net.ErrClosed)
+	case c.err != nil:
+		return 0, c.opErr("write", c.err)
+	case !c.wdl.IsZero() && !time.Now().Before(c.wdl):
+		return 0, c.opErr("write", os.ErrDeadlineExceeded)
+	}
+	c.wbuf = append(c.wbuf, b...)
+	for {
+		args, n, err := parseCommand(c.wbuf)
+		if err == errIncomplete {
+			break
+		}
+		if err != nil {
+			c.err = err
+			return 0, c.opErr("write", err)
+		}
+		c.wbuf = c.wbuf[n:]
+		c.sent++
+		info := c.p.noteCommand(args)
+		c.outstanding = append(c.outstanding, info)
+		c.reported = false
+		a := &action{p: c.p, kind: actSend, c: c, seq: c.sent, args: args, info: info}
+		d.pending = append(d.pending, a)
+	}
+	if len(c.wbuf) == 0 {
+		c.wbuf = nil
+	}
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+	return len(b), nil
+}
+
+// Close implements net.Conn.
+func (c *conn) Close() error {
+	d := c.d
+	d.mu.Lock()
+	if c.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	d.mu.Unlock()
+	c.p.connClosed(c.group)
+	c.poke()
+	if !d.ending.Load() {
+		d.post(&action{p: c.p, kind: actClose, c: c})
+	}
+	return nil
+}
+
+func (c *conn) LocalAddr() net.Addr  { return addr(c.p.name + ":" + strconv.FormatUint(c.id, 10)) }
+func (c *conn) RemoteAddr() net.Addr { return addr(c.node + ":6379") }
+
+func (c *conn) SetDeadline(t time.Time) error {
+	c.d.mu.Lock()
+	c.rdl, c.wdl = t, t
+	c.d.mu.Unlock()
+	c.poke()
+	return nil
+}
+
+func (c *conn) SetReadDeadline(t time.Time) error {
+	c.d.mu.Lock()
+	c.rdl = t
+	c.d.mu.Unlock()
+	c.poke()
+	return nil
+}
+
+func (c *conn) SetWriteDeadline(t time.Time) error {
+	c.d.mu.Lock()
+	c.wdl = t
+	c.d.mu.Unlock()
+	return nil
+}
+
+func (c *conn) opErr(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+}
+
+// addr is a simulated endpoint address.
+type addr string
+
+func (a addr) Network() string { return "tcp" }
+func (a addr) String() string  { return string(a) }
+
+// connReset and connRefused are the socket errors of a broken stream and a
+// refused dial.
+func connReset() error { return os.NewSyscallError("read", syscall.ECONNRESET) }
+func connRefused(error) error {
+	return os.NewSyscallError("connect", syscall.ECONNREFUSED)
+}
+
+func strconvU(u uint64) string { return strconv.FormatUint(u, 10) }

@@ -1,0 +1,72 @@
+// Package realclient runs unmodified Go lock libraries on go-redis
+// (go-redsync/redsync, bsm/redislock, your own) inside locksim's
+// simulated world: their commands travel as RESP over the simulated
+// network to the simulated Redis nodes, under the same faults, in virtual
+// time, judged by the same checkers, with the same failure reports and
+// replayable cases, and the same seed gives the same history.
+//
+//	func TestMyLock(t *testing.T) {
+//		realclient.Check(t, func(env realclient.Env) (realclient.Lock, error) {
+//			return newMyLock(env.Clients[0], env.Key, env.TTL), nil
+//		}, realclient.WithName("my-lock"), realclient.WithFaults(sim.FaultPause))
+//	}
+//
+// A Setup builds one client process's Lock from one *redis.Client per
+// master (Env.Clients); the workload then runs the catalogue's cycles:
+// record acquire-start, Lock, record acquired (the value read from the
+// SET or EVAL the library sent, the nodes that answered it OK, the
+// validity the lock reports through Validity), the read-modify-write of
+// the fenced resource (model.Resource, with the token of a Fencer), and
+// Unlock. Check runs rapid properties over generated fault schedules,
+// Run replays a case, RunScenario runs a catalogue scenario.
+//
+// How it works: the client processes run in a testing/synctest bubble,
+// whose clock is the world's true time. go-redis dials through a Dialer
+// that returns a simulated net.Conn (conn.go): writes are parsed into
+// commands, replies arrive as RESP bytes, deadlines are bubble timers. A
+// governor goroutine in the bubble (driver.go) is the only one that talks
+// to the world, which runs on a goroutine outside the bubble
+// (proxy.go) so that pooled miniredis instances and Lua states never
+// touch a bubble's channels. It waits until every goroutine in the bubble
+// is durably blocked (synctest.Wait), carries out one thing (a world
+// effect, a world event, or the smallest pending client action in an order
+// fixed by content), and waits again; so the world sees the same sequence
+// whatever the Go scheduler does.
+//
+// Determinism: each run seeds crypto/rand (testing/cryptotest) and the
+// global math/rand (with GODEBUG randseednop=0, set through t.Setenv) from
+// the run's seed, uses PoolSize 10 rather than 10 x GOMAXPROCS, turns
+// go-redis's maintenance notifications off (their auto mode does a real
+// DNS lookup), and empties go-redis's process-wide timer pool between
+// bubbles when a run may have used it. Nodes answer HELLO with an error,
+// so go-redis speaks RESP2, and CLIENT SETINFO with OK. TestDeterminism
+// checks 50 runs per library for one history hash.
+//
+// Invariants and limits:
+//   - A pause freezes the process's network at once; its goroutines stop
+//     at their next write, governed sleep (Resource.Sleep, the workload's
+//     own sleeps) or watched record, not at any instruction: a library's
+//     timer that fires during the pause runs its goroutine until its next
+//     I/O. Replies that arrived during a pause are read at the resume
+//     before any deadline is looked at, as from a socket buffer.
+//   - One bubble has one clock: per-client clock skew, drift and jumps are
+//     refused, and so are client crashes (Go cannot stop the library's
+//     goroutines). Node clocks, crashes, partitions, delays, drops and
+//     failover all work.
+//   - Streams behave like TCP: a partition delays, a lost message (a drop
+//     fault, random loss) breaks the stream, a crashed node resets its
+//     streams and refuses dials.
+//   - Failover: Env.NewFailoverClient gives go-redis's own Sentinel
+//     client (redis.NewFailoverClient), which talks RESP to the simulated
+//     sentinel ("sentinel:26379": SENTINEL GET-MASTER-ADDR-BY-NAME,
+//     SENTINELS, REPLICAS, SUBSCRIBE +switch-master) and follows a
+//     promotion as in production. The plain Env.Clients dial a group
+//     ("m1:6379") and reach the primary their process believes in, which
+//     the sentinel's announcement changes, as behind a DNS name or a
+//     Sentinel-aware proxy. Connections to a crashed primary are reset.
+//   - Runs seed process-wide generators: tests that use this package must
+//     not run in parallel (t.Setenv refuses a parallel test).
+//   - The history uses the catalogue's event kinds, plus the streams'
+//     dial, dialed, reset and close (sim/external.go) and acquire-send
+//     (KindAcquireSend).
+package realclient

@@ -1,0 +1,545 @@
+package realclient
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing/synctest"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/sim"
+	"locksim/sim/resp"
+)
+
+// driver is the governor: the one goroutine inside the bubble that talks
+// to the world. Client goroutines never touch the world; they post actions
+// (a command written on a connection, a dial, a resource call, an event to
+// record, a sleep) and block on their own connection or on the action's
+// reply channel. The governor loop:
+//
+//  1. synctest.Wait: every other goroutine in the bubble is durably
+//     blocked, so what they posted is complete;
+//  2. carry out the first queued world effect (a reply's bytes into a
+//     connection, a dial's outcome, a pause), then back to 1;
+//  3. else run the next world event if it is due now, queueing its
+//     effects, then back to 1;
+//  4. else hand the smallest posted action to the world (actions are
+//     ordered by process, kind and content, never by which goroutine
+//     posted first), then back to 1;
+//  5. else sleep in the bubble until the next world event, the next
+//     governed sleep, or a post (a library timer fired and its goroutine
+//     did I/O), whichever comes first.
+//
+// Every change is followed by a Wait, so goroutines react to one thing at
+// a time: their reactions, and so the order of everything the world sees,
+// do not depend on the Go scheduler. Bubble time is the world's true time
+// (the bubble's clock at the start of the run is true time 0).
+type driver struct {
+	proxy *worldProxy
+	w     *sim.World
+	t0    time.Time
+	maxT  time.Duration
+
+	mu      sync.Mutex // guards pending, conns' buffers and procs' pause state
+	pending []*action
+	kick    chan struct{} // cap 1: a post wakes the governor's sleep; made in the bubble
+
+	procs    []*xproc
+	byName   map[string]*xproc
+	conns    map[uint64]*conn
+	dials    map[uint64]*action // stream id -> the dial waiting for it
+	calls    map[string]*action // proc/call id -> the call waiting for it
+	effects  []func()           // queued changes, carried out one per Wait
+	watched  map[string]bool    // actor + "/" + kind of every fault trigger
+	sleepers []*action          // governed sleeps, by wake time then seq
+	seq      uint64             // orders sleepers posted at the same instant
+	ending   atomic.Bool        // the run is over: actions fail at once
+	// poolTimers is set when a go-redis pool may have waited for a turn,
+	// on a timer of its process-wide pool (see clearPools).
+	poolTimers atomic.Bool
+
+	// The world's state as of the last call into it (refresh).
+	next      time.Duration
+	nextOK    bool
+	worldDone bool
+	running   int // client programs not yet returned
+}
+
+type actKind uint8
+
+// Action kinds, in the order the governor hands a process's actions to
+// the world when several are pending at one instant.
+const (
+	actRecord actKind = iota
+	actClose
+	actTimeout
+	actSend
+	actDial
+	actCall
+	actSleep
+	actExit // last: a program's final events go before its end
+)
+
+// action is one thing a client goroutine asks of the world.
+type action struct {
+	p    *xproc
+	kind actKind
+	c    *conn    // actSend, actClose, actTimeout
+	info *cmdInfo // actSend: what the process noted about the command
+	seq  uint64   // actSend: position on the connection; actSleep: post order
+	args []string // actSend, actCall: the command
+	node string   // actDial: the group or node
+	ev   sim.Event
+	note string        // actExit
+	at   time.Duration // actSleep: wake time
+
+	timeout time.Duration // actCall
+	// done receives the outcome of a blocking action (dial, call,
+	// record, sleep, exit); buffered so the governor never blocks.
+	done      chan outcome
+	abandoned bool // a dial whose caller gave up (guarded by driver.mu)
+}
+
+type outcome struct {
+	c     *conn
+	reply resp.Reply
+	err   error
+}
+
+func newDriver(proxy *worldProxy, w *sim.World, cfg sim.Config) *driver {
+	watched := map[string]bool{}
+	for _, f := range cfg.Faults {
+		if f.After != nil {
+			watched[f.After.Actor+"/"+string(f.After.Kind)] = true
+			if f.After.Since != "" {
+				watched[f.After.Actor+"/"+string(f.After.Since)] = true // it starts the count
+			}
+		}
+	}
+	return &driver{proxy: proxy, w: w, maxT: cfg.Limits.MaxTime, watched: watched,
+		byName: map[string]*xproc{}, conns: map[uint64]*conn{}, dials: map[uint64]*action{}, calls: map[string]*action{}}
+}
+
+// now returns the bubble's clock as true time.
+func (d *driver) now() time.Duration { return time.Since(d.t0) }
+
+// post queues an action from a client goroutine and wakes the governor.
+func (d *driver) post(a *action) {
+	d.mu.Lock()
+	if a.kind == actRecord {
+		a.seq = a.p.recordSeq(a.ev.Task)
+	}
+	d.pending = append(d.pending, a)
+	d.mu.Unlock()
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+// less orders pending actions by content: process, kind, connection and
+// position on it, then the command or event itself.
+func actionCmp(a, b *action) int {
+	if c := strings.Compare(a.p.name, b.p.name); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.kind, b.kind); c != 0 {
+		return c
+	}
+	if a.kind == actRecord {
+		// A task's events in the order it recorded them.
+		return cmp.Or(strings.Compare(a.ev.Task, b.ev.Task), cmp.Compare(a.seq, b.seq))
+	}
+	var ai, bi uint64
+	if a.c != nil {
+		ai = a.c.id
+	}
+	if b.c != nil {
+		bi = b.c.id
+	}
+	return cmp.Or(cmp.Compare(ai, bi), cmp.Compare(a.seq, b.seq),
+		strings.Compare(a.node, b.node), slices.Compare(a.args, b.args),
+		cmp.Compare(a.ev.Kind, b.ev.Kind), strings.Compare(a.ev.Task, b.ev.Task))
+}
+
+// takeAction removes and returns the smallest pending action of a process
+// that is not paused, or nil.
+func (d *driver) takeAction() *action {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	best := -1
+	for i, a := range d.pending {
+		if a.p.paused {
+			continue
+		}
+		if best < 0 || actionCmp(a, d.pending[best]) < 0 {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	a := d.pending[best]
+	d.pending = slices.Delete(d.pending, best, best+1)
+	return a
+}
+
+// run is the governor loop; it returns when the world's run is over and
+// every client program has returned.
+func (d *driver) run(start func()) {
+	d.t0 = time.Now()
+	d.kick = make(chan struct{}, 1) // inside the bubble: waiting on it is durable
+	d.proxy.do(func() { d.w.Start() })
+	start()
+	d.proxy.do(d.refresh) // now that the programs count as running
+	var grace *time.Timer
+	settled := false // nothing was woken since the last Wait
+	for {
+		if !settled {
+			synctest.Wait()
+		}
+		settled = false
+		if len(d.effects) > 0 {
+			f := d.effects[0]
+			d.effects = d.effects[1:]
+			f()
+			continue
+		}
+		if d.ending.Load() {
+			if a := d.takeAction(); a != nil {
+				d.refuse(a)
+				continue
+			}
+			if d.running > 0 {
+				<-d.kick // library timers still run; wait for the next post
+				continue
+			}
+			// Every program returned, but library goroutines may still
+			// be retrying a refused dial on their timers: the bubble ends
+			// only when they have, so give them bubble time (it costs only
+			// the timers that fire).
+			if grace == nil {
+				grace = time.NewTimer(graceAfterEnd)
+			}
+			select {
+			case <-grace.C:
+				return
+			case <-d.kick:
+			}
+			continue
+		}
+		now := d.now()
+		if d.worldDone {
+			d.end()
+			continue
+		}
+		next, ok := d.next, d.nextOK
+		if ok && next <= now {
+			d.step()
+			settled = true // a step only queues effects: it wakes no goroutine
+			continue
+		}
+		if a := d.takeAction(); a != nil {
+			d.hand(a)
+			settled = true // completions are queued as effects, not sent here
+			continue
+		}
+		if s := d.firstSleeper(); s != nil && s.at <= now {
+			d.wake(s)
+			continue
+		}
+		// Nothing to do now: sleep until the next world event or
+		// governed sleep, or until a client goroutine posts.
+		until := d.maxT + time.Millisecond
+		if ok {
+			until = min(until, next)
+		}
+		if s := d.firstSleeper(); s != nil {
+			until = min(until, s.at)
+		}
+		timer := time.NewTimer(until - now)
+		select {
+		case <-timer.C:
+		case <-d.kick:
+		}
+		timer.Stop()
+		if t := d.now(); t > d.maxT {
+			d.proxy.do(func() { d.w.AdvanceTo(t); d.refresh() }) // stops the run with the time-limit error
+		}
+	}
+}
+
+// graceAfterEnd is how much bubble time the libraries' goroutines get to
+// return after the last program did.
+const graceAfterEnd = 10 * time.Minute
+
+// refresh caches the world's next event time and whether the run is
+// over (stopped, or drained after every client exited). It runs on the
+// world's goroutine at the end of every call into the world, so that the
+// governor's loop needs no call of its own to learn them.
+func (d *driver) refresh() {
+	d.next, d.nextOK = d.w.NextAt()
+	d.worldDone = d.w.Done() || (!d.nextOK && d.running == 0)
+}
+
+// step runs one world event and queues its effects.
+func (d *driver) step() {
+	var effs []sim.Effect
+	d.proxy.do(func() {
+		d.w.Step()
+		effs = d.w.TakeEffects()
+		d.refresh()
+	})
+	d.queueEffects(effs)
+}
+
+// world runs f on the world at the bubble's current time and queues the
+// effects it produced.
+func (d *driver) world(f func(w *sim.World)) {
+	now := d.now()
+	var effs []sim.Effect
+	d.proxy.do(func() {
+		d.w.AdvanceTo(now)
+		f(d.w)
+		effs = d.w.TakeEffects()
+		d.refresh()
+	})
+	d.queueEffects(effs)
+}
+
+func (d *driver) queueEffects(effs []sim.Effect) {
+	for _, e := range effs {
+		e := e
+		d.effects = append(d.effects, func() { d.apply(e) })
+	}
+}
+
+// then queues f after the effects already queued.
+func (d *driver) then(f func()) { d.effects = append(d.effects, f) }
+
+// hand gives one action to the world.
+func (d *driver) hand(a *action) {
+	p := a.p
+	if p.exited {
+		// A library goroutine still at work after the program returned
+		// (a dial the pool queued): the process is gone for the world.
+		d.then(func() { d.refuse(a) })
+		return
+	}
+	switch a.kind {
+	case actRecord:
+		d.world(func(w *sim.World) { w.External(p.name).Record(a.ev) })
+		if a.done != nil {
+			d.then(func() { a.done <- outcome{} }) // after a pause it triggered took hold
+		}
+	case actExit:
+		d.running--
+		p.exited = true
+		d.world(func(w *sim.World) { w.External(p.name).Exit(a.note) })
+		d.then(func() { a.done <- outcome{} })
+	case actDial:
+		d.mu.Lock()
+		gone := a.abandoned
+		d.mu.Unlock()
+		if gone {
+			return
+		}
+		var id uint64
+		var node string
+		d.world(func(w *sim.World) {
+			x := w.External(p.name)
+			node = x.Primary(a.node)
+			if node == "" {
+				node = a.node
+			}
+			id = x.Dial(node)
+		})
+		if id == 0 {
+			d.then(func() { a.done <- outcome{err: errors.New("realclient: the run is over")} })
+			return
+		}
+		c := newConn(d, p, id, a.node, node)
+		d.conns[id] = c
+		d.dials[id] = a
+	case actSend:
+		candidate := p.acquireCandidate(a)
+		d.world(func(w *sim.World) {
+			x := w.External(p.name)
+			if candidate && x.WouldRun(a.c.node, a.args) {
+				p.markSent()
+				x.Send(a.c.id, a.args, sim.Event{Kind: KindAcquireSend, Key: p.key, Peer: a.c.node, Args: a.args})
+				return
+			}
+			x.Send(a.c.id, a.args)
+		})
+	case actClose:
+		d.world(func(w *sim.World) { w.External(p.name).CloseStream(a.c.id) })
+	case actTimeout:
+		d.world(func(w *sim.World) { w.External(p.name).StreamTimeout(a.c.id) })
+	case actCall:
+		var id uint64
+		d.world(func(w *sim.World) { id = w.External(p.name).Call(a.node, a.timeout, a.args) })
+		if id == 0 {
+			d.then(func() { a.done <- outcome{err: errors.New("realclient: the run is over")} })
+			return
+		}
+		d.calls[callKey(p.name, id)] = a
+	case actSleep:
+		d.seq++
+		a.seq = d.seq
+		i, _ := slices.BinarySearchFunc(d.sleepers, a, func(x, y *action) int {
+			return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.seq, y.seq))
+		})
+		d.sleepers = slices.Insert(d.sleepers, i, a)
+	}
+}
+
+func callKey(proc string, id uint64) string { return proc + "/" + strconvU(id) }
+
+// firstSleeper returns the earliest governed sleep of a process that is
+// not paused (a paused process's sleep ends when it resumes).
+func (d *driver) firstSleeper() *action {
+	for _, s := range d.sleepers {
+		if !s.p.paused {
+			return s
+		}
+	}
+	return nil
+}
+
+func (d *driver) wake(s *action) {
+	i := slices.Index(d.sleepers, s)
+	d.sleepers = slices.Delete(d.sleepers, i, i+1)
+	now := d.now()
+	d.proxy.do(func() { d.w.AdvanceTo(now); d.refresh() })
+	s.done <- outcome{}
+}
+
+// apply carries out one world effect in the bubble.
+func (d *driver) apply(e sim.Effect) {
+	p := d.byName[e.Proc]
+	switch e.Kind {
+	case sim.EffectPause:
+		d.mu.Lock()
+		p.paused = true
+		d.mu.Unlock()
+	case sim.EffectResume:
+		d.mu.Lock()
+		p.paused = false
+		ch := p.resume
+		p.resume = make(chan struct{})
+		d.mu.Unlock()
+		close(ch)
+		for _, c := range p.conns() {
+			c.poke()
+		}
+	case sim.EffectDialed:
+		a, c := d.dials[e.Stream], d.conns[e.Stream]
+		delete(d.dials, e.Stream)
+		d.mu.Lock()
+		gone := a.abandoned
+		d.mu.Unlock()
+		if gone {
+			c.closed = true
+			d.world(func(w *sim.World) { w.External(p.name).CloseStream(e.Stream) })
+			return
+		}
+		a.done <- outcome{c: c}
+	case sim.EffectRefused, sim.EffectReset:
+		err := connRefused(e.Err)
+		if e.Kind == sim.EffectReset {
+			err = connReset()
+		}
+		if a := d.dials[e.Stream]; a != nil {
+			delete(d.dials, e.Stream)
+			delete(d.conns, e.Stream)
+			d.mu.Lock()
+			gone := a.abandoned
+			d.mu.Unlock()
+			if !gone {
+				a.done <- outcome{err: err}
+			}
+			return
+		}
+		if c := d.conns[e.Stream]; c != nil {
+			c.fail(err)
+		}
+	case sim.EffectData:
+		if c := d.conns[e.Stream]; c != nil {
+			c.deliver(e.Reply)
+		}
+	case sim.EffectCallDone:
+		k := callKey(e.Proc, e.Call)
+		if a := d.calls[k]; a != nil {
+			delete(d.calls, k)
+			a.done <- outcome{reply: e.Reply, err: e.Err}
+		}
+	}
+}
+
+// end starts the shutdown: from now on every action fails at once, every
+// connection is broken, and paused processes are let go, so that the
+// client programs and the libraries' goroutines return.
+func (d *driver) end() {
+	d.ending.Store(true)
+	d.mu.Lock()
+	for _, p := range d.procs {
+		if p.paused {
+			p.paused = false
+			close(p.resume)
+			p.resume = make(chan struct{})
+		}
+	}
+	pending := d.pending
+	d.pending = nil
+	d.mu.Unlock()
+	for _, a := range pending {
+		d.refuse(a)
+	}
+	for _, a := range d.sleepers {
+		a.done <- outcome{err: errEnded}
+	}
+	d.sleepers = nil
+	for _, id := range sortedKeys(d.dials) {
+		d.dials[id].done <- outcome{err: errEnded}
+	}
+	d.dials = map[uint64]*action{}
+	for _, k := range sortedKeys(d.calls) {
+		d.calls[k].done <- outcome{err: errEnded}
+	}
+	d.calls = map[string]*action{}
+	for _, id := range sortedKeys(d.conns) {
+		d.conns[id].fail(errEnded)
+	}
+}
+
+// errEnded is what client code gets from the world once the run is over.
+var errEnded = errors.New("realclient: the simulated run is over")
+
+// refuse completes an action after the run ended.
+func (d *driver) refuse(a *action) {
+	switch a.kind {
+	case actExit:
+		d.running--
+		a.done <- outcome{}
+	case actRecord, actSleep:
+		if a.done != nil {
+			a.done <- outcome{}
+		}
+	case actDial, actCall:
+		a.done <- outcome{err: errEnded}
+	}
+}
+
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	ks := make([]K, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}

@@ -1,0 +1,123 @@
+package realclient
+
+import (
+	"context"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"locksim/sim"
+)
+
+// dialHost returns the simulated endpoint of a go-redis address
+// ("m1:6379" -> "m1").
+func dialHost(addr string) string {
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+		return addr[:i]
+	}
+	return addr
+}
+
+var _ io.Closer = (*redis.Client)(nil)
+
+// Lock is one client process's handle on the lock under test, built by a
+// Setup from that process's Redis clients. The workload calls Lock, runs
+// its critical section if it returned nil, then Unlock, once per cycle.
+// A Lock may also implement Extender, Fencer, Validity and Valuer.
+type Lock interface {
+	// Lock takes the lock; nil means held. ctx carries the acquire wait
+	// (model.Options.AcquireWait) as its deadline.
+	Lock(ctx context.Context) error
+	// Unlock gives it back. ctx has no deadline, as in most callers.
+	Unlock(ctx context.Context) error
+}
+
+// Extender is a Lock whose lease can be extended (redsync's Extend,
+// redislock's Refresh). With model.Options.Extend the workload runs a
+// watchdog that calls Extend every Options.RenewEvery while it holds the
+// lock, and stops at the first error.
+type Extender interface {
+	Extend(ctx context.Context) error
+}
+
+// Fencer is a Lock with a fencing token for its current hold: the
+// workload sends it with its reads and writes to the resource.
+type Fencer interface {
+	Token() int64
+}
+
+// Validity is a Lock that knows until when its hold is valid (redsync's
+// Mutex.Until): the workload records what is left of it when it acquires
+// and does not write after it, as a careful caller would.
+type Validity interface {
+	Until() time.Time
+}
+
+// Valuer is a Lock that says which value it wrote to the key. The
+// workload reads the value from the commands the library sent (the
+// argument after the lock key of a SET or an EVAL/EVALSHA); Valuer is
+// asked only when none of them carried one.
+type Valuer interface {
+	Value() string
+}
+
+// Env is what a Setup gets to build one process's lock.
+type Env struct {
+	// Clients has one go-redis client per independent master, m1..mN,
+	// each dialing through the simulated network.
+	Clients []*redis.Client
+	// Key is the lock key the checkers watch ("lock").
+	Key string
+	// TTL is the lease the run is about (model.Options.TTL); give it to
+	// the library.
+	TTL time.Duration
+	// Client is the process's name ("A").
+	Client string
+	// Rand is a generator seeded from the run and the process, for a
+	// library option that takes one (the libraries' own crypto/rand and
+	// math/rand draws are seeded by the run as well).
+	Rand *rand.Rand
+	// Dialer dials through the simulated network, for go-redis clients of
+	// your own (Options.Dialer): "m1:6379" reaches the primary the process
+	// believes in for group m1, "r1:6379" node r1, "sentinel:26379" the
+	// sentinel. Prefer NewFailoverClient and Clients, which also set the
+	// options a deterministic run needs and are closed at the end.
+	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
+
+	p *xproc
+}
+
+// SentinelAddr is the address of the simulated sentinel.
+const SentinelAddr = sim.SentinelName + ":26379"
+
+// NewFailoverClient returns go-redis's own Sentinel client
+// (redis.NewFailoverClient) for the group master ("m1"): it asks the
+// simulated sentinel for the primary, subscribes to +switch-master, and
+// moves to the promoted replica after a failover, as it would in
+// production. tweak, if non-nil, changes the options first (timeouts,
+// retries); leave Dialer, SentinelAddrs and MasterName. The client is
+// closed when the process's program ends.
+func (e Env) NewFailoverClient(master string, tweak func(*redis.FailoverOptions)) *redis.Client {
+	opt := &redis.FailoverOptions{
+		MasterName:    master,
+		SentinelAddrs: []string{SentinelAddr},
+		Dialer:        e.Dialer,
+		PoolSize:      10, // not 10 x GOMAXPROCS: a run must not depend on the machine
+	}
+	if tweak != nil {
+		tweak(opt)
+	}
+	e.p.notePoolSize(opt.PoolSize)
+	c := redis.NewFailoverClient(opt)
+	e.p.closeAtExit(c)
+	return c
+}
+
+// Setup builds a process's lock. It runs inside the simulation, once per
+// client process, before the process's first cycle; an error stops the
+// run.
+type Setup func(env Env) (Lock, error)

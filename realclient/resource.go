@@ -1,0 +1,122 @@
+package realclient
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/model"
+	"locksim/model/history"
+	"locksim/sim"
+	"locksim/sim/resp"
+)
+
+// Resource is a client's handle on the fenced resource (model.Resource,
+// the endpoint "resource") during one hold of the lock: reads and writes
+// travel as messages through the simulated network and are recorded as
+// the catalogue's workload records them.
+type Resource struct {
+	p       *xproc
+	timeout time.Duration
+	key     string
+	// Token is the hold's fencing token (0: none), Value its lock value.
+	Token int64
+	Value string
+}
+
+// Read reads the counter (with the token under strict-reads fencing) and
+// records a read event.
+func (r *Resource) Read(ctx context.Context) (int64, error) {
+	args := []string{"READ"}
+	if r.Token != 0 {
+		args = append(args, strconv.FormatInt(r.Token, 10))
+	}
+	rep, err := r.p.call(model.ResourceName, r.timeout, args...)
+	if err != nil {
+		return 0, err
+	}
+	if rep.Kind != resp.Int {
+		return 0, errors.Errorf("realclient: resource read: %s", rep.String())
+	}
+	r.p.record(sim.Event{Kind: history.KindRead, N: rep.Int})
+	return rep.Int, nil
+}
+
+// Write records a write event and writes n with the hold's token; it
+// reports whether the resource accepted it (its fencing rule decides).
+func (r *Resource) Write(ctx context.Context, n int64) (bool, error) {
+	r.p.record(sim.Event{Kind: history.KindWrite, Key: r.key, Value: r.Value, Token: r.Token, N: n})
+	rep, err := r.p.call(model.ResourceName, r.timeout, "WRITE", strconv.FormatInt(r.Token, 10), r.Value, strconv.FormatInt(n, 10))
+	if err != nil {
+		return false, err
+	}
+	return rep.Kind == resp.Int && rep.Int == 1, nil
+}
+
+// Sleep works for d of the client's time. Unlike time.Sleep, a pause of
+// the process holds it: it returns only after the process resumes.
+func (r *Resource) Sleep(d time.Duration) { r.p.sleep(d) }
+
+// CriticalSection is a user's own critical section, run instead of the
+// standard read-modify-write while the client holds the lock. Use r for
+// every access to the protected resource, and r.Sleep to work. The
+// lost-update checker reads each accepted write as an increment of one of
+// the value its writer last read: write Read()+1.
+type CriticalSection func(ctx context.Context, r *Resource) error
+
+// readModifyWrite is the standard critical section, as the catalogue's
+// workload: read, work, check the lease if the lock reports one, write
+// value+1.
+func readModifyWrite(work time.Duration, lease *leaseClock) CriticalSection {
+	return func(ctx context.Context, r *Resource) error {
+		v, err := r.Read(ctx)
+		if err != nil {
+			r.p.record(sim.Event{Kind: history.KindLeaseLost, Key: r.key, Value: r.Value, Note: "read failed; not writing"})
+			return nil
+		}
+		r.Sleep(work)
+		if lease.lapsed(time.Now()) {
+			r.p.record(sim.Event{Kind: history.KindLeaseLost, Key: r.key, Value: r.Value, Note: "lease ran out on the client's clock before the write: not writing"})
+			return nil
+		}
+		_, _ = r.Write(ctx, v+1)
+		return nil
+	}
+}
+
+// leaseClock is the client's own idea of when its lease ends: the
+// validity the lock reported at acquisition, moved forward by each
+// successful extension. A lease that has lapsed on the client's clock
+// stays lapsed even if a later extension succeeds (the history index
+// reads renewals the same way). The zero deadline means the lock
+// reports no validity and the client never gives up on its own.
+type leaseClock struct {
+	deadline atomic.Int64 // UnixNano on the bubble's clock; 0 = unknown
+}
+
+func newLeaseClock(deadline time.Time) *leaseClock {
+	l := &leaseClock{}
+	if !deadline.IsZero() {
+		l.deadline.Store(deadline.UnixNano())
+	}
+	return l
+}
+
+// extend moves the deadline to until unless the lease had already
+// lapsed at now.
+func (l *leaseClock) extend(now, until time.Time) {
+	d := l.deadline.Load()
+	if d == 0 || now.UnixNano() >= d {
+		return
+	}
+	l.deadline.Store(until.UnixNano())
+}
+
+// lapsed reports whether the lease has run out at now.
+func (l *leaseClock) lapsed(now time.Time) bool {
+	d := l.deadline.Load()
+	return d != 0 && now.UnixNano() >= d
+}

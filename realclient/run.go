@@ -1,0 +1,175 @@
+package realclient
+
+import (
+	"context"
+	"math/rand"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/cryptotest"
+	"testing/synctest"
+
+	"github.com/pkg/errors"
+	"github.com/redis/go-redis/v9"
+
+	"locksim/model"
+	"locksim/sim"
+)
+
+// runConfig is one run's inputs besides the seed.
+type runConfig struct {
+	name         string
+	setup        Setup
+	spec         model.Spec // defaults applied
+	redisOptions func(*redis.Options)
+	section      CriticalSection
+	seed         uint64
+}
+
+// placeholder stands in for the design when the spec's simulation config
+// is built: the clients' programs are the real client, not a model.Design.
+type placeholder struct{ name string }
+
+func (p placeholder) Name() string { return p.name }
+func (placeholder) TryAcquire(*model.Client, string) (model.Lease, bool, error) {
+	panic("realclient: placeholder design run")
+}
+func (placeholder) Release(*model.Client, *model.Lease) error {
+	panic("realclient: placeholder design run")
+}
+
+// DesignPrefix starts the design name of a real client's runs and cases:
+// "real:" + the name given with WithName.
+const DesignPrefix = "real:"
+
+// validate refuses what one bubble cannot simulate: a client's own clock
+// (all client goroutines share the bubble's clock), and a client crash
+// (Go cannot stop the library's goroutines).
+func validate(s model.Spec) error {
+	for _, name := range sortedKeys(s.Topology.ClientClocks) {
+		return errors.Errorf("realclient: client %s has its own clock, but a real client runs on the one clock of its synctest bubble: per-client clock skew, drift and jumps cannot be simulated (node clocks can)", name)
+	}
+	clients := map[string]bool{}
+	for _, c := range s.Clients {
+		clients[c] = true
+	}
+	for i, f := range s.Faults {
+		switch {
+		case f.Kind == sim.FaultCrash:
+			return errors.Errorf("realclient: faults[%d] %s: a real client cannot crash: Go cannot stop the library's goroutines (a pause longer than the run stands for a process that never comes back)", i, f)
+		case (f.Kind == sim.FaultClockJump || f.Kind == sim.FaultClockDrift) && clients[f.Target]:
+			return errors.Errorf("realclient: faults[%d] %s: a real client runs on the one clock of its synctest bubble: per-client clock skew, drift and jumps cannot be simulated (node clocks can)", i, f)
+		}
+	}
+	return nil
+}
+
+// simConfig builds the world's configuration: the spec's topology,
+// network, faults and resource, with every client external.
+func simConfig(s model.Spec, name string) (sim.Config, error) {
+	if err := validate(s); err != nil {
+		return sim.Config{}, err
+	}
+	s.Custom = placeholder{name}
+	cfg, err := s.Config()
+	if err != nil {
+		return sim.Config{}, err
+	}
+	for i := range cfg.Clients {
+		cfg.Clients[i].Main = nil
+		cfg.Clients[i].External = true
+	}
+	return cfg, nil
+}
+
+// quietLogger drops go-redis's log lines (a dial that failed under a fault
+// is the point of the run, not news).
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
+// runOnce runs the real client once under spec and seed. It must not run
+// in parallel with another test: it seeds crypto/rand and math/rand, which
+// are global. The error is for a spec that cannot run; a run that stopped
+// early (a limit, a setup error) has Result.Err set.
+func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
+	t.Helper()
+	cfg, err := simConfig(rc.spec, rc.name)
+	if err != nil {
+		return nil, err
+	}
+	w, err := sim.New(cfg, rc.seed)
+	if err != nil {
+		return nil, err
+	}
+	redis.SetLogger(quietLogger{})
+	// math/rand's global Seed is a no-op unless randseednop=0 (Go 1.24+);
+	// t.Setenv also refuses a parallel test, as the global seeding must.
+	if g := os.Getenv("GODEBUG"); !strings.Contains(g, "randseednop=0") {
+		t.Setenv("GODEBUG", strings.TrimPrefix(g+",randseednop=0", ","))
+	}
+	if poolsDirty.Load() {
+		clearPools()
+		poolsDirty.Store(false)
+	}
+	proxy := newWorldProxy()
+	defer proxy.stop()
+	d := newDriver(proxy, w, cfg)
+	var notesMu sync.Mutex
+	var notes []string
+	synctest.Test(t, func(bt *testing.T) {
+		// The libraries' lock values (crypto/rand) and retry jitter
+		// (math/rand: redsync's retry delay, go-redis's backoff).
+		cryptotest.SetGlobalRandom(bt, rc.seed)
+		rand.Seed(int64(rc.seed)) //nolint:staticcheck // seeded on purpose, see above
+		d.run(func() {
+			for i, name := range rc.spec.Clients {
+				p := newXproc(d, name, i, "lock")
+				d.procs = append(d.procs, p)
+				d.byName[name] = p
+				d.running++
+				go func() {
+					note := p.program(&rc)
+					if strings.HasPrefix(note, "setup") || strings.HasPrefix(note, "critical section") || strings.HasPrefix(note, "the lock gave") {
+						notesMu.Lock()
+						notes = append(notes, name+": "+note)
+						notesMu.Unlock()
+					}
+					p.exit(note)
+				}()
+				synctest.Wait() // start the programs one at a time
+			}
+		})
+	})
+	if d.poolTimers.Load() {
+		poolsDirty.Store(true)
+	}
+	var h sim.History
+	var runErr error
+	proxy.do(func() { h, runErr = w.Finish() })
+	if runErr == nil && len(notes) > 0 {
+		runErr = errors.New("realclient: " + strings.Join(notes, "; "))
+	}
+	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec), Err: runErr}, nil
+}
+
+// poolsDirty says sync.Pools may hold a timer made outside the next run's
+// bubble: at first (any code may have used go-redis before), then after a
+// run in which a go-redis pool may have waited for a turn.
+var poolsDirty atomic.Bool
+
+func init() { poolsDirty.Store(true) }
+
+// clearPools empties every sync.Pool in the process, by two garbage
+// collections (a pool's objects survive one in its victim cache). go-redis
+// pools the timers of its connection-pool semaphore process-wide: a timer
+// made in one run's bubble and reused in the next one's is a fatal error
+// ("select on synctest channel from outside bubble"), and one made outside
+// any bubble would tie a bubble's progress to real time.
+func clearPools() {
+	runtime.GC()
+	runtime.GC()
+}

@@ -1,0 +1,21 @@
+package realclient
+
+// This file is the package's only dependency on the checkers' API
+// (invariant.Check, model.Spec.CheckConfig): keep every call to it here.
+
+import (
+	"locksim/model"
+	"locksim/model/invariant"
+	"locksim/sim"
+)
+
+// verdict checks a real client's history with the catalogue's checkers.
+// A lock on several masters is judged as Redlock is: a lease is alive while
+// a majority (Options.Quorum) of the nodes that granted it still hold it.
+func verdict(h sim.History, s model.Spec) []invariant.Violation {
+	cfg := s.CheckConfig()
+	if s.Topology.Masters > 1 {
+		cfg.Quorum = s.Options.Quorum
+	}
+	return invariant.Check(h, cfg)
+}
