@@ -16,13 +16,17 @@
 //     holds, expiries, deletions, crashes, promotions, clock jumps), the
 //     resource and the network, drawn as ASCII bars over a time axis
 //     (TextOptions.Width columns, default 72) with each violation's
-//     window marked by '^' under the axis; a legend of the glyphs used;
-//     the key events in order; one explanation per violation (the
-//     checker's, then a retelling built from the history); a verdict line
-//     per invariant: held, BROKEN, broken or held "(not counted)" for an
-//     invariant the caller did not ask about, not checked, or no verdict
-//     when the run stopped with an error. ANSI colour only with
-//     TextOptions.Color.
+//     window marked by '^' under the axis; a legend of the glyphs used.
+//     A row's marks read left to right in time order and none hides
+//     another: a mark whose column is taken moves right, the earlier ones
+//     move left when the row needs room, each at most three columns from
+//     its own; where even that fails, one '+' stands for several events,
+//     all listed in the key events. Then the key events in order; one
+//     explanation per violation (the checker's, then a retelling built
+//     from the history); a verdict line per invariant: held, BROKEN,
+//     broken or held "(not counted)" for an invariant the caller did not
+//     ask about, not checked, or no verdict when the run stopped with an
+//     error. ANSI colour only with TextOptions.Color.
 //   - JSON: the machine-readable report, schema locksim.report/v2 below.
 //   - HTML, HTMLPath: one self-contained page (inline CSS, SVG and script;
 //     nothing is fetched) with the verdicts, explanations and teaching text
@@ -122,7 +126,7 @@
 //	                |--------|--------|--------|--------|---------|--------|--------|-------
 //	A        lock   a======================================================================W
 //	         paused zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz
-//	B        lock   ------------------------------------------------aWr
+//	B        lock   ------------------------------------------------a=Wr
 //	r1       lock   AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAx BB|
 //	resource served                                                 v W                  v W
 //	                |--------|--------|--------|--------|---------|--------|--------|-------

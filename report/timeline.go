@@ -50,7 +50,6 @@ const (
 	markClockJump      = "clock-jump"
 	markClockDrift     = "clock-drift"
 	markError          = "error"
-	markKeySet         = "key-set"
 	markExpired        = "expired"
 	markDeleted        = "deleted"
 	markEvicted        = "evicted"
@@ -205,7 +204,7 @@ func build(r *model.Result) *timeline {
 	if t.End <= 0 {
 		t.End = time.Millisecond
 	}
-	t.keyEvents()
+	t.Key = t.keyEvents(nil)
 	return t
 }
 
@@ -570,15 +569,18 @@ func (t *timeline) surprising(pos int) bool {
 }
 
 // keyEvents selects the events worth listing: acquisitions, expiries,
-// pauses, writes, faults, and every event a violation cites.
-func (t *timeline) keyEvents() {
+// pauses, writes, faults, every event a violation cites, and the events
+// whose Seq is in also.
+func (t *timeline) keyEvents(also map[int]bool) []keyEvent {
+	ks := []keyEvent{}
 	for pos, e := range t.h {
-		if !t.isKey(pos) && !t.cited[e.Seq] {
+		if !t.isKey(pos) && !t.cited[e.Seq] && !also[e.Seq] {
 			continue
 		}
-		t.Key = append(t.Key, keyEvent{Seq: e.Seq, At: e.At, Actor: e.Actor, Kind: string(e.Kind),
+		ks = append(ks, keyEvent{Seq: e.Seq, At: e.At, Actor: e.Actor, Kind: string(e.Kind),
 			Text: describe(t, e), Cited: t.cited[e.Seq]})
 	}
+	return ks
 }
 
 // isKey reports whether the event at pos belongs in the key-events list.
