@@ -366,7 +366,7 @@ func (p *printer) timeline(t *timeline, width int) {
 		bar = strings.ReplaceAll(bar, "^", p.style("^", ansiBRed))
 		p.line(fmt.Sprintf("%-*s ", labelW-1, "!"+strconv.Itoa(wd.Index)) + bar)
 	}
-	p.legend(used, owners, t.clients, glyphs)
+	p.legend(used, owners, t.clients, glyphs, len(t.Windows) > 0)
 	p.line("")
 }
 
@@ -465,7 +465,7 @@ func (p *printer) cells(cs []cell) string {
 }
 
 // legend lists the glyphs that appear, then the key-value letters.
-func (p *printer) legend(used, ownerUsed map[byte]bool, clients []string, glyphs map[string]byte) {
+func (p *printer) legend(used, ownerUsed map[byte]bool, clients []string, glyphs map[string]byte, windows bool) {
 	var items []string
 	for _, l := range legendText {
 		if used[l.ch] {
@@ -484,11 +484,14 @@ func (p *printer) legend(used, ownerUsed map[byte]bool, clients []string, glyphs
 	if ownerUsed['?'] {
 		items = append(items, "? a value of no known client")
 	}
+	if windows {
+		items = append(items, "^ violation window")
+	}
 	if len(items) == 0 {
 		return
 	}
 	p.line("")
-	for _, l := range wrap("Legend: "+strings.Join(items, "; ")+"; ^ violation window.", 78, "  ") {
+	for _, l := range wrap("Legend: "+strings.Join(items, "; ")+".", 78, "  ") {
 		p.line(l)
 	}
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/model/invariant"
+	"locksim/sim"
 )
 
 func TestTextGolden(t *testing.T) {
@@ -346,5 +348,45 @@ func TestTextErroredRunHasNoVerdicts(t *testing.T) {
 	out := b.String()
 	if strings.Contains(out, "No violations found") || strings.Contains(out, " held") || !strings.Contains(out, "No verdicts") {
 		t.Errorf("errored run reads as judged:\n%s", out)
+	}
+}
+
+// TestTextCrowdedRowListsItsEvents: where a row has no room, '+' stands
+// for several events; the legend says so and the key events list each of
+// them, even those (successful renewals) not listed otherwise.
+func TestTextCrowdedRowListsItsEvents(t *testing.T) {
+	const va = "A:aaaa"
+	h := sim.History{
+		{At: 0, Actor: "A", Task: "main", Kind: history.KindAcquireStart, Key: "lock", Value: va, Dur: time.Second},
+		{At: us(1000), Actor: "A", Task: "main", Kind: history.KindAcquired, Peer: "r1", Key: "lock", Value: va, N: 1},
+	}
+	for i := range 8 {
+		h = append(h, sim.Event{At: us(int64(2000 + 1000*i)), Actor: "A", Task: "watchdog", Kind: history.KindRenew, Key: "lock", Value: va, N: 1})
+	}
+	h = append(h,
+		sim.Event{At: us(11000), Actor: "A", Task: "main", Kind: history.KindRelease, Key: "lock", Value: va},
+		sim.Event{At: time.Second, Actor: "A", Task: "main", Kind: sim.KindTaskEnd})
+	r := &model.Result{Spec: model.Spec{Design: "watchdog", Clients: []string{"A"}}, History: finish(h)}
+	var b strings.Builder
+	if err := TimelineText(&b, r, 20); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	row := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "A ") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, "aRR+") {
+		t.Errorf("A's row is %q, want the acquired mark, two renewals, then '+'", row)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "+ several events in one column (each listed in the key events)") {
+		t.Errorf("the legend does not explain '+':\n%s", out)
+	}
+	// The '+' stands for six renewals and the release; renewals that
+	// worked are no key events on their own, but these must be listed.
+	if got := strings.Count(out, "A's watchdog renewed lock"); got != 6 {
+		t.Errorf("the key events list %d renewals, want the 6 under '+':\n%s", got, out)
 	}
 }
