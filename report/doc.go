@@ -31,10 +31,18 @@
 //   - HTML, HTMLPath: one self-contained page (inline CSS, SVG and script;
 //     nothing is fetched) with the verdicts, explanations and teaching text
 //     on top and the same lanes as a zoomable SVG timeline (buttons, mouse
-//     wheel, drag to pan, reset; hover for each event's details), the
-//     violation windows shaded, then the key events and the whole
-//     history. page.html#v1 opens zoomed on violation 1. The templates are
-//     embedded from templates/.
+//     wheel, drag to pan; hover for each event's details), the violation
+//     windows shaded, then the key events and the whole history. It opens
+//     zoomed on violation 1, the "whole run" button one click away (the
+//     whole run when nothing broke); page.html#v2 opens on violation 2,
+//     page.html#all on the whole run. The resource row draws the reads it
+//     served next to the writes it applied (a lost update is a read that
+//     missed a write), and each answered write is a line from where the
+//     client prepared it (dashed while it waited to be sent) to where the
+//     resource answered. The page shows times in milliseconds with one
+//     decimal ("1,049.1 ms"), the exact value in each one's title; the
+//     legend names every mark kind drawn. The templates are embedded from
+//     templates/.
 //   - MatrixText, MatrixMarkdown, MatrixHTML: the designs x scenarios
 //     table (Matrix, Cell, CellOf), each cell held, broken (with the first
 //     violation's explanation and the seed that showed it), n/a with a
@@ -43,12 +51,14 @@
 //     and mixed cells with the safe/broken boundary drawn.
 //
 // Times are true (simulation) time, printed as sim.FormatTime does
-// ("1.050000s"). Every lane is drawn from the run's history.Index: the
+// ("1.050000s") everywhere but the HTML page's prose (see msText). Every lane is drawn from the run's history.Index: the
 // critical sections are exactly those the checkers judged (ending at
 // release, crash, the end of the task, or the instant the lease the client
 // believes it has runs out on its own monotonic clock), pauses run from
 // pause to resume, each key's value on each node from one key event to the
-// next, and each write from the request that carried it to the resource's
+// next, and each write from the instant the client prepared it, through
+// the request that carried it (where the client row draws it; 'p' marks
+// the prepared instant when the request left later), to the resource's
 // answer.
 //
 // # JSON schema locksim.report/v2

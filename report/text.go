@@ -167,7 +167,8 @@ type cell struct {
 }
 
 // spanGlyph and markGlyph draw the timeline. A mark with glyph 0 is not
-// drawn in text. Key spans use the owner's glyph.
+// drawn in text (markShownBy says what shows it instead). Key spans use
+// the owner's glyph.
 var spanGlyph = map[string]byte{
 	spanAcquiring: '-', spanHeld: '=', spanLease: '~', spanPaused: 'z', spanCrashed: '#',
 	spanDown: '#', spanPartition: '/',
@@ -175,12 +176,20 @@ var spanGlyph = map[string]byte{
 
 var markGlyph = map[string]byte{
 	markAcquired: 'a', markReacquired: 'a', markAcquireFailed: 'F', markLeaseLost: 'L',
-	markWrite: 'w', markWriteOK: 'W', markWriteRejected: 'X', markRelease: 'r',
+	markWritePrepared: 'p', markWrite: 'w', markWriteOK: 'W', markWriteRejected: 'X', markRelease: 'r',
 	markRenew: 'R', markRenewFailed: 'S', markWatchdogStop: 'S', markCrash: 'C',
 	markRestart: 'U', markClockJump: 'J', markClockDrift: '%', markError: 'E',
 	markExpired: 'x', markDeleted: '|', markEvicted: 'e', markNodeUp: 'U',
 	markPromote: 'P', markDemote: 'D', markResOK: 'W', markResRejected: 'X',
 	markNetDelay: 'd', markNetDrop: 'o', markResRead: 'v', markResReadRefused: 'V',
+}
+
+// markShownBy names, for each mark the text draws no glyph for, the glyph
+// that shows it instead: the span it starts or ends, or a mark next to it.
+var markShownBy = map[string]byte{
+	markReleased:  'r', // the release it finishes
+	markNodeCrash: '#', // the down span it starts
+	markHeal:      '/', // the partition span it ends
 }
 
 // legendText explains each glyph, in legend order.
@@ -192,6 +201,7 @@ var legendText = []struct {
 	{'z', "paused"}, {'#', "crashed / down"}, {'/', "partition"},
 	{'a', "acquired"}, {'r', "release"}, {'R', "renewed"}, {'S', "watchdog stopped"},
 	{'F', "acquire gave up"}, {'L', "lease lost (did not enter / write)"},
+	{'p', "write prepared (its request left later, at its W, X or w)"},
 	{'W', "write accepted (client row: when sent; resource row: when applied)"}, {'X', "write rejected (likewise)"}, {'w', "write (no answer)"},
 	{'v', "read served (resource row)"}, {'V', "read refused (resource row)"},
 	{'x', "key expired"}, {'|', "key deleted"}, {'e', "key evicted"},
