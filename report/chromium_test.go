@@ -7,12 +7,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"locksim/model"
+	"locksim/model/history"
+	"locksim/sim"
 )
 
 // chromium runs headless Chromium on a page and returns its stdout; the
@@ -40,14 +43,28 @@ func chromium(t *testing.T, args ...string) string {
 	return out.String()
 }
 
-// TestHTMLInChromium loads each fixture's page in headless Chromium with
+// TestHTMLInChromium loads each fixture's page, and that of a real run
+// with a pause between a write and its request, in headless Chromium with
 // the page's self-test (zoom, pan, hover, focus, the event table) and
 // checks the DOM after the scripts ran.
 func TestHTMLInChromium(t *testing.T) {
 	if _, err := exec.LookPath("chromium"); err != nil {
 		t.Skip("chromium not on PATH")
 	}
-	for _, f := range fixtures {
+	pages := slices.Clone(fixtures)
+	pages = append(pages, struct {
+		name string
+		fn   func() (*model.Result, Meta)
+	}{"real-fenced-pause-after-write", func() (*model.Result, Meta) {
+		s := model.Spec{Design: "fenced", Fencing: model.FenceStrict, Options: model.Options{TTL: time.Second}, Clients: []string{"A", "B"},
+			Faults: []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 1500 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindWrite}}}}
+		r, err := model.Run(s, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, Meta{Scenario: "real"}
+	}})
+	for _, f := range pages {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
 			r, meta := f.fn()
@@ -104,6 +121,9 @@ func TestHTMLInChromium(t *testing.T) {
 				if got := strings.Count(dom, `data-mark="`+k+`"`); got != count[k] {
 					t.Errorf("the SVG draws %d %s marks, want %d", got, k, count[k])
 				}
+			}
+			if strings.Contains(f.name, "pause-after-write") && count[markWritePrepared] == 0 {
+				t.Error("a write sent after a pause has no write-prepared mark")
 			}
 			if got := strings.Count(dom, `class="link"`); got != len(tl.Links) {
 				t.Errorf("the SVG draws %d write links, want %d", got, len(tl.Links))

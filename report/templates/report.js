@@ -548,8 +548,16 @@
     if (n) {
       var r = n.getBoundingClientRect();
       n.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: r.left + 1, clientY: r.top + 1 }));
-      if (document.getElementById("tip").hidden) { fail("selftest: hovering a mark showed no tooltip"); }
+      var tipBox = document.getElementById("tip");
+      if (tipBox.hidden) { fail("selftest: hovering a mark showed no tooltip"); }
+      // Hover texts give times in ms, the instant's exact value beside it.
+      if (!/\d ms \(exactly \d+\.\d{6}s\)/.test(tipBox.textContent)) {
+        fail("selftest: the tooltip does not give its instant in ms: " + tipBox.textContent);
+      }
     }
+    tips.forEach(function (d) {
+      if (/\d\.\d{6}s/.test(d.detail + " " + d.extra)) { fail("selftest: a hover text shows a time not in ms: " + d.detail + " " + d.extra); }
+    });
     svg.dispatchEvent(new WheelEvent("wheel", { bubbles: true, cancelable: true, deltaY: -100, clientX: 400, clientY: 100 }));
     svg.dispatchEvent(new MouseEvent("mousedown", { bubbles: true, clientX: 500, clientY: 100 }));
     svg.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: 450, clientY: 100 }));
