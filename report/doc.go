@@ -152,6 +152,9 @@
 // The tests regenerate the golden files under testdata/ with
 // `go test ./report -update`; review them with git diff. When chromium is
 // on PATH a test loads each HTML report headless and checks the DOM after
-// the script ran (body[data-ready="1"], no body[data-errors]); set
+// the script ran (body[data-ready="1"], no body[data-errors], the view it
+// opens on, the marks and write links drawn, hover texts in ms); set
 // LOCKSIM_SCREENSHOT=/tmp/report.png to also save a screenshot.
+// TestEveryMarkInTheLegend reads the mark kinds from timeline.go and fails
+// when one lacks an entry in the text legend or the HTML's.
 package report
