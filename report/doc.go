@@ -16,35 +16,55 @@
 //     holds, expiries, deletions, crashes, promotions, clock jumps), the
 //     resource and the network, drawn as ASCII bars over a time axis
 //     (TextOptions.Width columns, default 72) with each violation's
-//     window marked by '^' under the axis; a legend of the glyphs used;
-//     the key events in order; one explanation per violation (the
-//     checker's, then a retelling built from the history); a verdict line
-//     per invariant: held, BROKEN, broken or held "(not counted)" for an
-//     invariant the caller did not ask about, not checked, or no verdict
-//     when the run stopped with an error. ANSI colour only with
-//     TextOptions.Color.
+//     window marked by '^' under the axis; a legend of the glyphs used.
+//     A row's marks read left to right in time order and none hides
+//     another: a mark whose column is taken moves right, the earlier ones
+//     move left when the row needs room, each at most three columns from
+//     its own; where even that fails, one '+' stands for several events,
+//     all listed in the key events. Then the key events in order; one
+//     explanation per violation (the checker's, then a retelling built
+//     from the history); a verdict line per invariant: held, BROKEN,
+//     broken or held "(not counted)" for an invariant the caller did not
+//     ask about, not checked, or no verdict when the run stopped with an
+//     error. ANSI colour only with TextOptions.Color.
 //   - JSON: the machine-readable report, schema locksim.report/v2 below.
 //   - HTML, HTMLPath: one self-contained page (inline CSS, SVG and script;
 //     nothing is fetched) with the verdicts, explanations and teaching text
 //     on top and the same lanes as a zoomable SVG timeline (buttons, mouse
-//     wheel, drag to pan, reset; hover for each event's details), the
-//     violation windows shaded, then the key events and the whole
-//     history. page.html#v1 opens zoomed on violation 1. The templates are
-//     embedded from templates/.
+//     wheel, drag to pan; hover for each event's details), the violation
+//     windows shaded, then the key events and the whole history. It opens
+//     zoomed on violation 1, the "whole run" button one click away (the
+//     whole run when nothing broke); page.html#v2 opens on violation 2,
+//     page.html#all on the whole run. The resource row draws the reads it
+//     served next to the writes it applied (a lost update is a read that
+//     missed a write), and each answered write is a line from where the
+//     client prepared it (dashed while it waited to be sent) to where the
+//     resource answered. The page shows times in milliseconds with one
+//     decimal ("1,049.1 ms"), the exact value in each one's title; the
+//     legend names every mark kind drawn. The templates are embedded from
+//     templates/.
 //   - MatrixText, MatrixMarkdown, MatrixHTML: the designs x scenarios
 //     table (Matrix, Cell, CellOf), each cell held, broken (with the first
 //     violation's explanation and the seed that showed it), n/a with a
-//     reason, or not run.
+//     reason, or not run. A broken cell says whether the data was lost
+//     (stale-write, lost-update or fencing broke: '!', ❌ in Markdown, red
+//     in HTML) or only the lease broke while the data held (mutual
+//     exclusion, token uniqueness, liveness or reentrancy: '~', ⚠️,
+//     amber). With Matrix.Brief the text and the Markdown leave out the
+//     per-cell explanations: the Markdown is then the table and a one-line
+//     legend, to paste into a pull request.
 //   - SweepText, SweepSVG: a two-parameter map (Sweep) of safe, broken
 //     and mixed cells with the safe/broken boundary drawn.
 //
 // Times are true (simulation) time, printed as sim.FormatTime does
-// ("1.050000s"). Every lane is drawn from the run's history.Index: the
+// ("1.050000s") everywhere but the HTML page's prose (see msText). Every lane is drawn from the run's history.Index: the
 // critical sections are exactly those the checkers judged (ending at
 // release, crash, the end of the task, or the instant the lease the client
 // believes it has runs out on its own monotonic clock), pauses run from
 // pause to resume, each key's value on each node from one key event to the
-// next, and each write from the request that carried it to the resource's
+// next, and each write from the instant the client prepared it, through
+// the request that carried it (where the client row draws it; 'p' marks
+// the prepared instant when the request left later), to the resource's
 // answer.
 //
 // # JSON schema locksim.report/v2
@@ -122,7 +142,7 @@
 //	                |--------|--------|--------|--------|---------|--------|--------|-------
 //	A        lock   a======================================================================W
 //	         paused zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz
-//	B        lock   ------------------------------------------------aWr
+//	B        lock   ------------------------------------------------a=Wr
 //	r1       lock   AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAx BB|
 //	resource served                                                 v W                  v W
 //	                |--------|--------|--------|--------|---------|--------|--------|-------
@@ -132,6 +152,9 @@
 // The tests regenerate the golden files under testdata/ with
 // `go test ./report -update`; review them with git diff. When chromium is
 // on PATH a test loads each HTML report headless and checks the DOM after
-// the script ran (body[data-ready="1"], no body[data-errors]); set
+// the script ran (body[data-ready="1"], no body[data-errors], the view it
+// opens on, the marks and write links drawn, hover texts in ms); set
 // LOCKSIM_SCREENSHOT=/tmp/report.png to also save a screenshot.
+// TestEveryMarkInTheLegend reads the mark kinds from timeline.go and fails
+// when one lacks an entry in the text legend or the HTML's.
 package report

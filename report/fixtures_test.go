@@ -219,6 +219,77 @@ func clean() (*model.Result, Meta) {
 	return &model.Result{Spec: spec, Seed: 7, History: h}, Meta{Scenario: "no-faults"}
 }
 
+// pauseAfterWrite is fenced under a pause right after A prepared its
+// write: the request leaves 1.5s later, after B's write, and the strict
+// resource rejects it. The write's three instants differ.
+func pauseAfterWrite() (*model.Result, Meta) {
+	const va, vb = "A:q8d2m4", "B:z7c1k9"
+	acqA := []string{"EVAL", luaAcquire, "2", "lock", "lock:token", va, "1000"}
+	acqB := []string{"EVAL", luaAcquire, "2", "lock", "lock:token", vb, "1000"}
+	relA := []string{"EVAL", luaRelease, "1", "lock", va}
+	relB := []string{"EVAL", luaRelease, "1", "lock", vb}
+	h := finish(sim.History{
+		{At: 0, Actor: "A", Task: "main", Kind: history.KindAcquireStart, Key: "lock", Value: va, Dur: 3 * time.Second},
+		{At: 0, Actor: "A", Task: "main", Kind: sim.KindCall, Peer: "r1", Args: acqA},
+		{At: 0, Actor: "B", Task: "main", Kind: history.KindAcquireStart, Key: "lock", Value: vb, Dur: 3 * time.Second},
+		{At: us(1109), Actor: "r1", Kind: sim.KindExec, Peer: "A", Args: acqA, Reply: "(integer) 1"},
+		{At: us(1109), Actor: "r1", Kind: sim.KindKey, Key: "lock", Value: va, Dur: time.Second, Note: "EVAL"},
+		{At: us(2818), Actor: "A", Task: "main", Kind: sim.KindReply, Peer: "r1", Reply: "(integer) 1"},
+		{At: us(2818), Actor: "A", Task: "main", Kind: history.KindAcquired, Peer: "r1", Key: "lock", Value: va, Token: 1, N: 1},
+		{At: us(2818), Actor: "A", Task: "main", Kind: sim.KindCall, Peer: "resource", Args: []string{"READ"}},
+		{At: us(4100), Actor: "resource", Kind: history.KindResRead, Peer: "A", Reply: "(integer) 0"},
+		{At: us(6102), Actor: "A", Task: "main", Kind: sim.KindReply, Peer: "resource", Reply: "(integer) 0"},
+		{At: us(6102), Actor: "A", Task: "main", Kind: history.KindRead},
+		{At: us(56102), Actor: "A", Task: "main", Kind: history.KindWrite, Key: "lock", Value: va, Token: 1, N: 1},
+		{At: us(56102), Actor: "A", Kind: sim.KindPause, Dur: 1500 * time.Millisecond},
+		{At: us(1001109), Actor: "r1", Kind: sim.KindExpire, Key: "lock", Value: va},
+		{At: us(1056800), Actor: "B", Task: "main", Kind: sim.KindCall, Peer: "r1", Args: acqB},
+		{At: us(1057500), Actor: "r1", Kind: sim.KindExec, Peer: "B", Args: acqB, Reply: "(integer) 2"},
+		{At: us(1057500), Actor: "r1", Kind: sim.KindKey, Key: "lock", Value: vb, Dur: time.Second, Note: "EVAL"},
+		{At: us(1058257), Actor: "B", Task: "main", Kind: sim.KindReply, Peer: "r1", Reply: "(integer) 2"},
+		{At: us(1058257), Actor: "B", Task: "main", Kind: history.KindAcquired, Peer: "r1", Key: "lock", Value: vb, Token: 2, N: 1},
+		{At: us(1058257), Actor: "B", Task: "main", Kind: sim.KindCall, Peer: "resource", Args: []string{"READ"}},
+		{At: us(1059600), Actor: "resource", Kind: history.KindResRead, Peer: "B", Reply: "(integer) 0"},
+		{At: us(1061075), Actor: "B", Task: "main", Kind: sim.KindReply, Peer: "resource", Reply: "(integer) 0"},
+		{At: us(1061075), Actor: "B", Task: "main", Kind: history.KindRead},
+		{At: us(1111075), Actor: "B", Task: "main", Kind: history.KindWrite, Key: "lock", Value: vb, Token: 2, N: 1},
+		{At: us(1111075), Actor: "B", Task: "main", Kind: sim.KindCall, Peer: "resource", Args: []string{"WRITE", "2", vb, "1"}},
+		{At: us(1112586), Actor: "resource", Kind: history.KindResWrite, Peer: "B", Value: vb, Token: 2, N: 1, Reply: "(integer) 1"},
+		{At: us(1113792), Actor: "B", Task: "main", Kind: sim.KindReply, Peer: "resource", Reply: "(integer) 1"},
+		{At: us(1113792), Actor: "B", Task: "main", Kind: history.KindRelease, Key: "lock", Value: vb},
+		{At: us(1113792), Actor: "B", Task: "main", Kind: sim.KindCall, Peer: "r1", Args: relB},
+		{At: us(1114900), Actor: "r1", Kind: sim.KindExec, Peer: "B", Args: relB, Reply: "(integer) 1"},
+		{At: us(1114900), Actor: "r1", Kind: sim.KindKey, Key: "lock", Note: "EVAL"},
+		{At: us(1116100), Actor: "B", Task: "main", Kind: sim.KindReply, Peer: "r1", Reply: "(integer) 1"},
+		{At: us(1116100), Actor: "B", Task: "main", Kind: history.KindReleased, Key: "lock", Value: vb},
+		{At: us(1116100), Actor: "B", Task: "main", Kind: sim.KindTaskEnd},
+		{At: us(1556102), Actor: "A", Kind: sim.KindResume},
+		{At: us(1556102), Actor: "A", Task: "main", Kind: sim.KindCall, Peer: "resource", Args: []string{"WRITE", "1", va, "1"}},
+		{At: us(1557724), Actor: "resource", Kind: history.KindResWrite, Peer: "A", Value: va, Token: 1, N: 1, Reply: "(integer) 0", Note: "rejected: token 1 <= last 2"},
+		{At: us(1559461), Actor: "A", Task: "main", Kind: sim.KindReply, Peer: "resource", Reply: "(integer) 0"},
+		{At: us(1559461), Actor: "A", Task: "main", Kind: history.KindRelease, Key: "lock", Value: va},
+		{At: us(1559461), Actor: "A", Task: "main", Kind: sim.KindCall, Peer: "r1", Args: relA},
+		{At: us(1560700), Actor: "r1", Kind: sim.KindExec, Peer: "A", Args: relA, Reply: "(integer) 0"},
+		{At: us(1562000), Actor: "A", Task: "main", Kind: sim.KindReply, Peer: "r1", Reply: "(integer) 0"},
+		{At: us(1562000), Actor: "A", Task: "main", Kind: history.KindReleased, Key: "lock", Value: va},
+		{At: us(1562000), Actor: "A", Task: "main", Kind: sim.KindTaskEnd},
+	})
+	spec := model.Spec{
+		Design:  "fenced",
+		Fencing: model.FenceStrict,
+		Options: model.Options{TTL: time.Second},
+		Clients: []string{"A", "B"},
+		Faults: []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 1500 * time.Millisecond,
+			After: &sim.Trigger{Actor: "A", Kind: history.KindWrite}}},
+	}
+	r := &model.Result{Spec: spec, Seed: 1, History: h, Violations: []invariant.Violation{
+		{Invariant: invariant.MutualExclusion, Clients: []string{"A", "B"}, From: us(1058257), To: us(1113792), Tokens: []int64{1, 2}, Events: []int{6, 18, 27},
+			Explanation: "A and B both held the lock from 1.058257s to 1.113792s (0.055535s): A's key on r1 expired at 1.001109s while A was paused."},
+	}}
+	meta := Meta{Scenario: "gc-pause", Title: "a pause between the lease check and the write"}
+	return r, meta
+}
+
 // fixtures are the results the golden tests render, by name.
 var fixtures = []struct {
 	name string
@@ -228,6 +299,7 @@ var fixtures = []struct {
 	{"failover", failover},
 	{"clean", clean},
 	{"empty", empty},
+	{"pause-after-write", pauseAfterWrite},
 }
 
 // empty is a run that recorded nothing.

@@ -59,16 +59,21 @@ type htmlData struct {
 	Timeline *timeline `json:"timeline"`
 }
 
+// htmlViolation is one violation on the page; its texts show times in
+// milliseconds (msHTML).
 type htmlViolation struct {
-	Index                        int
-	Invariant, Head, Explanation string
-	Story                        string
+	Index                    int
+	Invariant                string
+	Head, Explanation, Story template.HTML
 }
 
+// htmlKeyEvent is one row of the key events: Time in milliseconds, Exact
+// as the text report prints it.
 type htmlKeyEvent struct {
 	keyEvent
-	AtNS int64
-	Time string
+	AtNS        int64
+	Time, Exact string
+	HTML        template.HTML
 }
 
 type htmlPage struct {
@@ -95,18 +100,17 @@ type htmlPage struct {
 // g.lane[data-lane=ID] per lane (drawn by the script), #explanation,
 // #verdicts, and the JSON in script#report-data. The script sets
 // body[data-ready="1"] when done and records errors in body[data-errors].
-// The URL fragment #v2 opens the page zoomed on violation 2; #selftest
-// drives every interaction once (for headless tests).
+// The page opens zoomed on violation 1 (the whole run when there is none)
+// and says what it shows in body[data-zoom] ("v1", "all", "custom") and
+// the view in #lanes[data-view-from-ns, data-view-to-ns]; the URL fragment
+// #v2 opens it on violation 2, #all on the whole run; #selftest drives
+// every interaction once (for headless tests).
 func HTML(w io.Writer, r *model.Result, meta Meta) error {
 	if r == nil {
 		return errors.New("report: nil result")
 	}
 	t := build(r)
 	rep := newJSONReport(r, meta, t)
-	data, err := marshalIndent(htmlData{jsonReport: rep, Timeline: t}, true)
-	if err != nil {
-		return err
-	}
 	m := rep.Meta
 	page := htmlPage{
 		Title:    pageTitle(m),
@@ -118,21 +122,49 @@ func HTML(w io.Writer, r *model.Result, meta Meta) error {
 		Events:   len(r.History),
 		CSS:      template.CSS(asset("report.css")),
 		Script:   template.JS(asset("report.js")),
-		Data:     template.JS(bytes.TrimSpace(data)),
 	}
 	for i, v := range rep.Violations {
 		page.Violations = append(page.Violations, htmlViolation{Index: i + 1, Invariant: string(v.Invariant),
-			Head: violationHead(v.Violation), Explanation: v.Explanation, Story: v.Story})
+			Head: msHTML(violationHead(v.Violation)), Explanation: msHTML(v.Explanation), Story: msHTML(v.Story)})
 	}
 	for _, k := range t.Key {
-		page.KeyEvents = append(page.KeyEvents, htmlKeyEvent{keyEvent: k, AtNS: int64(k.At), Time: fmtT(k.At)})
+		page.KeyEvents = append(page.KeyEvents, htmlKeyEvent{keyEvent: k, AtNS: int64(k.At), Time: msText(k.At), Exact: fmtT(k.At), HTML: msHTML(k.Text)})
 	}
+	t.humanize() // after the stories and key events above read the exact texts
+	data, err := marshalIndent(htmlData{jsonReport: rep, Timeline: t}, true)
+	if err != nil {
+		return err
+	}
+	page.Data = template.JS(bytes.TrimSpace(data))
 	var b bytes.Buffer
 	if err := reportTmpl.Execute(&b, page); err != nil {
 		return errors.Wrap(err, "report: rendering html")
 	}
 	_, err = w.Write(b.Bytes())
 	return errors.Wrap(err, "report: writing html")
+}
+
+// humanize rewrites the times in the timeline's texts (hover details, key
+// events) by the page's rule (msPlain). Only HTML calls it, on its own
+// timeline, after the stories were told.
+func (t *timeline) humanize() {
+	for li := range t.Lanes {
+		for ri := range t.Lanes[li].Rows {
+			rw := &t.Lanes[li].Rows[ri]
+			for i := range rw.Spans {
+				rw.Spans[i].Detail = msPlain(rw.Spans[i].Detail)
+			}
+			for i := range rw.Marks {
+				rw.Marks[i].Detail = msPlain(rw.Marks[i].Detail)
+			}
+		}
+	}
+	for i := range t.Links {
+		t.Links[i].Detail = msPlain(t.Links[i].Detail)
+	}
+	for i := range t.Key {
+		t.Key[i].Text = msPlain(t.Key[i].Text)
+	}
 }
 
 // HTMLPath writes the HTML report to a file, replacing it.

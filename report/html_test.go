@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// reportData extracts and decodes the JSON embedded in an HTML report.
-func reportData(t *testing.T, page string) map[string]any {
+// reportDataText returns the JSON embedded in an HTML report.
+func reportDataText(t *testing.T, page string) string {
 	t.Helper()
 	const open = `<script id="report-data" type="application/json">`
 	i := strings.Index(page, open)
@@ -23,8 +23,14 @@ func reportData(t *testing.T, page string) map[string]any {
 	if j < 0 {
 		t.Fatal("script#report-data is not closed")
 	}
+	return rest[:j]
+}
+
+// reportData extracts and decodes the JSON embedded in an HTML report.
+func reportData(t *testing.T, page string) map[string]any {
+	t.Helper()
 	var data map[string]any
-	if err := json.Unmarshal([]byte(rest[:j]), &data); err != nil {
+	if err := json.Unmarshal([]byte(reportDataText(t, page)), &data); err != nil {
 		t.Fatalf("the embedded JSON does not parse: %v", err)
 	}
 	return data
@@ -44,6 +50,44 @@ func renderHTML(t *testing.T, name string) string {
 	}
 	t.Fatalf("no fixture %q", name)
 	return ""
+}
+
+// TestHTMLGolden compares the page around the script (verdicts,
+// explanations and key events with their times in ms, the toolbar) with
+// testdata/NAME.html, where the inline CSS, script and data are elided,
+// and the timeline the script draws (lanes, marks with their hover texts,
+// write links, windows) with testdata/NAME.timeline.json.
+func TestHTMLGolden(t *testing.T) {
+	for _, name := range []string{"gc-pause", "pause-after-write", "clean"} {
+		t.Run(name, func(t *testing.T) {
+			page := renderHTML(t, name)
+			for _, e := range []struct{ open, stands string }{
+				{"<style>", "/* report.css */"},
+				{`<script id="report-data" type="application/json">`, "(the JSON report and the timeline)"},
+				{"<script>", "/* report.js */"},
+			} {
+				i := strings.Index(page, e.open)
+				if i < 0 {
+					t.Fatalf("the page lacks %s", e.open)
+				}
+				i += len(e.open)
+				j := i + strings.Index(page[i:], "</")
+				page = page[:i] + e.stands + page[j:]
+			}
+			golden(t, name+".html", []byte(page))
+			dec := json.NewDecoder(strings.NewReader(reportDataText(t, renderHTML(t, name))))
+			dec.UseNumber()
+			var data map[string]any
+			if err := dec.Decode(&data); err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.MarshalIndent(data["timeline"], "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, name+".timeline.json", append(b, '\n'))
+		})
+	}
 }
 
 func TestHTMLSelfContained(t *testing.T) {
@@ -81,9 +125,9 @@ func TestHTMLSelfContained(t *testing.T) {
 func TestHTMLContent(t *testing.T) {
 	page := renderHTML(t, "gc-pause")
 	for _, want := range []string{
-		"A stop-the-world pause longer than the TTL", // teaching text
-		"overlap for 0.055127s",                      // a checker's explanation
-		"Also in the history: A was paused from",     // the story
+		"A stop-the-world pause longer than the TTL",                    // teaching text
+		`overlap for <span class="ms" title="0.055127s">55.1 ms</span>`, // a checker's explanation, in ms
+		"Also in the history: A was paused from",                        // the story
 		`<tr class="broken" data-invariant="mutual-exclusion">`,
 		`<tr class="held" data-invariant="lost-update">`,
 	} {

@@ -23,8 +23,10 @@ type Matrix struct {
 	// Title is an optional heading.
 	Title string
 	// Brief leaves out the lists of each broken cell's first violation and
-	// of the n/a reasons (text output); a hint says how to see one cell's
-	// story instead.
+	// of the n/a reasons (text and Markdown; the CLI sets it unless
+	// --details): the text says how to see one cell's story instead, the
+	// Markdown is the table and a one-line legend, short enough for a pull
+	// request. The HTML always has the lists.
 	Brief bool
 	// Designs and Scenarios are the columns and rows, in display order.
 	Designs   []string
@@ -165,12 +167,37 @@ func short2(inv invariant.ID) string {
 	return b.String()
 }
 
+// dataInvariants are the invariants that judge the data: when one broke,
+// a write the lock should have stopped reached the resource or an update
+// was lost. The others (mutual exclusion, token uniqueness, liveness,
+// reentrancy) judge the lease: a fenced resource can keep the data when
+// they break.
+var dataInvariants = []invariant.ID{invariant.StaleWrite, invariant.LostUpdate, invariant.Fencing}
+
+// leaseInvariants are the known invariants that judge only the lease.
+var leaseInvariants = []invariant.ID{invariant.MutualExclusion, invariant.TokenUnique, invariant.Liveness, invariant.Reentrancy}
+
+// The ways a broken cell is classified (cellState.class).
+const (
+	classLost   = "lost"    // a data invariant broke: data lost
+	classSafe   = "safe"    // only lease invariants broke and a data invariant held: lease broken, data safe
+	classBroken = "unknown" // neither can be said: no data invariant was checked, or an unknown one broke
+)
+
 // cellState is one cell's summary for display.
 type cellState struct {
 	kind   string // "ok", "broken", "na", "none" (not run), "unchecked"
-	text   string
-	some   bool // broken in some runs only
+	class  string // for a broken cell: classLost, classSafe or classBroken
+	text   string // the broken invariants' abbreviations, "ok", "n/a", ...
+	some   bool   // the class holds in some runs only (lost: every data invariant broke in some runs only)
 	broken []InvariantResult
+}
+
+// classWords says what each class means, for legends and hover texts.
+var classWords = map[string]string{
+	classLost:   "data lost",
+	classSafe:   "lease broken, data safe",
+	classBroken: "broken, data unknown",
 }
 
 func (m *Matrix) state(pc placedCell, invs []invariant.ID) cellState {
@@ -182,6 +209,7 @@ func (m *Matrix) state(pc placedCell, invs []invariant.ID) cellState {
 	}
 	st := cellState{kind: "ok", text: "ok"}
 	checked := 0
+	dataHeld, lost, unknown := false, false, false
 	var names []string
 	for _, inv := range invs {
 		i := slices.IndexFunc(pc.cell.Results, func(r InvariantResult) bool { return r.Invariant == inv })
@@ -189,12 +217,18 @@ func (m *Matrix) state(pc placedCell, invs []invariant.ID) cellState {
 			continue
 		}
 		checked++
-		if r := pc.cell.Results[i]; r.Broken {
+		r := pc.cell.Results[i]
+		isData := slices.Contains(dataInvariants, inv)
+		dataHeld = dataHeld || isData && !r.Broken
+		if r.Broken {
+			lost = lost || isData
+			unknown = unknown || !isData && !slices.Contains(leaseInvariants, inv)
+		}
+		if r.Broken {
 			st.broken = append(st.broken, r)
 			name := short2(inv)
 			if r.BrokenRuns > 0 && r.BrokenRuns < pc.cell.Runs {
 				name += "(" + strconv.Itoa(r.BrokenRuns) + "/" + strconv.Itoa(pc.cell.Runs) + ")"
-				st.some = true
 			}
 			names = append(names, name)
 		}
@@ -202,10 +236,53 @@ func (m *Matrix) state(pc placedCell, invs []invariant.ID) cellState {
 	switch {
 	case len(st.broken) > 0:
 		st.kind, st.text = "broken", strings.Join(names, ",")
+		switch {
+		case lost:
+			st.class = classLost
+		case dataHeld && !unknown:
+			st.class = classSafe
+		default:
+			st.class = classBroken
+		}
+		// Some runs only: each broken invariant of the class broke in
+		// fewer than all runs (0 broken runs means not counted).
+		st.some = true
+		for _, r := range st.broken {
+			if st.class == classLost && !slices.Contains(dataInvariants, r.Invariant) {
+				continue
+			}
+			st.some = st.some && r.BrokenRuns > 0 && r.BrokenRuns < pc.cell.Runs
+		}
 	case checked == 0:
 		st.kind, st.text = "unchecked", "?"
 	}
 	return st
+}
+
+// textMark is the mark a broken cell's text starts with, by class: the
+// plain-text matrix and the HTML page use it (the HTML also colours).
+var textMark = map[string]string{classLost: "!", classSafe: "~", classBroken: ""}
+
+// mdMark is the Markdown's mark, where colour is only available as emoji.
+var mdMark = map[string]string{classLost: "❌ ", classSafe: "⚠️ ", classBroken: ""}
+
+// classesUsed lists the classes of the broken cells, in legend order, and
+// which of them some cells show for some runs only.
+func (m *Matrix) classesUsed(invs []invariant.ID) ([]string, map[string]bool) {
+	seen, some := map[string]bool{}, map[string]bool{}
+	for _, pc := range m.sortedCells() {
+		if st := m.state(pc, invs); st.kind == "broken" {
+			seen[st.class] = true
+			some[st.class] = some[st.class] || st.some
+		}
+	}
+	var out []string
+	for _, c := range []string{classLost, classSafe, classBroken} {
+		if seen[c] {
+			out = append(out, c)
+		}
+	}
+	return out, some
 }
 
 func runsNote(r InvariantResult, runs int) string {
@@ -216,13 +293,52 @@ func runsNote(r InvariantResult, runs int) string {
 	return s
 }
 
-func (m *Matrix) legend(invs []invariant.ID) string {
+// legend explains the cells in one line; marks gives each class's mark
+// (textMark, mdMark), or nil to leave the classes out (the HTML draws
+// them as swatches).
+func (m *Matrix) legend(invs []invariant.ID, marks map[string]string) string {
 	var parts []string
 	for _, inv := range invs {
 		parts = append(parts, short2(inv)+" "+string(inv))
 	}
-	return "ok: every checked invariant held; broken: " + strings.Join(parts, ", ") +
+	s := "ok: every checked invariant held; "
+	if marks != nil {
+		classes, _ := m.classesUsed(invs)
+		for _, c := range classes {
+			if mk := strings.TrimSpace(marks[c]); mk != "" {
+				s += mk + " "
+			}
+			s += classWords[c] + " (" + classRule(c) + "); "
+		}
+	}
+	return s + "invariants: " + strings.Join(parts, ", ") +
 		"; a suffix (7/10) means broken in 7 of 10 runs; n/a: does not apply; -: not run; ?: nothing checked."
+}
+
+// classRule says when a broken cell is in a class.
+func classRule(c string) string {
+	abbr := func(ids []invariant.ID, sep string) string {
+		var out []string
+		for _, id := range ids {
+			out = append(out, short2(id))
+		}
+		return strings.Join(out[:len(out)-1], ", ") + sep + out[len(out)-1]
+	}
+	switch c {
+	case classLost:
+		return abbr(dataInvariants, " or ") + " broke"
+	case classSafe:
+		return "only " + abbr(leaseInvariants, " or ") + " broke; the data held"
+	}
+	return "no data invariant was checked, or one this report does not know broke"
+}
+
+// cellText is a cell's text with its class's mark.
+func cellText(st cellState, marks map[string]string) string {
+	if st.kind != "broken" {
+		return st.text
+	}
+	return marks[st.class] + st.text
 }
 
 // MatrixText writes the matrix as a plain-text table (scenarios down,
@@ -250,7 +366,7 @@ func MatrixText(w io.Writer, m *Matrix) error {
 	for j, d := range m.Designs {
 		cw[j] = len(d)
 		for _, s := range m.Scenarios {
-			cw[j] = max(cw[j], len(states[[2]string{d, s}].text))
+			cw[j] = max(cw[j], len(cellText(states[[2]string{d, s}], textMark)))
 		}
 	}
 	row := func(first string, cells []string) {
@@ -269,7 +385,7 @@ func MatrixText(w io.Writer, m *Matrix) error {
 	for _, s := range m.Scenarios {
 		var cells []string
 		for _, d := range m.Designs {
-			cells = append(cells, states[[2]string{d, s}].text)
+			cells = append(cells, cellText(states[[2]string{d, s}], textMark))
 		}
 		row(s, cells)
 	}
@@ -313,7 +429,7 @@ func MatrixText(w io.Writer, m *Matrix) error {
 		list("Broken (first violation; see it with: locksim run SCENARIO --design DESIGN --seed SEED):", broken)
 		list("Not applicable:", na)
 	}
-	for _, l := range wrap("Legend: "+m.legend(invs), 100, "") {
+	for _, l := range wrap("Legend: "+m.legend(invs, textMark), 100, "") {
 		b.WriteString(l + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
@@ -329,8 +445,9 @@ func mdEscape(s string) string {
 }
 
 // MatrixMarkdown writes the matrix as a GitHub-flavoured Markdown table
-// followed by the first violation of each broken invariant and the n/a
-// reasons.
+// (a broken cell marked ❌ when the data was lost, ⚠️ when only the lease
+// broke and the data held) and a one-line legend; unless m.Brief, then
+// the first violation of each broken invariant and the n/a reasons.
 func MatrixMarkdown(w io.Writer, m *Matrix) error {
 	if m == nil {
 		return errors.New("report: nil matrix")
@@ -358,7 +475,11 @@ func MatrixMarkdown(w io.Writer, m *Matrix) error {
 			where := "`" + s + "` × `" + d + "`"
 			switch st.kind {
 			case "broken":
-				b.WriteString(" **" + st.text + "** |")
+				if st.class == classSafe {
+					b.WriteString(" " + mdMark[st.class] + st.text + " |")
+				} else {
+					b.WriteString(" " + mdMark[st.class] + "**" + st.text + "** |")
+				}
 				for _, r := range st.broken {
 					it := where + ": **" + string(r.Invariant) + "** (" + runsNote(r, c.Runs) + ")"
 					if r.Explanation != "" {
@@ -375,7 +496,10 @@ func MatrixMarkdown(w io.Writer, m *Matrix) error {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n" + mdEscape(m.legend(invs)) + "\n")
+	b.WriteString("\n" + mdEscape(m.legend(invs, mdMark)) + "\n")
+	if m.Brief {
+		broken, na = nil, nil
+	}
 	if len(broken) > 0 {
 		b.WriteString("\n### Broken\n\n")
 		for _, it := range broken {
@@ -407,25 +531,42 @@ type matrixHTMLNote struct {
 	Where, Invariant, Runs, Explanation, NA string
 }
 
+// matrixHTMLSwatch is one entry of the page's legend: a cell's look and
+// what it means.
+type matrixHTMLSwatch struct {
+	Class, Mark, Text string
+}
+
 type matrixHTMLPage struct {
-	Title   string
-	Designs []string
-	Rows    []matrixHTMLRow
-	Broken  []matrixHTMLNote
-	NA      []matrixHTMLNote
-	Legend  string
-	CSS     template.CSS
+	Title    string
+	Designs  []string
+	Rows     []matrixHTMLRow
+	Broken   []matrixHTMLNote
+	NA       []matrixHTMLNote
+	Swatches []matrixHTMLSwatch
+	Legend   string
+	CSS      template.CSS
 }
 
 // MatrixHTML writes the matrix as one self-contained HTML page: a table
-// coloured by verdict (hover a cell for its explanations), then the first
+// coloured by verdict, data lost (red, '!') apart from lease broken with
+// the data safe (amber, '~'), lighter when only some runs broke (hover a
+// cell for its explanations), a legend of swatches, then the first
 // violation of each broken invariant and the n/a reasons.
 func MatrixHTML(w io.Writer, m *Matrix) error {
 	if m == nil {
 		return errors.New("report: nil matrix")
 	}
 	invs := m.invariants()
-	p := matrixHTMLPage{Title: m.Title, Designs: m.Designs, Legend: m.legend(invs), CSS: template.CSS(asset("matrix.css"))}
+	p := matrixHTMLPage{Title: m.Title, Designs: m.Designs, Legend: m.legend(invs, nil), CSS: template.CSS(asset("matrix.css"))}
+	p.Swatches = append(p.Swatches, matrixHTMLSwatch{Class: "ok", Text: "every checked invariant held"})
+	classes, some := m.classesUsed(invs)
+	for _, c := range classes {
+		p.Swatches = append(p.Swatches, matrixHTMLSwatch{Class: "broken " + c, Mark: textMark[c], Text: classWords[c] + " (" + classRule(c) + ")"})
+		if some[c] {
+			p.Swatches = append(p.Swatches, matrixHTMLSwatch{Class: "broken " + c + " some", Mark: textMark[c], Text: "the same, in some runs only"})
+		}
+	}
 	if p.Title == "" {
 		p.Title = "locksim matrix"
 	}
@@ -434,7 +575,10 @@ func MatrixHTML(w io.Writer, m *Matrix) error {
 		for _, d := range m.Designs {
 			c, ok := m.Cells[[2]string{d, s}]
 			st := m.state(placedCell{d, s, c, ok}, invs)
-			hc := matrixHTMLCell{Kind: st.kind, Text: st.text}
+			hc := matrixHTMLCell{Kind: st.kind, Text: cellText(st, textMark)}
+			if st.kind == "broken" {
+				hc.Kind += " " + st.class
+			}
 			if st.some {
 				hc.Kind += " some"
 			}
@@ -450,7 +594,7 @@ func MatrixHTML(w io.Writer, m *Matrix) error {
 					p.Broken = append(p.Broken, matrixHTMLNote{Where: where, Invariant: string(r.Invariant),
 						Runs: runsNote(r, c.Runs), Explanation: r.Explanation})
 				}
-				hc.Tip = strings.Join(tips, "\n")
+				hc.Tip = classWords[st.class] + ":\n" + strings.Join(tips, "\n")
 			case "ok":
 				hc.Tip = "every checked invariant held"
 				if c.Runs > 0 {

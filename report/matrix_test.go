@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -39,6 +40,20 @@ func sampleMatrix() *Matrix {
 	m.Set("redlock", "gc-pause", Cell{Runs: 10, Results: gcf})
 	m.Set("redlock", "failover-lost-write", Cell{NA: "redlock has no replicas"})
 	m.Set("fenced", "failover-lost-write", Cell{Runs: 1})
+	// Only the lease invariants were checked: nothing can be said of the
+	// data.
+	m.Set("set-px-lua", "failover-lost-write", Cell{Runs: 10, Results: []InvariantResult{
+		{Invariant: invariant.MutualExclusion, Broken: true, BrokenRuns: 10, Seed: 1, Explanation: "A and B both held the lock."},
+		{Invariant: invariant.Liveness}}})
+	// Data lost in some runs, the lease in all.
+	tr := held(all...)
+	tr[0] = InvariantResult{Invariant: invariant.MutualExclusion, Broken: true, BrokenRuns: 10, Seed: 1, Explanation: "A and B both held the lock."}
+	tr[2] = InvariantResult{Invariant: invariant.LostUpdate, Broken: true, BrokenRuns: 3, Seed: 4, Explanation: "B's write overwrote A's."}
+	m.Set("redlock", "clock-jump", Cell{Runs: 10, Results: tr})
+	// Only the token source broke: the strict resource kept the data.
+	tu := held(all...)
+	tu[3] = InvariantResult{Invariant: invariant.TokenUnique, Broken: true, BrokenRuns: 10, Seed: 1, Explanation: "Token 1 was granted twice."}
+	m.Set("fenced", "clock-jump", Cell{Runs: 10, Results: tu})
 	return m
 }
 
@@ -48,6 +63,18 @@ func TestMatrixText(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "matrix.txt", b.Bytes())
+}
+
+// TestMatrixBriefText: the CLI's default (no --details) says how to see a
+// cell's story instead of listing every first violation.
+func TestMatrixBriefText(t *testing.T) {
+	m := sampleMatrix()
+	m.Brief = true
+	var b bytes.Buffer
+	if err := MatrixText(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "matrix-brief.txt", b.Bytes())
 }
 
 func TestMatrixMarkdown(t *testing.T) {
@@ -62,12 +89,80 @@ func TestMatrixMarkdown(t *testing.T) {
 	}
 }
 
+// TestMatrixMarkdownBrief: without --details the Markdown is the table
+// and a one-line legend, short enough to paste into a pull request.
+func TestMatrixMarkdownBrief(t *testing.T) {
+	m := sampleMatrix()
+	m.Brief = true
+	var b bytes.Buffer
+	if err := MatrixMarkdown(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "matrix-brief.md", b.Bytes())
+	out := b.String()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	// Title, blank, header, rule, one row per scenario, blank, legend.
+	if want := 4 + len(m.Scenarios) + 2; len(lines) != want {
+		t.Errorf("brief Markdown has %d lines, want %d:\n%s", len(lines), want, out)
+	}
+	for _, bad := range []string{"### Broken", "### Not applicable", "although"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("brief Markdown contains %q", bad)
+		}
+	}
+}
+
+// TestMatrixClasses: a broken cell is "data lost" when a data invariant
+// (stale-write, lost-update, fencing) broke, "lease broken, data safe" when
+// only lease invariants broke and a data invariant held, and neither when
+// no data invariant was checked; each output marks them apart.
+func TestMatrixClasses(t *testing.T) {
+	m := sampleMatrix()
+	invs := m.invariants()
+	for _, tc := range []struct{ design, scenario, class string }{
+		{"set-px-lua", "gc-pause", classLost},
+		{"fenced", "gc-pause", classSafe},
+		{"redlock", "clock-jump", classLost},
+		{"fenced", "clock-jump", classSafe},
+		{"set-px-lua", "failover-lost-write", classBroken},
+	} {
+		c, ok := m.Cells[[2]string{tc.design, tc.scenario}]
+		if got := m.state(placedCell{tc.design, tc.scenario, c, ok}, invs); got.kind != "broken" || got.class != tc.class {
+			t.Errorf("%s x %s: %s %q, want broken %q", tc.scenario, tc.design, got.kind, got.class, tc.class)
+		}
+	}
+	render := func(f func(io.Writer, *Matrix) error) string {
+		var b bytes.Buffer
+		if err := f(&b, m); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for name, want := range map[string][]string{
+		"text":     {"!ME,SW ", "~ME(7/10) ", "! data lost (SW, LU or FE broke)", "~ lease broken, data"},
+		"markdown": {"| ❌ **ME,SW** |", "| ⚠️ ME(7/10) |", "❌ data lost (SW, LU or FE broke)", "⚠️ lease broken, data safe (only ME, TU, LV or RE broke; the data held)"},
+		"html": {`<td class="broken lost" title="data lost:`, `<td class="broken safe some" title="lease broken, data safe:`,
+			`<td class="broken unknown" title="broken, data unknown:`, `<td class="broken lost some" title="data lost:` + "\nmutual-exclusion (seed 1, 10/10 runs): A and B both held the lock.\nlost-update (seed 4, 3/10 runs)",
+			`<span class="swatch broken lost">!</span> data lost (SW, LU or FE broke)`,
+			`<span class="swatch broken safe">~</span> lease broken, data safe (only ME, TU, LV or RE broke; the data held)`},
+	} {
+		out := map[string]func(io.Writer, *Matrix) error{"text": MatrixText, "markdown": MatrixMarkdown, "html": MatrixHTML}[name]
+		got := render(out)
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s output lacks %q:\n%s", name, w, got)
+			}
+		}
+	}
+}
+
 func TestMatrixHTML(t *testing.T) {
 	var b bytes.Buffer
 	if err := MatrixHTML(&b, sampleMatrix()); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
+	golden(t, "matrix.html", b.Bytes())
 	for _, bad := range []string{"http://", "https://", "<script", "<link"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("the matrix page contains %q", bad)
@@ -76,7 +171,7 @@ func TestMatrixHTML(t *testing.T) {
 	for _, want := range []string{
 		`<table id="matrix">`,
 		`<th class="design">set-px-lua</th>`,
-		`<td class="broken" title="mutual-exclusion (seed 1, 10/10 runs): A&#39;s critical section`,
+		"<td class=\"broken lost\" title=\"data lost:\nmutual-exclusion (seed 1, 10/10 runs): A&#39;s critical section",
 		`<td class="na" title="n/a: redlock has no replicas">n/a</td>`,
 		`<td class="none" title="not run">-</td>`,
 		`<td class="unchecked" title="no invariant checked">?</td>`,

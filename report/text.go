@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,7 +30,7 @@ func Text(w io.Writer, r *model.Result, opts TextOptions) error {
 		return errors.Errorf("report: text width %d is below 20 columns", width)
 	}
 	t := build(r)
-	p := &printer{color: opts.Color}
+	p := &printer{color: opts.Color, crowded: map[int]bool{}}
 	meta := opts.Meta.withResult(r)
 	p.header(meta, summarize(r, t), r)
 	p.timeline(t, width)
@@ -56,7 +55,7 @@ func TimelineText(w io.Writer, r *model.Result, width int) error {
 		return errors.Errorf("report: text width %d is below 20 columns", width)
 	}
 	t := build(r)
-	p := &printer{}
+	p := &printer{crowded: map[int]bool{}}
 	p.timeline(t, width)
 	p.keyEvents(t)
 	_, err := io.WriteString(w, p.b.String())
@@ -67,6 +66,9 @@ func TimelineText(w io.Writer, r *model.Result, width int) error {
 type printer struct {
 	b     strings.Builder
 	color bool
+	// crowded holds the Seq of the events the timeline drew under a '+';
+	// the key-events list includes them.
+	crowded map[int]bool
 }
 
 // ANSI styles, used only with TextOptions.Color.
@@ -165,7 +167,8 @@ type cell struct {
 }
 
 // spanGlyph and markGlyph draw the timeline. A mark with glyph 0 is not
-// drawn in text. Key spans use the owner's glyph.
+// drawn in text (markShownBy says what shows it instead). Key spans use
+// the owner's glyph.
 var spanGlyph = map[string]byte{
 	spanAcquiring: '-', spanHeld: '=', spanLease: '~', spanPaused: 'z', spanCrashed: '#',
 	spanDown: '#', spanPartition: '/',
@@ -173,12 +176,20 @@ var spanGlyph = map[string]byte{
 
 var markGlyph = map[string]byte{
 	markAcquired: 'a', markReacquired: 'a', markAcquireFailed: 'F', markLeaseLost: 'L',
-	markWrite: 'w', markWriteOK: 'W', markWriteRejected: 'X', markRelease: 'r',
+	markWritePrepared: 'p', markWrite: 'w', markWriteOK: 'W', markWriteRejected: 'X', markRelease: 'r',
 	markRenew: 'R', markRenewFailed: 'S', markWatchdogStop: 'S', markCrash: 'C',
 	markRestart: 'U', markClockJump: 'J', markClockDrift: '%', markError: 'E',
 	markExpired: 'x', markDeleted: '|', markEvicted: 'e', markNodeUp: 'U',
 	markPromote: 'P', markDemote: 'D', markResOK: 'W', markResRejected: 'X',
 	markNetDelay: 'd', markNetDrop: 'o', markResRead: 'v', markResReadRefused: 'V',
+}
+
+// markShownBy names, for each mark the text draws no glyph for, the glyph
+// that shows it instead: the span it starts or ends, or a mark next to it.
+var markShownBy = map[string]byte{
+	markReleased:  'r', // the release it finishes
+	markNodeCrash: '#', // the down span it starts
+	markHeal:      '/', // the partition span it ends
 }
 
 // legendText explains each glyph, in legend order.
@@ -190,22 +201,13 @@ var legendText = []struct {
 	{'z', "paused"}, {'#', "crashed / down"}, {'/', "partition"},
 	{'a', "acquired"}, {'r', "release"}, {'R', "renewed"}, {'S', "watchdog stopped"},
 	{'F', "acquire gave up"}, {'L', "lease lost (did not enter / write)"},
+	{'p', "write prepared (its request left later, at its W, X or w)"},
 	{'W', "write accepted (client row: when sent; resource row: when applied)"}, {'X', "write rejected (likewise)"}, {'w', "write (no answer)"},
 	{'v', "read served (resource row)"}, {'V', "read refused (resource row)"},
 	{'x', "key expired"}, {'|', "key deleted"}, {'e', "key evicted"},
 	{'C', "crash"}, {'U', "restart"}, {'P', "promoted"}, {'D', "demoted"},
 	{'J', "clock jump"}, {'%', "clock rate change"}, {'d', "network delay"}, {'o', "network drop"},
-	{'E', "task error"},
-}
-
-// markRank orders marks that share a column: the higher rank is drawn.
-var markRank = map[string]int{
-	markReleased: 1, markRenew: 2, markReacquired: 3, markClockDrift: 4, markRelease: 5,
-	markNetDelay: 6, markNetDrop: 6, markAcquired: 7, markDeleted: 8, markNodeUp: 9,
-	markPromote: 10, markDemote: 10, markClockJump: 11, markRestart: 12, markCrash: 13,
-	markNodeCrash: 13, markEvicted: 14, markExpired: 15, markLeaseLost: 16, markAcquireFailed: 16,
-	markRenewFailed: 17, markWatchdogStop: 17, markWrite: 18, markWriteOK: 19, markResOK: 19,
-	markWriteRejected: 20, markResRejected: 20, markError: 21, markResRead: 3, markResReadRefused: 16,
+	{'E', "task error"}, {'+', "several events in one column (each listed in the key events)"},
 }
 
 func spanStyle(s span, owners map[string]string) string {
@@ -315,7 +317,11 @@ func (p *printer) timeline(t *timeline, width int) {
 					cells[c] = cell{g, st, s.Kind == spanKey}
 				}
 			}
-			placeMarks(cells, cv, rw.Marks)
+			for _, crowd := range placeMarks(cells, cv, rw.Marks) {
+				for _, seq := range crowd {
+					p.crowded[seq] = true
+				}
+			}
 			// A key value stays visible even when marks cover its columns.
 			for _, s := range rw.Spans {
 				if s.Kind != spanKey {
@@ -370,53 +376,85 @@ func (p *printer) timeline(t *timeline, width int) {
 		bar = strings.ReplaceAll(bar, "^", p.style("^", ansiBRed))
 		p.line(fmt.Sprintf("%-*s ", labelW-1, "!"+strconv.Itoa(wd.Index)) + bar)
 	}
-	p.legend(used, owners, t.clients, glyphs)
+	p.legend(used, owners, t.clients, glyphs, len(t.Windows) > 0)
 	p.line("")
 }
 
-// placeMarks draws marks over a row, the highest rank first. A mark whose
-// column is taken moves one column towards its side of the occupant (left
-// if earlier, right if later) when that column holds no mark, so the order
-// in time stays right; if it cannot (another mark, or the row's edge), the
-// occupant moves one column the other way when that one is free;
-// otherwise the mark is hidden.
-func placeMarks(cells []cell, cv canvas, marks []mark) {
-	ms := slices.Clone(marks)
-	slices.SortStableFunc(ms, func(a, b mark) int { return rank(b) - rank(a) })
-	taken := make([]*mark, len(cells))
-	free := func(c int) bool { return c >= 0 && c < len(cells) && taken[c] == nil }
-	for i := range ms {
-		m := &ms[i]
-		g := markGlyph[m.Kind]
-		if g == 0 {
-			continue
-		}
-		c := cv.col(m.At)
-		if o := taken[c]; o != nil {
-			side := 1 // m is later: it goes right of the occupant
-			if o.At > m.At {
-				side = -1
-			}
-			switch {
-			case free(c + side):
-				c += side
-			case free(c - side): // the occupant steps aside the other way
-				taken[c-side], cells[c-side] = o, cells[c]
-			default:
-				continue
-			}
-		}
-		taken[c] = m
-		cells[c] = cell{ch: g, style: markStyle(m.Kind)}
-	}
+// maxShift is how many columns the text timeline moves a mark away from
+// its own column to keep it visible and in time order. A mark that would
+// have to move further shares a '+' cell with its neighbour instead.
+const maxShift = 3
+
+// slot is one column of a row holding one mark, or several under '+'.
+type slot struct {
+	col, lo int // the column, and the leftmost it may move to
+	marks   []mark
 }
 
-func rank(m mark) int {
-	r := markRank[m.Kind]
-	if m.Cited {
-		r += 100
+// placeMarks draws a row's marks in time order (At, then Seq), so that
+// left to right is time order and no mark hides another. A mark whose
+// column an earlier mark took moves right; when that would put it more
+// than maxShift columns from its own column or past the row's right edge,
+// the marks before it move left to make room, each at most maxShift
+// columns from its own; when even that fails (the row truly lacks room
+// there), the mark joins the previous one and the cell shows '+', several
+// events. Marks with no glyph are not drawn. It returns, for each '+'
+// from left to right, the Seq of the marks it stands for, in time order.
+func placeMarks(cells []cell, cv canvas, marks []mark) [][]int {
+	ms := make([]mark, 0, len(marks))
+	for _, m := range marks {
+		if markGlyph[m.Kind] != 0 {
+			ms = append(ms, m)
+		}
 	}
-	return r
+	sortMarks(ms)
+	var slots []slot
+	for _, m := range ms {
+		own := cv.col(m.At)
+		lo, hi := max(0, own-maxShift), min(len(cells)-1, own+maxShift)
+		c := own
+		if n := len(slots); n > 0 {
+			c = max(c, slots[n-1].col+1)
+		}
+		if c > hi && !makeRoom(slots, hi-1) {
+			last := &slots[len(slots)-1]
+			last.marks = append(last.marks, m)
+			last.lo = last.col // a '+' stays where it formed
+			continue
+		}
+		slots = append(slots, slot{col: min(c, hi), lo: lo, marks: []mark{m}})
+	}
+	var crowds [][]int
+	for _, s := range slots {
+		if len(s.marks) == 1 {
+			m := s.marks[0]
+			cells[s.col] = cell{ch: markGlyph[m.Kind], style: markStyle(m.Kind)}
+			continue
+		}
+		cells[s.col] = cell{ch: '+', style: ansiBold}
+		var seqs []int
+		for _, m := range s.marks {
+			seqs = append(seqs, m.Seq)
+		}
+		crowds = append(crowds, seqs)
+	}
+	return crowds
+}
+
+// makeRoom moves the trailing slots left so that the last one sits at or
+// before column at, each keeping its order and its lower bound; it reports
+// whether it could (and changes nothing when it could not).
+func makeRoom(slots []slot, at int) bool {
+	k := len(slots) - 1
+	for limit := at; k >= 0 && slots[k].col > limit; k, limit = k-1, limit-1 {
+		if limit < slots[k].lo {
+			return false
+		}
+	}
+	for j, limit := len(slots)-1, at; j > k; j, limit = j-1, limit-1 {
+		slots[j].col = limit
+	}
+	return true
 }
 
 func (p *printer) cells(cs []cell) string {
@@ -437,7 +475,7 @@ func (p *printer) cells(cs []cell) string {
 }
 
 // legend lists the glyphs that appear, then the key-value letters.
-func (p *printer) legend(used, ownerUsed map[byte]bool, clients []string, glyphs map[string]byte) {
+func (p *printer) legend(used, ownerUsed map[byte]bool, clients []string, glyphs map[string]byte, windows bool) {
 	var items []string
 	for _, l := range legendText {
 		if used[l.ch] {
@@ -456,11 +494,14 @@ func (p *printer) legend(used, ownerUsed map[byte]bool, clients []string, glyphs
 	if ownerUsed['?'] {
 		items = append(items, "? a value of no known client")
 	}
+	if windows {
+		items = append(items, "^ violation window")
+	}
 	if len(items) == 0 {
 		return
 	}
 	p.line("")
-	for _, l := range wrap("Legend: "+strings.Join(items, "; ")+"; ^ violation window.", 78, "  ") {
+	for _, l := range wrap("Legend: "+strings.Join(items, "; ")+".", 78, "  ") {
 		p.line(l)
 	}
 }
@@ -536,16 +577,20 @@ func tickLabel(d, step time.Duration) string {
 }
 
 func (p *printer) keyEvents(t *timeline) {
-	if len(t.Key) == 0 {
+	keys := t.Key
+	if len(p.crowded) > 0 {
+		keys = t.keyEvents(p.crowded)
+	}
+	if len(keys) == 0 {
 		return
 	}
 	p.line("Key events (! = cited by a violation):")
 	actorW := 0
-	for _, k := range t.Key {
+	for _, k := range keys {
 		actorW = max(actorW, len(k.Actor))
 	}
 	wi := 0
-	for _, k := range t.Key {
+	for _, k := range keys {
 		for wi < len(t.Windows) && t.Windows[wi].From < k.At {
 			p.windowLine(t.Windows[wi])
 			wi++

@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +13,9 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/model/invariant"
+	"locksim/sim"
 )
 
 func TestTextGolden(t *testing.T) {
@@ -126,32 +130,141 @@ func TestCanvasCol(t *testing.T) {
 	}
 }
 
-// TestPlaceMarks: marks sharing a column keep their time order; at the
-// row's right edge the occupant steps left so a later mark still shows.
+// drawRow places marks on an empty row of width columns over end and
+// returns the row ('.' where no mark is) and the Seqs drawn under each '+'.
+func drawRow(width int, end time.Duration, marks []mark) (string, [][]int) {
+	cv := canvas{width: width, end: end}
+	cells := make([]cell, width)
+	for i := range cells {
+		cells[i] = cell{ch: '.'}
+	}
+	crowded := placeMarks(cells, cv, marks)
+	got := make([]byte, len(cells))
+	for i, c := range cells {
+		got[i] = c.ch
+	}
+	return string(got), crowded
+}
+
+// TestPlaceMarks: a row's marks read left to right in time order and none
+// is hidden; a later mark moves right of an earlier one in its column, the
+// earlier ones move left at the row's edge or when a crowd needs room, and
+// only a row that truly lacks room collapses marks into '+'.
 func TestPlaceMarks(t *testing.T) {
-	cv := canvas{width: 6, end: 600 * time.Millisecond}
 	ms := time.Millisecond
+	seq := func(marks ...mark) []mark {
+		for i := range marks {
+			marks[i].Seq = i
+		}
+		return marks
+	}
+	// The sequence from the issue: acquired, release, write, acquired,
+	// write, release within two columns (a=rWaWr once showed a release
+	// before its write).
+	crowd := func(at ...time.Duration) []mark {
+		kinds := []string{markAcquired, markRelease, markWriteOK, markAcquired, markWriteOK, markRelease}
+		var out []mark
+		for i, k := range kinds {
+			out = append(out, mark{Kind: k, At: at[i]})
+		}
+		return seq(out...)
+	}
 	for _, tc := range []struct {
-		name  string
-		marks []mark
-		want  string
+		name    string
+		width   int
+		end     time.Duration
+		marks   []mark
+		want    string
+		crowded [][]int
 	}{
-		{"apart", []mark{{Kind: markAcquired, At: 0}, {Kind: markRelease, At: 300 * ms}}, "a..r.."},
-		{"same column, room right", []mark{{Kind: markWriteOK, At: 200 * ms}, {Kind: markRelease, At: 250 * ms}}, "..Wr.."},
-		{"same column at the right edge", []mark{{Kind: markWriteOK, At: 590 * ms}, {Kind: markRelease, At: 599 * ms}}, "....Wr"},
-		{"three in one column", []mark{{Kind: markAcquired, At: 300 * ms}, {Kind: markWriteOK, At: 310 * ms}, {Kind: markRelease, At: 320 * ms}}, "..aWr."},
+		{"apart", 6, 600 * ms, seq(mark{Kind: markAcquired, At: 0}, mark{Kind: markRelease, At: 300 * ms}), "a..r..", nil},
+		{"same column, room right", 6, 600 * ms, seq(mark{Kind: markWriteOK, At: 200 * ms}, mark{Kind: markRelease, At: 250 * ms}), "..Wr..", nil},
+		{"same column at the right edge", 6, 600 * ms, seq(mark{Kind: markWriteOK, At: 590 * ms}, mark{Kind: markRelease, At: 599 * ms}), "....Wr", nil},
+		{"three in one column", 6, 600 * ms, seq(mark{Kind: markAcquired, At: 300 * ms}, mark{Kind: markWriteOK, At: 310 * ms}, mark{Kind: markRelease, At: 320 * ms}), "...aWr", nil},
+		{"given out of order", 6, 600 * ms, []mark{{Kind: markRelease, At: 320 * ms, Seq: 3}, {Kind: markAcquired, At: 300 * ms, Seq: 1}, {Kind: markWriteOK, At: 300 * ms, Seq: 2}}, "...aWr", nil},
+		{"crowd in the middle", 12, 1200 * ms, crowd(300*ms, 305*ms, 310*ms, 320*ms, 400*ms, 410*ms), "..arWaWr....", nil},
+		{"crowd at the right edge", 8, 800 * ms, crowd(500*ms, 510*ms, 600*ms, 610*ms, 700*ms, 799*ms), "..arWaWr", nil},
+		{"crowd at the left edge", 8, 800 * ms, crowd(0, 1*ms, 2*ms, 100*ms, 101*ms, 200*ms), "arWaWr..", nil},
+		// Marks stay within maxShift columns of their time: six marks in
+		// the last column have four columns, the last three share a '+'.
+		{"crowd in the last column", 8, 800 * ms, crowd(750*ms, 760*ms, 770*ms, 780*ms, 790*ms, 799*ms), "....arW+", [][]int{{3, 4, 5}}},
+		{"not drawn in text", 6, 600 * ms, seq(mark{Kind: markRelease, At: 300 * ms}, mark{Kind: markReleased, At: 300 * ms}), "...r..", nil},
+		{"no room: '+' stands for the rest", 6, 600 * ms, seq(
+			mark{Kind: markAcquired, At: 200 * ms}, mark{Kind: markRelease, At: 200 * ms}, mark{Kind: markWriteOK, At: 200 * ms},
+			mark{Kind: markRenew, At: 200 * ms}, mark{Kind: markLeaseLost, At: 200 * ms}, mark{Kind: markCrash, At: 200 * ms},
+			mark{Kind: markRestart, At: 200 * ms}, mark{Kind: markError, At: 200 * ms}), "arWRL+", [][]int{{5, 6, 7}}},
 	} {
-		cells := make([]cell, cv.width)
-		for i := range cells {
-			cells[i] = cell{ch: '.'}
+		got, crowded := drawRow(tc.width, tc.end, tc.marks)
+		if got != tc.want || !cmp.Equal(crowded, tc.crowded) {
+			t.Errorf("%s: %s with %v under '+', want %s with %v", tc.name, got, crowded, tc.want, tc.crowded)
 		}
-		placeMarks(cells, cv, tc.marks)
-		got := make([]byte, len(cells))
-		for i, c := range cells {
-			got[i] = c.ch
+	}
+}
+
+// TestPlaceMarksNeverHides draws crowded random rows and checks that
+// reading a row left to right gives every mark in time order: each drawn
+// glyph is the next mark (within maxShift columns of its own), and each
+// '+' stands for two or more consecutive marks, exactly those reported.
+func TestPlaceMarksNeverHides(t *testing.T) {
+	var kinds []string
+	for k := range markGlyph {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 2000 {
+		width := 20 + rng.IntN(30)
+		end := time.Second
+		n := 1 + rng.IntN(2*width)
+		var marks []mark
+		for range n {
+			// Clusters: most marks near one of a few instants.
+			at := time.Duration(rng.IntN(4)) * end / 4
+			at += time.Duration(rng.Int64N(int64(end / 20)))
+			if rng.IntN(4) == 0 {
+				at = time.Duration(rng.Int64N(int64(end)))
+			}
+			marks = append(marks, mark{Kind: kinds[rng.IntN(len(kinds))], At: min(at, end)})
 		}
-		if string(got) != tc.want {
-			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		sortMarks(marks)
+		for i := range marks {
+			marks[i].Seq = i
+		}
+		given := slices.Clone(marks)
+		rng.Shuffle(len(given), func(i, j int) { given[i], given[j] = given[j], given[i] })
+		row, crowds := drawRow(width, end, given)
+		cv := canvas{width: width, end: end}
+		i, plus := 0, 0
+		for col := 0; col < width; col++ {
+			switch ch := row[col]; {
+			case ch == '.':
+			case ch == '+':
+				if plus >= len(crowds) {
+					t.Fatalf("round %d: more '+' than crowds in %s", round, row)
+				}
+				crowd := crowds[plus]
+				plus++
+				if len(crowd) < 2 {
+					t.Fatalf("round %d: '+' at column %d stands for %v in %s", round, col, crowd, row)
+				}
+				for _, s := range crowd {
+					if i >= len(marks) || marks[i].Seq != s {
+						t.Fatalf("round %d: '+' at column %d stands for %v out of time order in %s", round, col, crowd, row)
+					}
+					i++
+				}
+			default:
+				if i >= len(marks) || markGlyph[marks[i].Kind] != ch {
+					t.Fatalf("round %d: column %d shows %c out of time order in %s", round, col, ch, row)
+				}
+				if d := col - cv.col(marks[i].At); d > maxShift || d < -maxShift {
+					t.Fatalf("round %d: %c drawn %d columns from its time in %s", round, ch, d, row)
+				}
+				i++
+			}
+		}
+		if i != len(marks) || plus != len(crowds) {
+			t.Fatalf("round %d: %d of %d marks shown in %s", round, i, len(marks), row)
 		}
 	}
 }
@@ -235,5 +348,45 @@ func TestTextErroredRunHasNoVerdicts(t *testing.T) {
 	out := b.String()
 	if strings.Contains(out, "No violations found") || strings.Contains(out, " held") || !strings.Contains(out, "No verdicts") {
 		t.Errorf("errored run reads as judged:\n%s", out)
+	}
+}
+
+// TestTextCrowdedRowListsItsEvents: where a row has no room, '+' stands
+// for several events; the legend says so and the key events list each of
+// them, even those (successful renewals) not listed otherwise.
+func TestTextCrowdedRowListsItsEvents(t *testing.T) {
+	const va = "A:aaaa"
+	h := sim.History{
+		{At: 0, Actor: "A", Task: "main", Kind: history.KindAcquireStart, Key: "lock", Value: va, Dur: time.Second},
+		{At: us(1000), Actor: "A", Task: "main", Kind: history.KindAcquired, Peer: "r1", Key: "lock", Value: va, N: 1},
+	}
+	for i := range 8 {
+		h = append(h, sim.Event{At: us(int64(2000 + 1000*i)), Actor: "A", Task: "watchdog", Kind: history.KindRenew, Key: "lock", Value: va, N: 1})
+	}
+	h = append(h,
+		sim.Event{At: us(11000), Actor: "A", Task: "main", Kind: history.KindRelease, Key: "lock", Value: va},
+		sim.Event{At: time.Second, Actor: "A", Task: "main", Kind: sim.KindTaskEnd})
+	r := &model.Result{Spec: model.Spec{Design: "watchdog", Clients: []string{"A"}}, History: finish(h)}
+	var b strings.Builder
+	if err := TimelineText(&b, r, 20); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	row := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "A ") {
+			row = l
+		}
+	}
+	if !strings.Contains(row, "aRR+") {
+		t.Errorf("A's row is %q, want the acquired mark, two renewals, then '+'", row)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "+ several events in one column (each listed in the key events)") {
+		t.Errorf("the legend does not explain '+':\n%s", out)
+	}
+	// The '+' stands for six renewals and the release; renewals that
+	// worked are no key events on their own, but these must be listed.
+	if got := strings.Count(out, "A's watchdog renewed lock"); got != 6 {
+		t.Errorf("the key events list %d renewals, want the 6 under '+':\n%s", got, out)
 	}
 }

@@ -37,6 +37,7 @@ const (
 	markReacquired     = "reacquired"
 	markAcquireFailed  = "acquire-failed"
 	markLeaseLost      = "lease-lost"
+	markWritePrepared  = "write-prepared" // a write prepared here, sent later
 	markWrite          = "write"          // a write with no outcome recorded
 	markWriteOK        = "write-ok"       // the resource accepted it
 	markWriteRejected  = "write-rejected" // the resource rejected it
@@ -50,7 +51,6 @@ const (
 	markClockJump      = "clock-jump"
 	markClockDrift     = "clock-drift"
 	markError          = "error"
-	markKeySet         = "key-set"
 	markExpired        = "expired"
 	markDeleted        = "deleted"
 	markEvicted        = "evicted"
@@ -117,6 +117,23 @@ type window struct {
 	To        time.Duration `json:"to_ns"`
 }
 
+// link joins a write's instants: where the client prepared it, where its
+// request left and where the resource answered it (its res-ok or
+// res-rejected mark on the resource row). Only writes the resource
+// answered have one.
+type link struct {
+	Client string `json:"client"`
+	// Prepared equals Sent when the write event and the request share an
+	// instant or the client recorded no write event.
+	Prepared time.Duration `json:"prepared_ns"`
+	Sent     time.Duration `json:"sent_ns"`
+	Applied  time.Duration `json:"applied_ns"`
+	Accepted bool          `json:"accepted"`
+	Detail   string        `json:"detail"`
+	// Seq is the write event (the request when there is none).
+	Seq int `json:"seq"`
+}
+
 // keyEvent is one line of the key-events list.
 type keyEvent struct {
 	Seq   int           `json:"seq"`
@@ -134,6 +151,7 @@ type timeline struct {
 	End     time.Duration `json:"end_ns"`
 	Lanes   []lane        `json:"lanes"`
 	Windows []window      `json:"windows"`
+	Links   []link        `json:"links"`
 	Key     []keyEvent    `json:"key_events"`
 
 	ix       *history.Index
@@ -150,6 +168,7 @@ func build(r *model.Result) *timeline {
 	t := &timeline{
 		Lanes:    []lane{},
 		Windows:  []window{},
+		Links:    []link{},
 		Key:      []keyEvent{},
 		ix:       ix,
 		lockKeys: map[string]bool{},
@@ -205,7 +224,7 @@ func build(r *model.Result) *timeline {
 	if t.End <= 0 {
 		t.End = time.Millisecond
 	}
-	t.keyEvents()
+	t.Key = t.keyEvents(nil)
 	return t
 }
 
@@ -350,6 +369,10 @@ func (t *timeline) clientLane(c string) lane {
 			if !w.Accepted {
 				kind = markWriteRejected
 			}
+		}
+		if times := t.writeTimes(w); times != "" {
+			detail += times
+		} else if w.Applied >= 0 {
 			detail += "; " + describe(t, t.h[w.Applied]) + " at " + fmtT(t.h[w.Applied].At)
 		}
 		m := t.mk(kind, t.h[at], c, tokenLabel(w.Token), detail)
@@ -357,6 +380,18 @@ func (t *timeline) clientLane(c string) lane {
 			m.Seq, m.Cited = t.h[w.Prepared].Seq, t.cited[t.h[w.Prepared].Seq] || t.cited[t.h[at].Seq]
 		}
 		lock.Marks = append(lock.Marks, m) // drawn where the request left
+		if delayedSend(t.h, w) {
+			p := t.h[w.Prepared]
+			lock.Marks = append(lock.Marks, t.mk(markWritePrepared, p, c, tokenLabel(w.Token), detail))
+		}
+		if w.Applied >= 0 {
+			from := t.h[at].At
+			if w.Prepared >= 0 {
+				from = t.h[w.Prepared].At
+			}
+			t.Links = append(t.Links, link{Client: c, Prepared: from, Sent: t.h[at].At, Applied: t.h[w.Applied].At,
+				Accepted: w.Accepted, Detail: detail, Seq: m.Seq})
+		}
 	}
 	for _, p := range ix.Pauses[c] {
 		e := t.h[p.FromPos]
@@ -417,6 +452,29 @@ func (t *timeline) clientLane(c string) lane {
 		l.Rows = append(l.Rows, pause)
 	}
 	return l
+}
+
+// delayedSend reports whether a write's request left after the instant the
+// client prepared it (a pause or a crash between the two, typically).
+func delayedSend(h sim.History, w history.Write) bool {
+	return w.Prepared >= 0 && w.Sent >= 0 && h[w.Sent].At != h[w.Prepared].At
+}
+
+// writeTimes tells a write's instants when its request did not leave the
+// moment the client prepared it: "; prepared at X, sent at Y, accepted at
+// Z". It is empty otherwise.
+func (t *timeline) writeTimes(w history.Write) string {
+	if !delayedSend(t.h, w) {
+		return ""
+	}
+	s := "; prepared at " + fmtT(t.h[w.Prepared].At) + ", sent at " + fmtT(t.h[w.Sent].At)
+	switch {
+	case w.Applied < 0:
+		return s + ", never answered by the resource"
+	case w.Accepted:
+		return s + ", accepted at " + fmtT(t.h[w.Applied].At)
+	}
+	return s + ", rejected at " + fmtT(t.h[w.Applied].At)
 }
 
 // pauseEnd says when a pause really ended, if not as announced.
@@ -502,7 +560,14 @@ func (t *timeline) resourceLane() (lane, bool) {
 		if !w.Accepted {
 			kind = markResRejected
 		}
-		rw.Marks = append(rw.Marks, t.mk(kind, e, w.Client, tokenLabel(w.Token), describe(t, e)))
+		detail := describe(t, e)
+		if w.Sent >= 0 {
+			detail += "; " + w.Client + " sent it at " + fmtT(t.h[w.Sent].At)
+			if delayedSend(t.h, w) {
+				detail += ", prepared at " + fmtT(t.h[w.Prepared].At)
+			}
+		}
+		rw.Marks = append(rw.Marks, t.mk(kind, e, w.Client, tokenLabel(w.Token), detail))
 	}
 	for _, r := range t.ix.Reads {
 		if r.Served < 0 {
@@ -513,7 +578,11 @@ func (t *timeline) resourceLane() (lane, bool) {
 		if r.Refused {
 			kind = markResReadRefused
 		}
-		rw.Marks = append(rw.Marks, t.mk(kind, e, r.Client, "", describe(t, e)))
+		label := ""
+		if !r.Refused {
+			label = "value " + itoa(r.N)
+		}
+		rw.Marks = append(rw.Marks, t.mk(kind, e, r.Client, label, describe(t, e)))
 	}
 	if len(rw.Marks) == 0 {
 		return lane{}, false
@@ -570,15 +639,23 @@ func (t *timeline) surprising(pos int) bool {
 }
 
 // keyEvents selects the events worth listing: acquisitions, expiries,
-// pauses, writes, faults, and every event a violation cites.
-func (t *timeline) keyEvents() {
+// pauses, writes, faults, every event a violation cites, and the events
+// whose Seq is in also.
+func (t *timeline) keyEvents(also map[int]bool) []keyEvent {
+	ks := []keyEvent{}
 	for pos, e := range t.h {
-		if !t.isKey(pos) && !t.cited[e.Seq] {
+		if !t.isKey(pos) && !t.cited[e.Seq] && !also[e.Seq] {
 			continue
 		}
-		t.Key = append(t.Key, keyEvent{Seq: e.Seq, At: e.At, Actor: e.Actor, Kind: string(e.Kind),
-			Text: describe(t, e), Cited: t.cited[e.Seq]})
+		text := describe(t, e)
+		if e.Kind == history.KindWrite {
+			if w, ok := t.writeOf(pos); ok {
+				text += t.writeTimes(w)
+			}
+		}
+		ks = append(ks, keyEvent{Seq: e.Seq, At: e.At, Actor: e.Actor, Kind: string(e.Kind), Text: text, Cited: t.cited[e.Seq]})
 	}
+	return ks
 }
 
 // isKey reports whether the event at pos belongs in the key-events list.

@@ -15,7 +15,9 @@
   var PALETTE = ["#2563eb", "#db2777", "#0891b2", "#65a30d", "#d97706", "#7c3aed", "#475569", "#be123c"];
   var LABEL_W = 160, RIGHT = 16, TOP = 50, BAND = 16, ROW_H = 22, LANE_GAP = 6, BOTTOM = 10;
 
-  var data, tl, colors = {}, tips = [], view = { t0: 0, t1: 1 }, full = { t0: 0, t1: 1 };
+  // view.label says what the view shows: "all" (the whole run), "v1"
+  // (violation 1) or "custom" (zoomed or panned by hand).
+  var data, tl, colors = {}, tips = [], view = { t0: 0, t1: 1, label: "all" }, full = { t0: 0, t1: 1 };
 
   function el(name, attrs, parent) {
     var n = document.createElementNS(NS, name);
@@ -42,6 +44,21 @@
     var s = Math.floor(us / 1e6), frac = String(us % 1e6);
     while (frac.length < 6) { frac = "0" + frac; }
     return (neg ? "-" : "") + s + "." + frac + "s";
+  }
+  // fmtMs renders nanoseconds for people as the Go side's msText does:
+  // milliseconds with one decimal and commas ("1,049.1 ms", "1,500.0 ms"),
+  // three decimals below 0.1 ms ("0.012 ms"), "0 ms" for zero.
+  function fmtMs(ns) {
+    var sign = ns < 0 ? "-" : "", a = Math.abs(ns);
+    if (a === 0) { return "0 ms"; }
+    if (a < 1e5) {
+      var us = String(Math.floor((a + 500) / 1000));
+      while (us.length < 3) { us = "0" + us; }
+      return sign + "0." + us + " ms";
+    }
+    var tenths = Math.floor((a + 5e4) / 1e5), ip = String(Math.floor(tenths / 10)), f = tenths % 10;
+    for (var i = ip.length - 3; i > 0; i -= 3) { ip = ip.slice(0, i) + "," + ip.slice(i); }
+    return sign + ip + "." + f + " ms";
   }
   function tickStep(span, n) {
     for (var p = 1; p < 1e18; p *= 10) {
@@ -99,9 +116,10 @@
   var MARKS = {
     "acquired": ["tri", "#15803d"], "reacquired": ["tri", "#65a30d"],
     "acquire-failed": ["diamond", "#ea580c"], "lease-lost": ["diamond", "#ea580c"],
+    "write-prepared": ["hollow", "#374151"],
     "write": ["ring", "#374151"], "write-ok": ["dot", "#15803d"], "write-rejected": ["xdot", "#dc2626"],
     "res-ok": ["dot", "#15803d"], "res-rejected": ["xdot", "#dc2626"],
-    "res-read": ["small", "#2563eb"], "res-read-refused": ["xdot", "#ea580c"],
+    "res-read": ["read", "#2563eb"], "res-read-refused": ["read", "#ea580c"],
     "release": ["square", "#4b5563"], "released": ["small", "#9ca3af"],
     "renew": ["diamond", "#0d9488"], "renew-failed": ["diamond", "#dc2626"], "watchdog-stop": ["diamond", "#dc2626"],
     "crash": ["cross", "#7f1d1d"], "node-crash": ["cross", "#7f1d1d"],
@@ -114,8 +132,10 @@
   };
   var MARK_NAMES = {
     "acquired": "acquired", "reacquired": "nested hold", "acquire-failed": "acquire gave up", "lease-lost": "lease lost",
-    "write": "write (no answer)", "write-ok": "write accepted", "write-rejected": "write rejected",
-    "res-read": "read served", "res-read-refused": "read refused",
+    "write-prepared": "write prepared (sent later)",
+    "write": "write (no answer)", "write-ok": "write accepted (sent here)", "write-rejected": "write rejected (sent here)",
+    "res-ok": "write applied by the resource", "res-rejected": "write refused by the resource",
+    "res-read": "read served by the resource", "res-read-refused": "read refused by the resource",
     "release": "release", "released": "release finished", "renew": "renewed", "renew-failed": "renewal failed",
     "watchdog-stop": "watchdog stopped", "crash": "crash", "node-crash": "node crash", "node-up": "node restart",
     "restart": "restart", "expired": "key expired", "deleted": "key deleted", "evicted": "key evicted",
@@ -146,6 +166,13 @@
         n = el("rect", { x: cx - r * 0.8, y: cy - r * 0.8, width: r * 1.6, height: r * 1.6, fill: c }, grp); break;
       case "small":
         n = el("circle", { cx: cx, cy: cy, r: r * 0.45, fill: c }, grp); break;
+      case "hollow":
+        n = el("rect", { x: cx - r * 0.75, y: cy - r * 0.75, width: r * 1.5, height: r * 1.5, fill: "#fff", stroke: c, "stroke-width": 2 }, grp); break;
+      case "read":
+        // A chevron, as the text report's 'v'.
+        el("rect", { x: cx - r, y: cy - r, width: 2 * r, height: 2 * r, fill: "transparent" }, grp);
+        n = el("path", { d: "M" + (cx - r) + " " + (cy - r * 0.7) + "L" + cx + " " + (cy + r * 0.8) + "L" + (cx + r) + " " + (cy - r * 0.7),
+          stroke: c, "stroke-width": 2.5, fill: "none", "stroke-linecap": "round", "stroke-linejoin": "round" }, grp); break;
       case "ring":
         n = el("circle", { cx: cx, cy: cy, r: r * 0.85, fill: "#fff", stroke: c, "stroke-width": 2 }, grp); break;
       case "bar":
@@ -170,6 +197,10 @@
     var q = el("pattern", { id: "hatch-down", width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(-45)" }, d);
     el("rect", { width: 6, height: 6, fill: "#e5e7eb" }, q);
     el("rect", { width: 2, height: 6, fill: "#6b7280" }, q);
+    [["arrow-ok", "#15803d"], ["arrow-bad", "#dc2626"]].forEach(function (a) {
+      var mk = el("marker", { id: a[0], viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, d);
+      el("path", { d: "M0 0L10 5L0 10Z", fill: a[1] }, mk);
+    });
     var clip = el("clipPath", { id: "plot-clip" }, d);
     return clip;
   }
@@ -204,9 +235,10 @@
     el("line", { x1: LABEL_W, x2: LABEL_W + plotW(), y1: TOP - 4, y2: TOP - 4, stroke: "#d1d5db" }, axis);
 
     // Lanes.
-    var y = TOP;
+    var y = TOP, rowY = {};
     for (var li = 0; li < tl.lanes.length; li++) {
       var l = tl.lanes[li];
+      rowY[l.kind === "resource" ? "resource" : l.id] = y + ROW_H / 2 + 1;
       var g = el("g", { "class": "lane", "data-lane": l.id, "data-kind": l.kind }, svg);
       var lh = laneHeight(l);
       el("rect", { x: 0, y: y, width: W, height: lh - 2, fill: li % 2 ? "#ffffff" : "#f9fafb" }, g);
@@ -226,7 +258,7 @@
           var rect = el("rect", { x: sx0, y: cy - h / 2, width: sx1 - sx0, height: h, rx: 2, fill: st.fill, "fill-opacity": st.op }, body);
           if (st.stroke) { rect.setAttribute("stroke", st.stroke); rect.setAttribute("stroke-width", 1); }
           addTip(rect, (SPAN_NAMES[s.kind] || s.kind) + (s.owner ? " (" + s.owner + ")" : ""), s.from_ns,
-            s.detail, "until " + fmtT(s.to_ns) + (s.open ? " (still going at the end)" : "") + ", " + fmtT(s.to_ns - s.from_ns));
+            s.detail, "until " + fmtMs(s.to_ns) + (s.open ? " (still going at the end)" : "") + ", " + fmtMs(s.to_ns - s.from_ns));
           var label = s.label || (s.kind === "held" ? s.owner : "");
           var vis0 = Math.max(sx0, LABEL_W), vis1 = Math.min(sx1, LABEL_W + plotW());
           if (label && vis1 - vis0 > label.length * 6 + 8) { text(body, vis0 + 4, cy + 4, label, "span-label"); }
@@ -236,11 +268,13 @@
           var m = marks[mi], mx = x(m.at_ns);
           if (mx < LABEL_W - 6 || mx > W) { continue; }
           var mg = drawMark(body, m.kind, mx, cy, 5, m.cited);
+          mg.setAttribute("data-mark", m.kind);
           addTip(mg, (MARK_NAMES[m.kind] || m.kind) + (m.label ? " - " + m.label : ""), m.at_ns, m.detail, m.cited ? "cited by a violation" : "");
         }
       }
       y += lh;
     }
+    drawLinks(rowY);
     // Grid lines over the lane backgrounds.
     var grid = el("g", { "pointer-events": "none" }, svg);
     for (var gt = first; gt <= view.t1 + 1e-9; gt += step) {
@@ -264,11 +298,46 @@
       var lt = text(band, lx, by + 11, lbl, "win-label");
       if (inside) { lt.setAttribute("style", "fill:#fff"); }
       addTip(band, "violation " + win.index + ": " + win.invariant, win.from_ns,
-        "from " + fmtT(win.from_ns) + " to " + fmtT(win.to_ns) + ", " + fmtT(win.to_ns - win.from_ns) + (win.clients ? " (" + win.clients.join(", ") + ")" : ""));
+        "from " + fmtMs(win.from_ns) + " to " + fmtMs(win.to_ns) + ", " + fmtMs(win.to_ns - win.from_ns) + (win.clients ? " (" + win.clients.join(", ") + ")" : ""));
     }
 
     var vr = document.getElementById("view-range");
-    if (vr) { vr.textContent = fmtT(view.t0) + " - " + fmtT(view.t1); }
+    if (vr) {
+      vr.textContent = fmtMs(view.t0) + " to " + fmtMs(view.t1) +
+        (view.label === "all" ? " (the whole run)" : view.label.charAt(0) === "v" ? " (violation " + view.label.slice(1) + ")" : "");
+    }
+    document.body.dataset.zoom = view.label;
+    svg.setAttribute("data-view-from-ns", String(Math.round(view.t0)));
+    svg.setAttribute("data-view-to-ns", String(Math.round(view.t1)));
+  }
+
+  // drawLinks joins each write the resource answered: from where the
+  // client prepared it (along the bottom of its row while it waited, when
+  // the request left later) to the resource's mark, with an arrow.
+  function drawLinks(rowY) {
+    var links = tl.links || [];
+    if (!links.length || rowY.resource === undefined) { return; }
+    var g = el("g", { "clip-path": "url(#plot-clip)", "class": "links" }, svg);
+    links.forEach(function (k) {
+      var yc = rowY[k.client];
+      if (yc === undefined) { return; }
+      var xp = x(k.prepared_ns), xs = x(k.sent_ns), xr = x(k.applied_ns), yr = rowY.resource;
+      var yb = yc + ROW_H / 2 - 3, d = "M" + xp + " " + yc;
+      var y0 = yc;
+      if (k.sent_ns !== k.prepared_ns) { d += "L" + xp + " " + yb + "L" + xs + " " + yb; y0 = yb; }
+      // End the arrow at the edge of the resource's mark.
+      var dx = xr - xs, dy = yr - y0, len = Math.sqrt(dx * dx + dy * dy) || 1;
+      d += "L" + (xr - dx / len * 6) + " " + (yr - dy / len * 6);
+      var c = k.accepted ? "#15803d" : "#dc2626";
+      var lg = el("g", { "class": "link", "data-client": k.client, "data-seq": k.seq }, g);
+      el("path", { d: d, fill: "none", stroke: "transparent", "stroke-width": 8 }, lg);
+      var p = el("path", { d: d, fill: "none", stroke: c, "stroke-width": 1.5, "stroke-opacity": 0.7,
+        "marker-end": "url(#" + (k.accepted ? "arrow-ok" : "arrow-bad") + ")" }, lg);
+      if (k.sent_ns !== k.prepared_ns) { p.setAttribute("stroke-dasharray", "5 3"); }
+      addTip(lg, "write by " + k.client + (k.accepted ? ", applied" : ", refused") + " by the resource", k.prepared_ns, k.detail,
+        (k.sent_ns !== k.prepared_ns ? "prepared " + fmtMs(k.prepared_ns) + ", " : "") + "sent " + fmtMs(k.sent_ns) +
+        ", answered " + fmtMs(k.applied_ns) + " (" + fmtMs(k.applied_ns - k.prepared_ns) + " after it was prepared)");
+    });
   }
 
   function legend() {
@@ -278,7 +347,7 @@
     tl.lanes.forEach(function (l) {
       l.rows.forEach(function (r) {
         (r.spans || []).forEach(function (s) { seenS[s.kind] = s.owner || true; });
-        (r.marks || []).forEach(function (m) { seenM[m.kind === "res-ok" ? "write-ok" : m.kind === "res-rejected" ? "write-rejected" : m.kind] = true; });
+        (r.marks || []).forEach(function (m) { seenM[m.kind] = true; });
       });
     });
     Object.keys(SPAN_NAMES).forEach(function (k) {
@@ -301,6 +370,13 @@
       item.appendChild(document.createTextNode(MARK_NAMES[k]));
       box.appendChild(item);
     });
+    if ((tl.links || []).length) {
+      var li = document.createElement("span");
+      var ls = el("svg", { viewBox: "0 0 26 14" }, li);
+      el("path", { d: "M2 7L24 7", stroke: "#15803d", "stroke-width": 1.5, "marker-end": "url(#arrow-ok)" }, ls);
+      li.appendChild(document.createTextNode("a write, from where it was prepared (dashed while it waited to be sent) to the resource's answer"));
+      box.appendChild(li);
+    }
     if ((tl.windows || []).length) {
       var item = document.createElement("span");
       var s = el("svg", { viewBox: "0 0 26 14" }, item);
@@ -320,13 +396,22 @@
 
   // Zoom and pan.
   var MIN_SPAN = 1000;
-  function setView(t0, t1) {
+  function setView(t0, t1, label) {
     var span = Math.max(MIN_SPAN, Math.min(t1 - t0, full.t1 - full.t0));
     if (t0 < full.t0) { t0 = full.t0; }
     if (t0 + span > full.t1) { t0 = full.t1 - span; }
     view.t0 = t0;
     view.t1 = t0 + span;
+    view.label = label || "custom";
     render();
+  }
+  function wholeRun() { setView(full.t0, full.t1, "all"); }
+  // showViolation zooms on violation i (from 1); false if there is none.
+  function showViolation(i) {
+    var w = (tl.windows || [])[i - 1];
+    if (!w) { return false; }
+    focus(w.from_ns, w.to_ns, "v" + i);
+    return true;
   }
   function zoom(factor, center) {
     if (center === undefined) { center = (view.t0 + view.t1) / 2; }
@@ -334,9 +419,9 @@
     var f = (center - view.t0) / (view.t1 - view.t0);
     setView(center - f * span, center - f * span + span);
   }
-  function focus(from, to) {
+  function focus(from, to, label) {
     var pad = Math.max((to - from) * 0.25, (full.t1 - full.t0) * 0.02, MIN_SPAN);
-    setView(from - pad, to + pad);
+    setView(from - pad, to + pad, label);
   }
   function svgX(ev) {
     var r = svg.getBoundingClientRect();
@@ -347,7 +432,7 @@
   function wire() {
     document.getElementById("zoom-in").addEventListener("click", function () { zoom(0.5); });
     document.getElementById("zoom-out").addEventListener("click", function () { zoom(2); });
-    document.getElementById("zoom-reset").addEventListener("click", function () { setView(full.t0, full.t1); });
+    document.getElementById("zoom-reset").addEventListener("click", wholeRun);
     svg.addEventListener("wheel", function (ev) {
       ev.preventDefault();
       var px = svgX(ev);
@@ -376,7 +461,7 @@
       var b = document.createElement("b");
       b.textContent = d.title;
       tip.appendChild(b);
-      tip.appendChild(document.createTextNode("\n" + fmtT(d.at) + "  " + (d.detail || "") + (d.extra ? "\n" + d.extra : "")));
+      tip.appendChild(document.createTextNode("\n" + fmtMs(d.at) + " (exactly " + fmtT(d.at) + ")\n" + (d.detail || "") + (d.extra ? "\n" + d.extra : "")));
       tip.hidden = false;
       var tx = ev.clientX + 14, ty = ev.clientY + 14;
       if (tx + 470 > window.innerWidth) { tx = Math.max(4, ev.clientX - 474); }
@@ -387,9 +472,9 @@
     svg.addEventListener("mouseleave", function () { tip.hidden = true; });
     Array.prototype.forEach.call(document.querySelectorAll("button.zoomto"), function (b) {
       b.addEventListener("click", function () {
-        var i = Number(b.getAttribute("data-violation"));
-        var w = (tl.windows || [])[i - 1];
-        if (w) { focus(w.from_ns, w.to_ns); document.getElementById("timeline").scrollIntoView({ behavior: "smooth" }); }
+        if (showViolation(Number(b.getAttribute("data-violation")))) {
+          document.getElementById("timeline").scrollIntoView({ behavior: "smooth" });
+        }
       });
     });
     Array.prototype.forEach.call(document.querySelectorAll("#events tbody tr"), function (tr) {
@@ -436,16 +521,14 @@
       if (l.kind === "client" && !colors[l.id]) { colors[l.id] = PALETTE[Object.keys(colors).length % PALETTE.length]; }
     });
     full = { t0: 0, t1: Math.max(tl.end_ns, MIN_SPAN) };
-    view = { t0: full.t0, t1: full.t1 };
-    render();
+    view = { t0: full.t0, t1: full.t1, label: "all" };
+    // The page opens zoomed on violation 1 (the whole run when there is
+    // none); page.html#v2 opens on violation 2, page.html#all on the whole
+    // run.
+    var h = location.hash, m = /^#v(\d+)$/.exec(h);
+    if (h === "#all" || !(m && showViolation(Number(m[1]))) && !showViolation(1)) { wholeRun(); }
     legend();
     wire();
-    // report.html#v2 opens zoomed on violation 2.
-    var h = location.hash;
-    if (h.indexOf("#v") === 0) {
-      var w = (tl.windows || [])[Number(h.slice(2)) - 1];
-      if (w) { focus(w.from_ns, w.to_ns); }
-    }
     if (h === "#selftest") { selftest(); }
   } catch (e) {
     fail(e && e.stack ? e.stack : e);
@@ -459,20 +542,36 @@
     zoom(2, full.t0);
     zoom(1 / 1.25, (full.t0 + full.t1) / 3);
     setView(full.t1 * 0.9, full.t1 * 2);
-    (tl.windows || []).forEach(function (w) { focus(w.from_ns, w.to_ns); });
-    setView(full.t0, full.t1);
+    (tl.windows || []).forEach(function (w, i) { showViolation(i + 1); });
+    wholeRun();
     var n = svg.querySelector("[data-tip]");
     if (n) {
       var r = n.getBoundingClientRect();
       n.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: r.left + 1, clientY: r.top + 1 }));
-      if (document.getElementById("tip").hidden) { fail("selftest: hovering a mark showed no tooltip"); }
+      var tipBox = document.getElementById("tip");
+      if (tipBox.hidden) { fail("selftest: hovering a mark showed no tooltip"); }
+      // Hover texts give times in ms, the instant's exact value beside it.
+      if (!/\d ms \(exactly \d+\.\d{6}s\)/.test(tipBox.textContent)) {
+        fail("selftest: the tooltip does not give its instant in ms: " + tipBox.textContent);
+      }
     }
+    tips.forEach(function (d) {
+      if (/\d\.\d{6}s/.test(d.detail + " " + d.extra)) { fail("selftest: a hover text shows a time not in ms: " + d.detail + " " + d.extra); }
+    });
     svg.dispatchEvent(new WheelEvent("wheel", { bubbles: true, cancelable: true, deltaY: -100, clientX: 400, clientY: 100 }));
     svg.dispatchEvent(new MouseEvent("mousedown", { bubbles: true, clientX: 500, clientY: 100 }));
     svg.dispatchEvent(new MouseEvent("mousemove", { bubbles: true, clientX: 450, clientY: 100 }));
     window.dispatchEvent(new MouseEvent("mouseup", { bubbles: true }));
     var row = document.querySelector("#events tbody tr");
     if (row) { row.click(); }
+    // The key events' times (rendered by Go's msText) read as fmtMs does.
+    Array.prototype.forEach.call(document.querySelectorAll("#events tbody tr"), function (tr) {
+      var want = fmtMs(Number(tr.getAttribute("data-at"))), got = tr.querySelector("td.t").textContent;
+      if (got !== want) { fail("selftest: key event time " + got + " but fmtMs gives " + want); }
+    });
+    if ((tl.links || []).length !== svg.querySelectorAll("g.link").length) {
+      fail("selftest: " + svg.querySelectorAll("g.link").length + " write links drawn for " + (tl.links || []).length);
+    }
     var b = document.querySelector("button.zoomto");
     if (b) { b.click(); }
     document.getElementById("zoom-reset").click();
