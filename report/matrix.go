@@ -167,15 +167,23 @@ func short2(inv invariant.ID) string {
 	return b.String()
 }
 
-// dataInvariants are the invariants that judge the data: when one broke,
-// a write the lock should have stopped reached the resource or an update
-// was lost. The others (mutual exclusion, token uniqueness, liveness,
-// reentrancy) judge the lease: a fenced resource can keep the data when
-// they break.
-var dataInvariants = []invariant.ID{invariant.StaleWrite, invariant.LostUpdate, invariant.Fencing}
+// dataInvariants are the invariants that judge the data (invariant.HarmOf
+// says HarmData): when one broke, an update was lost or the fence let a
+// forbidden token through. The others judge the lease: mutual exclusion,
+// a write outside its lease (stale-write), token uniqueness, liveness,
+// reentrancy; a fenced resource can keep the data when they break.
+var dataInvariants, leaseInvariants = byHarm()
 
-// leaseInvariants are the known invariants that judge only the lease.
-var leaseInvariants = []invariant.ID{invariant.MutualExclusion, invariant.TokenUnique, invariant.Liveness, invariant.Reentrancy}
+func byHarm() (data, lease []invariant.ID) {
+	for _, id := range invariant.All {
+		if invariant.HarmOf(id) == invariant.HarmData {
+			data = append(data, id)
+		} else {
+			lease = append(lease, id)
+		}
+	}
+	return data, lease
+}
 
 // The ways a broken cell is classified (cellState.class).
 const (

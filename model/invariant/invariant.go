@@ -218,3 +218,14 @@ func Broken(vs []Violation) []ID {
 	}
 	return ids
 }
+
+// Sorted returns the distinct IDs of ids in report order.
+func Sorted(ids []ID) []ID {
+	var out []ID
+	for _, id := range All {
+		if slices.Contains(ids, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
