@@ -27,6 +27,9 @@ type SweepConfig struct {
 	Design model.Spec
 	// Seeds per cell; 0 means 2. Workers as for Matrix.
 	Seeds, Workers int
+	// Progress, if set, is called after each cell in order with the cells
+	// done and the cells in the grid.
+	Progress func(done, planned int)
 }
 
 // Sweep runs the grid: y over the fault size, x over the TTL (or the drift
@@ -99,6 +102,12 @@ func Sweep(c SweepConfig) *report.Sweep {
 	}
 	nx := len(sw.Xs)
 	ordered(len(sw.Ys)*nx, c.Workers, nil, func(j int) report.SweepCell { return cell(j/nx, j%nx) },
-		func(j int, rc report.SweepCell) bool { sw.Cells[j/nx][j%nx] = rc; return true })
+		func(j int, rc report.SweepCell) bool {
+			sw.Cells[j/nx][j%nx] = rc
+			if c.Progress != nil {
+				c.Progress(j+1, len(sw.Ys)*nx)
+			}
+			return true
+		})
 	return sw
 }

@@ -60,6 +60,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (the output does not depend on it)")
 	format := fs.String("format", "text", "text or svg")
 	out := fs.String("o", "", "write to this file instead of stdout")
+	progress := fs.Bool("progress", isTerminal(stderr), "show progress on stderr (default on a terminal)")
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -85,7 +86,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	if _, err := model.LookupDesign(d); err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	sw := engine.Sweep(engine.SweepConfig{Param: *param, Design: model.Spec{Design: d}, Seeds: *seeds, Workers: *workers})
+	onCell, endProgress := startProgress(*progress, stderr, "cells", 0)
+	sw := engine.Sweep(engine.SweepConfig{Param: *param, Design: model.Spec{Design: d}, Seeds: *seeds, Workers: *workers, Progress: onCell})
+	endProgress()
 	w, done, err := output(*out, stdout)
 	if err != nil {
 		return exitUsage, err
