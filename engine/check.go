@@ -31,8 +31,8 @@ type CheckConfig struct {
 	// (measured with Now). The result is deterministic given the number of
 	// runs it reached, which it reports.
 	For time.Duration
-	// Now reads the wall clock for For and for Progress; the simulation
-	// never sees it. nil disables For.
+	// Now reads the wall clock for For; the simulation never sees it. It
+	// must be set when For is.
 	Now func() time.Time
 	// Seed is the base seed: run i uses seed Seed+i.
 	Seed uint64
@@ -112,6 +112,12 @@ func (c CheckConfig) RunSpec(i int) (model.Spec, uint64) {
 func (c CheckConfig) Validate() error {
 	if c.Runs < 0 {
 		return errors.Errorf("runs %d is negative", c.Runs)
+	}
+	if c.For < 0 {
+		return errors.Errorf("time budget %v is negative", c.For)
+	}
+	if c.For > 0 && c.Now == nil {
+		return errors.Errorf("time budget %v: Now must be set to measure it", c.For)
 	}
 	if c.Shards < 0 || c.Shard < 0 || (c.Shards > 0 && c.Shard >= c.Shards) {
 		return errors.Errorf("shard %d/%d: want 0 <= i < n", c.Shard, c.Shards)

@@ -20,7 +20,7 @@
 //     byte (the history hash must match).
 //
 // Invariant: nothing here reads the wall clock or global randomness except
-// through CheckConfig.Now, for the budget and progress only; no run sees it.
+// through CheckConfig.Now, for the time budget only; no run sees it.
 //
 // # JSON schema locksim.check/v1
 //
