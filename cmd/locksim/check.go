@@ -55,7 +55,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	shard := fs.String("shard", "", "run only shard i of n (i/n): runs with index%n == i")
 	ttl := fs.Duration("ttl", 0, "lease TTL (default 1s)")
 	deadline := fs.Bool("deadline", false, "turn on the client-deadline option")
-	format := fs.String("format", "text", "output format: text or json")
+	format := fs.String("format", "text", "output format: text, json (locksim.check/v1, for merge) or markdown (a table for a pull request or a CI job summary)")
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
 	save := fs.String("save", defaultSave, "where to save the minimal failing case (sharded: locksim-failure-shardIofN.json)")
 	progress := fs.Bool("progress", isTerminal(stderr), "show progress on stderr (default on a terminal: redrawn 4 times a second; elsewhere a line every 5s)")
@@ -119,8 +119,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("--max-faults %d: give 1 to 20", *maxFaults)
 	case *delayMax < 0:
 		return exitUsage, usagef("--delay-max %v: must not be negative", *delayMax)
-	case *format != "text" && *format != "json":
-		return exitUsage, usagef("unknown --format %q (want text or json)", *format)
+	case !slices.Contains([]string{"text", "json", "markdown", "md"}, *format):
+		return exitUsage, usagef("unknown --format %q (want text, json or markdown)", *format)
 	}
 	kinds, err := parseKinds(*faults)
 	if err != nil {
@@ -191,9 +191,12 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		saved = *save
 	}
-	if jw != nil {
+	switch {
+	case jw != nil:
 		err = jw.Finish(res, saved)
-	} else {
+	case *format == "markdown" || *format == "md":
+		err = engine.SummaryMarkdown(w, res, saved)
+	default:
 		err = engine.SummaryText(w, res, saved)
 	}
 	if cerr := closeOut(); err == nil {
