@@ -143,28 +143,12 @@ func Check(c CheckConfig) (*CheckResult, error) {
 		return nil, err
 	}
 	shards := max(c.Shards, 1)
-	planned := c.Runs
-	if planned == 0 && c.For == 0 {
-		planned = DefaultRuns
+	mine, bounded := c.mine()
+	n := mine
+	if !bounded {
+		n = 1 << 62 // only the budget bounds the runs
 	}
-	n := 1 << 62 // only the budget bounds the runs
-	mine := 0
-	if planned > 0 {
-		n = (planned - c.Shard + shards - 1) / shards
-		mine = n
-	}
-	res := &CheckResult{Design: c.Base.Design, Planned: mine, Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{},
-		Counted: c.counted(), Judged: map[invariant.ID]string{}}
-	base := c.Base.WithDefaults()
-	if base.Custom != nil {
-		res.Design = base.Custom.Name()
-	}
-	cfg := base.CheckConfig()
-	for _, id := range invariant.All {
-		if ok, why := cfg.Judged(id); !ok {
-			res.Judged[id] = why
-		}
-	}
+	res := c.newResult(mine)
 	var more func(int) bool
 	if c.For > 0 && c.Now != nil {
 		deadline := c.Now().Add(c.For)
@@ -189,6 +173,37 @@ func Check(c CheckConfig) (*CheckResult, error) {
 		res.Minimal = c.shrink(f)
 	}
 	return res, nil
+}
+
+// mine is how many runs this shard makes: its share of Runs (or of
+// DefaultRuns); bounded is false when only the time budget bounds them.
+func (c CheckConfig) mine() (n int, bounded bool) {
+	shards := max(c.Shards, 1)
+	planned := c.Runs
+	if planned == 0 && c.For == 0 {
+		planned = DefaultRuns
+	}
+	if planned == 0 {
+		return 0, false
+	}
+	return max(planned-c.Shard+shards-1, 0) / shards, true
+}
+
+// newResult is the empty tally of this check, which plans mine runs.
+func (c CheckConfig) newResult(mine int) *CheckResult {
+	res := &CheckResult{Design: c.Base.Design, Planned: mine, Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{},
+		Counted: c.counted(), Judged: map[invariant.ID]string{}}
+	base := c.Base.WithDefaults()
+	if base.Custom != nil {
+		res.Design = base.Custom.Name()
+	}
+	cfg := base.CheckConfig()
+	for _, id := range invariant.All {
+		if ok, why := cfg.Judged(id); !ok {
+			res.Judged[id] = why
+		}
+	}
+	return res
 }
 
 func (c CheckConfig) counted() []invariant.ID {

@@ -37,7 +37,7 @@ func SummaryMarkdown(w io.Writer, r *CheckResult, casePath string) error {
 	}
 	runs := fmt.Sprint(r.Runs)
 	switch {
-	case r.Planned == 0:
+	case r.Planned == 0 && r.Runs > 0:
 		runs += " (the time budget's)"
 	case r.Runs < r.Planned && r.FirstError == nil:
 		runs += fmt.Sprintf(" of %d planned (stopped at the time budget)", r.Planned)

@@ -23,7 +23,7 @@ const CheckSchema = "locksim.check/v1"
 func SummaryText(w io.Writer, r *CheckResult, casePath string) error {
 	var b strings.Builder
 	runs := plural(r.Runs, "run")
-	if r.Planned == 0 {
+	if r.Planned == 0 && r.Runs > 0 {
 		runs += " in the time budget" // as many as it allowed: the same runs as that many --runs
 	}
 	fmt.Fprintf(&b, "design %s: %s, %d broke a counted invariant%s", r.Design, runs, r.BrokenRuns, pct(r.BrokenRuns, r.Runs))
