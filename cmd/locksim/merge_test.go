@@ -197,15 +197,38 @@ func TestCheckShardAuto(t *testing.T) {
 	}
 }
 
-// buildCLI builds the locksim binary into dir.
-func buildCLI(t *testing.T, dir string) string {
+// cli is the locksim binary the subprocess tests share: go build runs once
+// per test binary, into a directory TestMain removes.
+var cli struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// buildCLI returns the locksim binary, built with go build on first use.
+func buildCLI(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(dir, "locksim")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	cli.once.Do(func() {
+		if cli.dir, cli.err = os.MkdirTemp("", "locksim-cli-"); cli.err != nil {
+			return
+		}
+		cli.path = filepath.Join(cli.dir, "locksim")
+		if out, err := exec.Command("go", "build", "-o", cli.path, ".").CombinedOutput(); err != nil {
+			cli.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if cli.err != nil {
+		t.Fatal(cli.err)
 	}
-	return bin
+	return cli.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cli.dir != "" {
+		os.RemoveAll(cli.dir)
+	}
+	os.Exit(code)
 }
 
 // shardEnv is the test's environment without any shard variables, plus
@@ -230,7 +253,7 @@ func TestMergeShardProcesses(t *testing.T) {
 	}
 	start := time.Now() // wall clock: for the log only
 	dir := t.TempDir()
-	bin := buildCLI(t, dir)
+	bin := buildCLI(t)
 	built := time.Since(start)
 	flags := []string{"check", "--design", "set-px-lua", "--runs", "2000", "--progress=false"}
 	run := func(env []string, args ...string) (int, string, string) {
