@@ -6,6 +6,7 @@ require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/google/go-cmp v0.7.0
 	github.com/pkg/errors v0.9.1
+	go.yaml.in/yaml/v3 v3.0.4
 )
 
 require (

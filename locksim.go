@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -116,8 +117,15 @@ func WithInvariants(ids ...invariant.ID) Option {
 func WithCaseDir(dir string) Option { return func(c *config) { c.caseDir = dir } }
 
 // WithReportDir writes the HTML report of a failure to dir (one file per
-// test), for a CI job to upload.
+// test, dir/<test>.html), for a CI job to upload. Without it, the
+// environment variable LOCKSIM_REPORT_DIR names the directory (ReportDirEnv:
+// a CI job sets it for every test at once); with neither, no report is
+// written.
 func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = dir } }
+
+// ReportDirEnv is the environment variable that gives Check a report
+// directory when no WithReportDir does.
+const ReportDirEnv = "LOCKSIM_REPORT_DIR"
 
 // Check verifies a lock design in a test. It runs engine.DefaultRuns
 // random runs (the same generator and budget as `locksim check`) over all
@@ -134,7 +142,7 @@ func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = d
 // delete it once it no longer applies).
 func Check(t TB, design any, opts ...Option) {
 	t.Helper()
-	c := config{caseDir: filepath.Join("testdata", "locksim")}
+	c := config{caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(ReportDirEnv)}
 	c.check.Gen.Swarm = true
 	c.check.Seed = 1
 	c.check.Now = time.Now // the budget only; no run sees it

@@ -9,9 +9,9 @@ import (
 )
 
 // Campaign is the part of a CheckConfig that says which runs a check
-// makes: enough, in its JSON, for `locksim merge` to re-derive any run of
-// any shard (a Go design is named, not saved: such a campaign re-runs only
-// from Go).
+// makes: enough, in its JSON, for `locksim merge` (Merge) to re-derive any
+// run of any shard (a Go design is named, not saved: such a campaign
+// re-runs only from Go, with the design).
 type Campaign struct {
 	Base       model.Spec     `json:"base"`
 	Gen        scenarios.Gen  `json:"gen"`
@@ -21,15 +21,16 @@ type Campaign struct {
 	Shard      int            `json:"shard"`
 	Shards     int            `json:"shards"`
 	Invariants []invariant.ID `json:"invariants,omitempty"`
+	ShrinkRuns int            `json:"shrink_runs,omitempty"`
 }
 
 func campaignOf(c CheckConfig) Campaign {
 	return Campaign{Base: c.Base, Gen: c.Gen, Runs: c.Runs, For: c.For, Seed: c.Seed,
-		Shard: c.Shard, Shards: max(c.Shards, 1), Invariants: c.Invariants}
+		Shard: c.Shard, Shards: max(c.Shards, 1), Invariants: c.Invariants, ShrinkRuns: c.ShrinkRuns}
 }
 
 // Config returns the check a campaign describes.
 func (c Campaign) Config() CheckConfig {
 	return CheckConfig{Base: c.Base, Gen: c.Gen, Runs: c.Runs, For: c.For, Seed: c.Seed,
-		Shard: c.Shard, Shards: c.Shards, Invariants: c.Invariants}
+		Shard: c.Shard, Shards: c.Shards, Invariants: c.Invariants, ShrinkRuns: c.ShrinkRuns}
 }

@@ -31,8 +31,8 @@ type CheckConfig struct {
 	// (measured with Now). The result is deterministic given the number of
 	// runs it reached, which it reports.
 	For time.Duration
-	// Now reads the wall clock for For and for Progress; the simulation
-	// never sees it. nil disables For.
+	// Now reads the wall clock for For; the simulation never sees it. It
+	// must be set when For is.
 	Now func() time.Time
 	// Seed is the base seed: run i uses seed Seed+i.
 	Seed uint64
@@ -113,6 +113,12 @@ func (c CheckConfig) Validate() error {
 	if c.Runs < 0 {
 		return errors.Errorf("runs %d is negative", c.Runs)
 	}
+	if c.For < 0 {
+		return errors.Errorf("time budget %v is negative", c.For)
+	}
+	if c.For > 0 && c.Now == nil {
+		return errors.Errorf("time budget %v: Now must be set to measure it", c.For)
+	}
 	if c.Shards < 0 || c.Shard < 0 || (c.Shards > 0 && c.Shard >= c.Shards) {
 		return errors.Errorf("shard %d/%d: want 0 <= i < n", c.Shard, c.Shards)
 	}
@@ -137,28 +143,12 @@ func Check(c CheckConfig) (*CheckResult, error) {
 		return nil, err
 	}
 	shards := max(c.Shards, 1)
-	planned := c.Runs
-	if planned == 0 && c.For == 0 {
-		planned = DefaultRuns
+	mine, bounded := c.mine()
+	n := mine
+	if !bounded {
+		n = 1 << 62 // only the budget bounds the runs
 	}
-	n := 1 << 62 // only the budget bounds the runs
-	mine := 0
-	if planned > 0 {
-		n = (planned - c.Shard + shards - 1) / shards
-		mine = n
-	}
-	res := &CheckResult{Design: c.Base.Design, Planned: mine, Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{},
-		Counted: c.counted(), Judged: map[invariant.ID]string{}}
-	base := c.Base.WithDefaults()
-	if base.Custom != nil {
-		res.Design = base.Custom.Name()
-	}
-	cfg := base.CheckConfig()
-	for _, id := range invariant.All {
-		if ok, why := cfg.Judged(id); !ok {
-			res.Judged[id] = why
-		}
-	}
+	res := c.newResult(mine)
 	var more func(int) bool
 	if c.For > 0 && c.Now != nil {
 		deadline := c.Now().Add(c.For)
@@ -183,6 +173,37 @@ func Check(c CheckConfig) (*CheckResult, error) {
 		res.Minimal = c.shrink(f)
 	}
 	return res, nil
+}
+
+// mine is how many runs this shard makes: its share of Runs (or of
+// DefaultRuns); bounded is false when only the time budget bounds them.
+func (c CheckConfig) mine() (n int, bounded bool) {
+	shards := max(c.Shards, 1)
+	planned := c.Runs
+	if planned == 0 && c.For == 0 {
+		planned = DefaultRuns
+	}
+	if planned == 0 {
+		return 0, false
+	}
+	return max(planned-c.Shard+shards-1, 0) / shards, true
+}
+
+// newResult is the empty tally of this check, which plans mine runs.
+func (c CheckConfig) newResult(mine int) *CheckResult {
+	res := &CheckResult{Design: c.Base.Design, Planned: mine, Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{},
+		Counted: c.counted(), Judged: map[invariant.ID]string{}}
+	base := c.Base.WithDefaults()
+	if base.Custom != nil {
+		res.Design = base.Custom.Name()
+	}
+	cfg := base.CheckConfig()
+	for _, id := range invariant.All {
+		if ok, why := cfg.Judged(id); !ok {
+			res.Judged[id] = why
+		}
+	}
+	return res
 }
 
 func (c CheckConfig) counted() []invariant.ID {

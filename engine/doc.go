@@ -13,6 +13,14 @@
 //     run that stops with an error stops the check. The first failing run is
 //     shrunk (Shrink) and re-run with its history (CheckResult.Minimal);
 //     NewCase makes it a case file.
+//   - Merge: the shards of a check put back together from their JSON
+//     (OpenShard reads one document's campaign and streams its runs;
+//     Merge checks the documents are every shard of one campaign, each
+//     once; Merged.Finish tallies the runs in run order and shrinks the
+//     first failure again). The result is the unsharded check's, so its
+//     summaries (SummaryText, SummaryMarkdown, JSONWriter) are the same
+//     bytes. A Go design is only named in the JSON: set
+//     Merged.Config.Base.Custom to merge its campaign.
 //   - Matrix: designs x scenarios (report.Matrix); Sweep: a two-parameter
 //     map (report.Sweep). A design is a model.Spec naming a catalogue design,
 //     a Lua design or a Go design; InScenario puts it into a scenario.
@@ -20,7 +28,7 @@
 //     byte (the history hash must match).
 //
 // Invariant: nothing here reads the wall clock or global randomness except
-// through CheckConfig.Now, for the budget and progress only; no run sees it.
+// through CheckConfig.Now, for the time budget only; no run sees it.
 //
 // # JSON schema locksim.check/v1
 //
@@ -35,7 +43,8 @@
 //	    "base": { ... },             // model.Spec: the design and fixed configuration
 //	    "gen": { ... },              // scenarios.Gen: what runs draw
 //	    "runs": 2000, "for_ns": 0, "seed": 1, "shard": 0, "shards": 1,
-//	    "invariants": ["lost-update"]    // when only some count
+//	    "invariants": ["lost-update"],   // when only some count
+//	    "shrink_runs": 200               // when not the default
 //	  },
 //	  "runs": [                      // RunOutcome, in run order
 //	    {"index": 0, "seed": 1, "broken": ["mutual-exclusion"],

@@ -22,7 +22,11 @@ const CheckSchema = "locksim.check/v1"
 // saved it, "" for nowhere).
 func SummaryText(w io.Writer, r *CheckResult, casePath string) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "design %s: %s, %d broke a counted invariant%s", r.Design, plural(r.Runs, "run"), r.BrokenRuns, pct(r.BrokenRuns, r.Runs))
+	runs := plural(r.Runs, "run")
+	if r.Planned == 0 && r.Runs > 0 {
+		runs += " in the time budget" // as many as it allowed: the same runs as that many --runs
+	}
+	fmt.Fprintf(&b, "design %s: %s, %d broke a counted invariant%s", r.Design, runs, r.BrokenRuns, pct(r.BrokenRuns, r.Runs))
 	if r.FailoverRuns > 0 {
 		fmt.Fprintf(&b, ", %d with a failover", r.FailoverRuns)
 	}

@@ -21,7 +21,9 @@ const checkUsage = `check (--design ID | --acquire FILE --release FILE [--renew 
 Runs the design under --runs random runs (or for --for of wall time); run i
 uses seed --seed+i to draw its configuration (unless fixed by a flag) and
 its fault schedule. Exit 0 nothing counted broke, 1 a violation, 2 bad input
-or a run that stopped with an error.`
+or a run that stopped with an error.
+
+` + shardHelp
 
 func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("check", checkUsage, stdout)
@@ -50,13 +52,14 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	budget := fs.Duration("for", 0, "run until this much wall time has passed instead of --runs (deterministic given the runs it reached, which it prints)")
 	seed := fs.Uint64("seed", 1, "base seed: run i uses seed+i")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (results do not depend on it)")
-	shard := fs.String("shard", "", "run only shard i of n (i/n): runs with index%n == i")
+	shard := fs.String("shard", "", "run only shard i of n (i/n): runs with index%n == i; auto: i and n from the environment (below)")
+	shardCount := fs.Int("shards", 0, "with --shard auto: the number of shards (else LOCKSIM_SHARD_COUNT)")
 	ttl := fs.Duration("ttl", 0, "lease TTL (default 1s)")
 	deadline := fs.Bool("deadline", false, "turn on the client-deadline option")
-	format := fs.String("format", "text", "output format: text or json")
+	format := fs.String("format", "text", "output format: text, json (locksim.check/v1, for merge) or markdown (a table for a pull request or a CI job summary)")
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
 	save := fs.String("save", defaultSave, "where to save the minimal failing case (sharded: locksim-failure-shardIofN.json)")
-	progress := fs.Bool("progress", isTerminal(stderr), "show progress on stderr")
+	progress := fs.Bool("progress", isTerminal(stderr), "show progress on stderr (default on a terminal: redrawn 4 times a second; elsewhere a line every 5s)")
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -115,8 +118,8 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("--max-faults %d: give 1 to 20", *maxFaults)
 	case *delayMax < 0:
 		return exitUsage, usagef("--delay-max %v: must not be negative", *delayMax)
-	case *format != "text" && *format != "json":
-		return exitUsage, usagef("unknown --format %q (want text or json)", *format)
+	case !slices.Contains(summaryFormats, *format):
+		return exitUsage, usagef("unknown --format %q (want text, json or markdown)", *format)
 	}
 	kinds, err := parseKinds(*faults)
 	if err != nil {
@@ -133,9 +136,12 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, usagef("--invariants: %v", err)
 	}
-	si, sn, err := parseShard(*shard)
+	si, sn, from, err := resolveShard(*shard, *shardCount, flagSet(fs, "shards"), os.LookupEnv)
 	if err != nil {
 		return exitUsage, err
+	}
+	if from != "" {
+		fmt.Fprintf(stderr, "locksim check: shard %d/%d (%s)\n", si, sn, from)
 	}
 	if *save == defaultSave && sn > 1 {
 		*save = fmt.Sprintf("locksim-failure-shard%dof%d.json", si, sn) // shards do not overwrite each other
@@ -149,7 +155,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		Gen:        scenarios.Gen{Kinds: kinds, PauseAt: places, DelayMax: *delayMax, Links: scenarios.Links(*links), MaxFaults: *maxFaults, Swarm: *swarm},
 		Runs:       nRuns,
 		For:        *budget,
-		Now:        time.Now,
+		Now:        wallClock,
 		Seed:       *seed,
 		Workers:    *workers,
 		Shard:      si,
@@ -159,62 +165,20 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := c.Validate(); err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	w, closeOut, err := output(*out, stdout)
+	sum, err := openSummary("check", *format, *out, *save, stdout, c)
 	if err != nil {
 		return exitUsage, err
 	}
-	var jw *engine.JSONWriter
-	if *format == "json" {
-		jw = engine.NewJSONWriter(w, c)
-		c.Each = jw.Run
-	}
-	var pr *progressBar
-	if *progress {
-		pr = newProgressBar(stderr, time.Now)
-		c.Progress = pr.update
-	}
+	c.Each = sum.each()
+	var endProgress func()
+	c.Progress, endProgress = startProgress(*progress, stderr, "runs", c.For)
 	res, err := engine.Check(c)
-	if pr != nil {
-		pr.done()
-	}
+	endProgress()
 	if err != nil {
-		closeOut()
+		sum.abort()
 		return exitUsage, usagef("%v", err)
 	}
-	saved := ""
-	if res.Minimal != nil {
-		if _, err := os.Stat(*save); err == nil {
-			fmt.Fprintf(stderr, "locksim check: overwriting %s with the new minimal case\n", *save)
-		}
-		if err := engine.NewCase(res.Minimal).Save(*save); err != nil {
-			closeOut()
-			return exitUsage, err
-		}
-		saved = *save
-	}
-	if jw != nil {
-		err = jw.Finish(res, saved)
-	} else {
-		err = engine.SummaryText(w, res, saved)
-	}
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return exitUsage, err
-	}
-	if *out != "" && *out != "-" {
-		fmt.Fprintf(stdout, "design %s: %d runs, %d broke a counted invariant; summary in %s\n", res.Design, res.Runs, res.BrokenRuns, *out)
-	}
-	if e := res.FirstError; e != nil {
-		// A run that could not finish (a script error, a limit) makes the
-		// counts meaningless: say so, exit 2.
-		return exitUsage, fmt.Errorf("run %d (seed %d) stopped: %s", e.Index, e.Seed, trimPackages(e.Error))
-	}
-	if res.Failed() {
-		return exitViolation, nil
-	}
-	return exitSafe, nil
+	return sum.finish(res, stdout, stderr)
 }
 
 // checkFlags are the flags that shape the base spec, shared by check,

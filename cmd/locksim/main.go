@@ -34,6 +34,7 @@ Usage:
   locksim matrix [flags]               every design against every scenario
   locksim sweep [flags]                where leases break, over two parameters
   locksim replay FILE [flags]          run a saved case again, byte for byte
+  locksim merge SHARD.json...          one summary from a sharded check's JSON files
 
 Run 'locksim COMMAND --help' for a command's flags.
 Exit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error.
@@ -69,6 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmds := map[string]func([]string, io.Writer, io.Writer) (int, error){
 		"list": cmdList, "run": cmdRun, "check": cmdCheck,
 		"matrix": cmdMatrix, "sweep": cmdSweep, "replay": cmdReplay,
+		"merge": cmdMerge,
 	}
 	switch args[0] {
 	case "help", "-h", "--help", "-help":

@@ -5,7 +5,6 @@ import (
 	"io"
 	"runtime"
 	"strings"
-	"time"
 
 	"locksim/engine"
 	"locksim/model"
@@ -151,7 +150,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (the output does not depend on it)")
 	format := fs.String("format", "text", "text or svg")
 	out := fs.String("o", "", "write to this file instead of stdout")
-	progress := fs.Bool("progress", isTerminal(stderr), "show progress on stderr")
+	progress := fs.Bool("progress", isTerminal(stderr), "show progress on stderr (default on a terminal)")
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -207,12 +206,10 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, usagef("--y: %v", err)
 		}
 	}
-	if *progress {
-		pr := newProgressBar(stderr, time.Now)
-		c.Progress = pr.update
-		defer pr.done()
-	}
+	var endProgress func()
+	c.Progress, endProgress = startProgress(*progress, stderr, "cells", 0)
 	sw, err := engine.Sweep(c)
+	endProgress()
 	if err != nil {
 		return exitUsage, usagef("%v", trimPackages(err.Error()))
 	}

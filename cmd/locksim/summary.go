@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"locksim/engine"
+)
+
+// summaryOut is where a check's result goes: -o FILE or stdout, in
+// --format, with the minimal case saved to --save. check and merge share
+// it, so a merge prints exactly what the unsharded check prints.
+type summaryOut struct {
+	cmd, format, path, save string
+	w                       io.Writer
+	close                   func() error
+	jw                      *engine.JSONWriter
+}
+
+// openSummary opens the output; for JSON it starts the document with the
+// campaign c (its runs then stream through each).
+func openSummary(cmd, format, path, save string, stdout io.Writer, c engine.CheckConfig) (*summaryOut, error) {
+	w, closeOut, err := output(path, stdout)
+	if err != nil {
+		return nil, err
+	}
+	s := &summaryOut{cmd: cmd, format: format, path: path, save: save, w: w, close: closeOut}
+	if format == "json" {
+		s.jw = engine.NewJSONWriter(w, c)
+	}
+	return s, nil
+}
+
+// each is the CheckConfig.Each that streams runs into JSON; nil otherwise.
+func (s *summaryOut) each() func(engine.RunOutcome) {
+	if s.jw == nil {
+		return nil
+	}
+	return s.jw.Run
+}
+
+// abort closes the output after a failure to produce a result.
+func (s *summaryOut) abort() { s.close() }
+
+// finish saves the minimal case, writes the summary and returns the exit
+// code: 2 for a run that stopped with an error, 1 for a violation, else 0.
+func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (int, error) {
+	saved := ""
+	if res.Minimal != nil {
+		if _, err := os.Stat(s.save); err == nil {
+			fmt.Fprintf(stderr, "locksim %s: overwriting %s with the new minimal case\n", s.cmd, s.save)
+		}
+		if err := engine.NewCase(res.Minimal).Save(s.save); err != nil {
+			s.close()
+			return exitUsage, err
+		}
+		saved = s.save
+	}
+	var err error
+	switch {
+	case s.jw != nil:
+		err = s.jw.Finish(res, saved)
+	case s.format == "markdown" || s.format == "md":
+		err = engine.SummaryMarkdown(s.w, res, saved)
+	default:
+		err = engine.SummaryText(s.w, res, saved)
+	}
+	if cerr := s.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return exitUsage, err
+	}
+	if s.path != "" && s.path != "-" {
+		fmt.Fprintf(stdout, "design %s: %d runs, %d broke a counted invariant; summary in %s\n", res.Design, res.Runs, res.BrokenRuns, s.path)
+	}
+	if e := res.FirstError; e != nil {
+		// A run that could not finish (a script error, a limit) makes the
+		// counts meaningless: say so, exit 2.
+		return exitUsage, fmt.Errorf("run %d (seed %d) stopped: %s", e.Index, e.Seed, trimPackages(e.Error))
+	}
+	if res.Failed() {
+		return exitViolation, nil
+	}
+	return exitSafe, nil
+}
+
+// summaryFormats are the --format values of check and merge.
+var summaryFormats = []string{"text", "json", "markdown", "md"}

@@ -1,0 +1,311 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pkg/errors"
+
+	"locksim/model"
+)
+
+// Shard is one shard's locksim.check/v1 document, opened for Merge: its
+// schema and campaign are read; its runs are read as Merge tallies them,
+// so memory stays flat however many runs the shards made.
+type Shard struct {
+	// Name names the document in errors (its file name).
+	Name string
+	// Campaign is the check the shard ran; Shard and Shards say which part.
+	Campaign Campaign
+	dec      *json.Decoder
+	runs     int  // runs read so far
+	ended    bool // the runs are over and the summary was read
+}
+
+// OpenShard reads a check's JSON (what `locksim check --format json`
+// writes) up to its runs: the schema must be locksim.check/v1 and the
+// campaign must come before the runs, as JSONWriter writes them. Fields it
+// does not know are skipped.
+func OpenShard(name string, r io.Reader) (*Shard, error) {
+	s := &Shard{Name: name, dec: json.NewDecoder(r)}
+	if err := s.delim('{'); err != nil {
+		return nil, err
+	}
+	schema, campaign := "", false
+	for s.dec.More() {
+		key, err := s.key()
+		if err != nil {
+			return nil, err
+		}
+		switch key {
+		case "schema":
+			if err := s.dec.Decode(&schema); err != nil {
+				return nil, s.wrap(err)
+			}
+			if schema != CheckSchema {
+				return nil, errors.Errorf("engine: %s has schema %q; merge reads %s (check --format json)", name, schema, CheckSchema)
+			}
+		case "campaign":
+			if err := s.dec.Decode(&s.Campaign); err != nil {
+				return nil, s.wrap(err)
+			}
+			campaign = true
+		case "runs":
+			if schema == "" || !campaign {
+				return nil, errors.Errorf("engine: %s: its runs come before its schema and campaign; merge reads the document as check --format json writes it", name)
+			}
+			if s.Campaign.Shards < 1 || s.Campaign.Shard < 0 || s.Campaign.Shard >= s.Campaign.Shards {
+				return nil, errors.Errorf("engine: %s: shard %d of %d is no shard", name, s.Campaign.Shard, s.Campaign.Shards)
+			}
+			return s, s.delim('[')
+		default:
+			var skip json.RawMessage
+			if err := s.dec.Decode(&skip); err != nil {
+				return nil, s.wrap(err)
+			}
+		}
+	}
+	return nil, errors.Errorf("engine: %s has no runs: not the JSON of a check", name)
+}
+
+// next returns the shard's next run; ok is false once its runs are over,
+// when it has read the summary and checked that it counts the same runs.
+func (s *Shard) next() (o RunOutcome, ok bool, err error) {
+	if s.ended {
+		return o, false, nil
+	}
+	if s.dec.More() {
+		if err := s.dec.Decode(&o); err != nil {
+			return o, false, s.wrap(err)
+		}
+		s.runs++
+		return o, true, nil
+	}
+	if err := s.delim(']'); err != nil {
+		return o, false, err
+	}
+	var sum *jsonSummary
+	for s.dec.More() {
+		key, err := s.key()
+		if err != nil {
+			return o, false, err
+		}
+		var v any = new(json.RawMessage)
+		if key == "summary" {
+			sum = &jsonSummary{}
+			v = sum
+		}
+		if err := s.dec.Decode(v); err != nil {
+			return o, false, s.wrap(err)
+		}
+	}
+	if err := s.delim('}'); err != nil {
+		return o, false, err
+	}
+	switch {
+	case sum == nil:
+		return o, false, errors.Errorf("engine: %s ends without its summary: did the check finish?", s.Name)
+	case sum.Runs != s.runs:
+		return o, false, errors.Errorf("engine: %s: its summary counts %d runs, its runs are %d", s.Name, sum.Runs, s.runs)
+	}
+	s.ended = true
+	return o, false, nil
+}
+
+func (s *Shard) delim(want json.Delim) error {
+	t, err := s.dec.Token()
+	if err != nil {
+		return s.wrap(err)
+	}
+	if t != want {
+		return errors.Errorf("engine: %s: %v where %v was due: not the JSON of a check", s.Name, t, want)
+	}
+	return nil
+}
+
+func (s *Shard) key() (string, error) {
+	t, err := s.dec.Token()
+	if err != nil {
+		return "", s.wrap(err)
+	}
+	k, _ := t.(string)
+	return k, nil
+}
+
+func (s *Shard) wrap(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.Errorf("engine: %s is cut short after %d runs: did the check finish?", s.Name, s.runs)
+	}
+	return errors.Wrapf(err, "engine: %s after %d runs", s.Name, s.runs)
+}
+
+// Merged is a check put back together from its shards, ready to Finish.
+type Merged struct {
+	// Config is the unsharded check the shards are the parts of (shard 0
+	// of 1). Before Finish, set Each to see every run in run order (the
+	// Run of a JSONWriter made with this Config writes the JSON the
+	// unsharded check writes), Progress to follow the tally, and, for a Go
+	// design, Base.Custom: a campaign's JSON only names a Go design.
+	Config CheckConfig
+	shards []*Shard // by shard index
+}
+
+// Merge checks that the shards are every shard of one check, each once:
+// the same campaign (design and base configuration, generator, runs,
+// budget, seed, invariants, shrink budget) split into Shards parts, each
+// index 0..Shards-1 present exactly once. Its errors name the files.
+func Merge(shards ...*Shard) (*Merged, error) {
+	if len(shards) == 0 {
+		return nil, errors.New("engine: merge needs the JSON of every shard of a check")
+	}
+	first := shards[0]
+	n := first.Campaign.Shards
+	byIndex := make([]*Shard, n)
+	for _, s := range shards {
+		c := s.Campaign
+		if c.Shards != n {
+			return nil, errors.Errorf("engine: %s is shard %d of %d, %s shard %d of %d: not the shards of one check",
+				s.Name, c.Shard, c.Shards, first.Name, first.Campaign.Shard, n)
+		}
+		if field, a, b := campaignDiff(first.Campaign, c); field != "" {
+			return nil, errors.Errorf("engine: %s and %s are not shards of one check: their campaigns differ in %s (%s vs %s)", first.Name, s.Name, field, a, b)
+		}
+		if other := byIndex[c.Shard]; other != nil {
+			return nil, errors.Errorf("engine: %s and %s are both shard %d of %d", other.Name, s.Name, c.Shard, n)
+		}
+		byIndex[c.Shard] = s
+	}
+	var missing []string
+	for i, s := range byIndex {
+		if s == nil {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, errors.Errorf("engine: shard %s of %d missing: merge needs the JSON of every shard (got %d files)", strings.Join(missing, ", "), n, len(shards))
+	}
+	c := first.Campaign
+	c.Shard, c.Shards = 0, 1
+	cfg := c.Config()
+	if err := cfg.Gen.Validate(); err != nil {
+		return nil, errors.Wrapf(err, "engine: %s", first.Name)
+	}
+	return &Merged{Config: cfg, shards: byIndex}, nil
+}
+
+// campaignDiff names the first field two shards' campaigns differ in
+// (their shard index aside), with both values; "" when they agree.
+func campaignDiff(a, b Campaign) (field, va, vb string) {
+	a.Shard, b.Shard = 0, 0
+	for _, f := range []struct {
+		name string
+		a, b any
+	}{
+		{"base", a.Base, b.Base}, {"gen", a.Gen, b.Gen}, {"runs", a.Runs, b.Runs}, {"for_ns", a.For, b.For},
+		{"seed", a.Seed, b.Seed}, {"invariants", a.Invariants, b.Invariants}, {"shrink_runs", a.ShrinkRuns, b.ShrinkRuns},
+	} {
+		ja, _ := json.Marshal(f.a)
+		jb, _ := json.Marshal(f.b)
+		if !bytes.Equal(ja, jb) {
+			return f.name, clip(string(ja)), clip(string(jb))
+		}
+	}
+	return "", "", ""
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// Finish reads every shard's runs in run order (run i from shard i %
+// Shards) and tallies them as the unsharded Check would: the same counts,
+// the first failing run by index, the first run that stopped with an error
+// (the tally ends there, as Check stops there), and the first failure
+// shrunk again by the engine's Shrink and re-run with its history. The
+// result is the unsharded check's, field for field, so its summaries are
+// the same bytes. With a time budget each shard made the runs its budget
+// reached: the tally is all of them, in run order. A shard with fewer runs
+// than its share (and no budget), runs out of order, or a summary that
+// counts other runs than the document holds is an error.
+func (m *Merged) Finish() (*CheckResult, error) {
+	c := m.Config
+	if err := rerunnable(c.Base); err != nil {
+		return nil, err
+	}
+	mine, bounded := c.mine()
+	res := c.newResult(mine)
+	n := len(m.shards)
+	for i, ended := 0, 0; (!bounded || i < mine) && ended < n; i++ {
+		s := m.shards[i%n]
+		if s.ended {
+			continue
+		}
+		o, ok, err := s.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			if c.For == 0 {
+				return nil, errors.Errorf("engine: %s ends after %d runs; shard %d of %d has %d: did the check finish?",
+					s.Name, s.runs, s.Campaign.Shard, n, (mine-s.Campaign.Shard+n-1)/n)
+			}
+			ended++ // its budget ran out: the other shards may have more
+			continue
+		}
+		if o.Index != i {
+			return nil, errors.Errorf("engine: %s: run %d where run %d was due: shard %d of %d makes the runs with index %% %d == %d, in order",
+				s.Name, o.Index, i, s.Campaign.Shard, n, n, s.Campaign.Shard)
+		}
+		res.add(o)
+		if c.Each != nil {
+			c.Each(o)
+		}
+		if c.Progress != nil {
+			c.Progress(res.Runs, mine)
+		}
+		if o.Error != "" {
+			break // Check stops at the first run that stops with an error
+		}
+	}
+	// Every document must be whole: read what the tally did not need.
+	for _, s := range m.shards {
+		for !s.ended {
+			o, ok, err := s.next()
+			if err != nil {
+				return nil, err
+			}
+			if ok && res.FirstError == nil && c.For == 0 {
+				return nil, errors.Errorf("engine: %s has run %d, past its share of the %d runs", s.Name, o.Index, mine)
+			}
+		}
+	}
+	if res.FirstError != nil {
+		return res, nil
+	}
+	if f := res.FirstFail; f != nil {
+		res.Minimal = c.shrink(f)
+	}
+	return res, nil
+}
+
+// rerunnable says why a campaign's design cannot be run again from its
+// JSON: a Go design is only named there.
+func rerunnable(s model.Spec) error {
+	if s.Custom != nil || s.Lua != nil {
+		return nil
+	}
+	if _, err := model.LookupDesign(s.Design); err == nil {
+		return nil
+	}
+	if !slices.Contains([]string{"", model.LuaDesignID}, s.Design) {
+		return errors.Errorf("engine: design %q is a Go design: the shards' JSON names it but cannot run it, so its tally and first failure cannot be rebuilt from the files; merge from Go with engine.Merge, setting Merged.Config.Base.Custom to the design", s.Design)
+	}
+	return errors.Errorf("engine: the campaign's design %q cannot be run: its JSON has no Lua scripts", s.Design)
+}

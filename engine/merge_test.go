@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"locksim/model"
+	"locksim/model/invariant"
+	"locksim/scenarios"
+	"locksim/sim"
+)
+
+// summaries are a check's three outputs: its JSON (locksim.check/v1), its
+// text summary and its markdown summary, the case saved as
+// locksim-failure.json.
+type summaries struct{ json, text, markdown string }
+
+func summarize(t *testing.T, res *CheckResult, js *bytes.Buffer, jw *JSONWriter) summaries {
+	t.Helper()
+	const casePath = "locksim-failure.json"
+	if err := jw.Finish(res, casePath); err != nil {
+		t.Fatal(err)
+	}
+	var text, md strings.Builder
+	if err := SummaryText(&text, res, casePath); err != nil {
+		t.Fatal(err)
+	}
+	if err := SummaryMarkdown(&md, res, casePath); err != nil {
+		t.Fatal(err)
+	}
+	return summaries{js.String(), text.String(), md.String()}
+}
+
+// checkJSON runs c and returns its outputs.
+func checkJSON(t *testing.T, c CheckConfig) (summaries, *CheckResult) {
+	t.Helper()
+	var js bytes.Buffer
+	jw := NewJSONWriter(&js, c)
+	c.Each = jw.Run
+	res, err := Check(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return summarize(t, res, &js, jw), res
+}
+
+// shardDocs runs c as n shards and returns each shard's JSON.
+func shardDocs(t *testing.T, c CheckConfig, n int) []string {
+	t.Helper()
+	var docs []string
+	for i := range n {
+		s := c
+		s.Shard, s.Shards = i, n
+		out, _ := checkJSON(t, s)
+		docs = append(docs, out.json)
+	}
+	return docs
+}
+
+func open(t *testing.T, docs []string) []*Shard {
+	t.Helper()
+	var shards []*Shard
+	for i, d := range docs {
+		s, err := OpenShard(fmt.Sprintf("shard-%d.json", i), strings.NewReader(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, s)
+	}
+	return shards
+}
+
+// mergeJSON merges the documents and returns the merged outputs.
+func mergeJSON(t *testing.T, docs []string) (summaries, *CheckResult) {
+	t.Helper()
+	m, err := Merge(open(t, docs)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	jw := NewJSONWriter(&js, m.Config)
+	m.Config.Each = jw.Run
+	res, err := m.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return summarize(t, res, &js, jw), res
+}
+
+// The shards of a check, merged, are the unsharded check byte for byte: its
+// JSON, its text summary, its markdown, the first failure and its shrunk
+// history; whether the check fails, holds, stops at an errored run, has a
+// run count the shards do not divide, or more shards than runs.
+func TestMergeIsTheUnshardedCheck(t *testing.T) {
+	stops := base()
+	stops.Runs = 200
+	stops.Base = model.Spec{Design: model.LuaDesignID, Lua: &model.LuaScripts{
+		Acquire: "if tonumber(ARGV[1]:sub(-2), 36) % 400 == 0 then while true do end end return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])",
+		Release: "return redis.call('DEL', KEYS[1])",
+	}}
+	stops.Gen.Kinds = []sim.FaultKind{sim.FaultPause}
+	holds := CheckConfig{Base: model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads},
+		Gen:  scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultPause, sim.FaultDelay}, Swarm: true},
+		Runs: 120, Seed: 3, Invariants: []invariant.ID{invariant.LostUpdate, invariant.Fencing}}
+	odd := base()
+	odd.Runs = 123
+	few := base()
+	few.Runs = 3
+	shrink := base()
+	shrink.ShrinkRuns = 3
+	for _, tc := range []struct {
+		name   string
+		c      CheckConfig
+		shards int
+	}{
+		{"fails", base(), 4}, {"holds", holds, 4}, {"stops", stops, 4}, {"123 runs in 4", odd, 4},
+		{"3 runs in 4", few, 4}, {"one shard", base(), 1}, {"7 shards", base(), 7}, {"shrink budget", shrink, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, wres := checkJSON(t, tc.c)
+			got, gres := mergeJSON(t, shardDocs(t, tc.c, tc.shards))
+			if diff := cmp.Diff(want.text, got.text); diff != "" {
+				t.Errorf("text summary (-unsharded +merged):\n%s", diff)
+			}
+			if diff := cmp.Diff(want.markdown, got.markdown); diff != "" {
+				t.Errorf("markdown summary (-unsharded +merged):\n%s", diff)
+			}
+			if diff := cmp.Diff(want.json, got.json); diff != "" {
+				t.Errorf("JSON (-unsharded +merged):\n%s", diff)
+			}
+			if (wres.Minimal == nil) != (gres.Minimal == nil) || wres.Minimal != nil && wres.Minimal.History.Hash() != gres.Minimal.History.Hash() {
+				t.Errorf("the minimal case differs")
+			}
+			t.Logf("%d runs, %d broken, error: %v", gres.Runs, gres.BrokenRuns, gres.FirstError != nil)
+		})
+	}
+	// The cases cover what they claim.
+	if _, r := checkJSON(t, stops); r.FirstError == nil || r.FirstError.Index < 4 {
+		t.Errorf("the stopping check stops at %+v: want an error past the first round of shards", r.FirstError)
+	}
+}
+
+// With a time budget each shard makes the runs its budget reached; the
+// merge tallies all of them, in run order.
+func TestMergeTimeBudgets(t *testing.T) {
+	c := base()
+	c.Runs = 0
+	c.For = 30 * time.Millisecond
+	c.Workers = 1
+	var docs []string
+	total := 0
+	for i, step := range []time.Duration{time.Millisecond, 2 * time.Millisecond, 3 * time.Millisecond} {
+		s := c
+		s.Shard, s.Shards = i, 3
+		now := time.Unix(0, 0)
+		s.Now = func() time.Time { now = now.Add(step); return now }
+		out, res := checkJSON(t, s)
+		docs = append(docs, out.json)
+		total += res.Runs
+	}
+	got, res := mergeJSON(t, docs)
+	if res.Runs != total || !strings.HasPrefix(got.text, fmt.Sprintf("design set-px-lua: %d runs in the time budget, ", total)) {
+		t.Errorf("merged %d runs of %d:\n%s", res.Runs, total, got.text)
+	}
+	// The first failure is the first by index among all the runs made.
+	var all []RunOutcome
+	for _, d := range docs {
+		s := open(t, []string{d})[0]
+		for {
+			o, ok, err := s.next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			all = append(all, o)
+		}
+	}
+	first := -1
+	for _, o := range all {
+		if len(o.Broken) > 0 && (first < 0 || o.Index < first) {
+			first = o.Index
+		}
+	}
+	if res.FirstFail == nil || res.FirstFail.Index != first {
+		t.Errorf("first failure %+v, want run %d", res.FirstFail, first)
+	}
+}
+
+// Documents that are not every shard of one check, each once, are refused
+// with an error that says which and why.
+func TestMergeRefuses(t *testing.T) {
+	c := base()
+	c.Runs = 40
+	docs := shardDocs(t, c, 3)
+	other := c
+	other.Seed = 8
+	otherDocs := shardDocs(t, other, 3)
+	two := shardDocs(t, c, 2)
+	goDesign := c
+	goDesign.Base = model.Spec{Design: "my-lock"}
+	var goDoc bytes.Buffer
+	jw := NewJSONWriter(&goDoc, goDesign)
+	jw.Run(RunOutcome{Index: 0, Seed: 7})
+	jw.Finish(&CheckResult{Runs: 1, Counts: map[invariant.ID]int{}}, "")
+	cut := docs[1][:len(docs[1])/2]
+	noRuns := docs[2][:strings.Index(docs[2], "\n    {")] + docs[2][strings.Index(docs[2], "\n  ],"):]
+	for _, tc := range []struct {
+		name string
+		docs []string
+		want string
+	}{
+		{"none", nil, "needs the JSON of every shard"},
+		{"missing", docs[:2], "shard 2 of 3 missing"},
+		{"twice", []string{docs[0], docs[1], docs[1], docs[2]}, "are both shard 1 of 3"},
+		{"another seed", []string{docs[0], otherDocs[1], docs[2]}, "their campaigns differ in seed (7 vs 8)"},
+		{"another split", []string{docs[0], two[1]}, "is shard 1 of 2, shard-0.json shard 0 of 3"},
+		{"cut short", []string{docs[0], cut, docs[2]}, "shard-1.json is cut short after"},
+		{"runs out of order", []string{docs[0], strings.Replace(docs[1], `"index":4,`, `"index":5,`, 1), docs[2]}, "run 5 where run 4 was due"},
+		{"runs missing", []string{docs[0], docs[1], noRuns}, "shard-2.json: its summary counts 13 runs, its runs are 0"},
+		{"runs and count missing", []string{docs[0], docs[1], strings.Replace(noRuns, `"runs": 13,`, `"runs": 0,`, 1)}, "shard-2.json ends after 0 runs; shard 2 of 3 has 13"},
+		{"another schema", []string{strings.Replace(docs[0], CheckSchema, "locksim.report/v2", 1)}, `schema "locksim.report/v2"`},
+		{"a Go design", []string{goDoc.String()}, `design "my-lock" is a Go design`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := func() error {
+				var shards []*Shard
+				for i, d := range tc.docs {
+					s, err := OpenShard(fmt.Sprintf("shard-%d.json", i), strings.NewReader(d))
+					if err != nil {
+						return err
+					}
+					shards = append(shards, s)
+				}
+				m, err := Merge(shards...)
+				if err != nil {
+					return err
+				}
+				_, err = m.Finish()
+				return err
+			}()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A Go design merges from Go, given the design.
+func TestMergeGoDesign(t *testing.T) {
+	d, err := model.LookupDesign(model.SetPxLua)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := base()
+	c.Base = model.Spec{Design: d.Name(), Custom: d}
+	want, _ := checkJSON(t, c)
+	m, err := Merge(open(t, shardDocs(t, c, 2))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Config.Base.Custom = d
+	var js bytes.Buffer
+	jw := NewJSONWriter(&js, m.Config)
+	m.Config.Each = jw.Run
+	res, err := m.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summarize(t, res, &js, jw); got != want {
+		t.Errorf("a Go design's merge differs from its check:\n%s\nwant:\n%s", got.text, want.text)
+	}
+}
