@@ -43,6 +43,7 @@ type config struct {
 	reportDir string
 	seeds     int         // Matrix and Sweep: seeds per cell
 	x, y      engine.Axis // Sweep's axes
+	depth     int         // WithExhaustive: faults per schedule (0: random runs)
 }
 
 // Option configures Check.
@@ -127,6 +128,17 @@ func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = d
 // directory when no WithReportDir does.
 const ReportDirEnv = "LOCKSIM_REPORT_DIR"
 
+// WithExhaustive makes Check place every fault instead of drawing runs
+// (engine.Exhaustive, `locksim check --exhaustive`): each fault kind with
+// each duration class at every point of the fault-free run, and with depth
+// 2 a second fault at every point of the run the first led to. The
+// configuration is the one the other options fix, each field they leave
+// zero taking the design's default (nothing is drawn); WithFaults narrows
+// the kinds, WithSeed fixes the latencies. A passing test logs the bounded
+// guarantee; a failing one lists the distinct ways the design broke and
+// saves the first one's smallest schedule as the test's case.
+func WithExhaustive(depth int) Option { return func(c *config) { c.depth = depth } }
+
 // Check verifies a lock design in a test. It runs engine.DefaultRuns
 // random runs (the same generator and budget as `locksim check`) over all
 // cores; each run draws its configuration and fault schedule from its seed.
@@ -177,6 +189,10 @@ func Check(t TB, design any, opts ...Option) {
 	if c.replaySaved(t, casePath) {
 		return
 	}
+	if c.depth != 0 {
+		c.exhaustive(t, casePath)
+		return
+	}
 	res, err := engine.Check(c.check)
 	if err != nil {
 		t.Fatalf("locksim.Check: design %s: %v", designName(c.check.Base), err)
@@ -200,6 +216,49 @@ func Check(t TB, design any, opts ...Option) {
 	t.Logf("locksim: %d of %d runs broke a counted invariant%s; the first was run %d (seed %d), configuration: %s\n%s",
 		res.BrokenRuns, res.Runs, percent(res.BrokenRuns, res.Runs), f.Index, f.Seed, f.Config, FailureReport(r, saved, t.Name()))
 	t.Fatalf("locksim: design %s broke %s", res.Design, invariant.Names(invariant.Broken(r.Failures())))
+}
+
+// exhaustive is Check under WithExhaustive.
+func (c *config) exhaustive(t TB, casePath string) {
+	t.Helper()
+	x := engine.ExhaustiveConfig{Base: c.check.Base, Seed: c.check.Seed, Depth: c.depth, Workers: c.check.Workers,
+		Invariants: c.check.Invariants}
+	if c.check.Gen.Kinds != nil {
+		x.Kinds = c.check.Gen.Kinds
+	}
+	res, err := engine.Exhaustive(x)
+	if err != nil {
+		t.Fatalf("locksim.Check: design %s: %v", designName(c.check.Base), err)
+		return
+	}
+	if e := res.FirstError; e != nil {
+		t.Fatalf("locksim.Check: design %s: schedule %d (%s) stopped: %s", res.Design, e.Index, strings.Join(e.Lines(), "; "), e.Error)
+		return
+	}
+	if !res.Failed() {
+		t.Logf("locksim: %s", res.Guarantee())
+		return
+	}
+	var b strings.Builder
+	if err := engine.ExhaustiveText(&b, res, 10, nil); err != nil {
+		t.Fatalf("locksim.Check: %v", err)
+		return
+	}
+	first := res.Breaks[0]
+	r := res.Baseline
+	if len(first.Smallest.Faults) > 0 {
+		if r, err = res.Rerun(first.Smallest); err != nil {
+			t.Fatalf("locksim.Check: %v", err)
+			return
+		}
+	}
+	saved := casePath
+	if err := engine.NewCase(r).Save(casePath); err != nil {
+		saved = "(not saved: " + err.Error() + ")"
+	}
+	c.writeReport(t, r)
+	t.Logf("locksim: %s\nthe first way it breaks, %s:\n%s", b.String(), first.Mechanism, FailureReport(r, saved, t.Name()))
+	t.Fatalf("locksim: design %s broke %s (%d of %d schedules)", res.Design, invariant.Names(invariant.Broken(r.Failures())), res.BrokenSchedules, res.Total())
 }
 
 // replaySaved replays the test's saved case, if any; it reports whether

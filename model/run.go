@@ -181,12 +181,18 @@ func quorumOf(s Spec) int {
 // Run runs one spec with one seed and checks the history. The error is
 // for a spec that cannot run (bad input); a run that stopped at a limit
 // returns a Result with Err set and its history checked as far as it got.
-func Run(s Spec, seed uint64) (*Result, error) {
+func Run(s Spec, seed uint64) (*Result, error) { return RunObserved(s, seed, nil) }
+
+// RunObserved is Run with observe called on every event as the world
+// records it (sim.Config.Observe): a caller that needs what the history
+// does not hold, such as which scheduler step recorded an event.
+func RunObserved(s Spec, seed uint64, observe sim.Observer) (*Result, error) {
 	s = s.WithDefaults()
 	cfg, err := s.Config()
 	if err != nil {
 		return nil, err
 	}
+	cfg.Observe = observe
 	w, err := sim.New(cfg, seed)
 	if err != nil {
 		return nil, err

@@ -105,11 +105,18 @@ type htmlPage struct {
 // the view in #lanes[data-view-from-ns, data-view-to-ns]; the URL fragment
 // #v2 opens it on violation 2, #all on the whole run; #selftest drives
 // every interaction once (for headless tests).
-func HTML(w io.Writer, r *model.Result, meta Meta) error {
+func HTML(w io.Writer, r *model.Result, meta Meta) error { return writeHTML(w, r, meta, nil) }
+
+// writeHTML is HTML with extend, if set, adding to the timeline before it
+// is drawn (a danger map's rows).
+func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline)) error {
 	if r == nil {
 		return errors.New("report: nil result")
 	}
 	t := build(r)
+	if extend != nil {
+		extend(t)
+	}
 	rep := newJSONReport(r, meta, t)
 	m := rep.Meta
 	page := htmlPage{

@@ -172,6 +172,7 @@ type cell struct {
 var spanGlyph = map[string]byte{
 	spanAcquiring: '-', spanHeld: '=', spanLease: '~', spanPaused: 'z', spanCrashed: '#',
 	spanDown: '#', spanPartition: '/',
+	spanDangerNone: '.', spanDangerLiveness: 'l', spanDangerLease: 'm', spanDangerData: '*',
 }
 
 var markGlyph = map[string]byte{
@@ -208,6 +209,8 @@ var legendText = []struct {
 	{'C', "crash"}, {'U', "restart"}, {'P', "promoted"}, {'D', "demoted"},
 	{'J', "clock jump"}, {'%', "clock rate change"}, {'d', "network delay"}, {'o', "network drop"},
 	{'E', "task error"}, {'+', "several events in one column (each listed in the key events)"},
+	{'*', "danger: one fault here can lose data"}, {'m', "danger: one fault here breaks the lease, the data holds"},
+	{'l', "danger: one fault here stalls the lock (liveness)"}, {'.', "danger: no single fault here breaks anything"},
 }
 
 func spanStyle(s span, owners map[string]string) string {

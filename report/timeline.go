@@ -29,6 +29,12 @@ const (
 	spanKey       = "key"       // a node holds the lock key with one value
 	spanDown      = "down"      // a node is down
 	spanPartition = "partition" // a network partition
+	// A danger map's zones (danger.go): from a point of the fault-free run
+	// to the actor's next, what one fault there breaks.
+	spanDangerNone     = "danger-none"
+	spanDangerLiveness = "danger-liveness"
+	spanDangerLease    = "danger-lease"
+	spanDangerData     = "danger-data"
 )
 
 // Mark kinds: something that happens at one instant.

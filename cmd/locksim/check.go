@@ -60,6 +60,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
 	save := fs.String("save", defaultSave, "where to save the minimal failing case (sharded: locksim-failure-shardIofN.json)")
 	progress := fs.Bool("progress", isTerminal(stderr), "show progress on stderr (default on a terminal: redrawn 4 times a second; elsewhere a line every 5s)")
+	ex := addExhaustiveFlags(fs)
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -106,6 +107,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		clients: *clients, work: *work, cycles: *cycles, quorum: *quorum, renewEvery: *renewEvery, callTimeout: *callTimeout,
 		downAfter: *downAfter, ttl: *ttl, deadline: *deadline}); err != nil {
 		return exitUsage, err
+	}
+	if *ex.on {
+		return cmdExhaustive(fs, ex, base, exhaustiveRun{faults: *faults, invariants: *invs, seed: *seed, workers: *workers,
+			format: *format, out: *out, progress: *progress}, stdout, stderr)
 	}
 	switch {
 	case flagSet(fs, "runs") && *runs < 1:

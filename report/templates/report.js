@@ -109,6 +109,10 @@
       case "key": return { fill: c, op: 0.35, h: 0.7, stroke: c };
       case "down": return { fill: "url(#hatch-down)", op: 1, h: 0.7, stroke: "#374151" };
       case "partition": return { fill: "#a855f7", op: 0.3, h: 0.62, stroke: "#7e22ce" };
+      case "danger-none": return { fill: "#86efac", op: 0.7, h: 0.5 };
+      case "danger-liveness": return { fill: "#60a5fa", op: 0.8, h: 0.62 };
+      case "danger-lease": return { fill: "#f59e0b", op: 0.85, h: 0.7 };
+      case "danger-data": return { fill: "#dc2626", op: 0.9, h: 0.8 };
     }
     return { fill: "#9ca3af", op: 0.6, h: 0.5 };
   }
@@ -145,7 +149,11 @@
   var SPAN_NAMES = {
     "acquiring": "acquiring", "held": "holding (critical section)", "lease": "believed lease",
     "paused": "paused", "crashed": "crashed", "key": "key on node (by owner)", "down": "node down",
-    "partition": "partition"
+    "partition": "partition",
+    "danger-none": "danger: no single fault here breaks anything",
+    "danger-liveness": "danger: one fault here stalls the lock (liveness)",
+    "danger-lease": "danger: one fault here breaks the lease, the data holds",
+    "danger-data": "danger: one fault here can lose data"
   };
 
   function drawMark(g, kind, cx, cy, r, cited) {

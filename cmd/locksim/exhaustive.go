@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"locksim/engine"
+	"locksim/model"
+	"locksim/model/invariant"
+	"locksim/report"
+)
+
+// exhaustiveHelp is check's help on --exhaustive.
+const exhaustiveHelp = `--exhaustive places every fault instead of drawing them: each fault kind
+(pause, crash, drop, delay, partition, node-crash, clock-jump) with each
+duration class (half the TTL, just under and just over it, twice it, just
+over the call timeout, just over down-after) at every point of the
+fault-free run, and with --depth 2 a second fault at every point of the run
+the first led to. The configuration is one: what the flags and the design's
+defaults fix (nothing is drawn; --seed fixes the latencies). It prints the
+bounded guarantee, the distinct ways the design broke (each with its
+smallest schedule, saved to --save-dir for 'locksim replay') and the danger
+map: what one fault at each moment of the fault-free run breaks
+(--format html draws it on the timeline).`
+
+// exhaustiveFlags are check's flags for exhaustive mode.
+type exhaustiveFlags struct {
+	on        *bool
+	depth     *int
+	max       *int
+	durations *string
+	show      *int
+	saveDir   *string
+	first     *bool
+}
+
+func addExhaustiveFlags(fs *flags) exhaustiveFlags {
+	return exhaustiveFlags{
+		on:        fs.Bool("exhaustive", false, "place every fault at every point of the fault-free run instead of drawing runs (see below)"),
+		depth:     fs.Int("depth", 1, "with --exhaustive: faults per schedule, 1 or 2"),
+		max:       fs.Int("max-schedules", engine.DefaultMaxSchedules, "with --exhaustive: refuse to start above this many schedules"),
+		durations: fs.String("durations", "", "with --exhaustive: the duration classes to try, comma-separated (default all: ttl/2,ttl-,ttl+,2ttl,timeout+, and node-timeout+, down-after+ where they apply)"),
+		show:      fs.Int("show", 20, "with --exhaustive: list at most this many ways it breaks (JSON lists all)"),
+		saveDir:   fs.String("save-dir", "locksim-exhaustive", "with --exhaustive: where the listed breaks' smallest schedules are saved as case files (\"\": nowhere)"),
+		first:     fs.Bool("stop-at-first", false, "with --exhaustive: stop at the first schedule that breaks a counted invariant (a counterexample, not a guarantee)"),
+	}
+}
+
+// exhaustiveRun are the shared check flags exhaustive mode reads.
+type exhaustiveRun struct {
+	faults, invariants, format, out string
+	seed                            uint64
+	workers                         int
+	progress                        bool
+}
+
+// randomOnly are check's flags that mean nothing when every fault is placed.
+var randomOnly = []string{"runs", "for", "shard", "shards", "pause-at", "delay-max", "links", "max-faults", "swarm", "save"}
+
+func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveRun, stdout, stderr io.Writer) (int, error) {
+	for _, name := range randomOnly {
+		if flagSet(fs, name) {
+			return exitUsage, usagef("--%s applies to random runs, not to --exhaustive", name)
+		}
+	}
+	switch {
+	case *ex.depth < 1 || *ex.depth > 2:
+		return exitUsage, usagef("--depth %d: give 1 or 2", *ex.depth)
+	case *ex.max < 1:
+		return exitUsage, usagef("--max-schedules %d: give at least 1", *ex.max)
+	case *ex.show < 0:
+		return exitUsage, usagef("--show %d: must not be negative", *ex.show)
+	case r.workers < 1:
+		return exitUsage, usagef("--workers %d: give at least 1", r.workers)
+	case r.format != "text" && r.format != "json" && r.format != "html":
+		return exitUsage, usagef("unknown --format %q with --exhaustive (want text, json or html)", r.format)
+	}
+	c := engine.ExhaustiveConfig{Base: base, Seed: r.seed, Depth: *ex.depth, MaxSchedules: *ex.max, Workers: r.workers, StopAtFirst: *ex.first}
+	if flagSet(fs, "faults") {
+		kinds, err := parseKinds(r.faults)
+		if err != nil {
+			return exitUsage, err
+		}
+		c.Kinds = kinds
+	}
+	if *ex.durations != "" {
+		for _, d := range strings.Split(*ex.durations, ",") {
+			c.Durations = append(c.Durations, strings.TrimSpace(d))
+		}
+	}
+	invs, err := invariant.Parse(r.invariants)
+	if err != nil {
+		return exitUsage, usagef("--invariants: %v", err)
+	}
+	c.Invariants = invs
+	var end func()
+	c.Progress, end = startProgress(r.progress, stderr, "schedules", 0)
+	res, err := engine.Exhaustive(c)
+	end()
+	if err != nil {
+		return exitUsage, usagef("%v", trimPackages(err.Error()))
+	}
+	cases, err := saveBreaks(res, *ex.saveDir, *ex.show)
+	if err != nil {
+		return exitUsage, err
+	}
+	w, closeOut, err := output(r.out, stdout)
+	if err != nil {
+		return exitUsage, err
+	}
+	switch r.format {
+	case "json":
+		err = engine.ExhaustiveJSON(w, res, cases)
+	case "html":
+		err = report.DangerHTML(w, engine.DangerMap(res))
+	default:
+		err = engine.ExhaustiveText(w, res, *ex.show, func(i int) string {
+			if p, ok := cases[i]; ok {
+				return "locksim replay " + p
+			}
+			return ""
+		})
+	}
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return exitUsage, err
+	}
+	if r.out != "" && r.out != "-" {
+		fmt.Fprintln(stdout, res.Guarantee())
+		fmt.Fprintf(stdout, "written to %s\n", r.out)
+	}
+	if e := res.FirstError; e != nil {
+		return exitUsage, fmt.Errorf("schedule %d stopped: %s", e.Index, trimPackages(e.Error))
+	}
+	if res.Failed() {
+		return exitViolation, nil
+	}
+	return exitSafe, nil
+}
+
+// saveBreaks saves the smallest schedule of each of the first show breaks
+// as a case file in dir (dir "" saves none) and returns where, by break.
+func saveBreaks(res *engine.ExhaustiveResult, dir string, show int) (map[int]string, error) {
+	cases := map[int]string{}
+	if dir == "" {
+		return cases, nil
+	}
+	for i, b := range res.Breaks {
+		if i == show || len(b.Smallest.Faults) == 0 {
+			break
+		}
+		r, err := res.Rerun(b.Smallest)
+		if err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, fmt.Sprintf("%02d.json", i+1))
+		if err := engine.NewCase(r).Save(path); err != nil {
+			return nil, err
+		}
+		cases[i] = path
+	}
+	return cases, nil
+}

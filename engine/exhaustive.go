@@ -1,0 +1,386 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/model"
+	"locksim/model/invariant"
+	"locksim/scenarios"
+	"locksim/sim"
+)
+
+// DefaultMaxSchedules bounds an exhaustive check when no limit is given.
+const DefaultMaxSchedules = 200_000
+
+// ExhaustiveConfig is an exhaustive check: every placement of one fault
+// (depth 1) or two (depth 2) at every point of the fault-free run, each
+// fault kind, each duration class.
+type ExhaustiveConfig struct {
+	// Base is the design and its configuration; zero fields take the
+	// design's defaults (nothing is drawn: this is one configuration).
+	Base model.Spec
+	// Seed is the seed of every run: it fixes the network's latencies
+	// before the faults change the run. 0 means 1.
+	Seed uint64
+	// Depth is how many faults a schedule places: 1 (the default) or 2.
+	Depth int
+	// Kinds are the fault kinds to place; nil means ExhaustiveKinds.
+	Kinds []sim.FaultKind
+	// Durations names the duration classes to try (DurClasses: "ttl/2",
+	// "ttl+", ...); nil means all of the configuration's.
+	Durations []string
+	// MaxSchedules bounds the schedules; 0 means DefaultMaxSchedules. A
+	// bound too small is an error that says how many there are, before
+	// any faulted run.
+	MaxSchedules int
+	// Workers runs that many schedules at once; 0 means GOMAXPROCS. The
+	// result does not depend on it.
+	Workers int
+	// Invariants are the invariants that count; nil means all.
+	Invariants []invariant.ID
+	// StopAtFirst stops at the first schedule (in exploration order) that
+	// breaks a counted invariant: a search for a counterexample, not a
+	// guarantee.
+	StopAtFirst bool
+	// Progress, if set, is called after each schedule in order with the
+	// schedules done and planned (depth 2's are planned once its first
+	// faults have been run).
+	Progress func(done, planned int)
+}
+
+// ExhaustiveResult is a finished exhaustive check.
+type ExhaustiveResult struct {
+	Design string
+	// Spec is the configuration every schedule ran on (defaults applied,
+	// no faults); Seed the seed of every run.
+	Spec model.Spec
+	Seed uint64
+	// Depth is the most faults a schedule placed.
+	Depth int
+	// Kinds and Classes are what was placed.
+	Kinds   []sim.FaultKind
+	Classes []DurClass
+	// Baseline is the fault-free run. If it broke a counted invariant,
+	// nothing else ran.
+	Baseline *model.Result
+	// Events and Points are the fault-free run's events and the points
+	// they fold into (the state dedup).
+	Events, Points int
+	// Schedules counts the schedules run per depth (index 0: one fault);
+	// PerEvent what placing each fault at every event instead of every
+	// point would have run at depth 1.
+	Schedules []int
+	PerEvent  int
+	// BrokenSchedules counts the schedules that broke a counted invariant;
+	// Counts and Uncounted count them per invariant.
+	BrokenSchedules   int
+	Counts, Uncounted map[invariant.ID]int
+	// Breaks are the distinct ways the design broke, in order of their
+	// first schedule.
+	Breaks []*Break
+	// Danger is the fault-free run's points with what one fault there
+	// breaks (depth 1).
+	Danger []DangerPoint
+	// FirstError is the schedule that stopped the check with an error.
+	FirstError *Schedule
+	// Stopped is set when StopAtFirst stopped the exploration at a break.
+	Stopped bool
+	Counted []invariant.ID
+	// Judged tells, per invariant, why the design's runs do not judge it.
+	Judged map[invariant.ID]string
+}
+
+// Schedule is one explored fault schedule and what it broke.
+type Schedule struct {
+	Index  int         `json:"index"`
+	Faults []sim.Fault `json:"-"`
+	// Mechanism names each fault by what it does where (label), Classes
+	// each fault's duration class ("" for none).
+	Mechanism []string       `json:"mechanism"`
+	Classes   []string       `json:"classes"`
+	Broken    []invariant.ID `json:"broken,omitempty"`
+	Uncounted []invariant.ID `json:"uncounted,omitempty"`
+	Error     string         `json:"error,omitempty"`
+	// point is the depth-1 point of the first fault and opt its place in
+	// that point's menu; size the sum of the faults' magnitudes.
+	point, opt int
+	size       time.Duration
+}
+
+// Break is one way the design broke: every schedule whose faults have the
+// same mechanisms (whatever their lengths) and that broke a counted
+// invariant.
+type Break struct {
+	Mechanism string `json:"mechanism"`
+	// Classes are the duration classes that broke it, in the order they
+	// were met ("ttl+", or "ttl/2 then ttl+" for two faults); Broken every
+	// counted invariant a schedule of the group broke.
+	Classes   []string       `json:"classes"`
+	Broken    []invariant.ID `json:"broken"`
+	Schedules int            `json:"schedules"`
+	// Smallest is, of the group's schedules that did its worst harm
+	// (invariant.Worst), the one with the smallest faults, then the
+	// earliest.
+	Smallest *Schedule `json:"-"`
+}
+
+// Failed reports whether a counted invariant broke.
+func (r *ExhaustiveResult) Failed() bool { return r.BrokenSchedules > 0 }
+
+// Total is how many schedules ran at every depth.
+func (r *ExhaustiveResult) Total() int {
+	n := 0
+	for _, s := range r.Schedules {
+		n += s
+	}
+	return n
+}
+
+// Rerun runs a schedule again with its history, for a report or a case
+// file.
+func (r *ExhaustiveResult) Rerun(s *Schedule) (*model.Result, error) {
+	spec := r.Spec
+	spec.Faults = s.Faults
+	res, err := model.Run(spec, r.Seed)
+	if err != nil {
+		return nil, err
+	}
+	res.Count(r.Counted)
+	return res, nil
+}
+
+// explorer holds what every schedule of one exhaustive check shares.
+type explorer struct {
+	cfg     ExhaustiveConfig
+	spec    model.Spec
+	seed    uint64
+	roles   roles
+	kinds   []sim.FaultKind
+	classes []DurClass
+	counted []invariant.ID
+	base    sim.History
+	points  []Point
+}
+
+// Exhaustive runs an exhaustive check. The error is for input that cannot
+// run (a bad configuration, a depth out of range, a bound too small).
+func Exhaustive(c ExhaustiveConfig) (*ExhaustiveResult, error) {
+	x, res, err := newExplorer(c)
+	if err != nil || res.Failed() {
+		return res, err
+	}
+	one := x.depthOne()
+	if len(one) > x.max() {
+		return nil, errors.Errorf("exhaustive: %d one-fault schedules (%d points), more than the bound of %d: "+
+			"narrow the fault kinds, the clients or the cycles, or raise the bound", len(one), len(x.points), x.max())
+	}
+	res.PerEvent = x.perEvent()
+	agg := newAggregate(x, res)
+	var ran []Schedule
+	done := 0
+	ordered(len(one), c.Workers, nil, func(j int) Schedule { return x.run(one[j]) }, func(j int, s Schedule) bool {
+		agg.add(s, true)
+		ran = append(ran, s)
+		done++
+		if c.Progress != nil {
+			c.Progress(done, len(one))
+		}
+		return s.Error == "" && !agg.stop(s)
+	})
+	res.Schedules = []int{len(ran)}
+	if res.FirstError != nil || res.Stopped || x.depth() < 2 {
+		return agg.finish(), nil
+	}
+	if err := x.depthTwo(ran, agg, c.Progress, done); err != nil {
+		return nil, err
+	}
+	return agg.finish(), nil
+}
+
+func (x *explorer) depth() int { return max(x.cfg.Depth, 1) }
+
+func (x *explorer) max() int {
+	if x.cfg.MaxSchedules > 0 {
+		return x.cfg.MaxSchedules
+	}
+	return DefaultMaxSchedules
+}
+
+// newExplorer validates the configuration and runs the fault-free run.
+// A fault-free run that already breaks is the result.
+func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
+	if c.Depth < 0 || c.Depth > 2 {
+		return nil, nil, errors.Errorf("exhaustive: depth %d: want 1 or 2", c.Depth)
+	}
+	if c.MaxSchedules < 0 {
+		return nil, nil, errors.Errorf("exhaustive: the bound %d is negative", c.MaxSchedules)
+	}
+	kinds := c.Kinds
+	if kinds == nil {
+		kinds = ExhaustiveKinds
+	}
+	for _, k := range kinds {
+		if !slices.Contains(ExhaustiveKinds, k) {
+			return nil, nil, errors.Errorf("exhaustive: fault kind %q is not placed exhaustively (these are: %s)", k, kindList(ExhaustiveKinds))
+		}
+	}
+	seed := c.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	base := c.Base
+	base.Faults = nil
+	spec := scenarios.Gen{Kinds: []sim.FaultKind{}}.Run(scenarios.Rand(seed), base)
+	cfg, err := spec.Config()
+	if err != nil {
+		return nil, nil, err
+	}
+	classes, err := pickClasses(DurClasses(spec), c.Durations)
+	if err != nil {
+		return nil, nil, err
+	}
+	x := &explorer{cfg: c, spec: spec, seed: seed, kinds: kinds, classes: classes, counted: c.Invariants, roles: rolesOf(cfg)}
+	if len(x.counted) == 0 {
+		x.counted = invariant.All
+	}
+	res := &ExhaustiveResult{Design: spec.Design, Spec: spec, Seed: seed, Depth: x.depth(), Kinds: kinds, Classes: x.classes,
+		Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{}, Counted: x.counted, Judged: map[invariant.ID]string{}}
+	if spec.Custom != nil {
+		res.Design = spec.Custom.Name()
+	}
+	for _, id := range invariant.All {
+		if ok, why := spec.CheckConfig().Judged(id); !ok {
+			res.Judged[id] = why
+		}
+	}
+	r, steps, err := observed(spec, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Count(c.Invariants)
+	res.Baseline = r
+	if r.Err != nil {
+		return nil, nil, errors.Wrap(r.Err, "exhaustive: the fault-free run stopped")
+	}
+	x.base = r.History
+	x.points = pointsOf(r.History, steps, -1, x.roles)
+	res.Events, res.Points = len(r.History), len(x.points)
+	if f := invariant.Broken(r.Failures()); len(f) > 0 {
+		res.BrokenSchedules = 1
+		for _, id := range f {
+			res.Counts[id]++
+		}
+		res.Breaks = []*Break{{Mechanism: "no fault at all", Broken: f, Schedules: 1, Smallest: &Schedule{}}}
+		res.Schedules = []int{0}
+	}
+	return x, res, nil
+}
+
+// observed runs a spec with its history and the scheduler step of each
+// event.
+func observed(s model.Spec, seed uint64) (*model.Result, []int, error) {
+	var steps []int
+	r, err := model.RunObserved(s, seed, func(w *sim.World, _ sim.Event) { steps = append(steps, w.Events()) })
+	return r, steps, err
+}
+
+func rolesOf(cfg sim.Config) roles {
+	r := roles{replicas: map[string][]string{}, sentinel: cfg.Sentinel.Enabled}
+	for _, c := range cfg.Clients {
+		r.clients = append(r.clients, c.Name)
+	}
+	for _, n := range cfg.Nodes {
+		r.nodes = append(r.nodes, n.Name)
+	}
+	for _, g := range cfg.Groups {
+		r.replicas[g.Primary] = g.Replicas
+	}
+	for _, s := range cfg.Services {
+		r.services = append(r.services, s.Name)
+	}
+	return r
+}
+
+// depthOne lists every one-fault schedule: each point's menu.
+func (x *explorer) depthOne() []Schedule {
+	var out []Schedule
+	for i, p := range x.points {
+		for o, c := range x.menu(p, x.base) {
+			out = append(out, Schedule{Index: len(out), Faults: []sim.Fault{c.fault}, Mechanism: []string{label(p, c)}, Classes: []string{c.class}, point: i, opt: o, size: c.size})
+		}
+	}
+	return out
+}
+
+// perEvent counts the one-fault schedules of placing each fault at every
+// event a point stands for: what the state dedup saves.
+func (x *explorer) perEvent() int {
+	n := 0
+	for _, p := range x.points {
+		n += p.Events * len(x.menu(p, x.base))
+	}
+	return n
+}
+
+// run runs one schedule and judges it.
+func (x *explorer) run(s Schedule) Schedule {
+	spec := x.spec
+	spec.Faults = s.Faults
+	out, err := model.Verdict(spec, x.seed)
+	switch {
+	case err != nil:
+		s.Error = err.Error()
+	case out.Err != nil:
+		s.Error = out.Err.Error()
+	default:
+		for _, id := range invariant.Broken(out.Violations) {
+			if slices.Contains(x.counted, id) {
+				s.Broken = append(s.Broken, id)
+			} else {
+				s.Uncounted = append(s.Uncounted, id)
+			}
+		}
+	}
+	return s
+}
+
+// pickClasses keeps the named classes of all, in all's order.
+func pickClasses(all []DurClass, names []string) ([]DurClass, error) {
+	if names == nil {
+		return all, nil
+	}
+	var out []DurClass
+	for _, n := range names {
+		if !slices.ContainsFunc(all, func(c DurClass) bool { return c.Name == n }) {
+			var known []string
+			for _, c := range all {
+				known = append(known, c.Name)
+			}
+			return nil, errors.Errorf("exhaustive: no duration class %q in this configuration (it has: %s)", n, strings.Join(known, ", "))
+		}
+	}
+	for _, c := range all {
+		if slices.Contains(names, c.Name) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("exhaustive: no duration classes chosen")
+	}
+	return out, nil
+}
+
+func kindList(ks []sim.FaultKind) string {
+	var b []byte
+	for i, k := range ks {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, k...)
+	}
+	return string(b)
+}

@@ -1,0 +1,248 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"locksim/model/invariant"
+	"locksim/report"
+	"locksim/scenarios"
+	"locksim/sim"
+)
+
+// ExhaustiveSchema identifies the JSON of an exhaustive check; see the
+// package doc.
+const ExhaustiveSchema = "locksim.exhaustive/v1"
+
+// Guarantee states the result as a bounded guarantee: what was explored
+// and what broke, within this configuration and these duration classes.
+func (r *ExhaustiveResult) Guarantee() string {
+	var b strings.Builder
+	if len(r.Schedules) == 0 || r.Total() == 0 && r.Failed() {
+		fmt.Fprintf(&b, "design %s breaks %s with no fault at all: nothing else was explored", r.Design, invariant.Names(r.Breaks[0].Broken))
+		return b.String()
+	}
+	words := []string{"one-fault", "two-fault"}
+	if r.Stopped {
+		fmt.Fprintf(&b, "stopped at the first break, after %s schedules of design %s: %s broke; a counterexample, not a guarantee",
+			thousands(r.Total()), r.Design, invariant.Names(r.Breaks[0].Broken))
+		return b.String()
+	}
+	for d, n := range r.Schedules {
+		if d > 0 {
+			b.WriteString(" and ")
+		} else {
+			b.WriteString("explored all ")
+		}
+		fmt.Fprintf(&b, "%s %s schedules", thousands(n), words[d])
+	}
+	fmt.Fprintf(&b, " of design %s (%d points of the fault-free run x %s x %d duration classes)",
+		r.Design, r.Points, plural(len(r.Kinds), "fault kind"), len(r.Classes))
+	if len(r.Schedules) > 1 {
+		b.WriteString(", two-fault schedules extending only those one-fault schedules that broke nothing")
+	}
+	var parts []string
+	for _, id := range r.Counted {
+		if r.Judged[id] != "" {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s broke %s", thousands(r.Counts[id]), id))
+	}
+	if len(parts) > 0 {
+		b.WriteString(": " + strings.Join(parts, ", "))
+	}
+	return b.String()
+}
+
+// Limits says what the guarantee is relative to: the configuration, the
+// seed's latencies and the duration classes.
+func (r *ExhaustiveResult) Limits() string {
+	var cs []string
+	for _, c := range r.Classes {
+		cs = append(cs, c.Name+" "+sim.FormatDuration(c.Dur))
+	}
+	return fmt.Sprintf("within: %s; the latencies of seed %d; fault kinds %s; durations %s",
+		scenarios.Describe(r.Spec), r.Seed, kindList(r.Kinds), strings.Join(cs, ", "))
+}
+
+// ExhaustiveText writes an exhaustive check for people: the guarantee and
+// its limits, each invariant's tally, the distinct ways the design broke
+// (at most show of them, each with its smallest schedule and, from
+// replay, its replay line: "" for none) and the danger map's list.
+func ExhaustiveText(w io.Writer, r *ExhaustiveResult, show int, replay func(i int) string) error {
+	var b strings.Builder
+	b.WriteString(r.Guarantee() + "\n")
+	b.WriteString(r.Limits() + "\n")
+	if r.PerEvent > 0 && r.Schedules[0] > 0 {
+		fmt.Fprintf(&b, "state dedup: %s one-fault schedules instead of %s (one per event), %s saved\n",
+			thousands(r.Schedules[0]), thousands(r.PerEvent), pct0(r.PerEvent-r.Schedules[0], r.PerEvent))
+	}
+	b.WriteString("\n")
+	total := r.Total()
+	for _, id := range invariant.All {
+		counted := false
+		for _, c := range r.Counted {
+			counted = counted || c == id
+		}
+		word := "held in all " + thousands(total)
+		switch {
+		case counted && r.Counts[id] > 0:
+			word = "broken by " + plural(r.Counts[id], "schedule")
+		case !counted && r.Uncounted[id] > 0:
+			word = "broken (not counted) by " + plural(r.Uncounted[id], "schedule")
+		case r.Judged[id] != "":
+			word = "not checked (" + r.Judged[id] + ")"
+		case !counted:
+			word = "held (not counted)"
+		}
+		fmt.Fprintf(&b, "  %-17s %s\n", id, word)
+	}
+	if e := r.FirstError; e != nil {
+		fmt.Fprintf(&b, "\nschedule %d stopped with an error, so the check stopped: %s\n  %s\n", e.Index, e.Error, strings.Join(e.Lines(), "\n  "))
+	}
+	if len(r.Breaks) > 0 {
+		ways := "1 way it breaks"
+		if len(r.Breaks) > 1 {
+			ways = thousands(len(r.Breaks)) + " ways it breaks"
+		}
+		fmt.Fprintf(&b, "\n%s, by mechanism (the smallest schedule of each):\n", ways)
+		for i, br := range r.Breaks {
+			if i == show {
+				fmt.Fprintf(&b, "  ... and %d more (--format json lists them all)\n", len(r.Breaks)-show)
+				break
+			}
+			fmt.Fprintf(&b, "  %d. %s\n     breaks %s (%s; durations %s)\n", i+1, br.Mechanism, invariant.Names(br.Broken),
+				plural(br.Schedules, "schedule"), strings.Join(br.Classes, ", "))
+			for _, l := range br.Smallest.Lines() {
+				b.WriteString("     " + l + "\n")
+			}
+			if replay != nil {
+				if line := replay(i); line != "" {
+					b.WriteString("     replay: " + line + "\n")
+				}
+			}
+		}
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	if len(r.Danger) == 0 {
+		return nil
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	return report.DangerText(w, DangerMap(r), 0)
+}
+
+// DangerMap is the report's view of the result: the fault-free run with
+// each point's worst harm.
+func DangerMap(r *ExhaustiveResult) *report.Danger {
+	d := &report.Danger{Run: r.Baseline, Guarantee: r.Guarantee(), Limits: r.Limits(), Design: r.Design}
+	for _, p := range r.Danger {
+		text := fmt.Sprintf("%d of %d faults here broke a counted invariant", p.Broken, p.Schedules)
+		if p.Worst != "" {
+			text += "; the smallest that did the worst (" + invariant.Names(p.Invariants) + "): " + p.WorstFault
+		}
+		d.Points = append(d.Points, report.DangerPoint{At: p.At, Actor: p.Actor, Harm: p.Harm, Label: p.Trigger + " (" + p.Phase + ")", Detail: text})
+	}
+	return d
+}
+
+// exhaustiveJSON is the JSON of an exhaustive check.
+type exhaustiveJSON struct {
+	Schema     string          `json:"schema"`
+	Design     string          `json:"design"`
+	Config     string          `json:"config"`
+	Seed       uint64          `json:"seed"`
+	Depth      int             `json:"depth"`
+	Guarantee  string          `json:"guarantee"`
+	Kinds      []sim.FaultKind `json:"kinds"`
+	Classes    []DurClass      `json:"duration_classes"`
+	Events     int             `json:"events"`
+	Points     int             `json:"points"`
+	Schedules  []int           `json:"schedules"`
+	PerEvent   int             `json:"schedules_per_event"`
+	Broken     int             `json:"broken_schedules"`
+	Invariants []invariantJSON `json:"invariants"`
+	Breaks     []breakJSON     `json:"breaks"`
+	Danger     []DangerPoint   `json:"danger"`
+	Error      *Schedule       `json:"error,omitempty"`
+	ErrorFault []string        `json:"error_faults,omitempty"`
+}
+
+type invariantJSON struct {
+	ID        invariant.ID `json:"id"`
+	Verdict   string       `json:"verdict"`
+	Schedules int          `json:"schedules,omitempty"`
+	Why       string       `json:"why,omitempty"`
+}
+
+type breakJSON struct {
+	Mechanism string         `json:"mechanism"`
+	Classes   []string       `json:"classes"`
+	Broken    []invariant.ID `json:"broken"`
+	Schedules int            `json:"schedules"`
+	Smallest  []string       `json:"smallest"`
+	Case      string         `json:"case,omitempty"`
+}
+
+// ExhaustiveJSON writes the result as one JSON document (schema
+// locksim.exhaustive/v1); cases maps a break's index to its saved case
+// file, if any.
+func ExhaustiveJSON(w io.Writer, r *ExhaustiveResult, cases map[int]string) error {
+	j := exhaustiveJSON{Schema: ExhaustiveSchema, Design: r.Design, Config: scenarios.Describe(r.Spec), Seed: r.Seed, Depth: r.Depth,
+		Guarantee: r.Guarantee(), Kinds: r.Kinds, Classes: r.Classes, Events: r.Events, Points: r.Points, Schedules: r.Schedules,
+		PerEvent: r.PerEvent, Broken: r.BrokenSchedules, Danger: r.Danger, Breaks: []breakJSON{}}
+	for _, id := range invariant.All {
+		v := invariantJSON{ID: id}
+		counted := false
+		for _, c := range r.Counted {
+			counted = counted || c == id
+		}
+		switch {
+		case counted && r.Counts[id] > 0:
+			v.Verdict, v.Schedules = "broken", r.Counts[id]
+		case !counted && r.Uncounted[id] > 0:
+			v.Verdict, v.Schedules = "broken-not-counted", r.Uncounted[id]
+		case r.Judged[id] != "":
+			v.Verdict, v.Why = "not-checked", r.Judged[id]
+		case !counted:
+			v.Verdict = "held-not-counted"
+		default:
+			v.Verdict = "held"
+		}
+		j.Invariants = append(j.Invariants, v)
+	}
+	for i, br := range r.Breaks {
+		j.Breaks = append(j.Breaks, breakJSON{Mechanism: br.Mechanism, Classes: br.Classes, Broken: br.Broken, Schedules: br.Schedules,
+			Smallest: br.Smallest.Lines(), Case: cases[i]})
+	}
+	if e := r.FirstError; e != nil {
+		j.Error, j.ErrorFault = e, e.Lines()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
+}
+
+// thousands renders n with thousands separators: 12,345.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// pct0 renders n/total as a whole percentage.
+func pct0(n, total int) string {
+	if total == 0 {
+		return "0%"
+	}
+	return strconv.Itoa(100*n/total) + "%"
+}

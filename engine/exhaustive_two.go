@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"github.com/pkg/errors"
+
+	"locksim/sim"
+)
+
+// depthTwo extends every one-fault schedule that broke nothing with a
+// second fault: at the same point (a later fault of its menu), or at any
+// point of the run the first fault led to, after the first fault took
+// hold. A schedule whose first fault already broke a counted invariant is
+// not extended: its break is already the smaller schedule. It first
+// counts the schedules (running each first fault once with its history)
+// and refuses a count above the bound before running any of them.
+func (x *explorer) depthTwo(ran []Schedule, agg *aggregate, progress func(done, planned int), done int) error {
+	var firsts []Schedule
+	for _, s := range ran {
+		if len(s.Broken) == 0 && s.Error == "" {
+			firsts = append(firsts, s)
+		}
+	}
+	total := 0
+	ordered(len(firsts), x.cfg.Workers, nil, func(j int) int {
+		ss, _ := x.seconds(firsts[j])
+		return len(ss)
+	}, func(_ int, n int) bool { total += n; return true })
+	if len(ran)+total > x.max() {
+		return errors.Errorf("exhaustive: %d one-fault and %d two-fault schedules, more than the bound of %d: "+
+			"narrow the fault kinds, the clients or the cycles, or raise the bound", len(ran), total, x.max())
+	}
+	planned := len(ran) + total
+	n := 0
+	ordered(len(firsts), x.cfg.Workers, nil, func(j int) []Schedule {
+		ss, err := x.seconds(firsts[j])
+		if err != nil {
+			return []Schedule{{Faults: firsts[j].Faults, Mechanism: firsts[j].Mechanism, Error: err.Error()}}
+		}
+		for i := range ss {
+			ss[i] = x.run(ss[i])
+			if ss[i].Error != "" || x.cfg.StopAtFirst && len(ss[i].Broken) > 0 {
+				return ss[:i+1]
+			}
+		}
+		return ss
+	}, func(_ int, ss []Schedule) bool {
+		for _, s := range ss {
+			s.Index = len(ran) + n
+			n++
+			agg.add(s, false)
+			if progress != nil {
+				progress(done+n, planned)
+			}
+			if s.Error != "" || agg.stop(s) {
+				return false
+			}
+		}
+		return true
+	})
+	agg.res.Schedules = append(agg.res.Schedules, n)
+	return nil
+}
+
+// seconds lists the two-fault schedules that extend first.
+func (x *explorer) seconds(first Schedule) ([]Schedule, error) {
+	p1 := x.points[first.point]
+	var out []Schedule
+	extend := func(p Point, c choice) {
+		out = append(out, Schedule{
+			Faults:    []sim.Fault{first.Faults[0], c.fault},
+			Mechanism: []string{first.Mechanism[0], label(p, c)},
+			Classes:   []string{first.Classes[0], c.class},
+			point:     first.point, opt: first.opt, size: first.size + c.size,
+		})
+	}
+	for o, c := range x.menu(p1, x.base) {
+		if o > first.opt {
+			extend(p1, c)
+		}
+	}
+	spec := x.spec
+	spec.Faults = first.Faults
+	r, steps, err := observed(spec, x.seed)
+	if err != nil {
+		return nil, err
+	}
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	for _, p := range pointsOf(r.History, steps, p1.Rep, x.roles) {
+		for _, c := range x.menu(p, r.History) {
+			extend(p, c)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"locksim/model"
+	"locksim/sim"
+)
+
+// ExhaustiveKinds are the fault kinds exhaustive mode places by default.
+// Clock drift and eviction are left to the random search: drift acts over
+// time rather than at a moment, and eviction needs a volatile-* policy.
+var ExhaustiveKinds = []sim.FaultKind{sim.FaultPause, sim.FaultCrash, sim.FaultDrop, sim.FaultDelay,
+	sim.FaultPartition, sim.FaultNodeCrash, sim.FaultClockJump}
+
+// A DurClass is one of the few fault lengths exhaustive mode tries,
+// relative to the configuration: where a lease's outcome changes.
+type DurClass struct {
+	// Name is short ("ttl+"), Dur the length for this configuration.
+	Name string        `json:"name"`
+	Dur  time.Duration `json:"dur_ns"`
+	// Meaning says what it is relative to.
+	Meaning string `json:"meaning"`
+}
+
+// DurClasses returns the duration classes of a configuration (defaults
+// applied), without repeats: half the TTL; just under and just over the
+// TTL (by 1% of it, at least 1ms); twice the TTL; just over the call
+// timeout (and redlock's per-node timeout for a quorum design); just over
+// Sentinel's down-after when groups fail over.
+func DurClasses(s model.Spec) []DurClass {
+	ttl := s.Options.TTL
+	eps := max(ttl/100, time.Millisecond)
+	cs := []DurClass{
+		{"ttl/2", ttl / 2, "half the TTL"},
+		{"ttl-", ttl - eps, "just under the TTL"},
+		{"ttl+", ttl + eps, "just over the TTL"},
+		{"2ttl", 2 * ttl, "twice the TTL"},
+		{"timeout+", s.Options.CallTimeout + eps, "just over the call timeout"},
+	}
+	if s.Traits().Quorum {
+		cs = append(cs, DurClass{"node-timeout+", s.Options.NodeTimeout + eps, "just over the per-node timeout of a quorum lock"})
+	}
+	if t := s.Topology; t.Replicas > 0 && t.Sentinel.Enabled {
+		cs = append(cs, DurClass{"down-after+", t.Sentinel.DownAfter + eps, "just over Sentinel's down-after: the group fails over"})
+	}
+	var out []DurClass
+	for _, c := range cs {
+		if c.Dur > 0 && !slices.ContainsFunc(out, func(o DurClass) bool { return o.Dur == c.Dur }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// forever is the class of a node crash that never restarts.
+var forever = DurClass{Name: "forever", Meaning: "the node never comes back"}
+
+// choice is one fault placed at a point, and how a reader names it.
+type choice struct {
+	fault sim.Fault
+	// role is who the fault hits, relative to the point: "the client",
+	// "its node", "the endpoint", "the link"; class its duration class
+	// ("" for none); size its magnitude, for picking a group's smallest
+	// schedule.
+	role, class string
+	size        time.Duration
+}
+
+// menu lists the faults of the chosen kinds at point p, in a fixed order.
+// h is the run p belongs to (for the reply windows).
+func (x *explorer) menu(p Point, h sim.History) []choice {
+	var cs []choice
+	add := func(f sim.Fault, role string, c DurClass, size time.Duration) {
+		if !slices.Contains(x.kinds, f.Kind) {
+			return
+		}
+		t := p.Trigger
+		f.After = &t
+		cs = append(cs, choice{fault: f, role: role, class: c.Name, size: size})
+	}
+	if p.Client {
+		me := p.Actor
+		for _, c := range x.classes {
+			add(sim.Fault{Kind: sim.FaultPause, Target: me, Dur: c.Dur}, "the client", c, c.Dur)
+		}
+		add(sim.Fault{Kind: sim.FaultCrash, Target: me}, "the client", DurClass{}, 0)
+		if c := p.Call; c != nil {
+			to := c.Peer
+			add(sim.Fault{Kind: sim.FaultDrop, From: me, To: to, Count: 1, Dur: time.Nanosecond}, "the request", DurClass{}, 0)
+			var window time.Duration
+			if p.Reply >= 0 {
+				window = h[p.Reply].At - p.At + time.Nanosecond
+				add(sim.Fault{Kind: sim.FaultDrop, From: to, To: me, Count: 1, Dur: window}, "the reply", DurClass{}, 0)
+			}
+			for _, d := range x.classes {
+				add(sim.Fault{Kind: sim.FaultDelay, From: me, To: to, Extra: d.Dur, Dur: time.Nanosecond}, "the request", d, d.Dur)
+				if window > 0 {
+					add(sim.Fault{Kind: sim.FaultDelay, From: to, To: me, Extra: d.Dur, Dur: window}, "the reply", d, d.Dur)
+				}
+				add(sim.Fault{Kind: sim.FaultPartition, A: []string{me}, B: []string{to}, Dur: d.Dur}, "the link", d, d.Dur)
+			}
+		}
+	}
+	for _, n := range p.Peers {
+		role := "its node"
+		if !p.Client {
+			role = "the node"
+		}
+		for _, d := range append(slices.Clone(x.classes), forever) {
+			size := d.Dur
+			if d.Dur == 0 {
+				size = 1 << 62
+			}
+			add(sim.Fault{Kind: sim.FaultNodeCrash, Target: n, Dur: d.Dur}, role, d, size)
+		}
+		for _, d := range x.classes {
+			add(sim.Fault{Kind: sim.FaultClockJump, Target: n, By: d.Dur}, role, d, d.Dur)
+		}
+		for _, d := range x.classes {
+			add(sim.Fault{Kind: sim.FaultPartition, A: []string{n}, B: x.roles.without(n), Dur: d.Dur}, role+" alone", d, d.Dur)
+		}
+		if p.Client && x.roles.sentinel && len(x.roles.replicas[n]) > 0 {
+			for _, d := range x.classes {
+				add(sim.Fault{Kind: sim.FaultPartition, A: []string{n, p.Actor}, B: x.roles.without(n, p.Actor), Dur: d.Dur}, "its node and the client", d, d.Dur)
+			}
+		}
+	}
+	return cs
+}
+
+// without lists every client and endpoint but the named ones.
+func (r roles) without(names ...string) []string {
+	return slices.DeleteFunc(r.everyone(), func(a string) bool { return slices.Contains(names, a) })
+}
+
+// label names a choice at a point by mechanism, without its duration
+// class, client or node names or counts, so that the same way of breaking
+// groups together whichever client, node, cycle or length it hit: "pause
+// the client after the client's acquired", "node-crash its node as the
+// client sends SET to its node".
+func label(p Point, c choice) string {
+	verb := string(c.fault.Kind) + " " + c.role
+	if c.fault.Kind == sim.FaultClockJump {
+		verb += " forward"
+	}
+	return verb + " " + phase(p)
+}
+
+// phase says where in the protocol a point is, without names.
+func phase(p Point) string {
+	if p.Call != nil {
+		to := "its node"
+		if !p.Client || len(p.Peers) == 0 {
+			to = p.Call.Peer // a service: the resource
+		}
+		return "as the client sends " + p.Cmd + " to " + to
+	}
+	switch {
+	case p.Client:
+		return "after the client's " + string(p.Kind)
+	case p.Cmd != "":
+		return "after the node executes " + p.Cmd
+	}
+	return "after the node's " + string(p.Kind)
+}
+
+// command names a request by its command word (EVAL for scripts).
+func command(args []string) string {
+	if len(args) == 0 {
+		return "a request"
+	}
+	return strings.ToUpper(args[0])
+}

@@ -1,0 +1,150 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/model"
+	"locksim/model/invariant"
+	"locksim/sim"
+)
+
+// Danger is a danger map: a design's fault-free run, and for each point
+// of it (a moment a fault can take hold, engine.Point) the worst that one
+// fault placed there does. Exhaustive mode (engine.Exhaustive) finds it.
+type Danger struct {
+	// Run is the fault-free run.
+	Run    *model.Result
+	Design string
+	// Guarantee and Limits are the exhaustive check's sentences: what was
+	// explored and what broke, and what that is relative to.
+	Guarantee, Limits string
+	Points            []DangerPoint
+}
+
+// DangerPoint is one point of the map.
+type DangerPoint struct {
+	At    time.Duration
+	Actor string
+	Harm  invariant.Harm
+	// Label names the point ("A acquired #1: after the client's
+	// acquired"), Detail what the faults there broke.
+	Label, Detail string
+}
+
+var dangerSpan = map[invariant.Harm]string{
+	invariant.HarmNone: spanDangerNone, invariant.HarmLiveness: spanDangerLiveness,
+	invariant.HarmLease: spanDangerLease, invariant.HarmData: spanDangerData,
+}
+
+// dangerRow is the name of the row a danger map adds to each lane.
+const dangerRow = "danger"
+
+// addDanger adds a danger row to the lane of each actor with points: a
+// zone from each point to the actor's next (the last to the end of the
+// run), coloured by the worst harm of the points at its start. In a row
+// the worse zones come last, so that text, which draws a column once,
+// shows the worst of the zones that share it.
+func (t *timeline) addDanger(pts []DangerPoint) {
+	by := map[string][]DangerPoint{}
+	for _, p := range pts {
+		by[p.Actor] = append(by[p.Actor], p)
+	}
+	for li := range t.Lanes {
+		l := &t.Lanes[li]
+		ps := by[l.ID]
+		if len(ps) == 0 {
+			continue
+		}
+		slices.SortStableFunc(ps, func(a, b DangerPoint) int { return int(a.At - b.At) })
+		var spans []span
+		for i := 0; i < len(ps); {
+			j, worst := i, ps[i]
+			var details []string
+			for ; j < len(ps) && ps[j].At == ps[i].At; j++ {
+				if ps[j].Harm > worst.Harm {
+					worst = ps[j]
+				}
+				details = append(details, ps[j].Label+": "+ps[j].Detail)
+			}
+			to := t.End
+			if j < len(ps) {
+				to = ps[j].At
+			}
+			spans = append(spans, span{Kind: dangerSpan[worst.Harm], From: ps[i].At, To: to,
+				Label: worst.Harm.String(), Detail: strings.Join(details, "\n")})
+			i = j
+		}
+		slices.SortStableFunc(spans, func(a, b span) int {
+			return slices.Index(dangerOrder, a.Kind) - slices.Index(dangerOrder, b.Kind)
+		})
+		l.Rows = append(l.Rows, row{Name: dangerRow, Spans: spans, Marks: []mark{}})
+	}
+}
+
+// dangerOrder is the zones from least to worst.
+var dangerOrder = []string{spanDangerNone, spanDangerLiveness, spanDangerLease, spanDangerData}
+
+// DangerText writes a danger map for the terminal: the guarantee, the
+// fault-free run's timeline with a danger row under each actor, and the
+// points in time order with what the worst fault there breaks.
+func DangerText(w io.Writer, d *Danger, width int) error {
+	if d == nil || d.Run == nil {
+		return errors.New("report: no danger map")
+	}
+	if width == 0 {
+		width = DefaultWidth
+	}
+	if width < 20 {
+		return errors.Errorf("report: text width %d is below 20 columns", width)
+	}
+	t := build(d.Run)
+	t.addDanger(d.Points)
+	p := &printer{crowded: map[int]bool{}}
+	p.line("Danger map of " + d.Design + ": what one fault at each moment of its fault-free run breaks")
+	if d.Guarantee != "" {
+		p.line(d.Guarantee)
+	}
+	if d.Limits != "" {
+		p.line(d.Limits)
+	}
+	p.line("")
+	p.timeline(t, width)
+	pts := slices.Clone(d.Points)
+	slices.SortStableFunc(pts, func(a, b DangerPoint) int { return int(a.At - b.At) })
+	safe := 0
+	for _, pt := range pts {
+		if pt.Harm == invariant.HarmNone {
+			safe++
+		}
+	}
+	p.line(fmt.Sprintf("Points where one fault breaks something (%d of %d; a zone runs from its point to the actor's next one):", len(pts)-safe, len(pts)))
+	for _, pt := range pts {
+		if pt.Harm != invariant.HarmNone {
+			p.line(strings.TrimRight(fmt.Sprintf("  %c %s  %-10s %s. %s", spanGlyph[dangerSpan[pt.Harm]], sim.FormatTime(pt.At), pt.Actor, pt.Label, pt.Detail), " "))
+		}
+	}
+	p.line("")
+	_, err := io.WriteString(w, p.b.String())
+	return errors.Wrap(err, "report: writing text")
+}
+
+// DangerHTML writes a danger map as one HTML page: the report of the
+// fault-free run with a danger row under each actor on its timeline
+// (hover a zone for its points and what broke there), the guarantee on
+// top.
+func DangerHTML(w io.Writer, d *Danger) error {
+	if d == nil || d.Run == nil {
+		return errors.New("report: no danger map")
+	}
+	meta := Meta{Design: d.Design, Title: "danger map of " + d.Design,
+		Teaching: d.Guarantee + ". " + d.Limits + ". The danger row under each actor colours each moment of this " +
+			"fault-free run by the worst one fault placed there does: red, the data (an update lost); amber, the lease " +
+			"only (the data held); blue, liveness only; green, nothing."}
+	return writeHTML(w, d.Run, meta, func(t *timeline) { t.addDanger(d.Points) })
+}
