@@ -2,6 +2,7 @@ package locksim
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,5 +54,37 @@ func TestFindsWriteOnlyFencingGap(t *testing.T) {
 			}
 			t.Logf("found in %v: %s", time.Since(start).Round(time.Millisecond), firstLines(f.logs[0], 1))
 		})
+	}
+}
+
+// WithExhaustive: the same user design under every single fault. It
+// finds the write-only fencing gap as a named mechanism with its smallest
+// schedule, saves it as the test's case, and the saved case fails fast on
+// the next run; strict-reads fencing closes the gap, and the passing test
+// logs the bounded guarantee.
+func TestCheckExhaustive(t *testing.T) {
+	dir := t.TempDir()
+	f := &fakeTB{TB: t, name: "TestGapExhaustive"}
+	Check(f, setIncr{}, WithFencing(model.FenceStrict), WithClients("A", "B"), WithExhaustive(1),
+		WithInvariants(invariant.LostUpdate, invariant.Fencing), WithCaseDir(dir))
+	if !f.failed || len(f.logs) == 0 {
+		t.Fatal("exhaustive mode did not find the lost update")
+	}
+	for _, want := range []string{"explored all ", "one-fault schedules of design set-incr", "ways it breaks", "the first way it breaks", "replay: go test -run"} {
+		if !strings.Contains(f.logs[0], want) {
+			t.Errorf("the log lacks %q:\n%s", want, f.logs[0])
+		}
+	}
+	again := &fakeTB{TB: t, name: "TestGapExhaustive"}
+	Check(again, setIncr{}, WithFencing(model.FenceStrict), WithClients("A", "B"), WithExhaustive(1),
+		WithInvariants(invariant.LostUpdate, invariant.Fencing), WithCaseDir(dir))
+	if !again.failed || !strings.Contains(again.logs[0], "the saved case still fails") {
+		t.Errorf("the saved case did not replay first: %v", again.logs)
+	}
+	ok := &fakeTB{TB: t, name: "TestGapClosed"}
+	Check(ok, setIncr{}, WithFencing(model.FenceStrictReads), WithClients("A", "B"), WithExhaustive(1),
+		WithInvariants(invariant.LostUpdate, invariant.Fencing), WithCaseDir(dir))
+	if ok.failed || len(ok.logs) != 1 || !strings.Contains(ok.logs[0], "0 broke lost-update, 0 broke fencing") {
+		t.Errorf("strict-reads: failed %v, logs %v", ok.failed, ok.logs)
 	}
 }

@@ -143,8 +143,15 @@ func DangerHTML(w io.Writer, d *Danger) error {
 		return errors.New("report: no danger map")
 	}
 	meta := Meta{Design: d.Design, Title: "danger map of " + d.Design,
-		Teaching: d.Guarantee + ". " + d.Limits + ". The danger row under each actor colours each moment of this " +
+		Teaching: d.Guarantee + ". " + capitalize(d.Limits) + ". The danger row under each actor colours each moment of this " +
 			"fault-free run by the worst one fault placed there does: red, the data (an update lost); amber, the lease " +
 			"only (the data held); blue, liveness only; green, nothing."}
 	return writeHTML(w, d.Run, meta, func(t *timeline) { t.addDanger(d.Points) })
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

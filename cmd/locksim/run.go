@@ -25,6 +25,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
+	danger := fs.Bool("danger", false, "instead of the scenario's faults, draw its danger map: every fault placed at every point of the fault-free run (check --exhaustive), each moment coloured by what one fault there breaks")
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -78,6 +79,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, usagef("--invariants: %v", err)
 	}
+	if *danger {
+		if *save != "" {
+			return exitUsage, usagef("--save saves one run; with --danger use check --exhaustive --save-dir")
+		}
+		return runDanger(spec, *seed, invList, *format, *out, stdout, stderr)
+	}
 	r, err := model.Run(spec, *seed)
 	if err != nil {
 		return exitUsage, usagef("%v", err)
@@ -100,6 +107,46 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, r.Err
 	}
 	return exitFor(r), nil
+}
+
+// runDanger draws the danger map of the scenario's configuration: the
+// exhaustive depth-1 check of spec without its faults. Exit 1 when a
+// single fault breaks a counted invariant.
+func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out string, stdout, stderr io.Writer) (int, error) {
+	spec.Faults = nil
+	c := engine.ExhaustiveConfig{Base: spec, Seed: seed, Invariants: invs}
+	var end func()
+	c.Progress, end = startProgress(isTerminal(stderr), stderr, "schedules", 0)
+	res, err := engine.Exhaustive(c)
+	end()
+	if err != nil {
+		return exitUsage, usagef("%v", trimPackages(err.Error()))
+	}
+	w, closeOut, err := output(out, stdout)
+	if err != nil {
+		return exitUsage, err
+	}
+	switch format {
+	case "json":
+		err = engine.ExhaustiveJSON(w, res, nil)
+	case "html":
+		err = report.DangerHTML(w, engine.DangerMap(res))
+	default:
+		err = report.DangerText(w, engine.DangerMap(res), 0)
+	}
+	if cerr := closeOut(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return exitUsage, err
+	}
+	if e := res.FirstError; e != nil {
+		return exitUsage, usagef("schedule %d stopped: %s", e.Index, trimPackages(e.Error))
+	}
+	if res.Failed() {
+		return exitViolation, nil
+	}
+	return exitSafe, nil
 }
 
 // teaching is the scenario's text for a run of spec, with a closing note
