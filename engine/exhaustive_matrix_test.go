@@ -83,4 +83,3 @@ func TestExhaustiveAgreesWithTheMatrix(t *testing.T) {
 		}
 	}
 }
-
