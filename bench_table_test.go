@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -184,6 +185,87 @@ func TestBenchTable(t *testing.T) {
 		fmt.Printf("  %d workers: %v (%.1f runs/s, %.2fx)\n", w, d.Round(time.Millisecond), float64(runs)/d.Seconds(), one.Seconds()/d.Seconds())
 	}
 	benchZoo(t)
+	benchExhaustive(t)
+}
+
+// benchExhaustive prints exhaustive mode's speed per catalogue design at
+// its defaults (depth 1): schedules, what the state dedup saved, wall time
+// and schedules per second on all cores; then how many of the zoo's pairs
+// it tells apart: a mutant is told apart when it breaks by a mechanism
+// (or an invariant) its twin does not.
+func benchExhaustive(t *testing.T) {
+	fmt.Printf("\nexhaustive mode, depth 1, each design's defaults (all cores):\n")
+	for _, d := range model.DesignIDs() {
+		if d == model.LuaDesignID {
+			continue
+		}
+		start := time.Now() // wall-clock ok: a benchmark report
+		r, err := engine.Exhaustive(engine.ExhaustiveConfig{Base: model.Spec{Design: d}})
+		took := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("  %-15s %6d schedules (%3d points of %3d events; %5d one per event: dedup saved %2.0f%%) in %6v, %6.0f schedules/s; %d ways it breaks\n",
+			d, r.Total(), r.Points, r.Events, r.PerEvent, 100*float64(r.PerEvent-r.Total())/float64(r.PerEvent),
+			took.Round(time.Millisecond), float64(r.Total())/took.Seconds(), len(r.Breaks))
+	}
+	apart := 0
+	fmt.Printf("\nexhaustive mode on the mutant zoo (depth 1, each pair's fault kinds):\n")
+	for _, m := range zoo() {
+		mut := zooExhaustive(t, m.design, slices.Concat(m.opts, m.exOpts, m.mutOpts))
+		twin := zooExhaustive(t, m.twin, slices.Concat(m.opts, m.exOpts, m.twinOpts))
+		only := onlyIn(mut, twin)
+		if len(only) > 0 {
+			apart++
+		}
+		ex := ""
+		if len(only) > 0 {
+			ex = only[0]
+		}
+		fmt.Printf("  %-62s told apart=%-5v (%d mechanisms the twin lacks) %s\n", m.name, len(only) > 0, len(only), ex)
+	}
+	fmt.Printf("  score: %d of %d pairs told apart\n", apart, len(zoo()))
+}
+
+// zooExhaustive runs exhaustive mode on a zoo design with the pair's
+// options (their fault kinds, topology, workload, fencing, invariants).
+func zooExhaustive(t *testing.T, design any, opts []Option) *engine.ExhaustiveResult {
+	var c config
+	if err := setDesign(&c.check.Base, design); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	x := engine.ExhaustiveConfig{Base: c.check.Base, Invariants: c.check.Invariants}
+	if c.check.Gen.Kinds != nil {
+		x.Kinds = c.check.Gen.Kinds
+	}
+	r, err := engine.Exhaustive(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// onlyIn lists the mutant's breaks (mechanism: invariants) its twin has
+// no break of.
+func onlyIn(mut, twin *engine.ExhaustiveResult) []string {
+	has := map[string]bool{}
+	for _, b := range twin.Breaks {
+		for _, id := range b.Broken {
+			has[b.Mechanism+": "+string(id)] = true
+		}
+	}
+	var out []string
+	for _, b := range mut.Breaks {
+		for _, id := range b.Broken {
+			if k := b.Mechanism + ": " + string(id); !has[k] {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
 }
 
 // BenchmarkCheckRun is one `check` run per op (a design's default workload

@@ -1,6 +1,7 @@
 package locksim
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,12 +23,16 @@ import (
 
 // mutant is one pair.
 type mutant struct {
-	name      string // the mechanism removed
-	design    any    // the mutant: a model.Design, or a catalogue ID with options below
-	twin      any    // the correct design
-	opts      []Option
-	mutOpts   []Option // options only the mutant gets (a mutant that is an option)
-	twinOpts  []Option
+	name     string // the mechanism removed
+	design   any    // the mutant: a model.Design, or a catalogue ID with options below
+	twin     any    // the correct design
+	opts     []Option
+	mutOpts  []Option // options only the mutant gets (a mutant that is an option)
+	twinOpts []Option
+	// exOpts fix, for exhaustive mode (one configuration, nothing drawn),
+	// a configuration that exercises the mechanism: a critical section
+	// long enough for the watchdog to renew.
+	exOpts    []Option
 	mechanism string // a phrase the explanation of the mutant's failure contains
 }
 
@@ -42,6 +47,7 @@ func zoo() []mutant {
 			mechanism: "(DEL)"},
 		{name: "owner check in renew (SET XX)", design: renewSetXX{}, twin: model.Watchdog,
 			opts:      []Option{WithDeadline(), WithFaults(sim.FaultDelay), WithGen(scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultDelay}, Links: scenarios.LinksRedis, Swarm: true})},
+			exOpts:    []Option{WithWorkload(model.Workload{Work: 1500 * ms})},
 			mechanism: "replaced"},
 		{name: "atomic SET with TTL (SETNX, then PEXPIRE)", design: model.SetnxExpire, twin: model.SetPxLua,
 			opts:      []Option{WithFaults(sim.FaultCrash), WithPauseAt(scenarios.PlaceAcquire)},
@@ -56,6 +62,7 @@ func zoo() []mutant {
 		{name: "the renewal interval (every 1.2 x TTL)", design: model.Watchdog, twin: model.Watchdog,
 			opts:      []Option{WithFaults()},
 			mutOpts:   []Option{WithOptions(model.Options{RenewEvery: 1200 * ms})},
+			exOpts:    []Option{WithWorkload(model.Workload{Work: 1500 * ms})},
 			mechanism: "expired"},
 		{name: "the token source (GET, then SET n+1)", design: splitToken{}, twin: model.Fenced,
 			opts:      []Option{WithFaults(sim.FaultPause), WithPauseAt(scenarios.PlaceAcquire), WithFencing(model.FenceStrict), WithInvariants(invariant.TokenUnique)},
@@ -71,6 +78,8 @@ func zoo() []mutant {
 		{name: "the WAIT result check", design: waitIgnored{}, twin: model.WaitReplica,
 			opts: []Option{WithGen(scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultNodeCrash}, MaxFaults: 1, Swarm: true}),
 				WithTopology(model.Topology{Replicas: 2, Persistence: sim.PersistAlways})},
+			exOpts: []Option{WithWorkload(model.Workload{Work: 500 * ms}), WithTopology(model.Topology{Replicas: 2, Persistence: sim.PersistAlways,
+				Sentinel: sim.SentinelConfig{Enabled: true, DownAfter: 300 * ms}})},
 			mechanism: "promoted to primary"},
 		{name: "the reentrant count (release deletes on the first release)", design: reentrantNoCount{}, twin: model.ReentrantHash,
 			opts:      []Option{WithFaults(), WithWorkload(model.Workload{Reentry: 1})},
@@ -147,6 +156,24 @@ func TestMutantZoo(t *testing.T) {
 			}
 			t.Logf("caught in %v: %.1f%% of %d runs broke, first at run %d, minimal schedule %d fault(s)",
 				r.mutantTime.Round(time.Millisecond), 100*r.fraction, r.runs, r.firstRun, r.faults)
+		})
+	}
+}
+
+// TestExhaustiveTellsTheZooApart: exhaustive mode, at depth 1 with each
+// pair's fault kinds on one configuration that exercises the mechanism,
+// finds for every mutant a way it breaks (a mechanism and an invariant)
+// that its correct twin does not have.
+func TestExhaustiveTellsTheZooApart(t *testing.T) {
+	for _, m := range zoo() {
+		t.Run(m.name, func(t *testing.T) {
+			mut := zooExhaustive(t, m.design, slices.Concat(m.opts, m.exOpts, m.mutOpts))
+			twin := zooExhaustive(t, m.twin, slices.Concat(m.opts, m.exOpts, m.twinOpts))
+			only := onlyIn(mut, twin)
+			if len(only) == 0 {
+				t.Fatalf("no way the mutant breaks that the twin does not: %s / %s", mut.Guarantee(), twin.Guarantee())
+			}
+			t.Logf("%d ways only the mutant breaks, e.g. %s", len(only), only[0])
 		})
 	}
 }

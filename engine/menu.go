@@ -64,22 +64,24 @@ type choice struct {
 	// role is who the fault hits, relative to the point: "the client",
 	// "its node", "the endpoint", "the link"; class its duration class
 	// ("" for none); size its magnitude, for picking a group's smallest
-	// schedule.
-	role, class string
-	size        time.Duration
+	// schedule; when, if set, says where it takes hold instead of the
+	// point's phase.
+	role, class, when string
+	size              time.Duration
 }
 
 // menu lists the faults of the chosen kinds at point p, in a fixed order.
 // h is the run p belongs to (for the reply windows).
 func (x *explorer) menu(p Point, h sim.History) []choice {
 	var cs []choice
-	add := func(f sim.Fault, role string, c DurClass, size time.Duration) {
+	add := func(f sim.Fault, role string, c DurClass, size time.Duration) bool {
 		if !slices.Contains(x.kinds, f.Kind) {
-			return
+			return false
 		}
 		t := p.Trigger
 		f.After = &t
 		cs = append(cs, choice{fault: f, role: role, class: c.Name, size: size})
+		return true
 	}
 	if p.Client {
 		me := p.Actor
@@ -116,6 +118,20 @@ func (x *explorer) menu(p Point, h sim.History) []choice {
 			}
 			add(sim.Fault{Kind: sim.FaultNodeCrash, Target: n, Dur: d.Dur}, role, d, size)
 		}
+		if !p.Client && p.Cmd != "" {
+			// Just after the node replied: the client has its answer, the
+			// replicas never get the write (it dies in the output buffer),
+			// and without persistence the node comes back without it.
+			for _, d := range append(slices.Clone(x.classes), forever) {
+				size := d.Dur
+				if d.Dur == 0 {
+					size = 1 << 62
+				}
+				if add(sim.Fault{Kind: sim.FaultNodeCrash, Target: n, Dur: d.Dur, At: time.Microsecond}, role, d, size) {
+					cs[len(cs)-1].when = "just after the node replied to " + p.Cmd
+				}
+			}
+		}
 		for _, d := range x.classes {
 			add(sim.Fault{Kind: sim.FaultClockJump, Target: n, By: d.Dur}, role, d, d.Dur)
 		}
@@ -145,6 +161,9 @@ func label(p Point, c choice) string {
 	verb := string(c.fault.Kind) + " " + c.role
 	if c.fault.Kind == sim.FaultClockJump {
 		verb += " forward"
+	}
+	if c.when != "" {
+		return verb + " " + c.when
 	}
 	return verb + " " + phase(p)
 }

@@ -213,6 +213,9 @@ func (n *node) handle(client string, c *call) {
 	if !n.m.IsReadOnlyCommand(cmd) && n.role != roleReplica {
 		n.why = cmd
 		n.afterWrite()
+		if !n.up {
+			return // a fault triggered by the write's key event crashed it: as above
+		}
 	}
 	n.w.sendReply(c, r, nil)
 }
@@ -243,8 +246,8 @@ func (n *node) do(client string, args []string) (r resp.Reply, ok bool) {
 // command that may have changed the keyspace.
 func (n *node) afterWrite() {
 	n.refreshWatch()
-	if !n.keepsState() {
-		return
+	if !n.up || !n.keepsState() {
+		return // crashed by a fault its key events triggered: nothing persists or replicates
 	}
 	cur := takeSnapshot(n.m, n.local())
 	ops := diffSnapshots(n.state, cur)

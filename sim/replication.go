@@ -84,6 +84,9 @@ func (n *node) applyEntry(from string, e replEntry) {
 	n.w.record(Event{Actor: n.name, Kind: KindReplApply, Local: n.local(), Peer: from, N: e.offset})
 	n.why = "replication"
 	n.refreshWatch()
+	if !n.up {
+		return // a fault triggered by the apply crashed the replica: no ack
+	}
 	n.sendAck(p)
 }
 
