@@ -7,8 +7,10 @@ help:
 	@echo "make test   - run all tests (what CI runs)"
 	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of the parser,"
 	@echo "              the real-client determinism test under GOMAXPROCS=1 and -race"
-	@echo "make bench  - benchmarks with allocations, the mutation score; real clients' virtual seconds per wall second"
-	@echo "make long   - property tests with 10,000 checks each; 100,000 checker/oracle agreement runs"
+	@echo "make bench  - benchmarks with allocations; the mutation score, random and exhaustive; exhaustive mode's"
+	@echo "              schedules/s and what its state dedup saves; real clients' virtual seconds per wall second"
+	@echo "make long   - property tests with 10,000 checks each; 100,000 checker/oracle agreement runs;"
+	@echo "              exhaustive mode against every design x one-fault scenario, a whole depth-2 space"
 
 run:
 	-$(GO) run ./cmd/locksim run gc-pause  # exits 1: the scenario finds a violation
@@ -36,6 +38,7 @@ bench:
 long:
 	$(GO) test -run Prop -rapid.checks=10000 -timeout 60m .
 	$(GO) test -run TestCheckersAgreeWithTheOracle -oracle.runs=100000 -timeout 60m ./model/
+	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all
 
 fmt:
 	gofmt -w .
