@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,9 +49,11 @@ func NewCase(r *model.Result) Case {
 	return c
 }
 
-// Save writes the case as indented JSON, creating directories.
+// Save writes the case as indented JSON, creating directories. Durations
+// are written as Go writes them ("1s", "1.5ms"); LoadCase reads those and
+// nanosecond numbers alike.
 func (c Case) Save(path string) error {
-	b, err := json.MarshalIndent(c, "", "  ")
+	b, err := marshalReadable(c)
 	if err != nil {
 		return errors.Wrap(err, "engine: encoding case")
 	}
@@ -69,7 +70,7 @@ func LoadCase(path string) (Case, error) {
 		return Case{}, errors.Wrap(err, "engine: reading case")
 	}
 	var c Case
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err := unmarshalReadable(b, &c); err != nil {
 		return Case{}, errors.Wrapf(err, "engine: %s is not a case file", path)
 	}
 	if c.Version != CaseVersion {

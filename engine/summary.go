@@ -114,7 +114,7 @@ type JSONWriter struct {
 // NewJSONWriter starts the document with what the campaign was.
 func NewJSONWriter(w io.Writer, c CheckConfig) *JSONWriter {
 	j := &JSONWriter{w: w}
-	camp, err := json.Marshal(campaignOf(c))
+	camp, err := encode(campaignOf(c), "")
 	if err != nil {
 		j.err = err
 		return j
@@ -128,7 +128,7 @@ func (j *JSONWriter) Run(o RunOutcome) {
 	if j.err != nil {
 		return
 	}
-	b, err := json.Marshal(o)
+	b, err := encode(o, "")
 	if err != nil {
 		j.err = err
 		return

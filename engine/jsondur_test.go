@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"locksim/clock"
+	"locksim/model"
+	"locksim/sim"
+)
+
+// Case files name durations as Go does ("1.5s"), do not escape '>' and
+// read back to the same case; a case with nanosecond numbers (the format
+// before) still loads.
+func TestCaseDurationsReadable(t *testing.T) {
+	s := model.Spec{Design: model.SetPxLua, Options: model.Options{TTL: 1500 * time.Millisecond},
+		Topology: model.Topology{NodeClocks: map[string]clock.Config{"r1": {Offset: -250 * time.Millisecond, RatePPM: 5}}},
+		Faults: []sim.Fault{
+			{Kind: sim.FaultDelay, From: "A", To: "resource", Extra: 1500 * time.Millisecond, Dur: 10 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: "write"}},
+			{Kind: sim.FaultClockJump, Target: "r1", By: -990 * time.Millisecond, At: 2 * time.Second},
+		}}
+	r, err := model.Run(s, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCase(r)
+	path := filepath.Join(t.TempDir(), "c.json")
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	for _, want := range []string{`"TTL": "1.5s"`, `"Extra": "1.5s"`, `"By": "-990ms"`, `"Offset": "-250ms"`, `"From": "A"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the case lacks %s:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), `\u003e`) || !strings.HasPrefix(string(b), "{\n  \"version\": 1,") {
+		t.Errorf("escaped or reordered:\n%.300s", b)
+	}
+	back, err := LoadCase(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(c, back, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("the case does not read back (-saved +loaded):\n%s", diff)
+	}
+	rr, err := back.Replay(nil)
+	if err != nil || rr.History.Hash() != c.HistoryHash {
+		t.Errorf("replay: %v, hash %s, want %s", err, rr.History.Hash(), c.HistoryHash)
+	}
+	// The format before: every duration in nanoseconds.
+	old, err := encode(c, "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(old), `"TTL": 1500000000`) {
+		t.Fatalf("not the old format:\n%.400s", old)
+	}
+	os.WriteFile(path, old, 0o644)
+	if again, err := LoadCase(path); err != nil || !cmp.Equal(c, again, cmpopts.EquateEmpty()) {
+		t.Errorf("an old case does not load: %v", err)
+	}
+	os.WriteFile(path, []byte(strings.Replace(string(b), `"TTL": "1.5s"`, `"TTL": "soon"`, 1)), 0o644)
+	if _, err := LoadCase(path); err == nil || !strings.Contains(err.Error(), `"soon"`) || !strings.Contains(err.Error(), "TTL") {
+		t.Errorf("a bad duration: %v", err)
+	}
+}
+
+// check's JSON does not escape the arrows of its fault lines either.
+func TestCheckJSONNotEscaped(t *testing.T) {
+	var b strings.Builder
+	c := CheckConfig{Base: model.Spec{Design: model.SetPxLua}, Runs: 1}
+	j := NewJSONWriter(&b, c)
+	j.Run(RunOutcome{Faults: []string{"delay A->r1 +2ms at 85ms for 260ms"}})
+	if !strings.Contains(b.String(), "A->r1") {
+		t.Errorf("escaped: %s", b.String())
+	}
+}
