@@ -51,7 +51,7 @@ func (c *Conn) scriptSubcommand(args []string) resp.Reply {
 		// miniredis only parses here (chunk name "user_script"); compile
 		// errors surface at EVALSHA.
 		if _, err := parse.Parse(strings.NewReader(rest[0]), "user_script"); err != nil {
-			return resp.ErrorReply(toInline(errLuaParseError(err)))
+			return resp.ErrorReply(toInline(errLuaParseError(err.Error())))
 		}
 		s := e.scriptFor(rest[0])
 		e.loaded[s.sha] = s

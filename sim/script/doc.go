@@ -103,6 +103,11 @@
 //
 // And where neither applies:
 //
+//   - Tables, functions, threads and userdata print as a per-run id in
+//     order of first print ("table: 0x0001", then "function: 0x0002"),
+//     restarting with every script run, in tostring, string.format, error
+//     objects (error({})) and err/ok reply fields; Redis and miniredis print
+//     heap addresses, which differ from run to run.
 //   - A script that exceeds its instruction budget fails with "ERR Error
 //     running script (call to f_SHA): script exceeded the instruction
 //     budget of N". Real Redis keeps running it, answers BUSY to other

@@ -44,17 +44,18 @@ type luaState struct {
 
 	env        *lua.LTable // the last run's env, reused while it stays empty
 	keys, argv argTable
+	ids        ids // how the current run prints tables, functions, ... (ids.go)
 }
 
 // baseNames are the base-library globals kept from gopher-lua, as miniredis
 // exposes them. Left out on purpose: dofile, loadfile, require, module,
 // getfenv, setfenv, package, debug and _printregs. rawset, print and
-// collectgarbage are replaced (see newLuaState).
+// collectgarbage and tostring are replaced (see newLuaState).
 var baseNames = []string{
 	"_VERSION", "_GOPHER_LUA_VERSION",
 	"assert", "error", "getmetatable", "ipairs", "load", "loadstring", "newproxy",
 	"next", "pairs", "pcall", "rawequal", "rawget", "select", "setmetatable",
-	"tonumber", "tostring", "type", "unpack", "xpcall",
+	"tonumber", "type", "unpack", "xpcall",
 }
 
 // protectChunk installs the metamethods that refuse new globals. Its line
@@ -173,6 +174,7 @@ func newLuaState() (st *luaState, err error) {
 		st.refuseProtected(L, 1)
 		return rawset(L)
 	}))
+	base.RawSetString("tostring", L.NewFunction(st.tostring))
 	// print would write to the process's stdout; Redis writes to its log.
 	base.RawSetString("print", L.NewFunction(func(*lua.LState) int { return 0 }))
 	// collectgarbage returns nothing, as gopher-lua's, but does not run the
@@ -182,6 +184,18 @@ func newLuaState() (st *luaState, err error) {
 	// string: also the __index of every string value's metatable.
 	strProxy := st.readOnly(lib(lua.StringLibName))
 	base.RawSetString("string", strProxy)
+	// string.format("%s", {}) would print a Go address (fmt calls String).
+	strLib := lib(lua.StringLibName)
+	format := gofn(strLib, "format")
+	strLib.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
+		for i := 2; i <= L.GetTop(); i++ {
+			switch v := L.Get(i).(type) {
+			case *lua.LTable, *lua.LFunction, *lua.LState, *lua.LUserData:
+				L.Replace(i, lua.LString(st.ids.name(v)))
+			}
+		}
+		return format(L)
+	}))
 	smt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable)
 	if !ok {
 		return nil, errors.New("script: strings have no metatable")
@@ -244,9 +258,10 @@ func newLuaState() (st *luaState, err error) {
 	base.Metatable = baseMT
 
 	priv := L.CreateTable(0, 10)
-	for _, name := range []string{"debug", "error", "tostring", "rawget", "rawset"} {
+	for _, name := range []string{"debug", "error", "rawget", "rawset"} {
 		priv.RawSetString(name, real.RawGetString(name))
 	}
+	priv.RawSetString("tostring", base.RawGetString("tostring"))
 	priv.RawSetString("ENVMT", st.envMT)
 	priv.RawSetString("GLOBALS", base)
 	priv.RawSetString("GLOBALSMT", baseMT)

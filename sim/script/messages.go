@@ -44,8 +44,8 @@ func msgBadArgType(sha string) string {
 }
 
 // errLuaParseError is miniredis's prefix for every compile and run error.
-func errLuaParseError(err error) string {
-	return fmt.Sprintf("ERR Error compiling script (new function): %s", err.Error())
+func errLuaParseError(msg string) string {
+	return fmt.Sprintf("ERR Error compiling script (new function): %s", msg)
 }
 
 // msgBudget is the error of a script that ran out of instructions. Real
