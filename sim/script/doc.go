@@ -44,8 +44,11 @@
 //     NewEngine calls m.Dial() once if m has no server yet; that is the only
 //     goroutine (miniredis's, short-lived) the package causes.
 //   - Bounded: a run executes at most Options.MaxInstructions Lua VM
-//     instructions (default 10M), counted by a context that gopher-lua polls
-//     before every instruction; coroutines share the budget.
+//     instructions (default 10M) and allocates at most Options.MaxMemory
+//     bytes (default 64 MiB), counted by a context that gopher-lua polls
+//     before every instruction and by the library functions written in Go,
+//     which charge before they allocate or work (budget.go, charge.go,
+//     libs.go); coroutines share the budget. Both are counts, never time.
 //   - Isolated: a run cannot leave anything for the next run or another
 //     node. An engine has one interpreter at a time; a pooled interpreter
 //     serves one engine after another, and its Go functions (redis.*,
@@ -111,16 +114,20 @@
 //   - A script that exceeds its instruction budget fails with "ERR Error
 //     running script (call to f_SHA): script exceeded the instruction
 //     budget of N". Real Redis keeps running it, answers BUSY to other
-//     clients and needs SCRIPT KILL. Only VM instructions count: a single
-//     library call (string.rep, table.concat) runs to completion.
+//     clients and needs SCRIPT KILL. Library functions written in Go count
+//     their work too: one instruction per 16 bytes they produce or scan,
+//     per slot they move (table.insert), per comparison (table.sort).
 //   - A result table nested deeper than 256 levels (or holding itself)
 //     gives "ERR reached lua stack limit".
 //   - pairs and next see nothing in library tables (they are proxies), and
 //     the globals' metatable is protected: getmetatable(_G) is false and
 //     setmetatable(_G, ...) fails (miniredis allows both).
-//   - Memory is not bounded: a script can still allocate without limit in
-//     few instructions (s = s .. s, string.rep), and cjson.encode of a very
-//     deeply nested table recurses on the Go stack.
+//   - A script that allocates more than its memory budget fails with "ERR
+//     Error running script (call to f_SHA): script exceeded the memory
+//     budget of N bytes (limits: max-script-bytes)". The count is of bytes
+//     allocated, garbage included: appending to a string in a loop costs
+//     the sum of its prefixes. Real Redis grows its Lua heap without bound.
+//   - cjson.encode of a very deeply nested table recurses on the Go stack.
 //   - Outside MULTI, Conn.Do answers blocking commands, SUBSCRIBE and
 //     PSUBSCRIBE with an error instead of blocking or starting goroutines
 //     in miniredis; model waiting in the simulation.

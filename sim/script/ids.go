@@ -2,6 +2,7 @@ package script
 
 import (
 	"fmt"
+	"regexp"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -17,15 +18,55 @@ import (
 // run's output depends only on the run; a value keeps its number for the
 // whole run. The map holds at most one entry per value printed in the run.
 type ids struct {
-	m    map[lua.LValue]int
-	next int
+	m     map[lua.LValue]int
+	addrs map[string]int // addresses found in gopher-lua's messages (scrub)
+	next  int
 }
 
 // reset forgets the previous run's numbers.
 func (d *ids) reset() {
 	if d.next > 0 {
 		clear(d.m)
+		clear(d.addrs)
 		d.next = 0
+	}
+}
+
+// addressRe matches a value printed by gopher-lua's String methods.
+var addressRe = regexp.MustCompile(`\b(table|function|thread|userdata|channel): 0x[0-9a-f]{5,}`)
+
+// scrub replaces the addresses in a message that gopher-lua formatted
+// itself ("attempt to index a non-table object(number) with key
+// 'table: 0xc000123450'") by ids, the same address by the same id.
+func (d *ids) scrub(msg string) string {
+	if !addressRe.MatchString(msg) {
+		return msg
+	}
+	return addressRe.ReplaceAllStringFunc(msg, func(m string) string {
+		if d.addrs == nil {
+			d.addrs = map[string]int{}
+		}
+		id, ok := d.addrs[m]
+		if !ok {
+			d.next++
+			id = d.next
+			d.addrs[m] = id
+		}
+		return fmt.Sprintf("%s: 0x%04x", addressRe.FindStringSubmatch(m)[1], id)
+	})
+}
+
+// scrubResults wraps pcall, xpcall and coroutine.resume: when they return
+// false and an error message, the message is scrubbed of addresses.
+func (st *luaState) scrubResults(f lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) int {
+		n := f(L)
+		if top := L.GetTop(); n >= 2 && L.Get(top-n+1) == lua.LFalse {
+			if s, ok := L.Get(top - n + 2).(lua.LString); ok {
+				L.Replace(top-n+2, lua.LString(st.ids.scrub(string(s))))
+			}
+		}
+		return n
 	}
 }
 
@@ -72,9 +113,14 @@ func (st *luaState) tostring(L *lua.LState) int {
 		L.Call(1, 1)
 		return 1
 	}
+	st.budget.charge(L, idBytes)
 	L.Push(lua.LString(st.ids.name(v)))
 	return 1
 }
+
+// idBytes is what tostring may allocate: its text and a map entry for a
+// newly numbered value.
+const idBytes = 128
 
 // errorText is err.Error() with an error object printed by ids: Lua's
 // error({}) raises the table itself, which gopher-lua prints by address.
@@ -85,7 +131,7 @@ func (st *luaState) errorText(err error) string {
 	}
 	msg := st.ids.name(apiErr.Object)
 	if apiErr.StackTrace != "" {
-		return msg + "\n" + apiErr.StackTrace
+		msg += "\n" + apiErr.StackTrace
 	}
-	return msg
+	return st.ids.scrub(msg)
 }

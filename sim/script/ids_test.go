@@ -29,6 +29,9 @@ func TestNoAddressesInValues(t *testing.T) {
 		{"return {err = {}}", resp.ErrorReply("table: 0x0001")},
 		{"return {ok = print}", resp.Reply{Kind: resp.Status, Str: "function: 0x0001"}},
 		{"return tostring(12) .. tostring(nil) .. tostring(true)", b("12niltrue")},
+		{"local ok, e = pcall(function() local x = 1; x[{}] = 2 end) return e",
+			b(":1: attempt to index a non-table object(number) with key 'table: 0x0001'")},
+		{"return 'table: 0x12345678'", b("table: 0x12345678")}, // a script's own text is its own
 	} {
 		for _, e := range []*Engine{newEngine(t), newEngine(t)} {
 			c := e.NewConn()
@@ -46,6 +49,8 @@ func TestNoAddressesInErrors(t *testing.T) {
 		{"error({})", "ERR Error compiling script (new function): table: 0x0001"},
 		{"error(print)", "ERR Error compiling script (new function): function: 0x0001"},
 		{"_G[{}] = 1", "Script attempted to create global variable 'table: 0x0001'"},
+		{"local x = 1; x[{}] = 2", "with key 'table: 0x0001'"},
+		{"local x = 1; return x[print]", "with key 'function: 0x0001'"},
 	} {
 		for _, e := range []*Engine{newEngine(t), newEngine(t)} {
 			got := e.NewConn().Do("EVAL", tc.script, "0")

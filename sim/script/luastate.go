@@ -28,7 +28,8 @@ import (
 //     (KEYS, redis, ...) shadows it in env for the rest of that run only.
 //   - Writing into a library table raises "Attempt to modify a readonly
 //     table", also through rawset and table.insert/remove/sort.
-//   - Every thread (main and coroutines) polls the same instruction budget.
+//   - Every thread (main and coroutines) polls the same budget
+//     (instructions and memory, budget.go).
 type luaState struct {
 	// e is the engine using the state now; the state's Go functions
 	// (redis.*, math.random, the reply conversion) reach it through this
@@ -101,7 +102,7 @@ func acquireState(e *Engine) (*luaState, error) {
 		}
 	}
 	st.e = e
-	st.budget.limit = e.maxInstructions
+	st.budget.limit, st.budget.memLimit = e.maxInstructions, e.maxMemory
 	return st, nil
 }
 
@@ -118,6 +119,9 @@ func (st *luaState) release() {
 }
 
 func newLuaState() (st *luaState, err error) {
+	if layoutErr != nil {
+		return nil, layoutErr // no memory budget without it: refuse to run scripts
+	}
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer func() {
 		if err != nil {
@@ -152,7 +156,7 @@ func newLuaState() (st *luaState, err error) {
 
 	st = &luaState{
 		L:         L,
-		budget:    newBudget(DefaultMaxInstructions), // acquireState sets the engine's
+		budget:    newBudget(DefaultMaxInstructions, DefaultMaxMemory), // acquireState sets the engine's
 		protected: map[*lua.LTable]struct{}{},
 		idleEnv:   L.CreateTable(0, 0),
 	}
@@ -172,9 +176,15 @@ func newLuaState() (st *luaState, err error) {
 	rawset := gofn(real, "rawset")
 	base.RawSetString("rawset", L.NewFunction(func(L *lua.LState) int {
 		st.refuseProtected(L, 1)
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			st.budget.charge(L, slotBytes(t, L.Get(2), L.Get(3)))
+		}
 		return rawset(L)
 	}))
 	base.RawSetString("tostring", L.NewFunction(st.tostring))
+	for _, name := range []string{"pcall", "xpcall"} {
+		base.RawSetString(name, L.NewFunction(st.scrubResults(gofn(real, name))))
+	}
 	// print would write to the process's stdout; Redis writes to its log.
 	base.RawSetString("print", L.NewFunction(func(*lua.LState) int { return 0 }))
 	// collectgarbage returns nothing, as gopher-lua's, but does not run the
@@ -213,25 +223,35 @@ func newLuaState() (st *luaState, err error) {
 		f := gofn(tableLib, name)
 		tableLib.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
 			st.refuseProtected(L, 1)
+			switch name {
+			case "insert":
+				st.chargeInsert(L)
+			case "remove":
+				st.chargeRemove(L)
+			}
 			return f(L)
 		}))
 	}
+	st.chargeLibraries(base, strLib, tableLib)
 	base.RawSetString("table", st.readOnly(tableLib))
 
 	coLib := lib(lua.CoroutineLibName)
 	create, wrap := gofn(coLib, "create"), gofn(coLib, "wrap")
+	coLib.RawSetString("resume", L.NewFunction(st.scrubResults(gofn(coLib, "resume"))))
 	coLib.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
+		st.budget.charge(L, threadBytes)
 		n := create(L)
 		if th, ok := L.Get(-1).(*lua.LState); ok {
-			th.SetContext(st.budget)
+			th.SetContext(&threadCtx{b: st.budget, L: th})
 		}
 		return n
 	}))
 	coLib.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
+		st.budget.charge(L, threadBytes)
 		n := wrap(L)
 		if fn, ok := L.Get(-1).(*lua.LFunction); ok && len(fn.Upvalues) == 1 {
 			if th, ok := fn.Upvalues[0].Value().(*lua.LState); ok {
-				th.SetContext(st.budget)
+				th.SetContext(&threadCtx{b: st.budget, L: th})
 			}
 		}
 		return n
@@ -279,7 +299,7 @@ func newLuaState() (st *luaState, err error) {
 
 	st.convertFn = L.NewFunction(func(L *lua.LState) int { return st.e.convertProtected(L) })
 	L.Env = st.idleEnv
-	L.SetContext(st.budget)
+	L.SetContext(&threadCtx{b: st.budget, L: L})
 	return st, nil
 }
 

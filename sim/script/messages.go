@@ -54,6 +54,13 @@ func msgBudget(sha string, limit int64) string {
 	return fmt.Sprintf("ERR Error running script (call to f_%s): script exceeded the instruction budget of %d", sha, limit)
 }
 
+// msgMemory is the error of a script that allocated more than its memory
+// budget (Options.MaxMemory). Real Redis grows its Lua heap until
+// maxmemory or the machine's memory runs out.
+func msgMemory(sha string, limit int64) string {
+	return fmt.Sprintf("ERR Error running script (call to f_%s): script exceeded the memory budget of %d bytes (limits: max-script-bytes)", sha, limit)
+}
+
 // msgGoPanic is the error of a script during which Go code panicked.
 func msgGoPanic(sha string, detail string) string {
 	return fmt.Sprintf("ERR Error running script (call to f_%s): internal error: %s", sha, detail)

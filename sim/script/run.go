@@ -100,8 +100,11 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 // with the message used as a format string and made inline), or into the
 // budget or internal error.
 func (e *Engine) runError(st *luaState, s *script, err error) resp.Reply {
-	if st.budget.spent() {
+	switch st.budget.stop {
+	case stopInstructions:
 		return resp.ErrorReply(msgBudget(s.sha, e.maxInstructions))
+	case stopMemory:
+		return resp.ErrorReply(msgMemory(s.sha, e.maxMemory))
 	}
 	if apiErr, ok := err.(*lua.ApiError); ok && apiErr.Type == lua.ApiErrorPanic {
 		e.lua = nil // a Go panic may have left the state inconsistent

@@ -1,0 +1,74 @@
+package script
+
+import (
+	"runtime/metrics"
+	"strings"
+	"testing"
+
+	"locksim/sim/resp"
+)
+
+// allocatedBytes is the process's cumulative heap allocation: what a run
+// allocated is an upper bound of how much it grew the peak heap.
+func allocatedBytes() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// maxBombBytes bounds what any one bomb may allocate (the budgets are
+// 64 MiB and 10M instructions; the rest is the engine's own overhead).
+const maxBombBytes = 256 << 20
+
+// scriptBombs are scripts that once exhausted memory or time; each must
+// stop with the error that names its limit. Numbers in names are from
+// before the limits existed.
+var scriptBombs = []struct {
+	name, script string
+	want         string // substring of the error reply
+}{
+	{"concat doubling (6 GB in 10 s)", `local s = "x" while true do s = s .. s end`, "memory budget"},
+	{"concat of three", `local s = "x" while true do s = s .. s .. s end`, "memory budget"},
+	{"sparse array index (1 GB)", `local t = {} t[60000000] = 1`, "memory budget"},
+	{"sparse array by rawset", `rawset({}, 60000000, 1)`, "memory budget"},
+	{"tables in a table", `local t = {} while true do t[#t+1] = {} end`, "memory budget"},
+	{"hash keys", `local t = {} local i = 0 while true do i = i + 1 t[-i] = true end`, "memory budget"},
+	{"closures", `local t = {} while true do t[#t+1] = function() return t end end`, "memory budget"},
+	{"coroutines (100 KB each)", `local t = {} while true do t[#t+1] = coroutine.create(function() end) end`, "memory budget"},
+	{"string.rep of 2^31", `return string.rep("x", 2^31)`, "memory budget"},
+	{"string.rep of a string", `local s = ("x"):rep(1e6) return s:rep(1e6)`, "memory budget"},
+	{"string.rep in a loop", `local t = {} while true do t[#t+1] = ("x"):rep(1e6) end`, "memory budget"},
+	{"upper in a loop", `local s, t = ("x"):rep(1e6), {} while true do t[#t+1] = s:upper() end`, "memory budget"},
+	{"format widths", `local t = {} while true do t[#t+1] = string.format("%999999d%999999s", 1, "x") end`, "memory budget"},
+	{"table.concat of a big string", `local s = ("x"):rep(1e6) local t = {} for i = 1, 2000 do t[i] = s end return table.concat(t)`, "memory budget"},
+	{"status replies kept", `local t = {} while true do t[#t+1] = redis.status_reply("x") end`, "memory budget"},
+	{"tostring ids kept", `local t = {} while true do t[#t+1] = tostring({}) end`, "memory budget"},
+	{"insert at the front", `local t = {} for i = 1, 1e6 do table.insert(t, 1, i) end`, "instruction budget"},
+	{"unpack in a loop", `local t = {} for i = 1, 5000 do t[i] = i end while true do unpack(t) end`, "budget"},
+	{"select in a loop", `local function f(...) while true do select(1, ...) end end f(unpack((function() local t = {} for i = 1, 2000 do t[i] = i end return t end)()))`, "budget"},
+	{"error with a big message", `local s = ("x"):rep(1e7) while true do pcall(error, s) end`, "memory budget"},
+	{"table literal in a loop", `local t = {} while true do t[#t+1] = {` + strings.Repeat("1,", 500) + `} end`, "memory budget"},
+}
+
+func TestScriptBombs(t *testing.T) {
+	_, e := newNode(t, Options{})
+	c := e.NewConn()
+	for _, b := range scriptBombs {
+		t.Run(b.name, func(t *testing.T) {
+			before := allocatedBytes()
+			r := c.Do("EVAL", b.script, "0")
+			grew := allocatedBytes() - before
+			instr, mem := e.lua.budget.used()
+			t.Logf("allocated %d MB; budget used: %d instructions, %d bytes; %.60s", grew>>20, instr, mem, r.Str)
+			if r.Kind != resp.Error || !strings.Contains(r.Str, b.want) {
+				t.Errorf("got %s, want an error with %q", r, b.want)
+			}
+			if grew > maxBombBytes {
+				t.Errorf("allocated %d MB, want at most %d MB", grew>>20, maxBombBytes>>20)
+			}
+			if got := c.Do("EVAL", "return 'alive'", "0"); got.Str != "alive" {
+				t.Fatalf("the engine after the bomb: %s", got)
+			}
+		})
+	}
+}
