@@ -47,7 +47,31 @@ var scriptBombs = []struct {
 	{"unpack in a loop", `local t = {} for i = 1, 5000 do t[i] = i end while true do unpack(t) end`, "budget"},
 	{"select in a loop", `local function f(...) while true do select(1, ...) end end f(unpack((function() local t = {} for i = 1, 2000 do t[i] = i end return t end)()))`, "budget"},
 	{"error with a big message", `local s = ("x"):rep(1e7) while true do pcall(error, s) end`, "memory budget"},
+	{"backtracking pattern, n=20 (30 s)", `return string.find(("a"):rep(20), ("a?"):rep(20) .. ("a"):rep(20))`, "instruction budget"},
+	{"backtracking pattern, n=22 (120 s)", `return string.match(("a"):rep(22), ("a?"):rep(22) .. ("a"):rep(22))`, "instruction budget"},
+	{"backtracking gsub", `return string.gsub(("a"):rep(25), ("a?"):rep(25) .. ("a"):rep(25), "x")`, "instruction budget"},
+	{"gmatch of every byte", `local n = 0 for c in ("x"):rep(1e6):gmatch(".") do n = n + 1 end return n`, "memory budget"},
+	{"captures nested 10^6 deep", `return string.find("x", ("("):rep(1e6))`, "too many captures"},
+	{"a pattern of 10^6 optional items", `return string.find(("a"):rep(1e5), ("a?"):rep(1e5))`, "pattern too complex"},
 	{"table literal in a loop", `local t = {} while true do t[#t+1] = {` + strings.Repeat("1,", 500) + `} end`, "memory budget"},
+}
+
+// heavyScripts did not blow up but took minutes or recursed per byte;
+// they must now complete.
+var heavyScripts = []struct{ name, script string }{
+	{"gsub of 10^5 matches (quadratic before)", `return #(("x"):rep(1e5):gsub("x", "yy"))`},
+	{".* over 10^6 bytes (a recursion per byte before)", `return #(("x"):rep(1e6):match(".*"))`},
+	{".- over 10^6 bytes", `return #(("x"):rep(1e6):match("(.-)$"))`},
+}
+
+func TestHeavyScriptsComplete(t *testing.T) {
+	_, e := newNode(t, Options{})
+	c := e.NewConn()
+	for _, h := range heavyScripts {
+		if r := c.Do("EVAL", h.script, "0"); r.Kind != resp.Int {
+			t.Errorf("%s: %s", h.name, r)
+		}
+	}
 }
 
 func TestScriptBombs(t *testing.T) {

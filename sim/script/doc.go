@@ -116,7 +116,13 @@
 //     budget of N". Real Redis keeps running it, answers BUSY to other
 //     clients and needs SCRIPT KILL. Library functions written in Go count
 //     their work too: one instruction per 16 bytes they produce or scan,
-//     per slot they move (table.insert), per comparison (table.sort).
+//     per slot they move (table.insert), per comparison (table.sort), per
+//     step of the pattern matcher (string.find, match, gmatch, gsub run on
+//     package luapattern, gopher-lua's matcher with a step budget).
+//   - Patterns: at most 32 captures ("too many captures", as Lua) and at
+//     most 200 nested items on a match's path, a capture, `?` or the
+//     continuation of a `*` or `-` ("pattern too complex", as Lua 5.2;
+//     Redis's Lua 5.1 recurses in C without a bound).
 //   - A result table nested deeper than 256 levels (or holding itself)
 //     gives "ERR reached lua stack limit".
 //   - pairs and next see nothing in library tables (they are proxies), and

@@ -233,6 +233,7 @@ func newLuaState() (st *luaState, err error) {
 		}))
 	}
 	st.chargeLibraries(base, strLib, tableLib)
+	st.installPatternFunctions(strLib)
 	base.RawSetString("table", st.readOnly(tableLib))
 
 	coLib := lib(lua.CoroutineLibName)
