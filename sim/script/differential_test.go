@@ -267,6 +267,15 @@ var diffCases = []diffCase{
 		eval("return tostring(12) .. type(nil)", "0"),
 		eval("return collectgarbage('count')", "0"),
 	}},
+	{name: "loadstring and load", cmds: [][]string{
+		eval("return select(2, loadstring('x = '))", "0"),
+		eval("return select(2, loadstring('return 1 +', 'chunk'))", "0"),
+		eval("return loadstring('return ...')(5, 6)", "0"),
+		eval("local i = 0 return load(function() i = i + 1 if i == 1 then return 'return 4' end end)()", "0"),
+		eval("return select(2, load(function() return {} end))", "0"),
+		eval("return {pcall(load, 'x')}", "0"),
+		eval("return type(load(function() return '' end))", "0"),
+	}},
 	{name: "select in script and caller db", setup: [][]string{cmd("SET", "k", "db0")}, cmds: [][]string{
 		eval("redis.call('SELECT', 2); redis.call('SET', 'k', 'db2'); return redis.call('GET', 'k')", "0"),
 		cmd("GET", "k"),

@@ -133,6 +133,15 @@
 //     budget of N bytes (limits: max-script-bytes)". The count is of bytes
 //     allocated, garbage included: appending to a string in a loop costs
 //     the sum of its prefixes. Real Redis grows its Lua heap without bound.
+//   - Compiling is bounded before gopher-lua's compiler (which is not
+//     linear) runs, for EVAL, SCRIPT LOAD, loadstring and load: a source
+//     of at most 64 KiB (max-script-bytes), at most 200 nested expressions
+//     or blocks (max-script-syntax-depth; Redis's Lua refuses about as
+//     many for right-associative operators, not for a + b + c ...), and
+//     per function at most 2^24 constant lookups, uses times distinct
+//     constants (max-script-constants). A node keeps at most 4 MiB of
+//     script source for EVALSHA: SCRIPT LOAD beyond is refused, EVAL
+//     beyond runs without caching (max-script-cache-bytes).
 //   - cjson.encode of a very deeply nested table recurses on the Go stack.
 //   - Outside MULTI, Conn.Do answers blocking commands, SUBSCRIBE and
 //     PSUBSCRIBE with an error instead of blocking or starting goroutines

@@ -24,6 +24,10 @@ const DefaultMaxInstructions = 10_000_000
 // Options.MaxMemory is 0: 64 MiB.
 const DefaultMaxMemory = 64 << 20
 
+// maxEngineScriptBytes bounds, in source bytes, the scripts a node keeps
+// for EVALSHA (SCRIPT LOAD beyond it is refused) and its compile cache.
+const maxEngineScriptBytes = 4 << 20
+
 // maxCompiled bounds the compile cache (scripts by source). Scripts loaded
 // with SCRIPT LOAD or a successful EVAL stay reachable by SHA regardless.
 const maxCompiled = 4096
@@ -72,8 +76,10 @@ type Engine struct {
 	// gives the two functions separate nested contexts per run.
 	callPeer, pcallPeer scriptPeer
 
-	bySource map[string]*script // compile cache
-	loaded   map[string]*script // by SHA: what EVALSHA and SCRIPT EXISTS see
+	bySource      map[string]*script // compile cache
+	bySourceBytes int                // source bytes in bySource
+	loaded        map[string]*script // by SHA: what EVALSHA and SCRIPT EXISTS see
+	loadedBytes   int                // source bytes in loaded, at most maxEngineScriptBytes
 
 	lua *luaState // nil until the first script; dropped after a Go panic
 	run runState  // the script running now
@@ -170,8 +176,8 @@ func (e *Engine) NewConn() *Conn {
 // Flush drops all cached scripts, as SCRIPT FLUSH (used when a node
 // restarts empty). It also flushes miniredis's own script cache.
 func (e *Engine) Flush() {
-	e.loaded = map[string]*script{}
-	e.bySource = map[string]*script{}
+	e.loaded, e.loadedBytes = map[string]*script{}, 0
+	e.bySource, e.bySourceBytes = map[string]*script{}, 0
 	e.dispatch(e.callPeer.peer, []string{"SCRIPT", "FLUSH"})
 }
 

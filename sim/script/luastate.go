@@ -51,10 +51,11 @@ type luaState struct {
 // baseNames are the base-library globals kept from gopher-lua, as miniredis
 // exposes them. Left out on purpose: dofile, loadfile, require, module,
 // getfenv, setfenv, package, debug and _printregs. rawset, print and
-// collectgarbage and tostring are replaced (see newLuaState).
+// collectgarbage, tostring, load and loadstring are replaced (see
+// newLuaState, load.go).
 var baseNames = []string{
 	"_VERSION", "_GOPHER_LUA_VERSION",
-	"assert", "error", "getmetatable", "ipairs", "load", "loadstring", "newproxy",
+	"assert", "error", "getmetatable", "ipairs", "newproxy",
 	"next", "pairs", "pcall", "rawequal", "rawget", "select", "setmetatable",
 	"tonumber", "type", "unpack", "xpcall",
 }
@@ -182,6 +183,8 @@ func newLuaState() (st *luaState, err error) {
 		return rawset(L)
 	}))
 	base.RawSetString("tostring", L.NewFunction(st.tostring))
+	base.RawSetString("loadstring", L.NewFunction(st.loadString))
+	base.RawSetString("load", L.NewFunction(st.loadReader))
 	for _, name := range []string{"pcall", "xpcall"} {
 		base.RawSetString(name, L.NewFunction(st.scrubResults(gofn(real, name))))
 	}
@@ -333,11 +336,17 @@ func (st *luaState) refuseProtected(L *lua.LState, n int) {
 // protoCache holds compiled main chunks by source for every engine of the
 // process: compiling is pure and a FunctionProto is never written after
 // compile (gopher-lua's VM only reads it), so engines on any goroutine
-// share them. Bounded by maxCompiled; past it, scripts compile uncached.
+// share them. Bounded by maxCompiled scripts and maxCompiledBytes; past
+// either, scripts compile uncached.
 var protoCache = struct {
 	sync.Mutex
-	m map[string]*lua.FunctionProto
+	m     map[string]*lua.FunctionProto
+	bytes int // source bytes of the cached scripts, at most maxCompiledBytes
 }{m: map[string]*lua.FunctionProto{}}
+
+// maxCompiledBytes bounds the compile cache by source bytes: a compiled
+// chunk takes tens of bytes per source byte.
+const maxCompiledBytes = 4 << 20
 
 // compileCached is compile through protoCache. Errors are not cached.
 func compileCached(src string) (*lua.FunctionProto, error) {
@@ -352,8 +361,11 @@ func compileCached(src string) (*lua.FunctionProto, error) {
 		return nil, err
 	}
 	protoCache.Lock()
-	if len(protoCache.m) < maxCompiled {
-		protoCache.m[src] = p
+	if len(protoCache.m) < maxCompiled && protoCache.bytes+len(src) <= maxCompiledBytes {
+		if _, ok := protoCache.m[src]; !ok {
+			protoCache.m[src] = p
+			protoCache.bytes += len(src)
+		}
 	}
 	protoCache.Unlock()
 	return p, nil
@@ -364,9 +376,18 @@ func compileCached(src string) (*lua.FunctionProto, error) {
 // then clears the main chunk's vararg-needs-arg flag: the main chunk has no
 // named `arg` local, so the hidden arg table gopher-lua would build on every
 // call is unreachable garbage.
+//
+// Sources beyond MaxScriptBytes, and chunks that would take the compiler
+// too long, are refused first (compilecheck.go).
 func compile(src string) (*lua.FunctionProto, error) {
+	if err := checkSource(src); err != nil {
+		return nil, err
+	}
 	chunk, err := parse.Parse(strings.NewReader(src), "<string>")
 	if err != nil {
+		return nil, err
+	}
+	if err := checkChunk(chunk); err != nil {
 		return nil, err
 	}
 	proto, err := lua.Compile(chunk, "")

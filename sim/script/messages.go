@@ -61,6 +61,12 @@ func msgMemory(sha string, limit int64) string {
 	return fmt.Sprintf("ERR Error running script (call to f_%s): script exceeded the memory budget of %d bytes (limits: max-script-bytes)", sha, limit)
 }
 
+// msgScriptCacheFull is SCRIPT LOAD's reply when the node's script cache
+// is full. Real Redis keeps every script until SCRIPT FLUSH.
+func msgScriptCacheFull(have, more int) string {
+	return fmt.Sprintf("ERR locksim: the node's scripts hold %d bytes; %d more exceed the limit of %d bytes (limits: max-script-cache-bytes)", have, more, maxEngineScriptBytes)
+}
+
 // msgGoPanic is the error of a script during which Go code panicked.
 func msgGoPanic(sha string, detail string) string {
 	return fmt.Sprintf("ERR Error running script (call to f_%s): internal error: %s", sha, detail)
