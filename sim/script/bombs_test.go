@@ -60,6 +60,9 @@ var scriptBombs = []struct {
 	{"loadstring of a built literal", `local f, err = loadstring("return {" .. ("1,"):rep(2e6) .. "}") return err`, "max-script-bytes"},
 	{"loadstring of deep nesting", `local f, err = loadstring("return " .. ("-x"):rep(5000)) return err`, "max-script-syntax-depth"},
 	{"load of an endless reader", `local f, err = load(function() return "--xxxxxxxxxx\n" end) return err`, "max-script-bytes"},
+	{"cjson.encode nested 10^5 deep (Go stack overflow)", `local t = {} local c = t for i = 1, 1e5 do c[1] = {} c = c[1] end return cjson.encode(t)`, "excessive nesting"},
+	{"cjson.decode nested 10^6 deep", `return cjson.decode(("["):rep(1e6))`, "too many nested data structures"},
+	{"cjson.encode of a repeated big string", `local t, s = {}, ("x"):rep(1e6) for i = 1, 100 do t[i] = s end return cjson.encode(t)`, "memory budget"},
 	{"table literal in a loop", `local t = {} while true do t[#t+1] = {` + strings.Repeat("1,", 500) + `} end`, "memory budget"},
 }
 

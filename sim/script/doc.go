@@ -142,7 +142,17 @@
 //     constants (max-script-constants). A node keeps at most 4 MiB of
 //     script source for EVALSHA: SCRIPT LOAD beyond is refused, EVAL
 //     beyond runs without caching (max-script-cache-bytes).
-//   - cjson.encode of a very deeply nested table recurses on the Go stack.
+//   - cjson.encode refuses nesting deeper than 1000 with Redis's "Cannot
+//     serialise, excessive nesting (1001)" (miniredis recurses on the Go
+//     stack until the process dies) and otherwise gives miniredis's text.
+//     cjson.decode follows lua-cjson: invalid JSON raises its error
+//     ("Expected value but found invalid token at character 1"; miniredis
+//     returns nil and a Go message), nesting beyond 1000 raises "Found too
+//     many nested data structures (1001) at character N", and numbers are
+//     read as strtod reads them (hex, inf, nan); values are miniredis's
+//     (null is nil, so [1,null,2] decodes as {1,2}; Redis gives
+//     cjson.null), with object keys inserted in document order (miniredis:
+//     Go map order, which no seed controls).
 //   - Outside MULTI, Conn.Do answers blocking commands, SUBSCRIBE and
 //     PSUBSCRIBE with an error instead of blocking or starting goroutines
 //     in miniredis; model waiting in the simulation.

@@ -269,6 +269,7 @@ func newLuaState() (st *luaState, err error) {
 		return 1
 	}))
 	base.RawSetString("os", st.readOnly(osLib))
+	st.installCJSON(cjson)
 	base.RawSetString("cjson", st.readOnly(cjson))
 
 	redis := st.readOnly(st.redisLib(L))
