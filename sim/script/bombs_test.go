@@ -63,6 +63,11 @@ var scriptBombs = []struct {
 	{"cjson.encode nested 10^5 deep (Go stack overflow)", `local t = {} local c = t for i = 1, 1e5 do c[1] = {} c = c[1] end return cjson.encode(t)`, "excessive nesting"},
 	{"cjson.decode nested 10^6 deep", `return cjson.decode(("["):rep(1e6))`, "too many nested data structures"},
 	{"cjson.encode of a repeated big string", `local t, s = {}, ("x"):rep(1e6) for i = 1, 100 do t[i] = s end return cjson.encode(t)`, "memory budget"},
+	{"#t over trailing nils", `local t = {} t[1500000] = 1 t[1500000] = nil while true do local n = #t end`, "instruction budget"},
+	{"next over deleted keys", `local t = {} for i = 1, 150000 do t["k" .. i] = 1 end for i = 1, 150000 do t["k" .. i] = nil end while true do next(t) end`, "instruction budget"},
+	{"pairs over deleted keys", `local t = {} for i = 1, 150000 do t[-i] = 1 end for i = 1, 150000 do t[-i] = nil end while true do for k in pairs(t) do end end`, "instruction budget"},
+	{"comparing long strings", `local a, b = ("x"):rep(2e7), ("x"):rep(2e7) while true do local c = a == b end`, "instruction budget"},
+	{"hashing a long key", `local t, s = {}, ("x"):rep(3e7) while true do local v = t[s] end`, "instruction budget"},
 	{"table literal in a loop", `local t = {} while true do t[#t+1] = {` + strings.Repeat("1,", 500) + `} end`, "memory budget"},
 }
 

@@ -25,14 +25,19 @@ const (
 // bytes; every other instruction allocates at most a boxed number.
 var watched = func() (w [64]bool) {
 	for _, op := range []int{lua.OP_CONCAT, lua.OP_NEWTABLE, lua.OP_SETLIST, lua.OP_CLOSURE,
-		lua.OP_SETTABLE, lua.OP_SETTABLEKS, lua.OP_CALL, lua.OP_TAILCALL} {
+		lua.OP_SETTABLE, lua.OP_SETTABLEKS, lua.OP_CALL, lua.OP_TAILCALL, lua.OP_RETURN,
+		lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_SELF, lua.OP_GETGLOBAL, lua.OP_SETGLOBAL,
+		lua.OP_EQ, lua.OP_LT, lua.OP_LE, lua.OP_LEN} {
 		w[op] = true
 	}
 	return w
 }()
 
-// chargeNext charges the memory L's next instruction will allocate; false
-// once the budget is spent. Decoding follows gopher-lua's vm.go.
+// chargeNext charges the memory L's next instruction will allocate and
+// the work it will do beyond a constant (hashing or comparing long
+// strings, scanning an array's trailing nils, moving a variable number of
+// values); false once the budget is spent. Decoding follows gopher-lua's
+// vm.go.
 func (b *budget) chargeNext(L *lua.LState) bool {
 	inst, cf, proto, ok := nextInstruction(L)
 	if !ok || !watched[inst>>26] {
@@ -45,7 +50,8 @@ func (b *budget) chargeNext(L *lua.LState) bool {
 	a := int(inst>>18) & 0xff
 	bArg := int(inst & 0x1ff)
 	c := int(inst>>9) & 0x1ff
-	var n int64
+	bx := int(inst & 0x3ffff)
+	var n, work int64
 	switch int(inst >> 26) {
 	case lua.OP_CONCAT: // R(A) := R(B).. ... ..R(C)
 		n = stringHeaderBytes
@@ -69,21 +75,54 @@ func (b *budget) chargeNext(L *lua.LState) bool {
 			n = growBytes(t, (c-1)*lua.FieldsPerFlush+nelem)
 		}
 	case lua.OP_CLOSURE: // R(A) := closure(KPROTO[Bx])
-		bx := int(inst & 0x3ffff)
 		n = closureBytes
 		if bx < len(proto.FunctionPrototypes) {
 			n += int64(proto.FunctionPrototypes[bx].NumUpvalues) * upvalueBytes
 		}
 	case lua.OP_SETTABLE, lua.OP_SETTABLEKS: // R(A)[RK(B)] := RK(C)
+		key := f.rk(bArg)
+		work = keyWork(key)
 		if t, ok := f.reg(a).(*lua.LTable); ok {
-			n = slotBytes(t, f.rk(bArg), f.rk(c))
+			n = slotBytes(t, key, f.rk(c))
 		}
-	case lua.OP_CALL, lua.OP_TAILCALL: // R(A)(...)
+	case lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_SELF: // R(A) := R(B)[RK(C)]
+		work = keyWork(f.rk(c))
+	case lua.OP_GETGLOBAL, lua.OP_SETGLOBAL: // Gbl[Kst(Bx)]
+		if bx < len(proto.Constants) {
+			work = keyWork(proto.Constants[bx])
+		}
+	case lua.OP_EQ, lua.OP_LT, lua.OP_LE: // RK(B) op RK(C)
+		x, okx := f.rk(bArg).(lua.LString)
+		y, oky := f.rk(c).(lua.LString)
+		if okx && oky {
+			work = int64(min(len(x), len(y))) / bytesPerInstruction
+		}
+	case lua.OP_LEN: // R(A) := #R(B)
+		if t, ok := f.reg(bArg).(*lua.LTable); ok {
+			work = int64(trailingNils(t))
+		}
+	case lua.OP_CALL, lua.OP_TAILCALL: // R(A)(R(A+1) ... R(A+B-1)), B == 0: up to the top
 		if fn, ok := f.reg(a).(*lua.LFunction); ok && fn.IsG {
 			n = goCallBytes
 		}
+		if bArg == 0 {
+			work = int64(f.top - a)
+		}
+	case lua.OP_RETURN: // return R(A) ... R(A+B-2), B == 0: up to the top
+		if bArg == 0 {
+			work = int64(f.top - a)
+		}
 	}
-	return b.alloc(n)
+	return b.work(work) && b.alloc(n)
+}
+
+// keyWork is the work of hashing a table key: a long string key costs
+// one instruction per 16 bytes.
+func keyWork(key lua.LValue) int64 {
+	if s, ok := key.(lua.LString); ok {
+		return int64(len(s)) / bytesPerInstruction
+	}
+	return 0
 }
 
 // textBytes is the length of v's text as `..` writes it.

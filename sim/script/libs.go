@@ -48,6 +48,7 @@ func (st *luaState) chargeLibraries(base, str, tbl *lua.LTable) {
 	wrap(base, "tonumber", func(L *lua.LState) { b.spend(L, strArg(L, 1)/bytesPerInstruction) })
 	wrap(base, "unpack", func(L *lua.LState) {
 		t := L.CheckTable(1)
+		b.spend(L, int64(trailingNils(t))) // unpack(t) scans for #t
 		i, j := L.OptInt(2, 1), L.OptInt(3, t.Len())
 		if j >= i {
 			b.charge(L, mulBytes(int64(j-i)+1, 16)) // one stack slot each
@@ -65,7 +66,10 @@ func (st *luaState) chargeLibraries(base, str, tbl *lua.LTable) {
 	}
 	wrap(base, "newproxy", func(L *lua.LState) { b.charge(L, 2*tableBytes) })
 
-	wrap(tbl, "concat", func(L *lua.LState) { b.charge(L, concatBytes(L)) })
+	wrap(tbl, "concat", func(L *lua.LState) {
+		b.spend(L, int64(trailingNils(L.CheckTable(1))))
+		b.charge(L, concatBytes(L))
+	})
 	wrap(tbl, "sort", func(L *lua.LState) {
 		t := L.CheckTable(1)
 		n := int64(arrayLen(t))
@@ -79,7 +83,11 @@ func (st *luaState) chargeLibraries(base, str, tbl *lua.LTable) {
 		// a Lua comparator's own instructions count as it runs.
 		b.spend(L, n+mulBytes(n*int64(bits.Len64(uint64(n))), 1+longest/bytesPerInstruction))
 	})
-	wrap(tbl, "maxn", func(L *lua.LState) { b.spend(L, int64(arrayLen(L.CheckTable(1)))) })
+	wrap(tbl, "maxn", func(L *lua.LState) {
+		t := L.CheckTable(1)
+		keys, _ := hashKeys(t, nil)
+		b.spend(L, int64(arrayLen(t)+keys))
+	})
 	wrap(tbl, "getn", func(L *lua.LState) { b.spend(L, int64(arrayLen(L.CheckTable(1)))) })
 }
 
@@ -112,7 +120,58 @@ func (st *luaState) chargeInsert(L *lua.LState) {
 			st.budget.spend(L, int64(n-pos))
 		}
 	}
+	st.budget.spend(L, int64(trailingNils(t))) // Append looks for the border
 	st.budget.charge(L, arraySlotBytes)
+}
+
+// next is the base library's next, and pairs returns it as its iterator
+// (gopher-lua's pairs returns an equivalent Go function). Each call
+// charges the slots it skipped: gopher-lua keeps deleted hash keys in its
+// key list, so next over a table emptied of 200,000 keys scans all of them
+// every time.
+func (st *luaState) next(L *lua.LState) int {
+	t := L.CheckTable(1)
+	key := lua.LValue(lua.LNil)
+	if L.GetTop() >= 2 {
+		key = L.Get(2)
+	}
+	k, v := t.Next(key)
+	st.budget.spend(L, nextWork(t, key, k))
+	if k == lua.LNil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(k)
+	L.Push(v)
+	return 2
+}
+
+func (st *luaState) pairs(L *lua.LState) int {
+	t := L.CheckTable(1)
+	L.Push(st.nextFn)
+	L.Push(t)
+	L.Push(lua.LNil)
+	return 3
+}
+
+// nextWork is how many slots t.Next(from) looked at to return to: array
+// slots first, then the hash-key list.
+func nextWork(t *lua.LTable, from, to lua.LValue) int64 {
+	alen := arrayLen(t)
+	nkeys, _ := hashKeys(t, nil)
+	pos := func(k lua.LValue, end int) int {
+		if k == nil || k == lua.LNil {
+			return end
+		}
+		if n, ok := k.(lua.LNumber); ok && isArrayKey(n) && int(n) <= alen {
+			return int(n)
+		}
+		if _, i := hashKeys(t, k); i >= 0 {
+			return alen + i + 1
+		}
+		return end
+	}
+	return int64(max(pos(to, alen+nkeys)-pos(from, 0), 0)) + 1
 }
 
 // chargeRemove is table.remove's charge: the slots it moves.

@@ -42,6 +42,7 @@ type luaState struct {
 	idleEnv   *lua.LTable // L.Env between runs
 	protected map[*lua.LTable]struct{}
 	convertFn *lua.LFunction // converts a result under PCall (tables with metatables)
+	nextFn    *lua.LFunction // next, which pairs returns
 
 	env        *lua.LTable // the last run's env, reused while it stays empty
 	keys, argv argTable
@@ -51,12 +52,12 @@ type luaState struct {
 // baseNames are the base-library globals kept from gopher-lua, as miniredis
 // exposes them. Left out on purpose: dofile, loadfile, require, module,
 // getfenv, setfenv, package, debug and _printregs. rawset, print and
-// collectgarbage, tostring, load and loadstring are replaced (see
-// newLuaState, load.go).
+// collectgarbage, tostring, load, loadstring, next and pairs are replaced
+// (see newLuaState, load.go, libs.go).
 var baseNames = []string{
 	"_VERSION", "_GOPHER_LUA_VERSION",
 	"assert", "error", "getmetatable", "ipairs", "newproxy",
-	"next", "pairs", "pcall", "rawequal", "rawget", "select", "setmetatable",
+	"pcall", "rawequal", "rawget", "select", "setmetatable",
 	"tonumber", "type", "unpack", "xpcall",
 }
 
@@ -183,6 +184,9 @@ func newLuaState() (st *luaState, err error) {
 		return rawset(L)
 	}))
 	base.RawSetString("tostring", L.NewFunction(st.tostring))
+	st.nextFn = L.NewFunction(st.next)
+	base.RawSetString("next", st.nextFn)
+	base.RawSetString("pairs", L.NewFunction(st.pairs))
 	base.RawSetString("loadstring", L.NewFunction(st.loadString))
 	base.RawSetString("load", L.NewFunction(st.loadReader))
 	for _, name := range []string{"pcall", "xpcall"} {

@@ -33,6 +33,8 @@ var layout struct {
 	tblArray  uintptr // LTable.array         []LValue
 	tblDict   uintptr // LTable.dict          map[LValue]LValue
 	tblStr    uintptr // LTable.strdict       map[string]LValue
+	tblKeys   uintptr // LTable.keys          []LValue: hash keys in insertion order
+	tblK2i    uintptr // LTable.k2i           map[LValue]int: a key's index in keys
 }
 
 var layoutErr = findLayout()
@@ -94,7 +96,16 @@ func findLayout() error {
 	if err != nil {
 		return err
 	}
+	keys, err := field(reflect.TypeOf(lua.LTable{}), "keys", valuesT, 0)
+	if err != nil {
+		return err
+	}
+	k2i, err := field(reflect.TypeOf(lua.LTable{}), "k2i", reflect.TypeOf(map[lua.LValue]int(nil)), 0)
+	if err != nil {
+		return err
+	}
 	layout.tblDict, layout.tblStr = dict.Offset, strdict.Offset
+	layout.tblKeys, layout.tblK2i = keys.Offset, k2i.Offset
 	layout.curFrame, layout.reg = cf.Offset, rg.Offset
 	layout.frameFn, layout.framePc, layout.frameBase = fn.Offset, pc.Offset, base.Offset
 	layout.regArray, layout.regTop, layout.tblArray = arr.Offset, top.Offset, tarr.Offset
@@ -169,7 +180,35 @@ func (f frame) rk(x int) lua.LValue {
 
 // arrayLen is len(t.array): the slots t's array part holds.
 func arrayLen(t *lua.LTable) int {
-	return len(*(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), layout.tblArray)))
+	return len(tableArray(t))
+}
+
+func tableArray(t *lua.LTable) []lua.LValue {
+	return *(*[]lua.LValue)(unsafe.Add(unsafe.Pointer(t), layout.tblArray))
+}
+
+// trailingNils counts the nil slots at the end of t's array part: what
+// gopher-lua's #t and table.insert scan (at most arrayLen).
+func trailingNils(t *lua.LTable) int {
+	a := tableArray(t)
+	n := 0
+	for i := len(a) - 1; i >= 0 && (a[i] == nil || a[i] == lua.LNil); i-- {
+		n++
+	}
+	return n
+}
+
+// hashKeys returns t's hash-key list (deleted keys stay in it) and the
+// index of key in it, -1 when absent.
+func hashKeys(t *lua.LTable, key lua.LValue) (n, index int) {
+	p := unsafe.Pointer(t)
+	keys := *(*[]lua.LValue)(unsafe.Add(p, layout.tblKeys))
+	k2i := *(*map[lua.LValue]int)(unsafe.Add(p, layout.tblK2i))
+	index = -1
+	if i, ok := k2i[key]; ok && key != nil {
+		index = i
+	}
+	return len(keys), index
 }
 
 // hashMaps reports whether t has its hash maps: dict (non-string keys)
