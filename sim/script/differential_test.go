@@ -325,6 +325,13 @@ var diffCases = []diffCase{
 			resp.ErrorReply(msgNotFromScripts(sha1Hex("return redis.pcall('BRPOP', 'l', 1)"))),
 			callErr(msgNotFromScripts(sha1Hex("return redis.call('XREAD', 'BLOCK', 0, 'STREAMS', 's', '$')"))),
 		}},
+	{name: "QUIT refused in scripts", fastOnly: true, // miniredis runs it
+		cmds: [][]string{eval("return redis.call('QUIT')", "0"), eval("return redis.pcall('QUIT', 'x')", "0"), cmd("PING")},
+		want: []resp.Reply{
+			callErr(msgNotFromScripts(sha1Hex("return redis.call('QUIT')"))),
+			resp.ErrorReply(msgNotFromScripts(sha1Hex("return redis.pcall('QUIT', 'x')"))),
+			{Kind: resp.Status, Str: "PONG"},
+		}},
 	{name: "endless loop", fastOnly: true, // miniredis would never return
 		cmds: [][]string{eval("while true do end", "0"), cmd("PING")},
 		want: []resp.Reply{

@@ -97,7 +97,7 @@
 //     a readonly table" (miniredis allows it).
 //   - getfenv, setfenv, require, module, package, dofile, loadfile are
 //     absent (miniredis exposes them).
-//   - WAIT, blocking commands (BLPOP, BRPOP, BRPOPLPUSH, BLMOVE, BZPOPMIN,
+//   - WAIT, QUIT, blocking commands (BLPOP, BRPOP, BRPOPLPUSH, BLMOVE, BZPOPMIN,
 //     BZPOPMAX, BZMPOP) and XREAD/XREADGROUP with BLOCK get "This Redis
 //     command is not allowed from script" (miniredis: WAIT returns 0 and a
 //     blocking pop on an empty key hangs).

@@ -230,6 +230,7 @@ func TestAgainstRealRedis(t *testing.T) {
 		{args: eval("redis.call = nil", "0"), mode: scriptErr, miniredisLacks: true},
 		{args: eval("return redis.call('WAIT', '0', '0')", "0"), mode: scriptErr, miniredisLacks: true},
 		{args: eval("return redis.call('BLPOP', 'l', '0')", "0"), mode: scriptErr, miniredisLacks: true, skipSlow: true},
+		{args: eval("return redis.call('QUIT')", "0"), mode: scriptErr, miniredisLacks: true},
 		// miniredis's EVAL panics on a returned function (with its lock held).
 		{args: eval("return getfenv", "0"), mode: scriptErr, miniredisLacks: true, skipSlow: true},
 		{args: eval("return 'x' ..", "0"), mode: miniredisDiffers},
