@@ -43,6 +43,21 @@ func (b *budget) chargeNext(L *lua.LState) bool {
 	if !ok || !watched[inst>>26] {
 		return true
 	}
+	switch int(inst >> 26) {
+	case lua.OP_GETGLOBAL, lua.OP_SETGLOBAL, lua.OP_GETTABLEKS:
+		// The key is a constant: no need for the frame (the common case:
+		// redis.call is a GETGLOBAL and a GETTABLEKS).
+		var k int
+		if int(inst>>26) == lua.OP_GETTABLEKS {
+			k = int(inst>>9) & 0xff // RK(C) with its constant bit
+		} else {
+			k = int(inst & 0x3ffff)
+		}
+		if k < len(proto.Constants) {
+			return b.work(keyWork(proto.Constants[k]))
+		}
+		return true
+	}
 	f, ok := frameOf(L, cf, proto)
 	if !ok {
 		return true
@@ -85,12 +100,8 @@ func (b *budget) chargeNext(L *lua.LState) bool {
 		if t, ok := f.reg(a).(*lua.LTable); ok {
 			n = slotBytes(t, key, f.rk(c))
 		}
-	case lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_SELF: // R(A) := R(B)[RK(C)]
+	case lua.OP_GETTABLE, lua.OP_SELF: // R(A) := R(B)[RK(C)]
 		work = keyWork(f.rk(c))
-	case lua.OP_GETGLOBAL, lua.OP_SETGLOBAL: // Gbl[Kst(Bx)]
-		if bx < len(proto.Constants) {
-			work = keyWork(proto.Constants[bx])
-		}
 	case lua.OP_EQ, lua.OP_LT, lua.OP_LE: // RK(B) op RK(C)
 		x, okx := f.rk(bArg).(lua.LString)
 		y, oky := f.rk(c).(lua.LString)
