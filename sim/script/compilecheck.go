@@ -30,7 +30,7 @@ const (
 const parseBytes = 600
 
 func errScriptTooLarge(n int) error {
-	return errors.Errorf("locksim: script of %d bytes exceeds the limit of %d bytes (limits: max-script-bytes)", n, MaxScriptBytes)
+	return errors.Errorf("locksim: script of %d bytes exceeds the limit of %d bytes (limits: max-script-source-bytes)", n, MaxScriptBytes)
 }
 
 // checkSource refuses a source longer than MaxScriptBytes.

@@ -51,7 +51,7 @@ func errLuaParseError(msg string) string {
 // msgBudget is the error of a script that ran out of instructions. Real
 // Redis would keep running it and answer BUSY to other clients.
 func msgBudget(sha string, limit int64) string {
-	return fmt.Sprintf("ERR Error running script (call to f_%s): script exceeded the instruction budget of %d", sha, limit)
+	return fmt.Sprintf("ERR Error running script (call to f_%s): script exceeded the instruction budget of %d (limits: max-script-instructions)", sha, limit)
 }
 
 // msgMemory is the error of a script that allocated more than its memory
