@@ -121,3 +121,36 @@ func TestScriptBombs(t *testing.T) {
 		})
 	}
 }
+
+// TestBudgetDeterministic: a bomb stops at the same count, with the same
+// reply, on a fresh engine, on another fresh one and on a pooled state
+// another engine used before: the budget is a pure function of the script.
+func TestBudgetDeterministic(t *testing.T) {
+	type outcome struct {
+		reply             string
+		instructions, mem int64
+	}
+	run := func(e *Engine, src string) outcome {
+		r := e.NewConn().Do("EVAL", src, "0")
+		i, m := e.lua.budget.used()
+		return outcome{r.String(), i, m}
+	}
+	some := map[string]bool{"concat of three": true, "hash keys": true, "closures": true,
+		"string.rep in a loop": true, "backtracking pattern, n=20 (30 s)": true,
+		"status replies kept": true, "cjson.encode of a repeated big string": true}
+	for _, b := range scriptBombs {
+		if !some[b.name] {
+			continue
+		}
+		_, e1 := newNode(t, Options{})
+		first := run(e1, b.script)
+		e1.Release()
+		_, e2 := newNode(t, Options{}) // may take e1's pooled state
+		_, e3 := newNode(t, Options{})
+		for _, e := range []*Engine{e2, e3} {
+			if got := run(e, b.script); got != first {
+				t.Errorf("%s: %+v, then %+v", b.name, first, got)
+			}
+		}
+	}
+}

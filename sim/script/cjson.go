@@ -79,9 +79,11 @@ func (w *encodeWalk) walk(v lua.LValue, depth int) int64 {
 		}
 		w.visited[x] = true
 		n := int64(2)
-		x.ForEach(func(k, val lua.LValue) {
+		// In Next's order (not ForEach's Go map order): which parent a
+		// shared table is counted under must not depend on the run.
+		for k, val := x.Next(lua.LNil); k != lua.LNil; k, val = x.Next(k) {
 			n += w.walk(k, depth) + 2 + w.walk(val, depth+1)
-		})
+		}
 		w.copied += n
 		return n
 	}

@@ -74,11 +74,11 @@ func (st *luaState) chargeLibraries(base, str, tbl *lua.LTable) {
 		t := L.CheckTable(1)
 		n := int64(arrayLen(t))
 		var longest int64
-		t.ForEach(func(_, v lua.LValue) {
+		for _, v := range tableArray(t) { // what sort sorts
 			if s, ok := v.(lua.LString); ok && int64(len(s)) > longest {
 				longest = int64(len(s))
 			}
-		})
+		}
 		// n log n comparisons, each scanning up to the longest string;
 		// a Lua comparator's own instructions count as it runs.
 		b.spend(L, n+mulBytes(n*int64(bits.Len64(uint64(n))), 1+longest/bytesPerInstruction))
