@@ -115,6 +115,11 @@ func TestScriptBombs(t *testing.T) {
 			if grew > maxBombBytes {
 				t.Errorf("allocated %d MB, want at most %d MB", grew>>20, maxBombBytes>>20)
 			}
+			// Time is bounded by counts, never measured: the run stopped
+			// within both budgets.
+			if instr > DefaultMaxInstructions || mem > DefaultMaxMemory {
+				t.Errorf("used %d instructions and %d bytes, beyond the budgets %d and %d", instr, mem, DefaultMaxInstructions, DefaultMaxMemory)
+			}
 			if got := c.Do("EVAL", "return 'alive'", "0"); got.Str != "alive" {
 				t.Fatalf("the engine after the bomb: %s", got)
 			}

@@ -350,8 +350,9 @@ var protoCache = struct {
 }{m: map[string]*lua.FunctionProto{}}
 
 // maxCompiledBytes bounds the compile cache by source bytes: a compiled
-// chunk takes tens of bytes per source byte.
-const maxCompiledBytes = 4 << 20
+// chunk takes tens of bytes per source byte, and the cache is shared by
+// every engine of the process.
+const maxCompiledBytes = 1 << 20
 
 // compileCached is compile through protoCache. Errors are not cached.
 func compileCached(src string) (*lua.FunctionProto, error) {
