@@ -40,9 +40,10 @@ const (
 // Invariant: used >= the keyspace's size (keyspaceSize) whenever stamp
 // matches the node's state. A command that may grow the keyspace adds an
 // upper bound of its growth before it runs. What a command frees is
-// credited exactly only where that is cheap and certain: DEL, UNLINK and
-// GETDEL of string keys and collections, and a SET over a string (not
-// inside MULTI, where the command runs later). Everything else that
+// credited exactly only where that is certain, and only once the keyspace
+// is over half its budget (below, nothing needs the credit before a walk):
+// DEL, UNLINK and GETDEL of string keys and collections, and a SET over a
+// string (not inside MULTI, where the command runs later). Everything else that
 // shrinks the keyspace (expiry, pops, HDEL, ...) is credited by a walk that
 // measures it, done when a command would exceed the budget, at most once
 // per instant of the node's clock (so a loop of refused commands does not
@@ -108,7 +109,10 @@ func (n *node) checkGrowth(peer any, cmd string, args []string) string {
 	if !isWriteCommand(cmd) {
 		return ""
 	}
-	g := n.growth(l.dbs[peer], cmd, args)
+	// Crediting what a command frees needs lookups (each ticks miniredis's
+	// clock over every database); while the keyspace is far from its
+	// budget a walk later does the same, so they are skipped.
+	g := n.growth(l.dbs[peer], cmd, args, l.used > MaxKeyspaceBytes/2 && !l.inMulti[peer])
 	if g.largest > MaxValueBytes {
 		return errValueTooLarge(g.largest)
 	}
@@ -143,8 +147,15 @@ type growth struct {
 // growth bounds what cmd may add to the keyspace of database db. Commands
 // that store their arguments are bounded by them; the ones that compute
 // or copy what they store are bounded by the stored values they read.
-func (n *node) growth(db int, cmd string, args []string) growth {
-	m := n.m.DB(db)
+// With credits, it also measures what DEL, UNLINK, GETDEL and SET free.
+func (n *node) growth(db int, cmd string, args []string, credits bool) growth {
+	var mdb *miniredis.RedisDB
+	m := func() *miniredis.RedisDB {
+		if mdb == nil {
+			mdb = n.m.DB(db)
+		}
+		return mdb
+	}
 	key := func(i int) string {
 		if i < len(args) {
 			return args[i]
@@ -156,8 +167,8 @@ func (n *node) growth(db int, cmd string, args []string) growth {
 	case "SET", "GETSET":
 		v := int64(len(key(1)))
 		g := growth{bytes: newKey + v, largest: v}
-		if !hasWord(args[min(2, len(args)):], "NX") && m.Type(key(0)) == "string" {
-			g.credit = newKey + stringLen(m, key(0)) // SET replaces it
+		if credits && !hasWord(args[min(2, len(args)):], "NX") && m().Type(key(0)) == "string" {
+			g.credit = newKey + stringLen(m(), key(0)) // SET replaces it
 		}
 		return g
 	case "SETNX":
@@ -165,6 +176,10 @@ func (n *node) growth(db int, cmd string, args []string) growth {
 		return growth{bytes: newKey + v, largest: v}
 	case "DEL", "UNLINK", "GETDEL":
 		var g growth
+		if !credits {
+			return g
+		}
+		m := m()
 		seen := map[string]bool{}
 		for _, k := range args {
 			if !seen[k] && m.Exists(k) && (cmd != "GETDEL" || m.Type(k) == "string") {
@@ -185,20 +200,20 @@ func (n *node) growth(db int, cmd string, args []string) growth {
 		}
 		return g
 	case "APPEND":
-		old := stringLen(m, key(0))
+		old := stringLen(m(), key(0))
 		return growth{bytes: newKey + int64(len(key(1))), largest: old + int64(len(key(1)))}
 	case "SETRANGE":
 		off, err := strconv.ParseInt(key(1), 10, 64)
 		if err != nil || off < 0 || len(key(2)) == 0 {
 			return growth{} // miniredis's error, or no change
 		}
-		return extend(m, key(0), off+int64(len(key(2))), newKey)
+		return extend(m(), key(0), off+int64(len(key(2))), newKey)
 	case "SETBIT":
 		off, err := strconv.ParseInt(key(1), 10, 64)
 		if err != nil || off < 0 {
 			return growth{}
 		}
-		return extend(m, key(0), off/8+1, newKey)
+		return extend(m(), key(0), off/8+1, newKey)
 	case "INCR", "DECR", "INCRBY", "DECRBY", "INCRBYFLOAT":
 		return growth{bytes: newKey + smallValueBytes, largest: smallValueBytes}
 	case "HINCRBY", "HINCRBYFLOAT", "ZINCRBY":
@@ -210,25 +225,25 @@ func (n *node) growth(db int, cmd string, args []string) growth {
 	case "BITOP":
 		var longest int64
 		for _, k := range args[min(2, len(args)):] {
-			longest = max(longest, stringLen(m, k))
+			longest = max(longest, stringLen(m(), k))
 		}
 		return growth{bytes: keyOverheadBytes + int64(len(key(1))) + longest, largest: longest}
 	case "COPY":
-		return growth{bytes: keyOverheadBytes + int64(len(key(1))) + n.valueSize(m, key(0), MaxKeyspaceBytes+1)}
+		return growth{bytes: keyOverheadBytes + int64(len(key(1))) + n.valueSize(m(), key(0), MaxKeyspaceBytes+1)}
 	case "SUNIONSTORE", "SINTERSTORE", "SDIFFSTORE":
-		return n.storeGrowth(m, key(0), args[min(1, len(args)):])
+		return n.storeGrowth(m(), key(0), args[min(1, len(args)):])
 	case "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE":
 		nk, err := strconv.Atoi(key(1))
 		if err != nil || nk < 0 || 2+nk > len(args) {
 			return growth{}
 		}
-		return n.storeGrowth(m, key(0), args[2:2+nk])
+		return n.storeGrowth(m(), key(0), args[2:2+nk])
 	case "ZRANGESTORE":
-		return n.storeGrowth(m, key(0), args[min(1, len(args)):min(2, len(args))])
+		return n.storeGrowth(m(), key(0), args[min(1, len(args)):min(2, len(args))])
 	case "GEORADIUS", "GEORADIUSBYMEMBER", "GEOSEARCHSTORE":
 		for _, a := range args {
 			if strings.EqualFold(a, "STORE") || strings.EqualFold(a, "STOREDIST") || cmd == "GEOSEARCHSTORE" {
-				return n.storeGrowth(m, key(0), args[:min(2, len(args))])
+				return n.storeGrowth(m(), key(0), args[:min(2, len(args))])
 			}
 		}
 		return growth{}

@@ -106,22 +106,17 @@ type expireOpt struct {
 // (parseExtendedStringArgumentsOrReply).
 type setArgs struct {
 	nx, xx, get, keepTTL, persist bool
-	expiries                      []expireOpt // in order; the last one counts
+	expiry                        expireOpt // the last one, which counts
+	expiries                      int       // how many were given
 }
 
 // parseSetOptions parses opts (after the key, and the value for SET) the
 // way Redis does for SET (isSet) or GETEX; ok is false for a syntax error.
 func parseSetOptions(opts []string, isSet bool) (a setArgs, ok bool) {
-	last := func() string {
-		if len(a.expiries) == 0 {
-			return ""
-		}
-		return a.expiries[len(a.expiries)-1].name
-	}
 	for j := 0; j < len(opts); j++ {
 		opt := strings.ToUpper(opts[j])
 		hasNext := j+1 < len(opts)
-		exp := last()
+		exp := a.expiry.name
 		switch {
 		case opt == "NX" && !a.xx && isSet:
 			a.nx = true
@@ -135,7 +130,8 @@ func parseSetOptions(opts []string, isSet bool) (a setArgs, ok bool) {
 			a.persist = true
 		case (opt == "EX" || opt == "PX" || opt == "EXAT" || opt == "PXAT") &&
 			!a.keepTTL && !a.persist && (exp == "" || exp == opt) && hasNext:
-			a.expiries = append(a.expiries, expireOpt{opt, opts[j+1]})
+			a.expiry = expireOpt{opt, opts[j+1]}
+			a.expiries++
 			j++
 		default:
 			return a, false
@@ -189,16 +185,16 @@ func (n *node) checkRedisRules(cmd string, args []string) (errText string, repla
 		if !ok {
 			return msgSyntaxError, nil
 		}
-		if len(a.expiries) == 0 {
+		if a.expiries == 0 {
 			return "", nil
 		}
-		e := a.expiries[len(a.expiries)-1]
+		e := a.expiry
 		at, msg := expireMillis(cmd, e, nowMs)
 		if msg != "" {
 			return msg, nil
 		}
 		tooFar := at-nowMs > maxTTLMillis
-		if len(a.expiries) > 1 || tooFar { // miniredis refuses a repeated option
+		if a.expiries > 1 || tooFar { // miniredis refuses a repeated option
 			out := append([]string{cmd}, args[:fixed]...)
 			for _, o := range args[fixed:] {
 				if u := strings.ToUpper(o); u == "NX" || u == "XX" || u == "GET" || u == "KEEPTTL" || u == "PERSIST" {
