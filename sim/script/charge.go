@@ -3,9 +3,10 @@ package script
 import lua "github.com/yuin/gopher-lua"
 
 // What the budget charges for Lua values, in bytes. Each is at least what
-// gopher-lua v1.1.1 allocates on amd64 (measured: a table ~96, a closure
-// ~136, a new hash key ~165-205, a coroutine ~104,400), so the memory
-// budget bounds the Go heap a run can hold from above.
+// gopher-lua v1.1.1 allocates on amd64 (measured: a table ~96, a table
+// with one field ~720, a closure ~136, a new hash key ~165-205, a
+// coroutine ~104,400; TestChargesCoverHeap checks them against the heap),
+// so the memory budget bounds the Go heap a run can hold from above.
 const (
 	stringHeaderBytes = 16      // a string's header, on top of its bytes
 	numberTextBytes   = 24      // the longest text of a number ("-1.2345678901234567e+308")
@@ -21,8 +22,9 @@ const (
 	threadBytes       = 112_000 // a coroutine: its own value stack and call stack
 )
 
-// watched marks the opcodes whose execution can allocate more than a few
-// bytes; every other instruction allocates at most a boxed number.
+// watched marks the opcodes that can allocate more than a few bytes or do
+// more than a constant amount of work; every other instruction allocates
+// at most a boxed number, and works in constant time.
 var watched = func() (w [64]bool) {
 	for _, op := range []int{lua.OP_CONCAT, lua.OP_NEWTABLE, lua.OP_SETLIST, lua.OP_CLOSURE,
 		lua.OP_SETTABLE, lua.OP_SETTABLEKS, lua.OP_CALL, lua.OP_TAILCALL, lua.OP_RETURN,
@@ -49,7 +51,7 @@ func (b *budget) chargeNext(L *lua.LState) bool {
 		// redis.call is a GETGLOBAL and a GETTABLEKS).
 		var k int
 		if int(inst>>26) == lua.OP_GETTABLEKS {
-			k = int(inst>>9) & 0xff // RK(C) with its constant bit
+			k = int(inst>>9) & 0xff // RK(C) without its constant bit
 		} else {
 			k = int(inst & 0x3ffff)
 		}
