@@ -68,6 +68,7 @@ type node struct {
 	vals  map[string]string        // key -> last recorded value
 	why   string                   // cause of the key changes being recorded
 	subs  map[string][]string      // channel -> subscribed clients (sorted)
+	lim   keyspaceLimits           // the keyspace's size against its limits (limits.go)
 }
 
 func newNode(w *World, nc NodeConfig) (*node, error) {
@@ -138,10 +139,23 @@ func (n *node) conn(client string) *script.Conn {
 }
 
 // preHook sees every command before miniredis runs it, also when a Lua
-// script or a MULTI issues it. It intercepts what the simulator models
-// itself (PUBLISH), refuses what would break determinism, and seeds
-// miniredis's generator before its first use.
+// script or a MULTI issues it. It applies the Redis 7 rules miniredis
+// lacks (redisrules.go: replicas refuse writes, SET's options, expiry
+// overflows) and the keyspace limits (limits.go), intercepts what the
+// simulator models itself (PUBLISH), refuses what would break determinism,
+// and seeds miniredis's generator before its first use.
 func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
+	if msg, replace := n.checkRedisRules(cmd, args); msg != "" {
+		c.WriteError(msg)
+		return true
+	} else if replace != nil {
+		n.srv.Dispatch(c, replace)
+		return true
+	}
+	if msg := n.checkGrowth(c, cmd, args); msg != "" {
+		c.WriteError(msg)
+		return true
+	}
 	switch cmd {
 	case "PUBLISH":
 		if len(args) == 2 {
@@ -197,9 +211,9 @@ func (n *node) handle(client string, c *call) {
 	case cmd == "SUBSCRIBE" && len(args) == 2:
 		n.subscribe(args[1], client)
 		r = resp.OK
-	case n.role == roleReplica && !n.m.IsReadOnlyCommand(cmd):
-		r = resp.ErrorReply("READONLY You can't write against a read only replica.")
 	default:
+		// A replica refuses writes in preHook (redisrules.go), so that
+		// MULTI and scripts see the refusal where Redis gives it.
 		var ok bool
 		if r, ok = n.do(c.connKey(client), args); !ok {
 			return // the run stops: the instance is unusable

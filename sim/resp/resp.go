@@ -104,7 +104,8 @@ func (r Reply) write(b *strings.Builder) {
 }
 
 // Parse parses exactly one RESP2 reply from buf and returns it with the
-// number of bytes consumed.
+// number of bytes consumed. Malformed or truncated input is an error, never
+// a panic, and nothing is allocated beyond what buf can hold (FuzzParse).
 func Parse(buf []byte) (Reply, int, error) {
 	r, n, err := parse(buf, 0)
 	if err != nil {
@@ -125,8 +126,10 @@ func ParseAll(buf []byte) (Reply, error) {
 	return r, nil
 }
 
+// line returns the text of the line that starts at buf[0] (its type byte)
+// and the bytes it spans with its CRLF. len(buf) > 0.
 func line(buf []byte) (string, int, error) {
-	for i := 0; i+1 < len(buf); i++ {
+	for i := 1; i+1 < len(buf); i++ {
 		if buf[i] == '\r' && buf[i+1] == '\n' {
 			return string(buf[1:i]), i + 2, nil
 		}
@@ -136,6 +139,9 @@ func line(buf []byte) (string, int, error) {
 
 // maxDepth bounds nesting so a malformed buffer cannot recurse forever.
 const maxDepth = 64
+
+// minReplyBytes is the size of the shortest reply ("+\r\n").
+const minReplyBytes = 3
 
 func parse(buf []byte, depth int) (Reply, int, error) {
 	if depth > maxDepth {
@@ -167,8 +173,11 @@ func parse(buf []byte, depth int) (Reply, int, error) {
 		if l < 0 {
 			return Reply{Kind: NilBulk}, n, nil
 		}
-		if n+l+2 > len(buf) {
+		if l > len(buf)-n-2 { // not n+l+2 > len(buf): l may be near MaxInt
 			return Reply{}, 0, errors.New("resp: short bulk string")
+		}
+		if buf[n+l] != '\r' || buf[n+l+1] != '\n' {
+			return Reply{}, 0, errors.New("resp: bulk string not terminated by CRLF")
 		}
 		return Reply{Kind: Bulk, Str: string(buf[n : n+l])}, n + l + 2, nil
 	case '*':
@@ -178,6 +187,11 @@ func parse(buf []byte, depth int) (Reply, int, error) {
 		}
 		if l < 0 {
 			return Reply{Kind: NilArray}, n, nil
+		}
+		// Every element takes at least minReplyBytes, so a count beyond
+		// what the rest of buf can hold is refused before allocating.
+		if l > (len(buf)-n)/minReplyBytes {
+			return Reply{}, 0, errors.New("resp: short array")
 		}
 		elems := make([]Reply, 0, l)
 		for i := 0; i < l; i++ {

@@ -59,3 +59,16 @@ func BenchmarkDispatchGET(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoop is a script of 30,000 VM instructions (a counting loop):
+// the cost of the budget's poll before every instruction.
+func BenchmarkLoop(b *testing.B) {
+	_, e := newNode(b, Options{})
+	c := e.NewConn()
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := c.Do("EVAL", "local n = 0 for i = 1, 10000 do n = n + i end return n", "0"); r.Kind != resp.Int {
+			b.Fatalf("loop: %s", r)
+		}
+	}
+}

@@ -55,6 +55,7 @@ var commands = map[string]cmdInfo{
 	"UNSUBSCRIBE":  {kind: kindNoScript, arity: arity{0, -1}},
 	"PUNSUBSCRIBE": {kind: kindNoScript, arity: arity{0, -1}},
 	"WAIT":         {kind: kindNoScript, arity: arity{2, 2}},
+	"QUIT":         {kind: kindNoScript, arity: arity{0, -1}}, // Redis 7 refuses it in scripts; miniredis runs it
 
 	"SUBSCRIBE":  {kind: kindSubscribe, arity: arity{1, -1}},
 	"PSUBSCRIBE": {kind: kindSubscribe, arity: arity{1, -1}},

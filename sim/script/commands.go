@@ -20,11 +20,16 @@ func (c *Conn) scriptCommand(info cmdInfo, args []string) resp.Reply {
 	}
 	switch info.kind {
 	case kindEval:
+		if err := checkSource(args[1]); err != nil { // before it is hashed or cached
+			return resp.ErrorReply(errLuaParseError(err.Error()))
+		}
 		s := e.scriptFor(args[1])
 		r, ok := e.runScript(c, s, info.readOnly, args[2:])
 		if ok {
 			// miniredis caches a script only after it ran without error.
-			e.loaded[s.sha] = s
+			// Past the cache's limit it is not cached (EVALSHA then gets
+			// NOSCRIPT and a client falls back to EVAL).
+			e.load(s)
 		}
 		return r
 	case kindEvalSHA:
@@ -50,11 +55,16 @@ func (c *Conn) scriptSubcommand(args []string) resp.Reply {
 		}
 		// miniredis only parses here (chunk name "user_script"); compile
 		// errors surface at EVALSHA.
+		if err := checkSource(rest[0]); err != nil {
+			return resp.ErrorReply("ERR " + err.Error())
+		}
 		if _, err := parse.Parse(strings.NewReader(rest[0]), "user_script"); err != nil {
-			return resp.ErrorReply(toInline(errLuaParseError(err)))
+			return resp.ErrorReply(toInline(errLuaParseError(err.Error())))
 		}
 		s := e.scriptFor(rest[0])
-		e.loaded[s.sha] = s
+		if !e.load(s) {
+			return resp.ErrorReply(msgScriptCacheFull(e.loadedBytes, len(s.src)))
+		}
 		return resp.BulkReply(s.sha)
 	case "exists":
 		if len(rest) == 0 {
@@ -75,7 +85,7 @@ func (c *Conn) scriptSubcommand(args []string) resp.Reply {
 		if len(rest) != 0 {
 			break
 		}
-		e.loaded = map[string]*script{}
+		e.loaded, e.loadedBytes = map[string]*script{}, 0
 		return resp.OK
 	}
 	return e.dispatch(c.peer, args) // miniredis's usage error
@@ -86,12 +96,27 @@ func (e *Engine) scriptFor(src string) *script {
 	if s, ok := e.bySource[src]; ok {
 		return s
 	}
-	if len(e.bySource) >= maxCompiled {
-		e.bySource = map[string]*script{}
+	if len(e.bySource) >= maxCompiled || e.bySourceBytes+len(src) > maxEngineScriptBytes {
+		e.bySource, e.bySourceBytes = map[string]*script{}, 0
 	}
 	s := &script{src: src, sha: sha1Hex(src)}
 	e.bySource[src] = s
+	e.bySourceBytes += len(src)
 	return s
+}
+
+// load adds s to the scripts EVALSHA sees, unless that would take the
+// cache past maxEngineScriptBytes; false then.
+func (e *Engine) load(s *script) bool {
+	if _, ok := e.loaded[s.sha]; ok {
+		return true
+	}
+	if e.loadedBytes+len(s.src) > maxEngineScriptBytes {
+		return false
+	}
+	e.loaded[s.sha] = s
+	e.loadedBytes += len(s.src)
+	return true
 }
 
 // runScript checks numkeys (first, as miniredis does), compiles s if needed

@@ -25,11 +25,12 @@ var errNeedsMeta = errors.New("script: result has a metatable")
 //	table      -> its err field as an error, else its ok field as a status,
 //	              else an array of t[1], t[2], ... up to the first nil
 //
-// Functions, threads and userdata become nil bulk (miniredis panics; Redis
+// Tables, functions, ... in err and ok fields print by their run's ids
+// (ids.go). Functions, threads and userdata become nil bulk (miniredis panics; Redis
 // gives nil). With getTable nil tables are read raw and errNeedsMeta is
 // returned for a table with a metatable, whose t[i] could run Lua code;
 // convertProtected then redoes the conversion under PCall with L.GetTable.
-func luaToReply(L *lua.LState, v lua.LValue, depth int, getTable bool) (resp.Reply, error) {
+func luaToReply(L *lua.LState, d *ids, v lua.LValue, depth int, getTable bool) (resp.Reply, error) {
 	switch t := v.(type) {
 	case nil:
 		return resp.Nil, nil
@@ -49,10 +50,10 @@ func luaToReply(L *lua.LState, v lua.LValue, depth int, getTable bool) (resp.Rep
 			return resp.ErrorReply(msgReplyTooDeep), errors.New("too deep")
 		}
 		if s := t.RawGetString("err"); s.Type() != lua.LTNil {
-			return resp.ErrorReply(toInline(s.String())), nil
+			return resp.ErrorReply(toInline(d.name(s))), nil
 		}
 		if s := t.RawGetString("ok"); s.Type() != lua.LTNil {
-			return resp.Reply{Kind: resp.Status, Str: toInline(s.String())}, nil
+			return resp.Reply{Kind: resp.Status, Str: toInline(d.name(s))}, nil
 		}
 		if t.Metatable != lua.LNil && !getTable {
 			return resp.Reply{}, errNeedsMeta
@@ -68,7 +69,7 @@ func luaToReply(L *lua.LState, v lua.LValue, depth int, getTable bool) (resp.Rep
 			if el != nil && el.Type() == lua.LTNil {
 				break
 			}
-			r, err := luaToReply(L, el, depth+1, getTable)
+			r, err := luaToReply(L, d, el, depth+1, getTable)
 			if err != nil {
 				return r, err
 			}
@@ -83,7 +84,7 @@ func luaToReply(L *lua.LState, v lua.LValue, depth int, getTable bool) (resp.Rep
 // convertProtected is an LGFunction run under PCall: it converts argument 1
 // with metamethods honoured and leaves the reply in e.converted.
 func (e *Engine) convertProtected(L *lua.LState) int {
-	r, err := luaToReply(L, L.Get(1), 0, true)
+	r, err := luaToReply(L, &e.lua.ids, L.Get(1), 0, true)
 	if err != nil {
 		r = resp.ErrorReply(msgReplyTooDeep)
 	}

@@ -267,6 +267,15 @@ var diffCases = []diffCase{
 		eval("return tostring(12) .. type(nil)", "0"),
 		eval("return collectgarbage('count')", "0"),
 	}},
+	{name: "loadstring and load", cmds: [][]string{
+		eval("return select(2, loadstring('x = '))", "0"),
+		eval("return select(2, loadstring('return 1 +', 'chunk'))", "0"),
+		eval("return loadstring('return ...')(5, 6)", "0"),
+		eval("local i = 0 return load(function() i = i + 1 if i == 1 then return 'return 4' end end)()", "0"),
+		eval("return select(2, load(function() return {} end))", "0"),
+		eval("return {pcall(load, 'x')}", "0"),
+		eval("return type(load(function() return '' end))", "0"),
+	}},
 	{name: "select in script and caller db", setup: [][]string{cmd("SET", "k", "db0")}, cmds: [][]string{
 		eval("redis.call('SELECT', 2); redis.call('SET', 'k', 'db2'); return redis.call('GET', 'k')", "0"),
 		cmd("GET", "k"),
@@ -315,6 +324,13 @@ var diffCases = []diffCase{
 			callErr(msgNotFromScripts(sha1Hex("return redis.call('WAIT', 0, 0)"))),
 			resp.ErrorReply(msgNotFromScripts(sha1Hex("return redis.pcall('BRPOP', 'l', 1)"))),
 			callErr(msgNotFromScripts(sha1Hex("return redis.call('XREAD', 'BLOCK', 0, 'STREAMS', 's', '$')"))),
+		}},
+	{name: "QUIT refused in scripts", fastOnly: true, // miniredis runs it
+		cmds: [][]string{eval("return redis.call('QUIT')", "0"), eval("return redis.pcall('QUIT', 'x')", "0"), cmd("PING")},
+		want: []resp.Reply{
+			callErr(msgNotFromScripts(sha1Hex("return redis.call('QUIT')"))),
+			resp.ErrorReply(msgNotFromScripts(sha1Hex("return redis.pcall('QUIT', 'x')"))),
+			{Kind: resp.Status, Str: "PONG"},
 		}},
 	{name: "endless loop", fastOnly: true, // miniredis would never return
 		cmds: [][]string{eval("while true do end", "0"), cmd("PING")},

@@ -44,8 +44,11 @@
 //     NewEngine calls m.Dial() once if m has no server yet; that is the only
 //     goroutine (miniredis's, short-lived) the package causes.
 //   - Bounded: a run executes at most Options.MaxInstructions Lua VM
-//     instructions (default 10M), counted by a context that gopher-lua polls
-//     before every instruction; coroutines share the budget.
+//     instructions (default 10M) and allocates at most Options.MaxMemory
+//     bytes (default 64 MiB), counted by a context that gopher-lua polls
+//     before every instruction and by the library functions written in Go,
+//     which charge before they allocate or work (budget.go, charge.go,
+//     libs.go); coroutines share the budget. Both are counts, never time.
 //   - Isolated: a run cannot leave anything for the next run or another
 //     node. An engine has one interpreter at a time; a pooled interpreter
 //     serves one engine after another, and its Go functions (redis.*,
@@ -63,6 +66,41 @@
 //   - A Go panic inside a run becomes an error reply and the interpreter is
 //     rebuilt before the next script.
 //   - An Engine and its Conns are not safe for concurrent use.
+//
+// # Limits
+//
+// No script, however written, makes a run exceed a bound on memory or
+// time: every limit is a count (instructions, bytes, depth), never a
+// clock, so the same script fails the same way on every machine and every
+// run. Each error names its limit ("(limits: max-script-bytes)"); a lock
+// design's scripts are hundreds of bytes and a few dozen instructions, far
+// below all of them. Together with package sim's node limits:
+//
+//	limit                    default        what it counts                          where
+//	max-script-instructions  10,000,000     VM instructions, plus library work:     Options.MaxInstructions
+//	                                        1 per 16 bytes produced or scanned,
+//	                                        per slot moved, per pattern step
+//	max-script-bytes         64 MiB         bytes a script run allocates,           Options.MaxMemory
+//	                                        garbage included (strings, tables,
+//	                                        closures, coroutines, replies)
+//	max-script-source-bytes  64 KiB         a script's source (EVAL, SCRIPT LOAD,   MaxScriptBytes
+//	                                        loadstring, load)
+//	max-script-syntax-depth  200            nested expressions and blocks           compilecheck.go
+//	max-script-constants     2^24           a function's constant lookups at        compilecheck.go
+//	                                        compile time (uses x distinct)
+//	max-script-cache-bytes   4 MiB          script source a node keeps for EVALSHA  engine.go
+//	patterns                 32 captures,   Lua's LUA_MAXCAPTURES and Lua 5.2's     luapattern
+//	                         200 nested     MAXCCALLS
+//	cjson depth              1000           encode and decode nesting, as Redis     cjson.go
+//	reply depth              256            a script's returned tables              convert.go
+//	max-value-bytes          1 MiB          each string a node stores               sim.MaxValueBytes
+//	max-keyspace-bytes       16 MiB         a node's keyspace, all databases        sim.MaxKeyspaceBytes
+//
+// Peak memory of the worst script (bombs_test.go measures each): the
+// memory budget, plus up to about twice it in garbage before Go's
+// collector runs, plus what the budget does not see (a boxed number per
+// arithmetic instruction, ~24 bytes, dropped at once). No bomb in the
+// tests allocates more than ~120 MB in all.
 //
 // # Differences from real Redis 7
 //
@@ -94,28 +132,66 @@
 //     a readonly table" (miniredis allows it).
 //   - getfenv, setfenv, require, module, package, dofile, loadfile are
 //     absent (miniredis exposes them).
-//   - WAIT, blocking commands (BLPOP, BRPOP, BRPOPLPUSH, BLMOVE, BZPOPMIN,
-//     BZPOPMAX, BZMPOP) and XREAD/XREADGROUP with BLOCK get "This Redis
-//     command is not allowed from script" (miniredis: WAIT returns 0 and a
-//     blocking pop on an empty key hangs).
+//   - WAIT, QUIT, blocking commands (BLPOP, BRPOP, BRPOPLPUSH, BLMOVE,
+//     BZPOPMIN, BZPOPMAX, BZMPOP) and XREAD/XREADGROUP with BLOCK get "This
+//     Redis command is not allowed from script" (miniredis: WAIT returns 0,
+//     QUIT runs, and a blocking pop on an empty key hangs).
 //   - A returned function, thread or userdata is a nil reply and a status
 //     inside a redis.call array reply becomes {ok=...} (miniredis panics).
 //
 // And where neither applies:
 //
+//   - Tables, functions, threads and userdata print as a per-run id in
+//     order of first print ("table: 0x0001", then "function: 0x0002"),
+//     restarting with every script run, in tostring, string.format, error
+//     objects (error({})) and err/ok reply fields; Redis and miniredis print
+//     heap addresses, which differ from run to run.
 //   - A script that exceeds its instruction budget fails with "ERR Error
 //     running script (call to f_SHA): script exceeded the instruction
-//     budget of N". Real Redis keeps running it, answers BUSY to other
-//     clients and needs SCRIPT KILL. Only VM instructions count: a single
-//     library call (string.rep, table.concat) runs to completion.
+//     budget of N (limits: max-script-instructions)". Real Redis keeps
+//     running it, answers BUSY to other clients and needs SCRIPT KILL.
+//     Library functions written in Go count their work too: one
+//     instruction per 16 bytes they produce or scan, per slot they move
+//     (table.insert), per comparison (table.sort), per step of the pattern
+//     matcher (string.find, match, gmatch, gsub run on package luapattern,
+//     gopher-lua's matcher with a step budget); so do instructions whose
+//     cost grows with their operands (#t over trailing nils, next over
+//     deleted keys, comparing or hashing long strings).
+//   - Patterns: at most 32 captures ("too many captures", as Lua) and at
+//     most 200 nested items on a match's path, a capture, `?` or the
+//     continuation of a `*` or `-` ("pattern too complex", as Lua 5.2;
+//     Redis's Lua 5.1 recurses in C without a bound).
 //   - A result table nested deeper than 256 levels (or holding itself)
 //     gives "ERR reached lua stack limit".
 //   - pairs and next see nothing in library tables (they are proxies), and
 //     the globals' metatable is protected: getmetatable(_G) is false and
 //     setmetatable(_G, ...) fails (miniredis allows both).
-//   - Memory is not bounded: a script can still allocate without limit in
-//     few instructions (s = s .. s, string.rep), and cjson.encode of a very
-//     deeply nested table recurses on the Go stack.
+//   - A script that allocates more than its memory budget fails with "ERR
+//     Error running script (call to f_SHA): script exceeded the memory
+//     budget of N bytes (limits: max-script-bytes)". The count is of bytes
+//     allocated, garbage included: appending to a string in a loop costs
+//     the sum of its prefixes. Real Redis grows its Lua heap without bound.
+//   - Compiling is bounded before gopher-lua's compiler (which is not
+//     linear) runs, for EVAL, SCRIPT LOAD, loadstring and load: a source
+//     of at most 64 KiB (max-script-source-bytes), at most 200 nested
+//     expressions or blocks (max-script-syntax-depth; Redis's Lua refuses
+//     about as many for right-associative operators, not for a + b + c
+//     ...), and
+//     per function at most 2^24 constant lookups, uses times distinct
+//     constants (max-script-constants). A node keeps at most 4 MiB of
+//     script source for EVALSHA: SCRIPT LOAD beyond is refused, EVAL
+//     beyond runs without caching (max-script-cache-bytes).
+//   - cjson.encode refuses nesting deeper than 1000 with Redis's "Cannot
+//     serialise, excessive nesting (1001)" (miniredis recurses on the Go
+//     stack until the process dies) and otherwise gives miniredis's text.
+//     cjson.decode follows lua-cjson: invalid JSON raises its error
+//     ("Expected value but found invalid token at character 1"; miniredis
+//     returns nil and a Go message), nesting beyond 1000 raises "Found too
+//     many nested data structures (1001) at character N", and numbers are
+//     read as strtod reads them (hex, inf, nan); values are miniredis's
+//     (null is nil, so [1,null,2] decodes as {1,2}; Redis gives
+//     cjson.null), with object keys inserted in document order (miniredis:
+//     Go map order, which no seed controls).
 //   - Outside MULTI, Conn.Do answers blocking commands, SUBSCRIBE and
 //     PSUBSCRIBE with an error instead of blocking or starting goroutines
 //     in miniredis; model waiting in the simulation.

@@ -20,6 +20,14 @@ import (
 // Options.MaxInstructions is 0.
 const DefaultMaxInstructions = 10_000_000
 
+// DefaultMaxMemory is the memory budget of one script run, in bytes, when
+// Options.MaxMemory is 0: 64 MiB.
+const DefaultMaxMemory = 64 << 20
+
+// maxEngineScriptBytes bounds, in source bytes, the scripts a node keeps
+// for EVALSHA (SCRIPT LOAD beyond it is refused) and its compile cache.
+const maxEngineScriptBytes = 4 << 20
+
 // maxCompiled bounds the compile cache (scripts by source). Scripts loaded
 // with SCRIPT LOAD or a successful EVAL stay reachable by SHA regardless.
 const maxCompiled = 4096
@@ -30,6 +38,12 @@ type Options struct {
 	// deterministic budget, not wall time), shared by the script and its
 	// coroutines. 0 means DefaultMaxInstructions.
 	MaxInstructions int64
+	// MaxMemory bounds one script run, in bytes allocated by the script
+	// and its coroutines: strings, tables, closures, coroutines, replies
+	// of redis.call, cjson results. The count only grows during a run
+	// (garbage is not given back), so building a string by appending to
+	// it costs the sum of all its prefixes. 0 means DefaultMaxMemory.
+	MaxMemory int64
 	// Slow makes the engine delegate every command, scripts included, to
 	// miniredis's own dispatch (its EVAL builds a fresh interpreter per call
 	// and has no instruction budget). For differential tests and as a
@@ -48,6 +62,7 @@ type Engine struct {
 	srv             *server.Server
 	slow            bool
 	maxInstructions int64
+	maxMemory       int64 // bytes per script run
 
 	// All peers write into buf through w; every dispatch flushes, parses
 	// and resets it before the next one.
@@ -61,8 +76,10 @@ type Engine struct {
 	// gives the two functions separate nested contexts per run.
 	callPeer, pcallPeer scriptPeer
 
-	bySource map[string]*script // compile cache
-	loaded   map[string]*script // by SHA: what EVALSHA and SCRIPT EXISTS see
+	bySource      map[string]*script // compile cache
+	bySourceBytes int                // source bytes in bySource
+	loaded        map[string]*script // by SHA: what EVALSHA and SCRIPT EXISTS see
+	loadedBytes   int                // source bytes in loaded, at most maxEngineScriptBytes
 
 	lua *luaState // nil until the first script; dropped after a Go panic
 	run runState  // the script running now
@@ -108,6 +125,9 @@ func NewEngine(m *miniredis.Miniredis, opts Options) (*Engine, error) {
 	if opts.MaxInstructions < 0 {
 		return nil, errors.Errorf("script: MaxInstructions %d is negative", opts.MaxInstructions)
 	}
+	if opts.MaxMemory < 0 {
+		return nil, errors.Errorf("script: MaxMemory %d is negative", opts.MaxMemory)
+	}
 	if m.Server() == nil {
 		c, err := m.Dial()
 		if err != nil {
@@ -121,12 +141,16 @@ func NewEngine(m *miniredis.Miniredis, opts Options) (*Engine, error) {
 		srv:             m.Server(),
 		slow:            opts.Slow,
 		maxInstructions: opts.MaxInstructions,
+		maxMemory:       opts.MaxMemory,
 		bySource:        map[string]*script{},
 		loaded:          map[string]*script{},
 		pcg:             rand.NewPCG(opts.Seed, 0),
 	}
 	if e.maxInstructions == 0 {
 		e.maxInstructions = DefaultMaxInstructions
+	}
+	if e.maxMemory == 0 {
+		e.maxMemory = DefaultMaxMemory
 	}
 	e.rng = rand.New(e.pcg)
 	e.w = bufio.NewWriter(&e.buf)
@@ -152,8 +176,8 @@ func (e *Engine) NewConn() *Conn {
 // Flush drops all cached scripts, as SCRIPT FLUSH (used when a node
 // restarts empty). It also flushes miniredis's own script cache.
 func (e *Engine) Flush() {
-	e.loaded = map[string]*script{}
-	e.bySource = map[string]*script{}
+	e.loaded, e.loadedBytes = map[string]*script{}, 0
+	e.bySource, e.bySourceBytes = map[string]*script{}, 0
 	e.dispatch(e.callPeer.peer, []string{"SCRIPT", "FLUSH"})
 }
 

@@ -30,5 +30,5 @@ func Example() {
 	// OK
 	// (integer) 0
 	// (integer) 1
-	// (error) ERR Error running script (call to f_694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7): script exceeded the instruction budget of 1000
+	// (error) ERR Error running script (call to f_694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7): script exceeded the instruction budget of 1000 (limits: max-script-instructions)
 }

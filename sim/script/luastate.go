@@ -28,7 +28,8 @@ import (
 //     (KEYS, redis, ...) shadows it in env for the rest of that run only.
 //   - Writing into a library table raises "Attempt to modify a readonly
 //     table", also through rawset and table.insert/remove/sort.
-//   - Every thread (main and coroutines) polls the same instruction budget.
+//   - Every thread (main and coroutines) polls the same budget
+//     (instructions and memory, budget.go).
 type luaState struct {
 	// e is the engine using the state now; the state's Go functions
 	// (redis.*, math.random, the reply conversion) reach it through this
@@ -41,20 +42,23 @@ type luaState struct {
 	idleEnv   *lua.LTable // L.Env between runs
 	protected map[*lua.LTable]struct{}
 	convertFn *lua.LFunction // converts a result under PCall (tables with metatables)
+	nextFn    *lua.LFunction // next, which pairs returns
 
 	env        *lua.LTable // the last run's env, reused while it stays empty
 	keys, argv argTable
+	ids        ids // how the current run prints tables, functions, ... (ids.go)
 }
 
 // baseNames are the base-library globals kept from gopher-lua, as miniredis
 // exposes them. Left out on purpose: dofile, loadfile, require, module,
 // getfenv, setfenv, package, debug and _printregs. rawset, print and
-// collectgarbage are replaced (see newLuaState).
+// collectgarbage, tostring, load, loadstring, next and pairs are replaced
+// (see newLuaState, load.go, libs.go).
 var baseNames = []string{
 	"_VERSION", "_GOPHER_LUA_VERSION",
-	"assert", "error", "getmetatable", "ipairs", "load", "loadstring", "newproxy",
-	"next", "pairs", "pcall", "rawequal", "rawget", "select", "setmetatable",
-	"tonumber", "tostring", "type", "unpack", "xpcall",
+	"assert", "error", "getmetatable", "ipairs", "newproxy",
+	"pcall", "rawequal", "rawget", "select", "setmetatable",
+	"tonumber", "type", "unpack", "xpcall",
 }
 
 // protectChunk installs the metamethods that refuse new globals. Its line
@@ -100,7 +104,7 @@ func acquireState(e *Engine) (*luaState, error) {
 		}
 	}
 	st.e = e
-	st.budget.limit = e.maxInstructions
+	st.budget.limit, st.budget.memLimit = e.maxInstructions, e.maxMemory
 	return st, nil
 }
 
@@ -117,6 +121,9 @@ func (st *luaState) release() {
 }
 
 func newLuaState() (st *luaState, err error) {
+	if layoutErr != nil {
+		return nil, layoutErr // no memory budget without it: refuse to run scripts
+	}
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer func() {
 		if err != nil {
@@ -151,7 +158,7 @@ func newLuaState() (st *luaState, err error) {
 
 	st = &luaState{
 		L:         L,
-		budget:    newBudget(DefaultMaxInstructions), // acquireState sets the engine's
+		budget:    newBudget(DefaultMaxInstructions, DefaultMaxMemory), // acquireState sets the engine's
 		protected: map[*lua.LTable]struct{}{},
 		idleEnv:   L.CreateTable(0, 0),
 	}
@@ -171,8 +178,20 @@ func newLuaState() (st *luaState, err error) {
 	rawset := gofn(real, "rawset")
 	base.RawSetString("rawset", L.NewFunction(func(L *lua.LState) int {
 		st.refuseProtected(L, 1)
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			st.budget.charge(L, slotBytes(t, L.Get(2), L.Get(3)))
+		}
 		return rawset(L)
 	}))
+	base.RawSetString("tostring", L.NewFunction(st.tostring))
+	st.nextFn = L.NewFunction(st.next)
+	base.RawSetString("next", st.nextFn)
+	base.RawSetString("pairs", L.NewFunction(st.pairs))
+	base.RawSetString("loadstring", L.NewFunction(st.loadString))
+	base.RawSetString("load", L.NewFunction(st.loadReader))
+	for _, name := range []string{"pcall", "xpcall"} {
+		base.RawSetString(name, L.NewFunction(st.scrubResults(gofn(real, name))))
+	}
 	// print would write to the process's stdout; Redis writes to its log.
 	base.RawSetString("print", L.NewFunction(func(*lua.LState) int { return 0 }))
 	// collectgarbage returns nothing, as gopher-lua's, but does not run the
@@ -182,6 +201,18 @@ func newLuaState() (st *luaState, err error) {
 	// string: also the __index of every string value's metatable.
 	strProxy := st.readOnly(lib(lua.StringLibName))
 	base.RawSetString("string", strProxy)
+	// string.format("%s", {}) would print a Go address (fmt calls String).
+	strLib := lib(lua.StringLibName)
+	format := gofn(strLib, "format")
+	strLib.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
+		for i := 2; i <= L.GetTop(); i++ {
+			switch v := L.Get(i).(type) {
+			case *lua.LTable, *lua.LFunction, *lua.LState, *lua.LUserData:
+				L.Replace(i, lua.LString(st.ids.name(v)))
+			}
+		}
+		return format(L)
+	}))
 	smt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable)
 	if !ok {
 		return nil, errors.New("script: strings have no metatable")
@@ -199,25 +230,36 @@ func newLuaState() (st *luaState, err error) {
 		f := gofn(tableLib, name)
 		tableLib.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
 			st.refuseProtected(L, 1)
+			switch name {
+			case "insert":
+				st.chargeInsert(L)
+			case "remove":
+				st.chargeRemove(L)
+			}
 			return f(L)
 		}))
 	}
+	st.chargeLibraries(base, strLib, tableLib)
+	st.installPatternFunctions(strLib)
 	base.RawSetString("table", st.readOnly(tableLib))
 
 	coLib := lib(lua.CoroutineLibName)
 	create, wrap := gofn(coLib, "create"), gofn(coLib, "wrap")
+	coLib.RawSetString("resume", L.NewFunction(st.scrubResults(gofn(coLib, "resume"))))
 	coLib.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
+		st.budget.charge(L, threadBytes)
 		n := create(L)
 		if th, ok := L.Get(-1).(*lua.LState); ok {
-			th.SetContext(st.budget)
+			th.SetContext(&threadCtx{b: st.budget, L: th})
 		}
 		return n
 	}))
 	coLib.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
+		st.budget.charge(L, threadBytes)
 		n := wrap(L)
 		if fn, ok := L.Get(-1).(*lua.LFunction); ok && len(fn.Upvalues) == 1 {
 			if th, ok := fn.Upvalues[0].Value().(*lua.LState); ok {
-				th.SetContext(st.budget)
+				th.SetContext(&threadCtx{b: st.budget, L: th})
 			}
 		}
 		return n
@@ -231,6 +273,7 @@ func newLuaState() (st *luaState, err error) {
 		return 1
 	}))
 	base.RawSetString("os", st.readOnly(osLib))
+	st.installCJSON(cjson)
 	base.RawSetString("cjson", st.readOnly(cjson))
 
 	redis := st.readOnly(st.redisLib(L))
@@ -244,9 +287,10 @@ func newLuaState() (st *luaState, err error) {
 	base.Metatable = baseMT
 
 	priv := L.CreateTable(0, 10)
-	for _, name := range []string{"debug", "error", "tostring", "rawget", "rawset"} {
+	for _, name := range []string{"debug", "error", "rawget", "rawset"} {
 		priv.RawSetString(name, real.RawGetString(name))
 	}
+	priv.RawSetString("tostring", base.RawGetString("tostring"))
 	priv.RawSetString("ENVMT", st.envMT)
 	priv.RawSetString("GLOBALS", base)
 	priv.RawSetString("GLOBALSMT", baseMT)
@@ -264,7 +308,7 @@ func newLuaState() (st *luaState, err error) {
 
 	st.convertFn = L.NewFunction(func(L *lua.LState) int { return st.e.convertProtected(L) })
 	L.Env = st.idleEnv
-	L.SetContext(st.budget)
+	L.SetContext(&threadCtx{b: st.budget, L: L})
 	return st, nil
 }
 
@@ -297,11 +341,18 @@ func (st *luaState) refuseProtected(L *lua.LState, n int) {
 // protoCache holds compiled main chunks by source for every engine of the
 // process: compiling is pure and a FunctionProto is never written after
 // compile (gopher-lua's VM only reads it), so engines on any goroutine
-// share them. Bounded by maxCompiled; past it, scripts compile uncached.
+// share them. Bounded by maxCompiled scripts and maxCompiledBytes; past
+// either, scripts compile uncached.
 var protoCache = struct {
 	sync.Mutex
-	m map[string]*lua.FunctionProto
+	m     map[string]*lua.FunctionProto
+	bytes int // source bytes of the cached scripts, at most maxCompiledBytes
 }{m: map[string]*lua.FunctionProto{}}
+
+// maxCompiledBytes bounds the compile cache by source bytes: a compiled
+// chunk takes tens of bytes per source byte, and the cache is shared by
+// every engine of the process.
+const maxCompiledBytes = 1 << 20
 
 // compileCached is compile through protoCache. Errors are not cached.
 func compileCached(src string) (*lua.FunctionProto, error) {
@@ -316,8 +367,11 @@ func compileCached(src string) (*lua.FunctionProto, error) {
 		return nil, err
 	}
 	protoCache.Lock()
-	if len(protoCache.m) < maxCompiled {
-		protoCache.m[src] = p
+	if len(protoCache.m) < maxCompiled && protoCache.bytes+len(src) <= maxCompiledBytes {
+		if _, ok := protoCache.m[src]; !ok {
+			protoCache.m[src] = p
+			protoCache.bytes += len(src)
+		}
 	}
 	protoCache.Unlock()
 	return p, nil
@@ -328,9 +382,18 @@ func compileCached(src string) (*lua.FunctionProto, error) {
 // then clears the main chunk's vararg-needs-arg flag: the main chunk has no
 // named `arg` local, so the hidden arg table gopher-lua would build on every
 // call is unreachable garbage.
+//
+// Sources beyond MaxScriptBytes, and chunks that would take the compiler
+// too long, are refused first (compilecheck.go).
 func compile(src string) (*lua.FunctionProto, error) {
+	if err := checkSource(src); err != nil {
+		return nil, err
+	}
 	chunk, err := parse.Parse(strings.NewReader(src), "<string>")
 	if err != nil {
+		return nil, err
+	}
+	if err := checkChunk(chunk); err != nil {
 		return nil, err
 	}
 	proto, err := lua.Compile(chunk, "")

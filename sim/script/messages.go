@@ -44,14 +44,27 @@ func msgBadArgType(sha string) string {
 }
 
 // errLuaParseError is miniredis's prefix for every compile and run error.
-func errLuaParseError(err error) string {
-	return fmt.Sprintf("ERR Error compiling script (new function): %s", err.Error())
+func errLuaParseError(msg string) string {
+	return fmt.Sprintf("ERR Error compiling script (new function): %s", msg)
 }
 
 // msgBudget is the error of a script that ran out of instructions. Real
 // Redis would keep running it and answer BUSY to other clients.
 func msgBudget(sha string, limit int64) string {
-	return fmt.Sprintf("ERR Error running script (call to f_%s): script exceeded the instruction budget of %d", sha, limit)
+	return fmt.Sprintf("ERR Error running script (call to f_%s): script exceeded the instruction budget of %d (limits: max-script-instructions)", sha, limit)
+}
+
+// msgMemory is the error of a script that allocated more than its memory
+// budget (Options.MaxMemory). Real Redis grows its Lua heap until
+// maxmemory or the machine's memory runs out.
+func msgMemory(sha string, limit int64) string {
+	return fmt.Sprintf("ERR Error running script (call to f_%s): script exceeded the memory budget of %d bytes (limits: max-script-bytes)", sha, limit)
+}
+
+// msgScriptCacheFull is SCRIPT LOAD's reply when the node's script cache
+// is full. Real Redis keeps every script until SCRIPT FLUSH.
+func msgScriptCacheFull(have, more int) string {
+	return fmt.Sprintf("ERR locksim: the node's scripts hold %d bytes; %d more exceed the limit of %d bytes (limits: max-script-cache-bytes)", have, more, maxEngineScriptBytes)
 }
 
 // msgGoPanic is the error of a script during which Go code panicked.

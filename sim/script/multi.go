@@ -2,6 +2,7 @@ package script
 
 import (
 	"slices"
+	"strings"
 
 	"locksim/sim/resp"
 )
@@ -64,8 +65,10 @@ func (c *Conn) validate(args []string) resp.Reply {
 		return r
 	case r.Kind == resp.Error:
 		// EXEC on the empty queue tells whether the error made the
-		// transaction dirty (EXECABORT) or not (an empty array).
-		if e.dispatch(e.valPeer, []string{"EXEC"}).Kind == resp.Error {
+		// transaction dirty (EXECABORT) or not (an empty array). The
+		// refusals a node's pre-hook gives for Redis's queue-time checks
+		// (a write on a replica, a limit) make it dirty as in Redis.
+		if e.dispatch(e.valPeer, []string{"EXEC"}).Kind == resp.Error || queueTimeRefusal(r.Str) {
 			c.tx.dirty = true
 		}
 		e.dispatch(e.valPeer, []string{"MULTI"})
@@ -139,4 +142,11 @@ func (c *Conn) execSegment(cmds [][]string) (resp.Reply, bool) {
 		}
 	}
 	return r, true
+}
+
+// queueTimeRefusal reports whether msg is an error Redis gives before it
+// queues a command in MULTI, flagging the transaction: READONLY on a
+// replica, and locksim's limits (as Redis's OOM).
+func queueTimeRefusal(msg string) bool {
+	return strings.HasPrefix(msg, "READONLY ") || strings.Contains(msg, "(limits: ")
 }

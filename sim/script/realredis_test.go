@@ -1,95 +1,25 @@
 package script
 
 import (
-	"bytes"
 	"fmt"
-	"net"
-	"os/exec"
 	"regexp"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"locksim/sim/resp"
+	"locksim/sim/script/redistest"
 )
-
-// redisClient is a tiny RESP2 client for the real-server test.
-type redisClient struct {
-	conn net.Conn
-	buf  []byte
-}
-
-func (rc *redisClient) do(t *testing.T, args ...string) resp.Reply {
-	t.Helper()
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	if err := rc.conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rc.conn.Write(b.Bytes()); err != nil {
-		t.Fatalf("redis-server write: %v", err)
-	}
-	chunk := make([]byte, 4096)
-	for {
-		if len(rc.buf) > 0 {
-			if r, n, err := resp.Parse(rc.buf); err == nil {
-				rc.buf = rc.buf[n:]
-				return r
-			}
-		}
-		n, err := rc.conn.Read(chunk)
-		if err != nil {
-			t.Fatalf("redis-server read: %v (have %q)", err, rc.buf)
-		}
-		rc.buf = append(rc.buf, chunk[:n]...)
-	}
-}
 
 // startRedis starts redis-server on a free loopback port, or skips the test
 // when it is not installed. The server is killed when the test ends.
-func startRedis(t *testing.T) *redisClient {
+func startRedis(t *testing.T) *redistest.Client {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not on PATH (Debian package redis-server)")
+	rc := redistest.Start(t, killWithParent).Client
+	if r := rc.Do(t, "FLUSHALL"); r.String() != "OK" {
+		t.Fatalf("FLUSHALL: %s", r)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--daemonize", "no", "--dir", t.TempDir(), "--loglevel", "warning")
-	killWithParent(cmd)
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	for range 100 { // up to ~5 s
-		conn, err := net.DialTimeout("tcp", "127.0.0.1:"+port, time.Second)
-		if err == nil {
-			t.Cleanup(func() { _ = conn.Close() })
-			rc := &redisClient{conn: conn}
-			if r := rc.do(t, "FLUSHALL"); r.String() != "OK" {
-				t.Fatalf("FLUSHALL: %s", r)
-			}
-			return rc
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("redis-server did not accept connections on port %s", port)
-	return nil
+	return rc
 }
 
 // How the real server's reply is compared with the fast path's.
@@ -230,12 +160,33 @@ func TestAgainstRealRedis(t *testing.T) {
 		{args: eval("redis.call = nil", "0"), mode: scriptErr, miniredisLacks: true},
 		{args: eval("return redis.call('WAIT', '0', '0')", "0"), mode: scriptErr, miniredisLacks: true},
 		{args: eval("return redis.call('BLPOP', 'l', '0')", "0"), mode: scriptErr, miniredisLacks: true, skipSlow: true},
+		{args: eval("return redis.call('QUIT')", "0"), mode: scriptErr, miniredisLacks: true},
 		// miniredis's EVAL panics on a returned function (with its lock held).
 		{args: eval("return getfenv", "0"), mode: scriptErr, miniredisLacks: true, skipSlow: true},
+		// cjson: lua-cjson's errors and depth limits (miniredis returns nil
+		// and a Go message, and recurses without a bound).
+		{args: eval("return cjson.decode('[1,2,\"x\"]')", "0")},
+		{args: eval("return cjson.decode('{')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('[1,2')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('x')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('\"abc')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('{\"a\" 1}')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('tru')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('-')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('[1] x')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('[1,]')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('{\"a\":1,}')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('\"\\\\q\"')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode('\"\\\\ud800\"')", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return cjson.decode(('['):rep(1001))", "0"), mode: scriptErr, miniredisLacks: true},
+		{args: eval("return #cjson.decode(('['):rep(1000) .. (']'):rep(1000))", "0")},
+		{args: eval("local t = {} local c = t for i = 1, 1000 do c[1] = {} c = c[1] end return cjson.encode(t)", "0"), mode: scriptErr, miniredisLacks: true, skipSlow: true},
+		{args: eval("local t = {} local c = t for i = 1, 999 do c[1] = {} c = c[1] end return #cjson.encode(t)", "0")},
 		{args: eval("return 'x' ..", "0"), mode: miniredisDiffers},
 		{args: eval("x = 1", "0"), mode: miniredisDiffers},
 	} {
-		r := real.do(t, st.args...)
+		r := real.Do(t, st.args...)
 		f := fast.Do(st.args...)
 		var s resp.Reply
 		if !st.skipSlow {

@@ -46,6 +46,7 @@ func (st *luaState) redisLib(L *lua.LState) *lua.LTable {
 		}
 		return 0
 	})
+	st.chargeRedisLibrary(t)
 	for _, c := range []struct {
 		name string
 		v    int
@@ -64,6 +65,7 @@ func (e *Engine) luaCall(L *lua.LState, failFast bool) int {
 		return 0
 	}
 	args := make([]string, top)
+	var argBytes int64
 	for i := 1; i <= top; i++ {
 		switch a := L.Get(i).(type) {
 		case lua.LNumber:
@@ -74,7 +76,11 @@ func (e *Engine) luaCall(L *lua.LState, failFast bool) int {
 			L.Error(lua.LString(msgBadArgType(run.sha)), 1)
 			return 0
 		}
+		argBytes += int64(len(args[i-1])) + stringHeaderBytes
 	}
+	// The command reads its arguments; what it stores is the node's to
+	// bound (package sim's keyspace limits).
+	e.lua.budget.spend(L, argBytes/bytesPerInstruction)
 	if run.readOnly && e.srv.IsRegisteredCommand(args[0]) && !e.srv.IsReadOnlyCommand(args[0]) {
 		if failFast {
 			L.Error(lua.LString(msgReadOnlyScript), 1)
@@ -105,8 +111,26 @@ func (e *Engine) luaCall(L *lua.LState, failFast bool) int {
 		L.Push(res)
 		return 1
 	}
+	e.lua.budget.charge(L, replyBytes(r))
 	L.Push(replyToLua(L, r))
 	return 1
+}
+
+// replyBytes is what replyToLua allocates for r.
+func replyBytes(r resp.Reply) int64 {
+	switch r.Kind {
+	case resp.Bulk:
+		return int64(len(r.Str)) + stringHeaderBytes
+	case resp.Status:
+		return tableBytes + hashPartBytes + hashSlotBytes + int64(len(r.Str)) + stringHeaderBytes
+	case resp.Array:
+		n := int64(tableBytes)
+		for _, el := range r.Elems {
+			n += arraySlotBytes + replyBytes(el)
+		}
+		return n
+	}
+	return 0
 }
 
 // scriptDispatch runs one redis.call on the script peer that stands for

@@ -44,7 +44,7 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 	if s.fn == nil {
 		proto, err := compileCached(s.src)
 		if err != nil {
-			return resp.ErrorReply(toInline(asFormat(errLuaParseError(err)))), false
+			return resp.ErrorReply(toInline(asFormat(errLuaParseError(err.Error())))), false
 		}
 		s.fn = L.NewFunctionFromProto(proto)
 	}
@@ -64,6 +64,7 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 	s.fn.Env = env
 	L.Env = env
 	st.budget.reset()
+	st.ids.reset()
 	defer func() {
 		L.SetTop(0)
 		L.Env = st.idleEnv
@@ -79,7 +80,7 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 		return e.runError(st, s, err), false
 	}
 	v := L.Get(-1)
-	r, cerr := luaToReply(L, v, 0, false)
+	r, cerr := luaToReply(L, &st.ids, v, 0, false)
 	switch {
 	case cerr == errNeedsMeta:
 		L.Push(st.convertFn)
@@ -99,14 +100,17 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 // with the message used as a format string and made inline), or into the
 // budget or internal error.
 func (e *Engine) runError(st *luaState, s *script, err error) resp.Reply {
-	if st.budget.spent() {
+	switch st.budget.stop {
+	case stopInstructions:
 		return resp.ErrorReply(msgBudget(s.sha, e.maxInstructions))
+	case stopMemory:
+		return resp.ErrorReply(msgMemory(s.sha, e.maxMemory))
 	}
 	if apiErr, ok := err.(*lua.ApiError); ok && apiErr.Type == lua.ApiErrorPanic {
 		e.lua = nil // a Go panic may have left the state inconsistent
 		return resp.ErrorReply(toInline(msgGoPanic(s.sha, apiErr.Object.String())))
 	}
-	return resp.ErrorReply(toInline(asFormat(errLuaParseError(err))))
+	return resp.ErrorReply(toInline(asFormat(errLuaParseError(st.errorText(err)))))
 }
 
 // freshEnv returns an empty environment for a run: the previous run's if

@@ -1,0 +1,113 @@
+// Package redistest starts a real redis-server for differential tests and
+// talks RESP2 to it. Tests that use it skip when redis-server is not on
+// PATH (CI installs the Debian package redis-server; the tests are written
+// against 7.0.15).
+package redistest
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"locksim/sim/resp"
+)
+
+// Client is a tiny RESP2 client.
+type Client struct {
+	conn net.Conn
+	buf  []byte
+}
+
+// Do sends one command and returns its reply; any I/O error fails t.
+func (rc *Client) Do(t testing.TB, args ...string) resp.Reply {
+	t.Helper()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	if err := rc.conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rc.conn.Write(b.Bytes()); err != nil {
+		t.Fatalf("redis-server write: %v", err)
+	}
+	chunk := make([]byte, 4096)
+	for {
+		if len(rc.buf) > 0 {
+			if r, n, err := resp.Parse(rc.buf); err == nil {
+				rc.buf = rc.buf[n:]
+				return r
+			}
+		}
+		n, err := rc.conn.Read(chunk)
+		if err != nil {
+			t.Fatalf("redis-server read: %v (have %q)", err, rc.buf)
+		}
+		rc.buf = append(rc.buf, chunk[:n]...)
+	}
+}
+
+// Server is a running redis-server.
+type Server struct {
+	Port   string
+	Client *Client
+}
+
+// Start starts redis-server on a free loopback port with no persistence
+// and the extra arguments, or skips t when it is not installed. The server
+// is killed when the test ends; killWithParent (set by the caller's
+// platform, may be nil) kills it if the test binary dies first.
+func Start(t testing.TB, killWithParent func(*exec.Cmd), extra ...string) *Server {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not on PATH (Debian package redis-server)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--daemonize", "no", "--dir", t.TempDir(), "--loglevel", "warning"}, extra...)
+	cmd := exec.Command(bin, args...)
+	if killWithParent != nil {
+		killWithParent(cmd)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	for range 100 { // up to ~5 s
+		conn, err := net.DialTimeout("tcp", "127.0.0.1:"+port, time.Second)
+		if err == nil {
+			t.Cleanup(func() { _ = conn.Close() })
+			return &Server{Port: port, Client: &Client{conn: conn}}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("redis-server did not accept connections on port %s", port)
+	return nil
+}
+
+// Dial opens another connection to s.
+func (s *Server) Dial(t testing.TB) *Client {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", "127.0.0.1:"+s.Port, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return &Client{conn: conn}
+}
