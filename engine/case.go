@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +35,38 @@ type Case struct {
 	// HistoryHash is the hash of the history when it was saved; a replay
 	// must reproduce it.
 	HistoryHash string `json:"history_hash"`
+	// InputHash is the hash of the spec and seed when it was saved: a
+	// replay whose history differs can tell an edited case (InputHash no
+	// longer matches) from a changed simulator.
+	InputHash string `json:"input_hash,omitempty"`
+}
+
+// inputHash hashes what a run is a function of: the spec and the seed.
+func (c Case) inputHash() string {
+	b, err := encode(struct {
+		Spec model.Spec
+		Seed uint64
+	}{c.Spec, c.Seed}, "")
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Mismatch explains a replay whose history hash is not the saved one
+// (hash, the replay's): the case was edited since it was saved, or the
+// simulator changed. It is "" when the hashes agree.
+func (c Case) Mismatch(hash string) string {
+	switch {
+	case c.HistoryHash == "" || hash == c.HistoryHash:
+		return ""
+	case c.InputHash != "" && c.InputHash != c.inputHash():
+		return "the case's history hash does not match its contents: its spec or seed was edited after it was saved, so this is a different run"
+	case c.InputHash != "":
+		return "the history differs from the one saved although the case is unchanged: the simulator changed since it was saved"
+	}
+	return "the history differs from the one saved: the case was edited, or the simulator changed, since it was saved"
 }
 
 // NewCase records a finished run.
@@ -42,6 +76,7 @@ func NewCase(r *model.Result) Case {
 		s.Design = s.Custom.Name()
 	}
 	c := Case{Version: CaseVersion, Spec: s, Seed: r.Seed, Broken: invariant.Broken(r.Failures()), HistoryHash: r.History.Hash()}
+	c.InputHash = c.inputHash()
 	// Saved only when they are not all of them (a list may repeat names).
 	if asked := slices.Compact(slices.Sorted(slices.Values(r.Counted))); len(asked) > 0 && len(asked) < len(invariant.All) {
 		c.Invariants = asked

@@ -17,6 +17,11 @@ import (
 // default (about a second of work on two cores for most designs).
 const DefaultRuns = 2000
 
+// MaxRuns bounds a check's runs (about a week of one core at the speed of
+// the catalogue's designs); a longer campaign is a time budget (For) or
+// shards.
+const MaxRuns = 1_000_000_000
+
 // CheckConfig is a campaign of random runs of one design.
 type CheckConfig struct {
 	// Base is the design and its configuration. Zero fields take the
@@ -110,8 +115,8 @@ func (c CheckConfig) RunSpec(i int) (model.Spec, uint64) {
 // Validate checks the configuration and the design once, with no faults,
 // before any run: an input error here is the caller's (exit 2).
 func (c CheckConfig) Validate() error {
-	if c.Runs < 0 {
-		return errors.Errorf("runs %d is negative", c.Runs)
+	if c.Runs < 0 || c.Runs > MaxRuns {
+		return errors.Errorf("runs %d: give 0 to %d (limits: runs)", c.Runs, MaxRuns)
 	}
 	if c.For < 0 {
 		return errors.Errorf("time budget %v is negative", c.For)
@@ -186,7 +191,13 @@ func (c CheckConfig) mine() (n int, bounded bool) {
 	if planned == 0 {
 		return 0, false
 	}
-	return max(planned-c.Shard+shards-1, 0) / shards, true
+	// The runs i < planned with i % shards == Shard, without overflowing
+	// for a planned count near the largest int.
+	n = planned / shards
+	if c.Shard < planned%shards {
+		n++
+	}
+	return n, true
 }
 
 // newResult is the empty tally of this check, which plans mine runs.

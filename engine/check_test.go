@@ -115,3 +115,21 @@ func TestCheckRunsFailOver(t *testing.T) {
 	}
 	t.Logf("%d of %d runs failed over", res.FailoverRuns, res.Runs)
 }
+
+// A run count near the largest int is refused, not wrapped into "0 runs,
+// every invariant held"; a shard's share of a count is exact.
+func TestCheckRunCounts(t *testing.T) {
+	c := base()
+	c.Runs, c.Shard, c.Shards = 1<<62, 5, 7
+	if err := c.Validate(); err == nil {
+		t.Error("a run count of 2^62 was accepted")
+	}
+	for _, tc := range []struct{ runs, shard, shards, want int }{
+		{10, 0, 3, 4}, {10, 1, 3, 3}, {10, 2, 3, 3}, {2, 3, 4, 0}, {MaxRuns, 6, 7, MaxRuns / 7}, {1, 0, 1, 1},
+	} {
+		c := CheckConfig{Runs: tc.runs, Shard: tc.shard, Shards: tc.shards}
+		if n, _ := c.mine(); n != tc.want {
+			t.Errorf("runs %d, shard %d/%d: %d runs, want %d", tc.runs, tc.shard, tc.shards, n, tc.want)
+		}
+	}
+}

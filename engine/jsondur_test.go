@@ -82,3 +82,35 @@ func TestCheckJSONNotEscaped(t *testing.T) {
 		t.Errorf("escaped: %s", b.String())
 	}
 }
+
+// A replay whose history differs says whether the case was edited (its
+// input hash no longer matches) or the simulator changed.
+func TestCaseMismatch(t *testing.T) {
+	r, err := model.Run(model.Spec{Design: model.SetPxLua}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCase(r)
+	path := filepath.Join(t.TempDir(), "c.json")
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadCase(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := loaded.Mismatch(c.HistoryHash); why != "" {
+		t.Errorf("an unchanged replay: %q", why)
+	}
+	if why := loaded.Mismatch("other"); !strings.Contains(why, "the simulator changed") {
+		t.Errorf("an unchanged case with another history: %q", why)
+	}
+	loaded.Seed++
+	if why := loaded.Mismatch("other"); !strings.Contains(why, "does not match its contents") {
+		t.Errorf("an edited case: %q", why)
+	}
+	loaded.InputHash = ""
+	if why := loaded.Mismatch("other"); !strings.Contains(why, "edited, or the simulator changed") {
+		t.Errorf("a case without an input hash: %q", why)
+	}
+}

@@ -135,6 +135,7 @@ func TestLuaScriptErrors(t *testing.T) {
 	for name, src := range map[string]string{
 		"runtime error": "return redis.call('NOPE', KEYS[1])",
 		"endless":       "while true do end",
+		"memory":        "local s = 'x' while true do s = s .. s end",
 		"wrong reply":   "return {1, 2}",
 		"negative":      "return -5",
 	} {
@@ -152,6 +153,12 @@ func TestLuaScriptErrors(t *testing.T) {
 			}
 			if name == "runtime error" && strings.Contains(r.Err.Error(), "&c.") {
 				t.Errorf("run error = %v, carries miniredis's script SHA", r.Err)
+			}
+			if name == "runtime error" && !strings.Contains(r.Err.Error(), "Unknown Redis command called from script (NOPE: no such Redis command)") {
+				t.Errorf("run error = %v, want it to name the unknown command", r.Err)
+			}
+			if name == "memory" && (!strings.Contains(r.Err.Error(), "run-time error: script exceeded the memory budget") || strings.Contains(r.Err.Error(), "f_")) {
+				t.Errorf("run error = %v, want the memory budget without the script's SHA", r.Err)
 			}
 			if name == "endless" && !strings.Contains(r.Err.Error(), "did not finish within 10000000 Lua instructions") {
 				t.Errorf("run error = %v, want it to say the script did not finish", r.Err)

@@ -3,6 +3,7 @@ package model
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"locksim/sim/resp"
+	luascript "locksim/sim/script"
 )
 
 // LuaDesignID is the design ID of a user's Lua scripts.
@@ -118,7 +120,7 @@ var scriptLine = regexp.MustCompile(`(?:<string>|user_script)?:(\d+):`)
 // scriptMessage turns a script error reply into a message naming the file
 // and line: miniredis words run-time errors as "Error compiling script"
 // and gives the line without the file.
-func scriptMessage(file, reply string) string {
+func scriptMessage(file, src, reply string) string {
 	msg := oneLine(reply)
 	if budget.MatchString(msg) {
 		return "run-time error: the script did not finish within " + budget.FindStringSubmatch(msg)[1] +
@@ -126,9 +128,36 @@ func scriptMessage(file, reply string) string {
 	}
 	msg = strings.Replace(msg, "ERR Error compiling script (new function): ", "run-time error: ", 1)
 	msg = strings.Replace(msg, "ERR Error running script ", "run-time error ", 1)
+	msg = callSHA.ReplaceAllString(msg, "")
 	msg, _, _ = strings.Cut(msg, " stack traceback:")
 	msg = scriptSHA.ReplaceAllString(msg, "")
-	return oneLine(scriptLine.ReplaceAllString(msg, " line $1:"))
+	msg = oneLine(scriptLine.ReplaceAllString(msg, " line $1:"))
+	if strings.Contains(msg, "Unknown Redis command called from script") {
+		msg += unknownCommands(src)
+	}
+	return msg
+}
+
+// callSHA matches "(call to f_<sha>)", the function name Redis gives a
+// script in run-time errors: the file name says it better.
+var callSHA = regexp.MustCompile(`\s*\(call to f_[0-9a-f]{40}\)`)
+
+// redisCall matches a literal command name in redis.call or redis.pcall.
+var redisCall = regexp.MustCompile(`redis\.p?call\s*\(\s*['"]([A-Za-z_|.-]+)['"]`)
+
+// unknownCommands names the literal commands of src that Redis does not
+// have, which Redis's error leaves out.
+func unknownCommands(src string) string {
+	var bad []string
+	for _, m := range redisCall.FindAllStringSubmatch(src, -1) {
+		if !luascript.KnownCommand(m[1]) && !slices.Contains(bad, m[1]) {
+			bad = append(bad, m[1])
+		}
+	}
+	if len(bad) == 0 {
+		return " (the command name is computed at run time: check what the script passes to redis.call)"
+	}
+	return " (" + strings.Join(bad, ", ") + ": no such Redis command)"
 }
 
 // budget matches the instruction-budget error of package sim/script.
@@ -158,7 +187,7 @@ func (d luaDesign) eval(c *Client, g, file, src string, m ArgMap, value string) 
 		return r, err
 	}
 	if r.IsError() {
-		return r, &ScriptError{File: file, Msg: scriptMessage(file, r.Str)}
+		return r, &ScriptError{File: file, Msg: scriptMessage(file, src, r.Str)}
 	}
 	return r, nil
 }

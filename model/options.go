@@ -77,6 +77,3 @@ func (o Options) Validate(masters int) error {
 	return nil
 }
 
-// MaxTTL bounds the lease TTL (and a critical section's work): a run of
-// leases of hours needs days of virtual time and millions of events.
-const MaxTTL = time.Hour

@@ -50,7 +50,7 @@ func (s Spec) WithDefaults() Spec {
 	s.Options = s.Options.WithDefaults(s.lockMasters())
 	if s.Limits.MaxTime == 0 {
 		// Leases of minutes need runs of hours of virtual time.
-		s.Limits.MaxTime = max(time.Hour, 100*s.Options.TTL)
+		s.Limits.MaxTime = min(max(time.Hour, 100*s.Options.TTL), MaxRunTime)
 	}
 	return s
 }
@@ -95,6 +95,9 @@ func GroupName(g int) string { return "m" + strconv.Itoa(g+1) }
 func (s Spec) Config() (sim.Config, error) {
 	d, err := s.design()
 	if err != nil {
+		return sim.Config{}, err
+	}
+	if err := s.checkLimits(); err != nil {
 		return sim.Config{}, err
 	}
 	t := s.Topology

@@ -85,7 +85,13 @@ type htmlPage struct {
 	Verdicts   []verdict
 	Violations []htmlViolation
 	KeyEvents  []htmlKeyEvent
-	Events     int
+	// KeyEventsLeft counts the key events past the first MaxReportEvents/4,
+	// which the page does not list.
+	KeyEventsLeft int
+	Events        int
+	// HistoryShown is how many events the page's history lists when it
+	// lists only the first MaxReportEvents (0: all of them).
+	HistoryShown int
 	CSS        template.CSS
 	Script     template.JS
 	Data       template.JS
@@ -134,8 +140,15 @@ func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline)) 
 		page.Violations = append(page.Violations, htmlViolation{Index: i + 1, Invariant: string(v.Invariant),
 			Head: msHTML(violationHead(v.Violation)), Explanation: msHTML(v.Explanation), Story: msHTML(v.Story)})
 	}
-	for _, k := range t.Key {
+	for i, k := range t.Key {
+		if i == MaxReportEvents/4 {
+			page.KeyEventsLeft = len(t.Key) - i
+			break
+		}
 		page.KeyEvents = append(page.KeyEvents, htmlKeyEvent{keyEvent: k, AtNS: int64(k.At), Time: msText(k.At), Exact: fmtT(k.At), HTML: msHTML(k.Text)})
+	}
+	if rep.HistoryTotal > 0 {
+		page.HistoryShown = len(rep.History)
 	}
 	t.humanize() // after the stories and key events above read the exact texts
 	data, err := marshalIndent(htmlData{jsonReport: rep, Timeline: t}, true)

@@ -16,6 +16,13 @@ import (
 // that is not backward compatible gets a new version.
 const Schema = "locksim.report/v2"
 
+// MaxReportEvents bounds the events a JSON or HTML report lists whole:
+// a longer run lists its first MaxReportEvents (history_total says how
+// many there were; the timeline, the verdicts and the key events still
+// cover the whole run, and its case file replays all of it), so that a
+// report of a long run stays a few hundred MB at most.
+const MaxReportEvents = 20_000
+
 // jsonReport is the JSON report, schema locksim.report/v2.
 type jsonReport struct {
 	Schema     string          `json:"schema"`
@@ -23,6 +30,9 @@ type jsonReport struct {
 	Spec       specSummary     `json:"spec"`
 	Error      string          `json:"error,omitempty"`
 	History    sim.History     `json:"history"`
+	// HistoryTotal is set when History holds only the first
+	// MaxReportEvents of the run's events: how many there were.
+	HistoryTotal int `json:"history_total,omitempty"`
 	Violations []jsonViolation `json:"violations"`
 	Verdicts   []verdict       `json:"verdicts"`
 }
@@ -46,6 +56,9 @@ func newJSONReport(r *model.Result, meta Meta, t *timeline) jsonReport {
 	}
 	if out.History == nil {
 		out.History = sim.History{}
+	}
+	if len(out.History) > MaxReportEvents {
+		out.History, out.HistoryTotal = out.History[:MaxReportEvents], len(out.History)
 	}
 	if r.Err != nil {
 		out.Error = r.Err.Error()

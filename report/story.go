@@ -261,10 +261,17 @@ func told(clause, text string) bool {
 
 // writeOf returns the write the client prepared at pos.
 func (t *timeline) writeOf(pos int) (history.Write, bool) {
-	for _, w := range t.ix.Writes {
-		if w.Prepared == pos {
-			return w, true
+	if t.writeAt == nil { // once: the report stays linear in the writes
+		t.writeAt = make(map[int]int, len(t.ix.Writes))
+		for i, w := range t.ix.Writes {
+			if _, dup := t.writeAt[w.Prepared]; !dup {
+				t.writeAt[w.Prepared] = i
+			}
 		}
 	}
-	return history.Write{}, false
+	i, ok := t.writeAt[pos]
+	if !ok {
+		return history.Write{}, false
+	}
+	return t.ix.Writes[i], true
 }

@@ -166,6 +166,7 @@ type timeline struct {
 	lockKeys map[string]bool
 	cited    map[int]bool
 	h        sim.History
+	writeAt  map[int]int // history position of a write event -> its index in ix.Writes (writeOf)
 }
 
 // build turns a result into lanes, windows and key events.
@@ -622,12 +623,14 @@ func (t *timeline) netLane() (lane, bool) {
 // pos.
 func (t *timeline) change(pos int) (history.KeyChange, bool) {
 	e := t.h[pos]
-	for _, c := range t.ix.Keys[history.NodeKey{Node: e.Actor, Key: e.Key}] {
-		if c.Pos == pos {
-			return c, true
-		}
+	cs := t.ix.Keys[history.NodeKey{Node: e.Actor, Key: e.Key}]
+	// The changes are in history order: a binary search keeps the report
+	// linear in the history, however many times one key changes.
+	i, found := slices.BinarySearchFunc(cs, pos, func(c history.KeyChange, p int) int { return c.Pos - p })
+	if !found {
+		return history.KeyChange{}, false
 	}
-	return history.KeyChange{}, false
+	return cs[i], true
 }
 
 // surprising reports whether a change of the lock key on a node is worth

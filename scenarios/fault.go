@@ -7,6 +7,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/model"
 	"locksim/sim"
 )
 
@@ -14,9 +15,9 @@ import (
 // keep every sum of times far from overflow and every run bounded.
 const (
 	// maxDuration bounds every time and duration in a file.
-	maxDuration = 24 * time.Hour
+	maxDuration = model.MaxRunTime
 	// maxCount bounds counts: cycles, drop counts, trigger #N, events.
-	maxCount = 1_000_000
+	maxCount = model.MaxCount
 	// maxPPM bounds clock rates, as package clock does.
 	maxPPM = 500_000
 )
@@ -278,6 +279,11 @@ func splitNames(s string) ([]string, error) {
 	for _, n := range ns {
 		if n == "" {
 			return nil, errors.Errorf("partition: empty name in %q", s)
+		}
+		if isClause(n) || strings.ContainsAny(n, "|>") {
+			// The formatted fault would read it as a clause: refuse it
+			// here so that every fault that parses formats back.
+			return nil, errors.Errorf("partition: %q is not a name", n)
 		}
 	}
 	return ns, nil

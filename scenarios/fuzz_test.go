@@ -43,3 +43,30 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseFault: ParseFault never panics, and every fault it accepts
+// formats (Fault.String) to a line it reads back to the same fault.
+func FuzzParseFault(f *testing.F) {
+	for _, s := range []string{
+		"pause A for 1.5s after A write", "partition r1,A | r2,r3,B,sentinel at 0s for 30s", "partition 0|+ at 0",
+		"delay A->resource +1.5s for 10ms after A write", "drop r1->A count=2 at 1s for 1s", "node-crash r1 for 10ms after A acquired",
+		"clock-jump r1 by=-2s at 1s", "clock-drift r1 rate=+50000ppm at 0s", "evict r1 key=lock at 2s", "crash A restart for 1s at 3s",
+		"pause A for 1s after A call #2 task watchdog since acquire-start #3 +5ms", "partition A | r4,r5 oneway at 0s",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fault, err := ParseFault(s)
+		if err != nil {
+			return
+		}
+		line := fault.String()
+		back, err := ParseFault(line)
+		if err != nil {
+			t.Fatalf("%q parses, but its formatted form %q does not: %v", s, line, err)
+		}
+		if diff := cmp.Diff(fault, back, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("%q: ParseFault(String) differs (-first +second):\n%s", s, diff)
+		}
+	})
+}

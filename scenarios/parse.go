@@ -16,13 +16,14 @@ import (
 	"locksim/sim"
 )
 
-// More limits on what a file may hold.
+// More limits on what a file may hold; the spec's own limits are model's
+// table (model.MaxClients, ...), which Spec.Config enforces again.
 const (
 	maxFileBytes = 1 << 20
-	maxClients   = 64
-	maxMasters   = 64
-	maxReplicas  = 16
-	maxFaults    = 10_000
+	maxClients   = model.MaxClients
+	maxMasters   = model.MaxMasters
+	maxReplicas  = model.MaxReplicas
+	maxFaults    = model.MaxFaults
 	maxPriority  = 1_000_000
 )
 
@@ -120,13 +121,13 @@ func init() {
 		"sentinel": {parse: (*parser).sentinel},
 		"priority": {many: true, parse: (*parser).priority},
 		"clients":  {parse: (*parser).clients},
-		"ttl":      {parse: durField(func(s *model.Spec) *time.Duration { return &s.Options.TTL }, true)},
-		"work":     {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Work }, false)},
-		"think":    {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Think }, false)},
-		"stagger":  {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Start }, false)},
-		"duration": {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Duration }, false)},
-		"until":    {parse: durField(func(s *model.Spec) *time.Duration { return &s.Until }, false)},
-		"cycles":   {parse: intField(func(s *model.Spec) *int { return &s.Workload.Cycles }, maxCount)},
+		"ttl":      {parse: durField(func(s *model.Spec) *time.Duration { return &s.Options.TTL }, true, model.MaxTTL)},
+		"work":     {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Work }, false, model.MaxTTL)},
+		"think":    {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Think }, false, model.MaxTTL)},
+		"stagger":  {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Start }, false, model.MaxTTL)},
+		"duration": {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Duration }, false, model.MaxRunTime)},
+		"until":    {parse: durField(func(s *model.Spec) *time.Duration { return &s.Until }, false, model.MaxRunTime)},
+		"cycles":   {parse: intField(func(s *model.Spec) *int { return &s.Workload.Cycles }, model.MaxCycles)},
 		"reentry":  {parse: intField(func(s *model.Spec) *int { return &s.Workload.Reentry }, 100)},
 		"latency":  {parse: (*parser).latency},
 		"loss":     {parse: (*parser).loss},
@@ -483,7 +484,7 @@ func (p *parser) clients(_ int, args []string, _ string) error {
 	return nil
 }
 
-func durField(field func(*model.Spec) *time.Duration, positive bool) func(*parser, int, []string, string) error {
+func durField(field func(*model.Spec) *time.Duration, positive bool, limit time.Duration) func(*parser, int, []string, string) error {
 	return func(p *parser, _ int, args []string, _ string) error {
 		a, err := one(args, "duration")
 		if err != nil {
@@ -495,6 +496,13 @@ func durField(field func(*model.Spec) *time.Duration, positive bool) func(*parse
 		}
 		if positive && d == 0 {
 			return errors.New("must be positive")
+		}
+		if d > limit {
+			name := "run-time"
+			if limit == model.MaxTTL {
+				name = "ttl"
+			}
+			return errors.Errorf("%s is beyond the limit of %s (limits: %s)", a, fmtDur(limit), name)
 		}
 		*field(&p.s.Spec) = d
 		return nil
@@ -685,7 +693,7 @@ func (p *parser) limits(_ int, args []string, _ string) error {
 	}
 	for _, kv := range kvs {
 		if kv[0] == "events" {
-			n, err := parseInt(kv[1], "events", 1, 1_000_000_000)
+			n, err := parseInt(kv[1], "events", 1, model.MaxEvents)
 			if err != nil {
 				return err
 			}

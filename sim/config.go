@@ -87,7 +87,8 @@ type ServiceConfig struct {
 // Limits bound a run. A run that reaches a limit stops with an error that
 // says which.
 type Limits struct {
-	// MaxEvents bounds the events the loop processes. Default 2,000,000.
+	// MaxEvents bounds the events the loop processes. Default
+	// DefaultMaxEvents.
 	MaxEvents int
 	// MaxTime bounds true time. Default 1h.
 	MaxTime time.Duration
@@ -143,7 +144,7 @@ func (c *Config) withDefaults() {
 	// one Config can be shared by concurrent runs.
 	c.Nodes = slices.Clone(c.Nodes)
 	if c.Limits.MaxEvents == 0 {
-		c.Limits.MaxEvents = 2_000_000
+		c.Limits.MaxEvents = DefaultMaxEvents
 	}
 	if c.Limits.MaxTime == 0 {
 		c.Limits.MaxTime = time.Hour
@@ -298,3 +299,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(ks)
 	return ks
 }
+
+// DefaultMaxEvents is the event limit of a run that sets none (package
+// model's MaxEvents, the most a spec may ask for).
+const DefaultMaxEvents = 250_000

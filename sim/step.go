@@ -81,7 +81,7 @@ func (w *World) Step() bool {
 	}
 	w.events++
 	if w.events > w.cfg.Limits.MaxEvents {
-		w.fail(errors.Errorf("sim: run stopped at the event limit: limits.max_events %d reached at %s; raise the limit or shorten the run", w.cfg.Limits.MaxEvents, FormatTime(w.now)))
+		w.fail(errors.Errorf("sim: run stopped at the event limit: limits.max_events %d reached at %s; shorten the run (fewer cycles, a shorter duration), or raise the limit up to %d (limits: events)", w.cfg.Limits.MaxEvents, FormatTime(w.now), DefaultMaxEvents))
 		return false
 	}
 	w.now = e.at

@@ -156,6 +156,7 @@ func (w *World) run(a action) {
 func (w *World) record(e Event) {
 	e.Seq = w.log.total
 	e.At = w.now
+	e.Args, e.Reply = boundArgs(e.Args), boundText(e.Reply)
 	w.log.add(e)
 	if w.cfg.Observe != nil {
 		w.cfg.Observe(w, e)

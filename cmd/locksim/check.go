@@ -202,12 +202,12 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 	t := s.Traits()
 	set := func(name string) bool { return flagSet(fs, name) }
 	switch {
-	case set("nodes") && f.nodes < 1:
-		return usagef("--nodes %d: give at least 1", f.nodes)
+	case set("nodes") && (f.nodes < 1 || f.nodes > model.MaxMasters):
+		return usagef("--nodes %d: give 1 to %d (limits: masters)", f.nodes, model.MaxMasters)
 	case set("nodes") && !t.Quorum && s.Lua == nil:
 		return usagef("--nodes applies to designs that take a quorum (redlock) and to Lua designs; %s takes the lock on one primary", s.Design)
-	case f.replicas < 0:
-		return usagef("--replicas %d: must not be negative", f.replicas)
+	case f.replicas < 0 || f.replicas > model.MaxReplicas:
+		return usagef("--replicas %d: give 0 to %d (limits: replicas)", f.replicas, model.MaxReplicas)
 	case set("replicas") && f.replicas < t.Replicas:
 		return usagef("--replicas %d: %s waits for a replica's acknowledgement and needs at least %d", f.replicas, s.Design, t.Replicas)
 	case set("ttl") && f.ttl <= 0:
@@ -218,16 +218,16 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 		return usagef("--clients %d: give 1 to 26", f.clients)
 	case set("work") && (f.work <= 0 || f.work > model.MaxTTL):
 		return usagef("--work %v: give a positive length up to %v", f.work, model.MaxTTL)
-	case set("cycles") && (f.cycles < 1 || f.cycles > 1000):
-		return usagef("--cycles %d: give 1 to 1000", f.cycles)
+	case set("cycles") && (f.cycles < 1 || f.cycles > model.MaxCycles):
+		return usagef("--cycles %d: give 1 to %d (limits: cycles)", f.cycles, model.MaxCycles)
 	case set("quorum") && f.quorum < 1:
 		return usagef("--quorum %d: give at least 1", f.quorum)
-	case set("renew-every") && f.renewEvery <= 0:
-		return usagef("--renew-every %v: must be positive", f.renewEvery)
-	case set("call-timeout") && f.callTimeout <= 0:
-		return usagef("--call-timeout %v: must be positive", f.callTimeout)
-	case set("down-after") && f.downAfter <= 0:
-		return usagef("--down-after %v: must be positive", f.downAfter)
+	case set("renew-every") && (f.renewEvery <= 0 || f.renewEvery > model.MaxRunTime):
+		return usagef("--renew-every %v: give a positive period up to %v", f.renewEvery, model.MaxRunTime)
+	case set("call-timeout") && (f.callTimeout <= 0 || f.callTimeout > model.MaxRunTime):
+		return usagef("--call-timeout %v: give a positive timeout up to %v", f.callTimeout, model.MaxRunTime)
+	case set("down-after") && (f.downAfter <= 0 || f.downAfter > model.MaxRunTime):
+		return usagef("--down-after %v: give a positive time up to %v", f.downAfter, model.MaxRunTime)
 	case !slices.Contains([]sim.Persistence{sim.PersistNone, sim.PersistEverySec, sim.PersistAlways}, sim.Persistence(f.persistence)):
 		return usagef("--persistence %q: want none, aof-everysec or aof-always", f.persistence)
 	case f.fencing != "" && !slices.Contains(model.Fencings, model.Fencing(f.fencing)):

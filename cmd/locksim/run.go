@@ -214,8 +214,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	if r.Err != nil {
 		return exitUsage, r.Err
 	}
-	if c.HistoryHash != "" && r.History.Hash() != c.HistoryHash {
-		io.WriteString(stderr, "locksim replay: warning: the history differs from the one saved (the simulator changed since the case was saved)\n")
+	if why := c.Mismatch(r.History.Hash()); why != "" {
+		io.WriteString(stderr, "locksim replay: warning: "+why+"\n")
 	}
 	return exitFor(r), nil
 }

@@ -2,6 +2,7 @@ package history
 
 import (
 	"slices"
+	"sync"
 
 	"locksim/sim"
 )
@@ -61,14 +62,19 @@ var Kinds = []sim.KindInfo{
 // All returns the simulator's and the protocol's kind tables together.
 func All() []sim.KindInfo { return slices.Concat(sim.Kinds, Kinds) }
 
+// byKind indexes both tables, built once: Info is called per event.
+var byKind = sync.OnceValue(func() map[sim.Kind]sim.KindInfo {
+	m := map[sim.Kind]sim.KindInfo{}
+	for _, i := range All() {
+		m[i.Kind] = i
+	}
+	return m
+})
+
 // Info returns the table entry of kind k.
 func Info(k sim.Kind) (sim.KindInfo, bool) {
-	for _, i := range All() {
-		if i.Kind == k {
-			return i, true
-		}
-	}
-	return sim.KindInfo{}, false
+	i, ok := byKind()[k]
+	return i, ok
 }
 
 func info(k sim.Kind, by sim.Recorders, meaning, fields string) sim.KindInfo {
