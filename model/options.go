@@ -76,4 +76,3 @@ func (o Options) Validate(masters int) error {
 	}
 	return nil
 }
-

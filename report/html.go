@@ -92,9 +92,9 @@ type htmlPage struct {
 	// HistoryShown is how many events the page's history lists when it
 	// lists only the first MaxReportEvents (0: all of them).
 	HistoryShown int
-	CSS        template.CSS
-	Script     template.JS
-	Data       template.JS
+	CSS          template.CSS
+	Script       template.JS
+	Data         template.JS
 }
 
 // HTML writes the report of one run as one self-contained HTML page: the

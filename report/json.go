@@ -25,16 +25,16 @@ const MaxReportEvents = 20_000
 
 // jsonReport is the JSON report, schema locksim.report/v2.
 type jsonReport struct {
-	Schema     string          `json:"schema"`
-	Meta       Meta            `json:"meta"`
-	Spec       specSummary     `json:"spec"`
-	Error      string          `json:"error,omitempty"`
-	History    sim.History     `json:"history"`
+	Schema  string      `json:"schema"`
+	Meta    Meta        `json:"meta"`
+	Spec    specSummary `json:"spec"`
+	Error   string      `json:"error,omitempty"`
+	History sim.History `json:"history"`
 	// HistoryTotal is set when History holds only the first
 	// MaxReportEvents of the run's events: how many there were.
-	HistoryTotal int `json:"history_total,omitempty"`
-	Violations []jsonViolation `json:"violations"`
-	Verdicts   []verdict       `json:"verdicts"`
+	HistoryTotal int             `json:"history_total,omitempty"`
+	Violations   []jsonViolation `json:"violations"`
+	Verdicts     []verdict       `json:"verdicts"`
 }
 
 // jsonViolation is a checker's violation plus the report's retelling of
