@@ -5,7 +5,8 @@ GO ?= go
 help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
 	@echo "make test   - run all tests (what CI runs)"
-	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of the parser,"
+	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of every parser"
+	@echo "              (scenario, fault, case file, RESP, CLI flags),"
 	@echo "              the real-client determinism test under GOMAXPROCS=1 and -race"
 	@echo "make bench  - benchmarks with allocations; the mutation score, random and exhaustive; exhaustive mode's"
 	@echo "              schedules/s and what its state dedup saves; real clients' virtual seconds per wall second"
@@ -25,7 +26,11 @@ check:
 	$(GO) test -race ./clock/ ./network/ ./sim/...
 	$(GO) test -race -run "TestCheckWorkersDoNotMatter|TestCheckShardsUnion" ./engine/
 	$(GO) test -race -run TestCheckShardsAndWorkers ./cmd/locksim/  # parallel workers share pooled Lua states and miniredis instances
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 10s ./scenarios/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 10s ./scenarios/
+	$(GO) test -run '^$$' -fuzz FuzzParseFault -fuzztime 10s ./scenarios/
+	$(GO) test -run '^$$' -fuzz FuzzParseCase -fuzztime 10s ./engine/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 10s ./sim/resp/
+	$(GO) test -run '^$$' -fuzz FuzzCLI -fuzztime 10s ./cmd/locksim/
 	cd realclient && $(GO) vet ./... && $(GO) test ./...
 	cd realclient && GOMAXPROCS=1 $(GO) test -count=1 -run TestDeterminism .
 	cd realclient && $(GO) test -race -count=1 -run TestDeterminism .

@@ -16,6 +16,10 @@ import (
 // CaseVersion is the version of the case file format.
 const CaseVersion = 1
 
+// maxCaseBytes bounds a case file: one with model.MaxFaults faults and
+// long Lua scripts is well under it.
+const maxCaseBytes = 16 << 20
+
 // Case is one run saved to a file: everything needed to replay it byte for
 // byte (`locksim replay FILE`, or Replay from Go). A case with a custom Go
 // design cannot be replayed from the command line: it records the design's
@@ -103,6 +107,16 @@ func LoadCase(path string) (Case, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Case{}, errors.Wrap(err, "engine: reading case")
+	}
+	return ParseCase(path, b)
+}
+
+// ParseCase reads a case file's contents; path names it in errors. A case
+// that parses has a version this locksim reads and known invariants; its
+// spec meets the limits when it runs (model.Spec.Config).
+func ParseCase(path string, b []byte) (Case, error) {
+	if len(b) > maxCaseBytes {
+		return Case{}, errors.Errorf("engine: %s is %d bytes; a case file is at most %d (limits: case-bytes)", path, len(b), maxCaseBytes)
 	}
 	var c Case
 	if err := unmarshalReadable(b, &c); err != nil {

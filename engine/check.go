@@ -22,6 +22,14 @@ const DefaultRuns = 2000
 // shards.
 const MaxRuns = 1_000_000_000
 
+// MaxBudget bounds a check's time budget (For).
+const MaxBudget = 7 * 24 * time.Hour
+
+// MaxWorkers bounds the runs that go at once: each holds a world of its
+// own (up to the run limits' memory), so more workers than cores only
+// cost memory.
+const MaxWorkers = 1024
+
 // CheckConfig is a campaign of random runs of one design.
 type CheckConfig struct {
 	// Base is the design and its configuration. Zero fields take the
@@ -118,8 +126,11 @@ func (c CheckConfig) Validate() error {
 	if c.Runs < 0 || c.Runs > MaxRuns {
 		return errors.Errorf("runs %d: give 0 to %d (limits: runs)", c.Runs, MaxRuns)
 	}
-	if c.For < 0 {
-		return errors.Errorf("time budget %v is negative", c.For)
+	if c.For < 0 || c.For > MaxBudget {
+		return errors.Errorf("time budget %v: give up to %v (limits: budget)", c.For, MaxBudget)
+	}
+	if c.Workers < 0 || c.Workers > MaxWorkers {
+		return errors.Errorf("workers %d: give up to %d (limits: workers)", c.Workers, MaxWorkers)
 	}
 	if c.For > 0 && c.Now == nil {
 		return errors.Errorf("time budget %v: Now must be set to measure it", c.For)

@@ -18,6 +18,7 @@ func ordered[T any](n, workers int, more func(j int) bool, work func(j int) T, e
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	workers = min(workers, MaxWorkers, max(n, 1)) // no more goroutines than jobs
 	window := 4 * workers
 	type item struct {
 		j int

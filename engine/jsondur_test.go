@@ -114,3 +114,29 @@ func TestCaseMismatch(t *testing.T) {
 		t.Errorf("a case without an input hash: %q", why)
 	}
 }
+
+// FuzzParseCase: no input makes ParseCase panic, and a case it accepts
+// either builds a configuration within the limits or says why not.
+func FuzzParseCase(f *testing.F) {
+	r, err := model.Run(model.Spec{Design: model.SetPxLua, Faults: []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: time.Second,
+		After: &sim.Trigger{Actor: "A", Kind: "acquired"}}}}, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	good, err := marshalReadable(NewCase(r))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(`{"version":1,"spec":{"Design":"redlock","Topology":{"Masters":100000}},"seed":1}`))
+	f.Add([]byte(`{"version":1,"spec":{"Design":"set-px-lua","Options":{"TTL":"1708301h"}},"seed":1}`))
+	f.Add([]byte(`{"version":1,"spec":{"Design":"set-px-lua","Faults":[{"Kind":"pause","Target":"A","Dur":"1s","After":{"Actor":"A","Kind":"call","Nth":-1}}]},"seed":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseCase("fuzz.json", data)
+		if err != nil {
+			return
+		}
+		s := c.Spec.WithDefaults()
+		_, _ = s.Config()
+	})
+}

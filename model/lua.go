@@ -124,7 +124,7 @@ func scriptMessage(file, src, reply string) string {
 	msg := oneLine(reply)
 	if budget.MatchString(msg) {
 		return "run-time error: the script did not finish within " + budget.FindStringSubmatch(msg)[1] +
-			" Lua instructions (an endless loop?)"
+			" Lua instructions, an endless loop? (limits: max-script-instructions)"
 	}
 	msg = strings.Replace(msg, "ERR Error compiling script (new function): ", "run-time error: ", 1)
 	msg = strings.Replace(msg, "ERR Error running script ", "run-time error ", 1)

@@ -108,21 +108,28 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		downAfter: *downAfter, ttl: *ttl, deadline: *deadline}); err != nil {
 		return exitUsage, err
 	}
+	if !*ex.on {
+		for _, name := range exhaustiveOnly {
+			if flagSet(fs, name) {
+				return exitUsage, usagef("--%s goes with --exhaustive", name)
+			}
+		}
+	}
 	if *ex.on {
 		return cmdExhaustive(fs, ex, base, exhaustiveRun{faults: *faults, invariants: *invs, seed: *seed, workers: *workers,
 			format: *format, out: *out, progress: *progress}, stdout, stderr)
 	}
 	switch {
-	case flagSet(fs, "runs") && *runs < 1:
-		return exitUsage, usagef("--runs %d: give at least 1", *runs)
-	case *budget < 0:
-		return exitUsage, usagef("--for %v: must not be negative", *budget)
-	case *workers < 1:
-		return exitUsage, usagef("--workers %d: give at least 1", *workers)
+	case flagSet(fs, "runs") && (*runs < 1 || *runs > engine.MaxRuns):
+		return exitUsage, usagef("--runs %d: give 1 to %d (limits: runs)", *runs, engine.MaxRuns)
+	case *budget < 0 || *budget > engine.MaxBudget:
+		return exitUsage, usagef("--for %v: give up to %v (limits: budget)", *budget, engine.MaxBudget)
+	case *workers < 1 || *workers > engine.MaxWorkers:
+		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", *workers, engine.MaxWorkers)
 	case *maxFaults < 1 || *maxFaults > 20:
 		return exitUsage, usagef("--max-faults %d: give 1 to 20", *maxFaults)
-	case *delayMax < 0:
-		return exitUsage, usagef("--delay-max %v: must not be negative", *delayMax)
+	case *delayMax < 0 || *delayMax > model.MaxRunTime:
+		return exitUsage, usagef("--delay-max %v: give up to %v (limits: run-time)", *delayMax, model.MaxRunTime)
 	case !slices.Contains(summaryFormats, *format):
 		return exitUsage, usagef("unknown --format %q (want text, json or markdown)", *format)
 	}

@@ -56,6 +56,10 @@ type exhaustiveRun struct {
 	progress                        bool
 }
 
+// exhaustiveOnly are check's flags that mean something only with
+// --exhaustive.
+var exhaustiveOnly = []string{"depth", "max-schedules", "durations", "show", "save-dir", "stop-at-first"}
+
 // randomOnly are check's flags that mean nothing when every fault is placed.
 var randomOnly = []string{"runs", "for", "shard", "shards", "pause-at", "delay-max", "links", "max-faults", "swarm", "save"}
 
@@ -72,8 +76,8 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 		return exitUsage, usagef("--max-schedules %d: give at least 1", *ex.max)
 	case *ex.show < 0:
 		return exitUsage, usagef("--show %d: must not be negative", *ex.show)
-	case r.workers < 1:
-		return exitUsage, usagef("--workers %d: give at least 1", r.workers)
+	case r.workers < 1 || r.workers > engine.MaxWorkers:
+		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", r.workers, engine.MaxWorkers)
 	case r.format != "text" && r.format != "json" && r.format != "html":
 		return exitUsage, usagef("unknown --format %q with --exhaustive (want text, json or html)", r.format)
 	}

@@ -145,3 +145,13 @@ func dangerGlyphs(out string) string {
 	}
 	return g.String()
 }
+
+// The flags of exhaustive mode without it are an error, not ignored.
+func TestExhaustiveFlagsNeedExhaustive(t *testing.T) {
+	for _, f := range exhaustiveOnly {
+		arg := "--" + f + "=1"
+		if code, _, errs := runCLI("check", "--design", "set-px-lua", arg); code != exitUsage || !strings.Contains(errs, "goes with --exhaustive") {
+			t.Errorf("%s: exit %d %q", arg, code, errs)
+		}
+	}
+}
