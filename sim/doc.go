@@ -21,11 +21,18 @@
 // (promotion by priority then offset after down-after; an old primary keeps
 // serving its side of a partition until it rejoins and is demoted), pub/sub
 // delivery, and key expiry observed as an event at the true instant it
-// happens.
+// happens. Nodes follow Redis 7's rules where miniredis is looser
+// (redisrules.go): replicas refuse exactly the write commands, SET's
+// options and expiry arguments are checked with Redis's texts. Each node
+// bounds what it stores (limits.go: a value at most 1 MiB, a keyspace at
+// most 16 MiB), charged before a command runs; an event records at most
+// MaxRecordedBytes of each argument and reply.
 //
 // Faults (Fault, FaultKind) are placed at absolute true times or relative
 // to a recorded event (Trigger), which is how "pause A right after its
-// acquire returns" is exact.
+// acquire returns" is exact. A node crash triggered by one of the node's
+// own events (its exec, a key change, a replication apply) ends the step
+// there: no reply, nothing replicated, no ack.
 //
 // Invariants: a paused process sends, receives and wakes up for nothing
 // (its replies, timers and background tasks queue until it resumes); a
