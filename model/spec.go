@@ -170,3 +170,11 @@ func (r *Result) Counts(id invariant.ID) bool {
 
 // Failures returns the violations that count (see Count).
 func (r *Result) Failures() []invariant.Violation { return invariant.Only(r.Violations, r.Counted) }
+
+// FencingAbout says what each resource variant accepts, for listings.
+var FencingAbout = map[Fencing]string{
+	FenceStrict:      "a write only with a token above the last accepted one",
+	FenceNonstrict:   "a token at or above the last (Redisson's docs): token reuse breaks it",
+	FenceOff:         "every write (no fencing)",
+	FenceStrictReads: "strict, and reads carry the token too: a stale read-modify-write is refused",
+}

@@ -110,3 +110,9 @@ func (s *Scenario) clone() *Scenario {
 	c.Expect = append([]Expectation(nil), s.Expect...)
 	return &c
 }
+
+// FormatHelp is the scenario file format, for people (format.txt; `locksim
+// help scenarios` prints it with the event kinds a trigger may name).
+//
+//go:embed format.txt
+var FormatHelp string

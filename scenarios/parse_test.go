@@ -295,3 +295,18 @@ func TestParseCRLF(t *testing.T) {
 		t.Errorf("CRLF file parses differently (-LF +CRLF):\n%s", diff)
 	}
 }
+
+// The format's documentation (format.txt, `locksim help scenarios`) names
+// every directive the parser reads and every fault kind.
+func TestFormatHelpComplete(t *testing.T) {
+	for name := range directives {
+		if !strings.Contains(FormatHelp, "\n    "+name+" ") {
+			t.Errorf("format.txt does not document the %q directive", name)
+		}
+	}
+	for _, k := range sim.FaultKinds {
+		if !strings.Contains(FormatHelp, "    "+string(k)+" ") {
+			t.Errorf("format.txt does not document the %q fault", k)
+		}
+	}
+}

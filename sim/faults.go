@@ -272,3 +272,23 @@ func (f Fault) validate(i int, w *names, maxTime time.Duration) error {
 	}
 	return nil
 }
+
+// FaultAbout says in one line what each fault kind does, for listings.
+var FaultAbout = map[FaultKind]string{
+	FaultPause:      "freeze a client process (all its tasks) for a while: a GC or stop-the-world pause",
+	FaultCrash:      "stop a client process for good, or restart it with no memory",
+	FaultPartition:  "cut the messages between two sets of endpoints, both ways or one",
+	FaultDelay:      "add delay to the messages of one link sent within a window",
+	FaultDrop:       "lose the next messages of one link: a lost reply is an unknown outcome",
+	FaultNodeCrash:  "stop a Redis node; it restarts with what its persistence kept",
+	FaultClockJump:  "step the wall clock of a node (or client) forward or back",
+	FaultClockDrift: "make a clock run fast or slow (ppm)",
+	FaultEvict:      "evict the lock key from a node (a volatile-* maxmemory policy)",
+}
+
+// PersistenceAbout says what each persistence mode keeps across a crash.
+var PersistenceAbout = map[Persistence]string{
+	PersistNone:     "nothing: a node restarts empty",
+	PersistEverySec: "all but the writes since the last whole second",
+	PersistAlways:   "everything acknowledged",
+}

@@ -4,8 +4,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"locksim/engine"
+	"locksim/model"
+	"locksim/model/invariant"
+	"locksim/sim"
 )
 
 // check --exhaustive: the guarantee, the ways it breaks with replay lines
@@ -153,5 +159,42 @@ func TestExhaustiveFlagsNeedExhaustive(t *testing.T) {
 		if code, _, errs := runCLI("check", "--design", "set-px-lua", arg); code != exitUsage || !strings.Contains(errs, "goes with --exhaustive") {
 			t.Errorf("%s: exit %d %q", arg, code, errs)
 		}
+	}
+}
+
+// list names every fault kind, invariant, fencing rule and persistence
+// mode with what it means; help scenarios prints the file format and the
+// event kinds; version the formats.
+func TestListHelpVersion(t *testing.T) {
+	code, out, _ := runCLI("list")
+	if code != exitSafe {
+		t.Fatalf("list: exit %d", code)
+	}
+	var names []string
+	for _, k := range sim.FaultKinds {
+		names = append(names, string(k))
+	}
+	for _, id := range invariant.All {
+		names = append(names, string(id))
+	}
+	for _, f := range model.Fencings {
+		names = append(names, string(f))
+	}
+	names = append(names, "none", "aof-everysec", "aof-always")
+	for _, n := range names {
+		if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(n) + ` +\S`).MatchString(out) {
+			t.Errorf("list has no line explaining %q", n)
+		}
+	}
+	code, out, _ = runCLI("help", "scenarios")
+	if code != exitSafe || !strings.Contains(out, "The scenario file format") || !strings.Contains(out, "acquired ") || !strings.Contains(out, "fault KIND") {
+		t.Errorf("help scenarios: exit %d:\n%.300s", code, out)
+	}
+	code, out, _ = runCLI("version")
+	if code != exitSafe || !strings.Contains(out, "locksim "+Version) || !strings.Contains(out, engine.ExhaustiveSchema) {
+		t.Errorf("version: exit %d: %s", code, out)
+	}
+	if code, _, errs := runCLI("help", "nope"); code != exitUsage || !strings.Contains(errs, "topics: scenarios") {
+		t.Errorf("help nope: exit %d %s", code, errs)
 	}
 }

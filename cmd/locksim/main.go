@@ -5,8 +5,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 
 	"github.com/pkg/errors"
 )
@@ -30,11 +32,14 @@ const overview = `locksim: where does this Redis lease break, and does fencing s
 Usage:
   locksim list                         scenarios and designs, one line each
   locksim run SCENARIO [flags]         tell one named scenario as a timeline
-  locksim check --design ID [flags]    a design under thousands of random fault schedules
+  locksim check --design ID [flags]    a design under thousands of random fault schedules,
+                                       or --exhaustive: every fault at every point
   locksim matrix [flags]               every design against every scenario
   locksim sweep [flags]                where leases break, over two parameters
   locksim replay FILE [flags]          run a saved case again, byte for byte
   locksim merge SHARD.json...          one summary from a sharded check's JSON files
+  locksim help scenarios               the scenario file format and the event kinds
+  locksim version                      the version and the file formats it reads
 
 Run 'locksim COMMAND --help' for a command's flags.
 Exit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error.
@@ -61,23 +66,35 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// command runs one subcommand with its arguments.
+type command func(args []string, stdout, stderr io.Writer) (int, error)
+
+// commands are the subcommands by name.
+func commands() map[string]command {
+	return map[string]command{
+		"list": cmdList, "run": cmdRun, "check": cmdCheck,
+		"matrix": cmdMatrix, "sweep": cmdSweep, "replay": cmdReplay,
+		"merge": cmdMerge, "help": cmdHelp, "version": cmdVersion,
+	}
+}
+
+// commandNames lists the subcommands, sorted.
+func commandNames() []string {
+	return slices.Sorted(maps.Keys(commands()))
+}
+
 // run is main without the process: it returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, overview)
 		return exitUsage
 	}
-	cmds := map[string]func([]string, io.Writer, io.Writer) (int, error){
-		"list": cmdList, "run": cmdRun, "check": cmdCheck,
-		"matrix": cmdMatrix, "sweep": cmdSweep, "replay": cmdReplay,
-		"merge": cmdMerge,
-	}
 	switch args[0] {
-	case "help", "-h", "--help", "-help":
+	case "-h", "--help", "-help":
 		fmt.Fprint(stdout, overview)
 		return exitSafe
 	}
-	cmd, ok := cmds[args[0]]
+	cmd, ok := commands()[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "locksim: unknown command %q\n\n%s", args[0], overview)
 		return exitUsage

@@ -58,3 +58,14 @@ func (h Harm) String() string {
 
 // MarshalText writes the name.
 func (h Harm) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// About says in one line what each invariant asks, for listings.
+var About = map[ID]string{
+	MutualExclusion: "no two clients hold the lock at the same instant of true time",
+	StaleWrite:      "the resource accepts no write from a client whose lease was already lost",
+	LostUpdate:      "every accepted write builds on the previous one (read-modify-write)",
+	TokenUnique:     "no fencing token is granted twice, and tokens grow with grant order",
+	Fencing:         "the resource accepts no token its rule forbids",
+	Liveness:        "after the faults heal, a wanted lock nobody holds is acquired in time",
+	Reentrancy:      "a reentrant lock's hold counts go up and back to zero",
+}
