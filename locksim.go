@@ -218,15 +218,21 @@ func Check(t TB, design any, opts ...Option) {
 	t.Fatalf("locksim: design %s broke %s", res.Design, invariant.Names(invariant.Broken(r.Failures())))
 }
 
-// exhaustive is Check under WithExhaustive.
-func (c *config) exhaustive(t TB, casePath string) {
-	t.Helper()
-	x := engine.ExhaustiveConfig{Base: c.check.Base, Seed: c.check.Seed, Depth: c.depth, Workers: c.check.Workers,
+// exhaustiveConfig is exhaustive mode on the configuration the options
+// fix (WithExhaustive's depth, 1 by default).
+func (c *config) exhaustiveConfig() engine.ExhaustiveConfig {
+	x := engine.ExhaustiveConfig{Base: c.check.Base, Seed: c.check.Seed, Depth: max(c.depth, 1), Workers: c.check.Workers,
 		Invariants: c.check.Invariants}
 	if c.check.Gen.Kinds != nil {
 		x.Kinds = c.check.Gen.Kinds
 	}
-	res, err := engine.Exhaustive(x)
+	return x
+}
+
+// exhaustive is Check under WithExhaustive.
+func (c *config) exhaustive(t TB, casePath string) {
+	t.Helper()
+	res, err := engine.Exhaustive(c.exhaustiveConfig())
 	if err != nil {
 		t.Fatalf("locksim.Check: design %s: %v", designName(c.check.Base), err)
 		return
