@@ -19,7 +19,8 @@
 //     critical section against the resource. It records the protocol's
 //     events (model/history.Kinds).
 //   - resource.go: the fenced resource (strict, nonstrict, strict-reads,
-//     off), a service endpoint of the world.
+//     off, and version: a row version compared and set instead of a token),
+//     a service endpoint of the world.
 //   - spec.go, options.go, run.go: a run's Spec (design, options, workload,
 //     topology, network, faults), its defaults and limits, and Run and
 //     Verdict, which build the world, run it and judge its history.

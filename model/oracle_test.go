@@ -244,7 +244,7 @@ func (o *oracle) accepted(w *sim.World, e sim.Event) {
 	}
 	o.resValue = res.Value
 	if e.Token > 0 {
-		if o.maxAccepted > 0 && (e.Token < o.maxAccepted || e.Token == o.maxAccepted && o.rule != model.FenceNonstrict) && o.rule != model.FenceOff {
+		if o.maxAccepted > 0 && (e.Token < o.maxAccepted || e.Token == o.maxAccepted && o.rule != model.FenceNonstrict) && o.rule.Tokens() {
 			o.broken[invariant.Fencing] = true
 		}
 		o.maxAccepted = max(o.maxAccepted, e.Token)
@@ -471,6 +471,8 @@ func randomSpec(r *rand.Rand) model.Spec {
 		if s.Fencing == model.FenceOff {
 			s.Fencing = model.FenceStrict
 		}
+	} else if r.IntN(6) == 0 {
+		s.Fencing = model.FenceVersion
 	}
 	masters := max(1, s.Topology.Masters)
 	var nodes []string

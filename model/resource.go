@@ -12,13 +12,19 @@ import (
 // Resource is the protected storage service (seed 000's FencingResource,
 // in SQL `UPDATE ... SET state=?, last_token=? WHERE id=? AND last_token <
 // ?`). It applies a write atomically only if the fencing rule accepts its
-// token, and answers rows affected, 1 or 0.
+// token, and answers rows affected, 1 or 0. Under FenceVersion it checks a
+// row version instead (seed 001 5.4, `UPDATE ... SET value=?,
+// version=version+1 WHERE id=? AND version=?`): a write applies only if it
+// carries the version the row has now.
 //
 // Commands (sent by clients with sim.Ctx.Call to the service "resource"):
 //
-//	READ [token]                          -> (integer) value (token: strict-reads)
-//	WRITE token lockvalue newvalue [state] -> (integer) 1 applied, 0 rejected
-//	STATE                                 -> "state" last_token value
+//	READ [token]        -> (integer) value (token: strict-reads);
+//	                       under version: [value, version]
+//	WRITE token lockvalue newvalue [state] [VERSION n]
+//	                    -> (integer) 1 applied, 0 rejected (VERSION: the
+//	                       version the writer read; judged under version)
+//	STATE               -> "state" last_token value
 type Resource struct {
 	// Fencing is the acceptance rule.
 	Fencing Fencing
@@ -30,6 +36,9 @@ type Resource struct {
 	Highest int64
 	// State is the free-form state a write may set (e.g. CANCELLED).
 	State string
+	// Version is the row's version under FenceVersion: how many writes it
+	// applied. It starts at 0 and only an applied write bumps it.
+	Version int64
 }
 
 // ResourceName is the service's endpoint name (history.ResourceName).
@@ -53,6 +62,9 @@ func (r *Resource) accepts(token int64) bool {
 func (r *Resource) Handle(sc *sim.ServiceCtx, from string, args []string) resp.Reply {
 	switch strings.ToUpper(args[0]) {
 	case "READ":
+		if r.Fencing == FenceVersion {
+			return r.served(sc, from, 0)
+		}
 		if r.Fencing == FenceStrictReads && len(args) == 2 {
 			token, err := strconv.ParseInt(args[1], 10, 64)
 			if err != nil {
@@ -71,13 +83,29 @@ func (r *Resource) Handle(sc *sim.ServiceCtx, from string, args []string) resp.R
 	case "STATE":
 		return resp.Reply{Kind: resp.Array, Elems: []resp.Reply{resp.BulkReply(r.State), resp.IntReply(r.LastToken), resp.IntReply(r.Value)}}
 	case "WRITE":
+		version := int64(-1) // none given
+		if n := len(args); n >= 6 && strings.EqualFold(args[n-2], "VERSION") {
+			v, err := strconv.ParseInt(args[n-1], 10, 64)
+			if err != nil || v < 0 {
+				return resp.ErrorReply("ERR resource: VERSION must be a non-negative integer")
+			}
+			version, args = v, args[:n-2]
+		}
 		if len(args) < 4 || len(args) > 5 {
-			return resp.ErrorReply("ERR resource: WRITE token lockvalue newvalue [state]")
+			return resp.ErrorReply("ERR resource: WRITE token lockvalue newvalue [state] [VERSION n]")
 		}
 		token, err1 := strconv.ParseInt(args[1], 10, 64)
 		val, err2 := strconv.ParseInt(args[3], 10, 64)
 		if err1 != nil || err2 != nil {
 			return resp.ErrorReply("ERR resource: token and value must be integers")
+		}
+		if r.Fencing == FenceVersion && version != r.Version {
+			why := "rejected: version " + strconv.FormatInt(version, 10) + " is not the row's version " + strconv.FormatInt(r.Version, 10)
+			if version < 0 {
+				why = "rejected: no version given; the row's version is " + strconv.FormatInt(r.Version, 10)
+			}
+			sc.Record(sim.Event{Kind: history.KindResWrite, Peer: from, Token: token, Value: args[2], N: val, Reply: rejected, Note: why})
+			return resp.IntReply(0)
 		}
 		if !r.accepts(token) {
 			why := "rejected: token " + args[1] + " <= last " + strconv.FormatInt(r.LastToken, 10)
@@ -92,6 +120,7 @@ func (r *Resource) Handle(sc *sim.ServiceCtx, from string, args []string) resp.R
 		}
 		r.Highest = max(r.Highest, token)
 		r.Value = val
+		r.Version++
 		if token > r.LastToken {
 			r.LastToken = token
 		}
@@ -111,9 +140,13 @@ var (
 	rejected = resp.IntReply(0).String()
 )
 
-// served answers a read and records it.
+// served answers a read and records it: the value, and under FenceVersion
+// the value and the row's version.
 func (r *Resource) served(sc *sim.ServiceCtx, from string, token int64) resp.Reply {
 	reply := resp.IntReply(r.Value)
+	if r.Fencing == FenceVersion {
+		reply = resp.Reply{Kind: resp.Array, Elems: []resp.Reply{resp.IntReply(r.Value), resp.IntReply(r.Version)}}
+	}
 	sc.Record(sim.Event{Kind: history.KindResRead, Peer: from, Token: token, N: r.Value, Reply: reply.String()})
 	return reply
 }

@@ -77,7 +77,7 @@ func (s Spec) design() (Design, error) {
 		if err := s.Lua.Validate(); err != nil {
 			return nil, err
 		}
-		return NewLuaDesign(s.Lua, s.Fencing != FenceOff), nil
+		return NewLuaDesign(s.Lua, s.Fencing.Tokens()), nil
 	}
 	return LookupDesign(s.Design)
 }
@@ -114,7 +114,7 @@ func (s Spec) Config() (sim.Config, error) {
 		return sim.Config{}, errors.New("model: workload cycles, duration, work, think, start and reentry must not be negative")
 	}
 	if !slices.Contains(Fencings, s.Fencing) {
-		return sim.Config{}, errors.Errorf("model: unknown fencing %q (want strict, nonstrict, off or strict-reads)", s.Fencing)
+		return sim.Config{}, errors.Errorf("model: unknown fencing %q (want %s)", s.Fencing, FencingNames())
 	}
 	res := &Resource{Fencing: s.Fencing}
 	cfg := sim.Config{
@@ -159,6 +159,8 @@ func (s Spec) Config() (sim.Config, error) {
 func (s Spec) CheckConfig() invariant.Config {
 	rule := invariant.NoFencing
 	switch s.Fencing {
+	case FenceVersion:
+		rule = invariant.VersionCheck
 	case FenceStrict, FenceStrictReads:
 		rule = invariant.TokenAbove
 	case FenceNonstrict:

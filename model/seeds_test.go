@@ -140,3 +140,22 @@ func TestSeedReentrantCounts(t *testing.T) {
 		t.Errorf("replies (-want +got):\n%s", diff)
 	}
 }
+
+// Seed 001 5.4, the conditional UPDATE with a version (`... WHERE id=? AND
+// version=?`): a write that carries the version it read applies and bumps
+// it; a second write with the same, now old, version is refused, and so is
+// one with no version. Output: [0, 0], 1, 0, 0, [1, 1].
+func TestSeedVersionCheck(t *testing.T) {
+	res := &Resource{Fencing: FenceVersion}
+	got := script(t, res, func(c *sim.Ctx, do func(string, ...string) resp.Reply) {
+		do(ResourceName, "READ")
+		do(ResourceName, "WRITE", "0", "B", "1", "VERSION", "0")
+		do(ResourceName, "WRITE", "0", "A", "1", "VERSION", "0")
+		do(ResourceName, "WRITE", "0", "A", "2")
+		do(ResourceName, "READ")
+	})
+	want := []string{"[(integer) 0, (integer) 0]", "(integer) 1", "(integer) 0", "(integer) 0", "[(integer) 1, (integer) 1]"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("replies (-want +got):\n%s", diff)
+	}
+}

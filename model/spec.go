@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"locksim/clock"
@@ -29,10 +30,42 @@ const (
 	// write that lands before the new holder writes, after the new holder
 	// read: a lost update in a read-modify-write.
 	FenceStrictReads Fencing = "strict-reads"
+	// FenceVersion checks a row version instead of a token (seed 001 5.4,
+	// `UPDATE ... WHERE id=? AND version=?`): a read returns the value and
+	// the row's version, and a write applies only if it carries the
+	// version the row has now (compare-and-set), which it then bumps. It
+	// keeps a read-modify-write from overwriting a write it did not read,
+	// but it is not a lock: a stale holder whose read saw the current
+	// version writes as well as the rightful holder, and whichever writes
+	// second is refused. Tokens are not judged.
+	FenceVersion Fencing = "version"
 )
 
 // Fencings lists the resource variants.
-var Fencings = []Fencing{FenceStrict, FenceNonstrict, FenceOff, FenceStrictReads}
+var Fencings = []Fencing{FenceStrict, FenceNonstrict, FenceOff, FenceStrictReads, FenceVersion}
+
+// Tokens reports whether the variant judges fencing tokens (strict,
+// nonstrict, strict-reads): only then does an acquisition need a token and
+// the fencing invariant apply.
+func (f Fencing) Tokens() bool {
+	return f == FenceStrict || f == FenceNonstrict || f == FenceStrictReads
+}
+
+// FencingNames lists the variants for messages: "strict, nonstrict, off,
+// strict-reads or version".
+func FencingNames() string {
+	var b strings.Builder
+	for i, f := range Fencings {
+		switch {
+		case i == len(Fencings)-1:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString(string(f))
+	}
+	return b.String()
+}
 
 // Options tune a lock design. Zero values take the defaults noted.
 type Options struct {
@@ -177,4 +210,5 @@ var FencingAbout = map[Fencing]string{
 	FenceNonstrict:   "a token at or above the last (Redisson's docs): token reuse breaks it",
 	FenceOff:         "every write (no fencing)",
 	FenceStrictReads: "strict, and reads carry the token too: a stale read-modify-write is refused",
+	FenceVersion:     "a write only with the row version its writer read (compare-and-set, seed 001 5.4): no token, not a lock",
 }

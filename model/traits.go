@@ -49,7 +49,7 @@ func TraitsOf(d Design) Traits {
 // Traits returns the traits of the spec's design as this spec runs it:
 // its declared traits with the options and scripts applied (the deadline
 // option adds Validity, Extend adds Renews, a Lua design on several
-// masters needs a quorum, fencing other than off means tokens).
+// masters needs a quorum, a fencing rule that judges tokens means tokens).
 func (s Spec) Traits() Traits {
 	var t Traits
 	switch {
@@ -57,7 +57,7 @@ func (s Spec) Traits() Traits {
 		t = TraitsOf(s.Custom)
 	case s.Design == LuaDesignID && s.Lua != nil:
 		t.Renews = s.Lua.Renew != ""
-		t.Fenced = s.Fencing != "" && s.Fencing != FenceOff
+		t.Fenced = s.Fencing.Tokens()
 		t.Quorum = s.lockMasters() > 1
 	default:
 		if d, err := LookupDesign(s.Design); err == nil {

@@ -32,7 +32,7 @@ func clientMain(d Design, opts Options, wl Workload, fencing Fencing, i int) fun
 				return err
 			}
 			if ok {
-				if l.Token <= 0 && (fencing == FenceStrict || fencing == FenceStrictReads) {
+				if l.Token <= 0 && (fencing == FenceStrict || fencing == FenceStrictReads) { // nonstrict accepts token 0
 					return &DesignError{Design: d.Name(), Msg: "acquired without a fencing token, but the resource's fencing is " +
 						string(fencing) + ", which rejects every write without one, so nothing would ever be written: " +
 						"return a token (a positive integer) from the acquire, or turn fencing off"}
@@ -247,17 +247,35 @@ func work(c *Client, l *Lease, wl Workload) {
 		args = append(args, strconv.FormatInt(l.Token, 10)) // fenced reads (strict-reads)
 	}
 	r, err := c.Call(ResourceName, args...)
-	if err != nil || r.Kind != resp.Int {
+	value, version, ok := readReply(r)
+	if err != nil || !ok {
 		c.Record(sim.Event{Kind: history.KindLeaseLost, Key: l.Key, Value: l.Value, Note: "read failed; not writing"})
 		return
 	}
-	c.Record(sim.Event{Kind: history.KindRead, N: r.Int})
+	c.Record(sim.Event{Kind: history.KindRead, N: value})
 	c.Sleep(wl.Work)
 	if dl, ok := l.Deadline(); ok && c.Now() >= dl {
 		c.Record(sim.Event{Kind: history.KindLeaseLost, Key: l.Key, Value: l.Value, Note: "lease ran out on the client's clock before the write: not writing"})
 		return
 	}
-	next := r.Int + 1
+	next := value + 1
 	c.Record(sim.Event{Kind: history.KindWrite, Key: l.Key, Value: l.Value, Token: l.Token, N: next})
-	c.Call(ResourceName, "WRITE", strconv.FormatInt(l.Token, 10), l.Value, strconv.FormatInt(next, 10))
+	args = []string{"WRITE", strconv.FormatInt(l.Token, 10), l.Value, strconv.FormatInt(next, 10)}
+	if version >= 0 {
+		args = append(args, "VERSION", strconv.FormatInt(version, 10)) // the version it read (FenceVersion)
+	}
+	c.Call(ResourceName, args...)
+}
+
+// readReply reads the resource's answer to READ: an integer value, or
+// under FenceVersion the value and the row's version (version -1 when the
+// resource keeps none).
+func readReply(r resp.Reply) (value, version int64, ok bool) {
+	switch {
+	case r.Kind == resp.Int:
+		return r.Int, -1, true
+	case r.Kind == resp.Array && len(r.Elems) == 2 && r.Elems[0].Kind == resp.Int && r.Elems[1].Kind == resp.Int:
+		return r.Elems[0].Int, r.Elems[1].Int, true
+	}
+	return 0, -1, false
 }

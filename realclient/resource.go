@@ -25,10 +25,14 @@ type Resource struct {
 	// Token is the hold's fencing token (0: none), Value its lock value.
 	Token int64
 	Value string
+	// version is the row version the last read returned (the version
+	// fencing rule), -1 for none; the next write carries it.
+	version int64
 }
 
 // Read reads the counter (with the token under strict-reads fencing) and
-// records a read event.
+// records a read event; under version fencing it keeps the row version the
+// resource returned for the next Write.
 func (r *Resource) Read(ctx context.Context) (int64, error) {
 	args := []string{"READ"}
 	if r.Token != 0 {
@@ -38,18 +42,29 @@ func (r *Resource) Read(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if rep.Kind != resp.Int {
+	v, version := rep.Int, int64(-1)
+	switch {
+	case rep.Kind == resp.Int:
+	case rep.Kind == resp.Array && len(rep.Elems) == 2 && rep.Elems[0].Kind == resp.Int && rep.Elems[1].Kind == resp.Int:
+		v, version = rep.Elems[0].Int, rep.Elems[1].Int // version fencing: [value, version]
+	default:
 		return 0, errors.Errorf("realclient: resource read: %s", rep.String())
 	}
-	r.p.record(sim.Event{Kind: history.KindRead, N: rep.Int})
-	return rep.Int, nil
+	r.version = version
+	r.p.record(sim.Event{Kind: history.KindRead, N: v})
+	return v, nil
 }
 
-// Write records a write event and writes n with the hold's token; it
-// reports whether the resource accepted it (its fencing rule decides).
+// Write records a write event and writes n with the hold's token (and the
+// version the last Read returned); it reports whether the resource accepted
+// it (its fencing rule decides).
 func (r *Resource) Write(ctx context.Context, n int64) (bool, error) {
 	r.p.record(sim.Event{Kind: history.KindWrite, Key: r.key, Value: r.Value, Token: r.Token, N: n})
-	rep, err := r.p.call(model.ResourceName, r.timeout, "WRITE", strconv.FormatInt(r.Token, 10), r.Value, strconv.FormatInt(n, 10))
+	args := []string{"WRITE", strconv.FormatInt(r.Token, 10), r.Value, strconv.FormatInt(n, 10)}
+	if r.version >= 0 {
+		args = append(args, "VERSION", strconv.FormatInt(r.version, 10))
+	}
+	rep, err := r.p.call(model.ResourceName, r.timeout, args...)
 	if err != nil {
 		return false, err
 	}

@@ -126,7 +126,7 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 	if section == nil {
 		section = readModifyWrite(s.Workload.Work, lease)
 	}
-	r := &Resource{p: p, timeout: o.CallTimeout, key: p.key, Token: token, Value: value}
+	r := &Resource{p: p, timeout: o.CallTimeout, key: p.key, Token: token, Value: value, version: -1}
 	secErr := section(context.Background(), r)
 	p.record(sim.Event{Kind: history.KindRelease, Key: p.key, Value: value})
 	stop.Store(true)

@@ -23,6 +23,7 @@ var IDs = []string{
 	"clock-drift",
 	"delayed-write",
 	"token-regression",
+	"version-check",
 	"no-faults",
 }
 

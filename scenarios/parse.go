@@ -561,12 +561,11 @@ func (p *parser) fencing(_ int, args []string, _ string) error {
 	if err != nil {
 		return err
 	}
-	switch f := model.Fencing(a); f {
-	case model.FenceStrict, model.FenceNonstrict, model.FenceOff, model.FenceStrictReads:
+	if f := model.Fencing(a); slices.Contains(model.Fencings, f) {
 		p.s.Spec.Fencing = f
 		return nil
 	}
-	return errors.Errorf("unknown fencing %q (want strict, nonstrict, off or strict-reads)", a)
+	return errors.Errorf("unknown fencing %q (want %s)", a, model.FencingNames())
 }
 
 // optionKeys are the `option` keys, in the order Format writes them.

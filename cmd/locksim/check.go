@@ -30,7 +30,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	design := fs.String("design", "", "catalogue design ID (see 'locksim list')")
 	lua := addLuaFlags(fs)
 	scenario := fs.String("scenario", "", "start from a scenario's (ID or file) topology, options and workload; faults are still drawn")
-	fencing := fs.String("fencing", "", "resource fencing: strict, nonstrict, off or strict-reads (default: strict for fenced designs, else off)")
+	fencing := fs.String("fencing", "", "resource fencing: "+model.FencingNames()+" (default: strict for fenced designs, else off)")
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock); Lua scripts run on each with a majority quorum")
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica); with replicas Sentinel fails over")
 	persistence := fs.String("persistence", "none", "what a crashed Redis node keeps: none, aof-everysec or aof-always")
@@ -238,7 +238,7 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 	case !slices.Contains([]sim.Persistence{sim.PersistNone, sim.PersistEverySec, sim.PersistAlways}, sim.Persistence(f.persistence)):
 		return usagef("--persistence %q: want none, aof-everysec or aof-always", f.persistence)
 	case f.fencing != "" && !slices.Contains(model.Fencings, model.Fencing(f.fencing)):
-		return usagef("--fencing %q: want strict, nonstrict, off or strict-reads", f.fencing)
+		return usagef("--fencing %q: want %s", f.fencing, model.FencingNames())
 	}
 	if f.fencing != "" {
 		s.Fencing = model.Fencing(f.fencing)

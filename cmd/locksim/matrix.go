@@ -23,7 +23,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("matrix", matrixUsage, stdout)
 	designs := fs.String("designs", "", "catalogue design IDs to show, comma-separated (default: all, or none with --acquire)")
 	lua := addLuaFlags(fs)
-	fencing := fs.String("fencing", "", "override every design's resource fencing: strict, nonstrict, off or strict-reads")
+	fencing := fs.String("fencing", "", "override every design's resource fencing: "+model.FencingNames())
 	invs := fs.String("invariants", "", "the invariants the cells show, comma-separated (default all)")
 	seeds := fs.Int("seeds", 3, "seeds per cell")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel workers (the output does not depend on it)")
@@ -120,7 +120,7 @@ func checkFencing(f string) error {
 			return nil
 		}
 	}
-	return usagef("--fencing %q: want strict, nonstrict, off or strict-reads", f)
+	return usagef("--fencing %q: want %s", f, model.FencingNames())
 }
 
 const sweepUsage = `sweep [--param NAME] [--design ID | --acquire FILE --release FILE [--renew FILE]] [--x VALUES] [--y VALUES] [--seeds N] [--format text|svg] [-o FILE]
@@ -141,7 +141,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	param := fs.String("param", "pause", "what to sweep: "+strings.Join(engine.SweepParamNames(), ", "))
 	design := fs.String("design", "", "catalogue design (default: the param's)")
 	lua := addLuaFlags(fs)
-	fencing := fs.String("fencing", "", "the resource's fencing: strict, nonstrict, off or strict-reads")
+	fencing := fs.String("fencing", "", "the resource's fencing: "+model.FencingNames())
 	ttl := fs.Duration("ttl", 0, "lease TTL, where the x axis is not the TTL (default 1s)")
 	invs := fs.String("invariants", "", "the invariants a cell counts as broken, comma-separated (default all)")
 	xs := fs.String("x", "", "the x axis values: a list or FROM:TO:STEPS[:log]")

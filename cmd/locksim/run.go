@@ -19,7 +19,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	design := fs.String("design", "", "lock design ID (default: the scenario's own)")
 	lua := addLuaFlags(fs)
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
-	fencing := fs.String("fencing", "", "override the resource's fencing: strict, nonstrict, off or strict-reads")
+	fencing := fs.String("fencing", "", "override the resource's fencing: "+model.FencingNames())
 	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count (exit 1 and the verdicts), comma-separated")
 	seed := fs.Uint64("seed", 1, "seed of the run")
 	format := fs.String("format", "text", "output format: text, json or html")

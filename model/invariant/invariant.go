@@ -62,6 +62,10 @@ const (
 	TokenAbove
 	// TokenAtLeast: a write's token must not be below an accepted token.
 	TokenAtLeast
+	// VersionCheck: the resource compares the row version each write read
+	// (compare-and-set) and judges no tokens; fencing is not judged. The
+	// data is still judged, by lost-update.
+	VersionCheck
 )
 
 // Config tells the checkers what the run promised.
@@ -89,6 +93,8 @@ func (c Config) Judged(id ID) (bool, string) {
 		return false, "the design is not reentrant"
 	case id == Fencing && c.Fencing == NoFencing:
 		return false, "the resource is not fenced"
+	case id == Fencing && c.Fencing == VersionCheck:
+		return false, "the resource checks row versions, not tokens"
 	}
 	return true, ""
 }

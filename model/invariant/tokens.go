@@ -88,9 +88,10 @@ func tokenRegression(ix *history.Index, prev, pos, start int) Violation {
 // checkFencing judges the resource's rule over its accepted writes: with
 // TokenAbove (strict, strict-reads) no accepted token is at or below one
 // accepted before; with TokenAtLeast (nonstrict) none is below. A write
-// without a token (0) is not fenced and not judged.
+// without a token (0) is not fenced and not judged; nor is any write under
+// VersionCheck, which compares versions instead.
 func checkFencing(ix *history.Index, rule FenceRule) []Violation {
-	if rule == NoFencing {
+	if rule == NoFencing || rule == VersionCheck {
 		return nil
 	}
 	var accepted []*history.Write
