@@ -34,6 +34,34 @@ func commandName(args []string) string {
 	return name
 }
 
+// grantsText renders an acquired event's grants: " on r1,r2", or for keys
+// other than the lock's own " on r1 (lock1, lock2, lock3)".
+func grantsText(e sim.Event) string {
+	if e.Peer == "" {
+		return ""
+	}
+	var nodes []string
+	keys := map[string][]string{}
+	for _, g := range history.Grants(e.Peer, e.Key) {
+		if _, ok := keys[g.Node]; !ok {
+			nodes = append(nodes, g.Node)
+		}
+		if g.Key != e.Key {
+			keys[g.Node] = append(keys[g.Node], g.Key)
+		} else if keys[g.Node] == nil {
+			keys[g.Node] = []string{}
+		}
+	}
+	parts := make([]string, len(nodes))
+	for i, n := range nodes {
+		parts[i] = n
+		if ks := keys[n]; len(ks) > 0 {
+			parts[i] += " (" + strings.Join(ks, ", ") + ")"
+		}
+	}
+	return " on " + strings.Join(parts, ",")
+}
+
 // describe says in words what one event means. The text names the actor
 // and never the time, so callers can prefix either.
 func describe(t *timeline, e sim.Event) string {
@@ -42,15 +70,17 @@ func describe(t *timeline, e sim.Event) string {
 	case history.KindAcquireStart:
 		return a + " starts acquiring " + e.Key + " (value " + e.Value + ", waits at most " + short(e.Dur) + ")"
 	case history.KindAcquired:
-		s := a + " acquired " + e.Key
-		if e.Peer != "" {
-			s += " on " + e.Peer
+		s := a + " acquired " + e.Key + grantsText(e)
+		if history.HasFlag(e.Note, history.NoteShared) {
+			s += " to read (a shared hold)"
 		}
 		if e.N > 1 {
 			s += " again (hold count " + itoa(e.N) + ")"
 		}
 		s += tokenNote(e.Token)
-		if e.Dur > 0 {
+		if e.Dur > 0 && history.HasFlag(e.Note, history.NoteWall) {
+			s += "; believes the lease lasts " + short(e.Dur) + " on its wall clock, until " + fmtT(t.ix.TrueAtWall(a, e.Seq, e.Dur))
+		} else if e.Dur > 0 {
 			s += "; believes the lease lasts " + short(e.Dur) + ", until " + fmtT(t.ix.TrueAt(a, e.Local+e.Dur))
 		} else if e.N <= 1 {
 			s += "; trusts the lease until it releases"

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"locksim/model/invariant"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -65,7 +66,7 @@ func TestJSONSchema(t *testing.T) {
 	got := []any{doc.Schema, doc.Meta.Scenario, doc.Meta.Design, doc.Meta.Seed, doc.Spec.Design, doc.Spec.Fencing,
 		doc.Spec.TTL, doc.Spec.Clients, doc.Spec.Faults, len(doc.History), len(doc.Violations), len(doc.Verdicts)}
 	want := []any{Schema, "gc-pause", "set-px-lua", uint64(1), "set-px-lua", "off",
-		int64(1e9), []string{"A", "B"}, []string{"pause A for 1.5s after A acquired"}, len(r.History), 2, 7}
+		int64(1e9), []string{"A", "B"}, []string{"pause A for 1.5s after A acquired"}, len(r.History), 2, len(invariant.All)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decoded report (-want +got):\n%s", diff)
 	}

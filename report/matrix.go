@@ -151,6 +151,7 @@ func (m *Matrix) sortedCells() []placedCell {
 var abbrev = map[invariant.ID]string{
 	invariant.MutualExclusion: "ME", invariant.StaleWrite: "SW", invariant.LostUpdate: "LU",
 	invariant.TokenUnique: "TU", invariant.Fencing: "FE", invariant.Liveness: "LV", invariant.Reentrancy: "RE",
+	invariant.FIFO: "FI", invariant.RWExclusion: "RW",
 }
 
 func short2(inv invariant.ID) string {

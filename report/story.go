@@ -134,10 +134,7 @@ func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map
 		if !mine || e.N > 1 {
 			return "", false
 		}
-		s := e.Actor + " acquired " + e.Key
-		if e.Peer != "" {
-			s += " on " + e.Peer
-		}
+		s := e.Actor + " acquired " + e.Key + grantsText(e)
 		s += at + tokenNote(e.Token) + t.whilePaused(e.At, e.Actor, involved)
 		return s, true
 	case history.KindLeaseLost, history.KindAcquireFailed:

@@ -317,6 +317,8 @@ func TestVerdicts(t *testing.T) {
 		"fencing not-checked 0 true the resource is not fenced",
 		"liveness held 0 true ",
 		"reentrancy not-checked 0 true the design is not reentrant",
+		"fifo not-checked 0 true the design promises no grant order",
+		"rw-exclusion not-checked 0 true the design takes no shared holds",
 		"custom broken 1 true ",
 	}
 	if diff := cmp.Diff(want, list(r)); diff != "" {

@@ -71,3 +71,26 @@ func (w *World) ClientTrueAt(client string, mono time.Duration) time.Duration {
 	}
 	return p.clock.TrueAfterMono(w.now, mono-p.clock.Mono(w.now))
 }
+
+// ClientLocal returns a client's wall-clock reading now, as a duration
+// since clock.Epoch (offset, drift and steps included).
+func (w *World) ClientLocal(client string) time.Duration {
+	if p := w.procs[client]; p != nil {
+		return p.clock.Local(w.now)
+	}
+	return 0
+}
+
+// ClientTrueAtLocal returns the first true instant, from now on, at which
+// a client's wall clock reads local (steps scheduled so far included), or
+// the run's time limit if it never does.
+func (w *World) ClientTrueAtLocal(client string, local time.Duration) time.Duration {
+	p := w.procs[client]
+	if p == nil {
+		return w.now
+	}
+	if t, ok := p.clock.TrueForLocal(w.now, local, w.cfg.Limits.MaxTime); ok {
+		return t
+	}
+	return w.cfg.Limits.MaxTime
+}

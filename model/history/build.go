@@ -64,6 +64,9 @@ func (b *builder) add(pos int) {
 	switch e.Kind {
 	case sim.KindExec:
 		b.lastExec[e.Actor] = pos
+		if i, ok := b.pending[e.Peer]; ok && ix.Attempts[i].Arrived < 0 && slices.Contains(e.Args, ix.Attempts[i].Value) {
+			ix.Attempts[i].Arrived = pos
+		}
 	case sim.KindKey, sim.KindExpire:
 		b.keyChange(pos)
 	case sim.KindNodeCrash:
@@ -127,7 +130,8 @@ func (b *builder) add(pos int) {
 	case KindAcquireStart:
 		b.setOwner(e.Value, e.Actor)
 		b.endAttempt(e.Actor, pos, AttemptOpen) // a new attempt replaces one left unanswered
-		ix.Attempts = append(ix.Attempts, Attempt{Client: e.Actor, Task: e.Task, Start: pos, EndPos: -1, Key: e.Key, Value: e.Value})
+		ix.Attempts = append(ix.Attempts, Attempt{Client: e.Actor, Task: e.Task, Start: pos, EndPos: -1, Key: e.Key, Value: e.Value,
+			Arrived: -1, Granted: -1})
 		b.pending[e.Actor] = len(ix.Attempts) - 1
 	case KindAcquired:
 		b.acquired(pos)
@@ -196,10 +200,13 @@ func (b *builder) endAttempt(client string, pos int, how AttemptEnd) {
 		return
 	}
 	delete(b.pending, client)
+	a := &b.ix.Attempts[i]
+	if how != AttemptAcquired {
+		a.Granted = -1
+	}
 	if how == AttemptOpen {
 		return // replaced by a newer attempt: it stays open
 	}
-	a := &b.ix.Attempts[i]
 	a.EndPos, a.End = pos, how
 }
 
@@ -214,14 +221,16 @@ func (b *builder) acquired(pos int) {
 			b.endAttempt(e.Actor, pos, AttemptAcquired)
 		}
 	}
-	ix.Acquisitions = append(ix.Acquisitions, Acquisition{Pos: pos, Start: start, Client: e.Actor, Value: e.Value, Token: e.Token, Count: e.N})
+	shared := HasFlag(e.Note, NoteShared)
+	ix.Acquisitions = append(ix.Acquisitions, Acquisition{Pos: pos, Start: start, Client: e.Actor, Value: e.Value, Token: e.Token, Count: e.N, Shared: shared})
 	if _, ok := b.open[e.Actor]; ok && e.N > 1 {
 		return // a nested hold inside the open section
 	}
 	b.closeSection(e.Actor, pos, EndReacquired)
+	grants := splitGrants(e.Peer, e.Key)
 	s := Section{Client: e.Actor, Task: e.Task, Acq: pos, Start: start, From: e.At, EndPos: -1,
 		Deadline: NoDeadline, DeadlinePos: -1, Key: e.Key, Value: e.Value, Token: e.Token,
-		Nodes: splitNodes(e.Peer), closePos: -1}
+		Nodes: grantNodes(grants), Grants: grants, Shared: shared, Wall: HasFlag(e.Note, NoteWall), closePos: -1}
 	if e.Dur > 0 {
 		s.beliefs = []int{pos}
 	}
@@ -256,6 +265,9 @@ func (b *builder) keyChange(pos int) {
 		if len(b.h[x].Args) > 0 {
 			c.Cmd = strings.ToUpper(b.h[x].Args[0])
 		}
+	}
+	if i, ok := b.pending[c.By]; ok && c.ExecPos >= 0 && ix.Attempts[i].Granted < 0 && HoldsLease(c.Value, ix.Attempts[i].Value) {
+		ix.Attempts[i].Granted = c.ExecPos // the first grant of the attempt's value
 	}
 	ix.Keys[k] = append(ch, c)
 	if r, ok := b.restored[e.Actor]; ok && e.Kind == sim.KindKey && e.Note == "restart" && e.Value != "" {
@@ -340,7 +352,11 @@ func (b *builder) finish() {
 			if s.closePos >= 0 && p > s.closePos {
 				break
 			}
-			s.Deadline, s.DeadlinePos = ix.TrueAt(s.Client, e.Local+e.Dur), p
+			if s.Wall {
+				s.Deadline, s.DeadlinePos = ix.TrueAtWall(s.Client, p, e.Dur), p
+			} else {
+				s.Deadline, s.DeadlinePos = ix.TrueAt(s.Client, e.Local+e.Dur), p
+			}
 		}
 		if s.Deadline != NoDeadline && s.Deadline < s.To {
 			s.To, s.End, s.EndPos = max(s.Deadline, s.From), EndDeadline, s.DeadlinePos
@@ -360,12 +376,47 @@ func sameTask(a, b string) bool {
 	return a == b
 }
 
-func splitNodes(peer string) []string {
-	var out []string
+// Grants reads an acquired event's Peer: "r1,r2" (each node granted key)
+// or "r1/lock1,r1/lock2" (a node and the key it granted).
+func Grants(peer, key string) []Grant { return splitGrants(peer, key) }
+
+func splitGrants(peer, key string) []Grant {
+	var out []Grant
 	for n := range strings.SplitSeq(peer, ",") {
 		if n = strings.TrimSpace(n); n != "" {
-			out = append(out, n)
+			g := Grant{Node: n, Key: key}
+			if node, k, ok := strings.Cut(n, "/"); ok {
+				g = Grant{Node: node, Key: k}
+			}
+			out = append(out, g)
 		}
 	}
 	return out
+}
+
+// grantNodes returns the distinct nodes of grants, in order.
+func grantNodes(gs []Grant) []string {
+	var out []string
+	for _, g := range gs {
+		if !slices.Contains(out, g.Node) {
+			out = append(out, g.Node)
+		}
+	}
+	return out
+}
+
+// GrantPeer renders grants as an acquired event's Peer: a node alone when
+// it granted key, node/key when it granted another key.
+func GrantPeer(key string, nodes, keys []string) string {
+	var b strings.Builder
+	for i, n := range nodes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(n)
+		if i < len(keys) && keys[i] != "" && keys[i] != key {
+			b.WriteString("/" + keys[i])
+		}
+	}
+	return b.String()
 }

@@ -69,3 +69,33 @@ func scaleCeil(a, num, den time.Duration) time.Duration {
 	}
 	return time.Duration(q)
 }
+
+// TrueAtWall returns the true instant at which a client's wall clock has
+// advanced by d since the client's event at pos: the first instant at or
+// after that event when mono + jumps >= its mono + d, where jumps are the
+// steps of the client's wall clock recorded after pos (its clock-jump
+// events; the wall clock follows the monotonic one's rate). A backward step
+// postpones the instant, a forward one brings it nearer, or to the step
+// itself. Jumps a clock was configured with rather than faulted are not
+// events and are not seen.
+func (ix *Index) TrueAtWall(client string, pos int, d time.Duration) time.Duration {
+	e := ix.H[pos]
+	target := e.Local + d // on the scale mono + (jumps since pos)
+	var jumped time.Duration
+	from := e.At
+	for _, p := range ix.clientPos[client] {
+		j := ix.H[p]
+		if p <= pos || j.Kind != sim.KindClockJump {
+			continue
+		}
+		if t := max(ix.TrueAt(client, target-jumped), from); t < j.At {
+			return t // reached before this step
+		}
+		jumped += j.Dur
+		from = j.At
+		if j.Local+jumped >= target {
+			return j.At // the step itself carried the clock past it
+		}
+	}
+	return max(ix.TrueAt(client, target-jumped), from)
+}

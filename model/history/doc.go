@@ -15,8 +15,13 @@
 //     of release invoked, the client's crash, the end of its task, a new
 //     acquisition, the instant its believed lease runs out on its own
 //     monotonic clock (acquired's Dur, extended by renewals that came back
-//     in time), or the end of the history;
-//   - acquisitions and acquisition attempts, with their outcomes;
+//     in time; on its wall clock, steps included, for a lease flagged
+//     wall), or the end of the history; each shared (a read hold) or
+//     exclusive, with its grants (a key on a node, several keys of one
+//     node for the one-instance "Redlock");
+//   - acquisitions and acquisition attempts, with their outcomes, when
+//     each attempt's request first reached a node and where a node granted
+//     it (the order a fair lock's queue follows);
 //   - each client's pauses (pause to resume or crash) and crashes;
 //   - each key's changes on each node and each node's down intervals, with
 //     what its restart brought back, and failovers;

@@ -2,6 +2,7 @@ package history
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"locksim/sim"
@@ -27,6 +28,24 @@ const (
 	KindResWrite      sim.Kind = "res-write"
 )
 
+// The flags of an acquired event's Note.
+const (
+	// NoteShared marks a shared hold (a read lock).
+	NoteShared = "shared"
+	// NoteWall marks a lease the client budgets on its wall clock.
+	NoteWall = "wall"
+)
+
+// HasFlag reports whether a space-separated flag list holds flag.
+func HasFlag(note, flag string) bool {
+	for f := range strings.FieldsSeq(note) {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}
+
 // ResourceName is the endpoint name of the fenced resource.
 const ResourceName = "resource"
 
@@ -36,9 +55,13 @@ var Kinds = []sim.KindInfo{
 	info(KindAcquireStart, sim.ByClient, "a client starts one acquisition (a fresh lock value; retries keep it)",
 		"Key; Value: this acquisition's lock value; Dur: how long it may wait"),
 	info(KindAcquired, sim.ByClient, "the client believes it holds the lock from now on: with N 1 its critical section starts",
-		"Key; Value; Token: the fencing token, 0 for none; Peer: the nodes that granted it, comma-separated; "+
+		"Key; Value; Token: the fencing token, 0 for none; Peer: the grants, comma-separated: a node that granted Key, "+
+			"or node/key for a node that granted another key (three keys of one node); "+
 			"N: the hold count (above 1: a nested hold of a reentrant lock); Dur: the lease the client believes it has left "+
-			"from this instant, on its monotonic clock (Local), 0 when it trusts the lease until it releases"),
+			"from this instant, on its monotonic clock (Local), 0 when it trusts the lease until it releases; "+
+			"Note: flags, space-separated: "+NoteShared+" (a shared hold, a read lock: other shared holds may overlap it; "+
+			"rw-exclusion judges it, mutual-exclusion does not), "+NoteWall+" (Dur and the renewals' Dur run on the client's wall clock, "+
+			"which its clock-jump events step)"),
 	info(KindAcquireFailed, sim.ByClient, "an acquisition gave up", "Key; Value; Note: why"),
 	info(KindLeaseLost, sim.ByClient, "the client found its lease gone or unknown and did not enter, or did not write", "Key; Value; Note: why"),
 	info(KindRead, sim.ByClient, "the client read the resource", "N: the value read"),

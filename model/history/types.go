@@ -44,14 +44,22 @@ type Section struct {
 	DeadlinePos int
 	Key, Value  string
 	Token       int64
-	// Nodes are the nodes that granted the lock (the acquired event's Peer).
-	Nodes []string
+	// Nodes are the distinct nodes that granted the lock (the acquired
+	// event's Peer), in order; Grants every (node, key) it was granted.
+	Nodes  []string
+	Grants []Grant
+	// Shared is a shared hold (a read lock): other shared holds may
+	// overlap it. Wall: the client budgets its lease on its wall clock.
+	Shared, Wall bool
 
 	beliefs  []int // acquired and successful renew events with a lease, in order
 	closeAt  time.Duration
 	closePos int
 	closeHow SectionEnd
 }
+
+// Grant is one key a node granted a lease on.
+type Grant struct{ Node, Key string }
 
 // Acquisition is one acquired event: a section's start, or a nested hold.
 type Acquisition struct {
@@ -61,6 +69,7 @@ type Acquisition struct {
 	Value  string
 	Token  int64
 	Count  int64 // the hold count it left
+	Shared bool  // a shared hold (NoteShared)
 }
 
 // AttemptEnd says how an acquisition attempt ended.
@@ -82,6 +91,26 @@ type Attempt struct {
 	EndPos       int // the event that ended it, -1 if open
 	End          AttemptEnd
 	Key, Value   string
+	// Arrived is the first command carrying this attempt's lock value that
+	// a node executed (its exec event): when the request reached Redis,
+	// the order a fair lock's queue follows; -1 if none did. Granted is,
+	// for an attempt that acquired, the command that first made a key on
+	// a node hold its value (its exec event): where a node granted it; -1
+	// otherwise.
+	Arrived, Granted int
+}
+
+// Left returns the position at which the attempt stopped waiting: where
+// the node granted it (or its acquired event), where it gave up, crashed
+// or its task ended; len(h) when it was still waiting at the end.
+func (a Attempt) Left(historyLen int) int {
+	switch {
+	case a.End == AttemptAcquired && a.Granted >= 0:
+		return a.Granted
+	case a.EndPos >= 0:
+		return a.EndPos
+	}
+	return historyLen
 }
 
 // Down is a node's down interval. Restored holds, by key, the values the

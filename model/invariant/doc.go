@@ -4,14 +4,16 @@
 //
 // The invariants (IDs as in the catalogue):
 //
-//   - mutual-exclusion: no two clients' critical sections overlap in true
-//     time. A critical section runs from a successful acquire to the first
-//     of: release invoked, the client's crash, the end of its task, and the
-//     instant the lease the client believes it has runs out on its own
-//     monotonic clock (designs that compute a validity: redlock, the
-//     deadline option).
+//   - mutual-exclusion: no two clients' exclusive critical sections
+//     overlap in true time. A critical section runs from a successful
+//     acquire to the first of: release invoked, the client's crash, the end
+//     of its task, and the instant the lease the client believes it has
+//     runs out on its own monotonic clock (designs that compute a validity:
+//     redlock, the deadline option; the wall clock under the wall-clock
+//     option). Shared holds (read locks) are not judged here.
 //   - stale-write: the resource accepted a write from a client whose lease
-//     was already lost on (a quorum of) the nodes that granted it: the key
+//     was already lost on the nodes that granted it (on enough of them that
+//     another client could gather its quorum: Config.Quorum): the key
 //     expired, was deleted or replaced, was evicted, the node restarted
 //     without it, or a failover promoted a node without it. A node that is
 //     down and comes back with the key did not lose the lease: nobody
@@ -28,6 +30,10 @@
 //   - liveness: after the last fault heals, a wanted lock nobody holds is
 //     acquired within a bound.
 //   - reentrancy: hold counts go up and back down by one.
+//   - fifo (fair designs): no client is granted the lock while one whose
+//     request reached Redis first is still waiting for it.
+//   - rw-exclusion (designs with shared holds): no exclusive hold overlaps
+//     another client's hold, shared or exclusive; readers may overlap.
 //
 // A run that stopped with an error has no verdicts; callers do not judge
 // its history.

@@ -21,10 +21,16 @@ type explanation struct {
 	ix    *history.Index
 	facts []fact
 	cited []int
+	// keyNames names the key in each loss: the lease was granted on
+	// several keys of one node (three keys of one instance).
+	keyNames bool
 }
 
+// add adds a fact, once: the same text at the same position is kept once.
 func (x *explanation) add(pos int, text string, cite ...int) {
-	x.facts = append(x.facts, fact{pos, text})
+	if !slices.Contains(x.facts, fact{pos, text}) {
+		x.facts = append(x.facts, fact{pos, text})
+	}
 	x.cite(cite...)
 }
 
@@ -61,6 +67,9 @@ func (x *explanation) addLoss(node, key, v string, acq, pos int, sayNever bool) 
 	whose := "the key"
 	if owner != "" {
 		whose = owner + "'s key"
+	}
+	if x.keyNames {
+		whose += " " + key
 	}
 	if l.Pos < 0 {
 		if sayNever {

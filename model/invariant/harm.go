@@ -11,9 +11,10 @@ const (
 	HarmNone Harm = iota
 	// HarmLiveness: a lock nobody held could not be taken in time.
 	HarmLiveness
-	// HarmLease: the lock broke (two holders, a token issued twice, a
-	// write accepted outside its writer's lease, hold counts off), but
-	// every update survived.
+	// HarmLease: the lock broke (two holders, a reader beside a writer, a
+	// waiter passed in a fair queue, a token issued twice, a write
+	// accepted outside its writer's lease, hold counts off), but every
+	// update survived.
 	HarmLease
 	// HarmData: an update was lost, or the fence let through a token its
 	// rule must reject.
@@ -29,6 +30,8 @@ var harms = map[ID]Harm{
 	Fencing:         HarmData,
 	Liveness:        HarmLiveness,
 	Reentrancy:      HarmLease,
+	FIFO:            HarmLease,
+	RWExclusion:     HarmLease,
 }
 
 // HarmOf returns what breaking id costs.
@@ -68,4 +71,6 @@ var About = map[ID]string{
 	Fencing:         "the resource accepts no token its rule forbids",
 	Liveness:        "after the faults heal, a wanted lock nobody holds is acquired in time",
 	Reentrancy:      "a reentrant lock's hold counts go up and back to zero",
+	FIFO:            "a fair lock grants in the order requests reached Redis (a waiter is never passed)",
+	RWExclusion:     "a read-write lock holds many readers or one writer, never a writer with anyone else",
 }

@@ -41,6 +41,14 @@ const (
 	// Reentrancy: hold counts of a reentrant lock go up and down by one,
 	// back to zero.
 	Reentrancy ID = "reentrancy"
+	// FIFO: a fair lock grants in the order requests reached Redis: no
+	// client is granted the lock while one whose acquisition reached a
+	// node first is still waiting for it. Judged for fair designs only.
+	FIFO ID = "fifo"
+	// RWExclusion: a read-write lock lets many readers or one writer in:
+	// no exclusive (write) hold overlaps another hold of another client,
+	// shared or exclusive. Judged for designs that take shared holds.
+	RWExclusion ID = "rw-exclusion"
 )
 
 // TokenOrder is the name token-unique and fencing had when they were one
@@ -48,7 +56,7 @@ const (
 const TokenOrder ID = "token-order"
 
 // All lists the invariants in report order.
-var All = []ID{MutualExclusion, StaleWrite, LostUpdate, TokenUnique, Fencing, Liveness, Reentrancy}
+var All = []ID{MutualExclusion, StaleWrite, LostUpdate, TokenUnique, Fencing, Liveness, Reentrancy, FIFO, RWExclusion}
 
 // FenceRule is the resource's acceptance rule, as the fencing invariant
 // judges it.
@@ -72,15 +80,22 @@ const (
 type Config struct {
 	// Fencing is the resource's rule.
 	Fencing FenceRule
-	// Quorum is how many of the nodes that granted a lease must still hold
-	// it for the lease to be alive: 1 for single-node designs, a majority
-	// for redlock. 0 means 1. It is capped at the number of granting nodes.
+	// Quorum is how many of the grants of a lease (a key on a node) must
+	// still hold it for the lease to be alive: while they do, no other
+	// client can gather the grants it needs. 1 for single-node designs and
+	// for a lock that needs every master (multi-lock); for a lock that
+	// needs q of n grants, n-q+1 (a majority for redlock on an odd n). 0
+	// means 1. It is capped at the number of grants.
 	Quorum int
 	// LivenessBound is how long (true time) after the last fault heals a
 	// wanted, free lock must be acquired; 0 does not judge liveness.
 	LivenessBound time.Duration
 	// Reentrant judges reentrant hold counts.
 	Reentrant bool
+	// Fair judges grant order (FIFO): the design queues its waiters.
+	Fair bool
+	// Shared judges rw-exclusion: the design takes shared (read) holds.
+	Shared bool
 }
 
 // Judged reports whether a config judges the invariant at all, and if not,
@@ -91,6 +106,10 @@ func (c Config) Judged(id ID) (bool, string) {
 		return false, "no liveness bound for this run"
 	case id == Reentrancy && !c.Reentrant:
 		return false, "the design is not reentrant"
+	case id == FIFO && !c.Fair:
+		return false, "the design promises no grant order"
+	case id == RWExclusion && !c.Shared:
+		return false, "the design takes no shared holds"
 	case id == Fencing && c.Fencing == NoFencing:
 		return false, "the resource is not fenced"
 	case id == Fencing && c.Fencing == VersionCheck:
@@ -138,6 +157,12 @@ func CheckIndex(ix *history.Index, cfg Config) []Violation {
 	}
 	if cfg.Reentrant {
 		vs = append(vs, checkReentrancy(ix)...)
+	}
+	if cfg.Fair {
+		vs = append(vs, checkFIFO(ix)...)
+	}
+	if cfg.Shared {
+		vs = append(vs, checkRWExclusion(ix)...)
 	}
 	sortViolations(vs)
 	return capPer(vs, MaxPerInvariant)

@@ -8,12 +8,20 @@ import (
 	"locksim/sim"
 )
 
-// checkMutex reports every pair of critical sections (history.Section) of
-// different clients that overlap in true time. Sections are half-open
-// [From, To): a release or a deadline and an acquire at the same instant
-// do not overlap. A section ends at the first of release invoked, crash,
-// the end of its task, and the instant the client's own deadline passed.
+// checkMutex reports every pair of exclusive critical sections
+// (history.Section) of different clients that overlap in true time.
+// Sections are half-open [From, To): a release or a deadline and an
+// acquire at the same instant do not overlap. A section ends at the first
+// of release invoked, crash, the end of its task, and the instant the
+// client's own deadline passed. A shared hold (a read lock) is not judged
+// here: readers overlap by design; rw-exclusion judges them.
 func checkMutex(ix *history.Index) []Violation {
+	return overlaps(ix, MutualExclusion, func(a, b *history.Section) bool { return !a.Shared && !b.Shared })
+}
+
+// overlaps reports, as invariant id, every pair of sections of different
+// clients that overlap in true time and that judged says must not.
+func overlaps(ix *history.Index, id ID, judged func(a, b *history.Section) bool) []Violation {
 	var vs []Violation
 	ss := ix.Sections
 	for i := range ss {
@@ -22,23 +30,23 @@ func checkMutex(ix *history.Index) []Violation {
 			if b.From >= a.To {
 				break // sections are ordered by start: no later one overlaps a
 			}
-			if a.Client == b.Client {
+			if a.Client == b.Client || !judged(a, b) {
 				continue
 			}
 			to := min(a.To, b.To)
 			if to <= b.From {
 				continue
 			}
-			vs = append(vs, mutexViolation(ix, a, b, to))
+			vs = append(vs, mutexViolation(ix, id, a, b, to))
 		}
 	}
 	return vs
 }
 
 // mutexViolation explains the overlap of a and b (a started first) from
-// b's acquire to `to`.
-func mutexViolation(ix *history.Index, a, b *history.Section, to time.Duration) Violation {
-	x := &explanation{ix: ix}
+// b's acquire to `to`, as invariant id (mutual-exclusion or rw-exclusion).
+func mutexViolation(ix *history.Index, id ID, a, b *history.Section, to time.Duration) Violation {
+	x := &explanation{ix: ix, keyNames: len(a.Nodes) < len(a.Grants) || len(b.Nodes) < len(b.Grants)}
 	x.add(a.Acq, a.Client+" acquired at "+sim.FormatTime(a.From)+granted(ix, a.Acq, a.Nodes), a.Acq)
 	x.add(b.Acq, b.Client+" acquired at "+sim.FormatTime(b.From)+granted(ix, b.Acq, b.Nodes), b.Acq)
 	if a.Deadline != history.NoDeadline {
@@ -48,8 +56,8 @@ func mutexViolation(ix *history.Index, a, b *history.Section, to time.Duration) 
 	// gone: the loss of its value on its granting nodes before the overlap.
 	lost := map[string]bool{}
 	for _, s := range []*history.Section{a, b} {
-		for _, n := range s.Nodes {
-			if _, ok := x.addLoss(n, s.Key, s.Value, s.Acq, b.Acq, false); ok {
+		for _, g := range s.Grants {
+			if _, ok := x.addLoss(g.Node, g.Key, s.Value, s.Acq, b.Acq, false); ok {
 				lost[s.Client] = true
 			}
 		}
@@ -119,15 +127,28 @@ func mutexViolation(ix *history.Index, a, b *history.Section, to time.Duration) 
 		x.add(end.EndPos, verb+how+sim.FormatTime(end.To), end.EndPos)
 	}
 	return Violation{
-		Invariant: MutualExclusion,
+		Invariant: id,
 		Clients:   []string{a.Client, b.Client},
 		From:      b.From,
 		To:        to,
 		Tokens:    nonzero(a.Token, b.Token),
 		Events:    x.seqs(),
-		Explanation: a.Client + " and " + b.Client + " both held the lock from " + sim.FormatTime(b.From) +
+		Explanation: a.Client + holdKind(id, a) + " and " + b.Client + holdKind(id, b) + " both held the lock from " + sim.FormatTime(b.From) +
 			" to " + sim.FormatTime(to) + " (" + sim.FormatTime(to-b.From) + "): " + x.text(),
 	}
+}
+
+// holdKind names a section's hold in rw-exclusion's explanations:
+// " (reading)" for a shared hold, " (writing)" for an exclusive one;
+// nothing for mutual-exclusion, whose holds are all exclusive.
+func holdKind(id ID, s *history.Section) string {
+	switch {
+	case id != RWExclusion:
+		return ""
+	case s.Shared:
+		return " (reading)"
+	}
+	return " (writing)"
 }
 
 func citedAlready(x *explanation, pos int) bool {

@@ -37,18 +37,18 @@ func checkStale(ix *history.Index, cfg Config) []Violation {
 			})
 			continue
 		}
-		nodes := grantors(ix, s)
-		quorum := max(min(cfg.Quorum, len(nodes)), 1)
+		grants := grantors(ix, s)
+		quorum := max(min(cfg.Quorum, len(grants)), 1)
 		alive := 0
-		for _, n := range nodes {
-			if ix.Alive(n, s.Key, s.Value, w.Applied) {
+		for _, g := range grants {
+			if ix.Alive(g.Node, g.Key, s.Value, w.Applied) {
 				alive++
 			}
 		}
 		if alive >= quorum {
 			continue
 		}
-		vs = append(vs, staleViolation(ix, w, s, nodes, alive, quorum))
+		vs = append(vs, staleViolation(ix, w, s, grants, alive, quorum))
 	}
 	return vs
 }
@@ -65,27 +65,27 @@ func sectionOf(ix *history.Index, client, v string, pos int) *history.Section {
 	return nil
 }
 
-// grantors returns the nodes that granted a section: its acquired event's
-// Peer list, or, when the design recorded none, the nodes that held its
+// grantors returns the grants of a section: its acquired event's Peer
+// list, or, when the design recorded none, the nodes whose key held its
 // value at that moment.
-func grantors(ix *history.Index, s *history.Section) []string {
-	if len(s.Nodes) > 0 {
-		return s.Nodes
+func grantors(ix *history.Index, s *history.Section) []history.Grant {
+	if len(s.Grants) > 0 {
+		return s.Grants
 	}
-	var out []string
+	var out []history.Grant
 	for k := range ix.Keys {
 		if k.Key == s.Key && history.HoldsLease(ix.ValueAt(k.Node, k.Key, s.Acq), s.Value) {
-			out = append(out, k.Node)
+			out = append(out, history.Grant{Node: k.Node, Key: k.Key})
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b history.Grant) int { return strings.Compare(a.Node, b.Node) })
 	return out
 }
 
 // staleViolation explains the accepted write w by the holder of s, whose
 // lease was alive on only `alive` of its granting nodes.
-func staleViolation(ix *history.Index, w *history.Write, s *history.Section, nodes []string, alive, quorum int) Violation {
-	x := &explanation{ix: ix}
+func staleViolation(ix *history.Index, w *history.Write, s *history.Section, grants []history.Grant, alive, quorum int) Violation {
+	x := &explanation{ix: ix, keyNames: len(s.Nodes) < len(grants)}
 	// The request that carried the write (a pause can hold it back after
 	// it was prepared); the prepared write when no request was recorded.
 	sent := w.Sent
@@ -94,8 +94,8 @@ func staleViolation(ix *history.Index, w *history.Write, s *history.Section, nod
 	}
 	x.cite(w.Applied, s.Acq, sent)
 	firstLoss := -1
-	for _, n := range nodes {
-		if l, ok := x.addLoss(n, s.Key, s.Value, s.Acq, w.Applied, true); ok && l.Pos >= 0 && (firstLoss < 0 || l.Pos < firstLoss) {
+	for _, g := range grants {
+		if l, ok := x.addLoss(g.Node, g.Key, s.Value, s.Acq, w.Applied, true); ok && l.Pos >= 0 && (firstLoss < 0 || l.Pos < firstLoss) {
 			firstLoss = l.Pos
 		}
 	}
@@ -130,8 +130,14 @@ func staleViolation(ix *history.Index, w *history.Write, s *history.Section, nod
 		x.add(s.Acq, "no node is known to have granted it")
 	}
 	lease := w.Client + "'s lease was gone"
-	if len(nodes) > 1 || quorum > 1 {
-		lease += " (alive on " + strconv.Itoa(alive) + " of " + strconv.Itoa(len(nodes)) + " granting nodes, quorum " + strconv.Itoa(quorum) + ")"
+	if len(grants) > 1 || quorum > 1 {
+		what := " granting nodes"
+		if len(s.Nodes) < len(grants) {
+			what = " granted keys"
+		}
+		// quorum is what keeps every other client from gathering the
+		// grants it needs (Config.Quorum).
+		lease += " (alive on " + strconv.Itoa(alive) + " of " + strconv.Itoa(len(grants)) + what + ", " + strconv.Itoa(quorum) + " needed)"
 	}
 	return Violation{
 		Invariant:   StaleWrite,

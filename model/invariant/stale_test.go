@@ -121,7 +121,7 @@ func TestStaleWrite(t *testing.T) {
 				Events: []int{seq(rj, "A", history.KindAcquired, 1), seq(rj, "r3", sim.KindExpire, 1), seq(rj, "r3", sim.KindClockJump, 1),
 					seq(rj, "A", history.KindWrite, 1), seq(rj, history.ResourceName, history.KindResWrite, 1)},
 				Explanation: "A wrote 1 at 0.300000s and the resource accepted it, but A's lease was gone " +
-					"(alive on 2 of 3 granting nodes, quorum 3): " +
+					"(alive on 2 of 3 granting nodes, 3 needed): " +
 					"A's key on r3 expired at 0.200000s (node clock 2.200000s) after r3's clock jumped by 2s at 0.200000s",
 			}},
 		},
@@ -247,5 +247,42 @@ func TestStaleWrite(t *testing.T) {
 				t.Errorf("Check stale write (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A "Redlock" of three keys on one node (redlock-one-node) needs two of
+// them: its lease is alive while two still hold it, so that nobody else
+// can gather two. Evicting one key keeps it; a restart that empties the
+// node loses all three at once.
+func TestStaleWriteThreeKeysOfOneNode(t *testing.T) {
+	keyOf := func(e sim.Event, k string) sim.Event { e.Key = k; return e }
+	build := func(lose func(*hist) *hist) sim.History {
+		b := newHist().at(0).add(acqStart("A", "A:1"))
+		for i, k := range []string{"lock1", "lock2", "lock3"} {
+			b.at(float64(1+i)).add(exec("r1", "A", "EVAL", k, "A:1"), keyOf(keySet("r1", "A:1=1", "EVAL"), k))
+		}
+		b.at(5).add(acquired("A", "A:1", 0, "r1/lock1,r1/lock2,r1/lock3", 1))
+		lose(b)
+		return b.at(400).add(write("A", "A:1", 0, 1), resWrite("A", "A:1", 0, 1)).h
+	}
+	evictOne := build(func(b *hist) *hist {
+		return b.at(100).add(keyOf(keyGone("r1", "evicted"), "lock2"))
+	})
+	restart := build(func(b *hist) *hist {
+		b.at(100).add(sim.Event{Actor: "r1", Kind: sim.KindNodeCrash})
+		b.at(101).add(keyOf(keyGone("r1", "node crashed"), "lock1"), keyOf(keyGone("r1", "node crashed"), "lock2"), keyOf(keyGone("r1", "node crashed"), "lock3"))
+		return b.at(110).add(sim.Event{Actor: "r1", Kind: sim.KindNodeUp, Note: "persistence none"})
+	})
+	cfg := Config{Quorum: 2} // 3 keys - a majority of 2 + 1
+	if got := only(Check(evictOne, cfg), StaleWrite); got != nil {
+		t.Errorf("one key of three evicted: %v", got)
+	}
+	got := only(Check(restart, cfg), StaleWrite)
+	want := "A wrote 1 at 0.400000s and the resource accepted it, but A's lease was gone (alive on 0 of 3 granted keys, 2 needed): " +
+		"r1 restarted at 0.110000s without A's key lock1 (persistence none), after a crash at 0.100000s; " +
+		"r1 restarted at 0.110000s without A's key lock2 (persistence none), after a crash at 0.100000s; " +
+		"r1 restarted at 0.110000s without A's key lock3 (persistence none), after a crash at 0.100000s"
+	if len(got) != 1 || got[0].Explanation != want {
+		t.Errorf("r1 restarted empty:\n got: %v\nwant: %s", got, want)
 	}
 }
