@@ -2,6 +2,7 @@ package locksim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,12 +47,29 @@ func TestPropDeterminism(t *testing.T) {
 // no faults, over the swarm of configurations the generator draws (2-4
 // clients, short or long work within the design's assumptions, latency,
 // call timeouts): a false alarm here would be a checker's or the swarm's.
+//
+// FIFO is left out for fair designs: the simulation found that Redisson's
+// fair lock drops live waiters from a queue that stays busy longer than
+// its bookkeeping assumes, with no fault (scenario busy-fair-queue,
+// TestFairLockShedsWaitersOfABusyQueue).
 func TestPropNoFaultsIsSafe(t *testing.T) {
 	for _, d := range catalogueDesigns {
 		t.Run(d, func(t *testing.T) {
-			Check(t, d, WithFaults(), WithRuns(300), WithCaseDir(t.TempDir()))
+			opts := []Option{WithFaults(), WithRuns(300), WithCaseDir(t.TempDir())}
+			if model.TraitsOf(mustDesign(t, d)).Fair {
+				opts = append(opts, WithInvariants(slices.DeleteFunc(slices.Clone(invariant.All), func(id invariant.ID) bool { return id == invariant.FIFO })...))
+			}
+			Check(t, d, opts...)
 		})
 	}
+}
+
+func mustDesign(t *testing.T, id string) model.Design {
+	d, err := model.LookupDesign(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // TestPropFencedResourceKeepsItsRule: under any pauses and delays the

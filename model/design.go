@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"locksim/clock"
 	"locksim/model/history"
 	"locksim/sim"
 	"locksim/sim/resp"
@@ -63,6 +64,14 @@ type Reentrant interface {
 	Reentrant()
 }
 
+// Abandoner is a Design that must clean up after an acquisition that gave
+// up: the framework calls Abandon once, with the acquisition's value, when
+// the acquire wait runs out (Redisson's fair lock leaves its wait queue, as
+// RedissonFairLock.acquireFailedAsync does). Its outcome is not checked.
+type Abandoner interface {
+	Abandon(c *Client, value string)
+}
+
 // Lease is what a client holds after a successful acquisition.
 type Lease struct {
 	// Key is the lock key, Value this acquisition's random value.
@@ -71,18 +80,31 @@ type Lease struct {
 	Token int64
 	// Nodes are the nodes that granted the lock.
 	Nodes []string
-	// Start is the client's monotonic reading taken before the first
-	// request of the successful attempt.
+	// Keys, if set, names the key each node of Nodes granted (the same
+	// length as Nodes; a node may appear once per key, as the three keys
+	// of one instance); nil means Key on every node.
+	Keys []string
+	// Shared is a shared hold (a read lock): other shared holds may
+	// overlap it, and the client only reads the resource under it. A
+	// design sets it for a client that reads (Client.Reader).
+	Shared bool
+	// Start is the client's reading taken before the first request of the
+	// successful attempt, on the monotonic clock, or on the wall clock
+	// (as time since clock.Epoch) when Wall is set.
 	Start time.Duration
 	// Validity is how long from Start the client may trust the lease; 0
 	// means the design trusts it until release (no client deadline).
 	Validity time.Duration
+	// Wall: Start and the deadline are on the client's wall clock (the
+	// wall-clock option), which a clock step moves.
+	Wall bool
 	// Count is the reentrant hold count (1 for non-reentrant designs).
 	Count int
 }
 
-// Deadline returns the monotonic instant the lease runs out for the
-// client, and false when the design trusts the lease until release.
+// Deadline returns the instant, on the lease's clock (see Wall), the
+// lease runs out for the client, and false when the design trusts the
+// lease until release.
 func (l *Lease) Deadline() (time.Duration, bool) {
 	if l.Validity == 0 {
 		return 0, false
@@ -107,7 +129,9 @@ type Client struct {
 	// Key is the lock key; TokenKey the fencing counter key.
 	Key, TokenKey string
 
-	subscribed bool // reentrant-hash: subscribed to the release channel
+	reader     bool   // the client only reads, under shared holds
+	subscribed string // the release channel the client subscribed to, "" none
+	acquiring  string // the lock value of the acquisition in progress
 }
 
 // NewClient wraps a simulation context for a design. Options must already
@@ -127,6 +151,43 @@ func (c *Client) Name() string { return c.ctx.Name() }
 
 // Now returns the client's monotonic clock.
 func (c *Client) Now() time.Duration { return c.ctx.Now() }
+
+// Wall returns the client's wall clock as time since clock.Epoch: what
+// System.currentTimeMillis() reads, offset, drift and steps included.
+func (c *Client) Wall() time.Duration { return c.ctx.Wall().Sub(clock.Epoch) }
+
+// WallMs returns the client's wall clock in whole milliseconds since the
+// Unix epoch, as Java's System.currentTimeMillis() (Redisson's fair lock
+// sends it to Redis).
+func (c *Client) WallMs() string { return strconv.FormatInt(c.ctx.Wall().UnixMilli(), 10) }
+
+// Acquiring returns the lock value of the acquisition the client is making
+// (what TryAcquire was last given), for a Waiter that listens on a channel
+// of its own.
+func (c *Client) Acquiring() string { return c.acquiring }
+
+// Reader reports whether the client only reads, under shared holds: one of
+// Workload.Readers for a design that takes shared holds (Traits.Shared).
+// A read-write design takes a read lock for it and sets Lease.Shared.
+func (c *Client) Reader() bool { return c.reader }
+
+// leaseNow returns the client's clock that lease l is budgeted on: the
+// wall clock for a Wall lease, else the monotonic clock.
+func (c *Client) leaseNow(l *Lease) time.Duration {
+	if l.Wall {
+		return c.Wall()
+	}
+	return c.Now()
+}
+
+// waitNow returns the clock the acquire wait is measured on: the wall clock
+// under Options.WallClock (seed 003's sketch), else the monotonic clock.
+func (c *Client) waitNow() time.Duration {
+	if c.opts.WallClock {
+		return c.Wall()
+	}
+	return c.Now()
+}
 
 // Masters returns the independent Redis groups ("m1", ...).
 func (c *Client) Masters() []string { return c.ctx.Groups() }

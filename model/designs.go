@@ -20,6 +20,13 @@ const (
 	Fenced        = "fenced"
 	Redlock       = "redlock"
 	WaitReplica   = "wait-replica"
+	// Seed 001's Redisson locks, seed 000's explicit lease and seed 001
+	// 5.2's lock of several locks (designs_redisson.go, designs_multi.go).
+	FairLock       = "fair-lock"
+	ReadWriteLock  = "read-write-lock"
+	ExplicitLease  = "explicit-lease"
+	MultiLock      = "multi-lock"
+	RedlockOneNode = "redlock-one-node"
 )
 
 var catalogue = []struct {
@@ -34,6 +41,11 @@ var catalogue = []struct {
 	{Fenced, "SET NX PX and INCR of a token counter in one script, a watchdog; the token guards every write", func() Design { return fenced{} }},
 	{Redlock, "SET NX PX on N independent masters; majority and validity on the client's clock (Extend on request)", func() Design { return redlock{} }},
 	{WaitReplica, "set-px-lua on a replicated primary, then WAIT 1; held only if a replica acked", func() Design { return waitReplica{} }},
+	{FairLock, "Redisson getFairLock: RLock plus a queue of waiters with deadlines; granted in arrival order (seed 001)", func() Design { return fairLock{} }},
+	{ReadWriteLock, "Redisson getReadLock/getWriteLock: many readers or one writer; the last clients read (seed 001)", func() Design { return readWriteLock{} }},
+	{ExplicitLease, "Redisson tryLock(wait, lease): RLock with the lease given, no watchdog (seed 000)", func() Design { return explicitLease{} }},
+	{MultiLock, "Redisson MultiLock: an RLock on each of N independent masters, all needed (seed 001 5.2)", func() Design { return multiLock{} }},
+	{RedlockOneNode, "the mistake of seed 001 5.2: a Redlock (2 of 3) over three keys of one Redis instance", func() Design { return multiLock{oneNode: true} }},
 }
 
 // DesignIDs returns the catalogue design IDs in catalogue order.
@@ -268,10 +280,15 @@ func (reentrantHash) Renew(c *Client, l *Lease) (bool, error) {
 // WaitRelease subscribes to the lock's channel once and waits for a
 // release message instead of polling.
 func (reentrantHash) WaitRelease(c *Client, max time.Duration) {
-	ch := channel(c)
-	if !c.subscribed {
+	waitOn(c, channel(c), max)
+}
+
+// waitOn subscribes to a release channel once (a new channel replaces the
+// one the client listened to before) and waits at most max for a message.
+func waitOn(c *Client, ch string, max time.Duration) {
+	if c.subscribed != ch {
 		if err := c.ctx.Subscribe(single(c), c.opts.CallTimeout, ch); err == nil {
-			c.subscribed = true
+			c.subscribed = ch
 		}
 	}
 	c.ctx.WaitMessage(ch, max)

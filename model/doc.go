@@ -6,17 +6,23 @@
 //
 //   - design.go, traits.go: the Design contract a lock implements
 //     (TryAcquire, Release; optionally Renewer, Extender, Waiter,
-//     Reentrant), the Client a design talks to Redis through, and the
-//     Traits a design declares once (masters, quorum, replicas, renews,
-//     validity, fenced, reentrant) that every command asks instead of
+//     Reentrant, Abandoner), the Client a design talks to Redis through,
+//     and the Traits a design declares once (masters, quorum, replicas,
+//     renews, validity, fenced, reentrant, shared, fair, all masters,
+//     keys, reads the wall clock) that every command asks instead of
 //     comparing IDs.
-//   - designs.go, scripts.go: the eight catalogue designs, as ordinary
-//     sequential code, with their Lua scripts verbatim from their sources.
+//   - designs.go, scripts.go: the catalogue designs, as ordinary
+//     sequential code, with their Lua scripts verbatim from their sources;
+//     designs_redisson.go, scripts_redisson.go: Redisson's fair lock,
+//     read-write lock and explicit lease (seeds 000, 001), their scripts in
+//     our own words after Redisson's; designs_multi.go: the lock of several
+//     locks, on independent masters or on one (seed 001 5.2).
 //   - lua.go: a user's design written as Redis Lua scripts.
 //   - workload.go: the framework: a fresh lock value per acquisition,
 //     bounded retries with exponential backoff and jitter, the
-//     client-deadline option, the watchdog, and the read-modify-write
-//     critical section against the resource. It records the protocol's
+//     client-deadline option (on the monotonic clock, or the wall clock),
+//     the watchdog, and the read-modify-write critical section against
+//     the resource (a reader only reads). It records the protocol's
 //     events (model/history.Kinds).
 //   - resource.go: the fenced resource (strict, nonstrict, strict-reads,
 //     off, and version: a row version compared and set instead of a token),

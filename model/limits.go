@@ -61,6 +61,8 @@ func (s Spec) checkLimits() error {
 		return limitError("replicas", t.Replicas, MaxReplicas, "replicas")
 	case len(s.Faults) > MaxFaults:
 		return limitError("faults", len(s.Faults), MaxFaults, "faults")
+	case s.Workload.Readers > MaxClients:
+		return limitError("readers", s.Workload.Readers, MaxClients, "clients")
 	case s.Workload.Cycles > MaxCycles:
 		return limitError("cycles", s.Workload.Cycles, MaxCycles, "cycles")
 	case s.Limits.MaxEvents > MaxEvents:
@@ -78,6 +80,7 @@ func (s Spec) checkLimits() error {
 		{"retry-min", s.Options.RetryMin, MaxRunTime}, {"retry-max", s.Options.RetryMax, MaxRunTime},
 		{"call-timeout", s.Options.CallTimeout, MaxRunTime}, {"node-timeout", s.Options.NodeTimeout, MaxRunTime},
 		{"wait-timeout", s.Options.WaitTimeout, MaxRunTime}, {"renew-every", s.Options.RenewEvery, MaxRunTime},
+		{"queue-wait", s.Options.QueueWait, MaxRunTime},
 		{"down-after", t.Sentinel.DownAfter, MaxRunTime}, {"discovery", t.Sentinel.DiscoveryDelay, MaxRunTime},
 	} {
 		if d.v > d.limit {

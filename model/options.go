@@ -45,6 +45,9 @@ func (o Options) WithDefaults(masters int) Options {
 	if o.RenewEvery == 0 {
 		o.RenewEvery = o.TTL / 3
 	}
+	if o.QueueWait == 0 {
+		o.QueueWait = o.AcquireWait
+	}
 	return o
 }
 
@@ -73,6 +76,8 @@ func (o Options) Validate(masters int) error {
 		return errors.Errorf("model: wait-timeout %v is negative", o.WaitTimeout)
 	case o.RenewEvery <= 0:
 		return errors.Errorf("model: renew-every %v must be positive", o.RenewEvery)
+	case o.QueueWait <= 0:
+		return errors.Errorf("model: queue-wait %v must be positive", o.QueueWait)
 	}
 	return nil
 }

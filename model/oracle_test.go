@@ -32,9 +32,15 @@ type oracle struct {
 	rule   model.Fencing
 	broken map[invariant.ID]bool
 
-	open     map[string]*belief // client -> its open critical section
-	byValue  map[string]*belief // lock value -> the section acquired with it
-	lastSeen map[string]string  // node -> lock key value when it was last up
+	open     map[string]*belief           // client -> its open critical section
+	byValue  map[string]*belief           // lock value -> the section acquired with it
+	lastSeen map[string]map[string]string // node -> key -> its value when the node was last up
+	keys     []string                     // every key a node has held, in the order first seen
+
+	// fifo: each client's acquisition in progress, and the order in
+	// which acquisitions reached a node
+	waits   map[string]*wait
+	arrival int
 
 	grants     map[int64]string // token -> the value first granted it
 	seenGrant  map[string]bool
@@ -60,10 +66,19 @@ type oracle struct {
 	lastEvent   time.Duration
 }
 
+// wait is an acquisition in progress, for FIFO: when its first request
+// reached a node, and whether a node has granted it yet.
+type wait struct {
+	value   string
+	arrived int // 0: not yet
+	granted bool
+}
+
 type belief struct {
 	client, task, key, value string
-	nodes                    []string
-	deadline                 time.Duration // monotonic, -1 for none
+	grants                   []history.Grant
+	shared, wall             bool
+	deadline                 time.Duration // monotonic (wall: the wall clock since the epoch), -1 for none
 	open                     bool
 	// the hold being timed for liveness
 	holding             bool
@@ -80,21 +95,31 @@ type livePoint struct {
 
 func newOracle(s model.Spec) *oracle {
 	return &oracle{cfg: s.CheckConfig(), rule: s.Fencing, broken: map[invariant.ID]bool{},
-		open: map[string]*belief{}, byValue: map[string]*belief{}, lastSeen: map[string]string{},
+		open: map[string]*belief{}, byValue: map[string]*belief{}, lastSeen: map[string]map[string]string{},
+		waits:  map[string]*wait{},
 		grants: map[int64]string{}, seenGrant: map[string]bool{}, maxAtStart: map[string]int64{},
 		inAttempt: map[string]bool{}, counts: map[string]int64{},
 		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}}
 }
 
 func (o *oracle) believes(w *sim.World, b *belief) bool {
-	return b != nil && b.open && (b.deadline < 0 || w.ClientMono(b.client) < b.deadline)
+	return b != nil && b.open && (b.deadline < 0 || o.clientNow(w, b) < b.deadline)
+}
+
+// clientNow reads the clock b's lease is budgeted on: the client's wall
+// clock for a wall lease, else its monotonic clock.
+func (o *oracle) clientNow(w *sim.World, b *belief) time.Duration {
+	if b.wall {
+		return w.ClientLocal(b.client)
+	}
+	return w.ClientMono(b.client)
 }
 
 // holds reports whether node holds lock value v for key now: read live
 // when the node is up; while it is down, what it had when last up (nobody
 // can take the lock there meanwhile).
 func (o *oracle) nodeHolds(w *sim.World, node, key, v string) bool {
-	val := o.lastSeen[node]
+	val := o.lastSeen[node][key]
 	if w.NodeUp(node) {
 		val = w.NodeValue(node, key)
 	}
@@ -103,8 +128,18 @@ func (o *oracle) nodeHolds(w *sim.World, node, key, v string) bool {
 
 func (o *oracle) observe(w *sim.World, e sim.Event) {
 	o.lastEvent = e.At
+	if (e.Kind == sim.KindKey || e.Kind == sim.KindExpire) && !slices.Contains(o.keys, e.Key) {
+		o.keys = append(o.keys, e.Key)
+	}
 	if w.NodeUp(e.Actor) {
-		o.lastSeen[e.Actor] = w.NodeValue(e.Actor, "lock")
+		seen := o.lastSeen[e.Actor]
+		if seen == nil {
+			seen = map[string]string{}
+			o.lastSeen[e.Actor] = seen
+		}
+		for _, k := range o.keys {
+			seen[k] = w.NodeValue(e.Actor, k)
+		}
 	}
 	o.w = w
 	if history.IsFault(e.Kind) {
@@ -145,20 +180,25 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 		o.point(e.At, 0, 0, false, true)
 	}
 	switch e.Kind {
+	case sim.KindExec:
+		o.fifo(w, e)
 	case history.KindAcquireStart:
+		o.waits[e.Actor] = &wait{value: e.Value}
 		o.maxAtStart[e.Actor] = o.maxGrant
 		if !o.inAttempt[e.Actor] {
 			o.inAttempt[e.Actor] = true
 			o.point(e.At, +1, 0, false, false)
 		}
 	case history.KindAcquireFailed:
+		delete(o.waits, e.Actor)
 		o.endAttempt(e.At, e.Actor)
 	case history.KindAcquired:
+		delete(o.waits, e.Actor)
 		o.acquired(w, e)
 	case history.KindRenew:
-		if b := o.open[e.Actor]; b != nil && e.N == 1 && e.Dur > 0 && b.value == e.Value && b.deadline >= 0 && w.ClientMono(e.Actor) < b.deadline {
+		if b := o.open[e.Actor]; b != nil && e.N == 1 && e.Dur > 0 && b.value == e.Value && b.deadline >= 0 && o.clientNow(w, b) < b.deadline {
 			o.endHold(w, b, false)
-			b.deadline = e.Local + e.Dur
+			b.deadline = o.clientNow(w, b) + e.Dur
 			o.startHold(w, b, e.At)
 		}
 	case history.KindRelease:
@@ -167,6 +207,7 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 			o.close(w, e.Actor)
 		}
 	case sim.KindCrash:
+		delete(o.waits, e.Actor)
 		o.endAttempt(e.At, e.Actor)
 		o.close(w, e.Actor)
 		delete(o.counts, e.Actor)
@@ -177,11 +218,13 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 			o.close(w, e.Actor)
 		}
 		if e.Task == "" || e.Task == "main" {
+			delete(o.waits, e.Actor)
 			o.endAttempt(e.At, e.Actor)
 		}
-	case sim.KindClockDrift:
-		// A rate change moves the instant a believed lease runs out.
-		if b := o.open[e.Actor]; b != nil && o.believes(w, b) && b.deadline >= 0 {
+	case sim.KindClockDrift, sim.KindClockJump:
+		// A rate change moves the instant a believed lease runs out; a
+		// step moves it for a lease on the wall clock.
+		if b := o.open[e.Actor]; b != nil && o.believes(w, b) && b.deadline >= 0 && (e.Kind == sim.KindClockDrift || b.wall) {
 			o.endHold(w, b, false)
 			o.startHold(w, b, e.At)
 		}
@@ -214,21 +257,33 @@ func (o *oracle) acquired(w *sim.World, e sim.Event) {
 			o.maxGrant = max(o.maxGrant, e.Token)
 		}
 	}
+	shared := history.HasFlag(e.Note, history.NoteShared)
 	for d, b := range o.open {
 		if d != c && o.believes(w, b) {
-			o.broken[invariant.MutualExclusion] = true
+			if !shared && !b.shared {
+				o.broken[invariant.MutualExclusion] = true
+			}
+			if o.cfg.Shared && !(shared && b.shared) {
+				o.broken[invariant.RWExclusion] = true
+			}
 		}
 	}
 	o.close(w, c)
 	o.endAttempt(e.At, c)
-	b := &belief{client: c, task: e.Task, key: e.Key, value: e.Value, deadline: -1, open: true}
+	b := &belief{client: c, task: e.Task, key: e.Key, value: e.Value, deadline: -1, open: true,
+		shared: shared, wall: history.HasFlag(e.Note, history.NoteWall)}
 	for _, n := range strings.Split(e.Peer, ",") {
-		if n != "" {
-			b.nodes = append(b.nodes, n)
+		if n == "" {
+			continue
 		}
+		g := history.Grant{Node: n, Key: e.Key}
+		if node, k, ok := strings.Cut(n, "/"); ok {
+			g = history.Grant{Node: node, Key: k}
+		}
+		b.grants = append(b.grants, g)
 	}
 	if e.Dur > 0 {
-		b.deadline = e.Local + e.Dur
+		b.deadline = o.clientNow(w, b) + e.Dur
 	}
 	o.open[c], o.byValue[e.Value] = b, b
 	o.startHold(w, b, e.At)
@@ -254,19 +309,43 @@ func (o *oracle) accepted(w *sim.World, e sim.Event) {
 		o.broken[invariant.StaleWrite] = true
 		return
 	}
-	quorum := max(min(o.cfg.Quorum, len(b.nodes)), 1)
+	quorum := max(min(o.cfg.Quorum, len(b.grants)), 1)
 	alive := 0
-	for _, n := range b.nodes {
-		a := n
-		if g := w.GroupOf(n); g != "" {
+	for _, gr := range b.grants {
+		a := gr.Node
+		if g := w.GroupOf(a); g != "" {
 			a = w.GroupPrimary(g)
 		}
-		if o.nodeHolds(w, a, b.key, b.value) {
+		if o.nodeHolds(w, a, gr.Key, b.value) {
 			alive++
 		}
 	}
 	if alive < quorum {
 		o.broken[invariant.StaleWrite] = true
+	}
+}
+
+// fifo watches each command a node executes: the first carrying an
+// acquisition's lock value is when it reached Redis; the one after which
+// the node's lock key holds the value granted it, and it must not have
+// passed a waiter that reached Redis first and was still waiting.
+func (o *oracle) fifo(w *sim.World, e sim.Event) {
+	a := o.waits[e.Peer]
+	if !o.cfg.Fair || a == nil || !slices.Contains(e.Args, a.value) {
+		return
+	}
+	if a.arrived == 0 {
+		o.arrival++
+		a.arrived = o.arrival
+	}
+	if a.granted || !history.HoldsLease(w.NodeValue(e.Actor, "lock"), a.value) {
+		return
+	}
+	a.granted = true
+	for c, x := range o.waits {
+		if c != e.Peer && x.arrived > 0 && x.arrived < a.arrived && !x.granted {
+			o.broken[invariant.FIFO] = true
+		}
 	}
 }
 
@@ -303,7 +382,11 @@ func (o *oracle) startHold(w *sim.World, b *belief, at time.Duration) {
 	b.holdFrom, b.holdUntil, b.holdOrder = at, -1, 2*o.seq // before the next point
 
 	if b.deadline >= 0 {
-		b.holdUntil = max(w.ClientTrueAt(b.client, b.deadline), at)
+		if b.wall {
+			b.holdUntil = max(w.ClientTrueAtLocal(b.client, b.deadline), at)
+		} else {
+			b.holdUntil = max(w.ClientTrueAt(b.client, b.deadline), at)
+		}
 	}
 	b.holding = true
 }
@@ -564,7 +647,7 @@ func TestCheckersAgreeWithTheOracle(t *testing.T) {
 	}
 	t.Logf("%d runs judged, %d agreed; runs breaking each invariant: %v", judged, agreed, seen)
 	// The runs must exercise every invariant, or agreement says little.
-	for _, id := range []invariant.ID{invariant.MutualExclusion, invariant.StaleWrite, invariant.LostUpdate, invariant.TokenUnique, invariant.Liveness} {
+	for _, id := range []invariant.ID{invariant.MutualExclusion, invariant.StaleWrite, invariant.LostUpdate, invariant.TokenUnique, invariant.Liveness, invariant.FIFO, invariant.RWExclusion} {
 		if seen[id] == 0 && runs >= 1000 {
 			t.Errorf("no run broke %s: the generator does not reach it", id)
 		}

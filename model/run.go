@@ -47,6 +47,12 @@ func (s Spec) WithDefaults() Spec {
 	if s.Network.Default == (network.Latency{}) {
 		s.Network.Default = network.Latency{Min: time.Millisecond, Max: 2 * time.Millisecond}
 	}
+	if t.AllMasters && s.Options.Quorum == 0 {
+		s.Options.Quorum = s.lockMasters() // every master (multi-lock)
+	}
+	if t.Shared && s.Workload.Readers == 0 {
+		s.Workload.Readers = len(s.Clients) / 2
+	}
 	s.Options = s.Options.WithDefaults(s.lockMasters())
 	if s.Limits.MaxTime == 0 {
 		// Leases of minutes need runs of hours of virtual time.
@@ -110,8 +116,8 @@ func (s Spec) Config() (sim.Config, error) {
 	if err := s.Options.Validate(s.lockMasters()); err != nil {
 		return sim.Config{}, err
 	}
-	if s.Workload.Cycles < 0 || s.Workload.Duration < 0 || s.Workload.Work < 0 || s.Workload.Think < 0 || s.Workload.Start < 0 || s.Workload.Reentry < 0 {
-		return sim.Config{}, errors.New("model: workload cycles, duration, work, think, start and reentry must not be negative")
+	if s.Workload.Cycles < 0 || s.Workload.Duration < 0 || s.Workload.Work < 0 || s.Workload.Think < 0 || s.Workload.Start < 0 || s.Workload.Reentry < 0 || s.Workload.Readers < 0 {
+		return sim.Config{}, errors.New("model: workload cycles, duration, work, think, start, reentry and readers must not be negative")
 	}
 	if !slices.Contains(Fencings, s.Fencing) {
 		return sim.Config{}, errors.Errorf("model: unknown fencing %q (want %s)", s.Fencing, FencingNames())
@@ -137,9 +143,13 @@ func (s Spec) Config() (sim.Config, error) {
 		}
 		cfg.Groups = append(cfg.Groups, gc)
 	}
+	readers := 0
+	if s.Traits().Shared {
+		readers = min(s.Workload.Readers, len(s.Clients)) // more readers than clients: all read
+	}
 	for i, name := range s.Clients {
 		cfg.Clients = append(cfg.Clients, sim.ClientConfig{Name: name, Clock: t.ClientClocks[name],
-			Main: clientMain(d, s.Options, s.Workload, s.Fencing, i)})
+			Main: clientMain(d, s.Options, s.Workload, s.Fencing, i, i >= len(s.Clients)-readers)})
 	}
 	for name := range t.NodeClocks {
 		if !slices.ContainsFunc(cfg.Nodes, func(n sim.NodeConfig) bool { return n.Name == name }) {
@@ -166,19 +176,28 @@ func (s Spec) CheckConfig() invariant.Config {
 	case FenceNonstrict:
 		rule = invariant.TokenAtLeast
 	}
+	t := s.Traits()
 	return invariant.Config{
 		Fencing:       rule,
 		Quorum:        quorumOf(s),
 		LivenessBound: 2*s.Options.TTL + s.Options.AcquireWait/3,
-		Reentrant:     s.Traits().Reentrant,
+		Reentrant:     t.Reentrant,
+		Fair:          t.Fair,
+		Shared:        t.Shared,
 	}
 }
 
-// quorumOf is how many granting nodes must still hold a lease: a majority
-// for designs that acquire on several masters, else the one primary.
+// quorumOf is how many of a lease's grants must still hold it for no other
+// client to gather the grants it needs: for a lock that needs q of n
+// grants, n-q+1 (a majority of an odd n: redlock; one for a lock that
+// needs all n: multi-lock); for a single-grant lock, 1.
 func quorumOf(s Spec) int {
-	if s.lockMasters() > 1 && s.Traits().Quorum {
-		return s.Options.Quorum
+	t := s.Traits()
+	switch n := s.lockMasters(); {
+	case t.Keys > 1:
+		return t.Keys - (t.Keys/2 + 1) + 1 // a majority of keys on one node
+	case n > 1 && t.Quorum:
+		return n - s.Options.Quorum + 1
 	}
 	return 1
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -158,4 +159,102 @@ func TestSeedVersionCheck(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("replies (-want +got):\n%s", diff)
 	}
+}
+
+// Seed 001 2.3, getFairLock: A takes the lock; B and C queue behind it
+// (each told how long to wait: B until A's lease runs out, C until B's
+// place does); B tries again and is still queued; A releases, and B, the
+// head of the queue, is told on its own channel; C, not the head, cannot
+// take the free lock; B can. Then C gives up (acquireFailed) and leaves
+// the queue, which B's release finds empty.
+func TestSeedFairLockQueue(t *testing.T) {
+	const now = "1767225600000" // every client's wall clock, in ms, frozen here
+	keys := []string{"3", "lock", "redisson_lock_queue:{lock}", "redisson_lock_timeout:{lock}"}
+	acquire := func(owner string) []string {
+		return append(append([]string{"EVAL", scriptFairAcquire}, keys...), "30000", owner, "5000", now)
+	}
+	release := func(owner string) []string {
+		return append([]string{"EVAL", scriptFairRelease, "4", "lock", "redisson_lock_queue:{lock}", "redisson_lock_timeout:{lock}",
+			"redisson_lock__channel:{lock}"}, "0", "30000", owner, now)
+	}
+	var queue, left []string
+	got := script(t, nil, func(c *sim.Ctx, do func(string, ...string) resp.Reply) {
+		do("m1", acquire("A")...)
+		do("m1", acquire("B")...)
+		do("m1", acquire("C")...)
+		do("m1", acquire("B")...)
+		for _, e := range do("m1", "LRANGE", "redisson_lock_queue:{lock}", "0", "-1").Elems {
+			queue = append(queue, e.Str)
+		}
+		do("m1", "SUBSCRIBE", "redisson_lock__channel:{lock}:B")
+		do("m1", release("A")...)
+		do("m1", acquire("C")...)
+		do("m1", acquire("B")...)
+		do("m1", "EVAL", scriptFairAbandon, "2", "redisson_lock_queue:{lock}", "redisson_lock_timeout:{lock}", "C", "5000")
+		for _, e := range do("m1", "LRANGE", "redisson_lock_queue:{lock}", "0", "-1").Elems {
+			left = append(left, e.Str)
+		}
+	})
+	// A: nil (taken); B: ~30s (A's lease, less the round trips since);
+	// C: ~35s (B's place: lease + wait); B again: A's PTTL; the queue B,
+	// C; subscribed; A's release: 1; C: 0 (B is first); B: nil; C leaves;
+	// the queue is empty.
+	want := []string{"(nil)", "~30s", "~35s", "~30s", `["B", "C"]`, "OK", "(integer) 1", "(integer) 0", "(nil)", "(integer) 1", "[]"}
+	if diff := cmp.Diff(want, roughly(got)); diff != "" {
+		t.Errorf("replies (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"B", "C"}, queue); diff != "" || len(left) != 0 {
+		t.Errorf("queue %v, then %v (want empty)", queue, left)
+	}
+}
+
+// Seed 001 2.3, getReadLock/getWriteLock: two readers share the lock, a
+// writer is told to wait (the PTTL) while they read; once both released
+// the writer takes it and a reader must wait.
+func TestSeedReadWriteLock(t *testing.T) {
+	read := func(owner string) []string {
+		return []string{"EVAL", scriptReadAcquire, "2", "lock", "{lock}:" + owner + ":rwlock_timeout", "30000", owner, owner + ":write"}
+	}
+	unread := func(owner string) []string {
+		return []string{"EVAL", scriptReadRelease, "4", "lock", "redisson_rwlock:{lock}", "{lock}:" + owner + ":rwlock_timeout", "{lock}", "0", owner}
+	}
+	write := []string{"EVAL", scriptWriteAcquire, "1", "lock", "30000", "W"}
+	got := script(t, nil, func(c *sim.Ctx, do func(string, ...string) resp.Reply) {
+		do("m1", read("R1")...)
+		do("m1", read("R2")...)
+		do("m1", "HGETALL", "lock")
+		do("m1", write...)
+		do("m1", unread("R1")...)
+		do("m1", write...)
+		do("m1", unread("R2")...)
+		do("m1", write...)
+		do("m1", read("R1")...)
+		do("m1", "EVAL", scriptWriteRelease, "2", "lock", "redisson_rwlock:{lock}", "0", "30000", "W")
+		do("m1", "EXISTS", "lock")
+	})
+	want := []string{"(nil)", "(nil)", `["R1", "1", "R2", "1", "mode", "read"]`, "~30s",
+		"(integer) 0", "~30s", "(integer) 1", "(nil)", "~30s", "(integer) 1", "(integer) 0"}
+	if diff := cmp.Diff(want, roughly(got)); diff != "" {
+		t.Errorf("replies (-want +got):\n%s", diff)
+	}
+}
+
+// roughly renders a PTTL reply within 100ms under 30s or 35s as "~30s" or
+// "~35s": the simulated round trips take a few ms each.
+func roughly(replies []string) []string {
+	out := make([]string, len(replies))
+	for i, r := range replies {
+		out[i] = r
+		var n int64
+		if _, err := fmt.Sscanf(r, "(integer) %d", &n); err != nil {
+			continue
+		}
+		switch {
+		case n > 29_900 && n <= 30_000:
+			out[i] = "~30s"
+		case n > 34_900 && n <= 35_000:
+			out[i] = "~35s"
+		}
+	}
+	return out
 }

@@ -109,6 +109,18 @@ type Options struct {
 	Extend bool
 	// RenewEvery is the watchdog period. Default TTL/3.
 	RenewEvery time.Duration
+	// QueueWait is how long a fair lock keeps a waiter's place in its
+	// queue past the waiter ahead of it (Redisson's threadWaitTime, which
+	// tryLock(wait, ...) sets to its wait): a waiter that does not come
+	// back in time loses its place. Default AcquireWait.
+	QueueWait time.Duration
+	// WallClock measures the acquire wait, and with Deadline the lease
+	// budget, on the client's wall clock instead of its monotonic clock,
+	// as seed 003's Java sketch does with System.currentTimeMillis(): a
+	// step of the client's wall clock (NTP) moves both. A backward step
+	// makes the client trust a lease that ran out. Designs that compute
+	// their own validity (redlock) keep their own clock.
+	WallClock bool
 }
 
 // Workload is what every client does: Cycles times (or until Duration of
@@ -127,6 +139,12 @@ type Workload struct {
 	// Reentry makes reentrant-hash acquire the lock this many extra times
 	// inside the critical section (nested acquire/release).
 	Reentry int
+	// Readers is how many clients, the last ones, only read under a shared
+	// hold (a read lock) for a design that takes shared holds
+	// (Traits.Shared); the others write. 0 means half the clients,
+	// rounded down; more than the clients means all. Other designs ignore
+	// it: every client writes.
+	Readers int
 	// Start staggers the clients: client i starts at i*Start. Default 0.
 	Start time.Duration
 }

@@ -27,6 +27,24 @@ type Traits struct {
 	Fenced bool
 	// Reentrant: the owner may take the lock again while holding it.
 	Reentrant bool
+	// Shared: the clients that read (Workload.Readers) take shared holds,
+	// read locks that overlap one another; rw-exclusion is judged.
+	Shared bool
+	// Fair: waiters queue and the lock goes to them in the order their
+	// requests reached Redis; FIFO is judged.
+	Fair bool
+	// AllMasters: the lock needs every master (Redisson's MultiLock), so
+	// the default quorum is all of them rather than a majority.
+	AllMasters bool
+	// Keys is how many keys of one master the lock takes, needing a
+	// majority of them (the one-instance "Redlock" of seed 001 5.2); 0
+	// means one.
+	Keys int
+	// ReadsWall: the client's decisions depend on its wall clock, so a
+	// step of a client's wall clock is a fault worth placing: the fair
+	// lock sends it as the queue's "now" (System.currentTimeMillis()),
+	// and the wall-clock option measures the wait and the lease on it.
+	ReadsWall bool
 }
 
 // Traited is a Design that declares its traits. Designs that do not are
@@ -66,6 +84,9 @@ func (s Spec) Traits() Traits {
 	}
 	if s.Options.Deadline {
 		t.Validity = true
+	}
+	if s.Options.WallClock {
+		t.ReadsWall = true
 	}
 	if s.Options.Extend {
 		t.Renews = true

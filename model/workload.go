@@ -3,7 +3,6 @@ package model
 import (
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"locksim/model/history"
@@ -17,9 +16,13 @@ import (
 // fencing is the resource's: under strict and strict-reads, which reject
 // every write without a token, an acquisition without a token stops the
 // run with a DesignError instead of silently writing nothing.
-func clientMain(d Design, opts Options, wl Workload, fencing Fencing, i int) func(*sim.Ctx) error {
+//
+// reader says the client only reads, under shared holds (Workload.Readers
+// of a design that takes them).
+func clientMain(d Design, opts Options, wl Workload, fencing Fencing, i int, reader bool) func(*sim.Ctx) error {
 	return func(ctx *sim.Ctx) error {
 		c := NewClient(ctx, opts)
+		c.reader = reader
 		if wl.Start > 0 && i > 0 {
 			c.Sleep(time.Duration(i) * wl.Start)
 		}
@@ -32,7 +35,7 @@ func clientMain(d Design, opts Options, wl Workload, fencing Fencing, i int) fun
 				return err
 			}
 			if ok {
-				if l.Token <= 0 && (fencing == FenceStrict || fencing == FenceStrictReads) { // nonstrict accepts token 0
+				if l.Token <= 0 && !l.Shared && (fencing == FenceStrict || fencing == FenceStrictReads) { // nonstrict accepts token 0
 					return &DesignError{Design: d.Name(), Msg: "acquired without a fencing token, but the resource's fencing is " +
 						string(fencing) + ", which rejects every write without one, so nothing would ever be written: " +
 						"return a token (a positive integer) from the acquire, or turn fencing off"}
@@ -50,15 +53,17 @@ func clientMain(d Design, opts Options, wl Workload, fencing Fencing, i int) fun
 }
 
 // acquire runs one acquisition: a fresh value, tries with exponential
-// backoff and jitter until the acquire wait runs out.
+// backoff and jitter until the acquire wait runs out (on the monotonic
+// clock, or the wall clock under Options.WallClock).
 func acquire(c *Client, d Design) (*Lease, bool, error) {
 	o := c.opts
 	value := c.NewValue()
+	c.acquiring = value
 	c.Record(sim.Event{Kind: history.KindAcquireStart, Key: c.Key, Value: value, Dur: o.AcquireWait})
-	begin := c.Now()
+	begin := c.waitNow()
 	backoff := o.RetryMin
 	for {
-		start := c.Now()
+		start, startWall := c.Now(), c.Wall()
 		l, ok, err := d.TryAcquire(c, value)
 		if fatal(err) {
 			return nil, false, err
@@ -72,6 +77,10 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 			if len(l.Nodes) == 0 {
 				return nil, false, &DesignError{Design: d.Name(), Msg: "Lease.Nodes is empty; list the nodes that granted the lock (c.Primary(group))"}
 			}
+			if l.Keys != nil && len(l.Keys) != len(l.Nodes) {
+				return nil, false, &DesignError{Design: d.Name(), Msg: "Lease.Keys names " + strconv.Itoa(len(l.Keys)) + " keys for " +
+					strconv.Itoa(len(l.Nodes)) + " nodes; give one key per entry of Lease.Nodes, or none"}
+			}
 			if l.Start == 0 {
 				l.Start = start
 			}
@@ -81,28 +90,36 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 			if o.Deadline && l.Validity == 0 {
 				// Seed 000: budget the lease on the monotonic clock from
 				// before the request, keep a margin, and do not enter
-				// when the reply came too late.
-				if o.TTL-(c.Now()-start)-o.Margin <= 0 {
+				// when the reply came too late. Under WallClock the
+				// budget runs on the wall clock, as seed 003's sketch
+				// measures its wait.
+				l.Start, l.Validity, l.Wall = start, o.TTL-o.Margin, o.WallClock
+				if l.Wall {
+					l.Start = startWall
+				}
+				if c.leaseNow(&l)-l.Start >= l.Validity {
 					c.Record(sim.Event{Kind: history.KindLeaseLost, Key: c.Key, Value: value, Note: "the reply came after the lease budget: not entering"})
 					d.Release(c, &l)
 					ok = false
 				}
-				l.Start, l.Validity = start, o.TTL-o.Margin
 			}
 		}
 		if ok {
-			c.Record(sim.Event{Kind: history.KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Dur: l.remaining(c.Now()),
-				Peer: strings.Join(l.Nodes, ","), N: int64(l.Count)})
+			c.Record(sim.Event{Kind: history.KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Dur: l.remaining(c.leaseNow(&l)),
+				Peer: history.GrantPeer(l.Key, l.Nodes, l.Keys), N: int64(l.Count), Note: leaseFlags(&l)})
 			return &l, true, nil
 		}
 		if err != nil && o.Deadline {
 			// Outcome unknown: release by value, then retry.
 			d.Release(c, &Lease{Key: c.Key, Value: value})
 		}
-		if c.Now()-begin >= o.AcquireWait {
+		if c.waitNow()-begin >= o.AcquireWait {
 			note := "acquire wait ran out"
 			if err != nil {
 				note += ": " + err.Error()
+			}
+			if a, ok := d.(Abandoner); ok {
+				a.Abandon(c, value)
 			}
 			c.Record(sim.Event{Kind: history.KindAcquireFailed, Key: c.Key, Value: value, Note: note})
 			return nil, false, nil
@@ -135,7 +152,7 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 				if stop {
 					return nil
 				}
-				start := wc.Now()
+				start := wc.leaseNow(l)
 				ok, err := r.Renew(wc, l)
 				if fatal(err) {
 					return err
@@ -151,12 +168,12 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 				// passed does not revive the lease: the client stopped
 				// believing it held the lock at the deadline.
 				lapsed := false
-				if dl, has := l.Deadline(); has && ok && wc.Now() >= dl {
+				if dl, has := l.Deadline(); has && ok && wc.leaseNow(l) >= dl {
 					lapsed, outcome = true, "extended on Redis, but the lease had already run out on the client's clock"
 				} else if ok && l.Validity != 0 {
 					l.Start, l.Validity = start, o.TTL-o.Margin
 				}
-				dur := l.remaining(wc.Now())
+				dur := l.remaining(wc.leaseNow(l))
 				if lapsed {
 					dur = 0
 				}
@@ -176,7 +193,8 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 	for i := 0; i < reentry; i++ {
 		if _, ok, _ := d.TryAcquire(c, l.Value); ok {
 			l.Count++
-			c.Record(sim.Event{Kind: history.KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token, Peer: strings.Join(l.Nodes, ","), N: int64(l.Count)})
+			c.Record(sim.Event{Kind: history.KindAcquired, Key: l.Key, Value: l.Value, Token: l.Token,
+				Peer: history.GrantPeer(l.Key, l.Nodes, l.Keys), N: int64(l.Count), Note: leaseFlags(l)})
 		}
 	}
 	for l.Count > 1 {
@@ -240,7 +258,22 @@ type DesignError struct {
 
 func (e *DesignError) Error() string { return "design " + e.Design + ": " + e.Msg }
 
-// work is the read-modify-write: read value, work, write value+1.
+// leaseFlags renders an acquired event's Note flags (history.NoteShared,
+// history.NoteWall).
+func leaseFlags(l *Lease) string {
+	switch {
+	case l.Shared && l.Wall && l.Validity != 0:
+		return history.NoteShared + " " + history.NoteWall
+	case l.Shared:
+		return history.NoteShared
+	case l.Wall && l.Validity != 0:
+		return history.NoteWall
+	}
+	return ""
+}
+
+// work is the read-modify-write: read value, work, write value+1. Under a
+// shared hold (a reader) it reads and works but does not write.
 func work(c *Client, l *Lease, wl Workload) {
 	args := []string{"READ"}
 	if l.Token != 0 {
@@ -254,7 +287,10 @@ func work(c *Client, l *Lease, wl Workload) {
 	}
 	c.Record(sim.Event{Kind: history.KindRead, N: value})
 	c.Sleep(wl.Work)
-	if dl, ok := l.Deadline(); ok && c.Now() >= dl {
+	if l.Shared {
+		return // a reader: nothing to write
+	}
+	if dl, ok := l.Deadline(); ok && c.leaseNow(l) >= dl {
 		c.Record(sim.Event{Kind: history.KindLeaseLost, Key: l.Key, Value: l.Value, Note: "lease ran out on the client's clock before the write: not writing"})
 		return
 	}
