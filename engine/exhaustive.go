@@ -164,6 +164,9 @@ type explorer struct {
 	counted []invariant.ID
 	base    sim.History
 	points  []Point
+	// readsWall: the clients decide by their wall clocks
+	// (model.Traits.ReadsWall), so their clock steps are placed too.
+	readsWall bool
 }
 
 // Exhaustive runs an exhaustive check. The error is for input that cannot
@@ -243,7 +246,8 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	x := &explorer{cfg: c, spec: spec, seed: seed, kinds: kinds, classes: classes, counted: c.Invariants, roles: rolesOf(cfg)}
+	x := &explorer{cfg: c, spec: spec, seed: seed, kinds: kinds, classes: classes, counted: c.Invariants, roles: rolesOf(cfg),
+		readsWall: spec.Traits().ReadsWall}
 	if len(x.counted) == 0 {
 		x.counted = invariant.All
 	}

@@ -89,6 +89,13 @@ func (x *explorer) menu(p Point, h sim.History) []choice {
 			add(sim.Fault{Kind: sim.FaultPause, Target: me, Dur: c.Dur}, "the client", c, c.Dur)
 		}
 		add(sim.Fault{Kind: sim.FaultCrash, Target: me}, "the client", DurClass{}, 0)
+		if x.readsWall {
+			// A client that decides by its wall clock: step it both ways.
+			for _, c := range x.classes {
+				add(sim.Fault{Kind: sim.FaultClockJump, Target: me, By: c.Dur}, "the client's clock", c, c.Dur)
+				add(sim.Fault{Kind: sim.FaultClockJump, Target: me, By: -c.Dur}, "the client's clock", c, c.Dur)
+			}
+		}
 		if c := p.Call; c != nil {
 			to := c.Peer
 			add(sim.Fault{Kind: sim.FaultDrop, From: me, To: to, Count: 1, Dur: time.Nanosecond}, "the request", DurClass{}, 0)
@@ -159,7 +166,10 @@ func (r roles) without(names ...string) []string {
 // client sends SET to its node".
 func label(p Point, c choice) string {
 	verb := string(c.fault.Kind) + " " + c.role
-	if c.fault.Kind == sim.FaultClockJump {
+	switch {
+	case c.fault.Kind == sim.FaultClockJump && c.fault.By < 0:
+		verb += " backward"
+	case c.fault.Kind == sim.FaultClockJump:
 		verb += " forward"
 	}
 	if c.when != "" {

@@ -114,6 +114,15 @@ var SweepParams = map[string]SweepParam{
 			}
 		},
 	},
+	"lease": {Name: "lease", About: "critical-section length x TTL, no faults: an explicit lease (no watchdog) against a renewed one", Design: model.ExplicitLease,
+		X: mustAxis("ttl", UnitDuration, "250ms:4s:20:log"), Y: mustAxis("work", UnitDuration, "50ms:8s:20:log"),
+		spec: func(d model.Spec, x, y float64) model.Spec {
+			d.Options.TTL = time.Duration(x)
+			d.Workload = model.Workload{Cycles: 1, Work: time.Duration(y), Start: 10 * time.Millisecond}
+			return d
+		},
+		refs: func(model.Spec) []ref { return []ref{{name: "work = TTL", y: func(x float64) float64 { return x }}} },
+	},
 	"renew": {Name: "renew", About: "delay of the client's requests x the watchdog's period, sections of 2 x TTL", Design: model.Watchdog,
 		X: mustAxis("renew every", UnitDuration, "50ms:1.2s:20:log"), Y: mustAxis("request delay", UnitDuration, "1ms:1s:20:log"),
 		Fits: func(t model.Traits) (bool, string) {

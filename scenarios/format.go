@@ -76,6 +76,7 @@ func (s *Scenario) Format() []byte {
 	dur("duration", sp.Workload.Duration)
 	num("cycles", sp.Workload.Cycles)
 	num("reentry", sp.Workload.Reentry)
+	num("readers", sp.Workload.Readers)
 	if l := sp.Network.Default; l.Min != 0 || l.Max != 0 {
 		line("latency", fmtDur(l.Min), fmtDur(l.Max))
 	}
@@ -145,6 +146,9 @@ func formatOptions(o model.Options) []string {
 	if o.Extend {
 		w = append(w, "extend=true")
 	}
+	if o.WallClock {
+		w = append(w, "wall-clock=true")
+	}
 	d("margin", o.Margin)
 	d("acquire-wait", o.AcquireWait)
 	d("retry-min", o.RetryMin)
@@ -162,6 +166,7 @@ func formatOptions(o model.Options) []string {
 	}
 	d("wait-timeout", o.WaitTimeout)
 	d("renew-every", o.RenewEvery)
+	d("queue-wait", o.QueueWait)
 	return w
 }
 

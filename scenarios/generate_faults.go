@@ -75,7 +75,13 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 	case sim.FaultNodeCrash:
 		return sh.nodeCrash(d)
 	case sim.FaultClockJump:
-		f := sim.Fault{Kind: sim.FaultClockJump, Target: pick(d, sh.nodes, "node"), By: frac(d, sh.ttl, 0.5, 2, "by")}
+		targets := sh.nodes
+		if sh.t.ReadsWall {
+			// The clients read their wall clocks too (a fair lock's queue,
+			// the wall-clock option): step those as well.
+			targets = slices.Concat(sh.nodes, sh.clients)
+		}
+		f := sim.Fault{Kind: sim.FaultClockJump, Target: pick(d, targets, "node"), By: frac(d, sh.ttl, 0.5, 2, "by")}
 		if oneIn(d, 4, "backward") {
 			f.By = -f.By
 		}

@@ -129,6 +129,7 @@ func init() {
 		"until":    {parse: durField(func(s *model.Spec) *time.Duration { return &s.Until }, false, model.MaxRunTime)},
 		"cycles":   {parse: intField(func(s *model.Spec) *int { return &s.Workload.Cycles }, model.MaxCycles)},
 		"reentry":  {parse: intField(func(s *model.Spec) *int { return &s.Workload.Reentry }, 100)},
+		"readers":  {parse: intField(func(s *model.Spec) *int { return &s.Workload.Readers }, model.MaxClients)},
 		"latency":  {parse: (*parser).latency},
 		"loss":     {parse: (*parser).loss},
 		"fencing":  {parse: (*parser).fencing},
@@ -569,8 +570,8 @@ func (p *parser) fencing(_ int, args []string, _ string) error {
 }
 
 // optionKeys are the `option` keys, in the order Format writes them.
-var optionKeys = []string{"deadline", "extend", "margin", "acquire-wait", "retry-min", "retry-max", "call-timeout",
-	"node-timeout", "drift-factor", "quorum", "wait-replicas", "wait-timeout", "renew-every"}
+var optionKeys = []string{"deadline", "extend", "wall-clock", "margin", "acquire-wait", "retry-min", "retry-max", "call-timeout",
+	"node-timeout", "drift-factor", "quorum", "wait-replicas", "wait-timeout", "renew-every", "queue-wait"}
 
 func (p *parser) option(_ int, args []string, _ string) error {
 	kvs, err := keyvals(args, optionKeys...)
@@ -593,15 +594,18 @@ func (p *parser) option(_ int, args []string, _ string) error {
 		var d time.Duration
 		var n int64
 		switch k {
-		case "deadline", "extend":
+		case "deadline", "extend", "wall-clock":
 			b, err := strconv.ParseBool(v)
 			if err != nil || (v != "true" && v != "false") {
 				return errors.Errorf("%s: want true or false, got %q", k, v)
 			}
-			if k == "deadline" {
+			switch k {
+			case "deadline":
 				o.Deadline = b
-			} else {
+			case "extend":
 				o.Extend = b
+			default:
+				o.WallClock = b
 			}
 			continue
 		case "drift-factor":
@@ -638,6 +642,8 @@ func (p *parser) option(_ int, args []string, _ string) error {
 			o.WaitTimeout = d
 		case "renew-every":
 			o.RenewEvery = d
+		case "queue-wait":
+			o.QueueWait = d
 		case "quorum":
 			o.Quorum = int(n)
 		case "wait-replicas":

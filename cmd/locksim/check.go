@@ -56,6 +56,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	shardCount := fs.Int("shards", 0, "with --shard auto: the number of shards (else LOCKSIM_SHARD_COUNT)")
 	ttl := fs.Duration("ttl", 0, "lease TTL (default 1s)")
 	deadline := fs.Bool("deadline", false, "turn on the client-deadline option")
+	wallClockOpt := fs.Bool("wall-clock", false, "measure the acquire wait, and with --deadline the lease, on the client's wall clock (seed 003's sketch); clock-jump faults then step clients too")
+	queueWait := fs.Duration("queue-wait", 0, "how long a fair lock keeps a waiter's place past the one ahead (default the acquire wait, as Redisson's tryLock)")
+	readers := fs.Int("readers", 0, "clients, the last ones, that only read under a read lock (read-write-lock; default half the clients)")
 	format := fs.String("format", "text", "output format: text, json (locksim.check/v1, for merge) or markdown (a table for a pull request or a CI job summary)")
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
 	save := fs.String("save", defaultSave, "where to save the minimal failing case (sharded: locksim-failure-shardIofN.json)")
@@ -105,7 +108,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if err := applyCheckFlags(fs, &base, checkFlags{fencing: *fencing, nodes: *nodes, replicas: *replicas, persistence: *persistence,
 		clients: *clients, work: *work, cycles: *cycles, quorum: *quorum, renewEvery: *renewEvery, callTimeout: *callTimeout,
-		downAfter: *downAfter, ttl: *ttl, deadline: *deadline}); err != nil {
+		downAfter: *downAfter, ttl: *ttl, deadline: *deadline, wallClock: *wallClockOpt, queueWait: *queueWait, readers: *readers}); err != nil {
 		return exitUsage, err
 	}
 	if !*ex.on {
@@ -196,10 +199,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 // checkFlags are the flags that shape the base spec, shared by check,
 // matrix and sweep.
 type checkFlags struct {
-	fencing, persistence                          string
-	nodes, replicas, clients, cycles, quorum      int
-	work, renewEvery, callTimeout, downAfter, ttl time.Duration
-	deadline                                      bool
+	fencing, persistence                                     string
+	nodes, replicas, clients, cycles, quorum, readers        int
+	work, renewEvery, callTimeout, downAfter, ttl, queueWait time.Duration
+	deadline, wallClock                                      bool
 }
 
 // applyCheckFlags puts the flags the user gave into the base spec,
@@ -235,6 +238,16 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 		return usagef("--call-timeout %v: give a positive timeout up to %v", f.callTimeout, model.MaxRunTime)
 	case set("down-after") && (f.downAfter <= 0 || f.downAfter > model.MaxRunTime):
 		return usagef("--down-after %v: give a positive time up to %v", f.downAfter, model.MaxRunTime)
+	case set("queue-wait") && (f.queueWait <= 0 || f.queueWait > model.MaxRunTime):
+		return usagef("--queue-wait %v: give a positive time up to %v", f.queueWait, model.MaxRunTime)
+	case set("queue-wait") && !t.Fair:
+		return usagef("--queue-wait applies to designs that queue their waiters (fair-lock); %s does not", s.Design)
+	case set("readers") && (f.readers < 1 || f.readers > 26):
+		return usagef("--readers %d: give 1 to 26", f.readers)
+	case set("readers") && !t.Shared:
+		return usagef("--readers applies to designs that take read locks (read-write-lock); %s does not", s.Design)
+	case set("readers") && set("clients") && f.readers > f.clients:
+		return usagef("--readers %d: more than the %d clients", f.readers, f.clients)
 	case !slices.Contains([]sim.Persistence{sim.PersistNone, sim.PersistEverySec, sim.PersistAlways}, sim.Persistence(f.persistence)):
 		return usagef("--persistence %q: want none, aof-everysec or aof-always", f.persistence)
 	case f.fencing != "" && !slices.Contains(model.Fencings, model.Fencing(f.fencing)):
@@ -269,6 +282,15 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 	}
 	if f.deadline {
 		s.Options.Deadline = true
+	}
+	if f.wallClock {
+		s.Options.WallClock = true
+	}
+	if set("queue-wait") {
+		s.Options.QueueWait = f.queueWait
+	}
+	if set("readers") {
+		s.Workload.Readers = f.readers
 	}
 	if set("quorum") {
 		s.Options.Quorum = f.quorum
