@@ -24,6 +24,13 @@ var IDs = []string{
 	"delayed-write",
 	"token-regression",
 	"version-check",
+	"fair-queue",
+	"fair-crash",
+	"busy-fair-queue",
+	"read-write",
+	"one-node-restart",
+	"explicit-lease",
+	"wall-clock-jump",
 	"no-faults",
 }
 
