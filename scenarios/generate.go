@@ -78,6 +78,11 @@ type Gen struct {
 	// NodeClocksOnly draws clock faults for nodes only: the clients are
 	// real processes in one bubble with one clock (package realclient).
 	NodeClocksOnly bool
+	// ClientClocksOnly draws clock faults for clients only, whatever the
+	// design reads: a step of a node's clock breaks every lease, so this
+	// tells whether a client's own clock decides (the wall-clock option
+	// against the monotonic one).
+	ClientClocksOnly bool
 }
 
 // Place is where a pause (or client crash) takes hold.

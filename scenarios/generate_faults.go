@@ -76,7 +76,10 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		return sh.nodeCrash(d)
 	case sim.FaultClockJump:
 		targets := sh.nodes
-		if sh.t.ReadsWall {
+		switch {
+		case g.ClientClocksOnly:
+			targets = sh.clients
+		case sh.t.ReadsWall && !g.NodeClocksOnly:
 			// The clients read their wall clocks too (a fair lock's queue,
 			// the wall-clock option): step those as well.
 			targets = slices.Concat(sh.nodes, sh.clients)
@@ -89,7 +92,10 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		return []sim.Fault{f}
 	case sim.FaultClockDrift:
 		targets := slices.Concat(sh.nodes, sh.clients)
-		if g.NodeClocksOnly {
+		switch {
+		case g.ClientClocksOnly:
+			targets = sh.clients
+		case g.NodeClocksOnly:
 			targets = sh.nodes
 		}
 		f := sim.Fault{Kind: sim.FaultClockDrift, Target: pick(d, targets, "target")}
