@@ -135,6 +135,11 @@ func TestDangerMaps(t *testing.T) {
 			"A acquired #1": invariant.HarmData, "A release-send #1": invariant.HarmLease, "A released #1": invariant.HarmNone}, false},
 		{"fenced-strict-reads", model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads}, map[string]invariant.Harm{
 			"A acquired #1": invariant.HarmLease}, true},
+		// The deadline option shrinks A's red zone: a pause after the read
+		// is caught by the check before the write; the pause right after
+		// the check (A's write event) still loses data (gc-pause).
+		{"set-px-lua-deadline", model.Spec{Design: model.SetPxLua, Options: model.Options{Deadline: true}}, map[string]invariant.Harm{
+			"A read #1": invariant.HarmNone, "A write #1": invariant.HarmData}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := exhaustive(t, ExhaustiveConfig{Base: tc.spec})
