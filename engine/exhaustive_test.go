@@ -302,3 +302,24 @@ func TestGuaranteeSentence(t *testing.T) {
 		t.Errorf("guarantee %q names an invariant the design is not judged by", g)
 	}
 }
+
+// A schedule that stops with an error stops exhaustive mode: no guarantee,
+// no verdicts, no danger map.
+func TestExhaustiveStoppedNoGuarantee(t *testing.T) {
+	lua := &model.LuaScripts{Acquire: "return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])",
+		Release: "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('not mine') end return redis.call('DEL', KEYS[1])"}
+	r := exhaustive(t, ExhaustiveConfig{Base: model.Spec{Design: model.LuaDesignID, Lua: lua}})
+	if r.FirstError == nil {
+		t.Fatalf("no schedule stopped: %s", r.Guarantee())
+	}
+	if g := r.Guarantee(); !strings.HasPrefix(g, "no guarantee: schedule ") || strings.Contains(g, "explored all") {
+		t.Errorf("guarantee %q", g)
+	}
+	var b strings.Builder
+	if err := ExhaustiveText(&b, r, 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "held in all") || strings.Contains(out, "Danger map") || !strings.Contains(out, "no verdict") {
+		t.Errorf("a stopped run reads as verdicts:\n%s", out)
+	}
+}

@@ -26,6 +26,11 @@ func (r *ExhaustiveResult) Guarantee() string {
 		return b.String()
 	}
 	words := []string{"one-fault", "two-fault"}
+	if e := r.FirstError; e != nil {
+		fmt.Fprintf(&b, "no guarantee: schedule %s of design %s stopped with an error, so exhaustive mode stopped after %s schedules: %s",
+			thousands(e.Index), r.Design, thousands(r.Total()), e.Error)
+		return b.String()
+	}
 	if r.Stopped {
 		fmt.Fprintf(&b, "stopped at the first break, after %s schedules of design %s: %s broke; a counterexample, not a guarantee",
 			thousands(r.Total()), r.Design, invariant.Names(r.Breaks[0].Broken))
@@ -39,8 +44,8 @@ func (r *ExhaustiveResult) Guarantee() string {
 		}
 		fmt.Fprintf(&b, "%s %s schedules", thousands(n), words[d])
 	}
-	fmt.Fprintf(&b, " of design %s (%d points of the fault-free run x %s x %d duration classes)",
-		r.Design, r.Points, plural(len(r.Kinds), "fault kind"), len(r.Classes))
+	fmt.Fprintf(&b, " of design %s (at %d points of the fault-free run, each of %s where it applies, with %s)",
+		r.Design, r.Points, plural(len(r.Kinds), "fault kind"), classCount(len(r.Classes)))
 	if len(r.Schedules) > 1 {
 		b.WriteString(", two-fault schedules extending only those one-fault schedules that broke nothing")
 	}
@@ -64,7 +69,9 @@ func (r *ExhaustiveResult) Limits() string {
 	for _, c := range r.Classes {
 		cs = append(cs, c.Name+" "+sim.FormatDuration(c.Dur))
 	}
-	return fmt.Sprintf("within: %s; the latencies of seed %d; fault kinds %s; durations %s",
+	return fmt.Sprintf("within: %s; the latencies of seed %d; fault kinds %s; durations %s; "+
+		"a client paused or crashed only at its own points, partitions of a client from one endpoint, a node from everyone "+
+		"or a node with its client, clock jumps forward only",
 		scenarios.Describe(r.Spec), r.Seed, kindList(r.Kinds), strings.Join(cs, ", "))
 }
 
@@ -76,7 +83,7 @@ func ExhaustiveText(w io.Writer, r *ExhaustiveResult, show int, replay func(i in
 	var b strings.Builder
 	b.WriteString(r.Guarantee() + "\n")
 	b.WriteString(r.Limits() + "\n")
-	if r.PerEvent > 0 && r.Schedules[0] > 0 {
+	if r.PerEvent > 0 && r.Schedules[0] > 0 && r.FirstError == nil {
 		fmt.Fprintf(&b, "state dedup: %s one-fault schedules instead of %s (one per event), %s saved\n",
 			thousands(r.Schedules[0]), thousands(r.PerEvent), pct0(r.PerEvent-r.Schedules[0], r.PerEvent))
 	}
@@ -89,6 +96,8 @@ func ExhaustiveText(w io.Writer, r *ExhaustiveResult, show int, replay func(i in
 		}
 		word := "held in all " + thousands(total)
 		switch {
+		case r.FirstError != nil && r.Judged[id] == "":
+			word = "no verdict (exhaustive mode stopped at an error)"
 		case counted && r.Counts[id] > 0:
 			word = "broken by " + plural(r.Counts[id], "schedule")
 		case !counted && r.Uncounted[id] > 0:
@@ -129,8 +138,8 @@ func ExhaustiveText(w io.Writer, r *ExhaustiveResult, show int, replay func(i in
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	if len(r.Danger) == 0 {
-		return nil
+	if len(r.Danger) == 0 || r.FirstError != nil {
+		return nil // a map of a stopped exploration would show danger where nothing ran
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
@@ -204,6 +213,8 @@ func ExhaustiveJSON(w io.Writer, r *ExhaustiveResult, cases map[int]string) erro
 			counted = counted || c == id
 		}
 		switch {
+		case r.FirstError != nil && r.Judged[id] == "":
+			v.Verdict = "no-verdict"
 		case counted && r.Counts[id] > 0:
 			v.Verdict, v.Schedules = "broken", r.Counts[id]
 		case !counted && r.Uncounted[id] > 0:
@@ -245,4 +256,11 @@ func pct0(n, total int) string {
 		return "0%"
 	}
 	return strconv.Itoa(100*n/total) + "%"
+}
+
+func classCount(n int) string {
+	if n == 1 {
+		return "1 duration class"
+	}
+	return strconv.Itoa(n) + " duration classes"
 }
