@@ -223,6 +223,12 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	if kinds == nil {
 		kinds = ExhaustiveKinds
 	}
+	if len(kinds) == 0 {
+		return nil, nil, errors.New("exhaustive: no fault kinds to place: it would explore nothing")
+	}
+	if c.Depth == 0 {
+		c.Depth = 1
+	}
 	for _, k := range kinds {
 		if !slices.Contains(ExhaustiveKinds, k) {
 			return nil, nil, errors.Errorf("exhaustive: fault kind %q is not placed exhaustively (these are: %s)", k, kindList(ExhaustiveKinds))
