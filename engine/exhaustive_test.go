@@ -323,3 +323,17 @@ func TestExhaustiveStoppedNoGuarantee(t *testing.T) {
 		t.Errorf("a stopped run reads as verdicts:\n%s", out)
 	}
 }
+
+// Looking for a counterexample, the bound ends the search and says so: no
+// count first, no guarantee after.
+func TestStopAtFirstHitsTheBound(t *testing.T) {
+	r := exhaustive(t, ExhaustiveConfig{Base: model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads}, Depth: 2,
+		Kinds: []sim.FaultKind{sim.FaultPause}, Durations: []string{"ttl/2"}, Invariants: []invariant.ID{invariant.LostUpdate},
+		StopAtFirst: true, MaxSchedules: 300})
+	if !r.HitBound || r.Failed() || r.Total() != 300 {
+		t.Fatalf("hit the bound %v, failed %v, %d schedules", r.HitBound, r.Failed(), r.Total())
+	}
+	if g := r.Guarantee(); !strings.HasPrefix(g, "no break in the first 300 schedules") || !strings.Contains(g, "not a guarantee") {
+		t.Errorf("guarantee %q", g)
+	}
+}

@@ -62,6 +62,9 @@ func LookupDesign(id string) (Design, error) {
 			return d.make(), nil
 		}
 	}
+	if id == LuaDesignID {
+		return nil, errors.Errorf("model: design %q is your own Lua scripts: give them with --acquire FILE --release FILE [--renew FILE] (from Go: a *model.LuaScripts)", id)
+	}
 	return nil, errors.Errorf("model: unknown design %q (known: %s)", id, strings.Join(DesignIDs(), ", "))
 }
 

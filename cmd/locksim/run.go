@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -139,6 +140,10 @@ func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out st
 	}
 	if err != nil {
 		return exitUsage, err
+	}
+	if out != "" && out != "-" {
+		fmt.Fprintln(stdout, res.Guarantee())
+		fmt.Fprintf(stdout, "written to %s\n", out)
 	}
 	if e := res.FirstError; e != nil {
 		return exitUsage, usagef("schedule %d stopped: %s", e.Index, trimPackages(e.Error))
