@@ -90,7 +90,7 @@ type ExhaustiveResult struct {
 	// Stopped is set when StopAtFirst stopped the exploration at a break;
 	// HitBound when it reached MaxSchedules without one.
 	Stopped, HitBound bool
-	Counted []invariant.ID
+	Counted           []invariant.ID
 	// Judged tells, per invariant, why the design's runs do not judge it.
 	Judged map[invariant.ID]string
 }

@@ -94,9 +94,9 @@ type htmlPage struct {
 	HistoryShown int
 	// Danger, for a danger map, replaces the run's verdicts.
 	Danger *Danger
-	CSS          template.CSS
-	Script       template.JS
-	Data         template.JS
+	CSS    template.CSS
+	Script template.JS
+	Data   template.JS
 }
 
 // HTML writes the report of one run as one self-contained HTML page: the
