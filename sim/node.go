@@ -58,11 +58,12 @@ type node struct {
 	durable   snapshot
 	lastWrite time.Duration
 
-	offset  int64            // primary: replication offset (entries sent)
-	acks    map[string]int64 // primary: replica -> acknowledged offset
-	waits   []*pendingWait   // primary: WAIT commands still blocked
-	applied int64            // replica: last applied offset
-	syncing string           // replica: the primary a full resync is on its way from
+	offset  int64                    // primary: replication offset (entries sent)
+	acks    map[string]int64         // primary: replica -> acknowledged offset
+	ackAt   map[string]time.Duration // primary: replica -> wall-clock time of its last ack (minreplicas.go)
+	waits   []*pendingWait           // primary: WAIT commands still blocked
+	applied int64                    // replica: last applied offset
+	syncing string                   // replica: the primary a full resync is on its way from
 
 	watch map[string]time.Duration // key -> expiry on the node's wall clock
 	vals  map[string]string        // key -> last recorded value
@@ -77,7 +78,7 @@ func newNode(w *World, nc NodeConfig) (*node, error) {
 		return nil, errors.Wrapf(err, "sim: node %s", nc.Name)
 	}
 	n := &node{w: w, name: nc.Name, cfg: nc, clock: c, up: true,
-		conns: map[string]*script.Conn{}, acks: map[string]int64{},
+		conns: map[string]*script.Conn{}, acks: map[string]int64{}, ackAt: map[string]time.Duration{},
 		watch: map[string]time.Duration{}, vals: map[string]string{}, subs: map[string][]string{}}
 	if err := n.boot(); err != nil {
 		return nil, err
@@ -481,6 +482,7 @@ func (n *node) restart() {
 	}
 	n.up = true
 	n.watch = map[string]time.Duration{}
+	n.ackAt = map[string]time.Duration{} // its replicas reconnect and resync
 	kept := n.durable
 	if n.cfg.Persistence == PersistNone {
 		kept = nil
