@@ -114,6 +114,16 @@ type Topology struct {
 	ClientClocks map[string]clock.Config
 	// Priorities sets replica priorities by node name.
 	Priorities map[string]int
+	// MinReplicasToWrite is Redis's min-replicas-to-write on every node: a
+	// primary with fewer replicas acknowledged within MinReplicasMaxLag
+	// refuses writes (NOREPLICAS), which bounds what a minority-side
+	// primary accepts (sim.NodeConfig). 0, the default, is off; at most
+	// Replicas.
+	MinReplicasToWrite int `json:",omitempty"`
+	// MinReplicasMaxLag is Redis's min-replicas-max-lag, in whole seconds
+	// as Redis takes it. Default 10s (Redis's) with MinReplicasToWrite;
+	// only with it.
+	MinReplicasMaxLag time.Duration `json:",omitempty"`
 }
 
 // Spec is one run: a design under a topology, workload and fault schedule.

@@ -370,12 +370,12 @@ func keyvals(args []string, known ...string) ([][2]string, error) {
 }
 
 func (p *parser) topology(_ int, args []string, _ string) error {
-	kvs, err := keyvals(args, "masters", "replicas", "persistence")
+	kvs, err := keyvals(args, "masters", "replicas", "persistence", "min-replicas-to-write", "min-replicas-max-lag")
 	if err != nil {
 		return err
 	}
 	if len(kvs) == 0 {
-		return errors.New("want masters=N, replicas=N and/or persistence=MODE")
+		return errors.New("want masters=N, replicas=N, persistence=MODE, min-replicas-to-write=N and/or min-replicas-max-lag=D")
 	}
 	t := &p.s.Spec.Topology
 	for _, kv := range kvs {
@@ -399,6 +399,21 @@ func (p *parser) topology(_ int, args []string, _ string) error {
 			default:
 				return errors.Errorf("unknown persistence %q (want none, aof-everysec or aof-always)", kv[1])
 			}
+		case "min-replicas-to-write":
+			n, err := parseInt(kv[1], kv[0], 0, maxReplicas)
+			if err != nil {
+				return err
+			}
+			t.MinReplicasToWrite = int(n)
+		case "min-replicas-max-lag":
+			d, err := parseDur(kv[1], kv[0])
+			if err != nil {
+				return err
+			}
+			if d < time.Second || d%time.Second != 0 {
+				return errors.Errorf("min-replicas-max-lag %s: give whole seconds, at least 1s, as Redis takes it", kv[1])
+			}
+			t.MinReplicasMaxLag = d
 		}
 	}
 	if l := p.s.Layout; l != nil {

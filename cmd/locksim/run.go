@@ -15,11 +15,12 @@ import (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stdout)
+	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--min-replicas-to-write N [--min-replicas-max-lag D]] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stdout)
 	design := fs.String("design", "", "lock design ID (default: the scenario's own)")
 	lua := addLuaFlags(fs)
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
 	fencing := fs.String("fencing", "", "override the resource's fencing: strict, nonstrict, off or strict-reads")
+	minReplicas := addMinReplicasFlags(fs)
 	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count (exit 1 and the verdicts), comma-separated")
 	seed := fs.Uint64("seed", 1, "seed of the run")
 	format := fs.String("format", "text", "output format: text, json or html")
@@ -74,6 +75,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if *fencing != "" {
 		spec.Fencing = model.Fencing(*fencing)
+	}
+	if err := minReplicas(&spec); err != nil {
+		return exitUsage, err
 	}
 	invList, err := invariant.Parse(*invs)
 	if err != nil {
