@@ -168,6 +168,12 @@ func formatOptions(o model.Options) []string {
 	}
 	d("wait-timeout", o.WaitTimeout)
 	d("renew-every", o.RenewEvery)
+	if o.WaitAccept != 0 {
+		w = append(w, "wait-accept="+strconv.Itoa(o.WaitAccept))
+	}
+	if o.IgnoreWait {
+		w = append(w, "wait-check=false")
+	}
 	return w
 }
 

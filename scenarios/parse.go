@@ -586,7 +586,7 @@ func (p *parser) fencing(_ int, args []string, _ string) error {
 
 // optionKeys are the `option` keys, in the order Format writes them.
 var optionKeys = []string{"deadline", "extend", "margin", "acquire-wait", "retry-min", "retry-max", "call-timeout",
-	"node-timeout", "drift-factor", "quorum", "wait-replicas", "wait-timeout", "renew-every"}
+	"node-timeout", "drift-factor", "quorum", "wait-replicas", "wait-timeout", "renew-every", "wait-accept", "wait-check"}
 
 func (p *parser) option(_ int, args []string, _ string) error {
 	kvs, err := keyvals(args, optionKeys...)
@@ -609,15 +609,18 @@ func (p *parser) option(_ int, args []string, _ string) error {
 		var d time.Duration
 		var n int64
 		switch k {
-		case "deadline", "extend":
+		case "deadline", "extend", "wait-check":
 			b, err := strconv.ParseBool(v)
 			if err != nil || (v != "true" && v != "false") {
 				return errors.Errorf("%s: want true or false, got %q", k, v)
 			}
-			if k == "deadline" {
+			switch k {
+			case "deadline":
 				o.Deadline = b
-			} else {
+			case "extend":
 				o.Extend = b
+			default:
+				o.IgnoreWait = !b
 			}
 			continue
 		case "drift-factor":
@@ -629,7 +632,7 @@ func (p *parser) option(_ int, args []string, _ string) error {
 			continue
 		case "quorum":
 			n, err = parseInt(v, k, 1, maxMasters)
-		case "wait-replicas":
+		case "wait-replicas", "wait-accept":
 			n, err = parseInt(v, k, 1, maxReplicas)
 		default:
 			d, err = parseDur(v, k)
@@ -658,6 +661,8 @@ func (p *parser) option(_ int, args []string, _ string) error {
 			o.Quorum = int(n)
 		case "wait-replicas":
 			o.WaitReplicas = int(n)
+		case "wait-accept":
+			o.WaitAccept = int(n)
 		}
 	}
 	return nil

@@ -38,6 +38,7 @@ loss 1000ppm
 fencing strict
 option deadline=true margin=5ms drift-factor=0.05
 option quorum=3 wait-replicas=1 node-timeout=20ms
+option wait-accept=1 wait-check=false
 clock r1 rate=+20000ppm
 clock A offset=-1s
 until 1m
@@ -73,7 +74,7 @@ func TestParseFull(t *testing.T) {
 		File:    "full.txt", Source: full,
 		Spec: model.Spec{
 			Options: model.Options{TTL: 2 * time.Second, Deadline: true, Margin: 5 * time.Millisecond,
-				DriftFactor: 0.05, Quorum: 3, WaitReplicas: 1, NodeTimeout: 20 * time.Millisecond},
+				DriftFactor: 0.05, Quorum: 3, WaitReplicas: 1, NodeTimeout: 20 * time.Millisecond, WaitAccept: 1, IgnoreWait: true},
 			Fencing:  model.FenceStrict,
 			Workload: model.Workload{Cycles: 4, Duration: 30 * time.Second, Work: 100 * time.Millisecond, Think: 5 * time.Millisecond, Reentry: 2, Start: 10 * time.Millisecond},
 			Topology: model.Topology{Masters: 5, Replicas: 1, Persistence: sim.PersistAlways,
@@ -163,7 +164,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad expect", "ttl 1s", "expect mutual-exclusion broken", `bad.txt:6: expect: want breaks or survives, then the catalogue's text, got "mutual-exclusion"`},
 		{"reserved client", "clients A B", "clients A resource", `bad.txt:5: clients: client name "resource" is reserved (node, group, endpoint or syntax word)`},
 		{"bad option", "ttl 1s", "option deadline=yes", `bad.txt:6: option: deadline: want true or false, got "yes"`},
-		{"unknown option", "ttl 1s", "option speed=1", `bad.txt:6: option: unknown key "speed" (want deadline, extend, margin, acquire-wait, retry-min, retry-max, call-timeout, node-timeout, drift-factor, quorum, wait-replicas, wait-timeout, renew-every)`},
+		{"unknown option", "ttl 1s", "option speed=1", `bad.txt:6: option: unknown key "speed" (want deadline, extend, margin, acquire-wait, retry-min, retry-max, call-timeout, node-timeout, drift-factor, quorum, wait-replicas, wait-timeout, renew-every, wait-accept, wait-check)`},
 		{"partition twice", "ttl 1s", "fault partition A | A at 0s", `bad.txt:6: fault: partition names A twice`},
 		{"clock unknown", "ttl 1s", "clock Z rate=+1ppm", `bad.txt:6: clock: unknown client or node "Z" (clients: A, B)`},
 		{"until beyond limits", "ttl 1s", "until 10s\nlimits time=5s", `bad.txt:6: until 10s is beyond limits time=5s`},
