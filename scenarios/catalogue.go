@@ -23,6 +23,13 @@ var IDs = []string{
 	"clock-drift",
 	"delayed-write",
 	"token-regression",
+	// Failures from the field, each named after its source.
+	"redsync-186",
+	"redisson-3994",
+	"redisson-5256",
+	"redisson-5697",
+	"jepsen-sentinel",
+	"valkey-2651",
 	"no-faults",
 }
 
