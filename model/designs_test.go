@@ -109,15 +109,14 @@ func TestReentrantWaiterNotified(t *testing.T) {
 
 func TestBadSpecs(t *testing.T) {
 	cases := map[string]Spec{
-		"unknown design":              {Design: "zookeeper"},
-		"negative ttl":                {Design: SetPxLua, Options: Options{TTL: -time.Second}},
-		"quorum > nodes":              {Design: Redlock, Options: Options{Quorum: 6}},
-		"bad fencing":                 {Design: Fenced, Fencing: "maybe"},
-		"lua no scripts":              {Design: LuaDesignID},
-		"lua bad syntax":              {Design: LuaDesignID, Lua: &LuaScripts{Acquire: "return (", Release: "return 1", AcquireFile: "acq.lua"}},
-		"unknown clock":               {Design: SetPxLua, Topology: Topology{NodeClocks: map[string]clock.Config{"r9": {}}}},
-		"negative cycles":             {Design: SetPxLua, Workload: Workload{Cycles: -1}},
-		"wait-accept > wait-replicas": {Design: WaitReplica, Options: Options{WaitReplicas: 1, WaitAccept: 2}},
+		"unknown design":  {Design: "zookeeper"},
+		"negative ttl":    {Design: SetPxLua, Options: Options{TTL: -time.Second}},
+		"quorum > nodes":  {Design: Redlock, Options: Options{Quorum: 6}},
+		"bad fencing":     {Design: Fenced, Fencing: "maybe"},
+		"lua no scripts":  {Design: LuaDesignID},
+		"lua bad syntax":  {Design: LuaDesignID, Lua: &LuaScripts{Acquire: "return (", Release: "return 1", AcquireFile: "acq.lua"}},
+		"unknown clock":   {Design: SetPxLua, Topology: Topology{NodeClocks: map[string]clock.Config{"r9": {}}}},
+		"negative cycles": {Design: SetPxLua, Workload: Workload{Cycles: -1}},
 	}
 	for name, s := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -17,10 +17,11 @@ type specSummary struct {
 	Masters     int           `json:"masters,omitempty"`
 	Replicas    int           `json:"replicas,omitempty"`
 	Persistence string        `json:"persistence,omitempty"`
+	Faults      []string      `json:"faults"`
+
 	// MinReplicasToWrite and MinReplicasMaxLag are Redis's settings, when set.
 	MinReplicasToWrite int           `json:"min_replicas_to_write,omitempty"`
 	MinReplicasMaxLag  time.Duration `json:"min_replicas_max_lag_ns,omitempty"`
-	Faults             []string      `json:"faults"`
 }
 
 // summarize builds the spec summary; clients default to those found in
@@ -28,18 +29,17 @@ type specSummary struct {
 func summarize(r *model.Result, t *timeline) specSummary {
 	s := r.Spec
 	out := specSummary{
-		Design:             s.Design,
-		Fencing:            string(s.Fencing),
-		TTL:                s.Options.TTL,
-		Deadline:           s.Options.Deadline,
-		Clients:            append([]string{}, s.Clients...),
-		Masters:            s.Topology.Masters,
-		Replicas:           s.Topology.Replicas,
-		Persistence:        string(s.Topology.Persistence),
-		Faults:             []string{},
-		MinReplicasToWrite: s.Topology.MinReplicasToWrite,
-		MinReplicasMaxLag:  s.Topology.MinReplicasMaxLag,
+		Design:      s.Design,
+		Fencing:     string(s.Fencing),
+		TTL:         s.Options.TTL,
+		Deadline:    s.Options.Deadline,
+		Clients:     append([]string{}, s.Clients...),
+		Masters:     s.Topology.Masters,
+		Replicas:    s.Topology.Replicas,
+		Persistence: string(s.Topology.Persistence),
+		Faults:      []string{},
 	}
+	out.MinReplicasToWrite, out.MinReplicasMaxLag = s.Topology.MinReplicasToWrite, s.Topology.MinReplicasMaxLag
 	if out.Design == "" && s.Custom != nil {
 		out.Design = s.Custom.Name()
 	}

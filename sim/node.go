@@ -58,12 +58,15 @@ type node struct {
 	durable   snapshot
 	lastWrite time.Duration
 
-	offset  int64                    // primary: replication offset (entries sent)
-	acks    map[string]int64         // primary: replica -> acknowledged offset
-	ackAt   map[string]time.Duration // primary: replica -> wall-clock time of its last ack (minreplicas.go)
-	waits   []*pendingWait           // primary: WAIT commands still blocked
-	applied int64                    // replica: last applied offset
-	syncing string                   // replica: the primary a full resync is on its way from
+	offset  int64            // primary: replication offset (entries sent)
+	acks    map[string]int64 // primary: replica -> acknowledged offset
+	waits   []*pendingWait   // primary: WAIT commands still blocked
+	applied int64            // replica: last applied offset
+	syncing string           // replica: the primary a full resync is on its way from
+
+	// ackAt is, on a primary, each replica's last acknowledgement on the
+	// node's wall clock (minreplicas.go).
+	ackAt map[string]time.Duration
 
 	watch map[string]time.Duration // key -> expiry on the node's wall clock
 	vals  map[string]string        // key -> last recorded value
