@@ -23,6 +23,7 @@ var IDs = []string{
 	"clock-drift",
 	"delayed-write",
 	"token-regression",
+	"no-faults",
 	// Failures from the field, each named after its source.
 	"redsync-186",
 	"redisson-3994",
@@ -30,7 +31,6 @@ var IDs = []string{
 	"redisson-5697",
 	"jepsen-sentinel",
 	"valkey-2651",
-	"no-faults",
 }
 
 //go:embed catalogue/*.txt

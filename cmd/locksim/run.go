@@ -20,13 +20,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	lua := addLuaFlags(fs)
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
 	fencing := fs.String("fencing", "", "override the resource's fencing: strict, nonstrict, off or strict-reads")
-	minReplicas := addMinReplicasFlags(fs)
 	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count (exit 1 and the verdicts), comma-separated")
 	seed := fs.Uint64("seed", 1, "seed of the run")
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
 	danger := fs.Bool("danger", false, "instead of the scenario's faults, draw its danger map: every fault placed at every point of the fault-free run (check --exhaustive), each moment coloured by what one fault there breaks")
+	minReplicas := addMinReplicasFlags(fs)
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
