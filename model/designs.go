@@ -379,9 +379,18 @@ func (waitReplica) Renew(c *Client, l *Lease) (bool, error) {
 	return waitAcked(c), nil
 }
 
+// waitAcked sends WAIT WaitReplicas and reports whether its count reaches
+// WaitAccept (default all it asked for); with IgnoreWait any count does.
 func waitAcked(c *Client) bool {
 	o := c.opts
 	r, err := c.CallTimeout(single(c), o.WaitTimeout+o.CallTimeout, "WAIT",
 		strconv.Itoa(o.WaitReplicas), strconv.FormatInt(int64(o.WaitTimeout/time.Millisecond), 10))
-	return err == nil && r.Kind == resp.Int && r.Int >= int64(o.WaitReplicas)
+	need := o.WaitAccept
+	switch {
+	case o.IgnoreWait:
+		need = 0
+	case need == 0:
+		need = o.WaitReplicas
+	}
+	return err == nil && r.Kind == resp.Int && r.Int >= int64(need)
 }

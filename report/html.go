@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/pkg/errors"
@@ -233,6 +234,9 @@ func designLine(design string, s specSummary) string {
 	}
 	if s.Deadline {
 		opts = append(opts, "client deadline")
+	}
+	if s.MinReplicasToWrite > 0 {
+		opts = append(opts, "min-replicas-to-write "+strconv.Itoa(s.MinReplicasToWrite), "min-replicas-max-lag "+short(s.MinReplicasMaxLag))
 	}
 	if len(opts) == 0 {
 		return design

@@ -99,7 +99,7 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Lookup returned shared state")
 	}
 	_, err = Lookup("gc-paws")
-	want := `scenarios: unknown scenario "gc-paws" (known: gc-pause, pause-during-acquire, stale-release, crash-before-expire, failover-lost-write, wait-wrong-replica, minority-primary, restart-empty, clock-jump, clock-drift, delayed-write, token-regression, no-faults)`
+	want := `scenarios: unknown scenario "gc-paws" (known: gc-pause, pause-during-acquire, stale-release, crash-before-expire, failover-lost-write, wait-wrong-replica, minority-primary, restart-empty, clock-jump, clock-drift, delayed-write, token-regression, no-faults, redsync-186, redisson-3994, redisson-5256, redisson-5697, jepsen-sentinel, valkey-2651)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Lookup(gc-paws) error\n got: %v\nwant: %s", err, want)
 	}

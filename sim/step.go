@@ -33,6 +33,7 @@ func (w *World) Start() {
 	for _, p := range w.procList {
 		p.start()
 	}
+	w.startHeartbeats()
 	if w.cfg.Until > 0 {
 		w.schedule(w.cfg.Until, func() { w.done = true })
 	}
