@@ -356,7 +356,7 @@ type waitReplica struct{ setPxLua }
 
 func (waitReplica) Name() string { return WaitReplica }
 
-func (waitReplica) Traits() Traits { return Traits{Replicas: 1} }
+func (waitReplica) Traits() Traits { return Traits{Replicas: 1, Renews: true} } // its Renew runs a watchdog
 
 // TryAcquire holds the lock only if WAIT says enough replicas have it.
 func (d waitReplica) TryAcquire(c *Client, value string) (Lease, bool, error) {
