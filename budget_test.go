@@ -8,6 +8,7 @@ import (
 
 	"locksim/model"
 	"locksim/model/invariant"
+	"locksim/scenarios"
 	"locksim/sim/resp"
 )
 
@@ -86,5 +87,29 @@ func TestCheckExhaustive(t *testing.T) {
 		WithInvariants(invariant.LostUpdate, invariant.Fencing), WithCaseDir(dir))
 	if ok.failed || len(ok.logs) != 1 || !strings.Contains(ok.logs[0], "0 broke lost-update, 0 broke fencing") {
 		t.Errorf("strict-reads: failed %v, logs %v", ok.failed, ok.logs)
+	}
+}
+
+// Under WithExhaustive, options that shape random runs only are refused,
+// not silently dropped (a pause placement ignored would make a correct
+// release look broken); no fault kinds at all is refused too, and a bad
+// depth; WithMaxSchedules and WithDurations reach exhaustive mode.
+func TestCheckExhaustiveRefusesRandomOptions(t *testing.T) {
+	for _, tc := range []struct {
+		opts []Option
+		want string
+	}{
+		{[]Option{WithExhaustive(1), WithPauseAt(scenarios.PlaceRelease)}, "WithPauseAt applies to random runs"},
+		{[]Option{WithExhaustive(1), WithRuns(10)}, "WithRuns applies to random runs"},
+		{[]Option{WithExhaustive(1), WithFaults()}, "no fault kinds to place"},
+		{[]Option{WithExhaustive(-1)}, "depth -1"},
+		{[]Option{WithExhaustive(2), WithMaxSchedules(100)}, "more than the bound of 100"},
+		{[]Option{WithExhaustive(1), WithDurations("forever")}, `no duration class "forever"`},
+	} {
+		f := &fakeTB{TB: t, name: "TestRefuses"}
+		Check(f, model.SetPxLua, append(tc.opts, WithCaseDir(t.TempDir()))...)
+		if !f.failed || !strings.Contains(strings.Join(f.logs, "\n"), tc.want) {
+			t.Errorf("want a failure saying %q, got %v", tc.want, f.logs)
+		}
 	}
 }

@@ -41,9 +41,13 @@ type config struct {
 	check     engine.CheckConfig
 	caseDir   string
 	reportDir string
-	seeds     int         // Matrix and Sweep: seeds per cell
-	x, y      engine.Axis // Sweep's axes
-	depth     int         // WithExhaustive: faults per schedule (0: random runs)
+	seeds     int                     // Matrix and Sweep: seeds per cell
+	x, y      engine.Axis             // Sweep's axes
+	depth     int                     // WithExhaustive: faults per schedule (0: random runs)
+	exhaust   engine.ExhaustiveConfig // WithMaxSchedules, WithDurations, WithStopAtFirst
+	// randomOnly names the options given that shape random runs only
+	// (WithPauseAt, ...): exhaustive mode refuses them.
+	randomOnly []string
 }
 
 // Option configures Check.
@@ -81,23 +85,31 @@ func WithFaults(kinds ...sim.FaultKind) Option {
 // WithPauseAt restricts where pauses and client crashes are placed
 // (default: everywhere).
 func WithPauseAt(places ...scenarios.Place) Option {
-	return func(c *config) { c.check.Gen.PauseAt = places }
+	return func(c *config) { c.check.Gen.PauseAt = places; c.randomOnly = append(c.randomOnly, "WithPauseAt") }
 }
 
 // WithGen replaces the whole generator configuration.
-func WithGen(g scenarios.Gen) Option { return func(c *config) { c.check.Gen = g } }
+func WithGen(g scenarios.Gen) Option {
+	return func(c *config) { c.check.Gen = g; c.randomOnly = append(c.randomOnly, "WithGen") }
+}
 
 // WithSwarm turns the per-run drawing of the configuration (clients, work,
 // cycles, latency, call timeout, down-after) on or off (default on).
-func WithSwarm(on bool) Option { return func(c *config) { c.check.Gen.Swarm = on } }
+func WithSwarm(on bool) Option {
+	return func(c *config) { c.check.Gen.Swarm = on; c.randomOnly = append(c.randomOnly, "WithSwarm") }
+}
 
 // WithRuns sets how many runs Check makes (default engine.DefaultRuns,
 // what `locksim check` makes; -locksim.runs overrides it).
-func WithRuns(n int) Option { return func(c *config) { c.check.Runs = n } }
+func WithRuns(n int) Option {
+	return func(c *config) { c.check.Runs = n; c.randomOnly = append(c.randomOnly, "WithRuns") }
+}
 
 // WithBudget makes Check run until d of wall time has passed instead of
 // a fixed number of runs (-locksim.for overrides it).
-func WithBudget(d time.Duration) Option { return func(c *config) { c.check.For = d } }
+func WithBudget(d time.Duration) Option {
+	return func(c *config) { c.check.For = d; c.randomOnly = append(c.randomOnly, "WithBudget") }
+}
 
 // WithSeed sets the base seed: run i uses seed+i (default 1;
 // -locksim.seed overrides it).
@@ -138,6 +150,20 @@ const ReportDirEnv = "LOCKSIM_REPORT_DIR"
 // guarantee; a failing one lists the distinct ways the design broke and
 // saves the first one's smallest schedule as the test's case.
 func WithExhaustive(depth int) Option { return func(c *config) { c.depth = depth } }
+
+// WithMaxSchedules raises (or lowers) exhaustive mode's bound on the
+// schedules it runs (default engine.DefaultMaxSchedules).
+func WithMaxSchedules(n int) Option { return func(c *config) { c.exhaust.MaxSchedules = n } }
+
+// WithDurations narrows exhaustive mode's duration classes ("ttl/2",
+// "ttl+", ... see engine.DurClasses).
+func WithDurations(names ...string) Option {
+	return func(c *config) { c.exhaust.Durations = append([]string{}, names...) }
+}
+
+// WithStopAtFirst makes exhaustive mode stop at its first break: a
+// counterexample, not a guarantee.
+func WithStopAtFirst() Option { return func(c *config) { c.exhaust.StopAtFirst = true } }
 
 // Check verifies a lock design in a test. It runs engine.DefaultRuns
 // random runs (the same generator and budget as `locksim check`) over all
@@ -220,19 +246,30 @@ func Check(t TB, design any, opts ...Option) {
 
 // exhaustiveConfig is exhaustive mode on the configuration the options
 // fix (WithExhaustive's depth, 1 by default).
-func (c *config) exhaustiveConfig() engine.ExhaustiveConfig {
-	x := engine.ExhaustiveConfig{Base: c.check.Base, Seed: c.check.Seed, Depth: max(c.depth, 1), Workers: c.check.Workers,
-		Invariants: c.check.Invariants}
+func (c *config) exhaustiveConfig() (engine.ExhaustiveConfig, error) {
+	if len(c.randomOnly) > 0 {
+		return engine.ExhaustiveConfig{}, fmt.Errorf("%s applies to random runs, not to exhaustive mode", strings.Join(c.randomOnly, ", "))
+	}
+	x := c.exhaust
+	x.Base, x.Seed, x.Depth, x.Workers, x.Invariants = c.check.Base, c.check.Seed, c.depth, c.check.Workers, c.check.Invariants
+	if x.Depth == 0 {
+		x.Depth = 1
+	}
 	if c.check.Gen.Kinds != nil {
 		x.Kinds = c.check.Gen.Kinds
 	}
-	return x
+	return x, nil
 }
 
 // exhaustive is Check under WithExhaustive.
 func (c *config) exhaustive(t TB, casePath string) {
 	t.Helper()
-	res, err := engine.Exhaustive(c.exhaustiveConfig())
+	x, err := c.exhaustiveConfig()
+	if err != nil {
+		t.Fatalf("locksim.Check: %v", err)
+		return
+	}
+	res, err := engine.Exhaustive(x)
 	if err != nil {
 		t.Fatalf("locksim.Check: design %s: %v", designName(c.check.Base), err)
 		return

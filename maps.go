@@ -67,5 +67,9 @@ func Danger(design any, opts ...Option) (*engine.ExhaustiveResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return engine.Exhaustive(c.exhaustiveConfig())
+	x, err := c.exhaustiveConfig()
+	if err != nil {
+		return nil, err
+	}
+	return engine.Exhaustive(x)
 }

@@ -87,9 +87,10 @@ type ExhaustiveResult struct {
 	Danger []DangerPoint
 	// FirstError is the schedule that stopped the check with an error.
 	FirstError *Schedule
-	// Stopped is set when StopAtFirst stopped the exploration at a break.
-	Stopped bool
-	Counted []invariant.ID
+	// Stopped is set when StopAtFirst stopped the exploration at a break;
+	// HitBound when it reached MaxSchedules without one.
+	Stopped, HitBound bool
+	Counted           []invariant.ID
 	// Judged tells, per invariant, why the design's runs do not judge it.
 	Judged map[invariant.ID]string
 }
@@ -178,8 +179,7 @@ func Exhaustive(c ExhaustiveConfig) (*ExhaustiveResult, error) {
 	}
 	one := x.depthOne()
 	if len(one) > x.max() {
-		return nil, errors.Errorf("exhaustive: %d one-fault schedules (%d points), more than the bound of %d: "+
-			"narrow the fault kinds, the clients or the cycles, or raise the bound", len(one), len(x.points), x.max())
+		return nil, errors.Errorf("exhaustive: %d one-fault schedules (%d points), more than the bound of %d: %s", len(one), len(x.points), x.max(), narrow)
 	}
 	res.PerEvent = x.perEvent()
 	agg := newAggregate(x, res)
@@ -225,6 +225,12 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	kinds := c.Kinds
 	if kinds == nil {
 		kinds = ExhaustiveKinds
+	}
+	if len(kinds) == 0 {
+		return nil, nil, errors.New("exhaustive: no fault kinds to place: it would explore nothing")
+	}
+	if c.Depth == 0 {
+		c.Depth = 1
 	}
 	for _, k := range kinds {
 		if !slices.Contains(ExhaustiveKinds, k) {
@@ -358,8 +364,9 @@ func pickClasses(all []DurClass, names []string) ([]DurClass, error) {
 		return all, nil
 	}
 	var out []DurClass
+	is := func(c DurClass, n string) bool { return c.Name == n || slices.Contains(c.Also, n) }
 	for _, n := range names {
-		if !slices.ContainsFunc(all, func(c DurClass) bool { return c.Name == n }) {
+		if !slices.ContainsFunc(all, func(c DurClass) bool { return is(c, n) }) {
 			var known []string
 			for _, c := range all {
 				known = append(known, c.Name)
@@ -368,7 +375,7 @@ func pickClasses(all []DurClass, names []string) ([]DurClass, error) {
 		}
 	}
 	for _, c := range all {
-		if slices.Contains(names, c.Name) {
+		if slices.ContainsFunc(names, func(n string) bool { return is(c, n) }) {
 			out = append(out, c)
 		}
 	}

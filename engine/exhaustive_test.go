@@ -135,6 +135,11 @@ func TestDangerMaps(t *testing.T) {
 			"A acquired #1": invariant.HarmData, "A release-send #1": invariant.HarmLease, "A released #1": invariant.HarmNone}, false},
 		{"fenced-strict-reads", model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads}, map[string]invariant.Harm{
 			"A acquired #1": invariant.HarmLease}, true},
+		// The deadline option shrinks A's red zone: a pause after the read
+		// is caught by the check before the write; the pause right after
+		// the check (A's write event) still loses data (gc-pause).
+		{"set-px-lua-deadline", model.Spec{Design: model.SetPxLua, Options: model.Options{Deadline: true}}, map[string]invariant.Harm{
+			"A read #1": invariant.HarmNone, "A write #1": invariant.HarmData}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := exhaustive(t, ExhaustiveConfig{Base: tc.spec})
@@ -295,5 +300,40 @@ func TestGuaranteeSentence(t *testing.T) {
 	}
 	if strings.Contains(g, "reentrancy") {
 		t.Errorf("guarantee %q names an invariant the design is not judged by", g)
+	}
+}
+
+// A schedule that stops with an error stops exhaustive mode: no guarantee,
+// no verdicts, no danger map.
+func TestExhaustiveStoppedNoGuarantee(t *testing.T) {
+	lua := &model.LuaScripts{Acquire: "return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])",
+		Release: "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('not mine') end return redis.call('DEL', KEYS[1])"}
+	r := exhaustive(t, ExhaustiveConfig{Base: model.Spec{Design: model.LuaDesignID, Lua: lua}})
+	if r.FirstError == nil {
+		t.Fatalf("no schedule stopped: %s", r.Guarantee())
+	}
+	if g := r.Guarantee(); !strings.HasPrefix(g, "no guarantee: schedule ") || strings.Contains(g, "explored all") {
+		t.Errorf("guarantee %q", g)
+	}
+	var b strings.Builder
+	if err := ExhaustiveText(&b, r, 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "held in all") || strings.Contains(out, "Danger map") || !strings.Contains(out, "no verdict") {
+		t.Errorf("a stopped run reads as verdicts:\n%s", out)
+	}
+}
+
+// Looking for a counterexample, the bound ends the search and says so: no
+// count first, no guarantee after.
+func TestStopAtFirstHitsTheBound(t *testing.T) {
+	r := exhaustive(t, ExhaustiveConfig{Base: model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads}, Depth: 2,
+		Kinds: []sim.FaultKind{sim.FaultPause}, Durations: []string{"ttl/2"}, Invariants: []invariant.ID{invariant.LostUpdate},
+		StopAtFirst: true, MaxSchedules: 300})
+	if !r.HitBound || r.Failed() || r.Total() != 300 {
+		t.Fatalf("hit the bound %v, failed %v, %d schedules", r.HitBound, r.Failed(), r.Total())
+	}
+	if g := r.Guarantee(); !strings.HasPrefix(g, "no break in the first 300 schedules") || !strings.Contains(g, "not a guarantee") {
+		t.Errorf("guarantee %q", g)
 	}
 }

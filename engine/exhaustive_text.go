@@ -26,6 +26,16 @@ func (r *ExhaustiveResult) Guarantee() string {
 		return b.String()
 	}
 	words := []string{"one-fault", "two-fault"}
+	if e := r.FirstError; e != nil {
+		fmt.Fprintf(&b, "no guarantee: schedule %s of design %s stopped with an error, so exhaustive mode stopped after %s schedules: %s",
+			thousands(e.Index), r.Design, thousands(r.Total()), e.Error)
+		return b.String()
+	}
+	if r.HitBound {
+		fmt.Fprintf(&b, "no break in the first %s schedules of design %s (the bound, --max-schedules), looking for the first one: "+
+			"the rest was not explored, so not a guarantee", thousands(r.Total()), r.Design)
+		return b.String()
+	}
 	if r.Stopped {
 		fmt.Fprintf(&b, "stopped at the first break, after %s schedules of design %s: %s broke; a counterexample, not a guarantee",
 			thousands(r.Total()), r.Design, invariant.Names(r.Breaks[0].Broken))
@@ -39,8 +49,8 @@ func (r *ExhaustiveResult) Guarantee() string {
 		}
 		fmt.Fprintf(&b, "%s %s schedules", thousands(n), words[d])
 	}
-	fmt.Fprintf(&b, " of design %s (%d points of the fault-free run x %s x %d duration classes)",
-		r.Design, r.Points, plural(len(r.Kinds), "fault kind"), len(r.Classes))
+	fmt.Fprintf(&b, " of design %s (at %d points of the fault-free run, each of %s where it applies, with %s)",
+		r.Design, r.Points, plural(len(r.Kinds), "fault kind"), classCount(len(r.Classes)))
 	if len(r.Schedules) > 1 {
 		b.WriteString(", two-fault schedules extending only those one-fault schedules that broke nothing")
 	}
@@ -62,9 +72,15 @@ func (r *ExhaustiveResult) Guarantee() string {
 func (r *ExhaustiveResult) Limits() string {
 	var cs []string
 	for _, c := range r.Classes {
-		cs = append(cs, c.Name+" "+sim.FormatDuration(c.Dur))
+		name := c.Name
+		if len(c.Also) > 0 {
+			name += " (= " + strings.Join(c.Also, ", ") + ")"
+		}
+		cs = append(cs, name+" "+sim.FormatDuration(c.Dur))
 	}
-	return fmt.Sprintf("within: %s; the latencies of seed %d; fault kinds %s; durations %s",
+	return fmt.Sprintf("within: %s; the latencies of seed %d; fault kinds %s; durations %s; "+
+		"a client paused or crashed only at its own points, partitions of a client from one endpoint, a node from everyone "+
+		"or a node with its client, clock jumps forward only",
 		scenarios.Describe(r.Spec), r.Seed, kindList(r.Kinds), strings.Join(cs, ", "))
 }
 
@@ -76,28 +92,13 @@ func ExhaustiveText(w io.Writer, r *ExhaustiveResult, show int, replay func(i in
 	var b strings.Builder
 	b.WriteString(r.Guarantee() + "\n")
 	b.WriteString(r.Limits() + "\n")
-	if r.PerEvent > 0 && r.Schedules[0] > 0 {
+	if r.PerEvent > 0 && r.Schedules[0] > 0 && r.FirstError == nil {
 		fmt.Fprintf(&b, "state dedup: %s one-fault schedules instead of %s (one per event), %s saved\n",
 			thousands(r.Schedules[0]), thousands(r.PerEvent), pct0(r.PerEvent-r.Schedules[0], r.PerEvent))
 	}
 	b.WriteString("\n")
-	total := r.Total()
 	for _, id := range invariant.All {
-		counted := false
-		for _, c := range r.Counted {
-			counted = counted || c == id
-		}
-		word := "held in all " + thousands(total)
-		switch {
-		case counted && r.Counts[id] > 0:
-			word = "broken by " + plural(r.Counts[id], "schedule")
-		case !counted && r.Uncounted[id] > 0:
-			word = "broken (not counted) by " + plural(r.Uncounted[id], "schedule")
-		case r.Judged[id] != "":
-			word = "not checked (" + r.Judged[id] + ")"
-		case !counted:
-			word = "held (not counted)"
-		}
+		word, _ := verdictWord(r, id)
 		fmt.Fprintf(&b, "  %-17s %s\n", id, word)
 	}
 	if e := r.FirstError; e != nil {
@@ -129,8 +130,8 @@ func ExhaustiveText(w io.Writer, r *ExhaustiveResult, show int, replay func(i in
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
-	if len(r.Danger) == 0 {
-		return nil
+	if len(r.Danger) == 0 || r.FirstError != nil {
+		return nil // a map of a stopped exploration would show danger where nothing ran
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return err
@@ -142,6 +143,9 @@ func ExhaustiveText(w io.Writer, r *ExhaustiveResult, show int, replay func(i in
 // each point's worst harm.
 func DangerMap(r *ExhaustiveResult) *report.Danger {
 	d := &report.Danger{Run: r.Baseline, Guarantee: r.Guarantee(), Limits: r.Limits(), Design: r.Design}
+	if len(r.Counted) < len(invariant.All) {
+		d.Limits += "; the map colours only the counted invariants (" + invariant.Names(r.Counted) + "); the others are tallied above"
+	}
 	for _, p := range r.Danger {
 		text := fmt.Sprintf("%d of %d faults here broke a counted invariant", p.Broken, p.Schedules)
 		if p.Worst != "" {
@@ -149,7 +153,44 @@ func DangerMap(r *ExhaustiveResult) *report.Danger {
 		}
 		d.Points = append(d.Points, report.DangerPoint{At: p.At, Actor: p.Actor, Harm: p.Harm, Label: p.Trigger + " (" + p.Phase + ")", Detail: text})
 	}
+	for _, id := range invariant.All {
+		word, class := verdictWord(r, id)
+		d.Verdicts = append(d.Verdicts, report.DangerVerdict{Invariant: string(id), Verdict: class, Text: word})
+	}
+	for i, b := range r.Breaks {
+		if i == dangerWays {
+			d.More = len(r.Breaks) - i
+			break
+		}
+		d.Ways = append(d.Ways, report.DangerWay{Mechanism: b.Mechanism, Broken: invariant.Names(b.Broken),
+			Classes: strings.Join(b.Classes, ", "), Schedules: b.Schedules, Smallest: b.Smallest.Lines()})
+	}
 	return d
+}
+
+// dangerWays is how many ways a danger map's page lists.
+const dangerWays = 20
+
+// verdictWord says what the schedules showed of one invariant, and the
+// verdict's class for a page: held, broken or unchecked.
+func verdictWord(r *ExhaustiveResult, id invariant.ID) (word, class string) {
+	counted := false
+	for _, c := range r.Counted {
+		counted = counted || c == id
+	}
+	switch {
+	case r.FirstError != nil && r.Judged[id] == "":
+		return "no verdict (exhaustive mode stopped at an error)", "unchecked"
+	case counted && r.Counts[id] > 0:
+		return "broken by " + plural(r.Counts[id], "schedule"), "broken"
+	case !counted && r.Uncounted[id] > 0:
+		return "broken (not counted) by " + plural(r.Uncounted[id], "schedule"), "broken"
+	case r.Judged[id] != "":
+		return "not checked (" + r.Judged[id] + ")", "unchecked"
+	case !counted:
+		return "held (not counted)", "held"
+	}
+	return "held in all " + thousands(r.Total()), "held"
 }
 
 // exhaustiveJSON is the JSON of an exhaustive check.
@@ -204,6 +245,8 @@ func ExhaustiveJSON(w io.Writer, r *ExhaustiveResult, cases map[int]string) erro
 			counted = counted || c == id
 		}
 		switch {
+		case r.FirstError != nil && r.Judged[id] == "":
+			v.Verdict = "no-verdict"
 		case counted && r.Counts[id] > 0:
 			v.Verdict, v.Schedules = "broken", r.Counts[id]
 		case !counted && r.Uncounted[id] > 0:
@@ -245,4 +288,11 @@ func pct0(n, total int) string {
 		return "0%"
 	}
 	return strconv.Itoa(100*n/total) + "%"
+}
+
+func classCount(n int) string {
+	if n == 1 {
+		return "1 duration class"
+	}
+	return strconv.Itoa(n) + " duration classes"
 }

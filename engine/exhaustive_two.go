@@ -20,16 +20,23 @@ func (x *explorer) depthTwo(ran []Schedule, agg *aggregate, progress func(done, 
 			firsts = append(firsts, s)
 		}
 	}
-	total := 0
-	ordered(len(firsts), x.cfg.Workers, nil, func(j int) int {
-		ss, _ := x.seconds(firsts[j])
-		return len(ss)
-	}, func(_ int, n int) bool { total += n; return true })
-	if len(ran)+total > x.max() {
-		return errors.Errorf("exhaustive: %d one-fault and %d two-fault schedules, more than the bound of %d: "+
-			"narrow the fault kinds, the clients or the cycles, or raise the bound", len(ran), total, x.max())
+	planned := 0 // unknown under StopAtFirst, which stops at the bound instead
+	if !x.cfg.StopAtFirst {
+		// The fault-free run's later points estimate the count without a
+		// run; only an estimate near the bound is worth counting exactly.
+		if est := len(ran) + x.estimateSeconds(firsts); est > 3*x.max() {
+			return errors.Errorf("exhaustive: about %d one- and two-fault schedules, more than the bound of %d: %s", est, x.max(), narrow)
+		}
+		total := 0
+		ordered(len(firsts), x.cfg.Workers, nil, func(j int) int {
+			ss, _ := x.seconds(firsts[j])
+			return len(ss)
+		}, func(_ int, n int) bool { total += n; return true })
+		if len(ran)+total > x.max() {
+			return errors.Errorf("exhaustive: %d one-fault and %d two-fault schedules, more than the bound of %d: %s", len(ran), total, x.max(), narrow)
+		}
+		planned = len(ran) + total
 	}
-	planned := len(ran) + total
 	n := 0
 	ordered(len(firsts), x.cfg.Workers, nil, func(j int) []Schedule {
 		ss, err := x.seconds(firsts[j])
@@ -54,11 +61,34 @@ func (x *explorer) depthTwo(ran []Schedule, agg *aggregate, progress func(done, 
 			if s.Error != "" || agg.stop(s) {
 				return false
 			}
+			if done+n >= x.max() { // StopAtFirst without a break yet: the bound ends the search
+				agg.res.HitBound = true
+				return false
+			}
 		}
 		return true
 	})
 	agg.res.Schedules = append(agg.res.Schedules, n)
 	return nil
+}
+
+// narrow says how to make an exploration smaller.
+const narrow = "narrow it (--faults, --durations, --clients, --cycles; from Go WithFaults, WithDurations, WithClients, WithWorkload), " +
+	"look for a counterexample only (--stop-at-first, WithStopAtFirst), or raise the bound (--max-schedules, WithMaxSchedules)"
+
+// estimateSeconds estimates the two-fault schedules of firsts from the
+// fault-free run: each first fault's menu after it and the menus of the
+// points after its own.
+func (x *explorer) estimateSeconds(firsts []Schedule) int {
+	after := make([]int, len(x.points)+1) // after[i]: menu sizes of points i+1...
+	for i := len(x.points) - 1; i >= 0; i-- {
+		after[i] = after[i+1] + len(x.menu(x.points[i], x.base))
+	}
+	n := 0
+	for _, f := range firsts {
+		n += after[f.point+1] + len(x.menu(x.points[f.point], x.base)) - f.opt - 1
+	}
+	return n
 }
 
 // seconds lists the two-fault schedules that extend first.

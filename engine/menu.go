@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/sim"
 )
 
@@ -23,6 +24,9 @@ type DurClass struct {
 	Dur  time.Duration `json:"dur_ns"`
 	// Meaning says what it is relative to.
 	Meaning string `json:"meaning"`
+	// Also names the classes of the same length this one stands for (a
+	// down-after of exactly the TTL makes down-after+ equal ttl+).
+	Also []string `json:"also,omitempty"`
 }
 
 // DurClasses returns the duration classes of a configuration (defaults
@@ -34,23 +38,28 @@ func DurClasses(s model.Spec) []DurClass {
 	ttl := s.Options.TTL
 	eps := max(ttl/100, time.Millisecond)
 	cs := []DurClass{
-		{"ttl/2", ttl / 2, "half the TTL"},
-		{"ttl-", ttl - eps, "just under the TTL"},
-		{"ttl+", ttl + eps, "just over the TTL"},
-		{"2ttl", 2 * ttl, "twice the TTL"},
-		{"timeout+", s.Options.CallTimeout + eps, "just over the call timeout"},
+		{Name: "ttl/2", Dur: ttl / 2, Meaning: "half the TTL"},
+		{Name: "ttl-", Dur: ttl - eps, Meaning: "just under the TTL"},
+		{Name: "ttl+", Dur: ttl + eps, Meaning: "just over the TTL"},
+		{Name: "2ttl", Dur: 2 * ttl, Meaning: "twice the TTL"},
+		{Name: "timeout+", Dur: s.Options.CallTimeout + eps, Meaning: "just over the call timeout"},
 	}
 	if s.Traits().Quorum {
-		cs = append(cs, DurClass{"node-timeout+", s.Options.NodeTimeout + eps, "just over the per-node timeout of a quorum lock"})
+		cs = append(cs, DurClass{Name: "node-timeout+", Dur: s.Options.NodeTimeout + eps, Meaning: "just over the per-node timeout of a quorum lock"})
 	}
 	if t := s.Topology; t.Replicas > 0 && t.Sentinel.Enabled {
-		cs = append(cs, DurClass{"down-after+", t.Sentinel.DownAfter + eps, "just over Sentinel's down-after: the group fails over"})
+		cs = append(cs, DurClass{Name: "down-after+", Dur: t.Sentinel.DownAfter + eps, Meaning: "just over Sentinel's down-after: the group fails over"})
 	}
 	var out []DurClass
 	for _, c := range cs {
-		if c.Dur > 0 && !slices.ContainsFunc(out, func(o DurClass) bool { return o.Dur == c.Dur }) {
-			out = append(out, c)
+		if c.Dur <= 0 {
+			continue
 		}
+		if i := slices.IndexFunc(out, func(o DurClass) bool { return o.Dur == c.Dur }); i >= 0 {
+			out[i].Also = append(out[i].Also, c.Name)
+			continue
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -189,11 +198,45 @@ func phase(p Point) string {
 	}
 	switch {
 	case p.Client:
+		if ph, ok := clientPhases[p.Kind]; ok {
+			return ph
+		}
 		return "after the client's " + string(p.Kind)
 	case p.Cmd != "":
 		return "after the node executes " + p.Cmd
 	}
+	if ph, ok := nodePhases[p.Kind]; ok {
+		return ph
+	}
 	return "after the node's " + string(p.Kind)
+}
+
+// clientPhases and nodePhases word where a point is, by the kind of the
+// event that names it.
+var clientPhases = map[sim.Kind]string{
+	history.KindAcquireStart:  "as the client starts an acquisition",
+	history.KindAcquired:      "right after the client acquired",
+	history.KindAcquireFailed: "after the client gave up acquiring",
+	history.KindLeaseLost:     "after the client found its lease gone",
+	history.KindRead:          "after the client read the resource",
+	history.KindWrite:         "after the client prepared its write",
+	history.KindRelease:       "as the client invokes release",
+	history.KindReleaseSend:   "inside release, after its checks, before it gives the key back",
+	history.KindReleased:      "after the client's release",
+	history.KindRenew:         "after a watchdog renewal came back",
+	history.KindWatchdogStop:  "after the watchdog stopped",
+	sim.KindReply:             "after the client read a reply",
+	sim.KindTimeout:           "after one of the client's requests timed out",
+	sim.KindMessage:           "after the client got a pub/sub message",
+	sim.KindTaskEnd:           "after one of the client's tasks ended",
+}
+
+var nodePhases = map[sim.Kind]string{
+	sim.KindKey:       "after a key changed on the node",
+	sim.KindExpire:    "after a key expired on the node",
+	sim.KindReplApply: "after the replica applied the replication stream",
+	sim.KindPromote:   "after the node was promoted",
+	sim.KindDemote:    "after the node was demoted",
 }
 
 // command names a request by its command word (EVAL for scripts).

@@ -62,6 +62,8 @@ func tallyWord(r *CheckResult, id invariant.ID) string {
 		counted = counted || c == id
 	}
 	switch {
+	case r.FirstError != nil && r.Counts[id] == 0 && r.Uncounted[id] == 0 && r.Judged[id] == "":
+		return "no verdict (the check stopped at run " + strconv.Itoa(r.FirstError.Index) + ")"
 	case counted && r.Counts[id] > 0:
 		return "broken in " + plural(r.Counts[id], "run") + pct(r.Counts[id], r.Runs)
 	case !counted && r.Uncounted[id] > 0:

@@ -74,6 +74,9 @@ func LookupDesign(id string) (Design, error) {
 			return d.make(), nil
 		}
 	}
+	if id == LuaDesignID {
+		return nil, errors.Errorf("model: design %q is your own Lua scripts: give them with --acquire FILE --release FILE [--renew FILE] (from Go: a *model.LuaScripts)", id)
+	}
 	return nil, errors.Errorf("model: unknown design %q (known: %s)", id, strings.Join(DesignIDs(), ", "))
 }
 
@@ -370,7 +373,7 @@ type waitReplica struct{ setPxLua }
 
 func (waitReplica) Name() string { return WaitReplica }
 
-func (waitReplica) Traits() Traits { return Traits{Replicas: 1} }
+func (waitReplica) Traits() Traits { return Traits{Replicas: 1, Renews: true} } // its Renew runs a watchdog
 
 // TryAcquire holds the lock only if WAIT says enough replicas have it.
 func (d waitReplica) TryAcquire(c *Client, value string) (Lease, bool, error) {
@@ -393,9 +396,18 @@ func (waitReplica) Renew(c *Client, l *Lease) (bool, error) {
 	return waitAcked(c), nil
 }
 
+// waitAcked sends WAIT WaitReplicas and reports whether its count reaches
+// WaitAccept (default all it asked for); with IgnoreWait any count does.
 func waitAcked(c *Client) bool {
 	o := c.opts
 	r, err := c.CallTimeout(single(c), o.WaitTimeout+o.CallTimeout, "WAIT",
 		strconv.Itoa(o.WaitReplicas), strconv.FormatInt(int64(o.WaitTimeout/time.Millisecond), 10))
-	return err == nil && r.Kind == resp.Int && r.Int >= int64(o.WaitReplicas)
+	need := o.WaitAccept
+	switch {
+	case o.IgnoreWait:
+		need = 0
+	case need == 0:
+		need = o.WaitReplicas
+	}
+	return err == nil && r.Kind == resp.Int && r.Int >= int64(need)
 }

@@ -59,6 +59,8 @@ func (s Spec) checkLimits() error {
 		return limitError("masters", t.Masters, MaxMasters, "masters")
 	case t.Replicas > MaxReplicas:
 		return limitError("replicas", t.Replicas, MaxReplicas, "replicas")
+	case t.MinReplicasToWrite > MaxReplicas:
+		return limitError("min-replicas-to-write", t.MinReplicasToWrite, MaxReplicas, "replicas")
 	case len(s.Faults) > MaxFaults:
 		return limitError("faults", len(s.Faults), MaxFaults, "faults")
 	case s.Workload.Readers > MaxClients:
@@ -82,6 +84,7 @@ func (s Spec) checkLimits() error {
 		{"wait-timeout", s.Options.WaitTimeout, MaxRunTime}, {"renew-every", s.Options.RenewEvery, MaxRunTime},
 		{"queue-wait", s.Options.QueueWait, MaxRunTime},
 		{"down-after", t.Sentinel.DownAfter, MaxRunTime}, {"discovery", t.Sentinel.DiscoveryDelay, MaxRunTime},
+		{"min-replicas-max-lag", t.MinReplicasMaxLag, MaxRunTime},
 	} {
 		if d.v > d.limit {
 			return limitError(d.name, sim.FormatDuration(d.v), sim.FormatDuration(d.limit), limitName(d.limit))

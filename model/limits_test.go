@@ -31,6 +31,8 @@ func TestSpecLimits(t *testing.T) {
 		{"fault time", Spec{Design: SetPxLua, Faults: []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 100 * time.Hour}}}, "(limits: run-time)"},
 		{"trigger count", Spec{Design: SetPxLua, Faults: []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: time.Second,
 			After: &sim.Trigger{Actor: "A", Kind: sim.KindCall, Nth: MaxCount + 1}}}}, "(limits: count)"},
+		{"min-replicas-to-write", Spec{Design: SetPxLua, Topology: Topology{Replicas: 1, MinReplicasToWrite: MaxReplicas + 1}}, "(limits: replicas)"},
+		{"min-replicas-max-lag", Spec{Design: SetPxLua, Topology: Topology{Replicas: 1, MinReplicasToWrite: 1, MinReplicasMaxLag: 25 * time.Hour}}, "(limits: run-time)"},
 		{"negative trigger", Spec{Design: SetPxLua, Faults: []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: time.Second,
 			After: &sim.Trigger{Actor: "A", Kind: sim.KindCall, Nth: -1}}}}, "trigger counts must be positive"},
 	} {

@@ -72,6 +72,8 @@ func (o Options) Validate(masters int) error {
 		return errors.Errorf("model: quorum %d is impossible with %d masters", o.Quorum, masters)
 	case o.WaitReplicas < 0:
 		return errors.Errorf("model: wait-replicas %d is negative", o.WaitReplicas)
+	case o.WaitAccept < 0 || o.WaitAccept > o.WaitReplicas:
+		return errors.Errorf("model: wait-accept %d: give 1 to wait-replicas (%d)", o.WaitAccept, o.WaitReplicas)
 	case o.WaitTimeout < 0:
 		return errors.Errorf("model: wait-timeout %v is negative", o.WaitTimeout)
 	case o.RenewEvery <= 0:

@@ -32,6 +32,9 @@ func (s Spec) WithDefaults() Spec {
 	if s.Topology.Persistence == "" {
 		s.Topology.Persistence = sim.PersistNone
 	}
+	if s.Topology.MinReplicasToWrite > 0 && s.Topology.MinReplicasMaxLag == 0 {
+		s.Topology.MinReplicasMaxLag = DefaultMinReplicasMaxLag
+	}
 	if s.Fencing == "" {
 		s.Fencing = FenceOff
 		if t.Fenced {
@@ -113,6 +116,9 @@ func (s Spec) Config() (sim.Config, error) {
 	if t.Replicas < 0 {
 		return sim.Config{}, errors.Errorf("model: replicas %d is negative", t.Replicas)
 	}
+	if err := t.validateMinReplicas(); err != nil {
+		return sim.Config{}, err
+	}
 	if err := s.Options.Validate(s.lockMasters()); err != nil {
 		return sim.Config{}, err
 	}
@@ -136,7 +142,8 @@ func (s Spec) Config() (sim.Config, error) {
 		for j := 0; j <= t.Replicas; j++ {
 			name := NodeName(g, j, t.Replicas)
 			cfg.Nodes = append(cfg.Nodes, sim.NodeConfig{Name: name, Clock: t.NodeClocks[name],
-				Persistence: t.Persistence, Priority: t.Priorities[name]})
+				Persistence: t.Persistence, Priority: t.Priorities[name],
+				MinReplicasToWrite: t.MinReplicasToWrite, MinReplicasMaxLag: t.MinReplicasMaxLag})
 			if j > 0 {
 				gc.Replicas = append(gc.Replicas, name)
 			}

@@ -100,6 +100,15 @@ type Options struct {
 	// Defaults 1 and 100ms.
 	WaitReplicas int
 	WaitTimeout  time.Duration
+	// WaitAccept is the fewest acknowledgements WAIT must report for
+	// wait-replica to hold the lock, at most WaitReplicas; 0 means
+	// WaitReplicas. Redisson asks WAIT for every replica and fails only when
+	// none acknowledged (redisson#5256): WaitReplicas N, WaitAccept 1.
+	WaitAccept int `json:",omitempty"`
+	// IgnoreWait makes wait-replica send WAIT and hold the lock whatever
+	// count it returns (option wait-check=false; an error or a timeout
+	// still fails): Redisson before the fix of redisson#3994.
+	IgnoreWait bool `json:",omitempty"`
 	// LuaMasters is how many masters a Lua design runs on: 0 means all
 	// (a majority quorum when more than one); 1 runs it on m1 only, as a
 	// single-primary lock inside a multi-master scenario.
@@ -165,6 +174,16 @@ type Topology struct {
 	ClientClocks map[string]clock.Config
 	// Priorities sets replica priorities by node name.
 	Priorities map[string]int
+	// MinReplicasToWrite is Redis's min-replicas-to-write on every node: a
+	// primary with fewer replicas acknowledged within MinReplicasMaxLag
+	// refuses writes (NOREPLICAS), which bounds what a minority-side
+	// primary accepts (sim.NodeConfig). 0, the default, is off; at most
+	// Replicas.
+	MinReplicasToWrite int `json:",omitempty"`
+	// MinReplicasMaxLag is Redis's min-replicas-max-lag, in whole seconds
+	// as Redis takes it. Default 10s (Redis's) with MinReplicasToWrite;
+	// only with it.
+	MinReplicasMaxLag time.Duration `json:",omitempty"`
 }
 
 // Spec is one run: a design under a topology, workload and fault schedule.

@@ -25,6 +25,28 @@ type Danger struct {
 	// explored and what broke, and what that is relative to.
 	Guarantee, Limits string
 	Points            []DangerPoint
+	// Verdicts and Ways, if set, are the exhaustive check's own verdicts
+	// (one per invariant, over every schedule) and the ways the design
+	// broke: the HTML page shows them instead of the fault-free run's.
+	Verdicts []DangerVerdict
+	Ways     []DangerWay
+	// More counts the ways not listed.
+	More int
+}
+
+// DangerVerdict is an invariant's verdict over every schedule.
+type DangerVerdict struct {
+	Invariant string
+	// Verdict is the CSS class: "held", "broken" or "unchecked".
+	Verdict, Text string
+}
+
+// DangerWay is one way the design broke, with its smallest schedule.
+type DangerWay struct {
+	Mechanism, Broken, Classes string
+	Schedules                  int
+	Smallest                   []string
+	Replay                     string
 }
 
 // DangerPoint is one point of the map.
@@ -123,7 +145,11 @@ func DangerText(w io.Writer, d *Danger, width int) error {
 			safe++
 		}
 	}
-	p.line(fmt.Sprintf("Points where one fault breaks something (%d of %d; a zone runs from its point to the actor's next one):", len(pts)-safe, len(pts)))
+	if safe == len(pts) {
+		p.line(fmt.Sprintf("No single fault at any of the %d points breaks a counted invariant.", len(pts)))
+	} else {
+		p.line(fmt.Sprintf("Points where one fault breaks something (%d of %d; a zone runs from its point to the actor's next one):", len(pts)-safe, len(pts)))
+	}
 	for _, pt := range pts {
 		if pt.Harm != invariant.HarmNone {
 			p.line(strings.TrimRight(fmt.Sprintf("  %c %s  %-10s %s. %s", spanGlyph[dangerSpan[pt.Harm]], sim.FormatTime(pt.At), pt.Actor, pt.Label, pt.Detail), " "))
@@ -146,7 +172,10 @@ func DangerHTML(w io.Writer, d *Danger) error {
 		Teaching: d.Guarantee + ". " + capitalize(d.Limits) + ". The danger row under each actor colours each moment of this " +
 			"fault-free run by the worst one fault placed there does: red, the data (an update lost); amber, the lease " +
 			"only (the data held); blue, liveness only; green, nothing."}
-	return writeHTML(w, d.Run, meta, func(t *timeline) { t.addDanger(d.Points) })
+	return writeHTML(w, d.Run, meta, func(t *timeline, p *htmlPage) {
+		t.addDanger(d.Points)
+		p.Danger = d
+	})
 }
 
 func capitalize(s string) string {

@@ -94,7 +94,8 @@
 //	    "deadline": true,            // only when the client deadline is on
 //	    "clients": ["A", "B"],
 //	    "masters": 1, "replicas": 0, "persistence": "none",  // when set
-//	    "faults": ["pause A after A acquired for 1.5s"]       // sim.Fault.String
+//	    "faults": ["pause A after A acquired for 1.5s"],      // sim.Fault.String
+//	    "min_replicas_to_write": 1, "min_replicas_max_lag_ns": 1000000000 // when set
 //	  },
 //	  "error": "...",                // only when the run stopped early
 //	  "history": [ ... ],            // sim.Event values as recorded, in order:

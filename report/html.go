@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/pkg/errors"
@@ -92,9 +93,11 @@ type htmlPage struct {
 	// HistoryShown is how many events the page's history lists when it
 	// lists only the first MaxReportEvents (0: all of them).
 	HistoryShown int
-	CSS          template.CSS
-	Script       template.JS
-	Data         template.JS
+	// Danger, for a danger map, replaces the run's verdicts.
+	Danger *Danger
+	CSS    template.CSS
+	Script template.JS
+	Data   template.JS
 }
 
 // HTML writes the report of one run as one self-contained HTML page: the
@@ -114,15 +117,12 @@ type htmlPage struct {
 func HTML(w io.Writer, r *model.Result, meta Meta) error { return writeHTML(w, r, meta, nil) }
 
 // writeHTML is HTML with extend, if set, adding to the timeline before it
-// is drawn (a danger map's rows).
-func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline)) error {
+// is drawn and to the page (a danger map's rows and verdicts).
+func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline, *htmlPage)) error {
 	if r == nil {
 		return errors.New("report: nil result")
 	}
 	t := build(r)
-	if extend != nil {
-		extend(t)
-	}
 	rep := newJSONReport(r, meta, t)
 	m := rep.Meta
 	page := htmlPage{
@@ -135,6 +135,9 @@ func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline)) 
 		Events:   len(r.History),
 		CSS:      template.CSS(asset("report.css")),
 		Script:   template.JS(asset("report.js")),
+	}
+	if extend != nil {
+		extend(t, &page)
 	}
 	for i, v := range rep.Violations {
 		page.Violations = append(page.Violations, htmlViolation{Index: i + 1, Invariant: string(v.Invariant),
@@ -231,6 +234,9 @@ func designLine(design string, s specSummary) string {
 	}
 	if s.Deadline {
 		opts = append(opts, "client deadline")
+	}
+	if s.MinReplicasToWrite > 0 {
+		opts = append(opts, "min-replicas-to-write "+strconv.Itoa(s.MinReplicasToWrite), "min-replicas-max-lag "+short(s.MinReplicasMaxLag))
 	}
 	if len(opts) == 0 {
 		return design

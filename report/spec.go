@@ -18,6 +18,10 @@ type specSummary struct {
 	Replicas    int           `json:"replicas,omitempty"`
 	Persistence string        `json:"persistence,omitempty"`
 	Faults      []string      `json:"faults"`
+
+	// MinReplicasToWrite and MinReplicasMaxLag are Redis's settings, when set.
+	MinReplicasToWrite int           `json:"min_replicas_to_write,omitempty"`
+	MinReplicasMaxLag  time.Duration `json:"min_replicas_max_lag_ns,omitempty"`
 }
 
 // summarize builds the spec summary; clients default to those found in
@@ -35,6 +39,7 @@ func summarize(r *model.Result, t *timeline) specSummary {
 		Persistence: string(s.Topology.Persistence),
 		Faults:      []string{},
 	}
+	out.MinReplicasToWrite, out.MinReplicasMaxLag = s.Topology.MinReplicasToWrite, s.Topology.MinReplicasMaxLag
 	if out.Design == "" && s.Custom != nil {
 		out.Design = s.Custom.Name()
 	}

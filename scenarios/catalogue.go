@@ -32,6 +32,13 @@ var IDs = []string{
 	"explicit-lease",
 	"wall-clock-jump",
 	"no-faults",
+	// Failures from the field, each named after its source.
+	"redsync-186",
+	"redisson-3994",
+	"redisson-5256",
+	"redisson-5697",
+	"jepsen-sentinel",
+	"valkey-2651",
 }
 
 //go:embed catalogue/*.txt

@@ -115,6 +115,12 @@ func (p *parser) finish() error {
 	if l := s.Layout; l != nil && l.Replicas == 0 && t.Sentinel.Enabled {
 		return p.errorf(p.first["sentinel"], "a sentinel needs replicas to promote, but the layout has replicas=0")
 	}
+	if l := s.Layout; l != nil && t.MinReplicasToWrite > l.Replicas {
+		return p.errorf(p.first["topology"], "min-replicas-to-write=%d with replicas=%d: every write would be refused", t.MinReplicasToWrite, l.Replicas)
+	}
+	if t.MinReplicasMaxLag != 0 && t.MinReplicasToWrite == 0 {
+		return p.errorf(p.first["topology"], "min-replicas-max-lag needs min-replicas-to-write")
+	}
 	clocks := t.NodeClocks
 	t.NodeClocks = nil
 	for _, cl := range p.clockLines {

@@ -40,6 +40,12 @@ func (s *Scenario) Format() []byte {
 	if t.Persistence != "" {
 		topo = append(topo, "persistence="+string(t.Persistence))
 	}
+	if t.MinReplicasToWrite != 0 {
+		topo = append(topo, "min-replicas-to-write="+strconv.Itoa(t.MinReplicasToWrite))
+	}
+	if t.MinReplicasMaxLag != 0 {
+		topo = append(topo, "min-replicas-max-lag="+fmtDur(t.MinReplicasMaxLag))
+	}
 	if len(topo) > 0 {
 		line(append([]string{"topology"}, topo...)...)
 	}
@@ -167,6 +173,12 @@ func formatOptions(o model.Options) []string {
 	d("wait-timeout", o.WaitTimeout)
 	d("renew-every", o.RenewEvery)
 	d("queue-wait", o.QueueWait)
+	if o.WaitAccept != 0 {
+		w = append(w, "wait-accept="+strconv.Itoa(o.WaitAccept))
+	}
+	if o.IgnoreWait {
+		w = append(w, "wait-check=false")
+	}
 	return w
 }
 

@@ -258,6 +258,9 @@ func Describe(s model.Spec) string {
 	if t.Persistence != "" && t.Persistence != sim.PersistNone {
 		parts = append(parts, "persistence "+string(t.Persistence))
 	}
+	if t.MinReplicasToWrite > 0 {
+		parts = append(parts, fmt.Sprintf("min-replicas-to-write %d, max lag %s", t.MinReplicasToWrite, sim.FormatDuration(t.MinReplicasMaxLag)))
+	}
 	return strings.Join(parts, "; ")
 }
 

@@ -371,12 +371,12 @@ func keyvals(args []string, known ...string) ([][2]string, error) {
 }
 
 func (p *parser) topology(_ int, args []string, _ string) error {
-	kvs, err := keyvals(args, "masters", "replicas", "persistence")
+	kvs, err := keyvals(args, "masters", "replicas", "persistence", "min-replicas-to-write", "min-replicas-max-lag")
 	if err != nil {
 		return err
 	}
 	if len(kvs) == 0 {
-		return errors.New("want masters=N, replicas=N and/or persistence=MODE")
+		return errors.New("want masters=N, replicas=N, persistence=MODE, min-replicas-to-write=N and/or min-replicas-max-lag=D")
 	}
 	t := &p.s.Spec.Topology
 	for _, kv := range kvs {
@@ -400,6 +400,21 @@ func (p *parser) topology(_ int, args []string, _ string) error {
 			default:
 				return errors.Errorf("unknown persistence %q (want none, aof-everysec or aof-always)", kv[1])
 			}
+		case "min-replicas-to-write":
+			n, err := parseInt(kv[1], kv[0], 0, maxReplicas)
+			if err != nil {
+				return err
+			}
+			t.MinReplicasToWrite = int(n)
+		case "min-replicas-max-lag":
+			d, err := parseDur(kv[1], kv[0])
+			if err != nil {
+				return err
+			}
+			if d < time.Second || d%time.Second != 0 {
+				return errors.Errorf("min-replicas-max-lag %s: give whole seconds, at least 1s, as Redis takes it", kv[1])
+			}
+			t.MinReplicasMaxLag = d
 		}
 	}
 	if l := p.s.Layout; l != nil {
@@ -571,7 +586,7 @@ func (p *parser) fencing(_ int, args []string, _ string) error {
 
 // optionKeys are the `option` keys, in the order Format writes them.
 var optionKeys = []string{"deadline", "extend", "wall-clock", "margin", "acquire-wait", "retry-min", "retry-max", "call-timeout",
-	"node-timeout", "drift-factor", "quorum", "wait-replicas", "wait-timeout", "renew-every", "queue-wait"}
+	"node-timeout", "drift-factor", "quorum", "wait-replicas", "wait-timeout", "renew-every", "queue-wait", "wait-accept", "wait-check"}
 
 func (p *parser) option(_ int, args []string, _ string) error {
 	kvs, err := keyvals(args, optionKeys...)
@@ -594,7 +609,7 @@ func (p *parser) option(_ int, args []string, _ string) error {
 		var d time.Duration
 		var n int64
 		switch k {
-		case "deadline", "extend", "wall-clock":
+		case "deadline", "extend", "wall-clock", "wait-check":
 			b, err := strconv.ParseBool(v)
 			if err != nil || (v != "true" && v != "false") {
 				return errors.Errorf("%s: want true or false, got %q", k, v)
@@ -604,8 +619,10 @@ func (p *parser) option(_ int, args []string, _ string) error {
 				o.Deadline = b
 			case "extend":
 				o.Extend = b
-			default:
+			case "wall-clock":
 				o.WallClock = b
+			default:
+				o.IgnoreWait = !b
 			}
 			continue
 		case "drift-factor":
@@ -617,7 +634,7 @@ func (p *parser) option(_ int, args []string, _ string) error {
 			continue
 		case "quorum":
 			n, err = parseInt(v, k, 1, maxMasters)
-		case "wait-replicas":
+		case "wait-replicas", "wait-accept":
 			n, err = parseInt(v, k, 1, maxReplicas)
 		default:
 			d, err = parseDur(v, k)
@@ -648,6 +665,8 @@ func (p *parser) option(_ int, args []string, _ string) error {
 			o.Quorum = int(n)
 		case "wait-replicas":
 			o.WaitReplicas = int(n)
+		case "wait-accept":
+			o.WaitAccept = int(n)
 		}
 	}
 	return nil

@@ -22,7 +22,7 @@ name full
 title Every directive # a comment
 design redlock
 designs redlock set-px-lua
-topology masters=5 replicas=1 persistence=aof-always
+topology masters=5 replicas=1 persistence=aof-always min-replicas-to-write=1 min-replicas-max-lag=2s
 sentinel down-after=1s discovery=100ms
 priority r2=5 r4=1
 clients A B C
@@ -38,6 +38,7 @@ loss 1000ppm
 fencing strict
 option deadline=true margin=5ms drift-factor=0.05
 option quorum=3 wait-replicas=1 node-timeout=20ms
+option wait-accept=1 wait-check=false
 clock r1 rate=+20000ppm
 clock A offset=-1s
 until 1m
@@ -73,10 +74,11 @@ func TestParseFull(t *testing.T) {
 		File:    "full.txt", Source: full,
 		Spec: model.Spec{
 			Options: model.Options{TTL: 2 * time.Second, Deadline: true, Margin: 5 * time.Millisecond,
-				DriftFactor: 0.05, Quorum: 3, WaitReplicas: 1, NodeTimeout: 20 * time.Millisecond},
+				DriftFactor: 0.05, Quorum: 3, WaitReplicas: 1, NodeTimeout: 20 * time.Millisecond, WaitAccept: 1, IgnoreWait: true},
 			Fencing:  model.FenceStrict,
 			Workload: model.Workload{Cycles: 4, Duration: 30 * time.Second, Work: 100 * time.Millisecond, Think: 5 * time.Millisecond, Reentry: 2, Start: 10 * time.Millisecond},
 			Topology: model.Topology{Masters: 5, Replicas: 1, Persistence: sim.PersistAlways,
+				MinReplicasToWrite: 1, MinReplicasMaxLag: 2 * time.Second,
 				Sentinel:     sim.SentinelConfig{Enabled: true, DownAfter: time.Second, DiscoveryDelay: 100 * time.Millisecond},
 				NodeClocks:   map[string]clock.Config{"r1": {RatePPM: 20000}},
 				ClientClocks: map[string]clock.Config{"A": {Offset: -time.Second}},
@@ -155,10 +157,14 @@ func TestParseErrors(t *testing.T) {
 		{"fault after until", "ttl 1s", "until 1500ms", `bad.txt:8: fault at 2s is after until 1.5s`},
 		{"sentinel undeclared", "sentinel\n", "", `bad.txt:7: fault: names the sentinel, but the file has no sentinel line`},
 		{"sentinel no replicas", "replicas=1", "replicas=0", `bad.txt:4: a sentinel needs replicas to promote, but the layout has replicas=0`},
+		{"min-replicas over replicas", "replicas=1", "replicas=1 min-replicas-to-write=2", `bad.txt:3: min-replicas-to-write=2 with replicas=1: every write would be refused`},
+		{"min-replicas lag alone", "replicas=1", "replicas=1 min-replicas-max-lag=5s", `bad.txt:3: min-replicas-max-lag needs min-replicas-to-write`},
+		{"min-replicas lag fraction", "replicas=1", "replicas=1 min-replicas-to-write=1 min-replicas-max-lag=1500ms", `bad.txt:3: topology: min-replicas-max-lag 1500ms: give whole seconds, at least 1s, as Redis takes it`},
+		{"min-replicas range", "replicas=1", "replicas=1 min-replicas-to-write=17", `bad.txt:3: topology: min-replicas-to-write: 17 is out of range [0, 16]`},
 		{"bad expect", "ttl 1s", "expect mutual-exclusion broken", `bad.txt:6: expect: want breaks or survives, then the catalogue's text, got "mutual-exclusion"`},
 		{"reserved client", "clients A B", "clients A resource", `bad.txt:5: clients: client name "resource" is reserved (node, group, endpoint or syntax word)`},
 		{"bad option", "ttl 1s", "option deadline=yes", `bad.txt:6: option: deadline: want true or false, got "yes"`},
-		{"unknown option", "ttl 1s", "option speed=1", `bad.txt:6: option: unknown key "speed" (want deadline, extend, wall-clock, margin, acquire-wait, retry-min, retry-max, call-timeout, node-timeout, drift-factor, quorum, wait-replicas, wait-timeout, renew-every, queue-wait)`},
+		{"unknown option", "ttl 1s", "option speed=1", `bad.txt:6: option: unknown key "speed" (want deadline, extend, wall-clock, margin, acquire-wait, retry-min, retry-max, call-timeout, node-timeout, drift-factor, quorum, wait-replicas, wait-timeout, renew-every, queue-wait, wait-accept, wait-check)`},
 		{"partition twice", "ttl 1s", "fault partition A | A at 0s", `bad.txt:6: fault: partition names A twice`},
 		{"clock unknown", "ttl 1s", "clock Z rate=+1ppm", `bad.txt:6: clock: unknown client or node "Z" (clients: A, B)`},
 		{"until beyond limits", "ttl 1s", "until 10s\nlimits time=5s", `bad.txt:6: until 10s is beyond limits time=5s`},

@@ -16,10 +16,12 @@
 // ClockTTL(true), so key TTLs run on each node's own clock. The simulator
 // models what miniredis lacks: asynchronous replication (a stream of key
 // states, absolute expiries as Redis 7's PXAT; replicas do not expire keys,
-// the primary's DEL does), WAIT with real semantics, persistence modes
-// (none, aof-everysec, aof-always) across crashes, Sentinel-style failover
-// (promotion by priority then offset after down-after; an old primary keeps
-// serving its side of a partition until it rejoins and is demoted), pub/sub
+// the primary's DEL does), WAIT with real semantics, min-replicas-to-write
+// (NOREPLICAS; replicas then acknowledge every second: minreplicas.go),
+// persistence modes (none, aof-everysec, aof-always) across crashes,
+// Sentinel-style failover (promotion by priority then offset after
+// down-after; an old primary keeps serving its side of a partition until it
+// rejoins and is demoted), pub/sub
 // delivery, and key expiry observed as an event at the true instant it
 // happens. Nodes follow Redis 7's rules where miniredis is looser
 // (redisrules.go): replicas refuse exactly the write commands, SET's

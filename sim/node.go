@@ -64,6 +64,10 @@ type node struct {
 	applied int64            // replica: last applied offset
 	syncing string           // replica: the primary a full resync is on its way from
 
+	// ackAt is, on a primary, each replica's last acknowledgement on the
+	// node's wall clock (minreplicas.go).
+	ackAt map[string]time.Duration
+
 	watch map[string]time.Duration // key -> expiry on the node's wall clock
 	vals  map[string]string        // key -> last recorded value
 	why   string                   // cause of the key changes being recorded
@@ -77,7 +81,7 @@ func newNode(w *World, nc NodeConfig) (*node, error) {
 		return nil, errors.Wrapf(err, "sim: node %s", nc.Name)
 	}
 	n := &node{w: w, name: nc.Name, cfg: nc, clock: c, up: true,
-		conns: map[string]*script.Conn{}, acks: map[string]int64{},
+		conns: map[string]*script.Conn{}, acks: map[string]int64{}, ackAt: map[string]time.Duration{},
 		watch: map[string]time.Duration{}, vals: map[string]string{}, subs: map[string][]string{}}
 	if err := n.boot(); err != nil {
 		return nil, err
@@ -481,6 +485,7 @@ func (n *node) restart() {
 	}
 	n.up = true
 	n.watch = map[string]time.Duration{}
+	n.ackAt = map[string]time.Duration{} // its replicas reconnect and resync
 	kept := n.durable
 	if n.cfg.Persistence == PersistNone {
 		kept = nil

@@ -170,6 +170,9 @@ func (n *node) checkRedisRules(cmd string, args []string) (errText string, repla
 	if n.role == roleReplica && isWriteCommand(cmd) {
 		return msgReadOnlyReplica, nil
 	}
+	if isWriteCommand(cmd) && n.refusesWrites() {
+		return msgNoReplicas, nil // min-replicas-to-write (minreplicas.go)
+	}
 	nowMs := n.clock.Wall(n.w.now).UnixMilli()
 	switch cmd {
 	case "SET", "GETEX":

@@ -174,6 +174,7 @@ func (n *node) sendAck(p *node) {
 		if off > p.acks[from] {
 			p.acks[from] = off
 		}
+		p.ackAt[from] = p.local()
 		p.checkWaits()
 	})
 }
@@ -186,6 +187,7 @@ func (n *node) promote(old string) {
 	n.following = ""
 	n.offset = n.applied
 	n.acks = map[string]int64{}
+	n.ackAt = map[string]time.Duration{}
 	n.sync()
 	st := n.state
 	if st == nil {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/pkg/errors"
@@ -32,6 +33,7 @@ func (w *World) Start() {
 	for _, p := range w.procList {
 		p.start()
 	}
+	w.startHeartbeats()
 	if w.cfg.Until > 0 {
 		w.schedule(w.cfg.Until, func() { w.done = true })
 	}
@@ -81,7 +83,11 @@ func (w *World) Step() bool {
 	}
 	w.events++
 	if w.events > w.cfg.Limits.MaxEvents {
-		w.fail(errors.Errorf("sim: run stopped at the event limit: limits.max_events %d reached at %s; shorten the run (fewer cycles, a shorter duration), or raise the limit up to %d (limits: events)", w.cfg.Limits.MaxEvents, FormatTime(w.now), DefaultMaxEvents))
+		raise := ""
+		if w.cfg.Limits.MaxEvents < DefaultMaxEvents {
+			raise = ", or raise limits events= up to " + strconv.Itoa(DefaultMaxEvents)
+		}
+		w.fail(errors.Errorf("sim: run stopped at the event limit: limits.max_events %d reached at %s; shorten the run (fewer cycles, a shorter duration)%s (limits: events)", w.cfg.Limits.MaxEvents, FormatTime(w.now), raise))
 		return false
 	}
 	w.now = e.at

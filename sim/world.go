@@ -89,6 +89,7 @@ func New(cfg Config, seed uint64) (*World, error) {
 			w.nodes[r].role = roleReplica
 			w.nodes[r].following = gc.Primary
 		}
+		w.nodes[gc.Primary].connectReplicas()
 	}
 	for _, sc := range cfg.Services {
 		w.services[sc.Name] = &service{name: sc.Name, h: sc.Handler, ctx: ServiceCtx{w: w, name: sc.Name}}

@@ -47,6 +47,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	renewEvery := fs.Duration("renew-every", 0, "watchdog period (default TTL/3)")
 	callTimeout := fs.Duration("call-timeout", 0, "per-command timeout (drawn per run by default)")
 	downAfter := fs.Duration("down-after", 0, "Sentinel's down-after with replicas (drawn per run relative to the TTL by default)")
+	minReplicas := addMinReplicasFlags(fs)
 	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count as a failure, comma-separated (e.g. lost-update,fencing to ask only whether the data survives; token-order means token-unique,fencing)")
 	runs := fs.Int("runs", engine.DefaultRuns, "number of runs")
 	budget := fs.Duration("for", 0, "run until this much wall time has passed instead of --runs (deterministic given the runs it reached, which it prints)")
@@ -109,6 +110,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := applyCheckFlags(fs, &base, checkFlags{fencing: *fencing, nodes: *nodes, replicas: *replicas, persistence: *persistence,
 		clients: *clients, work: *work, cycles: *cycles, quorum: *quorum, renewEvery: *renewEvery, callTimeout: *callTimeout,
 		downAfter: *downAfter, ttl: *ttl, deadline: *deadline, wallClock: *wallClockOpt, queueWait: *queueWait, readers: *readers}); err != nil {
+		return exitUsage, err
+	}
+	if err := minReplicas(&base); err != nil {
 		return exitUsage, err
 	}
 	if !*ex.on {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -106,7 +107,7 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 	if err != nil {
 		return exitUsage, usagef("%v", trimPackages(err.Error()))
 	}
-	cases, err := saveBreaks(res, *ex.saveDir, *ex.show)
+	cases, err := saveBreaks(res, *ex.saveDir, *ex.show, stderr)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -118,7 +119,13 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 	case "json":
 		err = engine.ExhaustiveJSON(w, res, cases)
 	case "html":
-		err = report.DangerHTML(w, engine.DangerMap(res))
+		d := engine.DangerMap(res)
+		for i := range d.Ways {
+			if p, ok := cases[i]; ok {
+				d.Ways[i].Replay = "locksim replay " + p
+			}
+		}
+		err = report.DangerHTML(w, d)
 	default:
 		err = engine.ExhaustiveText(w, res, *ex.show, func(i int) string {
 			if p, ok := cases[i]; ok {
@@ -148,10 +155,21 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 
 // saveBreaks saves the smallest schedule of each of the first show breaks
 // as a case file in dir (dir "" saves none) and returns where, by break.
-func saveBreaks(res *engine.ExhaustiveResult, dir string, show int) (map[int]string, error) {
+func saveBreaks(res *engine.ExhaustiveResult, dir string, show int, stderr io.Writer) (map[int]string, error) {
 	cases := map[int]string{}
 	if dir == "" {
 		return cases, nil
+	}
+	// An earlier run's cases would sit next to this run's under the same
+	// numbers: replace them all, and say so.
+	old, _ := filepath.Glob(filepath.Join(dir, "[0-9][0-9].json"))
+	if len(old) > 0 {
+		fmt.Fprintf(stderr, "locksim check: replacing the %d cases an earlier exhaustive run saved in %s\n", len(old), dir)
+		for _, f := range old {
+			if err := os.Remove(f); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for i, b := range res.Breaks {
 		if i == show || len(b.Smallest.Faults) == 0 {

@@ -24,7 +24,7 @@ func TestCheckExhaustive(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
 	for _, want := range []string{"explored all ", " one-fault schedules of design set-px-lua", "ways it breaks, by mechanism",
-		"pause the client after the client's acquired", "replay: locksim replay " + filepath.Join(dir, "01.json"), "Danger map of set-px-lua", "danger *"} {
+		"pause the client right after the client acquired", "replay: locksim replay " + filepath.Join(dir, "01.json"), "Danger map of set-px-lua", "danger *"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -94,10 +94,14 @@ func TestCheckExhaustiveFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"danger map of set-px-lua", `"name": "danger"`, `"kind": "danger-data"`, `"kind": "danger-none"`, "explored all "} {
+	for _, want := range []string{"danger map of set-px-lua", `"name": "danger"`, `"kind": "danger-data"`, `"kind": "danger-none"`, "explored all ",
+		"Verdicts of every schedule", "broken by ", "Ways it breaks", "pause the client right after the client acquired"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+	if strings.Contains(string(html), "No violations found") {
+		t.Error("the danger map's page shows the fault-free run's verdicts as if nothing broke")
 	}
 }
 

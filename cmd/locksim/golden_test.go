@@ -66,6 +66,27 @@ func TestRunGolden(t *testing.T) {
 	}
 }
 
+// TestFieldRunGolden: the terminal story of each failure from the field on
+// its own design, seed 1 (text only: scenarios/testdata/timelines holds
+// their events).
+func TestFieldRunGolden(t *testing.T) {
+	for _, sc := range []string{"redsync-186", "redisson-3994", "redisson-5256", "redisson-5697", "jepsen-sentinel", "valkey-2651"} {
+		t.Run(sc, func(t *testing.T) {
+			code, out, errs := runCLI("run", sc, "--seed", "1")
+			if code != exitViolation {
+				t.Fatalf("exit %d, want %d (the scenario breaks its design): %s", code, exitViolation, errs)
+			}
+			golden(t, "run-"+sc+".txt", out)
+		})
+	}
+	// jepsen-sentinel's fix from the command line: no violation.
+	code, out, errs := runCLI("run", "jepsen-sentinel", "--seed", "1", "--min-replicas-to-write", "1", "--min-replicas-max-lag", "1s")
+	if code != exitSafe {
+		t.Fatalf("jepsen-sentinel with min-replicas-to-write 1: exit %d, want %d: %s", code, exitSafe, errs)
+	}
+	golden(t, "run-jepsen-sentinel-min-replicas.txt", out)
+}
+
 // TestLuaDesignGoldens: your own Lua design in matrix and sweep, and
 // Redisson's scripts unmodified through the KEYS/ARGV mapping.
 func TestLuaDesignGoldens(t *testing.T) {

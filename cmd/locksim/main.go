@@ -93,6 +93,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "-h", "--help", "-help":
 		fmt.Fprint(stdout, overview)
 		return exitSafe
+	case "--version", "-version", "-v":
+		args = append([]string{"version"}, args[1:]...)
 	}
 	cmd, ok := commands()[args[0]]
 	if !ok {

@@ -36,8 +36,11 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
 	}
-	if *seeds < 1 || *seeds > 1000 || *workers < 1 || *workers > engine.MaxWorkers {
-		return exitUsage, usagef("--seeds must be 1 to 1000 and --workers 1 to %d (limits: seeds, workers)", engine.MaxWorkers)
+	if *seeds < 1 || *seeds > 1000 {
+		return exitUsage, usagef("--seeds %d: give 1 to 1000 (limits: seeds)", *seeds)
+	}
+	if *workers < 1 || *workers > engine.MaxWorkers {
+		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", *workers, engine.MaxWorkers)
 	}
 	if *format != "text" && *format != "markdown" && *format != "md" && *format != "html" {
 		return exitUsage, usagef("unknown --format %q (want text, markdown or html)", *format)
@@ -160,8 +163,10 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("unknown --param %q (want %s)", *param, strings.Join(engine.SweepParamNames(), ", "))
 	case fs.NArg() > 0:
 		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
-	case *seeds < 1 || *seeds > 1000 || *workers < 1 || *workers > engine.MaxWorkers:
-		return exitUsage, usagef("--seeds must be 1 to 1000 and --workers 1 to %d (limits: seeds, workers)", engine.MaxWorkers)
+	case *seeds < 1 || *seeds > 1000:
+		return exitUsage, usagef("--seeds %d: give 1 to 1000 (limits: seeds)", *seeds)
+	case *workers < 1 || *workers > engine.MaxWorkers:
+		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", *workers, engine.MaxWorkers)
 	case *format != "text" && *format != "svg":
 		return exitUsage, usagef("unknown --format %q (want text or svg)", *format)
 	case *design != "" && lua.given():

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stdout)
+	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--min-replicas-to-write N [--min-replicas-max-lag D]] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stdout)
 	design := fs.String("design", "", "lock design ID (default: the scenario's own)")
 	lua := addLuaFlags(fs)
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
@@ -26,6 +27,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
 	danger := fs.Bool("danger", false, "instead of the scenario's faults, draw its danger map: every fault placed at every point of the fault-free run (check --exhaustive), each moment coloured by what one fault there breaks")
+	minReplicas := addMinReplicasFlags(fs)
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -74,6 +76,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if *fencing != "" {
 		spec.Fencing = model.Fencing(*fencing)
+	}
+	if err := minReplicas(&spec); err != nil {
+		return exitUsage, err
 	}
 	invList, err := invariant.Parse(*invs)
 	if err != nil {
@@ -139,6 +144,10 @@ func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out st
 	}
 	if err != nil {
 		return exitUsage, err
+	}
+	if out != "" && out != "-" {
+		fmt.Fprintln(stdout, res.Guarantee())
+		fmt.Fprintf(stdout, "written to %s\n", out)
 	}
 	if e := res.FirstError; e != nil {
 		return exitUsage, usagef("schedule %d stopped: %s", e.Index, trimPackages(e.Error))

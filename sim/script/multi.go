@@ -146,7 +146,8 @@ func (c *Conn) execSegment(cmds [][]string) (resp.Reply, bool) {
 
 // queueTimeRefusal reports whether msg is an error Redis gives before it
 // queues a command in MULTI, flagging the transaction: READONLY on a
-// replica, and locksim's limits (as Redis's OOM).
+// replica, NOREPLICAS on a primary short of good replicas, and locksim's
+// limits (as Redis's OOM).
 func queueTimeRefusal(msg string) bool {
-	return strings.HasPrefix(msg, "READONLY ") || strings.Contains(msg, "(limits: ")
+	return strings.HasPrefix(msg, "READONLY ") || strings.HasPrefix(msg, "NOREPLICAS ") || strings.Contains(msg, "(limits: ")
 }

@@ -1,0 +1,75 @@
+package realclient_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The README's example, as a user would write it: a fresh module next to
+// the checkout with the README's replace directives, the test file
+// copied from the README, `go test`. Both tests fail, each with its fault
+// schedule and a replay line. It needs the modules in the module cache
+// (or a network); without them it skips.
+func TestReadmeExampleFromAFreshModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module: not in -short")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(readme)
+	section = section[strings.Index(section, "## Testing your real client"):]
+	example := regexp.MustCompile("(?s)```go\n(.*?)```").FindStringSubmatch(section)
+	if example == nil {
+		t.Fatal("the README's real-client section has no Go example")
+	}
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("mylock_test.go", example[1])
+	write("go.mod", "module mylock\n\ngo 1.26\n")
+	goCmd := func(args ...string) (string, error) {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	steps := [][]string{
+		{"mod", "edit", "-require=locksim@v0.0.0", "-require=locksim/realclient@v0.0.0",
+			"-replace=locksim=" + root, "-replace=locksim/realclient=" + filepath.Join(root, "realclient")},
+		{"get", "github.com/go-redsync/redsync/v4@v4.18.1", "github.com/bsm/redislock@v0.9.4"},
+		{"mod", "tidy"},
+	}
+	for _, s := range steps {
+		if out, err := goCmd(s...); err != nil {
+			t.Skipf("go %s: %v (no module cache or network?)\n%s", strings.Join(s, " "), err, out)
+		}
+	}
+	out, err := goCmd("test", "-count=1", "./...")
+	if err == nil {
+		t.Fatalf("the README's tests passed; they should find the pause:\n%s", out)
+	}
+	for _, name := range []string{"TestRedsyncUnderPauses", "TestRedislockUnderPauses"} {
+		if !strings.Contains(out, "--- FAIL: "+name) {
+			t.Errorf("%s did not fail:\n%s", name, out)
+		}
+	}
+	for _, want := range []string{"fault schedule:", "replay: go test -run"} {
+		if strings.Count(out, want) < 2 {
+			t.Errorf("the failures lack %q twice:\n%.3000s", want, out)
+		}
+	}
+}
