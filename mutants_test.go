@@ -115,6 +115,12 @@ func zoo() []mutant {
 		{name: "keys on independent masters (three keys of one instance)", design: model.RedlockOneNode, twin: model.MultiLock,
 			opts:      []Option{WithGen(scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultNodeCrash}, MaxFaults: 1, Swarm: true})},
 			mechanism: "restarted"},
+		// Seed 000's tryLock(wait, lease): the lease given, so no watchdog.
+		// Both run sections longer than the TTL, which the generator draws
+		// only for designs that renew.
+		{name: "the watchdog (an explicit lease, seed 000)", design: model.ExplicitLease, twin: model.ReentrantHash,
+			opts:      []Option{WithFaults(), WithWorkload(model.Workload{Work: 1500 * ms})},
+			mechanism: "expired"},
 		// Not a pair: the wall-clock deadline (seed 003's
 		// System.currentTimeMillis()) against the monotonic one breaks
 		// only with two faults together, a delay or pause that outlasts
