@@ -137,7 +137,7 @@ type Client struct {
 // NewClient wraps a simulation context for a design. Options must already
 // have their defaults (see Options.WithDefaults).
 func NewClient(ctx *sim.Ctx, opts Options) *Client {
-	return &Client{ctx: ctx, opts: opts, Key: "lock", TokenKey: "lock:token"}
+	return &Client{ctx: ctx, opts: opts, Key: LockKey, TokenKey: LockKey + ":token"}
 }
 
 // Ctx returns the underlying simulation context.

@@ -1,5 +1,26 @@
 package model
 
+import "strconv"
+
+// LockKey is the lock's key on every node (a design with several keys on
+// one node numbers them: lock1, lock2, ...).
+const LockKey = "lock"
+
+// LockKeys lists the keys that hold a spec's lock on a node: LockKey, or
+// the numbered keys of a design whose Traits.Keys is more than one. A
+// fault aimed at the lock (an eviction) names one of these.
+func LockKeys(s Spec) []string {
+	n := s.Traits().Keys
+	if n <= 1 {
+		return []string{LockKey}
+	}
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = LockKey + strconv.Itoa(i+1)
+	}
+	return keys
+}
+
 // Traits are what a design needs from a deployment and what it does,
 // declared once per design (the catalogue table, a Go design's Traits
 // method, or inferred from the interfaces it implements). Every command and

@@ -146,7 +146,10 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 	}
 	if ok {
 		c.ctx.Go("watchdog", func(ctx *sim.Ctx) error {
+			// The watchdog renews the holds this client took: a reader's
+			// are read holds, with their own keys to extend.
 			wc := NewClient(ctx, o)
+			wc.Key, wc.TokenKey, wc.reader = c.Key, c.TokenKey, c.reader
 			for {
 				wc.Sleep(o.RenewEvery)
 				if stop {

@@ -110,7 +110,12 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		sh.when(d, &f)
 		return []sim.Fault{f}
 	case sim.FaultEvict:
-		f := sim.Fault{Kind: sim.FaultEvict, Target: pick(d, sh.nodes, "node"), Key: "lock"}
+		f := sim.Fault{Kind: sim.FaultEvict, Target: pick(d, sh.nodes, "node")}
+		keys := model.LockKeys(sh.s) // the design's keys: one unless it takes several on a node
+		f.Key = keys[0]
+		if len(keys) > 1 {
+			f.Key = pick(d, keys, "key")
+		}
 		sh.when(d, &f)
 		return []sim.Fault{f}
 	}

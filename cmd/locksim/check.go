@@ -236,6 +236,8 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 		return usagef("--cycles %d: give 1 to %d (limits: cycles)", f.cycles, model.MaxCycles)
 	case set("quorum") && f.quorum < 1:
 		return usagef("--quorum %d: give at least 1", f.quorum)
+	case set("quorum") && !t.Quorum && s.Lua == nil:
+		return usagef("--quorum applies to designs that take a quorum of masters (redlock, multi-lock) and to Lua designs; %s does not", s.Design)
 	case set("renew-every") && (f.renewEvery <= 0 || f.renewEvery > model.MaxRunTime):
 		return usagef("--renew-every %v: give a positive period up to %v", f.renewEvery, model.MaxRunTime)
 	case set("call-timeout") && (f.callTimeout <= 0 || f.callTimeout > model.MaxRunTime):

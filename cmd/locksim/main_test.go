@@ -72,6 +72,7 @@ func TestExitCodes(t *testing.T) {
 		{"run nodes without scripts", []string{"run", "gc-pause", "--nodes", "3"}, exitUsage, "--nodes goes with --acquire"},
 		{"run nodes beyond layout", []string{"run", "gc-pause", "--acquire", ok, "--release", ok, "--nodes", "99"}, exitUsage, "--nodes 99"},
 		{"check nodes on single-primary", []string{"check", "--design", "fenced", "--nodes", "2"}, exitUsage, "--nodes applies"},
+		{"check quorum on keys of one node", []string{"check", "--design", "redlock-one-node", "--quorum", "1"}, exitUsage, "--quorum applies"},
 		{"check empty faults", []string{"check", "--design", "fenced", "--faults", ""}, exitUsage, "no fault kind"},
 		{"matrix extra argument", []string{"matrix", "extra"}, exitUsage, "extra"},
 		{"sweep drift wrong design", []string{"sweep", "--param", "drift", "--design", "set-px-lua"}, exitUsage, "redlock"},

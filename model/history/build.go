@@ -201,9 +201,6 @@ func (b *builder) endAttempt(client string, pos int, how AttemptEnd) {
 	}
 	delete(b.pending, client)
 	a := &b.ix.Attempts[i]
-	if how != AttemptAcquired {
-		a.Granted = -1
-	}
 	if how == AttemptOpen {
 		return // replaced by a newer attempt: it stays open
 	}

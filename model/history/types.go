@@ -93,10 +93,11 @@ type Attempt struct {
 	Key, Value   string
 	// Arrived is the first command carrying this attempt's lock value that
 	// a node executed (its exec event): when the request reached Redis,
-	// the order a fair lock's queue follows; -1 if none did. Granted is,
-	// for an attempt that acquired, the command that first made a key on
-	// a node hold its value (its exec event): where a node granted it; -1
-	// otherwise.
+	// the order a fair lock's queue follows; -1 if none did. Granted is
+	// the command that first made a key on a node hold the attempt's value
+	// (its exec event): where a node granted it, whether or not the client
+	// learnt it (a lost reply, a pause past the lease); -1 if no node
+	// did.
 	Arrived, Granted int
 }
 
@@ -105,7 +106,7 @@ type Attempt struct {
 // or its task ended; len(h) when it was still waiting at the end.
 func (a Attempt) Left(historyLen int) int {
 	switch {
-	case a.End == AttemptAcquired && a.Granted >= 0:
+	case a.Granted >= 0:
 		return a.Granted
 	case a.EndPos >= 0:
 		return a.EndPos

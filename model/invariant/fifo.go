@@ -12,8 +12,9 @@ import (
 // a key hold its value (Attempt.Granted). It is a violation when a
 // client is granted the lock while another client, whose attempt arrived
 // earlier, was still waiting: its attempt had not been granted, given up,
-// crashed or ended (history.Attempt.Left). A waiter that gave up or
-// crashed is owed nothing; one that was paused or slow to poll is still
+// crashed or ended (history.Attempt.Left). A waiter a node granted was
+// served in its turn, even if it never learnt it (a lost reply); one that
+// gave up or crashed is owed nothing; one that was paused or slow to poll is still
 // owed its turn, so a queue that drops a live waiter breaks FIFO. Each
 // grant is reported once, naming the earliest waiter it passed.
 func checkFIFO(ix *history.Index) []Violation {
