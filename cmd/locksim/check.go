@@ -43,6 +43,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	clients := fs.Int("clients", 0, "number of contending clients (2-4 drawn per run by default)")
 	work := fs.Duration("work", 0, "critical-section length (drawn per run by default: short, about the TTL, or longer for designs that renew)")
 	cycles := fs.Int("cycles", 0, "lock cycles per client (1-3 drawn per run by default)")
+	stagger := fs.Duration("stagger", 0, "each client starts this long after the one before it (drawn per run by default: none or 1-50ms)")
 	quorum := fs.Int("quorum", 0, "masters a quorum design needs (default a majority)")
 	renewEvery := fs.Duration("renew-every", 0, "watchdog period (default TTL/3)")
 	callTimeout := fs.Duration("call-timeout", 0, "per-command timeout (drawn per run by default)")
@@ -108,7 +109,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		base = spec
 	}
 	if err := applyCheckFlags(fs, &base, checkFlags{fencing: *fencing, nodes: *nodes, replicas: *replicas, persistence: *persistence,
-		clients: *clients, work: *work, cycles: *cycles, quorum: *quorum, renewEvery: *renewEvery, callTimeout: *callTimeout,
+		clients: *clients, work: *work, stagger: *stagger, cycles: *cycles, quorum: *quorum, renewEvery: *renewEvery, callTimeout: *callTimeout,
 		downAfter: *downAfter, ttl: *ttl, deadline: *deadline, wallClock: *wallClockOpt, queueWait: *queueWait, readers: *readers}); err != nil {
 		return exitUsage, err
 	}
@@ -205,7 +206,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 type checkFlags struct {
 	fencing, persistence                                     string
 	nodes, replicas, clients, cycles, quorum, readers        int
-	work, renewEvery, callTimeout, downAfter, ttl, queueWait time.Duration
+	work, stagger, renewEvery, callTimeout, downAfter, ttl, queueWait time.Duration
 	deadline, wallClock                                      bool
 }
 
@@ -232,6 +233,8 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 		return usagef("--clients %d: give 1 to 26", f.clients)
 	case set("work") && (f.work <= 0 || f.work > model.MaxTTL):
 		return usagef("--work %v: give a positive length up to %v", f.work, model.MaxTTL)
+	case set("stagger") && (f.stagger <= 0 || f.stagger > model.MaxTTL):
+		return usagef("--stagger %v: give a positive length up to %v", f.stagger, model.MaxTTL)
 	case set("cycles") && (f.cycles < 1 || f.cycles > model.MaxCycles):
 		return usagef("--cycles %d: give 1 to %d (limits: cycles)", f.cycles, model.MaxCycles)
 	case set("quorum") && f.quorum < 1:
@@ -279,6 +282,9 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 	}
 	if set("work") {
 		s.Workload.Work = f.work
+	}
+	if set("stagger") {
+		s.Workload.Start = f.stagger
 	}
 	if set("cycles") {
 		s.Workload.Cycles = f.cycles
