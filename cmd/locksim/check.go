@@ -204,10 +204,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 // checkFlags are the flags that shape the base spec, shared by check,
 // matrix and sweep.
 type checkFlags struct {
-	fencing, persistence                                     string
-	nodes, replicas, clients, cycles, quorum, readers        int
+	fencing, persistence                                              string
+	nodes, replicas, clients, cycles, quorum, readers                 int
 	work, stagger, renewEvery, callTimeout, downAfter, ttl, queueWait time.Duration
-	deadline, wallClock                                      bool
+	deadline, wallClock                                               bool
 }
 
 // applyCheckFlags puts the flags the user gave into the base spec,
