@@ -301,7 +301,13 @@ func (c *config) exhaustive(t TB, casePath string) {
 	}
 	c.writeReport(t, r)
 	t.Logf("locksim: %s\nthe first way it breaks, %s:\n%s", b.String(), first.Mechanism, FailureReport(r, saved, t.Name()))
-	t.Fatalf("locksim: design %s broke %s (%d of %d schedules)", res.Design, invariant.Names(invariant.Broken(r.Failures())), res.BrokenSchedules, res.Total())
+	var broke []invariant.ID // every counted invariant some schedule broke, not only the first way's
+	for _, id := range invariant.All {
+		if res.Counts[id] > 0 {
+			broke = append(broke, id)
+		}
+	}
+	t.Fatalf("locksim: design %s broke %s (%d of %d schedules)", res.Design, invariant.Names(broke), res.BrokenSchedules, res.Total())
 }
 
 // replaySaved replays the test's saved case, if any; it reports whether

@@ -231,6 +231,9 @@ func Sweep(c SweepConfig) (*report.Sweep, error) {
 				continue
 			}
 			rc.Runs++
+			if !o.WriteAccepted {
+				rc.Idle++
+			}
 			if b := invariant.Broken(invariant.Only(o.Violations, c.Invariants)); len(b) > 0 {
 				rc.Broken++
 				for _, inv := range b {

@@ -14,7 +14,8 @@ import (
 	"locksim/sim"
 )
 
-// WithDefaults fills in a spec's defaults: clients A and B, the masters
+// WithDefaults fills in a spec's defaults: clients A and B (and C for a
+// fair design, whose order needs two waiters to be broken), the masters
 // and replicas the design's traits ask for (one master; five for redlock,
 // one replica for wait-replica), strict fencing for fenced designs and
 // none for the others, one cycle per client, 50ms of work, 1-2ms latency.
@@ -22,6 +23,9 @@ func (s Spec) WithDefaults() Spec {
 	t := s.Traits()
 	if len(s.Clients) == 0 {
 		s.Clients = []string{"A", "B"}
+		if t.Fair {
+			s.Clients = append(s.Clients, "C")
+		}
 	}
 	if s.Topology.Masters == 0 {
 		s.Topology.Masters = max(1, t.Masters)
@@ -248,6 +252,9 @@ type Outcome struct {
 	Err error
 	// Failovers counts the promotions in the run.
 	Failovers int
+	// WriteAccepted: the resource applied at least one write (a run with
+	// none protected nothing, whatever its verdicts).
+	WriteAccepted bool
 }
 
 // Verdict runs a spec and returns only its outcome, reusing history
@@ -273,6 +280,7 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 		ix := history.New(h)
 		o.Violations = invariant.CheckIndex(ix, s.CheckConfig())
 		o.Failovers = len(ix.Promotions)
+		o.WriteAccepted = history.WriteAccepted(h)
 	}
 	clear(h) // drop references into the run before the memory is reused
 	*buf = h[:0]

@@ -12,6 +12,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/model/invariant"
 )
 
@@ -49,6 +50,10 @@ type Cell struct {
 	// Results has one entry per invariant checked; an invariant with no
 	// entry was not checked.
 	Results []InvariantResult
+	// Idle: no run's resource accepted a write, so the lock did no work
+	// (e.g. every client's deadline ran out before it wrote): a cell whose
+	// invariants all held shows "idle", not "ok".
+	Idle bool
 }
 
 // InvariantResult is one invariant over the runs of a cell.
@@ -84,7 +89,10 @@ func (m *Matrix) Set(design, scenario string, c Cell) {
 // invariant is broken if any run broke it, with the first such run's seed
 // and explanation (runs in the order given).
 func CellOf(runs []*model.Result) Cell {
-	c := Cell{Runs: len(runs)}
+	c := Cell{Runs: len(runs), Idle: len(runs) > 0}
+	for _, r := range runs {
+		c.Idle = c.Idle && !history.WriteAccepted(r.History)
+	}
 	ids := slices.Clone(invariant.All)
 	for _, r := range runs {
 		for _, v := range r.Violations {
@@ -264,6 +272,8 @@ func (m *Matrix) state(pc placedCell, invs []invariant.ID) cellState {
 		}
 	case checked == 0:
 		st.kind, st.text = "unchecked", "?"
+	case pc.cell.Idle:
+		st.text = "idle"
 	}
 	return st
 }
@@ -311,6 +321,9 @@ func (m *Matrix) legend(invs []invariant.ID, marks map[string]string) string {
 		parts = append(parts, short2(inv)+" "+string(inv))
 	}
 	s := "ok: every checked invariant held; "
+	if m.anyIdle(invs) {
+		s += "idle: every checked invariant held, but no run's resource accepted a write (the lock did no work); "
+	}
 	if marks != nil {
 		classes, _ := m.classesUsed(invs)
 		for _, c := range classes {
@@ -322,6 +335,16 @@ func (m *Matrix) legend(invs []invariant.ID, marks map[string]string) string {
 	}
 	return s + "invariants: " + strings.Join(parts, ", ") +
 		"; a suffix (7/10) means broken in 7 of 10 runs; n/a: does not apply; -: not run; ?: nothing checked."
+}
+
+// anyIdle reports whether a cell shows "idle".
+func (m *Matrix) anyIdle(invs []invariant.ID) bool {
+	for _, pc := range m.sortedCells() {
+		if m.state(pc, invs).text == "idle" {
+			return true
+		}
+	}
+	return false
 }
 
 // classRule says when a broken cell is in a class.
@@ -608,6 +631,9 @@ func MatrixHTML(w io.Writer, m *Matrix) error {
 				hc.Tip = "every checked invariant held"
 				if c.Runs > 0 {
 					hc.Tip += " in " + strconv.Itoa(c.Runs) + " runs"
+				}
+				if c.Idle {
+					hc.Tip += ", but the resource accepted no write: the lock did no work"
 				}
 			case "none":
 				hc.Tip = "not run"

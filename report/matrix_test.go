@@ -9,7 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/model/invariant"
+	"locksim/sim"
 )
 
 // sampleMatrix is a small designs x scenarios table with every kind of
@@ -204,8 +206,9 @@ func TestMatrixNil(t *testing.T) {
 }
 
 func TestCellOf(t *testing.T) {
+	accepted := sim.History{{Kind: history.KindResWrite, Reply: "(integer) 1"}}
 	runs := []*model.Result{
-		{Seed: 1},
+		{Seed: 1, History: accepted},
 		{Seed: 2, Violations: []invariant.Violation{{Invariant: invariant.MutualExclusion, Explanation: "first"}, {Invariant: "custom"}}},
 		{Seed: 3, Violations: []invariant.Violation{{Invariant: invariant.MutualExclusion, Explanation: "second"}}},
 	}
@@ -224,5 +227,20 @@ func TestCellOf(t *testing.T) {
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CellOf (-want +got):\n%s", diff)
+	}
+	// A cell where no run's resource accepted a write did no work: idle,
+	// though every invariant held; a rejected write is no work either.
+	rejected := sim.History{{Kind: history.KindResWrite, Reply: "(integer) 0"}}
+	idle := CellOf([]*model.Result{{Seed: 1}, {Seed: 2, History: rejected}})
+	if !idle.Idle || CellOf(runs[:1]).Idle {
+		t.Errorf("Idle: %v for runs with no accepted write, %v for one with", idle.Idle, CellOf(runs[:1]).Idle)
+	}
+	m := &Matrix{Designs: []string{"d"}, Scenarios: []string{"s"}, Cells: map[[2]string]Cell{{"d", "s"}: idle}}
+	var b strings.Builder
+	if err := MatrixText(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "idle") || !strings.Contains(b.String(), "idle: every checked invariant held") {
+		t.Errorf("an idle cell's matrix does not say so:\n%s", b.String())
 	}
 }

@@ -73,13 +73,19 @@ type SweepCell struct {
 	Broken int
 	// Invariants are the invariants broken in any run, in any order.
 	Invariants []invariant.ID
+	// Idle is how many runs' resource accepted no write.
+	Idle int
 }
 
-// state returns '.', '#', '+' or ' ' for safe, broken, mixed, not run.
+// state returns '.', 'o', '#', '+' or ' ' for safe, safe but idle (no
+// run's resource accepted a write: the lock did no work), broken, mixed,
+// not run.
 func (c SweepCell) state() byte {
 	switch {
 	case c.Runs == 0:
 		return ' '
+	case c.Broken == 0 && c.Idle >= c.Runs:
+		return 'o'
 	case c.Broken == 0:
 		return '.'
 	case c.Broken >= c.Runs:
@@ -142,8 +148,9 @@ func (s *Sweep) brokenCounts() []string {
 }
 
 // SweepText writes the sweep as a character grid, Ys[0] at the bottom,
-// each column as wide as its widest x label: '.' safe in every run, '#'
-// broken in every run, '+' mixed, ' ' not run.
+// each column as wide as its widest x label: '.' safe in every run, 'o'
+// safe but no write accepted in any run, '#' broken in every run, '+'
+// mixed, ' ' not run.
 func SweepText(w io.Writer, s *Sweep) error {
 	if err := s.validate(); err != nil {
 		return err
@@ -184,6 +191,9 @@ func SweepText(w io.Writer, s *Sweep) error {
 	b.WriteString(line + "\n")
 	fmt.Fprintf(&b, "%s  %s ->\n\n", strings.Repeat(" ", yw+2), s.XName)
 	b.WriteString("Legend: . safe in every run; # broken in every run; + broken in some runs; blank: not run.\n")
+	if s.anyIdle() {
+		b.WriteString("o: safe, but no run's resource accepted a write (the lock did no work: every client gave up or stopped before writing).\n")
+	}
 	if len(s.Refs) > 0 {
 		var names []string
 		for _, r := range s.Refs {
@@ -222,6 +232,8 @@ func sweepColor(c SweepCell) string {
 	}
 	var x rgb
 	switch {
+	case c.state() == 'o':
+		x = rgb{209, 213, 219} // safe, but the lock did no work
 	case f == 0:
 		x = safe
 	case f < 500:
@@ -282,6 +294,9 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 				tip += "not run"
 			} else {
 				tip += fmt.Sprintf("%d of %d runs broken", c.Broken, c.Runs)
+				if c.Idle > 0 {
+					tip += fmt.Sprintf("; %d accepted no write", c.Idle)
+				}
 				if len(c.Invariants) > 0 {
 					invs := slices.Clone(c.Invariants)
 					slices.Sort(invs)
@@ -370,8 +385,22 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 	return errors.Wrap(err, "report: writing sweep svg")
 }
 
+// anyIdle reports whether a cell is safe but idle.
+func (s *Sweep) anyIdle() bool {
+	for _, r := range s.Cells {
+		for _, c := range r {
+			if c.state() == 'o' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func sweepState(c SweepCell) string {
 	switch c.state() {
+	case 'o':
+		return "idle"
 	case '.':
 		return "safe"
 	case '#':

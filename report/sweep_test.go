@@ -10,7 +10,8 @@ import (
 )
 
 // sampleSweep is pause length (y) against TTL (x): long pauses break,
-// short ones are safe, the border is mixed; one cell was not run.
+// short ones are safe, the border is mixed; one cell was not run and one
+// did no work (idle).
 func sampleSweep() *Sweep {
 	s := &Sweep{Title: "gc-pause on set-px-lua", XName: "ttl", YName: "pause",
 		Xs: []string{"250ms", "500ms", "1s", "2s", "4s"}, Ys: []string{"100ms", "500ms", "1s", "3s"}}
@@ -30,6 +31,7 @@ func sampleSweep() *Sweep {
 		s.Cells = append(s.Cells, row)
 	}
 	s.Cells[0][4] = SweepCell{}
+	s.Cells[0][0].Idle = 4 // safe, but no run's resource accepted a write
 	return s
 }
 
@@ -60,7 +62,7 @@ func TestSweepSVG(t *testing.T) {
 	if n := strings.Count(svg, "http"); n != 1 || !strings.Contains(svg, `xmlns="http://www.w3.org/2000/svg"`) {
 		t.Errorf("the SVG has %d http references, want only its namespace", n)
 	}
-	for _, want := range []string{`data-state="safe"`, `data-state="broken"`, `data-state="mixed"`, `data-state="none"`, `<g id="boundary"`, "<line "} {
+	for _, want := range []string{`data-state="safe"`, `data-state="idle"`, `data-state="broken"`, `data-state="mixed"`, `data-state="none"`, `<g id="boundary"`, "<line "} {
 		if !strings.Contains(svg, want) {
 			t.Errorf("the SVG lacks %s", want)
 		}

@@ -102,6 +102,17 @@ func New(h sim.History) *Index {
 	return ix
 }
 
+// WriteAccepted reports whether the resource applied any write in h: a run
+// where none was applied protected nothing, whatever its verdicts.
+func WriteAccepted(h sim.History) bool {
+	for i := range h {
+		if h[i].Kind == KindResWrite && h[i].Reply == "(integer) 1" {
+			return true
+		}
+	}
+	return false
+}
+
 // IsTraffic reports whether a kind is request/reply traffic (calls,
 // replies, executions, losses, replication, discovery, messages): events a
 // scan for the lock protocol can skip. Explanations look traffic up by
