@@ -3,6 +3,7 @@ package model_test
 import (
 	"cmp"
 	"flag"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -311,13 +312,34 @@ func (o *oracle) accepted(w *sim.World, e sim.Event) {
 	}
 	quorum := max(min(o.cfg.Quorum, len(b.grants)), 1)
 	alive := 0
+	authority := func(n string) string {
+		if g := w.GroupOf(n); g != "" {
+			return w.GroupPrimary(g)
+		}
+		return n
+	}
+	keys := []string{b.key}
+	covered := map[history.Grant]bool{}
 	for _, gr := range b.grants {
-		a := gr.Node
-		if g := w.GroupOf(a); g != "" {
-			a = w.GroupPrimary(g)
+		a := authority(gr.Node)
+		covered[history.Grant{Node: a, Key: gr.Key}] = true
+		if !slices.Contains(keys, gr.Key) {
+			keys = append(keys, gr.Key)
 		}
 		if o.nodeHolds(w, a, gr.Key, b.value) {
 			alive++
+		}
+	}
+	// A primary that holds the value without being a grant the client
+	// saw (its reply was lost) keeps the lock from the others too.
+	for _, n := range slices.Sorted(maps.Keys(o.lastSeen)) {
+		if authority(n) != n {
+			continue
+		}
+		for _, k := range keys {
+			if !covered[history.Grant{Node: n, Key: k}] && o.nodeHolds(w, n, k, b.value) {
+				alive++
+			}
 		}
 	}
 	if alive < quorum {
@@ -484,6 +506,11 @@ func (o *oracle) livenessBroken(bound time.Duration) bool {
 		holding += p.holding
 		if p.acquired {
 			inGap, suppressed = false, false
+		}
+		if holding > 0 {
+			// Someone holds: no gap. A renewal ends one hold and starts
+			// the next at the same instant, the end first.
+			inGap = false
 		}
 		wanted := trying > 0 && holding <= 0
 		switch {

@@ -12,7 +12,8 @@ import (
 // checkStale reports every write the resource accepted from a client
 // whose lease was no longer alive at that instant: alive (history.Index
 // .Alive) on fewer than the quorum of the nodes that granted the writer's
-// acquisition with the write's lock value. A lease is lost when the key
+// acquisition with the write's lock value (a grant whose reply the writer
+// never saw counts: it keeps the lock from the others all the same). A lease is lost when the key
 // expired, was deleted or replaced, was evicted, when the node restarted
 // without it, or when a failover promoted a node without it; a node that is
 // down and will come back with the key still holds it, since nobody can
@@ -39,6 +40,7 @@ func checkStale(ix *history.Index, cfg Config) []Violation {
 		}
 		grants := grantors(ix, s)
 		quorum := max(min(cfg.Quorum, len(grants)), 1)
+		grants = append(slices.Clip(grants), unseenGrants(ix, s, grants, w.Applied)...)
 		alive := 0
 		for _, g := range grants {
 			if ix.Alive(g.Node, g.Key, s.Value, w.Applied) {
@@ -79,6 +81,40 @@ func grantors(ix *history.Index, s *history.Section) []history.Grant {
 		}
 	}
 	slices.SortFunc(out, func(a, b history.Grant) int { return strings.Compare(a.Node, b.Node) })
+	return out
+}
+
+// unseenGrants returns the grants of s its client never learnt of, before
+// pos: nodes where the client's own command set one of the grants' keys to
+// its lock value (a reply lost or too late), not among grants. They hold
+// the lock against everyone else as the others do, so they count toward
+// the lease.
+func unseenGrants(ix *history.Index, s *history.Section, grants []history.Grant, pos int) []history.Grant {
+	keys := []string{s.Key}
+	for _, g := range grants {
+		if !slices.Contains(keys, g.Key) {
+			keys = append(keys, g.Key)
+		}
+	}
+	var out []history.Grant
+	for k, ch := range ix.Keys {
+		g := history.Grant{Node: k.Node, Key: k.Key}
+		if !slices.Contains(keys, k.Key) || slices.Contains(grants, g) {
+			continue
+		}
+		for _, c := range ch {
+			if c.Pos >= pos {
+				break
+			}
+			if c.By == s.Client && c.ExecPos >= 0 && c.Cause != "replication" && history.HoldsLease(c.Value, s.Value) {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b history.Grant) int {
+		return strings.Compare(a.Node+"/"+a.Key, b.Node+"/"+b.Key)
+	})
 	return out
 }
 

@@ -10,9 +10,37 @@ import (
 	"locksim/sim"
 )
 
-// Wrong verdicts a review found in the seeds' designs; each scenario is
-// one where the design did the right thing (or, for the eviction, where it
-// broke and nothing was reported), run over seeds 1..3.
+// Wrong verdicts fresh-eyes reviews found; each scenario is one where the
+// design did the right thing (or, for the eviction, where it broke and
+// nothing was reported), run over seeds 1..3.
+
+// TestUnseenGrantHoldsTheLease: r4 sets A's Redlock key but its reply is
+// lost, so A acquires from r1, r2, r3, r5; then r1 and r2 jump past the
+// TTL. Three nodes (r3, r4, r5) still hold A's value, so B cannot gather
+// a majority before A releases: A's write is not stale.
+func TestUnseenGrantHoldsTheLease(t *testing.T) {
+	sc, err := Parse("rl.txt", []byte(`name rl-unseen-grant
+title redlock: a grant whose reply was lost still holds A's key
+design redlock
+clients A B
+topology masters=5 replicas=0
+ttl 1s
+work 300ms
+stagger 20ms
+latency 1ms 2ms
+fault drop r4->A count=1 at 0s for 50ms
+fault clock-jump r1 by=+2s after A acquired
+fault clock-jump r2 by=+2s after A acquired
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, broke := range brokenIn(t, sc, model.Redlock, nil) {
+		if len(broke) > 0 {
+			t.Errorf("seed %d: broke %v; r3, r4, r5 kept A's key", i+1, broke)
+		}
+	}
+}
 
 // TestReaderWatchdogRenewsItsHold: a reader whose section outlasts the
 // lease keeps its read hold by watchdog (Redisson's read lock renews its
