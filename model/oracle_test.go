@@ -171,6 +171,10 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 			end = e.At + e.Dur + time.Duration(e.N)
 		case sim.KindNetDrop:
 			end = e.At + e.Dur
+		case sim.KindClockJump:
+			if e.Dur < 0 {
+				end = e.At - e.Dur // every deadline on that clock comes |step| later
+			}
 		case sim.KindNodeCrash:
 			o.crashed[e.Actor] = true
 		}

@@ -114,3 +114,29 @@ func TestGeneratedEvictionsHitTheDesignsKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestClockStepBackDelaysTheHeal: A crashes holding the lock and r1's
+// clock steps back 3s, so A's key lives 3s longer on r1: B waits for it
+// through no fault of the design; liveness counts from when the step's
+// effect is over.
+func TestClockStepBackDelaysTheHeal(t *testing.T) {
+	sc, err := Parse("jump.txt", []byte(`name jump-back
+title a node clock steps back; the dead holder's key outlives the bound
+design set-px-lua
+clients A B
+topology masters=1 replicas=0
+ttl 1s
+work 300ms
+stagger 20ms
+fault crash A after A acquired
+fault clock-jump r1 by=-3s after A acquired
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, broke := range brokenIn(t, sc, model.SetPxLua, nil) {
+		if slices.Contains(broke, invariant.Liveness) {
+			t.Errorf("seed %d: liveness broken while r1's step back kept A's key", i+1)
+		}
+	}
+}

@@ -9,8 +9,9 @@ import (
 // Heal returns when the last fault of the run was over: the latest end of
 // every fault (a pause at its resume, a partition at its heal, a node
 // crash at the node's restart or at the promotion that replaced it, a
-// network window at its end plus the delay it adds, a client crash, clock
-// step, rate change or eviction at its instant), which may lie after the
+// network window at its end plus the delay it adds, a clock step back at
+// its instant plus the step, a client crash, a step forward, a rate change
+// or an eviction at its instant), which may lie after the
 // history's end. healed is false when a fault never ends: a node down for
 // good that no failover replaced, or a partition or network window for
 // good. Liveness is judged only after a heal.
@@ -36,6 +37,12 @@ func (ix *Index) Heal() (at time.Duration, healed bool) {
 			end = e.At + e.Dur + time.Duration(e.N)
 		case sim.KindNetDrop:
 			end = e.At + e.Dur
+		case sim.KindClockJump:
+			if e.Dur < 0 {
+				// A step back delays every deadline on that clock (a key's
+				// TTL on a node, a wall-clock wait) by the step.
+				end = e.At - e.Dur
+			}
 		case sim.KindNodeCrash:
 			switch d, ok := ix.downFrom(e.Actor, pos); {
 			case ok && !d.Open():
