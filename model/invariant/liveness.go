@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"locksim/model/history"
@@ -156,7 +157,7 @@ func livenessViolation(ix *history.Index, g gap, heal time.Duration, healPos int
 	// instant in [from, end].
 	held := false
 	for _, k := range sortedNodeKeys(ix) {
-		if !keys[k.Key] {
+		if !keys[k.Key] && !companionKey(keys, k.Key) {
 			continue
 		}
 		ch := ix.Keys[k]
@@ -169,9 +170,15 @@ func livenessViolation(ix *history.Index, g gap, heal time.Duration, healPos int
 			if c.Value == "" || e.At > end || until < g.from {
 				continue
 			}
-			held = true
+			o := ix.Owner(c.Value)
+			if o != "" && i+1 < len(ch) && ch[i+1].By == o && releasedBy(ix, o, c.Value, g.pos) {
+				continue // its holder had released and its own delete was on the way
+			}
+			if keys[k.Key] {
+				held = true
+			}
 			what := "the value " + c.Value
-			if o := ix.Owner(c.Value); o != "" {
+			if o != "" {
 				what = o + "'s value " + c.Value
 				clients = append(clients, o)
 			}
@@ -179,11 +186,27 @@ func livenessViolation(ix *history.Index, g gap, heal time.Duration, healPos int
 			if e.Dur > 0 {
 				ttl = "TTL " + sim.FormatTime(e.Dur)
 			}
+			if !keys[k.Key] {
+				// A companion (a fair lock's queue): its kind, and whose
+				// command made it, not a lock value.
+				by := ""
+				if c.By != "" {
+					by = " by " + c.By + "'s " + c.Cmd
+					clients = append(clients, c.By)
+				}
+				x.add(c.Pos, k.Node+" kept "+k.Key+", a "+strings.Trim(c.Value, "()")+" made"+by+" at "+sim.FormatTime(e.At)+" ("+ttl+")", c.Pos)
+				continue
+			}
 			x.add(c.Pos, "the key "+k.Key+" on "+k.Node+" held "+what+" (set at "+sim.FormatTime(e.At)+" with "+ttl+")", c.Pos)
 		}
 	}
 	if !held {
-		x.add(g.pos, "no node held the key")
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		x.add(g.pos, "no node held the lock key "+strings.Join(names, ", "))
 	}
 	return Violation{
 		Invariant: Liveness,
@@ -194,6 +217,29 @@ func livenessViolation(ix *history.Index, g gap, heal time.Duration, healPos int
 		Explanation: "no client acquired the lock in the " + sim.FormatTime(bound) + " after " + sim.FormatTime(g.from) +
 			", when it was wanted and nobody held it: " + x.text(),
 	}
+}
+
+// companionKey reports whether key belongs to one of the lock keys as
+// Redisson names its companions, with the lock key as a hash tag
+// (redisson_lock_queue:{lock}: a fair lock's queue of waiters).
+func companionKey(lockKeys map[string]bool, key string) bool {
+	for k := range lockKeys {
+		if strings.Contains(key, "{"+k+"}") {
+			return true
+		}
+	}
+	return false
+}
+
+// releasedBy reports whether client's critical section with lock value v
+// ended by a release at or before pos.
+func releasedBy(ix *history.Index, client, v string, pos int) bool {
+	for _, s := range ix.Sections {
+		if s.Client == client && history.HoldsLease(v, s.Value) && s.End == history.EndReleased && s.EndPos >= 0 && s.EndPos <= pos {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedNodeKeys(ix *history.Index) []history.NodeKey {

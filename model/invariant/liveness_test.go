@@ -125,7 +125,7 @@ func TestLiveness(t *testing.T) {
 				To:        time.Second,
 				Events:    []int{0},
 				Explanation: "no client acquired the lock in the 1.000000s after 0.000000s, when it was wanted and nobody held it: " +
-					"there were no faults; B was trying to acquire since 0.000000s; no node held the key",
+					"there were no faults; B was trying to acquire since 0.000000s; no node held the lock key lock",
 			}},
 		},
 		{
@@ -144,7 +144,7 @@ func TestLiveness(t *testing.T) {
 					To:        time.Second,
 					Events:    []int{0},
 					Explanation: "no client acquired the lock in the 1.000000s after 0.000000s, when it was wanted and nobody held it: " +
-						"there were no faults; B was trying to acquire since 0.000000s; no node held the key",
+						"there were no faults; B was trying to acquire since 0.000000s; no node held the lock key lock",
 				},
 				{
 					Invariant: Liveness,
@@ -153,7 +153,7 @@ func TestLiveness(t *testing.T) {
 					To:        ms(3100),
 					Events:    []int{3},
 					Explanation: "no client acquired the lock in the 1.000000s after 2.100000s, when it was wanted and nobody held it: " +
-						"there were no faults; C was trying to acquire since 2.100000s; no node held the key",
+						"there were no faults; C was trying to acquire since 2.100000s; no node held the lock key lock",
 				},
 			},
 		},
