@@ -79,7 +79,14 @@ func describe(t *timeline, e sim.Event) string {
 		}
 		s += tokenNote(e.Token)
 		if e.Dur > 0 && history.HasFlag(e.Note, history.NoteWall) {
-			s += "; believes the lease lasts " + short(e.Dur) + " on its wall clock, until " + fmtT(t.ix.TrueAtWall(a, e.Seq, e.Dur))
+			s += "; believes the lease lasts " + short(e.Dur) + " on its wall clock, until "
+			plain, wall := t.ix.TrueAt(a, e.Local+e.Dur), t.ix.TrueAtWall(a, e.Seq, e.Dur)
+			if wall != plain {
+				// A later step of the client's wall clock moves the moment.
+				s += fmtT(plain) + ", but a later step of that clock makes it " + fmtT(wall)
+			} else {
+				s += fmtT(wall)
+			}
 		} else if e.Dur > 0 {
 			s += "; believes the lease lasts " + short(e.Dur) + ", until " + fmtT(t.ix.TrueAt(a, e.Local+e.Dur))
 		} else if e.N <= 1 {

@@ -1,0 +1,34 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"locksim/model"
+	"locksim/scenarios"
+)
+
+// TestWallClockBeliefAfterAStep: a lease budgeted on the wall clock, whose
+// clock steps back after the acquire, is told with both moments: where the
+// wall clock would have ended it, and where the step moved it.
+func TestWallClockBeliefAfterAStep(t *testing.T) {
+	sc, err := scenarios.Lookup("wall-clock-jump")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := sc.SpecFor(model.SetPxLua)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Run(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Text(&b, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "on its wall clock, until 0.978000s, but a later step of that clock makes it 2.978000s"; !strings.Contains(b.String(), want) {
+		t.Errorf("the acquired event does not say %q:\n%s", want, b.String())
+	}
+}
