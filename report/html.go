@@ -223,7 +223,8 @@ func pageTitle(m Meta) string {
 	return s
 }
 
-// designLine renders "fenced (fencing strict, ttl 1s)".
+// designLine renders "fenced (fencing strict, ttl 1s)", then the options
+// that differ from the design's defaults and the clients that only read.
 func designLine(design string, s specSummary) string {
 	var opts []string
 	if s.Fencing != "" {
@@ -237,6 +238,10 @@ func designLine(design string, s specSummary) string {
 	}
 	if s.MinReplicasToWrite > 0 {
 		opts = append(opts, "min-replicas-to-write "+strconv.Itoa(s.MinReplicasToWrite), "min-replicas-max-lag "+short(s.MinReplicasMaxLag))
+	}
+	opts = append(opts, s.Settings...)
+	if len(s.Readers) > 0 {
+		opts = append(opts, "readers "+strings.Join(s.Readers, ", "))
 	}
 	if len(opts) == 0 {
 		return design

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"time"
 
 	"locksim/model"
@@ -22,6 +23,12 @@ type specSummary struct {
 	// MinReplicasToWrite and MinReplicasMaxLag are Redis's settings, when set.
 	MinReplicasToWrite int           `json:"min_replicas_to_write,omitempty"`
 	MinReplicasMaxLag  time.Duration `json:"min_replicas_max_lag_ns,omitempty"`
+
+	// Settings are the design options that differ from its defaults, as a
+	// scenario's option line writes them ("queue-wait=500ms").
+	Settings []string `json:"settings,omitempty"`
+	// Readers are the clients that only read, under shared holds.
+	Readers []string `json:"readers,omitempty"`
 }
 
 // summarize builds the spec summary; clients default to those found in
@@ -40,6 +47,14 @@ func summarize(r *model.Result, t *timeline) specSummary {
 		Faults:      []string{},
 	}
 	out.MinReplicasToWrite, out.MinReplicasMaxLag = s.Topology.MinReplicasToWrite, s.Topology.MinReplicasMaxLag
+	for _, w := range s.Settings() {
+		if !strings.HasPrefix(w, "deadline=") { // the design line says it
+			out.Settings = append(out.Settings, w)
+		}
+	}
+	if n := s.Workload.Readers; n > 0 && s.Traits().Shared {
+		out.Readers = append(out.Readers, s.Clients[max(len(s.Clients)-n, 0):]...)
+	}
 	if out.Design == "" && s.Custom != nil {
 		out.Design = s.Custom.Name()
 	}

@@ -138,49 +138,8 @@ func (s *Scenario) Format() []byte {
 }
 
 // formatOptions renders the non-zero options as key=value words, in
-// optionKeys order.
-func formatOptions(o model.Options) []string {
-	var w []string
-	d := func(k string, v time.Duration) {
-		if v != 0 {
-			w = append(w, k+"="+fmtDur(v))
-		}
-	}
-	if o.Deadline {
-		w = append(w, "deadline=true")
-	}
-	if o.Extend {
-		w = append(w, "extend=true")
-	}
-	if o.WallClock {
-		w = append(w, "wall-clock=true")
-	}
-	d("margin", o.Margin)
-	d("acquire-wait", o.AcquireWait)
-	d("retry-min", o.RetryMin)
-	d("retry-max", o.RetryMax)
-	d("call-timeout", o.CallTimeout)
-	d("node-timeout", o.NodeTimeout)
-	if o.DriftFactor != 0 {
-		w = append(w, "drift-factor="+strconv.FormatFloat(o.DriftFactor, 'g', -1, 64))
-	}
-	if o.Quorum != 0 {
-		w = append(w, "quorum="+strconv.Itoa(o.Quorum))
-	}
-	if o.WaitReplicas != 0 {
-		w = append(w, "wait-replicas="+strconv.Itoa(o.WaitReplicas))
-	}
-	d("wait-timeout", o.WaitTimeout)
-	d("renew-every", o.RenewEvery)
-	d("queue-wait", o.QueueWait)
-	if o.WaitAccept != 0 {
-		w = append(w, "wait-accept="+strconv.Itoa(o.WaitAccept))
-	}
-	if o.IgnoreWait {
-		w = append(w, "wait-check=false")
-	}
-	return w
-}
+// optionKeys order (model.Options.Words).
+func formatOptions(o model.Options) []string { return o.Words() }
 
 // sortedNodes returns a map's node names in node order (r2 before r10).
 func sortedNodes[V any](m map[string]V) []string {

@@ -588,6 +588,18 @@ func (p *parser) fencing(_ int, args []string, _ string) error {
 var optionKeys = []string{"deadline", "extend", "wall-clock", "margin", "acquire-wait", "retry-min", "retry-max", "call-timeout",
 	"node-timeout", "drift-factor", "quorum", "wait-replicas", "wait-timeout", "renew-every", "queue-wait", "wait-accept", "wait-check"}
 
+// ApplyOptions applies the arguments of an `option` line ("queue-wait=500ms",
+// "wall-clock=false") to spec's options, with the checks a scenario file's
+// option line gets; a key given twice is an error.
+func ApplyOptions(spec *model.Spec, args []string) error {
+	p := &parser{s: &Scenario{Spec: *spec}}
+	if err := p.option(0, args, ""); err != nil {
+		return errors.Wrap(err, "option")
+	}
+	spec.Options = p.s.Spec.Options
+	return nil
+}
+
 func (p *parser) option(_ int, args []string, _ string) error {
 	kvs, err := keyvals(args, optionKeys...)
 	if err != nil {

@@ -67,6 +67,13 @@ func TestExitCodes(t *testing.T) {
 		{"sweep bad param", []string{"sweep", "--param", "gravity"}, exitUsage, "gravity"},
 		{"run fenced keeps the data", []string{"run", "gc-pause", "--design", "fenced", "--invariants", "stale-write,lost-update,fencing"}, exitSafe, "broken (not counted: 1 violation)"},
 		{"run unknown invariant", []string{"run", "gc-pause", "--invariants", "speed"}, exitUsage, "speed"},
+		// The fixes the scenario texts name, tried with --option: B's
+		// place runs out within the bound; the monotonic deadline keeps A
+		// out. The header says what the run changed.
+		{"run with a shorter queue wait", []string{"run", "fair-crash", "--option", "queue-wait=500ms"}, exitSafe, "fair-lock (fencing off, ttl 1s, queue-wait=500ms)"},
+		{"run on the monotonic clock", []string{"run", "wall-clock-jump", "--option", "wall-clock=false,acquire-wait=1s"}, exitSafe, "acquire-wait=1s"},
+		{"run unknown option", []string{"run", "fair-crash", "--option", "speed=1"}, exitUsage, `option: unknown key "speed"`},
+		{"run bad option value", []string{"run", "fair-crash", "--option", "queue-wait=-1s"}, exitUsage, "queue-wait"},
 		{"run flag without value", []string{"run", "gc-pause", "--design"}, exitUsage, "--design needs a value"},
 		{"run acquire without release", []string{"run", "gc-pause", "--acquire", ok}, exitUsage, "go together"},
 		{"run nodes without scripts", []string{"run", "gc-pause", "--nodes", "3"}, exitUsage, "--nodes goes with --acquire"},

@@ -16,11 +16,12 @@ import (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--min-replicas-to-write N [--min-replicas-max-lag D]] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stdout)
+	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--option K=V,...] [--min-replicas-to-write N [--min-replicas-max-lag D]] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stdout)
 	design := fs.String("design", "", "lock design ID (default: the scenario's own)")
 	lua := addLuaFlags(fs)
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
 	fencing := fs.String("fencing", "", "override the resource's fencing: "+model.FencingNames())
+	options := fs.String("option", "", `override the scenario's options, as its option line says them, comma- or space-separated: queue-wait=500ms,wall-clock=false (keys: locksim help scenarios)`)
 	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count (exit 1 and the verdicts), comma-separated")
 	seed := fs.Uint64("seed", 1, "seed of the run")
 	format := fs.String("format", "text", "output format: text, json or html")
@@ -76,6 +77,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if *fencing != "" {
 		spec.Fencing = model.Fencing(*fencing)
+	}
+	if *options != "" {
+		if err := scenarios.ApplyOptions(&spec, strings.FieldsFunc(*options, func(r rune) bool { return r == ' ' || r == ',' })); err != nil {
+			return exitUsage, usagef("--option: %v", err)
+		}
 	}
 	if err := minReplicas(&spec); err != nil {
 		return exitUsage, err
