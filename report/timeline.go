@@ -259,8 +259,21 @@ func (t *timeline) findActors(r *model.Result) {
 	}
 	for _, s := range t.ix.Sections {
 		t.lockKeys[s.Key] = true
+		for _, g := range s.Grants {
+			t.lockKeys[g.Key] = true // the keys of a lock of several keys on one node (lock1..lock3)
+		}
 	}
 	delete(t.lockKeys, "")
+	// Draw only keys some node held: a lock of several keys has no "lock".
+	onNode := map[string]bool{}
+	for k := range t.ix.Keys {
+		onNode[k.Key] = true
+	}
+	for k := range t.lockKeys {
+		if !onNode[k] && len(t.lockKeys) > 1 {
+			delete(t.lockKeys, k)
+		}
+	}
 	isNode := map[string]bool{}
 	for _, e := range t.h {
 		if info, ok := history.Info(e.Kind); ok && info.Recorder == sim.ByNode && !isNode[e.Actor] && !isClient[e.Actor] {

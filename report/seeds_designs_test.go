@@ -32,3 +32,32 @@ func TestWallClockBeliefAfterAStep(t *testing.T) {
 		t.Errorf("the acquired event does not say %q:\n%s", want, b.String())
 	}
 }
+
+// TestKeysOfOneNodeAreDrawn: a lock of three keys on one node draws each
+// key's row (the one-node-restart story is that all three go at once).
+func TestKeysOfOneNodeAreDrawn(t *testing.T) {
+	sc, err := scenarios.Lookup("one-node-restart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := sc.SpecFor(model.RedlockOneNode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Run(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := TimelineText(&b, r, 80); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"r1       lock1 ", "         lock2 ", "         lock3 "} {
+		if !strings.Contains(b.String(), row) {
+			t.Errorf("no row %q:\n%s", row, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "r1       lock  ") {
+		t.Errorf("a row for the key lock, which no node held:\n%s", b.String())
+	}
+}
