@@ -127,7 +127,11 @@ func (r *Resource) Handle(sc *sim.ServiceCtx, from string, args []string) resp.R
 		if len(args) == 5 {
 			r.State = args[4]
 		}
-		sc.Record(sim.Event{Kind: history.KindResWrite, Peer: from, Token: token, Value: args[2], N: val, Reply: applied})
+		note := ""
+		if r.Fencing == FenceVersion {
+			note = "version " + strconv.FormatInt(version, 10) + ", the row's; now " + strconv.FormatInt(r.Version, 10)
+		}
+		sc.Record(sim.Event{Kind: history.KindResWrite, Peer: from, Token: token, Value: args[2], N: val, Reply: applied, Note: note})
 		return resp.IntReply(1)
 	default:
 		return resp.ErrorReply("ERR resource: unknown command '" + args[0] + "'")

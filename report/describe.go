@@ -134,10 +134,14 @@ func describe(t *timeline, e sim.Event) string {
 		if e.Reply != resp.IntReply(1).String() {
 			return "the resource rejected " + who + noteSuffix(e.Note)
 		}
-		return "the resource accepted " + who
+		return "the resource accepted " + who + noteSuffix(e.Note)
 	case history.KindResRead:
 		if strings.HasPrefix(e.Reply, "(error)") {
 			return "the resource refused " + e.Peer + " a read" + noteSuffix(e.Note)
+		}
+		// A version resource answers [value, version].
+		if _, v, ok := strings.Cut(strings.TrimSuffix(e.Reply, "]"), ", (integer) "); ok && strings.HasPrefix(e.Reply, "[") {
+			return "the resource served " + e.Peer + " a read (value " + itoa(e.N) + ", version " + v + ")"
 		}
 		return "the resource served " + e.Peer + " a read (value " + itoa(e.N) + ")"
 	case sim.KindKey:

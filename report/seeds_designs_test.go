@@ -61,3 +61,30 @@ func TestKeysOfOneNodeAreDrawn(t *testing.T) {
 		t.Errorf("a row for the key lock, which no node held:\n%s", b.String())
 	}
 }
+
+// TestVersionReadsAndWritesSayTheirVersion: under a version resource the
+// reads say the version they returned and the accepted writes the version
+// they carried, so version-check's story can be followed from the events.
+func TestVersionReadsAndWritesSayTheirVersion(t *testing.T) {
+	sc, err := scenarios.Lookup("version-check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := sc.SpecFor(model.SetPxLua)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Run(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Text(&b, r, TextOptions{AllEvents: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"the resource served A a read (value 1, version 1)", "the resource accepted A's write of 2: version 1, the row's; now 2"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the events do not say %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -76,10 +76,10 @@ var Kinds = []sim.KindInfo{
 			"Note: what happened (extended; returned 0; timeout, outcome unknown; refused)"),
 	info(KindWatchdogStop, sim.ByClient, "the watchdog stopped", "Task; Key; Value; Note: why"),
 	info(KindResRead, sim.ByService, "the resource served or refused a read",
-		"Peer: the client; Token: the read's token (fenced reads), 0 for none; N: the value; Reply: the reply, an error when refused; Note: why refused"),
+		"Peer: the client; Token: the read's token (fenced reads), 0 for none; N: the value; Reply: the reply ([value, version] from a version resource), an error when refused; Note: why refused"),
 	info(KindResWrite, sim.ByService, "the resource applied or rejected a write",
 		"Peer: the client; Token; Value: the writer's lock value; N: the value written; "+
-			"Reply: \"(integer) 1\" applied, \"(integer) 0\" rejected; Note: why rejected"),
+			"Reply: \"(integer) 1\" applied, \"(integer) 0\" rejected; Note: why rejected, or for an applied write to a version resource its version and the row's next"),
 }
 
 // All returns the simulator's and the protocol's kind tables together.
