@@ -114,7 +114,7 @@ var SweepParams = map[string]SweepParam{
 			}
 		},
 	},
-	"lease": {Name: "lease", About: "critical-section length x TTL, no faults: an explicit lease (no watchdog) against a renewed one", Design: model.ExplicitLease,
+	"lease": {Name: "lease", About: "critical-section length x TTL, no faults: where a lease without renewal (explicit-lease by default) runs out under the section; --design a watchdog design to compare", Design: model.ExplicitLease,
 		X: mustAxis("ttl", UnitDuration, "250ms:4s:20:log"), Y: mustAxis("work", UnitDuration, "50ms:8s:20:log"),
 		spec: func(d model.Spec, x, y float64) model.Spec {
 			d.Options.TTL = time.Duration(x)
