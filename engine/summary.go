@@ -44,6 +44,18 @@ func SummaryText(w io.Writer, r *CheckResult, casePath string) error {
 		f := r.FirstFail
 		fmt.Fprintf(&b, "\nfirst failure: run %d (seed %d); configuration: %s\n", f.Index, f.Seed, f.Config)
 		fmt.Fprintf(&b, "minimal failing schedule (%s, seed %d):\n%s\n", plural(len(m.Spec.Faults), "fault"), m.Seed, Describe(m.Spec.Faults))
+		// The shrunk run is not one of the counted runs: it can break an
+		// invariant the tallies above say held.
+		var more []string
+		for _, id := range invariant.Broken(m.Violations) {
+			if r.Counts[id] == 0 && r.Uncounted[id] == 0 {
+				more = append(more, string(id))
+			}
+		}
+		if len(more) > 0 {
+			fmt.Fprintf(&b, "(the minimal schedule's run also breaks %s, which none of the %s did: shrinking moved the faults)\n",
+				strings.Join(more, ", "), plural(r.Runs, "run"))
+		}
 		if err := report.Text(&b, m, report.TextOptions{Meta: report.Meta{Design: r.Design, Seed: m.Seed}}); err != nil {
 			return err
 		}
