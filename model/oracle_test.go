@@ -36,6 +36,7 @@ type oracle struct {
 	open     map[string]*belief           // client -> its open critical section
 	byValue  map[string]*belief           // lock value -> the section acquired with it
 	lastSeen map[string]map[string]string // node -> key -> its value when the node was last up
+	ttl      map[string]map[string]bool   // node -> the keys it holds with a TTL
 	keys     []string                     // every key a node has held, in the order first seen
 
 	// fifo: each client's acquisition in progress, and the order in
@@ -78,9 +79,12 @@ type wait struct {
 type belief struct {
 	client, task, key, value string
 	grants                   []history.Grant
-	shared, wall             bool
-	deadline                 time.Duration // monotonic (wall: the wall clock since the epoch), -1 for none
-	open                     bool
+	// unseen are the primaries that held the value when the client
+	// acquired without being among its grants (their replies were lost).
+	unseen       []history.Grant
+	shared, wall bool
+	deadline     time.Duration // monotonic (wall: the wall clock since the epoch), -1 for none
+	open         bool
 	// the hold being timed for liveness
 	holding             bool
 	holdFrom, holdUntil time.Duration // holdUntil: the deadline's true instant, -1 none
@@ -96,7 +100,7 @@ type livePoint struct {
 
 func newOracle(s model.Spec) *oracle {
 	return &oracle{cfg: s.CheckConfig(), rule: s.Fencing, broken: map[invariant.ID]bool{},
-		open: map[string]*belief{}, byValue: map[string]*belief{}, lastSeen: map[string]map[string]string{},
+		open: map[string]*belief{}, byValue: map[string]*belief{}, lastSeen: map[string]map[string]string{}, ttl: map[string]map[string]bool{},
 		waits:  map[string]*wait{},
 		grants: map[int64]string{}, seenGrant: map[string]bool{}, maxAtStart: map[string]int64{},
 		inAttempt: map[string]bool{}, counts: map[string]int64{},
@@ -131,6 +135,17 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 	o.lastEvent = e.At
 	if (e.Kind == sim.KindKey || e.Kind == sim.KindExpire) && !slices.Contains(o.keys, e.Key) {
 		o.keys = append(o.keys, e.Key)
+	}
+	switch {
+	case e.Kind == sim.KindKey && e.Value != "" && e.Dur > 0:
+		if o.ttl[e.Actor] == nil {
+			o.ttl[e.Actor] = map[string]bool{}
+		}
+		o.ttl[e.Actor][e.Key] = true
+	case e.Kind == sim.KindKey || e.Kind == sim.KindExpire:
+		delete(o.ttl[e.Actor], e.Key)
+	case e.Kind == sim.KindNodeUp:
+		clear(o.ttl[e.Actor]) // what it kept is set again by its restart events
 	}
 	if w.NodeUp(e.Actor) {
 		seen := o.lastSeen[e.Actor]
@@ -172,8 +187,11 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 		case sim.KindNetDrop:
 			end = e.At + e.Dur
 		case sim.KindClockJump:
-			if e.Dur < 0 {
-				end = e.At - e.Dur // every deadline on that clock comes |step| later
+			// A step back delays the TTLs a node holds, and a client's
+			// deadlines when it decides by its wall clock.
+			node := w.GroupOf(e.Actor) != ""
+			if e.Dur < 0 && (node && len(o.ttl[e.Actor]) > 0 || !node && o.cfg.ClientWall) {
+				end = e.At - e.Dur
 			}
 		case sim.KindNodeCrash:
 			o.crashed[e.Actor] = true
@@ -290,6 +308,7 @@ func (o *oracle) acquired(w *sim.World, e sim.Event) {
 	if e.Dur > 0 {
 		b.deadline = o.clientNow(w, b) + e.Dur
 	}
+	b.unseen = o.unseenGrants(w, b)
 	o.open[c], o.byValue[e.Value] = b, b
 	o.startHold(w, b, e.At)
 	o.point(e.At, 0, 0, true, false)
@@ -316,39 +335,56 @@ func (o *oracle) accepted(w *sim.World, e sim.Event) {
 	}
 	quorum := max(min(o.cfg.Quorum, len(b.grants)), 1)
 	alive := 0
-	authority := func(n string) string {
-		if g := w.GroupOf(n); g != "" {
-			return w.GroupPrimary(g)
-		}
-		return n
-	}
-	keys := []string{b.key}
-	covered := map[history.Grant]bool{}
-	for _, gr := range b.grants {
-		a := authority(gr.Node)
-		covered[history.Grant{Node: a, Key: gr.Key}] = true
-		if !slices.Contains(keys, gr.Key) {
-			keys = append(keys, gr.Key)
-		}
-		if o.nodeHolds(w, a, gr.Key, b.value) {
-			alive++
-		}
-	}
-	// A primary that holds the value without being a grant the client
-	// saw (its reply was lost) keeps the lock from the others too.
-	for _, n := range slices.Sorted(maps.Keys(o.lastSeen)) {
-		if authority(n) != n {
+	// Each group counts once, by its primary now: a grant the client saw,
+	// or one it did not (its reply lost), which keeps the lock from the
+	// others too.
+	counted := map[history.Grant]bool{}
+	for _, gr := range slices.Concat(b.grants, b.unseen) {
+		a := history.Grant{Node: authority(w, gr.Node), Key: gr.Key}
+		if counted[a] {
 			continue
 		}
-		for _, k := range keys {
-			if !covered[history.Grant{Node: n, Key: k}] && o.nodeHolds(w, n, k, b.value) {
-				alive++
-			}
+		counted[a] = true
+		if o.nodeHolds(w, a.Node, gr.Key, b.value) {
+			alive++
 		}
 	}
 	if alive < quorum {
 		o.broken[invariant.StaleWrite] = true
 	}
+}
+
+// authority is the node that answers for n's group now.
+func authority(w *sim.World, n string) string {
+	if g := w.GroupOf(n); g != "" {
+		return w.GroupPrimary(g)
+	}
+	return n
+}
+
+// unseenGrants lists the primaries that hold b's value as b's client
+// acquires, without being among its grants.
+func (o *oracle) unseenGrants(w *sim.World, b *belief) []history.Grant {
+	keys := []string{b.key}
+	covered := map[history.Grant]bool{}
+	for _, gr := range b.grants {
+		covered[history.Grant{Node: authority(w, gr.Node), Key: gr.Key}] = true
+		if !slices.Contains(keys, gr.Key) {
+			keys = append(keys, gr.Key)
+		}
+	}
+	var out []history.Grant
+	for _, n := range slices.Sorted(maps.Keys(o.lastSeen)) {
+		if authority(w, n) != n {
+			continue
+		}
+		for _, k := range keys {
+			if g := (history.Grant{Node: n, Key: k}); !covered[g] && o.nodeHolds(w, n, k, b.value) {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
 }
 
 // fifo watches each command a node executes: the first carrying an

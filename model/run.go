@@ -195,6 +195,7 @@ func (s Spec) CheckConfig() invariant.Config {
 		Reentrant:     t.Reentrant,
 		Fair:          t.Fair,
 		Shared:        t.Shared,
+		ClientWall:    t.ReadsWall,
 	}
 }
 

@@ -140,3 +140,89 @@ fault clock-jump r1 by=-3s after A acquired
 		}
 	}
 }
+
+// TestUnseenGrantsDoNotHideAStaleWrite: a grant the writer never saw
+// counts once per group (r1, deposed, and r2, promoted in its place, are
+// one holder), and only when its command landed before the acquire (A's
+// SET delayed past B's hold must not revive A's lease): in both, B took
+// the lock, so A's write is stale.
+func TestUnseenGrantsDoNotHideAStaleWrite(t *testing.T) {
+	for name, text := range map[string]string{
+		"deposed primary counted twice": `name rl-double
+title an unseen grant on a deposed primary and its promoted replica
+design redlock
+topology masters=3 replicas=1 persistence=none
+sentinel down-after=200ms discovery=50ms
+clients A B
+stagger 500ms
+ttl 5s
+work 1s
+latency 1ms 2ms
+fault partition A | r5,r6 at 0s
+fault delay r1->r2 +5s at 0s for 100ms
+fault drop r1->A count=1 at 0s for 100ms
+fault node-crash r1 after r1 exec +1ms
+fault evict r3 key=lock for 0s after A acquired +10ms
+`,
+		"a late SET revives nothing": `name rl-revive
+title A's SET to r3 lands after B held the lock
+design redlock
+topology masters=3 replicas=0
+clients A B
+ttl 2s
+work 100ms
+stagger 20ms
+latency 1ms 2ms
+fault delay A->r3 +400ms at 0s for 50ms
+fault evict r1 key=lock for 0s after A acquired +1ms
+fault pause A for 600ms after A acquired +2ms
+`} {
+		t.Run(name, func(t *testing.T) {
+			sc, err := Parse("rl.txt", []byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			overlaps := 0
+			for i, broke := range brokenIn(t, sc, model.Redlock, nil) {
+				if !slices.Contains(broke, invariant.MutualExclusion) {
+					continue
+				}
+				overlaps++
+				if !slices.Contains(broke, invariant.StaleWrite) {
+					t.Errorf("seed %d: B held the lock while A's lease was gone, but A's write is not stale: %v", i+1, broke)
+				}
+			}
+			if overlaps == 0 {
+				t.Fatal("no seed had two holders: the scenario no longer sets up the case")
+			}
+		})
+	}
+}
+
+// TestClockStepBackHidesNoDeadlock: A crashes between SETNX and PEXPIRE,
+// so its key has no TTL and never expires; a step back of B's clock (which
+// setnx-expire never reads) or of r1's (which holds no key with a TTL)
+// changes nothing, and the deadlock is still a liveness break.
+func TestClockStepBackHidesNoDeadlock(t *testing.T) {
+	for _, step := range []string{"fault clock-jump B by=-2s at 1ms", "fault clock-jump r1 by=-1h at 1ms"} {
+		sc, err := Parse("cbe.txt", []byte(`name cbe-jump
+title a deadlock, and a clock that steps back
+design setnx-expire
+clients A B
+ttl 1s
+work 50ms
+stagger 10ms
+latency 1ms 2ms
+topology masters=1 replicas=0
+fault crash A after A reply
+`+step+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, broke := range brokenIn(t, sc, model.SetnxExpire, nil) {
+			if !slices.Contains(broke, invariant.Liveness) {
+				t.Errorf("%s, seed %d: the deadlock is not a liveness break: %v", step, i+1, broke)
+			}
+		}
+	}
+}

@@ -9,13 +9,19 @@ import (
 // Heal returns when the last fault of the run was over: the latest end of
 // every fault (a pause at its resume, a partition at its heal, a node
 // crash at the node's restart or at the promotion that replaced it, a
-// network window at its end plus the delay it adds, a clock step back at
-// its instant plus the step, a client crash, a step forward, a rate change
-// or an eviction at its instant), which may lie after the
+// network window at its end plus the delay it adds, a clock step back that
+// delays something at its instant plus the step, a client crash, a step
+// forward, a rate change or an eviction at its instant), which may lie
+// after the
 // history's end. healed is false when a fault never ends: a node down for
 // good that no failover replaced, or a partition or network window for
 // good. Liveness is judged only after a heal.
-func (ix *Index) Heal() (at time.Duration, healed bool) {
+//
+// A step back of a clock delays what that clock times by the step: on a
+// node, the TTLs of the keys it holds with one then (a key without a TTL
+// never expires whatever the clock does); on a client, its deadlines only
+// when clientWall says the clients decide by their wall clocks.
+func (ix *Index) Heal(clientWall bool) (at time.Duration, healed bool) {
 	healed = true
 	for _, pos := range ix.Faults {
 		e := ix.H[pos]
@@ -38,9 +44,7 @@ func (ix *Index) Heal() (at time.Duration, healed bool) {
 		case sim.KindNetDrop:
 			end = e.At + e.Dur
 		case sim.KindClockJump:
-			if e.Dur < 0 {
-				// A step back delays every deadline on that clock (a key's
-				// TTL on a node, a wall-clock wait) by the step.
+			if e.Dur < 0 && (ix.heldTTLKey(e.Actor, pos) || clientWall && !ix.isNode(e.Actor)) {
 				end = e.At - e.Dur
 			}
 		case sim.KindNodeCrash:
@@ -87,4 +91,30 @@ func (ix *Index) replaced(node string, pos int) int {
 		}
 	}
 	return -1
+}
+
+// heldTTLKey reports whether node held a key with a TTL just before pos.
+func (ix *Index) heldTTLKey(node string, pos int) bool {
+	for k, ch := range ix.Keys {
+		if k.Node != node {
+			continue
+		}
+		if i := lastChangeBefore(ch, pos); i >= 0 && ch[i].Value != "" && ix.H[ch[i].Pos].Dur > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// isNode reports whether actor is a Redis node: it recorded an event only
+// nodes record (a command it executed, a key change, a crash).
+func (ix *Index) isNode(actor string) bool {
+	for i := range ix.H {
+		if e := &ix.H[i]; e.Actor == actor {
+			if info, ok := Info(e.Kind); ok && info.Recorder == sim.ByNode {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -96,6 +96,10 @@ type Config struct {
 	Fair bool
 	// Shared judges rw-exclusion: the design takes shared (read) holds.
 	Shared bool
+	// ClientWall: the clients' decisions depend on their wall clocks (a
+	// fair lock's queue, the wall-clock option), so a step back of a
+	// client's wall clock delays the heal (history.Index.Heal).
+	ClientWall bool
 }
 
 // Judged reports whether a config judges the invariant at all, and if not,
@@ -153,7 +157,7 @@ func CheckIndex(ix *history.Index, cfg Config) []Violation {
 	vs = append(vs, checkTokenUnique(ix)...)
 	vs = append(vs, checkFencing(ix, cfg.Fencing)...)
 	if cfg.LivenessBound > 0 {
-		vs = append(vs, checkLiveness(ix, cfg.LivenessBound)...)
+		vs = append(vs, checkLiveness(ix, cfg.LivenessBound, cfg)...)
 	}
 	if cfg.Reentrant {
 		vs = append(vs, checkReentrancy(ix)...)

@@ -29,8 +29,8 @@ import (
 // violation over [start, start+bound]; when the history ends before
 // start+bound there is no verdict. After a violation the next gap waits
 // for an acquisition.
-func checkLiveness(ix *history.Index, bound time.Duration) []Violation {
-	heal, healed := ix.Heal()
+func checkLiveness(ix *history.Index, bound time.Duration, cfg Config) []Violation {
+	heal, healed := ix.Heal(cfg.ClientWall)
 	if !healed {
 		return nil
 	}

@@ -40,9 +40,18 @@ func checkStale(ix *history.Index, cfg Config) []Violation {
 		}
 		grants := grantors(ix, s)
 		quorum := max(min(cfg.Quorum, len(grants)), 1)
-		grants = append(slices.Clip(grants), unseenGrants(ix, s, grants, w.Applied)...)
+		grants = append(slices.Clip(grants), unseenGrants(ix, s, grants)...)
+		// Each group counts once, by the node that answers for it now: an
+		// unseen grant on a deposed primary and its promoted replica are
+		// one holder.
 		alive := 0
+		counted := map[history.Grant]bool{}
 		for _, g := range grants {
+			a := history.Grant{Node: ix.Authority(g.Node, w.Applied), Key: g.Key}
+			if counted[a] {
+				continue
+			}
+			counted[a] = true
 			if ix.Alive(g.Node, g.Key, s.Value, w.Applied) {
 				alive++
 			}
@@ -84,12 +93,14 @@ func grantors(ix *history.Index, s *history.Section) []history.Grant {
 	return out
 }
 
-// unseenGrants returns the grants of s its client never learnt of, before
-// pos: nodes where the client's own command set one of the grants' keys to
-// its lock value (a reply lost or too late), not among grants. They hold
-// the lock against everyone else as the others do, so they count toward
-// the lease.
-func unseenGrants(ix *history.Index, s *history.Section, grants []history.Grant, pos int) []history.Grant {
+// unseenGrants returns the grants of s its client never learnt of: nodes
+// where the client's own command set one of the grants' keys to its lock
+// value before it acquired (a reply lost or too late), not among grants.
+// They hold the lock against everyone else as the others do, so they count
+// toward the lease. A command that lands only after the acquire is no
+// grant of it: it could revive a lease another client took meanwhile.
+func unseenGrants(ix *history.Index, s *history.Section, grants []history.Grant) []history.Grant {
+	pos := s.Acq
 	keys := []string{s.Key}
 	for _, g := range grants {
 		if !slices.Contains(keys, g.Key) {
