@@ -4,9 +4,11 @@ import (
 	"html"
 	"strings"
 	"testing"
+	"time"
 
 	"locksim/model"
 	"locksim/scenarios"
+	"locksim/sim"
 )
 
 // TestWallClockBeliefAfterAStep: a lease budgeted on the wall clock, whose
@@ -88,5 +90,34 @@ func TestVersionReadsAndWritesSayTheirVersion(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the events do not say %q", want)
 		}
+	}
+}
+
+// neverLock never gets the lock: nobody holds it, everyone waits.
+type neverLock struct{}
+
+func (neverLock) Name() string { return "never" }
+func (neverLock) TryAcquire(c *model.Client, v string) (model.Lease, bool, error) {
+	return model.Lease{}, false, nil
+}
+func (neverLock) Release(*model.Client, *model.Lease) error { return nil }
+
+// TestLivenessWithoutAVerdictSaysSo: when the lock is wanted and free at
+// the end of the run for less than the bound, liveness has no verdict; the
+// report says so, never "held".
+func TestLivenessWithoutAVerdictSaysSo(t *testing.T) {
+	// A pause that ends at 0.21s: the gap after it ends with the run,
+	// before the 3s bound (with no fault the same run breaks liveness).
+	pause := sim.Fault{Kind: sim.FaultPause, Target: "A", At: 200 * time.Millisecond, Dur: 10 * time.Millisecond}
+	r, err := model.Run(model.Spec{Custom: neverLock{}, Faults: []sim.Fault{pause}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Text(&b, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "liveness          no verdict (the lock was wanted and free from") {
+		t.Errorf("liveness is not 'no verdict':\n%s", b.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/model/invariant"
 )
 
@@ -42,6 +43,10 @@ func verdicts(r *model.Result) []verdict {
 	}
 	slices.Sort(ids[len(invariant.All):])
 	cfg := r.Spec.CheckConfig()
+	livenessWhy, undecided := "", false
+	if r.Err == nil {
+		livenessWhy, undecided = invariant.LivenessUndecided(history.New(r.History), cfg)
+	}
 	out := make([]verdict, 0, len(ids))
 	for _, id := range ids {
 		vd := verdict{Invariant: string(id), Verdict: verdictHeld, Counted: r.Counts(id)}
@@ -58,6 +63,8 @@ func verdicts(r *model.Result) []verdict {
 			vd.Verdict = verdictBroken
 		case !judged:
 			vd.Verdict, vd.Why = verdictNotChecked, why
+		case id == invariant.Liveness && undecided:
+			vd.Verdict, vd.Why = verdictNone, livenessWhy
 		}
 		out = append(out, vd)
 	}

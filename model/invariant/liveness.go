@@ -30,9 +30,38 @@ import (
 // start+bound there is no verdict. After a violation the next gap waits
 // for an acquisition.
 func checkLiveness(ix *history.Index, bound time.Duration, cfg Config) []Violation {
+	vs, _, _ := scanLiveness(ix, bound, cfg)
+	return vs
+}
+
+// LivenessUndecided says why a run without a liveness violation has no
+// liveness verdict either, and ok is false when it has one: a fault never
+// ended, or the lock was wanted and free when the history ended, for less
+// than the bound, so whether it would have been acquired in time is not
+// known. A report says "no verdict" then, not "held".
+func LivenessUndecided(ix *history.Index, cfg Config) (why string, ok bool) {
+	if cfg.LivenessBound <= 0 {
+		return "", false
+	}
+	vs, open, healed := scanLiveness(ix, cfg.LivenessBound, cfg)
+	switch {
+	case len(vs) > 0:
+		return "", false
+	case !healed:
+		return "a fault never ended (a node down for good that nobody replaced, or a partition for good)", true
+	case open != nil:
+		return "the lock was wanted and free from " + sim.FormatTime(open.from) + " until the run ended at " + sim.FormatTime(ix.End) +
+			", less than the bound of " + sim.FormatTime(cfg.LivenessBound), true
+	}
+	return "", false
+}
+
+// scanLiveness finds the violations, the gap still open when the history
+// ended (nil if none), and whether the faults healed at all.
+func scanLiveness(ix *history.Index, bound time.Duration, cfg Config) (vs []Violation, open *gap, healed bool) {
 	heal, healed := ix.Heal(cfg.ClientWall)
 	if !healed {
-		return nil
+		return nil, nil, false
 	}
 	healPos := -1 // the last fault event at or before the heal, for explanations
 	for _, p := range ix.Faults {
@@ -40,7 +69,6 @@ func checkLiveness(ix *history.Index, bound time.Duration, cfg Config) []Violati
 			healPos = p
 		}
 	}
-	var vs []Violation
 	var g *gap
 	suppressed := false
 	trying, holding := 0, 0
@@ -71,8 +99,9 @@ func checkLiveness(ix *history.Index, bound time.Duration, cfg Config) []Violati
 	}
 	if g != nil && ix.End >= g.from+bound {
 		vs = append(vs, livenessViolation(ix, *g, heal, healPos, bound))
+		g = nil
 	}
-	return vs
+	return vs, g, true
 }
 
 // livenessPoint is an instant the liveness state changes.
