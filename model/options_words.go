@@ -3,6 +3,7 @@ package model
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"locksim/sim"
@@ -56,13 +57,18 @@ func (o Options) Words() []string {
 // Settings returns the words of s's options that differ from what its
 // design takes by default under the same TTL and topology: what a report's
 // header shows so a reader knows what the run changed ("queue-wait=500ms").
+//
+// Options the defaults derive from others (the queue wait from the acquire
+// wait) are compared with what they derive to, so only what was set shows.
 func (s Spec) Settings() []string {
 	base := Spec{Design: s.Design, Lua: s.Lua, Custom: s.Custom, Topology: s.Topology, Clients: s.Clients}
-	base.Options.TTL = s.Options.TTL
-	def := base.WithDefaults().Options.Words()
+	base.Options.TTL, base.Options.LuaMasters = s.Options.TTL, s.Options.LuaMasters
+	plain := base.WithDefaults().Options.Words() // the design's own defaults
+	base.Options.AcquireWait = s.WithDefaults().Options.AcquireWait
+	derived := base.WithDefaults().Options.Words() // and what follows from the acquire wait
 	var out []string
 	for _, w := range s.WithDefaults().Options.Words() {
-		if !slices.Contains(def, w) {
+		if !slices.Contains(derived, w) || strings.HasPrefix(w, "acquire-wait=") && !slices.Contains(plain, w) {
 			out = append(out, w)
 		}
 	}

@@ -36,7 +36,6 @@ type oracle struct {
 	open     map[string]*belief           // client -> its open critical section
 	byValue  map[string]*belief           // lock value -> the section acquired with it
 	lastSeen map[string]map[string]string // node -> key -> its value when the node was last up
-	ttl      map[string]map[string]bool   // node -> the keys it holds with a TTL
 	keys     []string                     // every key a node has held, in the order first seen
 
 	// fifo: each client's acquisition in progress, and the order in
@@ -100,7 +99,7 @@ type livePoint struct {
 
 func newOracle(s model.Spec) *oracle {
 	return &oracle{cfg: s.CheckConfig(), rule: s.Fencing, broken: map[invariant.ID]bool{},
-		open: map[string]*belief{}, byValue: map[string]*belief{}, lastSeen: map[string]map[string]string{}, ttl: map[string]map[string]bool{},
+		open: map[string]*belief{}, byValue: map[string]*belief{}, lastSeen: map[string]map[string]string{},
 		waits:  map[string]*wait{},
 		grants: map[int64]string{}, seenGrant: map[string]bool{}, maxAtStart: map[string]int64{},
 		inAttempt: map[string]bool{}, counts: map[string]int64{},
@@ -136,17 +135,7 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 	if (e.Kind == sim.KindKey || e.Kind == sim.KindExpire) && !slices.Contains(o.keys, e.Key) {
 		o.keys = append(o.keys, e.Key)
 	}
-	switch {
-	case e.Kind == sim.KindKey && e.Value != "" && e.Dur > 0:
-		if o.ttl[e.Actor] == nil {
-			o.ttl[e.Actor] = map[string]bool{}
-		}
-		o.ttl[e.Actor][e.Key] = true
-	case e.Kind == sim.KindKey || e.Kind == sim.KindExpire:
-		delete(o.ttl[e.Actor], e.Key)
-	case e.Kind == sim.KindNodeUp:
-		clear(o.ttl[e.Actor]) // what it kept is set again by its restart events
-	}
+
 	if w.NodeUp(e.Actor) {
 		seen := o.lastSeen[e.Actor]
 		if seen == nil {
@@ -190,7 +179,7 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 			// A step back delays the TTLs a node holds, and a client's
 			// deadlines when it decides by its wall clock.
 			node := w.GroupOf(e.Actor) != ""
-			if e.Dur < 0 && (node && len(o.ttl[e.Actor]) > 0 || !node && o.cfg.ClientWall) {
+			if e.Dur < 0 && (node && o.holdsTTL(w, e.Actor) || !node && o.cfg.ClientWall) {
 				end = e.At - e.Dur
 			}
 		case sim.KindNodeCrash:
@@ -352,6 +341,16 @@ func (o *oracle) accepted(w *sim.World, e sim.Event) {
 	if alive < quorum {
 		o.broken[invariant.StaleWrite] = true
 	}
+}
+
+// holdsTTL reports whether a running node holds any key with a TTL now.
+func (o *oracle) holdsTTL(w *sim.World, node string) bool {
+	for _, k := range o.keys {
+		if w.NodeTTL(node, k) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // authority is the node that answers for n's group now.

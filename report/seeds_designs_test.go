@@ -121,3 +121,72 @@ func TestLivenessWithoutAVerdictSaysSo(t *testing.T) {
 		t.Errorf("liveness is not 'no verdict':\n%s", b.String())
 	}
 }
+
+// TestLivenessAfterTheRunHasNoVerdict: faults that end after the run
+// leave nothing after the heal to judge.
+func TestLivenessAfterTheRunHasNoVerdict(t *testing.T) {
+	sc, err := scenarios.Parse("until.txt", []byte(`name until
+title the partition outlasts the run
+design set-px-lua
+topology masters=1 replicas=0
+clients A B
+ttl 1s
+work 50ms
+latency 1ms 2ms
+until 2s
+fault partition B | r1 at 0s for 10s
+option acquire-wait=1s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := sc.SpecFor(model.SetPxLua)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Run(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Text(&b, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "liveness          no verdict (the faults were over only at 10.000000s, after the run ended") {
+		t.Errorf("liveness is not 'no verdict':\n%s", b.String())
+	}
+}
+
+// TestKeysOfAnUnacquiredLockAreDrawn: nobody acquires (a partition cuts
+// the replies), yet r1 held A's lock1 for a second: its row is drawn.
+func TestKeysOfAnUnacquiredLockAreDrawn(t *testing.T) {
+	sc, err := scenarios.Parse("rlon.txt", []byte(`name rlon
+title one node's keys, nobody acquires
+design redlock-one-node
+topology masters=1 replicas=0
+clients A B
+ttl 1s
+work 50ms
+stagger 10ms
+latency 1ms 2ms
+fault partition A,B | r1 after r1 exec for 10s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := sc.SpecFor(model.RedlockOneNode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Run(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := TimelineText(&b, r, 80); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "r1  lock1  A") || strings.Contains(b.String(), "r1  lock ") {
+		t.Errorf("r1's row is not lock1:\n%s", b.String())
+	}
+}

@@ -264,13 +264,26 @@ func (t *timeline) findActors(r *model.Result) {
 		}
 	}
 	delete(t.lockKeys, "")
-	// Draw only keys some node held: a lock of several keys has no "lock".
+	// Keys a node set to an attempt's value are lock keys too, acquired or
+	// not (a lock of several keys on one node: lock1..lock3).
 	onNode := map[string]bool{}
-	for k := range t.ix.Keys {
+	for k, ch := range t.ix.Keys {
 		onNode[k.Key] = true
+		for _, c := range ch {
+			if c.By != "" && t.ix.Owner(c.Value) != "" { // a lock value some attempt drew
+				t.lockKeys[k.Key] = true
+				break
+			}
+		}
+	}
+	// Draw only keys some node held, when any was: a lock of several keys
+	// has no "lock".
+	held := false
+	for k := range t.lockKeys {
+		held = held || onNode[k]
 	}
 	for k := range t.lockKeys {
-		if !onNode[k] && len(t.lockKeys) > 1 {
+		if held && !onNode[k] {
 			delete(t.lockKeys, k)
 		}
 	}

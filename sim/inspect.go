@@ -37,6 +37,17 @@ func (w *World) NodeValue(node, key string) string {
 	return valueOf(n.m, key)
 }
 
+// NodeTTL returns the time to live of key on a running node now, 0 when
+// the key has none, is absent or the node is down.
+func (w *World) NodeTTL(node, key string) time.Duration {
+	n := w.nodes[node]
+	if n == nil || !n.up || n.m == nil {
+		return 0
+	}
+	n.sync()
+	return max(n.m.TTL(key), 0)
+}
+
 // GroupOf returns the group a node belongs to, "" if none.
 func (w *World) GroupOf(node string) string {
 	if n := w.nodes[node]; n != nil && n.group != nil {

@@ -1,6 +1,8 @@
 package history
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"locksim/sim"
@@ -93,13 +95,35 @@ func (ix *Index) replaced(node string, pos int) int {
 	return -1
 }
 
-// heldTTLKey reports whether node held a key with a TTL just before pos.
+// heldTTLKey reports whether node held a key with a TTL just before pos:
+// set with one, or given one later by a PEXPIRE-like command (which
+// changes no value, so records no key event).
 func (ix *Index) heldTTLKey(node string, pos int) bool {
 	for k, ch := range ix.Keys {
 		if k.Node != node {
 			continue
 		}
-		if i := lastChangeBefore(ch, pos); i >= 0 && ch[i].Value != "" && ix.H[ch[i].Pos].Dur > 0 {
+		i := lastChangeBefore(ch, pos)
+		if i < 0 || ch[i].Value == "" {
+			continue
+		}
+		if ix.H[ch[i].Pos].Dur > 0 || ix.expiredBy(node, k.Key, ch[i].Pos, pos) {
+			return true
+		}
+	}
+	return false
+}
+
+// expiryCommands give a key a TTL without changing its value.
+var expiryCommands = []string{"PEXPIRE", "EXPIRE", "PEXPIREAT", "EXPIREAT"}
+
+// expiredBy reports whether node executed a command giving key a TTL
+// between positions from and to.
+func (ix *Index) expiredBy(node, key string, from, to int) bool {
+	for i := from + 1; i < to && i < len(ix.H); i++ {
+		e := &ix.H[i]
+		if e.Kind == sim.KindExec && e.Actor == node && len(e.Args) > 1 && e.Args[1] == key &&
+			slices.Contains(expiryCommands, strings.ToUpper(e.Args[0])) {
 			return true
 		}
 	}

@@ -30,7 +30,7 @@ import (
 // start+bound there is no verdict. After a violation the next gap waits
 // for an acquisition.
 func checkLiveness(ix *history.Index, bound time.Duration, cfg Config) []Violation {
-	vs, _, _ := scanLiveness(ix, bound, cfg)
+	vs, _, _, _ := scanLiveness(ix, bound, cfg)
 	return vs
 }
 
@@ -43,12 +43,14 @@ func LivenessUndecided(ix *history.Index, cfg Config) (why string, ok bool) {
 	if cfg.LivenessBound <= 0 {
 		return "", false
 	}
-	vs, open, healed := scanLiveness(ix, cfg.LivenessBound, cfg)
+	vs, open, heal, healed := scanLiveness(ix, cfg.LivenessBound, cfg)
 	switch {
 	case len(vs) > 0:
 		return "", false
 	case !healed:
 		return "a fault never ended (a node down for good that nobody replaced, or a partition for good)", true
+	case heal > ix.End:
+		return "the faults were over only at " + sim.FormatTime(heal) + ", after the run ended at " + sim.FormatTime(ix.End), true
 	case open != nil:
 		return "the lock was wanted and free from " + sim.FormatTime(open.from) + " until the run ended at " + sim.FormatTime(ix.End) +
 			", less than the bound of " + sim.FormatTime(cfg.LivenessBound), true
@@ -57,11 +59,11 @@ func LivenessUndecided(ix *history.Index, cfg Config) (why string, ok bool) {
 }
 
 // scanLiveness finds the violations, the gap still open when the history
-// ended (nil if none), and whether the faults healed at all.
-func scanLiveness(ix *history.Index, bound time.Duration, cfg Config) (vs []Violation, open *gap, healed bool) {
-	heal, healed := ix.Heal(cfg.ClientWall)
+// ended (nil if none), when the faults healed and whether they did at all.
+func scanLiveness(ix *history.Index, bound time.Duration, cfg Config) (vs []Violation, open *gap, heal time.Duration, healed bool) {
+	heal, healed = ix.Heal(cfg.ClientWall)
 	if !healed {
-		return nil, nil, false
+		return nil, nil, heal, false
 	}
 	healPos := -1 // the last fault event at or before the heal, for explanations
 	for _, p := range ix.Faults {
@@ -101,7 +103,7 @@ func scanLiveness(ix *history.Index, bound time.Duration, cfg Config) (vs []Viol
 		vs = append(vs, livenessViolation(ix, *g, heal, healPos, bound))
 		g = nil
 	}
-	return vs, g, true
+	return vs, g, heal, true
 }
 
 // livenessPoint is an instant the liveness state changes.

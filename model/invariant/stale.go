@@ -40,18 +40,21 @@ func checkStale(ix *history.Index, cfg Config) []Violation {
 		}
 		grants := grantors(ix, s)
 		quorum := max(min(cfg.Quorum, len(grants)), 1)
-		grants = append(slices.Clip(grants), unseenGrants(ix, s, grants)...)
 		// Each group counts once, by the node that answers for it now: an
 		// unseen grant on a deposed primary and its promoted replica are
 		// one holder.
-		alive := 0
+		var holders []history.Grant
 		counted := map[history.Grant]bool{}
-		for _, g := range grants {
+		for _, g := range slices.Concat(grants, unseenGrants(ix, s, grants)) {
 			a := history.Grant{Node: ix.Authority(g.Node, w.Applied), Key: g.Key}
-			if counted[a] {
-				continue
+			if !counted[a] {
+				counted[a] = true
+				holders = append(holders, g)
 			}
-			counted[a] = true
+		}
+		grants = holders
+		alive := 0
+		for _, g := range grants {
 			if ix.Alive(g.Node, g.Key, s.Value, w.Applied) {
 				alive++
 			}
@@ -132,7 +135,11 @@ func unseenGrants(ix *history.Index, s *history.Section, grants []history.Grant)
 // staleViolation explains the accepted write w by the holder of s, whose
 // lease was alive on only `alive` of its granting nodes.
 func staleViolation(ix *history.Index, w *history.Write, s *history.Section, grants []history.Grant, alive, quorum int) Violation {
-	x := &explanation{ix: ix, keyNames: len(s.Nodes) < len(grants)}
+	keys := map[string]bool{}
+	for _, g := range grants {
+		keys[g.Key] = true
+	}
+	x := &explanation{ix: ix, keyNames: len(keys) > 1}
 	// The request that carried the write (a pause can hold it back after
 	// it was prepared); the prepared write when no request was recorded.
 	sent := w.Sent
@@ -179,7 +186,7 @@ func staleViolation(ix *history.Index, w *history.Write, s *history.Section, gra
 	lease := w.Client + "'s lease was gone"
 	if len(grants) > 1 || quorum > 1 {
 		what := " granting nodes"
-		if len(s.Nodes) < len(grants) {
+		if len(keys) > 1 {
 			what = " granted keys"
 		}
 		// quorum is what keeps every other client from gathering the
