@@ -281,7 +281,7 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 		ix := history.New(h)
 		o.Violations = invariant.CheckIndex(ix, s.CheckConfig())
 		o.Failovers = len(ix.Promotions)
-		o.WriteAccepted = history.WriteAccepted(h)
+		o.WriteAccepted = ix.WriteAccepted()
 	}
 	clear(h) // drop references into the run before the memory is reused
 	*buf = h[:0]

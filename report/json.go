@@ -52,7 +52,7 @@ func newJSONReport(r *model.Result, meta Meta, t *timeline) jsonReport {
 		Spec:       summarize(r, t),
 		History:    r.History,
 		Violations: []jsonViolation{},
-		Verdicts:   verdicts(r),
+		Verdicts:   verdicts(r, t.ix),
 	}
 	if out.History == nil {
 		out.History = sim.History{}

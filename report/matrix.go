@@ -91,7 +91,7 @@ func (m *Matrix) Set(design, scenario string, c Cell) {
 func CellOf(runs []*model.Result) Cell {
 	c := Cell{Runs: len(runs), Idle: len(runs) > 0}
 	for _, r := range runs {
-		c.Idle = c.Idle && !history.WriteAccepted(r.History)
+		c.Idle = c.Idle && !history.New(r.History).WriteAccepted()
 	}
 	ids := slices.Clone(invariant.All)
 	for _, r := range runs {

@@ -15,18 +15,7 @@ import (
 // clock steps back after the acquire, is told with both moments: where the
 // wall clock would have ended it, and where the step moved it.
 func TestWallClockBeliefAfterAStep(t *testing.T) {
-	sc, err := scenarios.Lookup("wall-clock-jump")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := sc.SpecFor(model.SetPxLua)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := model.Run(spec, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runStory(t, lookup(t, "wall-clock-jump"), model.SetPxLua)
 	var b strings.Builder
 	if err := Text(&b, r, TextOptions{}); err != nil {
 		t.Fatal(err)
@@ -39,18 +28,7 @@ func TestWallClockBeliefAfterAStep(t *testing.T) {
 // TestKeysOfOneNodeAreDrawn: a lock of three keys on one node draws each
 // key's row (the one-node-restart story is that all three go at once).
 func TestKeysOfOneNodeAreDrawn(t *testing.T) {
-	sc, err := scenarios.Lookup("one-node-restart")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := sc.SpecFor(model.RedlockOneNode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := model.Run(spec, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runStory(t, lookup(t, "one-node-restart"), model.RedlockOneNode)
 	var b strings.Builder
 	if err := TimelineText(&b, r, 80); err != nil {
 		t.Fatal(err)
@@ -69,18 +47,7 @@ func TestKeysOfOneNodeAreDrawn(t *testing.T) {
 // reads say the version they returned and the accepted writes the version
 // they carried, so version-check's story can be followed from the events.
 func TestVersionReadsAndWritesSayTheirVersion(t *testing.T) {
-	sc, err := scenarios.Lookup("version-check")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := sc.SpecFor(model.SetPxLua)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := model.Run(spec, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runStory(t, lookup(t, "version-check"), model.SetPxLua)
 	var b strings.Builder
 	if err := HTML(&b, r, Meta{}); err != nil { // the page describes every event
 		t.Fatal(err)
@@ -125,7 +92,7 @@ func TestLivenessWithoutAVerdictSaysSo(t *testing.T) {
 // TestLivenessAfterTheRunHasNoVerdict: faults that end after the run
 // leave nothing after the heal to judge.
 func TestLivenessAfterTheRunHasNoVerdict(t *testing.T) {
-	sc, err := scenarios.Parse("until.txt", []byte(`name until
+	r := runStory(t, story(t, "until.txt", `name until
 title the partition outlasts the run
 design set-px-lua
 topology masters=1 replicas=0
@@ -136,18 +103,7 @@ latency 1ms 2ms
 until 2s
 fault partition B | r1 at 0s for 10s
 option acquire-wait=1s
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := sc.SpecFor(model.SetPxLua)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := model.Run(spec, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+`), model.SetPxLua)
 	var b strings.Builder
 	if err := Text(&b, r, TextOptions{}); err != nil {
 		t.Fatal(err)
@@ -160,7 +116,7 @@ option acquire-wait=1s
 // TestKeysOfAnUnacquiredLockAreDrawn: nobody acquires (a partition cuts
 // the replies), yet r1 held A's lock1 for a second: its row is drawn.
 func TestKeysOfAnUnacquiredLockAreDrawn(t *testing.T) {
-	sc, err := scenarios.Parse("rlon.txt", []byte(`name rlon
+	r := runStory(t, story(t, "rlon.txt", `name rlon
 title one node's keys, nobody acquires
 design redlock-one-node
 topology masters=1 replicas=0
@@ -170,18 +126,7 @@ work 50ms
 stagger 10ms
 latency 1ms 2ms
 fault partition A,B | r1 after r1 exec for 10s
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := sc.SpecFor(model.RedlockOneNode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := model.Run(spec, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+`), model.RedlockOneNode)
 	var b strings.Builder
 	if err := TimelineText(&b, r, 80); err != nil {
 		t.Fatal(err)
@@ -189,4 +134,38 @@ fault partition A,B | r1 after r1 exec for 10s
 	if !strings.Contains(b.String(), "r1  lock1  A") || strings.Contains(b.String(), "r1  lock ") {
 		t.Errorf("r1's row is not lock1:\n%s", b.String())
 	}
+}
+
+// lookup returns a catalogue scenario.
+func lookup(t *testing.T, id string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Lookup(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// story reads a scenario file's text.
+func story(t *testing.T, name, text string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Parse(name, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// runStory runs the scenario with design in it, seed 1.
+func runStory(t *testing.T, sc *scenarios.Scenario, design string) *model.Result {
+	t.Helper()
+	spec, err := sc.SpecFor(design)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Run(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/model"
+	"locksim/model/history"
 )
 
 // Text writes the terminal report of one run: a header, the timeline as
@@ -36,7 +37,7 @@ func Text(w io.Writer, r *model.Result, opts TextOptions) error {
 	p.timeline(t, width)
 	p.keyEvents(t)
 	p.violations(t, r)
-	p.verdicts(r)
+	p.verdicts(r, t.ix)
 	_, err := io.WriteString(w, p.b.String())
 	return errors.Wrap(err, "report: writing text")
 }
@@ -648,9 +649,9 @@ func (p *printer) violations(t *timeline, r *model.Result) {
 	p.line("")
 }
 
-func (p *printer) verdicts(r *model.Result) {
+func (p *printer) verdicts(r *model.Result, ix *history.Index) {
 	p.line("Verdicts:")
-	ds := verdicts(r)
+	ds := verdicts(r, ix)
 	w := 0
 	for _, d := range ds {
 		w = max(w, len(d.Invariant))

@@ -304,7 +304,7 @@ func TestVerdicts(t *testing.T) {
 		Violations: []invariant.Violation{{Invariant: invariant.MutualExclusion}, {Invariant: invariant.MutualExclusion}, {Invariant: "custom"}}}
 	list := func(r *model.Result) []string {
 		var got []string
-		for _, v := range verdicts(r) {
+		for _, v := range verdicts(r, history.New(r.History)) {
 			got = append(got, fmt.Sprintf("%s %s %d %v %s", v.Invariant, v.Verdict, v.Violations, v.Counted, v.Why))
 		}
 		return got
@@ -332,7 +332,7 @@ func TestVerdicts(t *testing.T) {
 	}
 	// A run that stopped with an error has no verdicts.
 	r.Err = errors.New("stopped")
-	for _, v := range verdicts(r) {
+	for _, v := range verdicts(r, history.New(r.History)) {
 		if v.Verdict != verdictNone {
 			t.Errorf("errored run: %s is %s, want %s", v.Invariant, v.Verdict, verdictNone)
 		}

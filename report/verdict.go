@@ -34,7 +34,7 @@ type verdict struct {
 
 // verdicts lists every invariant of invariant.All, then any other a
 // violation names, each held, broken, not checked or without a verdict.
-func verdicts(r *model.Result) []verdict {
+func verdicts(r *model.Result, ix *history.Index) []verdict {
 	ids := slices.Clone(invariant.All)
 	for _, v := range r.Violations {
 		if !slices.Contains(ids, v.Invariant) {
@@ -45,7 +45,7 @@ func verdicts(r *model.Result) []verdict {
 	cfg := r.Spec.CheckConfig()
 	livenessWhy, undecided := "", false
 	if r.Err == nil {
-		livenessWhy, undecided = invariant.LivenessUndecided(history.New(r.History), cfg)
+		livenessWhy, undecided = invariant.LivenessUndecided(ix, cfg)
 	}
 	out := make([]verdict, 0, len(ids))
 	for _, id := range ids {

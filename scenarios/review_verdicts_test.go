@@ -19,7 +19,7 @@ import (
 // TTL. Three nodes (r3, r4, r5) still hold A's value, so B cannot gather
 // a majority before A releases: A's write is not stale.
 func TestUnseenGrantHoldsTheLease(t *testing.T) {
-	sc, err := Parse("rl.txt", []byte(`name rl-unseen-grant
+	sc := mustParse(t, "rl.txt", `name rl-unseen-grant
 title redlock: a grant whose reply was lost still holds A's key
 design redlock
 clients A B
@@ -31,10 +31,7 @@ latency 1ms 2ms
 fault drop r4->A count=1 at 0s for 50ms
 fault clock-jump r1 by=+2s after A acquired
 fault clock-jump r2 by=+2s after A acquired
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	for i, broke := range brokenIn(t, sc, model.Redlock, nil) {
 		if len(broke) > 0 {
 			t.Errorf("seed %d: broke %v; r3, r4, r5 kept A's key", i+1, broke)
@@ -46,7 +43,7 @@ fault clock-jump r2 by=+2s after A acquired
 // lease keeps its read hold by watchdog (Redisson's read lock renews its
 // hold keys), so a writer waits for it: no rw-exclusion.
 func TestReaderWatchdogRenewsItsHold(t *testing.T) {
-	sc, err := Parse("rw.txt", []byte(`name rw-long
+	sc := mustParse(t, "rw.txt", `name rw-long
 title readers whose sections outlast the lease, a writer waiting
 design read-write-lock
 clients A B C
@@ -58,10 +55,7 @@ stagger 10ms
 latency 1ms 2ms
 fault pause C for 700ms after A release
 option acquire-wait=10s
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	for i, broke := range brokenIn(t, sc, model.ReadWriteLock, nil) {
 		if len(broke) > 0 {
 			t.Errorf("seed %d: broke %v; the readers' watchdogs keep their holds", i+1, broke)
@@ -73,7 +67,7 @@ option acquire-wait=10s
 // eats the reply, A gives up, and B is granted only after A's grant
 // expired: the grants followed the arrival order.
 func TestFairGrantWithALostReply(t *testing.T) {
-	sc, err := Parse("fair.txt", []byte(`name fair-lost-reply
+	sc := mustParse(t, "fair.txt", `name fair-lost-reply
 title A is granted the fair lock but the partition eats the reply
 design fair-lock
 clients A B
@@ -83,10 +77,7 @@ latency 1ms 1ms
 topology masters=1 replicas=0
 fault partition A | r1 at 1ms for 2s
 option acquire-wait=1500ms
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	for i, broke := range brokenIn(t, sc, model.FairLock, nil) {
 		if slices.Contains(broke, invariant.FIFO) {
 			t.Errorf("seed %d: fifo broken, though A was granted first", i+1)
@@ -120,7 +111,7 @@ func TestGeneratedEvictionsHitTheDesignsKeys(t *testing.T) {
 // through no fault of the design; liveness counts from when the step's
 // effect is over.
 func TestClockStepBackDelaysTheHeal(t *testing.T) {
-	sc, err := Parse("jump.txt", []byte(`name jump-back
+	sc := mustParse(t, "jump.txt", `name jump-back
 title a node clock steps back; the dead holder's key outlives the bound
 design set-px-lua
 clients A B
@@ -130,10 +121,7 @@ work 300ms
 stagger 20ms
 fault crash A after A acquired
 fault clock-jump r1 by=-3s after A acquired
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	// setnx-expire gives its key the TTL by a separate PEXPIRE, which
 	// records no key event: the step back delays it all the same.
 	for _, design := range []string{model.SetPxLua, model.SetnxExpire} {
@@ -182,10 +170,7 @@ fault evict r1 key=lock for 0s after A acquired +1ms
 fault pause A for 600ms after A acquired +2ms
 `} {
 		t.Run(name, func(t *testing.T) {
-			sc, err := Parse("rl.txt", []byte(text))
-			if err != nil {
-				t.Fatal(err)
-			}
+			sc := mustParse(t, "rl.txt", text)
 			overlaps := 0
 			for i, broke := range brokenIn(t, sc, model.Redlock, nil) {
 				if !slices.Contains(broke, invariant.MutualExclusion) {
@@ -209,7 +194,7 @@ fault pause A for 600ms after A acquired +2ms
 // changes nothing, and the deadlock is still a liveness break.
 func TestClockStepBackHidesNoDeadlock(t *testing.T) {
 	for _, step := range []string{"fault clock-jump B by=-2s at 1ms", "fault clock-jump r1 by=-1h at 1ms"} {
-		sc, err := Parse("cbe.txt", []byte(`name cbe-jump
+		sc := mustParse(t, "cbe.txt", `name cbe-jump
 title a deadlock, and a clock that steps back
 design setnx-expire
 clients A B
@@ -219,14 +204,21 @@ stagger 10ms
 latency 1ms 2ms
 topology masters=1 replicas=0
 fault crash A after A reply
-`+step+"\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
+`+step+"\n")
 		for i, broke := range brokenIn(t, sc, model.SetnxExpire, nil) {
 			if !slices.Contains(broke, invariant.Liveness) {
 				t.Errorf("%s, seed %d: the deadlock is not a liveness break: %v", step, i+1, broke)
 			}
 		}
 	}
+}
+
+// mustParse parses a scenario file's text or fails the test.
+func mustParse(t *testing.T, name, text string) *Scenario {
+	t.Helper()
+	sc, err := Parse(name, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }

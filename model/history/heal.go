@@ -130,15 +130,9 @@ func (ix *Index) expiredBy(node, key string, from, to int) bool {
 	return false
 }
 
-// isNode reports whether actor is a Redis node: it recorded an event only
-// nodes record (a command it executed, a key change, a crash).
+// isNode reports whether actor is a Redis node, not a client (the clients'
+// own events are indexed in clientPos).
 func (ix *Index) isNode(actor string) bool {
-	for i := range ix.H {
-		if e := &ix.H[i]; e.Actor == actor {
-			if info, ok := Info(e.Kind); ok && info.Recorder == sim.ByNode {
-				return true
-			}
-		}
-	}
-	return false
+	_, client := ix.clientPos[actor]
+	return !client
 }

@@ -102,15 +102,10 @@ func New(h sim.History) *Index {
 	return ix
 }
 
-// WriteAccepted reports whether the resource applied any write in h: a run
-// where none was applied protected nothing, whatever its verdicts.
-func WriteAccepted(h sim.History) bool {
-	for i := range h {
-		if h[i].Kind == KindResWrite && h[i].Reply == "(integer) 1" {
-			return true
-		}
-	}
-	return false
+// WriteAccepted reports whether the resource applied any write: a run where
+// none was applied protected nothing, whatever its verdicts.
+func (ix *Index) WriteAccepted() bool {
+	return slices.ContainsFunc(ix.Writes, func(w Write) bool { return w.Accepted })
 }
 
 // IsTraffic reports whether a kind is request/reply traffic (calls,

@@ -30,6 +30,7 @@ func (rc *Client) Do(t testing.TB, args ...string) resp.Reply {
 	for _, a := range args {
 		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
 	}
+	// wall-clock ok: a real redis-server over TCP for the differential test, outside the simulation
 	if err := rc.conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func Start(t testing.TB, killWithParent func(*exec.Cmd), extra ...string) *Serve
 			t.Cleanup(func() { _ = conn.Close() })
 			return &Server{Port: port, Client: &Client{conn: conn}}
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // wall-clock ok: waiting for the real redis-server to listen
 	}
 	t.Fatalf("redis-server did not accept connections on port %s", port)
 	return nil
