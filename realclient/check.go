@@ -30,6 +30,8 @@ type config struct {
 	genFault     func(t *rapid.T, s model.Spec) []sim.Fault
 	redisOptions func(*redis.Options)
 	section      CriticalSection
+	caller       Caller
+	onLockError  LockErrorPolicy
 }
 
 // Option configures Check, Run and RunScenario.
@@ -95,19 +97,26 @@ func WithRedisOptions(f func(*redis.Options)) Option {
 }
 
 // WithCriticalSection runs f as the critical section instead of the
-// standard read-modify-write of the resource.
+// standard read-modify-write of the resource; f gets the process's Lock in
+// Resource.Lock, to check it (Until) or extend it as your code does. Run
+// needs the same WithCriticalSection, WithCaller and WithOnLockError as
+// the Check whose case it replays: a case file holds the spec and the
+// seed, not code.
 func WithCriticalSection(f CriticalSection) Option { return func(c *config) { c.section = f } }
 
 func newConfig(opts []Option) (config, error) {
-	c := config{name: "real-client", caseDir: filepath.Join("testdata", "locksim")}
+	c := config{name: "real-client", caseDir: filepath.Join("testdata", "locksim"), caller: CallerValidity, onLockError: LockErrorSkip}
 	c.gen = scenarios.Gen{Kinds: slices.DeleteFunc(slices.Clone(scenarios.DefaultKinds), func(k sim.FaultKind) bool { return k == sim.FaultCrash }),
-		Swarm: true, NodeClocksOnly: true}
+		Swarm: true, NodeClocksOnly: true, Wire: true}
 	c.spec.Workload = model.Workload{Cycles: 2}
 	for _, o := range opts {
 		o(&c)
 	}
 	if c.name == "" || strings.ContainsAny(c.name, " \t\n") {
 		return c, errors.Errorf("realclient: name %q must be one non-empty word", c.name)
+	}
+	if err := validateCaller(c.caller, c.onLockError); err != nil {
+		return c, err
 	}
 	if len(c.invariants) > 0 {
 		ids, err := invariant.Parse(invariant.Names(c.invariants))
@@ -119,13 +128,15 @@ func newConfig(opts []Option) (config, error) {
 	if slices.Contains(c.gen.Kinds, sim.FaultCrash) {
 		return c, errors.New("realclient: fault kind crash: a real client cannot crash: Go cannot stop the library's goroutines (a pause longer than the run stands for a process that never comes back)")
 	}
+	// No defaults yet: the generator's swarm draws what the user left
+	// zero (clients, work, latency, call timeout...), then fills in the
+	// rest (scenarios.Gen.RunRapid ends with Spec.WithDefaults).
 	c.spec.Design = DesignPrefix + c.name
-	c.spec = c.spec.WithDefaults()
 	return c, nil
 }
 
 func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*model.Result, error) {
-	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, seed: seed})
+	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed})
 	if err == nil {
 		r.Count(c.invariants)
 	}

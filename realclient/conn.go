@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"locksim/sim"
 	"locksim/sim/resp"
 )
 
@@ -47,6 +48,8 @@ type conn struct {
 type cmdInfo struct {
 	acquire bool
 	value   string
+	mark    sim.Kind // the placement event the command marks (sendMark), "" for none
+	marked  bool     // governor only: a mark recorded before the send was recorded
 }
 
 func newConn(d *driver, p *xproc, id uint64, group, node string) *conn {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/model/history"
 	"locksim/sim"
 	"locksim/sim/resp"
 )
@@ -366,12 +367,32 @@ func (d *driver) hand(a *action) {
 		d.conns[id] = c
 		d.dials[id] = a
 	case actSend:
-		candidate := p.acquireCandidate(a)
+		mark, ok := sendMark(a, p.key)
+		if ok && mark.Kind == history.KindReleaseSend && a.info.marked {
+			ok = false // recorded before a pause that held the command back
+		}
+		if ok && mark.Kind == history.KindReleaseSend {
+			// Before the command leaves: a pause this starts holds it back
+			// until the resume, when the action is handed again.
+			a.info.marked = true
+			paused := false
+			d.world(func(w *sim.World) {
+				x := w.External(p.name)
+				x.Record(mark)
+				paused = x.Paused()
+			})
+			if paused {
+				d.mu.Lock()
+				d.pending = append(d.pending, a)
+				d.mu.Unlock()
+				return
+			}
+			ok = false
+		}
 		d.world(func(w *sim.World) {
 			x := w.External(p.name)
-			if candidate && x.WouldRun(a.c.node, a.args) {
-				p.markSent()
-				x.Send(a.c.id, a.args, sim.Event{Kind: KindAcquireSend, Key: p.key, Peer: a.c.node, Args: a.args})
+			if ok && (mark.Kind != history.KindAcquireSend || x.WouldRun(a.c.node, a.args)) {
+				x.Send(a.c.id, a.args, mark)
 				return
 			}
 			x.Send(a.c.id, a.args)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"locksim/model/history"
 	"locksim/sim"
 	"locksim/sim/resp"
 )
@@ -25,27 +26,28 @@ type xproc struct {
 	resume chan struct{} // closed when a pause ends
 	// The current acquisition, as seen in the commands sent.
 	acquiring bool
-	marked    bool // its first request was recorded as acquire-send
 	value     string
-	grants    map[string]bool
-	recSeq    map[string]uint64 // records posted, by task
-	live      map[string]int    // go-redis connections open or being dialed, by group
-	poolSize  int               // the smallest go-redis PoolSize of the process's clients
+	// holding: between the acquired record and the release record (the
+	// lock's commands then are its extensions); releasing: inside Unlock.
+	holding, releasing bool
+	grants             map[string]bool
+	recSeq             map[string]uint64 // records posted, by task
+	live               map[string]int    // go-redis connections open or being dialed, by group
+	poolSize           int               // the smallest go-redis PoolSize of the process's clients
 
 	connList []*conn     // governor only
 	exited   bool        // governor only: the program's exit was handed
 	closers  []io.Closer // the program's own clients: closed when it ends
 }
 
-// KindAcquireSend is recorded by this package's driver, as the client
-// process, right after the first command of an acquisition that carries
-// the lock's value has left the process (Key, Peer: the node, Args), not
-// counting an EVALSHA the node will answer NOSCRIPT (a library probing its
-// script cache). A pause
-// triggered by it starts between the lock request and its reply: the
-// catalogue's "pause after A call" for a client whose first calls are its
-// connection handshake.
-const KindAcquireSend = "acquire-send"
+// KindAcquireSend is history.KindAcquireSend: recorded by this package's
+// driver, as the client process, right after each lock request of an
+// acquisition (a command that carries the lock's value and that the node
+// will run: not an EVALSHA answered NOSCRIPT, a library probing its script
+// cache) has left the process. A pause triggered by it starts between the
+// lock request and its reply: the catalogue's "pause after A call" for a
+// client whose first calls are its connection handshake.
+const KindAcquireSend = history.KindAcquireSend
 
 func newXproc(d *driver, name string, idx int, key string) *xproc {
 	return &xproc{d: d, name: name, idx: idx, key: key, resume: make(chan struct{})}
@@ -122,7 +124,16 @@ func (p *xproc) call(target string, timeout time.Duration, args ...string) (resp
 // granting nodes.
 func (p *xproc) beginAcquire() {
 	p.d.mu.Lock()
-	p.acquiring, p.marked, p.value, p.grants = true, false, "", map[string]bool{}
+	p.acquiring, p.value, p.grants = true, "", map[string]bool{}
+	p.d.mu.Unlock()
+}
+
+// setPhase notes, for the driver's marks, that the process holds the lock
+// (after its acquired record) or is inside Unlock (after its release
+// record).
+func (p *xproc) setPhase(holding, releasing bool) {
+	p.d.mu.Lock()
+	p.holding, p.releasing = holding, releasing
 	p.d.mu.Unlock()
 }
 
@@ -143,19 +154,25 @@ func (p *xproc) endAcquire() (string, []string) {
 }
 
 // noteCommand is called, under d.mu, for every command the process
-// writes; it returns what to remember until the command's reply.
+// writes; it returns what to remember until the command's reply and which
+// placement event the command marks (see sendMark).
 func (p *xproc) noteCommand(args []string) *cmdInfo {
-	if !p.acquiring {
-		return nil
+	switch {
+	case p.acquiring:
+		v := lockValue(args, p.key)
+		if v == "" {
+			return nil
+		}
+		if p.value == "" {
+			p.value = v
+		}
+		return &cmdInfo{acquire: true, value: v, mark: history.KindAcquireSend}
+	case p.releasing && namesKey(args, p.key):
+		return &cmdInfo{mark: history.KindReleaseSend}
+	case p.holding && namesKey(args, p.key):
+		return &cmdInfo{mark: history.KindExtendSend}
 	}
-	v := lockValue(args, p.key)
-	if v == "" {
-		return nil
-	}
-	if p.value == "" {
-		p.value = v
-	}
-	return &cmdInfo{acquire: true, value: v}
+	return nil
 }
 
 // noteGrant is called by the governor with the reply to a command that
@@ -169,21 +186,32 @@ func (p *xproc) noteGrant(node string, info *cmdInfo, r resp.Reply) {
 	p.grants[node] = r.Kind == resp.Status && r.Str == "OK"
 }
 
-// acquireCandidate reports whether a's command may be the acquisition's
-// first lock request (KindAcquireSend): it carries the lock value and none
-// was recorded yet. The governor records it if the node will run the
-// command (sim.External.WouldRun: not an EVALSHA probe answered NOSCRIPT).
-func (p *xproc) acquireCandidate(a *action) bool {
-	p.d.mu.Lock()
-	defer p.d.mu.Unlock()
-	return a.info != nil && a.info.acquire && p.acquiring && !p.marked
+// sendMark returns the placement event a's command marks, if any: the
+// lock requests of an acquisition (acquire-send, recorded right after the
+// command left), the commands of Unlock that name the key (release-send,
+// recorded right before each one leaves, so a pause it triggers holds the
+// command back: inside release, before its first command or between two),
+// and while holding, the commands that name the key (extend-send, task
+// watchdog, right after they left: inside an extension). The generator
+// and exhaustive mode place faults at these events (scenarios.Gen.Wire).
+func sendMark(a *action, key string) (sim.Event, bool) {
+	if a.info == nil || a.info.mark == "" {
+		return sim.Event{}, false
+	}
+	e := sim.Event{Kind: a.info.mark, Key: key, Peer: a.c.node, Args: a.args}
+	switch a.info.mark {
+	case history.KindExtendSend:
+		e.Task = "watchdog"
+	case history.KindAcquireSend:
+		e.Value = a.info.value
+	}
+	return e, true
 }
 
-// markSent notes that the acquisition's first lock request was recorded.
-func (p *xproc) markSent() {
-	p.d.mu.Lock()
-	p.marked = true
-	p.d.mu.Unlock()
+// namesKey reports whether a command names key among its arguments (the
+// lock's own commands: DEL lock, PEXPIRE lock, EVAL with lock in KEYS).
+func namesKey(args []string, key string) bool {
+	return len(args) > 1 && slices.Contains(args[1:], key)
 }
 
 // lockValue returns the value a command writes to key: SET/SETNX key

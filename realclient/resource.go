@@ -25,6 +25,9 @@ type Resource struct {
 	// Token is the hold's fencing token (0: none), Value its lock value.
 	Token int64
 	Value string
+	// Lock is the process's lock, for a section that checks it (Until)
+	// or extends it as the user's code does in production.
+	Lock Lock
 	// version is the row version the last read returned (the version
 	// fencing rule), -1 for none; the next write carries it.
 	version int64
@@ -83,9 +86,10 @@ func (r *Resource) Sleep(d time.Duration) { r.p.sleep(d) }
 type CriticalSection func(ctx context.Context, r *Resource) error
 
 // readModifyWrite is the standard critical section, as the catalogue's
-// workload: read, work, check the lease if the lock reports one, write
-// value+1.
-func readModifyWrite(work time.Duration, lease *leaseClock) CriticalSection {
+// workload: read, work, then, as the caller model checks, write value+1:
+// CallerValidity asks the lock's Until right before the write,
+// CallerCareful its own lease clock, CallerTrusting nothing.
+func readModifyWrite(work time.Duration, caller Caller, lease *leaseClock) CriticalSection {
 	return func(ctx context.Context, r *Resource) error {
 		v, err := r.Read(ctx)
 		if err != nil {
@@ -93,20 +97,28 @@ func readModifyWrite(work time.Duration, lease *leaseClock) CriticalSection {
 			return nil
 		}
 		r.Sleep(work)
-		if lease.lapsed(time.Now()) {
-			r.p.record(sim.Event{Kind: history.KindLeaseLost, Key: r.key, Value: r.Value, Note: "lease ran out on the client's clock before the write: not writing"})
-			return nil
+		switch caller {
+		case CallerValidity:
+			if l, ok := r.Lock.(Validity); ok && !time.Now().Before(l.Until()) {
+				r.p.record(sim.Event{Kind: history.KindLeaseLost, Key: r.key, Value: r.Value, Note: "the lock's validity (Until) had passed before the write: not writing"})
+				return nil
+			}
+		case CallerCareful:
+			if lease.lapsed(time.Now()) {
+				r.p.record(sim.Event{Kind: history.KindLeaseLost, Key: r.key, Value: r.Value, Note: "lease ran out on the client's clock before the write: not writing"})
+				return nil
+			}
 		}
 		_, _ = r.Write(ctx, v+1)
 		return nil
 	}
 }
 
-// leaseClock is the client's own idea of when its lease ends: the
+// leaseClock is CallerCareful's own idea of when its lease ends: the
 // validity the lock reported at acquisition, moved forward by each
 // successful extension. A lease that has lapsed on the client's clock
-// stays lapsed even if a later extension succeeds (the history index
-// reads renewals the same way). The zero deadline means the lock
+// stays lapsed even if a later extension succeeds (the watchdog records
+// such a renewal as not believed). The zero deadline means the lock
 // reports no validity and the client never gives up on its own.
 type leaseClock struct {
 	deadline atomic.Int64 // UnixNano on the bubble's clock; 0 = unknown

@@ -26,6 +26,8 @@ type runConfig struct {
 	spec         model.Spec // defaults applied
 	redisOptions func(*redis.Options)
 	section      CriticalSection
+	caller       Caller
+	onLockError  LockErrorPolicy
 	seed         uint64
 }
 

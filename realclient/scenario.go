@@ -45,7 +45,7 @@ func scenarioConfig(id string, opts ...Option) (model.Spec, config, error) {
 	if err != nil {
 		return model.Spec{}, config{}, err
 	}
-	return c.spec, c, nil
+	return c.spec.WithDefaults(), c, nil
 }
 
 // RunScenario runs a catalogue scenario (scenarios.Lookup: gc-pause,

@@ -33,7 +33,7 @@ func TestStressRandomSchedules(t *testing.T) {
 		{"redsync", newRedsync(), model.Topology{Masters: 5}}, {"redislock", newRedislock, failover},
 		{"redislock-sentinel", redislockSentinel, failover}} {
 		base := model.Spec{Design: DesignPrefix + tc.name, Topology: tc.topo, Workload: model.Workload{Cycles: 2}}
-		gen := scenarios.Gen{Kinds: kinds, Swarm: true, NodeClocksOnly: true}
+		gen := scenarios.Gen{Kinds: kinds, Swarm: true, NodeClocksOnly: true, Wire: true}
 		broken := 0
 		for i := 0; i < n; i++ {
 			s := gen.Run(scenarios.Rand(uint64(i)), base)

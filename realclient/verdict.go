@@ -14,6 +14,7 @@ import (
 // a majority (Options.Quorum) of the nodes that granted it still hold it.
 func verdict(h sim.History, s model.Spec) []invariant.Violation {
 	cfg := s.CheckConfig()
+	cfg.PerClient = true
 	if s.Topology.Masters > 1 {
 		cfg.Quorum = s.Options.Quorum
 	}

@@ -1,6 +1,7 @@
 package realclient
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"net"
@@ -83,15 +84,31 @@ func (p *xproc) program(rc *runConfig) string {
 func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 	s := rc.spec
 	o := s.Options
-	p.record(sim.Event{Kind: history.KindAcquireStart, Key: p.key, Dur: o.AcquireWait})
-	p.beginAcquire()
-	ctx, cancel := context.WithTimeout(context.Background(), o.AcquireWait)
-	err := lock.Lock(ctx)
-	cancel()
-	value, grants := p.endAcquire()
-	if err != nil {
+	caller := cmp.Or(rc.caller, CallerValidity)
+	var value string
+	var grants []string
+	var err error
+	unlocked := false
+	for try := 0; ; try++ {
+		p.record(sim.Event{Kind: history.KindAcquireStart, Key: p.key, Dur: o.AcquireWait})
+		p.beginAcquire()
+		ctx, cancel := context.WithTimeout(context.Background(), o.AcquireWait)
+		err = lock.Lock(ctx)
+		cancel()
+		value, grants = p.endAcquire()
+		if err == nil {
+			break
+		}
 		p.record(sim.Event{Kind: history.KindAcquireFailed, Key: p.key, Value: value, Note: "lock: " + err.Error()})
-		return ""
+		policy := cmp.Or(rc.onLockError, LockErrorSkip)
+		if policy == LockErrorRetry && try+1 < MaxLockRetries && !p.d.ending.Load() {
+			continue
+		}
+		if policy != LockErrorProceed {
+			return ""
+		}
+		unlocked = true // fail-open: the section runs without the lock
+		break
 	}
 	if value == "" {
 		if v, ok := lock.(Valuer); ok {
@@ -99,42 +116,51 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 		}
 	}
 	var token int64
-	if f, ok := lock.(Fencer); ok {
+	if f, ok := lock.(Fencer); ok && !unlocked {
 		token = f.Token()
 	}
-	if token <= 0 && (s.Fencing == model.FenceStrict || s.Fencing == model.FenceStrictReads) {
+	if token <= 0 && !unlocked && (s.Fencing == model.FenceStrict || s.Fencing == model.FenceStrictReads) {
 		return "the lock gave no fencing token (implement Fencer), but the resource's fencing is " + string(s.Fencing) + ", which rejects every write without one"
 	}
-	var left time.Duration
 	var deadline time.Time
-	if v, ok := lock.(Validity); ok {
-		deadline = v.Until()
-		left = max(time.Until(deadline), 0)
+	validity, hasValidity := lock.(Validity)
+	if hasValidity && !unlocked {
+		deadline = validity.Until()
 	}
-	p.record(sim.Event{Kind: history.KindAcquired, Key: p.key, Value: value, Token: token, Dur: left,
-		Peer: strings.Join(grants, ","), N: 1})
+	acq := sim.Event{Kind: history.KindAcquired, Key: p.key, Value: value, Token: token, Peer: strings.Join(grants, ","), N: 1}
+	if caller != CallerTrusting && !deadline.IsZero() {
+		acq.Dur = believed(deadline)
+	}
+	if unlocked {
+		acq.Peer, acq.Note = "", NoteUnlocked
+	}
+	p.record(acq)
+	p.setPhase(true, false)
 
 	lease := newLeaseClock(deadline)
 	var stop atomic.Bool
 	watchdogDone := make(chan struct{})
-	if e, ok := lock.(Extender); ok && o.Extend {
+	if e, ok := lock.(Extender); ok && o.Extend && !unlocked {
 		go p.watchdog(rc, e, value, lease, &stop, watchdogDone)
 	} else {
 		close(watchdogDone)
 	}
 	section := rc.section
 	if section == nil {
-		section = readModifyWrite(s.Workload.Work, lease)
+		section = readModifyWrite(s.Workload.Work, caller, lease)
 	}
-	r := &Resource{p: p, timeout: o.CallTimeout, key: p.key, Token: token, Value: value, version: -1}
+	r := &Resource{p: p, timeout: o.CallTimeout, key: p.key, Token: token, Value: value, Lock: lock, version: -1}
 	secErr := section(context.Background(), r)
 	p.record(sim.Event{Kind: history.KindRelease, Key: p.key, Value: value})
+	p.setPhase(false, true)
 	stop.Store(true)
-	err = lock.Unlock(context.Background())
 	note := ""
-	if err != nil {
-		note = err.Error()
+	if !unlocked {
+		if err := lock.Unlock(context.Background()); err != nil {
+			note = err.Error()
+		}
 	}
+	p.setPhase(false, false)
 	p.record(sim.Event{Kind: history.KindReleased, Key: p.key, Value: value, Note: note})
 	<-watchdogDone
 	if secErr != nil {
@@ -143,10 +169,31 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 	return ""
 }
 
-// watchdog extends the lease every RenewEvery until stop.
+// NoteUnlocked flags the acquired event of a section a fail-open caller
+// ran after Lock returned an error (LockErrorProceed): the client holds no
+// lock, but its section runs as if it did.
+const NoteUnlocked = "unlocked"
+
+// believed is the acquired or renew event's Dur for a validity that ends at
+// deadline: what is left of it on the bubble's clock, and when it is
+// already spent, minus how long ago (at least 1ns below zero: spent, not
+// "no validity").
+func believed(deadline time.Time) time.Duration {
+	left := time.Until(deadline)
+	if left <= 0 {
+		return min(left, -time.Nanosecond)
+	}
+	return left
+}
+
+// watchdog extends the lease every RenewEvery until stop. Each extension
+// is recorded with what the caller believes of it (Caller): the validity
+// the library reports after a successful one, or for a careful caller
+// nothing (Dur 0) once its own lease clock had run out.
 func (p *xproc) watchdog(rc *runConfig, e Extender, value string, lease *leaseClock, stop *atomic.Bool, done chan struct{}) {
 	defer close(done)
 	o := rc.spec.Options
+	caller := cmp.Or(rc.caller, CallerValidity)
 	for {
 		p.sleep(o.RenewEvery)
 		if stop.Load() || p.d.ending.Load() {
@@ -156,18 +203,21 @@ func (p *xproc) watchdog(rc *runConfig, e Extender, value string, lease *leaseCl
 		if stop.Load() {
 			return
 		}
-		var n int64
+		ev := sim.Event{Task: "watchdog", Kind: history.KindRenew, Key: p.key, Value: value}
 		if err == nil {
-			n = 1
+			ev.N = 1
 		}
-		var left time.Duration
-		if v, ok := e.(Validity); ok {
-			left = max(time.Until(v.Until()), 0)
+		if v, ok := e.(Validity); ok && caller != CallerTrusting {
+			until := v.Until()
+			ev.Dur = believed(until)
+			if err == nil && caller == CallerCareful && lease.lapsed(time.Now()) {
+				ev.Dur, ev.Note = 0, "extended, but the lease had already run out on the client's clock"
+			}
 			if err == nil {
-				lease.extend(time.Now(), v.Until())
+				lease.extend(time.Now(), until)
 			}
 		}
-		p.record(sim.Event{Task: "watchdog", Kind: history.KindRenew, Key: p.key, Value: value, N: n, Dur: left})
+		p.record(ev)
 		if err != nil {
 			p.record(sim.Event{Task: "watchdog", Kind: history.KindWatchdogStop, Key: p.key, Value: value, Note: "extend failed: " + err.Error()})
 			return

@@ -89,6 +89,8 @@ func describe(t *timeline, e sim.Event) string {
 			}
 		} else if e.Dur > 0 {
 			s += "; believes the lease lasts " + short(e.Dur) + ", until " + fmtT(t.ix.TrueAt(a, e.Local+e.Dur))
+		} else if e.Dur < 0 {
+			s += "; the validity its lock reported was already spent (by " + short(-e.Dur) + ")"
 		} else if e.N <= 1 {
 			s += "; trusts the lease until it releases"
 		}
@@ -122,6 +124,9 @@ func describe(t *timeline, e sim.Event) string {
 		}
 		if e.Note != "" && e.Note != "extended" {
 			return a + "'s watchdog renewed " + e.Key + noteSuffix(e.Note)
+		}
+		if e.Dur < 0 {
+			return a + "'s watchdog renewed " + e.Key + ", but the validity its lock reported was already spent"
 		}
 		return a + "'s watchdog renewed " + e.Key
 	case history.KindWatchdogStop:

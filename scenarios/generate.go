@@ -78,6 +78,11 @@ type Gen struct {
 	// NodeClocksOnly draws clock faults for nodes only: the clients are
 	// real processes in one bubble with one clock (package realclient).
 	NodeClocksOnly bool
+	// Wire places pauses at the events a real client's driver records on
+	// the wire (history.KindAcquireSend, KindReleaseSend before each
+	// command of Unlock, KindExtendSend) instead of a model's calls
+	// (package realclient).
+	Wire bool
 	// ClientClocksOnly draws clock faults for clients only, whatever the
 	// design reads: a step of a node's clock breaks every lease, so this
 	// tells whether a client's own clock decides (the wall-clock option

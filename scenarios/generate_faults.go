@@ -152,7 +152,12 @@ func (g Gen) place(d Draws, sh shape, f *sim.Fault, c string) {
 		}
 	}
 	m := intIn(d, 1, sh.cycles, "cycle")
-	switch pick(d, places, "place") {
+	place := pick(d, places, "place")
+	if g.Wire {
+		g.placeOnWire(d, sh, f, c, place, m)
+		return
+	}
+	switch place {
 	case PlaceAcquire:
 		// The k-th request of the m-th acquisition: with several masters
 		// (or SETNX then PEXPIRE) a pause between two of its requests.
@@ -168,6 +173,33 @@ func (g Gen) place(d Draws, sh shape, f *sim.Fault, c string) {
 		f.After = &sim.Trigger{Actor: c, Kind: history.KindReleaseSend, Nth: m}
 	case PlaceWatchdog:
 		f.After = &sim.Trigger{Actor: c, Kind: sim.KindCall, Nth: intIn(d, 1, 3, "renewal"), Task: "watchdog"}
+	default:
+		f.At = msIn(d, 0, sh.horizon, "at")
+	}
+}
+
+// placeOnWire is place for a real client (Gen.Wire): its calls include
+// the connection handshake and its release and extensions are the
+// library's own commands, so the triggers are the events the real-client
+// driver records on the wire: a lock request of the m-th acquisition left
+// (acquire-send), before the first or second command of the m-th Unlock
+// (release-send since release), a lock command while holding
+// (extend-send of the watchdog task).
+func (g Gen) placeOnWire(d Draws, sh shape, f *sim.Fault, c string, place Place, m int) {
+	switch place {
+	case PlaceAcquire:
+		f.After = &sim.Trigger{Actor: c, Kind: history.KindAcquireSend, Nth: intIn(d, 1, max(sh.masters, 2), "request"), Since: history.KindAcquireStart, SinceNth: m}
+	case PlaceCritical:
+		f.After = &sim.Trigger{Actor: c, Kind: history.KindAcquired, Nth: m}
+		if flip(d, "later in the section") {
+			f.At = msIn(d, time.Millisecond, max(sh.s.Workload.Work, time.Millisecond), "into the section")
+		}
+	case PlaceWrite:
+		f.After = &sim.Trigger{Actor: c, Kind: history.KindWrite, Nth: m}
+	case PlaceRelease:
+		f.After = &sim.Trigger{Actor: c, Kind: history.KindReleaseSend, Nth: intIn(d, 1, 2, "command"), Since: history.KindRelease, SinceNth: m}
+	case PlaceWatchdog:
+		f.After = &sim.Trigger{Actor: c, Kind: history.KindExtendSend, Nth: intIn(d, 1, 3, "renewal"), Task: "watchdog"}
 	default:
 		f.At = msIn(d, 0, sh.horizon, "at")
 	}

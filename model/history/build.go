@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -142,7 +143,7 @@ func (b *builder) add(pos int) {
 			b.closeSection(e.Actor, pos, EndReleased)
 		}
 	case KindRenew:
-		if i, ok := b.open[e.Actor]; ok && e.N == 1 && e.Dur > 0 && ix.Sections[i].Value == e.Value {
+		if i, ok := b.open[e.Actor]; ok && e.N == 1 && e.Dur != 0 && ix.Sections[i].Value == e.Value {
 			ix.Sections[i].beliefs = append(ix.Sections[i].beliefs, pos)
 		}
 	case KindWrite:
@@ -228,8 +229,8 @@ func (b *builder) acquired(pos int) {
 	s := Section{Client: e.Actor, Task: e.Task, Acq: pos, Start: start, From: e.At, EndPos: -1,
 		Deadline: NoDeadline, DeadlinePos: -1, Key: e.Key, Value: e.Value, Token: e.Token,
 		Nodes: grantNodes(grants), Grants: grants, Shared: shared, Wall: HasFlag(e.Note, NoteWall), closePos: -1}
-	if e.Dur > 0 {
-		s.beliefs = []int{pos}
+	if e.Dur != 0 {
+		s.beliefs = []int{pos} // Dur < 0: the validity was spent when the client recorded it
 	}
 	ix.Sections = append(ix.Sections, s)
 	b.open[e.Actor] = len(ix.Sections) - 1
@@ -335,31 +336,65 @@ func (b *builder) finish() {
 	for c := range b.clients {
 		ix.clientPos[c] = b.actorPos[c]
 	}
-	for i := range ix.Sections {
-		s := &ix.Sections[i]
-		s.To, s.EndPos, s.End = s.closeAt, s.closePos, s.closeHow
-		if s.closePos < 0 {
-			s.To, s.End = ix.End, EndHistory
+	var out []Section
+	revived := false
+	for _, s := range ix.Sections {
+		held := ix.settle(s)
+		revived = revived || len(held) > 1
+		out = append(out, held...)
+	}
+	if revived {
+		// Ordered by start, as the overlap scans need; a revived hold
+		// starts at its renewal, after its client's earlier holds.
+		slices.SortStableFunc(out, func(a, b Section) int { return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.Acq, b.Acq)) })
+	}
+	ix.Sections = out
+}
+
+// settle ends a section as its close and its beliefs say: at its release
+// (or crash, task end, new acquisition, the end of the history), or
+// earlier at the deadline its last belief before then set. A successful
+// renewal that came back after the belief had run out revives it: the
+// client believes again what its library reported (a validity-checking
+// caller writes again), so the lapsed hold ends at its deadline and a
+// revived one (Revived, Acq the renew event) starts at the renewal. A
+// renewal with a spent validity (Dur < 0) revives nothing, and neither does
+// one a careful caller did not believe (Dur 0: package model's workload
+// records that for a renewal after its own deadline).
+func (ix *Index) settle(s Section) []Section {
+	s.To, s.EndPos, s.End = s.closeAt, s.closePos, s.closeHow
+	if s.closePos < 0 {
+		s.To, s.End = ix.End, EndHistory
+	}
+	beliefs := s.beliefs
+	s.beliefs = nil
+	var out []Section
+	cur := s
+	for _, p := range beliefs {
+		e := ix.H[p]
+		if s.closePos >= 0 && p > s.closePos {
+			break
 		}
-		for _, p := range s.beliefs {
-			e := ix.H[p]
-			if s.Deadline != NoDeadline && e.At >= s.Deadline {
-				break // the belief had run out: a late renewal does not revive it
-			}
-			if s.closePos >= 0 && p > s.closePos {
+		if cur.Deadline != NoDeadline && e.At >= cur.Deadline {
+			if e.Kind != KindRenew || e.Dur <= 0 {
 				break
 			}
-			if s.Wall {
-				s.Deadline, s.DeadlinePos = ix.TrueAtWall(s.Client, p, e.Dur), p
-			} else {
-				s.Deadline, s.DeadlinePos = ix.TrueAt(s.Client, e.Local+e.Dur), p
-			}
+			cur.To, cur.End, cur.EndPos = max(cur.Deadline, cur.From), EndDeadline, cur.DeadlinePos
+			out = append(out, cur)
+			cur = s
+			cur.From, cur.Acq, cur.Start, cur.Revived = e.At, p, -1, true
+			cur.Deadline, cur.DeadlinePos = NoDeadline, -1
 		}
-		if s.Deadline != NoDeadline && s.Deadline < s.To {
-			s.To, s.End, s.EndPos = max(s.Deadline, s.From), EndDeadline, s.DeadlinePos
+		if s.Wall {
+			cur.Deadline, cur.DeadlinePos = ix.TrueAtWall(s.Client, p, e.Dur), p
+		} else {
+			cur.Deadline, cur.DeadlinePos = ix.TrueAt(s.Client, e.Local+e.Dur), p
 		}
-		s.beliefs = nil
 	}
+	if cur.Deadline != NoDeadline && cur.Deadline < cur.To {
+		cur.To, cur.End, cur.EndPos = max(cur.Deadline, cur.From), EndDeadline, cur.DeadlinePos
+	}
+	return append(out, cur)
 }
 
 // sameTask compares task names, "" standing for "main".

@@ -21,6 +21,8 @@ const (
 	KindWrite         sim.Kind = "write"
 	KindRelease       sim.Kind = "release"
 	KindReleaseSend   sim.Kind = "release-send"
+	KindAcquireSend   sim.Kind = "acquire-send"
+	KindExtendSend    sim.Kind = "extend-send"
 	KindReleased      sim.Kind = "released"
 	KindRenew         sim.Kind = "renew"
 	KindWatchdogStop  sim.Kind = "watchdog-stop"
@@ -58,7 +60,8 @@ var Kinds = []sim.KindInfo{
 		"Key; Value; Token: the fencing token, 0 for none; Peer: the grants, comma-separated: a node that granted Key, "+
 			"or node/key for a node that granted another key (three keys of one node); "+
 			"N: the hold count (above 1: a nested hold of a reentrant lock); Dur: the lease the client believes it has left "+
-			"from this instant, on its monotonic clock (Local), 0 when it trusts the lease until it releases; "+
+			"from this instant, on its monotonic clock (Local), 0 when it trusts the lease until it releases, "+
+			"below 0 when the validity its lock reported was already spent by -Dur (a real client paused before its record); "+
 			"Note: flags, space-separated: "+NoteShared+" (a shared hold, a read lock: other shared holds may overlap it; "+
 			"rw-exclusion judges it, mutual-exclusion does not), "+NoteWall+" (Dur and the renewals' Dur run on the client's wall clock, "+
 			"which its clock-jump events step)"),
@@ -69,10 +72,17 @@ var Kinds = []sim.KindInfo{
 		"Key; Value: its lock value; Token; N: the new value"),
 	info(KindRelease, sim.ByClient, "the client invokes release",
 		"Key; Value; N: holds left (0 ends the critical section; above 0 gives back one nested hold)"),
-	info(KindReleaseSend, sim.ByClient, "the client is about to send the command that gives the key back, after its own checks", "Key; Value"),
+	info(KindReleaseSend, sim.ByClient, "the client is about to send the command that gives the key back, after its own checks "+
+		"(a real client: before each command of its Unlock that names the key)", "Key; Value; Peer, Args: a real client's command"),
+	info(KindAcquireSend, sim.ByClient, "a real client's lock request left the process during an acquisition (a command carrying the lock value that the node will run; package realclient records it right after the command)",
+		"Key; Value; Peer: the node; Args"),
+	info(KindExtendSend, sim.ByClient, "a real client sent a command naming the lock key while it held the lock: its library extending the lease (package realclient records it right after the command)",
+		"Task: watchdog; Key; Peer: the node; Args"),
 	info(KindReleased, sim.ByClient, "release finished", "Key; Value; Note: its error, if any"),
 	info(KindRenew, sim.ByClient, "a watchdog renewal came back",
-		"Task; Key; Value; N: 1 extended, 0 not; Dur: the lease the client believes it has left, as for acquired; "+
+		"Task; Key; Value; N: 1 extended, 0 not; Dur: the lease the client believes it has left, as for acquired "+
+			"(with N 1 and Dur above 0 after the client's belief had run out, the belief is revived: it holds again; "+
+			"0: the client did not believe the renewal); "+
 			"Note: what happened (extended; returned 0; timeout, outcome unknown; refused)"),
 	info(KindWatchdogStop, sim.ByClient, "the watchdog stopped", "Task; Key; Value; Note: why"),
 	info(KindResRead, sim.ByService, "the resource served or refused a read",

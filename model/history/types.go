@@ -24,10 +24,12 @@ const NoDeadline time.Duration = -1
 // client's crash, the end of the task that acquired, a new acquisition, the
 // instant the lease the client believes it has runs out on its own
 // monotonic clock, or the end of the history. The client believes it holds
-// the lock exactly over [From, To).
+// the lock exactly over [From, To). A belief that ran out and was revived by
+// a successful renewal is a second section of the same hold (Revived).
 type Section struct {
 	Client, Task string
-	// Acq is the acquired event that opened the section; Start its
+	// Acq is the acquired event that opened the section, or for a
+	// Revived one the renew event that revived it; Start its
 	// acquire-start, -1 if none.
 	Acq, Start int
 	From, To   time.Duration
@@ -51,6 +53,10 @@ type Section struct {
 	// Shared is a shared hold (a read lock): other shared holds may
 	// overlap it. Wall: the client budgets its lease on its wall clock.
 	Shared, Wall bool
+	// Revived: the client's belief had run out, then its library reported
+	// a successful extension (a renew event with N 1 and a lease left),
+	// and the client held the lock again from that renewal (Acq).
+	Revived bool
 
 	beliefs  []int // acquired and successful renew events with a lease, in order
 	closeAt  time.Duration

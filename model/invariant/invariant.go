@@ -100,6 +100,10 @@ type Config struct {
 	// fair lock's queue, the wall-clock option), so a step back of a
 	// client's wall clock delays the heal (history.Index.Heal).
 	ClientWall bool
+	// PerClient also judges each client's liveness: an acquisition that
+	// gave up while the lock was free, after the heal, is a violation
+	// (checkRefusedWhileFree). Package realclient sets it.
+	PerClient bool
 }
 
 // Judged reports whether a config judges the invariant at all, and if not,
@@ -158,6 +162,9 @@ func CheckIndex(ix *history.Index, cfg Config) []Violation {
 	vs = append(vs, checkFencing(ix, cfg.Fencing)...)
 	if cfg.LivenessBound > 0 {
 		vs = append(vs, checkLiveness(ix, cfg.LivenessBound, cfg)...)
+		if cfg.PerClient {
+			vs = append(vs, checkRefusedWhileFree(ix, cfg)...)
+		}
 	}
 	if cfg.Reentrant {
 		vs = append(vs, checkReentrancy(ix)...)

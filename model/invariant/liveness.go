@@ -45,7 +45,7 @@ func LivenessUndecided(ix *history.Index, cfg Config) (why string, ok bool) {
 	}
 	vs, open, heal, healed := scanLiveness(ix, cfg.LivenessBound, cfg)
 	switch {
-	case len(vs) > 0:
+	case len(vs) > 0, cfg.PerClient && len(checkRefusedWhileFree(ix, cfg)) > 0:
 		return "", false
 	case !healed:
 		return "a fault never ended (a node down for good that nobody replaced, or a partition for good)", true

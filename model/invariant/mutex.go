@@ -2,6 +2,7 @@ package invariant
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"locksim/model/history"
@@ -47,8 +48,8 @@ func overlaps(ix *history.Index, id ID, judged func(a, b *history.Section) bool)
 // b's acquire to `to`, as invariant id (mutual-exclusion or rw-exclusion).
 func mutexViolation(ix *history.Index, id ID, a, b *history.Section, to time.Duration) Violation {
 	x := &explanation{ix: ix, keyNames: len(a.Nodes) < len(a.Grants) || len(b.Nodes) < len(b.Grants)}
-	x.add(a.Acq, a.Client+" acquired at "+sim.FormatTime(a.From)+granted(ix, a.Acq, a.Nodes), a.Acq)
-	x.add(b.Acq, b.Client+" acquired at "+sim.FormatTime(b.From)+granted(ix, b.Acq, b.Nodes), b.Acq)
+	x.add(a.Acq, holdText(ix, a), a.Acq)
+	x.add(b.Acq, holdText(ix, b), b.Acq)
 	if a.Deadline != history.NoDeadline {
 		x.add(a.Acq, a.Client+" believed its lease lasted until "+sim.FormatTime(a.Deadline), a.DeadlinePos)
 	}
@@ -158,4 +159,32 @@ func citedAlready(x *explanation, pos int) bool {
 		}
 	}
 	return false
+}
+
+// holdText says how s's client came to hold: it acquired, or its belief
+// had run out and its library then reported a successful extension, with
+// what the key held on the granting nodes at that moment.
+func holdText(ix *history.Index, s *history.Section) string {
+	if !s.Revived {
+		return s.Client + " acquired at " + sim.FormatTime(s.From) + granted(ix, s.Acq, s.Nodes)
+	}
+	text := s.Client + "'s extension at " + sim.FormatTime(s.From) + " reported success after its lease had run out, so it held the lock again"
+	var held []string
+	for _, g := range s.Grants {
+		v := ix.ValueAt(g.Node, g.Key, s.Acq)
+		switch {
+		case v == s.Value:
+			continue
+		case v == "":
+			held = append(held, "free on "+g.Node)
+		case ix.Owner(v) != "":
+			held = append(held, ix.Owner(v)+"'s on "+g.Node)
+		default:
+			held = append(held, "held by "+v+" on "+g.Node)
+		}
+	}
+	if len(held) > 0 {
+		text += ", while the key was " + strings.Join(held, ", ")
+	}
+	return text
 }

@@ -1,0 +1,180 @@
+package realclient
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/model"
+	"locksim/model/history"
+	"locksim/model/invariant"
+	"locksim/sim"
+)
+
+// A pause between the lock's reply and the workload's acquired record
+// (A's fourth reply is its SET's, after HELLO and two CLIENT SETINFO)
+// makes A record a validity that is already spent: a spent validity, not
+// "no validity", so A is not judged to hold the lock until its Unlock
+// (the false alarm this fixes), and A does not write.
+func TestSpentValidityIsNotUnknown(t *testing.T) {
+	r := runSpec(t, "twin", model.Spec{
+		Workload: model.Workload{Cycles: 1, Work: 50 * time.Millisecond, Start: 10 * time.Millisecond},
+		Faults:   []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 1050 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: sim.KindReply, Nth: 4}}},
+	}, newTwin(twinBugs{}))
+	explain(t, "twin", r)
+	var acq *sim.Event
+	for i, e := range r.History {
+		if e.Actor == "A" && e.Kind == history.KindAcquired {
+			acq = &r.History[i]
+			break
+		}
+	}
+	if acq == nil || acq.Dur >= 0 {
+		t.Fatalf("A's acquired event = %+v, want one with a spent validity (Dur < 0)", acq)
+	}
+	if slices.Contains(invariant.Broken(r.Violations), invariant.MutualExclusion) {
+		t.Errorf("mutual exclusion broken: A's spent validity was read as a lease until release")
+	}
+	for _, e := range r.History {
+		if e.Actor == "A" && e.Kind == history.KindWrite {
+			t.Errorf("A wrote with a spent validity: %v", e)
+		}
+	}
+}
+
+// An extension the library reports as successful on a key it no longer
+// holds (redsync before PRs #38 and #61) revives the client's belief: A's
+// hold ran out during a pause, B took the key, A's watchdog then
+// "extended" it, and A holds the lock again while B does: mutual exclusion,
+// explained by the extension. The correct twin's extension fails, and
+// nothing breaks.
+func TestReportedExtensionRevivesTheBelief(t *testing.T) {
+	spec := model.Spec{
+		Options:  model.Options{Extend: true, RenewEvery: 300 * time.Millisecond},
+		Workload: model.Workload{Cycles: 1, Work: 2 * time.Second, Start: 10 * time.Millisecond},
+		Faults:   []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 1200 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}}},
+	}
+	for _, tc := range []struct {
+		bugs twinBugs
+		want bool
+	}{{twinBugs{extendAlwaysOK: true}, true}, {twinBugs{}, false}} {
+		r := runSpec(t, "twin", spec, newTwin(tc.bugs))
+		explain(t, "twin", r)
+		got := slices.Contains(invariant.Broken(r.Violations), invariant.MutualExclusion)
+		if got != tc.want {
+			t.Fatalf("%+v: mutual exclusion broken = %v, want %v", tc.bugs, got, tc.want)
+		}
+		if !tc.want {
+			continue
+		}
+		text := ""
+		for _, v := range r.Violations {
+			if v.Invariant == invariant.MutualExclusion {
+				text = v.Explanation
+			}
+		}
+		if !strings.Contains(text, "A's extension at") || !strings.Contains(text, "reported success after its lease had run out") || !strings.Contains(text, "while the key was B's") {
+			t.Errorf("the explanation does not tell of A's revived belief: %s", text)
+		}
+	}
+}
+
+// A careful caller does not believe an extension that came after its own
+// lease clock ran out: the same always-successful extend breaks nothing
+// in mutual exclusion then, and a trusting caller (no validity) holds
+// until Unlock whatever the library says.
+func TestCallerModels(t *testing.T) {
+	spec := model.Spec{
+		Design:   DesignPrefix + "twin",
+		Options:  model.Options{Extend: true, RenewEvery: 300 * time.Millisecond},
+		Workload: model.Workload{Cycles: 1, Work: 2 * time.Second, Start: 10 * time.Millisecond},
+		Faults:   []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 1200 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}}},
+	}
+	want := map[Caller]bool{CallerValidity: true, CallerCareful: false, CallerTrusting: true}
+	for _, caller := range Callers {
+		c, err := newConfig([]Option{WithName("twin"), WithCaller(caller)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.run(t, spec.WithDefaults(), 1, newTwin(twinBugs{extendAlwaysOK: true}))
+		if err != nil || r.Err != nil {
+			t.Fatal(err, r.Err)
+		}
+		if got := slices.Contains(invariant.Broken(r.Violations), invariant.MutualExclusion); got != want[caller] {
+			t.Errorf("caller %s: mutual exclusion broken = %v, want %v", caller, got, want[caller])
+		}
+	}
+	if _, err := newConfig([]Option{WithCaller("sloppy")}); err == nil {
+		t.Error("an unknown caller model was accepted")
+	}
+}
+
+// A library whose process-local "held" flag stays set after an Unlock
+// found its key expired (Spring Integration's RedisLockRegistry #1888)
+// never locks again in that process: each Lock fails at once while the
+// lock is free, which per-client liveness judges; the correct twin locks.
+func TestRefusedWhileFree(t *testing.T) {
+	spec := model.Spec{
+		Workload: model.Workload{Cycles: 3, Work: 50 * time.Millisecond, Start: 10 * time.Millisecond, Think: 100 * time.Millisecond},
+		Faults:   []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 1200 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}}},
+	}
+	for _, tc := range []struct {
+		bugs twinBugs
+		want bool
+	}{{twinBugs{stickyFlag: true}, true}, {twinBugs{}, false}} {
+		r := runSpec(t, "twin", spec, newTwin(tc.bugs))
+		explain(t, "twin", r)
+		var text string
+		for _, v := range r.Violations {
+			if v.Invariant == invariant.Liveness {
+				text = v.Explanation
+			}
+		}
+		if got := text != ""; got != tc.want {
+			t.Fatalf("%+v: liveness broken = %v, want %v", tc.bugs, got, tc.want)
+		}
+		if tc.want && (!strings.Contains(text, "A was refused while the lock was free") || !strings.Contains(text, errTwinHeld.Error())) {
+			t.Errorf("the explanation lacks the refusal or its error text: %s", text)
+		}
+	}
+}
+
+// A fail-open caller (LockErrorProceed) runs its section when Lock fails:
+// with B holding the lock for long, A's section overlaps B's; skipping (the
+// default) does not; retrying gets the lock once B is done.
+func TestLockErrorPolicies(t *testing.T) {
+	spec := model.Spec{
+		Design:   DesignPrefix + "twin",
+		Clients:  []string{"B", "A"},
+		Options:  model.Options{AcquireWait: 100 * time.Millisecond},
+		Workload: model.Workload{Cycles: 1, Work: 300 * time.Millisecond, Start: 20 * time.Millisecond},
+	}
+	want := map[LockErrorPolicy]bool{LockErrorSkip: false, LockErrorProceed: true, LockErrorRetry: false}
+	for _, policy := range []LockErrorPolicy{LockErrorSkip, LockErrorProceed, LockErrorRetry} {
+		c, err := newConfig([]Option{WithName("twin"), WithOnLockError(policy), WithInvariants(invariant.MutualExclusion)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.run(t, spec.WithDefaults(), 1, newTwin(twinBugs{}))
+		if err != nil || r.Err != nil {
+			t.Fatal(err, r.Err)
+		}
+		explain(t, string(policy), r)
+		if got := slices.Contains(invariant.Broken(r.Violations), invariant.MutualExclusion); got != want[policy] {
+			t.Errorf("policy %s: mutual exclusion broken = %v, want %v", policy, got, want[policy])
+		}
+		acquired := 0
+		for _, e := range r.History {
+			if e.Actor == "A" && e.Kind == history.KindAcquired && e.Note != NoteUnlocked {
+				acquired++
+			}
+		}
+		if policy == LockErrorRetry && acquired != 1 {
+			t.Errorf("retry: A acquired %d times, want 1", acquired)
+		}
+	}
+}
+
+var _ = context.Background
