@@ -32,6 +32,9 @@ type config struct {
 	section      CriticalSection
 	caller       Caller
 	onLockError  LockErrorPolicy
+	runs         int           // WithRuns: seeded runs instead of rapid's
+	budget       time.Duration // WithBudget
+	seed         uint64        // WithSeed
 }
 
 // Option configures Check, Run and RunScenario.
@@ -147,7 +150,10 @@ func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*mod
 // schedules, as locksim.Check does for a design: each run builds every
 // client process's lock with setup, runs the workload, and must keep every
 // invariant (or those of WithInvariants). The number of runs is rapid's
-// -rapid.checks (default 100).
+// -rapid.checks (default 100); with WithRuns or WithBudget, seeded runs
+// as locksim.Check makes them. A case saved by an earlier failure of the
+// same test is replayed first: while it still fails, the test fails at
+// once (commit it to pin the regression; delete it once fixed).
 //
 // On failure the test fails with a stable message naming the lock and the
 // broken invariants; the log shows the minimal schedule, the violations,
@@ -164,6 +170,17 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 		return
 	}
 	casePath := filepath.Join(c.caseDir, sanitize(t.Name())+".json")
+	if c.replaySaved(t, casePath, setup) {
+		return
+	}
+	if c.runs < 0 || c.budget < 0 {
+		t.Fatalf("realclient: runs %d and budget %v must not be negative", c.runs, c.budget)
+		return
+	}
+	if c.runs > 0 || c.budget > 0 {
+		c.checkSeeded(t, setup, casePath)
+		return
+	}
 	rapid.Check(t, func(rt *rapid.T) {
 		// The configuration and faults come from the same generator as
 		// locksim check's, through rapid, which shrinks them.
@@ -188,7 +205,7 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 		}
 		rt.Logf("%s", failureReport(r, saved, t.Name()))
 		// The message is the same for the same bug, so shrinking works.
-		rt.Fatalf("realclient: %s broke %s", c.name, strings.ReplaceAll(invariant.Names(invariant.Broken(r.Failures())), ",", ", "))
+		rt.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 	})
 }
 

@@ -2,6 +2,8 @@ package realclient
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -178,3 +180,43 @@ func TestLockErrorPolicies(t *testing.T) {
 }
 
 var _ = context.Background
+
+// TestUserCheckTwinRuns is a user's check with a run budget (run by
+// TestCheckReplaysTheSavedCaseFirst).
+func TestUserCheckTwinRuns(t *testing.T) {
+	dir := os.Getenv("REALCLIENT_CASE_DIR")
+	if dir == "" {
+		t.Skip("run by TestCheckReplaysTheSavedCaseFirst")
+	}
+	build := twinBuilds[os.Getenv("REALCLIENT_TWIN")]
+	Check(t, newTwin(build), WithName("twin"), WithOptions(model.Options{Extend: true}), WithRuns(60),
+		WithInvariants(invariant.MutualExclusion, invariant.Liveness),
+		WithFaults(sim.FaultPause, sim.FaultPartition, sim.FaultDelay, sim.FaultDrop, sim.FaultNodeCrash),
+		WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}), WithCaseDir(dir))
+}
+
+// With WithRuns, Check makes seeded runs and shrinks the first failure;
+// the case it saves is replayed first by the next run of the test, which
+// fails at once while the bug is there and goes on to fresh runs (and
+// passes) once the lock is fixed.
+func TestCheckReplaysTheSavedCaseFirst(t *testing.T) {
+	dir := t.TempDir()
+	run := func(build string) (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckTwinRuns$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "REALCLIENT_TWIN="+build, "REALCLIENT_CASE_DIR="+dir)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("plain-del")
+	if err == nil || !strings.Contains(out, "realclient: twin broke mutual-exclusion") || !strings.Contains(out, "broke a counted invariant") {
+		t.Fatalf("first check: want a failure of 60 seeded runs:\n%s", out)
+	}
+	out, err = run("plain-del")
+	if err == nil || !strings.Contains(out, "the saved case still fails") {
+		t.Fatalf("second check: want the saved case replayed first, and failing:\n%s", out)
+	}
+	out, err = run("correct")
+	if err != nil || !strings.Contains(out, "no longer fails") || !strings.Contains(out, "held in 60 runs") {
+		t.Fatalf("after the fix: want the case to pass and 60 fresh runs to hold:\n%s", out)
+	}
+}
