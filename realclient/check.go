@@ -69,8 +69,9 @@ func WithFencing(f model.Fencing) Option { return func(c *config) { c.spec.Fenci
 func WithWorkload(w model.Workload) Option { return func(c *config) { c.spec.Workload = w } }
 
 // WithFaults chooses the fault kinds generated runs draw from (default
-// scenarios.DefaultKinds but crash: client crashes cannot be simulated and
-// are refused). Clock faults go to nodes only.
+// scenarios.DefaultKinds). Clock faults go to nodes only. A client crash
+// stops the process's goroutines for good and resets its connections;
+// with a restart, setup builds a new process with fresh lock objects.
 func WithFaults(kinds ...sim.FaultKind) Option {
 	return func(c *config) { c.gen.Kinds = append([]sim.FaultKind{}, kinds...) }
 }
@@ -109,8 +110,7 @@ func WithCriticalSection(f CriticalSection) Option { return func(c *config) { c.
 
 func newConfig(opts []Option) (config, error) {
 	c := config{name: "real-client", caseDir: filepath.Join("testdata", "locksim"), caller: CallerValidity, onLockError: LockErrorSkip}
-	c.gen = scenarios.Gen{Kinds: slices.DeleteFunc(slices.Clone(scenarios.DefaultKinds), func(k sim.FaultKind) bool { return k == sim.FaultCrash }),
-		Swarm: true, NodeClocksOnly: true, Wire: true}
+	c.gen = scenarios.Gen{Kinds: slices.Clone(scenarios.DefaultKinds), Swarm: true, NodeClocksOnly: true, Wire: true}
 	c.spec.Workload = model.Workload{Cycles: 2}
 	for _, o := range opts {
 		o(&c)
@@ -127,9 +127,6 @@ func newConfig(opts []Option) (config, error) {
 			return c, errors.Wrap(err, "realclient")
 		}
 		c.invariants = ids
-	}
-	if slices.Contains(c.gen.Kinds, sim.FaultCrash) {
-		return c, errors.New("realclient: fault kind crash: a real client cannot crash: Go cannot stop the library's goroutines (a pause longer than the run stands for a process that never comes back)")
 	}
 	// No defaults yet: the generator's swarm draws what the user left
 	// zero (clients, work, latency, call timeout...), then fills in the

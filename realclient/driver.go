@@ -49,8 +49,9 @@ type driver struct {
 	pending []*action
 	kick    chan struct{} // cap 1: a post wakes the governor's sleep; made in the bubble
 
-	procs    []*xproc
-	byName   map[string]*xproc
+	procs    []*xproc          // every incarnation of every process
+	byName   map[string]*xproc // the current incarnation
+	launch   func(*xproc)      // starts a process's program (runOnce)
 	conns    map[uint64]*conn
 	dials    map[uint64]*action // stream id -> the dial waiting for it
 	calls    map[string]*action // proc/call id -> the call waiting for it
@@ -448,6 +449,20 @@ func (d *driver) apply(e sim.Effect) {
 		d.mu.Lock()
 		p.paused = true
 		d.mu.Unlock()
+	case sim.EffectCrash:
+		// The incarnation is gone: its goroutines stop at their next
+		// write, sleep or record as in a pause that never ends, nothing
+		// they posted reaches the world, and its program no longer counts
+		// as running (its return at the end is not counted again).
+		d.mu.Lock()
+		p.paused, p.dead = true, true
+		d.mu.Unlock()
+		d.running--
+	case sim.EffectRestart:
+		np := newXproc(d, p.name, p.idx, p.key)
+		d.procs = append(d.procs, np)
+		d.byName[p.name] = np
+		d.launch(np)
 	case sim.EffectResume:
 		d.mu.Lock()
 		p.paused = false
@@ -545,7 +560,9 @@ var errEnded = errors.New("realclient: the simulated run is over")
 func (d *driver) refuse(a *action) {
 	switch a.kind {
 	case actExit:
-		d.running--
+		if !a.p.dead {
+			d.running--
+		}
 		a.done <- outcome{}
 	case actRecord, actSleep:
 		if a.done != nil {

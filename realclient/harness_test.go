@@ -220,3 +220,44 @@ func TestCheckReplaysTheSavedCaseFirst(t *testing.T) {
 		t.Fatalf("after the fix: want the case to pass and 60 fresh runs to hold:\n%s", out)
 	}
 }
+
+// A client crash stops the process for good: after it, nothing of A's
+// reaches the world until its restart, when setup builds a new process
+// that runs its cycles from the start with a fresh lock; A's key, left
+// behind, blocks B until its TTL runs out, and nothing breaks.
+func TestClientCrashAndRestart(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		f := sim.Fault{Kind: sim.FaultCrash, Target: "A", Restart: restart, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}}
+		if restart {
+			f.Dur = 100 * time.Millisecond
+		}
+		r := runSpec(t, "twin", model.Spec{
+			Workload: model.Workload{Cycles: 1, Work: 50 * time.Millisecond, Start: 10 * time.Millisecond},
+			Faults:   []sim.Fault{f},
+		}, newTwin(twinBugs{}))
+		explain(t, "twin", r)
+		if len(r.Violations) > 0 {
+			t.Errorf("restart %v: violations %v", restart, invariant.Broken(r.Violations))
+		}
+		crashed, restarted := false, false
+		acquired := map[string]int{}
+		for _, e := range r.History {
+			switch {
+			case e.Actor == "A" && e.Kind == sim.KindCrash:
+				crashed = true
+			case e.Actor == "A" && e.Kind == sim.KindRestart:
+				restarted = true
+			case e.Actor == "A" && crashed && !restarted && e.Kind != sim.KindTaskEnd:
+				t.Errorf("restart %v: A acted while crashed: %v", restart, e)
+			case e.Kind == history.KindAcquired:
+				acquired[e.Actor]++
+			}
+		}
+		if !crashed || restarted != restart {
+			t.Errorf("restart %v: crashed %v, restarted %v", restart, crashed, restarted)
+		}
+		if want := map[bool]int{false: 1, true: 2}[restart]; acquired["A"] != want || acquired["B"] != 1 {
+			t.Errorf("restart %v: acquisitions %v, want A %d (the new process acquires again), B 1", restart, acquired, want)
+		}
+	}
+}

@@ -65,10 +65,11 @@ func TestEveryPlacementFiresOnARealClient(t *testing.T) {
 		}
 	}
 	for _, place := range scenarios.Places {
-		try("pause at "+string(place), scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultPause}, PauseAt: []scenarios.Place{place}})
+		for _, k := range []sim.FaultKind{sim.FaultPause, sim.FaultCrash} {
+			try(string(k)+" at "+string(place), scenarios.Gen{Kinds: []sim.FaultKind{k}, PauseAt: []scenarios.Place{place}})
+		}
 	}
-	kinds := slices.DeleteFunc(slices.Clone(scenarios.DefaultKinds), func(k sim.FaultKind) bool { return k == sim.FaultCrash })
-	for _, k := range kinds {
+	for _, k := range slices.Concat(scenarios.DefaultKinds, []sim.FaultKind{sim.FaultEvict}) {
 		try("kind "+string(k), scenarios.Gen{Kinds: []sim.FaultKind{k}})
 	}
 }

@@ -48,8 +48,7 @@ func (placeholder) Release(*model.Client, *model.Lease) error {
 const DesignPrefix = "real:"
 
 // validate refuses what one bubble cannot simulate: a client's own clock
-// (all client goroutines share the bubble's clock), and a client crash
-// (Go cannot stop the library's goroutines).
+// (all client goroutines share the bubble's clock).
 func validate(s model.Spec) error {
 	for _, name := range sortedKeys(s.Topology.ClientClocks) {
 		return errors.Errorf("realclient: client %s has its own clock, but a real client runs on the one clock of its synctest bubble: per-client clock skew, drift and jumps cannot be simulated (node clocks can)", name)
@@ -59,10 +58,7 @@ func validate(s model.Spec) error {
 		clients[c] = true
 	}
 	for i, f := range s.Faults {
-		switch {
-		case f.Kind == sim.FaultCrash:
-			return errors.Errorf("realclient: faults[%d] %s: a real client cannot crash: Go cannot stop the library's goroutines (a pause longer than the run stands for a process that never comes back)", i, f)
-		case (f.Kind == sim.FaultClockJump || f.Kind == sim.FaultClockDrift) && clients[f.Target]:
+		if (f.Kind == sim.FaultClockJump || f.Kind == sim.FaultClockDrift) && clients[f.Target] {
 			return errors.Errorf("realclient: faults[%d] %s: a real client runs on the one clock of its synctest bubble: per-client clock skew, drift and jumps cannot be simulated (node clocks can)", i, f)
 		}
 	}
@@ -127,21 +123,24 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 		// (math/rand: redsync's retry delay, go-redis's backoff).
 		cryptotest.SetGlobalRandom(bt, rc.seed)
 		rand.Seed(int64(rc.seed)) //nolint:staticcheck // seeded on purpose, see above
+		d.launch = func(p *xproc) {
+			d.running++
+			go func() {
+				note := p.program(&rc)
+				if strings.HasPrefix(note, "setup") || strings.HasPrefix(note, "critical section") || strings.HasPrefix(note, "the lock gave") {
+					notesMu.Lock()
+					notes = append(notes, p.name+": "+note)
+					notesMu.Unlock()
+				}
+				p.exit(note)
+			}()
+		}
 		d.run(func() {
 			for i, name := range rc.spec.Clients {
 				p := newXproc(d, name, i, "lock")
 				d.procs = append(d.procs, p)
 				d.byName[name] = p
-				d.running++
-				go func() {
-					note := p.program(&rc)
-					if strings.HasPrefix(note, "setup") || strings.HasPrefix(note, "critical section") || strings.HasPrefix(note, "the lock gave") {
-						notesMu.Lock()
-						notes = append(notes, name+": "+note)
-						notesMu.Unlock()
-					}
-					p.exit(note)
-				}()
+				d.launch(p)
 				synctest.Wait() // start the programs one at a time
 			}
 		})

@@ -31,9 +31,10 @@ import (
 // Invariants: while the process is paused, nothing reaches it (replies,
 // stream outcomes, call timeouts queue and come out in order when it
 // resumes, before EffectResume) and the driver must not call its methods
-// but Exit (it holds the process's operations until EffectResume). An
-// external process cannot crash (Config.Validate refuses a crash fault on
-// one): the world cannot stop code it does not run.
+// but Exit (it holds the process's operations until EffectResume). A
+// crash (EffectCrash) ends the process's incarnation: its streams are
+// gone, nothing more reaches it, and the driver must never act for it
+// again; a restart (EffectRestart) asks the driver for a new program.
 
 // A refused dial is recorded as KindRefused with N the stream id and Note
 // "dial"; a read deadline that expired with commands outstanding (the
@@ -60,6 +61,13 @@ const (
 	// EffectCallDone: the Call with id Call finished with Reply, or with Err
 	// (ErrTimeout, ErrRefused).
 	EffectCallDone
+	// EffectCrash: the process crashed: its program and every goroutine of
+	// it must never act again (the world drops whatever they do), its
+	// streams are gone.
+	EffectCrash
+	// EffectRestart: the crashed process restarts: the driver starts a new
+	// program for it, from scratch.
+	EffectRestart
 )
 
 // Effect is one thing the world did to an external process.
@@ -162,7 +170,7 @@ func (x *External) active(op string) bool {
 
 // deliver runs fn now, or when the pause ends if the process is paused.
 func (x *External) deliver(fn func()) {
-	if x.exited {
+	if x.exited || x.p.dead {
 		return
 	}
 	if x.p.paused {
@@ -171,6 +179,27 @@ func (x *External) deliver(fn func()) {
 	}
 	fn()
 }
+
+// crashed is called when the process crashes (a crash fault): every
+// stream it had is gone for both sides (a command still on its way
+// vanishes, as with a reset), its calls are forgotten, nothing more is
+// delivered to this incarnation, and it no longer keeps the run going
+// (a restart counts it again, proc.start).
+func (x *External) crashed() {
+	w := x.w
+	x.deferred = nil
+	x.calls = map[uint64]*call{}
+	for _, s := range w.ext.streams {
+		if s.x == x {
+			s.broken, s.closed, s.inflight = true, true, nil
+		}
+	}
+	w.ext.live--
+	x.effect(Effect{Kind: EffectCrash})
+}
+
+// restarted is called when the crashed process restarts.
+func (x *External) restarted() { x.effect(Effect{Kind: EffectRestart}) }
 
 // resumed is called when a pause ends: what was held comes out in order,
 // one event each, then EffectResume.
@@ -295,8 +324,6 @@ func validateExternalFault(clients []ClientConfig, i int, f Fault) error {
 			continue
 		}
 		switch f.Kind {
-		case FaultCrash:
-			return errors.Errorf("sim: faults[%d] (crash): client %s is external: the world cannot stop code it does not run", i, f.Target)
 		case FaultClockJump, FaultClockDrift:
 			return errors.Errorf("sim: faults[%d] (%s): client %s is external: its driver owns its clock", i, f.Kind, f.Target)
 		}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,7 +135,6 @@ func TestExternalDropBreaksStream(t *testing.T) {
 
 func TestExternalFaultsRefused(t *testing.T) {
 	for _, f := range []Fault{
-		{Kind: FaultCrash, Target: "A", At: time.Millisecond},
 		{Kind: FaultClockJump, Target: "A", By: time.Second, At: time.Millisecond},
 		{Kind: FaultClockDrift, Target: "A", RatePPM: 1000, At: time.Millisecond},
 	} {
@@ -147,6 +147,37 @@ func TestExternalFaultsRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "client A is external") {
 			t.Errorf("%s: err = %v, want a refusal naming the external client", f, err)
 		}
+	}
+}
+
+// A crash of an external process breaks its streams (a command on its way
+// vanishes), delivers nothing more to it, and with a restart asks the
+// driver for a new program (EffectRestart) after the downtime.
+func TestExternalCrashAndRestart(t *testing.T) {
+	w, x := extWorld(t, Fault{Kind: FaultCrash, Target: "A", At: 5 * time.Millisecond, Restart: true, Dur: 10 * time.Millisecond})
+	id := x.Dial("r1")
+	for w.Step() {
+		if es := w.TakeEffects(); len(es) > 0 && es[0].Kind == EffectDialed {
+			break
+		}
+	}
+	x.Send(id, []string{"SET", "k", "v"})
+	var got []EffectKind
+	for w.Step() {
+		got = append(got, effectKinds(w.TakeEffects())...)
+	}
+	if want := []EffectKind{EffectData, EffectCrash, EffectRestart}; !slices.Equal(got, want) && !slices.Equal(got, want[1:]) {
+		t.Fatalf("effects = %v, want the crash, then the restart", got)
+	}
+	if slices.Contains(got, EffectData) && slices.Index(got, EffectData) > slices.Index(got, EffectCrash) {
+		t.Errorf("a reply reached the crashed process: %v", got)
+	}
+	kinds := map[Kind]bool{}
+	for _, e := range w.log.history() {
+		kinds[e.Kind] = true
+	}
+	if !kinds[KindCrash] || !kinds[KindRestart] {
+		t.Errorf("history lacks the crash or the restart: %v", kinds)
 	}
 }
 

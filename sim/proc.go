@@ -332,6 +332,9 @@ func (p *proc) crash(restart bool, d time.Duration) {
 		}
 	}
 	p.tasks = nil
+	if p.ext != nil {
+		p.ext.crashed()
+	}
 	if restart {
 		w.liveMain++ // the restarted Main keeps the run going meanwhile
 		w.schedule(w.now+d, func() {
@@ -339,6 +342,9 @@ func (p *proc) crash(restart bool, d time.Duration) {
 			p.dead = false
 			w.record(Event{Actor: p.name, Kind: KindRestart, Local: p.clock.Mono(w.now)})
 			p.start()
+			if p.ext != nil {
+				p.ext.restarted()
+			}
 		})
 	}
 }

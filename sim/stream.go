@@ -163,13 +163,17 @@ func (x *External) Send(id uint64, args []string, marks ...Event) {
 	p.calls++
 	c := &call{x: x, s: s, id: p.calls, to: s.peer, args: args}
 	w.record(Event{Actor: p.name, Task: "main", Kind: KindCall, Local: x.Now(), Peer: c.to, Args: args})
-	for _, e := range marks {
-		e.Actor, e.Local = p.name, x.Now()
-		if e.Task == "" {
-			e.Task = "main"
+	// The marks come after the command has left: a crash they trigger
+	// does not take it back.
+	defer func() {
+		for _, e := range marks {
+			e.Actor, e.Local = p.name, x.Now()
+			if e.Task == "" {
+				e.Task = "main"
+			}
+			w.record(e)
 		}
-		w.record(e)
-	}
+	}()
 	if s.broken {
 		return
 	}
