@@ -23,7 +23,7 @@ type xproc struct {
 
 	// Guarded by d.mu.
 	paused bool
-	dead   bool // crashed: this incarnation never acts again (paused for good)
+	dead   bool          // crashed: this incarnation never acts again (paused for good)
 	resume chan struct{} // closed when a pause ends
 	// The current acquisition, as seen in the commands sent.
 	acquiring bool
