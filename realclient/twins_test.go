@@ -159,7 +159,7 @@ func TestCheckCatchesEachBugAndPassesItsTwin(t *testing.T) {
 	}
 	want := map[string]string{"correct": "", "plain-del": "mutual-exclusion", "extend-always-ok": "mutual-exclusion", "sticky-flag": "liveness"}
 	for _, build := range slices.Sorted(maps.Keys(twinBuilds)) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckTwin$", "-test.count=1", "-rapid.seed=1")
+		cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckTwin$", "-test.count=1", "-rapid.seed=1", "-rapid.shrinktime=5s")
 		cmd.Env = append(os.Environ(), "REALCLIENT_TWIN="+build, "REALCLIENT_CASE_DIR="+t.TempDir())
 		cmd.Dir = t.TempDir()
 		out, err := cmd.CombinedOutput()
