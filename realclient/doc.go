@@ -50,9 +50,14 @@
 //     I/O. Replies that arrived during a pause are read at the resume
 //     before any deadline is looked at, as from a socket buffer.
 //   - One bubble has one clock: per-client clock skew, drift and jumps are
-//     refused, and so are client crashes (Go cannot stop the library's
-//     goroutines). Node clocks, crashes, partitions, delays, drops and
-//     failover all work.
+//     refused. Node clocks, crashes, partitions, delays, drops and
+//     failover all work, and so do client crashes: the crashed process's
+//     goroutines stop at their next I/O, sleep or record and never act
+//     again; a restart builds a new process with setup.
+//   - The caller model (WithCaller) decides what the client believes:
+//     by default what the library reports (Validity's Until, a successful
+//     Extend revives a lapsed belief); WithOnLockError what it does when
+//     Lock fails. Liveness is also judged per client (refused while free).
 //   - Streams behave like TCP: a partition delays, a lost message (a drop
 //     fault, random loss) breaks the stream, a crashed node resets its
 //     streams and refuses dials.
@@ -67,6 +72,8 @@
 //   - Runs seed process-wide generators: tests that use this package must
 //     not run in parallel (t.Setenv refuses a parallel test).
 //   - The history uses the catalogue's event kinds, plus the streams'
-//     dial, dialed, reset and close (sim/external.go) and acquire-send
-//     (KindAcquireSend).
+//     dial, dialed, reset and close (sim/external.go), and the placement
+//     marks on the wire: acquire-send after each lock request,
+//     release-send before each command of Unlock naming the key,
+//     extend-send after a command naming the key while holding.
 package realclient

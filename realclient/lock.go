@@ -52,7 +52,9 @@ type Fencer interface {
 
 // Validity is a Lock that knows until when its hold is valid (redsync's
 // Mutex.Until): the workload records what is left of it when it acquires
-// and does not write after it, as a careful caller would.
+// and after each extension (spent, when it has already passed), and the
+// default caller (CallerValidity) asks it right before each write and does
+// not write once it has passed.
 type Validity interface {
 	Until() time.Time
 }
