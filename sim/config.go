@@ -88,7 +88,7 @@ type ClientConfig struct {
 	Main func(*Ctx) error
 	// External makes the process's program run outside the world, driven
 	// through World.External (external.go); Main must then be nil. Its
-	// clock must be the nominal one, and it cannot crash.
+	// clock must be the nominal one; a crash ends its incarnation (EffectCrash).
 	External bool
 }
 
