@@ -1,6 +1,7 @@
 package realclient
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"maps"
@@ -174,6 +175,31 @@ func TestCheckCatchesEachBugAndPassesItsTwin(t *testing.T) {
 		}
 		if i := strings.Index(text, "realclient: twin-"); i >= 0 {
 			t.Logf("%s: %s", build, strings.SplitN(text[i:], "\n", 2)[0])
+		}
+	}
+}
+
+// FuzzTwin fuzzes the twin build REALCLIENT_TWIN names (default the
+// correct one, whose seed corpus passes under plain go test), under the
+// twin check's fault model.
+func FuzzTwin(f *testing.F) {
+	build := cmp.Or(os.Getenv("REALCLIENT_TWIN"), "correct")
+	Fuzz(f, newTwin(twinBuilds[build]), WithName("twin-"+build), WithOptions(model.Options{Extend: true}),
+		WithInvariants(invariant.MutualExclusion, invariant.Liveness),
+		WithFaults(sim.FaultPause, sim.FaultPartition, sim.FaultDelay, sim.FaultDrop, sim.FaultNodeCrash),
+		WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}), WithCaseDir(cmp.Or(os.Getenv("REALCLIENT_CASE_DIR"), f.TempDir())))
+}
+
+// Plain go test on FuzzTwin's seed corpus fails the plain-DEL build and
+// passes the correct one.
+func TestFuzzTwinSeedCorpus(t *testing.T) {
+	for build, fails := range map[string]bool{"plain-del": true, "correct": false} {
+		cmd := exec.Command(os.Args[0], "-test.run=^FuzzTwin$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "REALCLIENT_TWIN="+build, "REALCLIENT_CASE_DIR="+t.TempDir())
+		cmd.Dir = t.TempDir()
+		out, err := cmd.CombinedOutput()
+		if (err != nil) != fails {
+			t.Errorf("%s: failed = %v, want %v:\n%s", build, err != nil, fails, out)
 		}
 	}
 }

@@ -83,3 +83,29 @@ func msIn(d Draws, lo, hi time.Duration, label string) time.Duration {
 func frac(d Draws, base time.Duration, lo, hi float64, label string) time.Duration {
 	return msIn(d, time.Duration(float64(base)*lo), time.Duration(float64(base)*hi), label)
 }
+
+// ByteDraws draws from fuzzer input: each choice reads as many bytes as
+// its range needs (big-endian, taken modulo the range), and once the input
+// is used up every choice takes its low end, so a short input is a small
+// run and every input is a valid one. Go's fuzzer (go test -fuzz) mutates
+// the bytes guided by the coverage they reach, in the design's code and in
+// locksim's (the checkers' branches, the node states).
+func ByteDraws(data []byte) Draws { return &byteDraws{data: data} }
+
+type byteDraws struct{ data []byte }
+
+func (d *byteDraws) Int64Range(lo, hi int64, _ string) int64 {
+	if hi <= lo || len(d.data) == 0 {
+		return lo
+	}
+	span := uint64(hi - lo)
+	var v uint64
+	for need := span; need > 0 && len(d.data) > 0; need >>= 8 {
+		v = v<<8 | uint64(d.data[0])
+		d.data = d.data[1:]
+	}
+	if span == ^uint64(0) {
+		return lo + int64(v)
+	}
+	return lo + int64(v%(span+1))
+}

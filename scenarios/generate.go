@@ -163,7 +163,12 @@ func (g Gen) Validate() error {
 // Run draws one run from a seeded generator: the configuration (base with
 // its zero fields drawn, under Swarm) and the faults.
 func (g Gen) Run(r *rand.Rand, base model.Spec) model.Spec {
-	d := RandDraws(r)
+	return g.RunDraws(RandDraws(r), base)
+}
+
+// RunDraws draws one run from any source of draws (ByteDraws for Go's
+// fuzzer), as Run does from a seeded generator.
+func (g Gen) RunDraws(d Draws, base model.Spec) model.Spec {
 	s := g.config(d, base)
 	if g.none() {
 		s.Faults = nil

@@ -1,0 +1,110 @@
+package locksim
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"locksim/engine"
+	"locksim/model"
+	"locksim/model/invariant"
+	"locksim/scenarios"
+	"locksim/sim"
+)
+
+// Fuzz runs a design under Go's coverage-guided fuzzer: each input's bytes
+// drive the one generator's draws (scenarios.ByteDraws: the configuration
+// the options leave open, then the faults), and its hash is the run's
+// seed, so `go test -fuzz=FuzzMyLock` explores fault schedules guided by
+// the coverage they reach in the design's code and in locksim's (the
+// checkers' branches, the nodes' states). A failing input is saved by Go
+// under testdata/fuzz/<FuzzName>/ and fails again under plain `go test`;
+// the log shows the shrunk schedule, each violation explained and the
+// timeline, as Check does, and the shrunk case is saved under
+// testdata/locksim/ for `locksim replay`.
+//
+//	func FuzzMyLock(f *testing.F) { locksim.Fuzz(f, "set-px-lua") }
+//
+// Options are Check's; the run budgets (WithRuns, WithBudget, WithSeed,
+// WithWorkers) and exhaustive mode do not apply: the fuzzer decides. The
+// seed corpus is fuzzSeeds (16) inputs of random bytes from fixed seeds.
+func Fuzz(f *testing.F, design any, opts ...Option) {
+	f.Helper()
+	c := config{caseDir: "testdata/locksim"}
+	c.check.Gen.Swarm = true
+	if err := setDesign(&c.check.Base, design); err != nil {
+		f.Fatalf("locksim.Fuzz: %v", err)
+		return
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	if err := c.check.Gen.Validate(); err != nil {
+		f.Fatalf("locksim.Fuzz: %v", err)
+		return
+	}
+	counted := c.check.Invariants
+	if len(counted) > 0 {
+		ids, err := invariant.Parse(invariant.Names(counted))
+		if err != nil {
+			f.Fatalf("locksim.Fuzz: %v", err)
+			return
+		}
+		counted = ids
+	}
+	for i := range uint64(fuzzSeeds) {
+		r := rand.New(rand.NewPCG(i, 0xf022))
+		b := make([]byte, 64)
+		for j := range b {
+			b[j] = byte(r.Uint32())
+		}
+		f.Add(b)
+	}
+	name := f.Name()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := c.check.Gen.RunDraws(scenarios.ByteDraws(data), c.check.Base)
+		seed := FuzzSeed(data)
+		r, err := model.Run(s, seed)
+		if err != nil {
+			t.Fatalf("locksim.Fuzz: design %s: %v", designName(s), err)
+		}
+		if r.Err != nil {
+			t.Fatalf("locksim.Fuzz: design %s: run stopped: %v", designName(s), r.Err)
+		}
+		r.Count(counted)
+		if len(r.Failures()) == 0 {
+			return
+		}
+		want := invariant.Broken(r.Failures())[0]
+		s.Faults = engine.Shrink(s.Faults, func(fs []sim.Fault) bool {
+			t2 := s
+			t2.Faults = fs
+			out, err := model.Verdict(t2, seed)
+			return err == nil && out.Err == nil && slices.Contains(invariant.Broken(out.Violations), want)
+		}, 200)
+		if shrunk, err := model.Run(s, seed); err == nil && shrunk.Err == nil {
+			shrunk.Count(counted)
+			if len(shrunk.Failures()) > 0 {
+				r = shrunk
+			}
+		}
+		path := c.caseDir + "/" + sanitize(name) + ".json"
+		saved := path
+		if err := engine.NewCase(r).Save(path); err != nil {
+			saved = "(not saved: " + err.Error() + ")"
+		}
+		t.Logf("locksim: configuration %s\n%s", scenarios.Describe(r.Spec), FailureReport(r, saved, name))
+		t.Fatalf("locksim: design %s broke %s", designName(r.Spec), invariant.Names(invariant.Broken(r.Failures())))
+	})
+}
+
+// fuzzSeeds is the size of Fuzz's seed corpus.
+const fuzzSeeds = 16
+
+// FuzzSeed is the run seed of a fuzzer input: its FNV-1a hash.
+func FuzzSeed(data []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(data)
+	return h.Sum64()
+}

@@ -1,0 +1,75 @@
+package locksim_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"locksim"
+	"locksim/model/invariant"
+	"locksim/scenarios"
+	"locksim/sim"
+)
+
+// FuzzFencedKeepsTheData is the README's example: the fenced design's
+// resource never accepts a write older than one it took, whatever the
+// fuzzer draws (its lost updates are real: a stale holder that writes
+// before the next holder's first write is accepted). Plain `go test`
+// runs its seed corpus; `go test -fuzz=FuzzFencedKeepsTheData` explores.
+func FuzzFencedKeepsTheData(f *testing.F) {
+	locksim.Fuzz(f, "fenced", locksim.WithInvariants(invariant.Fencing))
+}
+
+// FuzzUserDesign fuzzes the design LOCKSIM_FUZZ_DESIGN names (run by
+// TestFuzzCatchesABrokenDesign).
+func FuzzUserDesign(f *testing.F) {
+	d := os.Getenv("LOCKSIM_FUZZ_DESIGN")
+	if d == "" {
+		f.Skip("run by TestFuzzCatchesABrokenDesign")
+	}
+	ids, err := invariant.Parse(os.Getenv("LOCKSIM_FUZZ_INVARIANTS"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	locksim.Fuzz(f, d, locksim.WithCaseDir(os.Getenv("LOCKSIM_FUZZ_CASES")), locksim.WithFaults(sim.FaultPause),
+		locksim.WithInvariants(ids...))
+}
+
+// A broken design fails under plain `go test` already, on Fuzz's seed
+// corpus, with a shrunk schedule, the explanation and a saved case; a
+// correct one passes.
+func TestFuzzCatchesABrokenDesign(t *testing.T) {
+	for _, tc := range []struct {
+		design, invariant string
+		fails             bool
+	}{{"set-px-lua", "mutual-exclusion", true}, {"fenced", "fencing", false}} {
+		cmd := exec.Command(os.Args[0], "-test.run=^FuzzUserDesign$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "LOCKSIM_FUZZ_DESIGN="+tc.design, "LOCKSIM_FUZZ_INVARIANTS="+tc.invariant, "LOCKSIM_FUZZ_CASES="+t.TempDir())
+		cmd.Dir = t.TempDir()
+		out, err := cmd.CombinedOutput()
+		text := string(out)
+		if (err != nil) != tc.fails {
+			t.Errorf("%s: failed = %v, want %v:\n%s", tc.design, err != nil, tc.fails, text)
+			continue
+		}
+		if tc.fails && (!strings.Contains(text, "locksim: design "+tc.design+" broke") || !strings.Contains(text, "fault schedule:")) {
+			t.Errorf("%s: the failure lacks its message or schedule:\n%s", tc.design, text)
+		}
+	}
+}
+
+// ByteDraws is deterministic, reads each choice from the input, and takes
+// the low end once the input is used up.
+func TestByteDraws(t *testing.T) {
+	d := scenarios.ByteDraws([]byte{7, 1, 0})
+	if got := d.Int64Range(0, 9, "a"); got != 7 {
+		t.Errorf("first draw %d, want 7", got)
+	}
+	if got := d.Int64Range(0, 1000, "b"); got != (1<<8|0)%1001 {
+		t.Errorf("two-byte draw %d, want %d", got, (1<<8|0)%1001)
+	}
+	if got := d.Int64Range(5, 9, "c"); got != 5 {
+		t.Errorf("draw past the input %d, want the low end", got)
+	}
+}

@@ -1,0 +1,77 @@
+package realclient
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"locksim"
+	"locksim/engine"
+	"locksim/model/invariant"
+	"locksim/scenarios"
+	"locksim/sim"
+)
+
+// Fuzz runs a real client under Go's coverage-guided fuzzer, as
+// locksim.Fuzz does a design: each input's bytes drive the generator's
+// draws (the configuration the options leave open, then the faults) and
+// its hash seeds the run, so `go test -fuzz=FuzzMyLock` explores fault
+// schedules guided by the coverage they reach in your library, go-redis
+// and locksim. A failing input is saved under testdata/fuzz/<FuzzName>/
+// and fails again under plain `go test`; the log shows the shrunk
+// schedule, the explanation and the timeline, and the case is saved for
+// Run.
+//
+//	func FuzzMyLock(f *testing.F) { realclient.Fuzz(f, mySetup, realclient.WithName("my-lock")) }
+//
+// Options are Check's; the run budgets do not apply. Fuzz must not run in
+// parallel with other tests (runs seed process-wide generators).
+func Fuzz(f *testing.F, setup Setup, opts ...Option) {
+	f.Helper()
+	c, err := newConfig(opts)
+	if err != nil {
+		f.Fatal(err)
+		return
+	}
+	for i := range uint64(16) {
+		r := rand.New(rand.NewPCG(i, 0xf022))
+		b := make([]byte, 64)
+		for j := range b {
+			b[j] = byte(r.Uint32())
+		}
+		f.Add(b)
+	}
+	name := f.Name()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := c.gen.RunDraws(scenarios.ByteDraws(data), c.spec)
+		seed := locksim.FuzzSeed(data)
+		r, err := c.run(t, s, seed, setup)
+		if err != nil {
+			t.Fatalf("realclient: %s: %v", c.name, err)
+		}
+		if r.Err != nil {
+			t.Fatalf("realclient: %s: run failed: %v", c.name, r.Err)
+		}
+		if len(r.Failures()) == 0 {
+			return
+		}
+		want := invariant.Broken(r.Failures())[0]
+		engine.Shrink(s.Faults, func(fs []sim.Fault) bool {
+			s2 := s
+			s2.Faults = fs
+			r2, err := c.run(t, s2, seed, setup)
+			if err != nil || r2.Err != nil || !slices.Contains(invariant.Broken(r2.Failures()), want) {
+				return false
+			}
+			r = r2
+			return true
+		}, maxShrinkRuns)
+		path := c.caseDir + "/" + sanitize(name) + ".json"
+		saved := path
+		if err := locksim.NewCase(r).Save(path); err != nil {
+			saved = "(not saved: " + err.Error() + ")"
+		}
+		t.Logf("realclient: configuration %s\n%s", scenarios.Describe(r.Spec), failureReport(r, saved, name))
+		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
+	})
+}
