@@ -399,7 +399,9 @@ func TestDifferentialRandom(t *testing.T) {
 
 // gen generates small scripts from a seeded generator. It avoids what
 // legitimately differs between the two paths: math.random, printing table
-// or function addresses, returning functions, and the commands the fast
+// or function addresses, returning functions, numbers that "%.17g" prints
+// otherwise than gopher-lua (3.99; Redis 7 and the fast path pass
+// 3.9900000000000002 to a command), and the commands the fast
 // path refuses on purpose (blocking ones, WAIT).
 type gen struct {
 	r      *rand.Rand
@@ -445,7 +447,7 @@ func (g *gen) key() string {
 }
 
 func (g *gen) num() string {
-	return g.pick("0", "1", "-1", "42", "3.99", "-2.5", "0.5", "1e3", "2^31", "7/2")
+	return g.pick("0", "1", "-1", "42", "3.75", "-2.5", "0.5", "1e3", "2^31", "7/2")
 }
 
 func (g *gen) call() string {

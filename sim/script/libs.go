@@ -44,8 +44,7 @@ func (st *luaState) chargeLibraries(base, str, tbl *lua.LTable) {
 	// formatBytes. Its %s of a table is handled in luastate.go (ids).
 	wrap(str, "format", func(L *lua.LState) { b.charge(L, 3*formatBytes(L)) }) // fmt's buffer doubles, then is copied
 
-	// tonumber and the comparisons inside table.sort scan their strings.
-	wrap(base, "tonumber", func(L *lua.LState) { b.spend(L, strArg(L, 1)/bytesPerInstruction) })
+	// (tonumber, numbers.go, charges its own scan.)
 	wrap(base, "unpack", func(L *lua.LState) {
 		t := L.CheckTable(1)
 		b.spend(L, int64(trailingNils(t))) // unpack(t) scans for #t
@@ -66,10 +65,6 @@ func (st *luaState) chargeLibraries(base, str, tbl *lua.LTable) {
 	}
 	wrap(base, "newproxy", func(L *lua.LState) { b.charge(L, 2*tableBytes) })
 
-	wrap(tbl, "concat", func(L *lua.LState) {
-		b.spend(L, int64(trailingNils(L.CheckTable(1))))
-		b.charge(L, concatBytes(L))
-	})
 	wrap(tbl, "sort", func(L *lua.LState) {
 		t := L.CheckTable(1)
 		n := int64(arrayLen(t))

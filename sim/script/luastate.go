@@ -240,7 +240,12 @@ func newLuaState() (st *luaState, err error) {
 		}))
 	}
 	st.chargeLibraries(base, strLib, tableLib)
+	base.RawSetString("tonumber", L.NewFunction(st.tonumber))
+	st.budget.numText = L.NewFunction(st.numText)
+	base.RawSetString(numTextName, st.budget.numText)
 	st.installPatternFunctions(strLib)
+	st.stringArgs(strLib)
+	tableLib.RawSetString("concat", L.NewFunction(st.tableConcat))
 	base.RawSetString("table", st.readOnly(tableLib))
 
 	coLib := lib(lua.CoroutineLibName)
@@ -291,6 +296,7 @@ func newLuaState() (st *luaState, err error) {
 		priv.RawSetString(name, real.RawGetString(name))
 	}
 	priv.RawSetString("tostring", base.RawGetString("tostring"))
+	priv.RawSetString(numTextName, base.RawGetString(numTextName))
 	priv.RawSetString("ENVMT", st.envMT)
 	priv.RawSetString("GLOBALS", base)
 	priv.RawSetString("GLOBALSMT", baseMT)
@@ -396,6 +402,7 @@ func compile(src string) (*lua.FunctionProto, error) {
 	if err := checkChunk(chunk); err != nil {
 		return nil, err
 	}
+	concatText(chunk)
 	proto, err := lua.Compile(chunk, "")
 	if err != nil {
 		return nil, err
