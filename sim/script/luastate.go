@@ -201,18 +201,9 @@ func newLuaState() (st *luaState, err error) {
 	// string: also the __index of every string value's metatable.
 	strProxy := st.readOnly(lib(lua.StringLibName))
 	base.RawSetString("string", strProxy)
-	// string.format("%s", {}) would print a Go address (fmt calls String).
+	// string.format is Lua 5.1's (format.go), not Go's fmt.
 	strLib := lib(lua.StringLibName)
-	format := gofn(strLib, "format")
-	strLib.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
-		for i := 2; i <= L.GetTop(); i++ {
-			switch v := L.Get(i).(type) {
-			case *lua.LTable, *lua.LFunction, *lua.LState, *lua.LUserData:
-				L.Replace(i, lua.LString(st.ids.name(v)))
-			}
-		}
-		return format(L)
-	}))
+	strLib.RawSetString("format", L.NewFunction(st.format))
 	smt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable)
 	if !ok {
 		return nil, errors.New("script: strings have no metatable")

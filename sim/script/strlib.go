@@ -38,7 +38,8 @@ func (st *luaState) stringArgs(str *lua.LTable) {
 func (st *luaState) tableConcat(L *lua.LState) int {
 	sep := ""
 	if L.Get(2) != lua.LNil {
-		sep = st.checkString(L, 2)
+		sep = st.checkStringArg(L, 2, "concat")
+		L.Replace(2, lua.LString(sep)) // concatBytes reads it
 	}
 	t := L.CheckTable(1)
 	st.budget.spend(L, int64(trailingNils(t)))
@@ -46,9 +47,10 @@ func (st *luaState) tableConcat(L *lua.LState) int {
 	st.budget.charge(L, concatBytes(L))
 	var b strings.Builder
 	for ; i <= last; i++ {
-		s, ok := valueText(t.RawGetInt(i))
-		if !ok {
-			L.RaiseError("%s", fmt.Sprintf("invalid value (at index %d) in table for 'concat'", i))
+		v := t.RawGetInt(i)
+		s, ok := valueText(v)
+		if !ok { // Redis's Lua 5.1 names the type
+			L.Error(lua.LString(fmt.Sprintf("invalid value (%s) at index %d in table for 'concat'", v.Type(), i)), 1)
 		}
 		b.WriteString(s)
 		if i < last {
