@@ -262,13 +262,7 @@ func newLuaState() (st *luaState, err error) {
 	}))
 	base.RawSetString("coroutine", st.readOnly(coLib))
 
-	// os: miniredis's minimal os library, os.clock() is always 42.
-	osLib := L.CreateTable(0, 1)
-	osLib.RawSetString("clock", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LNumber(42))
-		return 1
-	}))
-	base.RawSetString("os", st.readOnly(osLib))
+	// No os: Redis 7.0 has none (miniredis has os.clock, always 42).
 	st.installCJSON(cjson)
 	base.RawSetString("cjson", st.readOnly(cjson))
 
