@@ -1,8 +1,6 @@
 package script
 
 import (
-	"math/bits"
-
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -65,19 +63,7 @@ func (st *luaState) chargeLibraries(base, str, tbl *lua.LTable) {
 	}
 	wrap(base, "newproxy", func(L *lua.LState) { b.charge(L, 2*tableBytes) })
 
-	wrap(tbl, "sort", func(L *lua.LState) {
-		t := L.CheckTable(1)
-		n := int64(arrayLen(t))
-		var longest int64
-		for _, v := range tableArray(t) { // what sort sorts
-			if s, ok := v.(lua.LString); ok && int64(len(s)) > longest {
-				longest = int64(len(s))
-			}
-		}
-		// n log n comparisons, each scanning up to the longest string;
-		// a Lua comparator's own instructions count as it runs.
-		b.spend(L, n+mulBytes(n*int64(bits.Len64(uint64(n))), 1+longest/bytesPerInstruction))
-	})
+	// table.sort (sort.go) charges each comparison itself.
 	wrap(tbl, "maxn", func(L *lua.LState) {
 		t := L.CheckTable(1)
 		keys, _ := hashKeys(t, nil)

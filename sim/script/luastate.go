@@ -217,6 +217,7 @@ func newLuaState() (st *luaState, err error) {
 	base.RawSetString("math", st.readOnly(mathLib))
 
 	tableLib := lib(lua.TabLibName)
+	tableLib.RawSetString("sort", L.NewFunction(st.tableSort)) // Lua 5.1's quicksort (sort.go)
 	for _, name := range []string{"insert", "remove", "sort"} {
 		f := gofn(tableLib, name)
 		tableLib.RawSetString(name, L.NewFunction(func(L *lua.LState) int {

@@ -68,6 +68,16 @@ var luaAsRedis7 = []string{
 	`return cjson.encode({[true]=1})`,
 	`return cjson.encode(function() end)`,
 	`return cjson.encode()`,
+	// table.sort is Lua 5.1's quicksort: the same order for equal
+	// elements, the same refusal of an invalid order function. (Messages
+	// caught by pcall carry gopher-lua's position, ":1: ...": compared
+	// with string.find.)
+	`local ok, e = pcall(table.sort, {3,1,2,5,4}, function(a,b) return true end) return {ok and 1 or 0, string.find(e, 'invalid order function for sorting', 1, true) and 1 or 0}`,
+	`table.sort({3,1,2,5,4}, function(a,b) return true end)`,
+	`local t = {} for i=1,20 do t[i] = {k=i%3, v=i} end table.sort(t, function(a,b) return a.k < b.k end) local r = {} for i=1,20 do r[i]=t[i].v end return r`,
+	`local t = {} for i=1,30 do t[i] = {k=(i*7)%5, v=i} end table.sort(t, function(a,b) return a.k > b.k end) local r = {} for i=1,30 do r[i]=t[i].v end return r`,
+	`local t = {} for i=1,50 do t[i] = (i*37)%11 end table.sort(t) return t`,
+	`local t = {5,3,1,4,2,6,8,7,9,10,12,11} table.sort(t, function(a,b) return a <= b end) return t`,
 	// Globals: Redis 7.0 has no os.
 	`return os`,
 	`return type(os)`,
