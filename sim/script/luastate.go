@@ -381,6 +381,9 @@ func compile(src string) (*lua.FunctionProto, error) {
 	if err := checkSource(src); err != nil {
 		return nil, err
 	}
+	if err := checkSyntaxLevels(src, evalBase); err != nil {
+		return nil, err
+	}
 	chunk, err := parse.Parse(strings.NewReader(src), "<string>")
 	if err != nil {
 		return nil, err

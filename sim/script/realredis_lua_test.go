@@ -1,6 +1,7 @@
 package script
 
 import (
+	"strings"
 	"testing"
 
 	"locksim/sim/resp"
@@ -97,8 +98,31 @@ var luaAsRedis7 = []string{
 	`return {verbatim_string={format='txt', string='x'}}`,
 }
 
-// TestLuaAsRedis7 runs luaAsRedis7 on a real redis-server and on the fast
-// path.
+// nesting are sources at the edge of Lua 5.1's 200 syntax levels (every
+// block and subexpression a level, whatever the operator), run by EVAL
+// directly and through loadstring (one level deeper); both servers must
+// accept or refuse each ("chunk has too many syntax levels").
+func nesting() []string {
+	rep := strings.Repeat
+	var out []string
+	for _, n := range []int{197, 198, 199, 250} {
+		out = append(out,
+			"return "+rep("(", n)+"1"+rep(")", n),
+			rep("do ", n+1)+rep("end ", n+1),
+			"return "+rep("{", n+1)+rep("}", n+1)+" and 1",
+			"return 1"+rep("^1", n),
+			"return "+rep("not ", n)+"1",
+			"local a = 'x' return "+rep("a..", n)+"1",
+			"local function f(x) return x end return "+rep("f(", n)+"1"+rep(")", n),
+			"if 1 then "+rep("while nil do ", n-1)+rep("end ", n-1)+" end",
+			"local t = {f=function() return "+rep("(", n-3)+"1"+rep(")", n-3)+" end} return t.f()",
+		)
+	}
+	return append(out, "return 1"+rep("+1", 500))
+}
+
+// TestLuaAsRedis7 runs luaAsRedis7 and nesting on a real redis-server and
+// on the fast path.
 func TestLuaAsRedis7(t *testing.T) {
 	real := startRedis(t)
 	_, fe := newNode(t, Options{})
@@ -111,6 +135,25 @@ func TestLuaAsRedis7(t *testing.T) {
 			}
 		} else if r.String() != f.String() {
 			t.Errorf("%s:\n  real Redis %s\n  fast path  %s", script, r, f)
+		}
+	}
+}
+
+func TestSyntaxLevelsAsRedis7(t *testing.T) {
+	real := startRedis(t)
+	_, fe := newNode(t, Options{})
+	fast := fe.NewConn()
+	const msg = "chunk has too many syntax levels"
+	refused := func(r resp.Reply) bool { return r.Kind == resp.Error && strings.Contains(r.Str, msg) }
+	const viaLoadstring = "local f, e = loadstring(ARGV[1]) if f then return 'compiled' end return e"
+	for _, src := range nesting() {
+		r, f := real.Do(t, "EVAL", src, "0"), fast.Do("EVAL", src, "0")
+		if refused(r) != refused(f) || (!refused(r) && r.String() != f.String()) {
+			t.Errorf("EVAL of %.60q (%d bytes):\n  real Redis %.200s\n  fast path  %.200s", src, len(src), r, f)
+		}
+		r, f = real.Do(t, "EVAL", viaLoadstring, "0", src), fast.Do("EVAL", viaLoadstring, "0", src)
+		if strings.Contains(r.Str, msg) != strings.Contains(f.Str, msg) || (r.Str == "compiled") != (f.Str == "compiled") {
+			t.Errorf("loadstring of %.60q (%d bytes):\n  real Redis %.200s\n  fast path  %.200s", src, len(src), r, f)
 		}
 	}
 }
