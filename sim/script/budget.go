@@ -33,6 +33,9 @@ type budget struct {
 	memLimit int64 // bytes per script run
 	memLeft  int64 // bytes still allowed
 	stop     stopCause
+	// numText is the function `..` calls on its operands (numbers.go);
+	// a call of it boxes nothing (it charges the text it makes itself).
+	numText *lua.LFunction
 }
 
 // stopCause is why a run was stopped; zero while it runs.

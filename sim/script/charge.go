@@ -115,7 +115,7 @@ func (b *budget) chargeNext(L *lua.LState) bool {
 			work = int64(trailingNils(t))
 		}
 	case lua.OP_CALL, lua.OP_TAILCALL: // R(A)(R(A+1) ... R(A+B-1)), B == 0: up to the top
-		if fn, ok := f.reg(a).(*lua.LFunction); ok && fn.IsG {
+		if fn, ok := f.reg(a).(*lua.LFunction); ok && fn.IsG && fn != b.numText {
 			n = goCallBytes
 		}
 		if bArg == 0 {

@@ -1,11 +1,12 @@
 package script
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	luajson "github.com/alicebob/miniredis/v2/gopher-json"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -16,9 +17,8 @@ import (
 // map order (so pairs() over a decoded object visits its keys in an order
 // no seed controls).
 //
-//   - encode: a walk first refuses nesting deeper than Redis's 1000 with
-//     Redis's error and charges what encoding/json will allocate; then
-//     gopher-json encodes, so the text is miniredis's.
+//   - encode: lua-cjson's rules and texts (cjsonEncode); gopher-json's
+//     differ ({} is [], {1,nil,3} is nil, numbers print with Go's %v).
 //   - decode: a decoder with lua-cjson's grammar, depth limit and error
 //     texts (raised, as Redis raises them: "Expected value but found
 //     invalid token at character 1"), building values as gopher-json does
@@ -33,61 +33,161 @@ func (st *luaState) installCJSON(t *lua.LTable) {
 	t.RawSetString("decode", st.L.NewFunction(st.cjsonDecode))
 }
 
+// cjsonEncode is lua-cjson's encode with Redis 7's settings: a table
+// whose keys are all positive integers is an array (nil holes are null;
+// more than twice as many slots as items and more than 10 is the
+// "excessively sparse array" error), any other non-empty table is an
+// object (number keys as "%.14g" strings), {} is {}; numbers print with
+// "%.14g" and NaN or Inf are errors; strings escape control bytes, ", \
+// and / as lua-cjson does and pass other bytes through. Object members
+// come in gopher-lua's next order (Redis: its own hash order).
 func (st *luaState) cjsonEncode(L *lua.LState) int {
 	if L.GetTop() != 1 {
-		L.Error(lua.LString("bad argument #1 to encode"), 1)
-		return 0
+		argError(L, 1, "encode", "expected 1 argument")
 	}
-	v := L.CheckAny(1)
-	w := encodeWalk{visited: map[*lua.LTable]bool{}}
-	if w.walk(v, 1); w.tooDeep > 0 {
-		L.RaiseError("Cannot serialise, excessive nesting (%d)", w.tooDeep)
-	}
-	// Each table's text is built in its own buffer and copied into its
-	// parent's: about twice the sum of every table's text.
-	st.budget.charge(L, 2*w.copied+stringHeaderBytes)
-	data, err := luajson.Encode(v)
-	if err != nil {
-		L.Push(lua.LNil)
-		L.Push(lua.LString(err.Error()))
-		return 2
-	}
-	L.Push(lua.LString(string(data)))
+	e := jsonEncoder{st: st, L: L}
+	e.value(L.Get(1), 0)
+	L.Push(lua.LString(e.b.String()))
 	return 1
 }
 
-// encodeWalk measures what gopher-json will encode, visiting tables as it
-// does (each once: a table met again is its "recursively nested" error).
-type encodeWalk struct {
-	visited map[*lua.LTable]bool
-	copied  int64 // the sum over tables of their text's length (an upper bound)
-	tooDeep int   // the first depth beyond cjsonMaxDepth, if any
+// jsonEncoder writes one cjson.encode text, charging each piece before
+// it is written (a table shared n times is written n times, as lua-cjson
+// does).
+type jsonEncoder struct {
+	st *luaState
+	L  *lua.LState
+	b  strings.Builder
 }
 
-// walk returns an upper bound of v's JSON text length.
-func (w *encodeWalk) walk(v lua.LValue, depth int) int64 {
+func (e *jsonEncoder) write(s string) {
+	e.st.budget.charge(e.L, 2*int64(len(s))) // the builder doubles
+	e.st.budget.spend(e.L, 1+int64(len(s))/bytesPerInstruction)
+	e.b.WriteString(s)
+}
+
+func (e *jsonEncoder) fail(v lua.LValue, why string) {
+	e.L.Error(lua.LString("Cannot serialise "+v.Type().String()+": "+why), 1)
+}
+
+func (e *jsonEncoder) value(v lua.LValue, depth int) {
 	switch x := v.(type) {
 	case lua.LString:
-		return 6*int64(len(x)) + 2 // \u00XX escapes at most
+		e.quote(string(x))
+	case lua.LNumber:
+		f := float64(x)
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			e.fail(v, "must not be NaN or Inf")
+		}
+		e.write(numberText(f))
+	case lua.LBool:
+		e.write(map[bool]string{true: "true", false: "false"}[bool(x)])
+	case *lua.LNilType:
+		e.write("null")
 	case *lua.LTable:
-		if w.visited[x] || w.tooDeep > 0 {
-			return 0
-		}
+		depth++
 		if depth > cjsonMaxDepth {
-			w.tooDeep = depth
-			return 0
+			e.L.Error(lua.LString(fmt.Sprintf("Cannot serialise, excessive nesting (%d)", depth)), 1)
 		}
-		w.visited[x] = true
-		n := int64(2)
-		// In Next's order (not ForEach's Go map order): which parent a
-		// shared table is counted under must not depend on the run.
+		n := e.arrayLength(x)
+		if n > 0 {
+			e.write("[")
+			for i := 1; i <= n; i++ {
+				if i > 1 {
+					e.write(",")
+				}
+				e.value(x.RawGetInt(i), depth)
+			}
+			e.write("]")
+			return
+		}
+		e.write("{")
+		first := true
 		for k, val := x.Next(lua.LNil); k != lua.LNil; k, val = x.Next(k) {
-			n += w.walk(k, depth) + 2 + w.walk(val, depth+1)
+			if !first {
+				e.write(",")
+			}
+			first = false
+			switch key := k.(type) {
+			case lua.LString:
+				e.quote(string(key))
+			case lua.LNumber:
+				e.quote(numberText(float64(key)))
+			default:
+				e.fail(k, "table key must be a number or string")
+			}
+			e.write(":")
+			e.value(val, depth)
 		}
-		w.copied += n
-		return n
+		e.write("}")
+	default:
+		if x == nil {
+			e.write("null")
+			return
+		}
+		e.fail(v, "type not supported")
 	}
-	return numberTextBytes // numbers, booleans, null
+}
+
+// arrayLength is lua-cjson's lua_array_length: the largest key if every
+// key is a positive integer, else -1 (an object); an excessively sparse
+// array is an error.
+func (e *jsonEncoder) arrayLength(t *lua.LTable) int {
+	max, items := 0, 0
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+		e.st.budget.spend(e.L, 1)
+		n, ok := k.(lua.LNumber)
+		if !ok || float64(n) < 1 || float64(n) != math.Floor(float64(n)) || float64(n) > math.MaxInt32 {
+			return -1
+		}
+		max, items = maxInt(max, int(n)), items+1
+	}
+	if max > items*2 && max > 10 {
+		e.L.Error(lua.LString("Cannot serialise table: excessively sparse array"), 1)
+	}
+	return max
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// quote writes s with lua-cjson's string escaping: \" \\ \/ \b \f \n \r
+// \t, other control bytes and 127 as \u00XX, other bytes unchanged. It
+// charges the longest text (6 bytes a byte) before writing.
+func (e *jsonEncoder) quote(s string) {
+	n := 6*int64(len(s)) + 2
+	e.st.budget.charge(e.L, 2*n)
+	e.st.budget.spend(e.L, 1+n/bytesPerInstruction)
+	b := &e.b
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\', '/':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				fmt.Fprintf(b, `\u%04x`, c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
 }
 
 func (st *luaState) cjsonDecode(L *lua.LState) int {

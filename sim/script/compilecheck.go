@@ -16,9 +16,12 @@ const (
 	// MaxScriptBytes bounds a script's source, in bytes: parsing costs up
 	// to ~600 bytes of allocation per source byte.
 	MaxScriptBytes = 64 << 10
-	// maxSyntaxDepth bounds the nesting of expressions and blocks, as Lua's
-	// LUAI_MAXCCALLS (200) bounds its parser's recursion.
-	maxSyntaxDepth = 200
+	// maxSyntaxDepth bounds the nesting of gopher-lua's syntax tree, where
+	// Lua 5.1's own limit (syntaxlevels.go: 200 levels, as Redis) does not
+	// reach: a left-associative chain a + b + ... or a suffix chain
+	// f()()... costs Lua one level but nests the tree once per term, and
+	// gopher-lua's compiler takes time superlinear in that nesting.
+	maxSyntaxDepth = 1000
 	// maxConstantWork bounds one function's constant lookups (uses times
 	// distinct constants, what the compiler's search costs at most).
 	maxConstantWork = 1 << 24
@@ -72,7 +75,7 @@ func (c *chunkChecker) fail(err error) {
 
 func (c *chunkChecker) deeper(depth int) bool {
 	if depth > maxSyntaxDepth {
-		c.fail(errors.Errorf("locksim: chunk has too many syntax levels (more than %d nested expressions or blocks) (limits: max-script-syntax-depth)", maxSyntaxDepth))
+		c.fail(errors.Errorf("locksim: chunk nests more than %d expressions or blocks (limits: max-script-tree-depth)", maxSyntaxDepth))
 		return false
 	}
 	return c.err == nil

@@ -102,7 +102,9 @@ var diffCases = []diffCase{
 
 	// Errors.
 	{name: "error call", cmds: [][]string{eval("error('boom')", "0")}},
-	{name: "error with percent", cmds: [][]string{eval("error('100% sure %d')", "0")}},
+	{name: "error with percent", fastOnly: true, // miniredis formats the message again: "100%!s(MISSING)ure %!d(MISSING)"
+		cmds: [][]string{eval("error('100% sure %d')", "0")},
+		want: []resp.Reply{resp.ErrorReply("ERR Error compiling script (new function): :1: 100% sure %d stack traceback:  [G]: in function 'error'  :1: in main chunk  [G]: ?")}},
 	{name: "error on line 3", cmds: [][]string{eval("local a = 1\nlocal b = 2\nreturn a + nil", "0")}},
 	{name: "index nil", cmds: [][]string{eval("local t = nil; return t.x", "0")}},
 	{name: "syntax error", cmds: [][]string{eval("return 'x' ..", "0")}},
@@ -115,10 +117,12 @@ var diffCases = []diffCase{
 
 	// Replies.
 	{name: "nested tables", cmds: [][]string{eval("return {1, {2, {3, {'x', false, true}}}, {}, 'y'}", "0")}},
+	{name: "err and ok that are not strings", fastOnly: true, // Redis 7 reads only string err/ok fields; miniredis: (error) 42, true
+		cmds: [][]string{eval("return {err=42}", "0"), eval("return {ok=true}", "0"), eval("return {err=1, 5}", "0")},
+		want: []resp.Reply{arr(), arr(), arr(resp.IntReply(5))}},
 	{name: "status and err tables", cmds: [][]string{
 		eval("return {ok='FINE'}", "0"), eval("return {err='BAD thing'}", "0"),
 		eval("return {err='x', ok='y'}", "0"), eval("return {ok='a\\nb\\tc'}", "0"),
-		eval("return {err=42}", "0"), eval("return {ok=true}", "0"),
 		eval("return {1, {ok='in'}, {err='in err'}, 2}", "0"),
 		eval("return redis.status_reply('PONG')", "0"), eval("return redis.error_reply('MY bad')", "0"),
 		eval("return redis.error_reply('bad')", "0"), eval("return redis.error_reply('-NEG x')", "0"),
@@ -258,7 +262,6 @@ var diffCases = []diffCase{
 		eval("return redis.set_repl(1)", "0"),
 		eval("return redis.setresp(3)", "0"),
 		eval("return redis.setresp(4)", "0"),
-		eval("return os.clock()", "0"),
 		eval("return server.call('PING')", "0"),
 		eval("local co = coroutine.create(function(a) local b = coroutine.yield(a + 1); return b * 2 end); local _, x = coroutine.resume(co, 1); local _, y = coroutine.resume(co, 10); return {x, y, coroutine.status(co)}", "0"),
 		eval("return coroutine.wrap(function() return 5 end)()", "0"),
@@ -339,8 +342,8 @@ var diffCases = []diffCase{
 			{Kind: resp.Status, Str: "PONG"},
 		}},
 	{name: "sandbox holes closed", fastOnly: true, // miniredis exposes these
-		cmds: [][]string{eval("return getfenv", "0")},
-		want: []resp.Reply{resp.ErrorReply("ERR Error compiling script (new function): :16: Script attempted to access nonexistent global variable 'getfenv' stack traceback:  [G]: in function 'error'  :16: in function <:14>  :1: in main chunk  [G]: ?")}},
+		cmds: [][]string{eval("return os", "0"), eval("return getfenv", "0")},
+		want: []resp.Reply{resp.ErrorReply("ERR Error compiling script (new function): :16: Script attempted to access nonexistent global variable 'os' stack traceback:  [G]: in function 'error'  :16: in function <:14>  :1: in main chunk  [G]: ?"), resp.ErrorReply("ERR Error compiling script (new function): :16: Script attempted to access nonexistent global variable 'getfenv' stack traceback:  [G]: in function 'error'  :16: in function <:14>  :1: in main chunk  [G]: ?")}},
 }
 
 func TestDifferential(t *testing.T) {
@@ -399,7 +402,9 @@ func TestDifferentialRandom(t *testing.T) {
 
 // gen generates small scripts from a seeded generator. It avoids what
 // legitimately differs between the two paths: math.random, printing table
-// or function addresses, returning functions, and the commands the fast
+// or function addresses, returning functions, numbers that "%.17g" prints
+// otherwise than gopher-lua (3.99; Redis 7 and the fast path pass
+// 3.9900000000000002 to a command), and the commands the fast
 // path refuses on purpose (blocking ones, WAIT).
 type gen struct {
 	r      *rand.Rand
@@ -445,7 +450,7 @@ func (g *gen) key() string {
 }
 
 func (g *gen) num() string {
-	return g.pick("0", "1", "-1", "42", "3.99", "-2.5", "0.5", "1e3", "2^31", "7/2")
+	return g.pick("0", "1", "-1", "42", "3.75", "-2.5", "0.5", "1e3", "2^31", "7/2")
 }
 
 func (g *gen) call() string {

@@ -12,7 +12,8 @@
 // dispatch path, so a lock-release script costs a few µs and about a dozen
 // allocations while giving the same replies and error texts as miniredis's
 // EVAL (checked by differential tests against miniredis and, where
-// redis-server is installed, against real Redis 7).
+// redis-server is installed, against real Redis 7), except where Lua's own
+// behaviour decides a script's result: there it follows Redis 7 (below).
 //
 // # Usage
 //
@@ -54,7 +55,7 @@
 //     serves one engine after another, and its Go functions (redis.*,
 //     math.random) reach the engine that holds it now. Globals live in a per-run
 //     environment in front of read-only shared globals; library tables
-//     (redis, string, math, table, coroutine, os, cjson) are read-only
+//     (redis, string, math, table, coroutine, cjson) are read-only
 //     proxies (also against rawset and table.insert/remove/sort); the
 //     string metatable and every metatable are protected; getfenv, setfenv,
 //     debug, require, module, package, dofile and loadfile are absent.
@@ -85,7 +86,10 @@
 //	                                        closures, coroutines, replies)
 //	max-script-source-bytes  64 KiB         a script's source (EVAL, SCRIPT LOAD,   MaxScriptBytes
 //	                                        loadstring, load)
-//	max-script-syntax-depth  200            nested expressions and blocks           compilecheck.go
+//	max-script-syntax-depth  200            Lua 5.1's syntax levels (blocks and     syntaxlevels.go
+//	                                        subexpressions), as Redis 7 counts
+//	max-script-tree-depth    1000           nesting of gopher-lua's syntax tree     compilecheck.go
+//	                                        (left-associative chains)
 //	max-script-constants     2^24           a function's constant lookups at        compilecheck.go
 //	                                        compile time (uses x distinct)
 //	max-script-cache-bytes   4 MiB          script source a node keeps for EVALSHA  engine.go
@@ -119,15 +123,41 @@
 //     EXISTS compare SHAs case-sensitively.
 //   - redis.call and redis.pcall each have their own selected DB within a
 //     run (a SELECT through one does not move the other).
-//   - Numbers passed to redis.call are formatted by gopher-lua (1e+20), not
-//     with "%.17g"; libraries are gopher-lua's plus cjson (no bit, struct,
-//     cmsgpack); os.clock() returns 42; print, redis.log and collectgarbage
-//     do nothing.
+//   - Libraries are gopher-lua's plus cjson (no bit, struct, cmsgpack,
+//     gcinfo, table.foreach, table.foreachi, table.setn); server, print
+//     and newproxy exist (Redis 7.0 has none of them); print, redis.log
+//     and collectgarbage do nothing.
+//   - HGETALL, HKEYS, HVALS and SMEMBERS reply sorted (miniredis); Redis
+//     7.0 replies a small hash in insertion order and a set that is not
+//     all integers in its hash table's order, which changes with every
+//     server start.
+//   - An error caught by pcall carries gopher-lua's position (":1: ...",
+//     Redis: none for errors raised by library functions).
 //
 // Where miniredis and Redis 7 disagree, the fast path follows Redis when
-// that is needed for isolation or termination (these are the only replies
-// that differ from miniredis's EVAL):
+// that is needed for isolation or termination, or where Lua itself
+// decides what a script computes (measured against redis-server 7.0.15,
+// realredis_lua_test.go):
 //
+//   - Numbers convert as in Lua 5.1 (numbers.go): "%.14g" in tostring,
+//     `..` (compile rewrites each operand that may be a number into a call
+//     of a hidden global), table.concat, the string functions and
+//     cjson.encode, so 10/3 is 3.3333333333333, 1e15 is 1e+15, 1/0 is
+//     inf; redis.call passes "%.17g" (0.1 is 0.10000000000000001);
+//     tonumber is luaO_str2d and strtoul (1e1, -0x10, 0x1p4, inf, past
+//     2^63).
+//   - string.format is Lua 5.1's (format.go): missing or mistyped
+//     arguments, unknown conversions and widths over 99 raise Lua's
+//     errors; %s of a table is an error, as in Redis.
+//   - cjson.encode is lua-cjson's (cjson.go); table.sort is Lua 5.1's
+//     quicksort (sort.go), with its "invalid order function for sorting".
+//   - A returned table is read as Redis 7.0 reads it (convert.go): err and
+//     ok only when strings ({err=1} is an empty array), then double,
+//     big_number, verbatim_string, map and set.
+//   - No os (miniredis has os.clock, always 42). Error messages are not
+//     run through fmt again (miniredis turns "100%" into "100%!(NOVERB)").
+//   - A chunk deeper than Lua 5.1's 200 syntax levels is refused with
+//     "chunk has too many syntax levels" (syntaxlevels.go).
 //   - Writing a library table (redis.call = nil) raises "Attempt to modify
 //     a readonly table" (miniredis allows it).
 //   - getfenv, setfenv, require, module, package, dofile, loadfile are
@@ -143,8 +173,8 @@
 //
 //   - Tables, functions, threads and userdata print as a per-run id in
 //     order of first print ("table: 0x0001", then "function: 0x0002"),
-//     restarting with every script run, in tostring, string.format, error
-//     objects (error({})) and err/ok reply fields; Redis and miniredis print
+//     restarting with every script run, in tostring and error objects
+//     (error({})); Redis and miniredis print
 //     heap addresses, which differ from run to run.
 //   - A script that exceeds its instruction budget fails with "ERR Error
 //     running script (call to f_SHA): script exceeded the instruction
@@ -173,17 +203,17 @@
 //     the sum of its prefixes. Real Redis grows its Lua heap without bound.
 //   - Compiling is bounded before gopher-lua's compiler (which is not
 //     linear) runs, for EVAL, SCRIPT LOAD, loadstring and load: a source
-//     of at most 64 KiB (max-script-source-bytes), at most 200 nested
-//     expressions or blocks (max-script-syntax-depth; Redis's Lua refuses
-//     about as many for right-associative operators, not for a + b + c
-//     ...), and
-//     per function at most 2^24 constant lookups, uses times distinct
+//     of at most 64 KiB (max-script-source-bytes), at most Lua 5.1's 200
+//     syntax levels (max-script-syntax-depth, as Redis), a syntax tree at
+//     most 1000 deep (max-script-tree-depth: a + b + c ... of more than
+//     1000 terms, which Redis accepts), and per function at most 2^24 constant lookups, uses times distinct
 //     constants (max-script-constants). A node keeps at most 4 MiB of
 //     script source for EVALSHA: SCRIPT LOAD beyond is refused, EVAL
 //     beyond runs without caching (max-script-cache-bytes).
 //   - cjson.encode refuses nesting deeper than 1000 with Redis's "Cannot
 //     serialise, excessive nesting (1001)" (miniredis recurses on the Go
-//     stack until the process dies) and otherwise gives miniredis's text.
+//     stack until the process dies); an object's members come in
+//     gopher-lua's table order (Redis: its hash order).
 //     cjson.decode follows lua-cjson: invalid JSON raises its error
 //     ("Expected value but found invalid token at character 1"; miniredis
 //     returns nil and a Go message), nesting beyond 1000 raises "Found too

@@ -89,6 +89,9 @@ func (d *ids) name(v lua.LValue) string {
 		if v == nil {
 			return "nil"
 		}
+		if n, ok := v.(lua.LNumber); ok {
+			return numberText(float64(n))
+		}
 		return v.String()
 	}
 	if d.m == nil {

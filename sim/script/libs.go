@@ -1,8 +1,6 @@
 package script
 
 import (
-	"math/bits"
-
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -44,8 +42,7 @@ func (st *luaState) chargeLibraries(base, str, tbl *lua.LTable) {
 	// formatBytes. Its %s of a table is handled in luastate.go (ids).
 	wrap(str, "format", func(L *lua.LState) { b.charge(L, 3*formatBytes(L)) }) // fmt's buffer doubles, then is copied
 
-	// tonumber and the comparisons inside table.sort scan their strings.
-	wrap(base, "tonumber", func(L *lua.LState) { b.spend(L, strArg(L, 1)/bytesPerInstruction) })
+	// (tonumber, numbers.go, charges its own scan.)
 	wrap(base, "unpack", func(L *lua.LState) {
 		t := L.CheckTable(1)
 		b.spend(L, int64(trailingNils(t))) // unpack(t) scans for #t
@@ -66,23 +63,7 @@ func (st *luaState) chargeLibraries(base, str, tbl *lua.LTable) {
 	}
 	wrap(base, "newproxy", func(L *lua.LState) { b.charge(L, 2*tableBytes) })
 
-	wrap(tbl, "concat", func(L *lua.LState) {
-		b.spend(L, int64(trailingNils(L.CheckTable(1))))
-		b.charge(L, concatBytes(L))
-	})
-	wrap(tbl, "sort", func(L *lua.LState) {
-		t := L.CheckTable(1)
-		n := int64(arrayLen(t))
-		var longest int64
-		for _, v := range tableArray(t) { // what sort sorts
-			if s, ok := v.(lua.LString); ok && int64(len(s)) > longest {
-				longest = int64(len(s))
-			}
-		}
-		// n log n comparisons, each scanning up to the longest string;
-		// a Lua comparator's own instructions count as it runs.
-		b.spend(L, n+mulBytes(n*int64(bits.Len64(uint64(n))), 1+longest/bytesPerInstruction))
-	})
+	// table.sort (sort.go) charges each comparison itself.
 	wrap(tbl, "maxn", func(L *lua.LState) {
 		t := L.CheckTable(1)
 		keys, _ := hashKeys(t, nil)

@@ -64,6 +64,9 @@ func (st *luaState) load(L *lua.LState, src, name string) int {
 		return fail(err)
 	}
 	st.budget.charge(L, int64(len(src))*parseBytes)
+	if err := checkSyntaxLevels(src, loadBase); err != nil {
+		return fail(err)
+	}
 	chunk, err := parse.Parse(strings.NewReader(src), name)
 	if err != nil {
 		return fail(err)
@@ -71,6 +74,7 @@ func (st *luaState) load(L *lua.LState, src, name string) int {
 	if err := checkChunk(chunk); err != nil {
 		return fail(err)
 	}
+	concatText(chunk)
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
 		return fail(err)

@@ -201,18 +201,9 @@ func newLuaState() (st *luaState, err error) {
 	// string: also the __index of every string value's metatable.
 	strProxy := st.readOnly(lib(lua.StringLibName))
 	base.RawSetString("string", strProxy)
-	// string.format("%s", {}) would print a Go address (fmt calls String).
+	// string.format is Lua 5.1's (format.go), not Go's fmt.
 	strLib := lib(lua.StringLibName)
-	format := gofn(strLib, "format")
-	strLib.RawSetString("format", L.NewFunction(func(L *lua.LState) int {
-		for i := 2; i <= L.GetTop(); i++ {
-			switch v := L.Get(i).(type) {
-			case *lua.LTable, *lua.LFunction, *lua.LState, *lua.LUserData:
-				L.Replace(i, lua.LString(st.ids.name(v)))
-			}
-		}
-		return format(L)
-	}))
+	strLib.RawSetString("format", L.NewFunction(st.format))
 	smt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable)
 	if !ok {
 		return nil, errors.New("script: strings have no metatable")
@@ -226,6 +217,7 @@ func newLuaState() (st *luaState, err error) {
 	base.RawSetString("math", st.readOnly(mathLib))
 
 	tableLib := lib(lua.TabLibName)
+	tableLib.RawSetString("sort", L.NewFunction(st.tableSort)) // Lua 5.1's quicksort (sort.go)
 	for _, name := range []string{"insert", "remove", "sort"} {
 		f := gofn(tableLib, name)
 		tableLib.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
@@ -240,7 +232,12 @@ func newLuaState() (st *luaState, err error) {
 		}))
 	}
 	st.chargeLibraries(base, strLib, tableLib)
+	base.RawSetString("tonumber", L.NewFunction(st.tonumber))
+	st.budget.numText = L.NewFunction(st.numText)
+	base.RawSetString(numTextName, st.budget.numText)
 	st.installPatternFunctions(strLib)
+	st.stringArgs(strLib)
+	tableLib.RawSetString("concat", L.NewFunction(st.tableConcat))
 	base.RawSetString("table", st.readOnly(tableLib))
 
 	coLib := lib(lua.CoroutineLibName)
@@ -266,13 +263,7 @@ func newLuaState() (st *luaState, err error) {
 	}))
 	base.RawSetString("coroutine", st.readOnly(coLib))
 
-	// os: miniredis's minimal os library, os.clock() is always 42.
-	osLib := L.CreateTable(0, 1)
-	osLib.RawSetString("clock", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LNumber(42))
-		return 1
-	}))
-	base.RawSetString("os", st.readOnly(osLib))
+	// No os: Redis 7.0 has none (miniredis has os.clock, always 42).
 	st.installCJSON(cjson)
 	base.RawSetString("cjson", st.readOnly(cjson))
 
@@ -291,6 +282,7 @@ func newLuaState() (st *luaState, err error) {
 		priv.RawSetString(name, real.RawGetString(name))
 	}
 	priv.RawSetString("tostring", base.RawGetString("tostring"))
+	priv.RawSetString(numTextName, base.RawGetString(numTextName))
 	priv.RawSetString("ENVMT", st.envMT)
 	priv.RawSetString("GLOBALS", base)
 	priv.RawSetString("GLOBALSMT", baseMT)
@@ -389,6 +381,9 @@ func compile(src string) (*lua.FunctionProto, error) {
 	if err := checkSource(src); err != nil {
 		return nil, err
 	}
+	if err := checkSyntaxLevels(src, evalBase); err != nil {
+		return nil, err
+	}
 	chunk, err := parse.Parse(strings.NewReader(src), "<string>")
 	if err != nil {
 		return nil, err
@@ -396,6 +391,7 @@ func compile(src string) (*lua.FunctionProto, error) {
 	if err := checkChunk(chunk); err != nil {
 		return nil, err
 	}
+	concatText(chunk)
 	proto, err := lua.Compile(chunk, "")
 	if err != nil {
 		return nil, err

@@ -78,13 +78,6 @@ func msgNotSimulated(cmd string) string {
 	return fmt.Sprintf("ERR locksim: '%s' blocks or starts goroutines in miniredis and is not supported on a simulated node", strings.ToLower(cmd))
 }
 
-// noArgs is passed to fmt.Sprintf to reproduce miniredis's
-// fmt.Errorf(errLuaParseError(err)), which treats the whole message as a
-// format string: a '%' in a script error becomes "%!(NOVERB)" and the like.
-var noArgs []any
-
-func asFormat(msg string) string { return fmt.Sprintf(msg, noArgs...) }
-
 // toInline is server.toInline from miniredis: error and status replies have
 // every Unicode space turned into ' ' (and, through strings.Map, invalid
 // UTF-8 bytes into U+FFFD).

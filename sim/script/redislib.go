@@ -69,7 +69,7 @@ func (e *Engine) luaCall(L *lua.LState, failFast bool) int {
 	for i := 1; i <= top; i++ {
 		switch a := L.Get(i).(type) {
 		case lua.LNumber:
-			args[i-1] = a.String()
+			args[i-1] = callArgText(float64(a))
 		case lua.LString:
 			args[i-1] = string(a)
 		default:

@@ -44,7 +44,7 @@ func (e *Engine) execute(c *Conn, s *script, readOnly bool, keys, argv []string)
 	if s.fn == nil {
 		proto, err := compileCached(s.src)
 		if err != nil {
-			return resp.ErrorReply(toInline(asFormat(errLuaParseError(err.Error())))), false
+			return resp.ErrorReply(toInline(errLuaParseError(err.Error()))), false
 		}
 		s.fn = L.NewFunctionFromProto(proto)
 	}
@@ -110,7 +110,7 @@ func (e *Engine) runError(st *luaState, s *script, err error) resp.Reply {
 		e.lua = nil // a Go panic may have left the state inconsistent
 		return resp.ErrorReply(toInline(msgGoPanic(s.sha, apiErr.Object.String())))
 	}
-	return resp.ErrorReply(toInline(asFormat(errLuaParseError(st.errorText(err)))))
+	return resp.ErrorReply(toInline(errLuaParseError(st.errorText(err))))
 }
 
 // freshEnv returns an empty environment for a run: the previous run's if
