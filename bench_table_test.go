@@ -76,7 +76,8 @@ func TestBenchTable(t *testing.T) {
 		}
 	}
 	fmt.Printf("locksim benchmarks (GOMAXPROCS=%d, %d CPUs); cpu/op is getrusage's user+system time of the\n", runtime.GOMAXPROCS(0), runtime.NumCPU())
-	fmt.Printf("whole process per op (the garbage collector's threads too), which a loaded machine does not inflate;\n")
+	fmt.Printf("whole process per op (the garbage collector's threads too), which a loaded machine inflates far less\n")
+	fmt.Printf("than wall time (contention for caches and cores still adds to it: compare rows of one run);\n")
 	fmt.Printf("every ratio and runs/s below is of CPU time, measured in this one run\n\n")
 	fmt.Printf("%-46s %11s %11s %10s %10s\n", "", "wall/op", "cpu/op", "allocs/op", "B/op")
 	fast, slow := measure("EVAL release script, fast path", eval(false)), measure("EVAL release script, miniredis's own EVAL", eval(true))
