@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"testing"
@@ -20,7 +21,26 @@ import (
 	"locksim/sim/script"
 )
 
-var benchTable = flag.Bool("benchtable", false, "print the benchmark table (make bench)")
+// cliGCPercent is cmd/locksim's gcPercent, the CLI's GC pacing.
+const cliGCPercent = 400
+
+var (
+	benchTable  = flag.Bool("benchtable", false, "print the benchmark table (make bench)")
+	benchBudget = flag.Duration("benchtable.budget", 4*time.Minute, "wall time for the bench table's zoo and exhaustive parts together; rows past it are skipped and say so (make long runs the whole zoo under exhaustive mode)")
+)
+
+// budgetLeft reports whether the zoo and exhaustive parts may start
+// another row before deadline, and prints the skip once when not.
+func budgetLeft(deadline time.Time, skipped *bool) bool {
+	if time.Now().Before(deadline) { // wall-clock ok: a benchmark report's bound
+		return true
+	}
+	if !*skipped {
+		fmt.Printf("  (the rest skipped: past -benchtable.budget=%v)\n", *benchBudget)
+		*skipped = true
+	}
+	return false
+}
 
 // standardSpec is the standard run: two clients contending on one node for
 // 60s of virtual time, SET NX PX with a 1s TTL and backoff, a 50ms
@@ -38,8 +58,8 @@ func TestBenchTable(t *testing.T) {
 		t.Skip("run with -benchtable (make bench)")
 	}
 	const release = "if redis.call('GET',KEYS[1])==ARGV[1] then return redis.call('DEL',KEYS[1]) else return 0 end"
-	eval := func(slow bool) testing.BenchmarkResult {
-		return testing.Benchmark(func(b *testing.B) {
+	eval := func(slow bool) func(b *testing.B) {
+		return func(b *testing.B) {
 			m := miniredis.NewMiniRedis()
 			m.SetTime(clock.Epoch)
 			e, err := script.NewEngine(m, script.Options{Slow: slow})
@@ -53,12 +73,17 @@ func TestBenchTable(t *testing.T) {
 			for i := 0; i < b.N; i++ {
 				c.Do("EVAL", release, "1", "lock", "other")
 			}
-		})
+		}
 	}
-	fast, slow := eval(false), eval(true)
+	fmt.Printf("locksim benchmarks (GOMAXPROCS=%d, %d CPUs); cpu/op is getrusage's user+system time of the\n", runtime.GOMAXPROCS(0), runtime.NumCPU())
+	fmt.Printf("whole process per op (the garbage collector's threads too), which a loaded machine inflates far less\n")
+	fmt.Printf("than wall time (contention for caches and cores still adds to it: compare rows of one run);\n")
+	fmt.Printf("every ratio and runs/s below is of CPU time, measured in this one run\n\n")
+	fmt.Printf("%-46s %11s %11s %10s %10s\n", "", "wall/op", "cpu/op", "allocs/op", "B/op")
+	fast, slow := measure("EVAL release script, fast path", eval(false)), measure("EVAL release script, miniredis's own EVAL", eval(true))
 
 	var events int
-	std := testing.Benchmark(func(b *testing.B) {
+	std := measure("standard run (60s virtual), history kept", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			r, err := model.Run(standardSpec(), uint64(i))
@@ -68,7 +93,7 @@ func TestBenchTable(t *testing.T) {
 			events = len(r.History)
 		}
 	})
-	verdict := testing.Benchmark(func(b *testing.B) {
+	verdict := measure("standard run, history reused (model.Verdict)", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			if o, err := model.Verdict(standardSpec(), uint64(i)); err != nil || o.Err != nil {
@@ -77,7 +102,7 @@ func TestBenchTable(t *testing.T) {
 		}
 	})
 	// The simulation alone: no checkers, the history memory reused.
-	simOnly := testing.Benchmark(func(b *testing.B) {
+	simOnly := measure("standard run, simulation only (no checkers)", func(b *testing.B) {
 		b.ReportAllocs()
 		s := standardSpec().WithDefaults()
 		var buf sim.History
@@ -111,7 +136,7 @@ func TestBenchTable(t *testing.T) {
 			stream = append(stream, cmd{e.Local, e.Args})
 		}
 	}
-	floor := testing.Benchmark(func(b *testing.B) {
+	floor := measure("same command stream into dispatch (floor)", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			m := miniredis.NewMiniRedis()
@@ -126,38 +151,35 @@ func TestBenchTable(t *testing.T) {
 		}
 	})
 	// What `check` and property tests run: the design's default workload
-	// under a random fault schedule, history reused.
-	checkRun := func(design string) testing.BenchmarkResult {
-		return testing.Benchmark(func(b *testing.B) { benchCheckRun(b, design) })
+	// under a random fault schedule, history reused; at the Go runtime's
+	// default GC pacing (GOGC=100, what a library user's test runs with)
+	// and at the CLI's (GOGC=400: see cmd/locksim's main).
+	checkRun := func(name, design string) measured {
+		return measure(name, func(b *testing.B) { benchCheckRun(b, design) })
 	}
-	checkSetPx, checkRedlock := checkRun(model.SetPxLua), checkRun(model.Redlock)
-	perRun := func(r testing.BenchmarkResult) float64 { return float64(r.T.Nanoseconds()) / float64(r.N) / 1e6 }
+	checkSetPx := checkRun("check run: set-px-lua, random faults", model.SetPxLua)
+	checkRedlock := checkRun("check run: redlock (5 nodes), random faults", model.Redlock)
+	old := debug.SetGCPercent(cliGCPercent)
+	checkSetPxCLI := checkRun("  the same, GOGC=400 (the CLI's pacing)", model.SetPxLua)
+	checkRedlockCLI := checkRun("  redlock, GOGC=400", model.Redlock)
+	debug.SetGCPercent(old)
 
-	fmt.Printf("locksim benchmarks (GOMAXPROCS=%d)\n\n", runtime.GOMAXPROCS(0))
-	fmt.Printf("%-44s %12s %12s %10s\n", "", "time/op", "allocs/op", "B/op")
-	row := func(name string, r testing.BenchmarkResult) {
-		fmt.Printf("%-44s %12s %12d %10d\n", name, time.Duration(r.NsPerOp()), r.AllocsPerOp(), r.AllocedBytesPerOp())
-	}
-	row("EVAL release script, fast path", fast)
-	row("EVAL release script, miniredis's own EVAL", slow)
-	row("standard run (60s virtual), history kept", std)
-	row("standard run, history reused (model.Verdict)", verdict)
-	row("standard run, simulation only (no checkers)", simOnly)
-	row("same command stream into dispatch (floor)", floor)
-	row("check run: set-px-lua, random faults", checkSetPx)
-	row("check run: redlock (5 nodes), random faults", checkRedlock)
-	fmt.Printf("\nEVAL speed-up, fast vs miniredis:          %.0fx (target >= 20x)\n", float64(slow.NsPerOp())/float64(fast.NsPerOp()))
-	fmt.Printf("standard run:                               %.2f ms/run, %.0f runs/s, %.0fx faster than real time (target >= 20000x)\n",
-		perRun(std), 1000/perRun(std), 60_000/perRun(std))
+	ratio := func(a, b measured) float64 { return a.cpu.Seconds() / b.cpu.Seconds() }
+	fmt.Printf("\nEVAL speed-up, fast vs miniredis:          %.0fx (target >= 20x)\n", ratio(slow, fast))
+	fmt.Printf("standard run:                               %.2f ms CPU/run, %.0f runs/s, %.0fx faster than real time (target >= 20000x)\n",
+		ms(std.cpu), 1/std.cpu.Seconds(), 60/std.cpu.Seconds())
 	fmt.Printf("events per standard run:                    %d (%d commands)\n", events, len(stream))
-	fmt.Printf("with history reused (sweeps, check):        %.2f ms/run, %.0fx faster than real time\n", perRun(verdict), 60_000/perRun(verdict))
-	fmt.Printf("simulator overhead over raw dispatch:       %.1fx simulation only (target <= 3x); %.1fx with the checkers, %.1fx keeping the history\n",
-		perRun(simOnly)/perRun(floor), perRun(verdict)/perRun(floor), perRun(std)/perRun(floor))
-	fmt.Printf("check runs per second, one core:            set-px-lua %.0f, redlock %.0f\n", 1000/perRun(checkSetPx), 1000/perRun(checkRedlock))
+	fmt.Printf("with history reused (sweeps, check):        %.2f ms CPU/run, %.0fx faster than real time\n", ms(verdict.cpu), 60/verdict.cpu.Seconds())
+	fmt.Printf("simulator overhead over raw dispatch (CPU): %.2fx simulation only; %.2fx with the checkers, %.2fx keeping the history\n",
+		ratio(simOnly, floor), ratio(verdict, floor), ratio(std, floor))
+	fmt.Printf("check runs per CPU second (one core):       set-px-lua %.0f (%.0f at GOGC=400), redlock %.0f (%.0f at GOGC=400)\n",
+		1/checkSetPx.cpu.Seconds(), 1/checkSetPxCLI.cpu.Seconds(), 1/checkRedlock.cpu.Seconds(), 1/checkRedlockCLI.cpu.Seconds())
 
-	// Sweep scaling: the same 4*cores standard runs on 1 worker and on all.
-	runs := 4 * runtime.NumCPU()
-	scale := func(workers int) time.Duration {
+	// Sweep scaling: the same runs on 1 worker and on 2 (and more, up to
+	// the CPUs), wall and CPU time per run for each.
+	runs := 16 * runtime.NumCPU()
+	scale := func(workers int) (wall, cpu time.Duration) {
+		c0 := cpuTime()
 		start := time.Now() // wall-clock ok: a benchmark report, outside any run
 		var wg sync.WaitGroup
 		next := make(chan int)
@@ -166,7 +188,7 @@ func TestBenchTable(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					model.Run(standardSpec(), uint64(i))
+					model.Verdict(standardSpec(), uint64(i))
 				}
 			}()
 		}
@@ -175,29 +197,93 @@ func TestBenchTable(t *testing.T) {
 		}
 		close(next)
 		wg.Wait()
-		return time.Since(start)
+		return time.Since(start), cpuTime() - c0
 	}
-	one := scale(1)
-	fmt.Printf("\nsweep scaling (%d standard runs):\n", runs)
-	fmt.Printf("  1 worker:  %v (%.1f runs/s)\n", one.Round(time.Millisecond), float64(runs)/one.Seconds())
-	for w := 2; w <= runtime.NumCPU(); w *= 2 {
-		d := scale(w)
-		fmt.Printf("  %d workers: %v (%.1f runs/s, %.2fx)\n", w, d.Round(time.Millisecond), float64(runs)/d.Seconds(), one.Seconds()/d.Seconds())
+	oneWall, oneCPU := scale(1)
+	fmt.Printf("\nworker scaling (%d standard runs, model.Verdict; wall time depends on what else the machine runs):\n", runs)
+	fmt.Printf("  1 worker:  %8v wall (%6.1f runs/s), %.2f ms CPU per run\n", oneWall.Round(time.Millisecond), float64(runs)/oneWall.Seconds(), ms(oneCPU/time.Duration(runs)))
+	speedup, cpuGrowth := 0.0, 0.0
+	for w := 2; w <= max(2, runtime.GOMAXPROCS(0)); w *= 2 {
+		d, c := scale(w)
+		if w == 2 {
+			speedup, cpuGrowth = oneWall.Seconds()/d.Seconds(), c.Seconds()/oneCPU.Seconds()
+		}
+		fmt.Printf("  %d workers: %8v wall (%6.1f runs/s, %.2fx), %.2f ms CPU per run (%+.0f%%)\n", w, d.Round(time.Millisecond),
+			float64(runs)/d.Seconds(), oneWall.Seconds()/d.Seconds(), ms(c/time.Duration(runs)), 100*(c.Seconds()/oneCPU.Seconds()-1))
 	}
-	benchZoo(t)
-	benchExhaustive(t)
+
+	// The targets of issue 29, each met or not, from the figures above.
+	fmt.Printf("\ntargets (issue 29):\n")
+	target := func(name string, met bool, got string) {
+		verdict := "NOT MET"
+		if met {
+			verdict = "met"
+		}
+		fmt.Printf("  %-62s %-7s %s\n", name, verdict, got)
+	}
+	target("standard run with checkers / dispatch floor <= 2.0x", ratio(verdict, floor) <= 2.0, fmt.Sprintf("%.2fx", ratio(verdict, floor)))
+	target("simulation alone / dispatch floor <= 1.6x", ratio(simOnly, floor) <= 1.6, fmt.Sprintf("%.2fx", ratio(simOnly, floor)))
+	target("check run, set-px-lua >= 4,200 runs/s on one core", 1/checkSetPx.cpu.Seconds() >= 4200, fmt.Sprintf("%.0f runs/s", 1/checkSetPx.cpu.Seconds()))
+	target("check run, redlock on 5 masters >= 1,050 runs/s on one core", 1/checkRedlock.cpu.Seconds() >= 1050, fmt.Sprintf("%.0f runs/s", 1/checkRedlock.cpu.Seconds()))
+	if runtime.GOMAXPROCS(0) >= 2 {
+		target("1 -> 2 workers >= 1.8x wall, CPU per run within 10%", speedup >= 1.8 && cpuGrowth <= 1.10,
+			fmt.Sprintf("%.2fx wall, CPU per run %+.0f%% (wall needs 2 idle cores)", speedup, 100*(cpuGrowth-1)))
+	}
+	fmt.Printf("  %-62s %-7s %s\n", "real clients >= 500x on 1 node, >= 200x on 5", "", "see realclient's table at the end of make bench")
+	deadline := time.Now().Add(*benchBudget) // wall-clock ok: a benchmark report's bound
+	benchZoo(t, deadline)
+	benchExhaustive(t, deadline)
 }
+
+// measured is one row of the table: per op, wall and CPU time.
+type measured struct {
+	testing.BenchmarkResult
+	cpu time.Duration // CPU time per op (getrusage, every thread)
+}
+
+// measure runs f as a benchmark, prints its row and returns it. The CPU
+// time is that of the last round testing.Benchmark ran (the one it
+// reports), setup included, over its b.N ops.
+func measure(name string, f func(b *testing.B)) measured {
+	runtime.GC()
+	var cpu time.Duration
+	r := testing.Benchmark(func(b *testing.B) {
+		c0 := cpuTime()
+		f(b)
+		cpu = (cpuTime() - c0) / time.Duration(b.N)
+	})
+	m := measured{BenchmarkResult: r, cpu: cpu}
+	fmt.Printf("%-46s %11v %11v %10d %10d\n", name, roundDur(time.Duration(r.NsPerOp())), roundDur(m.cpu), r.AllocsPerOp(), r.AllocedBytesPerOp())
+	return m
+}
+
+// roundDur keeps a row's figure to about four digits.
+func roundDur(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	case d >= time.Microsecond:
+		return d.Round(10 * time.Nanosecond)
+	}
+	return d
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
 
 // benchExhaustive prints exhaustive mode's speed per catalogue design at
 // its defaults (depth 1): schedules, what the state dedup saved, wall time
 // and schedules per second on all cores; then how many of the zoo's pairs
 // it tells apart: a mutant is told apart when it breaks by a mechanism
 // (or an invariant) its twin does not.
-func benchExhaustive(t *testing.T) {
+func benchExhaustive(t *testing.T, deadline time.Time) {
+	skipped := false
 	fmt.Printf("\nexhaustive mode, depth 1, each design's defaults (all cores):\n")
 	for _, d := range model.DesignIDs() {
 		if d == model.LuaDesignID {
 			continue
+		}
+		if !budgetLeft(deadline, &skipped) {
+			break
 		}
 		start := time.Now() // wall-clock ok: a benchmark report
 		r, err := engine.Exhaustive(engine.ExhaustiveConfig{Base: model.Spec{Design: d}})
@@ -209,9 +295,14 @@ func benchExhaustive(t *testing.T) {
 			d, r.Total(), r.Points, r.Events, r.PerEvent, 100*float64(r.PerEvent-r.Total())/float64(r.PerEvent),
 			took.Round(time.Millisecond), float64(r.Total())/took.Seconds(), len(r.Breaks))
 	}
-	apart := 0
+	apart, tried := 0, 0
+	skipped = false
 	fmt.Printf("\nexhaustive mode on the mutant zoo (depth 1, each pair's fault kinds):\n")
 	for _, m := range zoo() {
+		if !budgetLeft(deadline, &skipped) {
+			break
+		}
+		tried++
 		mut := zooExhaustive(t, m.design, slices.Concat(m.opts, m.exOpts, m.mutOpts))
 		twin := zooExhaustive(t, m.twin, slices.Concat(m.opts, m.exOpts, m.twinOpts))
 		only := onlyIn(mut, twin)
@@ -224,7 +315,7 @@ func benchExhaustive(t *testing.T) {
 		}
 		fmt.Printf("  %-62s told apart=%-5v (%d mechanisms the twin lacks) %s\n", m.name, len(only) > 0, len(only), ex)
 	}
-	fmt.Printf("  score: %d of %d pairs told apart\n", apart, len(zoo()))
+	fmt.Printf("  score: %d of %d pairs told apart (%d of %d tried)\n", apart, tried, tried, len(zoo()))
 }
 
 // zooExhaustive runs exhaustive mode on a zoo design with the pair's
@@ -303,10 +394,14 @@ func BenchmarkStandardRunVerdict(b *testing.B) {
 // benchZoo prints the mutation score: for each mutant of the zoo, whether
 // Check's defaults caught it, the share of runs that broke, the first run
 // that did and about how long that took, and whether the twin held.
-func benchZoo(t *testing.T) {
+func benchZoo(t *testing.T, deadline time.Time) {
+	skipped := false
 	fmt.Printf("\nmutation score (Check's defaults: %d runs, all cores):\n", engine.DefaultRuns)
 	caught, twins, total := 0, 0, 0
 	for _, m := range zoo() {
+		if !budgetLeft(deadline, &skipped) {
+			break
+		}
 		r := runZoo(t, m)
 		total++
 		if r.caught {
@@ -322,5 +417,5 @@ func benchZoo(t *testing.T) {
 		fmt.Printf("  %-62s caught=%-5v broke %5.1f%% of runs, first at run %4d (~%v), %d fault(s); twin held=%v\n",
 			m.name, r.caught, 100*r.fraction, r.firstRun, first.Round(time.Millisecond), r.faults, !r.twinFlagged)
 	}
-	fmt.Printf("  score: %d of %d mutants caught (%.0f%%), %d of %d twins held\n", caught, total, 100*float64(caught)/float64(total), twins, total)
+	fmt.Printf("  score: %d of %d mutants caught (%.0f%%), %d of %d twins held (%d of %d pairs tried)\n", caught, total, 100*float64(caught)/float64(max(total, 1)), twins, total, total, len(zoo()))
 }

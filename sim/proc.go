@@ -235,7 +235,8 @@ func (w *World) perform(t *task) {
 		w.scheduleAction(p.clock.TrueAfterMono(w.now, t.timeout), action{kind: actWake, t: t, gen: gen})
 	case opCall:
 		p.calls++
-		c := &call{t: t, id: p.calls, gen: gen}
+		c := w.newCall()
+		c.t, c.id, c.gen = t, p.calls, gen
 		t.waitingCall = c.id
 		w.sendRequest(c)
 		w.scheduleAction(p.clock.TrueAfterMono(w.now, t.timeout), action{kind: actCallTimeout, c: c})

@@ -26,6 +26,23 @@ type call struct {
 	rendered string // the reply as recorded, once rendered
 }
 
+// callSlab is how many calls a world allocates at once: a client's every
+// command is a call, and one allocation per command was a tenth of a check
+// run's bytes and allocations.
+const callSlab = 16
+
+// newCall returns a zero call from the world's current slab. Calls are
+// never reused (a stale timeout or reply still points at its call), only
+// allocated together; a slab lives while any of its calls is referenced.
+func (w *World) newCall() *call {
+	if len(w.callSlab) == 0 {
+		w.callSlab = make([]call, callSlab)
+	}
+	c := &w.callSlab[0]
+	w.callSlab = w.callSlab[1:]
+	return c
+}
+
 // text renders the reply (or error) for the history, once.
 func (c *call) text() string {
 	if c.rendered == "" {

@@ -34,6 +34,8 @@ type World struct {
 	services map[string]*service
 	sentinel *sentinel
 
+	callSlab []call // calls not handed out yet (newCall)
+
 	triggers []*armedTrigger
 	liveMain int // client Mains still running
 	current  *task

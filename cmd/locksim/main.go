@@ -63,6 +63,7 @@ func trimPackages(msg string) string {
 }
 
 func main() {
+	paceGC()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -26,10 +26,17 @@ type builder struct {
 	requests map[string][]request
 	prepared map[string]int // client -> its write event not sent yet
 
-	// actorPos holds every actor's events; the actors that record
+	// actors holds every actor's events; the actors that record
 	// client-only kinds are the clients, whose Local is a monotonic clock.
-	actorPos map[string][]int
-	clients  map[string]bool
+	// One map lookup per event (a pointer): two maps cost three.
+	actors map[string]*actorEvents
+}
+
+// actorEvents is one actor's events (positions) and whether it recorded
+// a client-only kind.
+type actorEvents struct {
+	pos    []int
+	client bool
 }
 
 type request struct {
@@ -42,7 +49,7 @@ func newBuilder(ix *Index) *builder {
 		pending: map[string]int{}, open: map[string]int{}, paused: map[string]int{}, crashed: map[string]int{},
 		down: map[string]int{}, restored: map[string]int{}, lastExec: map[string]int{},
 		requests: map[string][]request{}, prepared: map[string]int{},
-		actorPos: map[string][]int{}, clients: map[string]bool{}}
+		actors: map[string]*actorEvents{}}
 }
 
 func (b *builder) add(pos int) {
@@ -54,9 +61,14 @@ func (b *builder) add(pos int) {
 		ix.Faults = append(ix.Faults, pos)
 	}
 	if e.Actor != "fault" && e.Actor != ResourceName {
-		b.actorPos[e.Actor] = append(b.actorPos[e.Actor], pos)
-		if kindRecorders[e.Kind] == sim.ByClient {
-			b.clients[e.Actor] = true
+		a := b.actors[e.Actor]
+		if a == nil {
+			a = &actorEvents{pos: make([]int, 0, 64)}
+			b.actors[e.Actor] = a
+		}
+		a.pos = append(a.pos, pos)
+		if !a.client && kindRecorders[e.Kind] == sim.ByClient {
+			a.client = true
 		}
 	}
 	if r, ok := b.restored[e.Actor]; ok && (e.Kind != sim.KindKey || e.Note != "restart" || e.At != ix.Downs[e.Actor][r].To) {
@@ -333,8 +345,10 @@ func (b *builder) resourceAnswer(pos int) {
 // deadlines, which need the clients' whole clock readings.
 func (b *builder) finish() {
 	ix := b.ix
-	for c := range b.clients {
-		ix.clientPos[c] = b.actorPos[c]
+	for c, a := range b.actors {
+		if a.client {
+			ix.clientPos[c] = a.pos
+		}
 	}
 	var out []Section
 	revived := false

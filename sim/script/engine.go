@@ -114,6 +114,13 @@ type script struct {
 	fn  *lua.LFunction // nil until compiled
 }
 
+// peerBufLen sizes the writer every peer of an engine shares: every
+// dispatch flushes it into buf, and a reply longer than it goes to buf
+// directly, so its size changes no reply; a lock command's replies are
+// tens of bytes, and bufio's 4 KB default was an eighth of the bytes a
+// check run allocated.
+const peerBufLen = 256
+
 // NewEngine wraps the miniredis instance of one node. If m has no server
 // yet, NewEngine creates one without a listener (m.Dial() and closing the
 // connection, which starts and ends one short-lived connection goroutine
@@ -153,7 +160,7 @@ func NewEngine(m *miniredis.Miniredis, opts Options) (*Engine, error) {
 		e.maxMemory = DefaultMaxMemory
 	}
 	e.rng = rand.New(e.pcg)
-	e.w = bufio.NewWriter(&e.buf)
+	e.w = bufio.NewWriterSize(&e.buf, peerBufLen)
 	e.valPeer = server.NewPeer(e.w)
 	e.callPeer.peer = server.NewPeer(e.w)
 	e.pcallPeer.peer = server.NewPeer(e.w)
