@@ -35,6 +35,10 @@ type World struct {
 	sentinel *sentinel
 
 	triggers []*armedTrigger
+	// faultOut is what became of each of cfg.Faults (FaultOutcomes);
+	// netHits ties delay and drop faults to their network windows.
+	faultOut []FaultOutcome
+	netHits  []netHit
 	liveMain int // client Mains still running
 	current  *task
 
@@ -50,6 +54,7 @@ type World struct {
 
 type armedTrigger struct {
 	f     Fault
+	i     int // index in Config.Faults
 	count int // matching events so far; -1 once fired
 	since int // Since events so far (counting starts after SinceNth of them)
 }
@@ -184,11 +189,12 @@ func (w *World) record(e Event) {
 			continue
 		}
 		tr.count = -1 // fired; never again
-		f := tr.f
+		f, i := tr.f, tr.i
 		if f.At == 0 {
-			w.applyFault(f)
+			w.applyFault(i, f)
 		} else {
-			w.schedule(w.now+f.At, func() { w.applyFault(f) })
+			w.faultOut[i] = FaultAfterEnd // until it comes due
+			w.schedule(w.now+f.At, func() { w.applyFault(i, f) })
 		}
 	}
 }

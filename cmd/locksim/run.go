@@ -90,6 +90,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, usagef("--invariants: %v", err)
 	}
+	if err := spec.CanCount(invList); err != nil {
+		return exitUsage, usagef("--invariants: %v", err)
+	}
 	if *danger {
 		if *save != "" {
 			return exitUsage, usagef("--save saves one run; with --danger use check --exhaustive --save-dir")
@@ -116,6 +119,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if r.Err != nil {
 		return exitUsage, r.Err
+	}
+	if r.Vacuous() {
+		return exitUsage, fmt.Errorf("no verdict: %s (the run judged nothing)", report.VacuousWhy)
 	}
 	return exitFor(r), nil
 }
