@@ -68,10 +68,10 @@ func verdicts(r *model.Result, ix *history.Index) []verdict {
 			vd.Verdict = verdictBroken
 		case !judged:
 			vd.Verdict, vd.Why = verdictNotChecked, why
-		case vacuous:
-			vd.Verdict, vd.Why = verdictNone, VacuousWhy
 		case id == invariant.Liveness && undecided:
 			vd.Verdict, vd.Why = verdictNone, livenessWhy
+		case vacuous:
+			vd.Verdict, vd.Why = verdictNone, VacuousWhy
 		}
 		out = append(out, vd)
 	}
