@@ -90,8 +90,6 @@ type RunOutcome struct {
 	Vacuous bool `json:"vacuous,omitempty"`
 	// Config is the run's drawn configuration (scenarios.Describe).
 	Config string `json:"config,omitempty"`
-
-	faults []sim.Fault // the run's faults, when it ran here (not merged)
 }
 
 // CheckResult is a finished check.
@@ -299,7 +297,7 @@ func (c CheckConfig) counted() []invariant.ID {
 // run makes run i and judges it.
 func (c CheckConfig) run(i int) RunOutcome {
 	s, seed := c.RunSpec(i)
-	o := RunOutcome{Index: i, Seed: seed, Config: scenarios.Describe(s), faults: s.Faults}
+	o := RunOutcome{Index: i, Seed: seed, Config: scenarios.Describe(s)}
 	for _, f := range s.Faults {
 		o.Faults = append(o.Faults, f.String())
 	}
@@ -333,8 +331,10 @@ func (r *CheckResult) add(o RunOutcome) {
 	if o.Vacuous {
 		r.VacuousRuns++
 	}
-	faults := o.faults
-	if faults == nil && len(o.Faults) > 0 { // a merged run: read its faults back
+	// The faults are read back from their lines, so a merged run counts
+	// as the unsharded one does.
+	var faults []sim.Fault
+	if len(o.Faults) > 0 {
 		for _, line := range o.Faults {
 			f, err := scenarios.ParseFault(line)
 			if err != nil {

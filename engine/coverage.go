@@ -105,6 +105,22 @@ func (cv *Coverage) placeCounts() string {
 	return strings.Join(parts, ", ")
 }
 
+// line is the coverage on one line (a Markdown table cell): the totals,
+// the kinds and the placements.
+func (cv *Coverage) line(runs, failoverRuns int) string {
+	if len(cv.AskedKinds) == 0 && cv.Drawn == 0 {
+		return "none drawn (--faults none)"
+	}
+	s := fmt.Sprintf("%d of %d fired; runs with a failover %d, with a clock step %d, with a crash %d", cv.Fired, cv.Drawn, failoverRuns, cv.ClockStepRuns, cv.CrashRuns)
+	if k := cv.kindCounts(); k != "" {
+		s += "; per kind: " + k
+	}
+	if p := cv.placeCounts(); p != "" {
+		s += "; pauses and crashes per placement: " + p
+	}
+	return s
+}
+
 // text is the coverage block of SummaryText (and, in a code block, of
 // SummaryMarkdown): one line of totals, the kinds, the placements, the
 // warnings.

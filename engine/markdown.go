@@ -69,7 +69,10 @@ func SummaryMarkdown(w io.Writer, r *CheckResult, casePath string) error {
 		fmt.Fprintf(&b, "| stopped | run %d (seed %d): %s |\n", e.Index, e.Seed, mdCell(e.Error))
 	}
 	if r.Runs > 0 {
-		b.WriteString("\n**Fault coverage:**\n\n```\n" + r.Coverage.text(r.Runs, r.FailoverRuns, "") + "```\n")
+		b.WriteString("| faults | " + mdCell(r.Coverage.line(r.Runs, r.FailoverRuns)) + " |\n")
+		if ws := r.Coverage.Warnings(); len(ws) > 0 {
+			b.WriteString("| **warning** | " + mdCell(strings.Join(ws, "; ")) + " |\n")
+		}
 	}
 	if m := r.Minimal; m != nil {
 		f := r.FirstFail
