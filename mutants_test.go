@@ -138,6 +138,9 @@ type zooResult struct {
 	firstRun            int
 	mutantTime          time.Duration
 	explanation         string
+	// unfired names the kinds and placements the twin's check drew that
+	// never fired (its warnings), "" when all fired.
+	unfired string
 }
 
 // runZoo checks one pair with Check's defaults.
@@ -173,6 +176,13 @@ func runZoo(t testing.TB, m mutant) zooResult {
 	if g.failed {
 		r.explanation += "\nTWIN:\n" + strings.Join(g.logs, "\n")
 	}
+	// The twin's check held: it must have fired every kind and placement
+	// it drew from, or its holding says less than it seems (issue 27).
+	for _, l := range g.logs {
+		if _, w, ok := strings.Cut(l, "; warning: "); ok && !g.failed {
+			r.unfired = w
+		}
+	}
 	return r
 }
 
@@ -192,6 +202,9 @@ func TestMutantZoo(t *testing.T) {
 			}
 			if r.twinFlagged {
 				t.Errorf("the correct twin was flagged:\n%s", r.explanation)
+			}
+			if r.unfired != "" {
+				t.Errorf("the twin's check drew faults that never fired: %s", r.unfired)
 			}
 			if t.Failed() {
 				t.Logf("%s", r.explanation)
