@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"locksim/model"
 	"locksim/model/invariant"
 )
 
@@ -20,11 +21,16 @@ func TestCheckWithoutEvidenceFails(t *testing.T) {
 	}{
 		{"budget", []Option{WithBudget(time.Nanosecond)}, "no verdict: no run was made"},
 		{"fifo", []Option{WithRuns(5), WithInvariants(invariant.FIFO)}, "invariant fifo cannot apply to design set-px-lua"},
+		{"quorum on a design without one", []Option{WithRuns(5), WithOptions(model.Options{Quorum: 1})}, "quorum applies to designs that take a quorum"},
 		{"exhaustive fifo", []Option{WithExhaustive(1), WithInvariants(invariant.FIFO)}, "invariant fifo cannot apply"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeTB{TB: t, name: "TestNoEvidence"}
-			Check(f, "set-px-lua", append(tc.opts, WithCaseDir(t.TempDir()))...)
+			design := "set-px-lua"
+			if strings.HasPrefix(tc.name, "quorum") {
+				design = "fair-lock"
+			}
+			Check(f, design, append(tc.opts, WithCaseDir(t.TempDir()))...)
 			if !f.failed || !strings.Contains(strings.Join(f.logs, "\n"), tc.want) {
 				t.Errorf("failed %v, logs %q; want a failure saying %q", f.failed, f.logs, tc.want)
 			}

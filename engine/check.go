@@ -185,6 +185,9 @@ func (c CheckConfig) Validate() error {
 	if err := c.Base.CanCount(c.Invariants); err != nil {
 		return err
 	}
+	if err := c.Base.ValidateSettings(); err != nil {
+		return err
+	}
 	s, _ := c.RunSpec(0)
 	s.Faults = nil
 	if _, err := model.Verdict(s, c.Seed); err != nil {

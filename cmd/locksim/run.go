@@ -82,6 +82,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		if err := scenarios.ApplyOptions(&spec, strings.FieldsFunc(*options, func(r rune) bool { return r == ' ' || r == ',' })); err != nil {
 			return exitUsage, usagef("--option: %v", err)
 		}
+		if err := spec.ValidateSettings(); err != nil {
+			return exitUsage, usagef("--option: %v", err)
+		}
 	}
 	if err := minReplicas(&spec); err != nil {
 		return exitUsage, err

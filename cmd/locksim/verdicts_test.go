@@ -91,3 +91,32 @@ func TestCoverageBlock(t *testing.T) {
 		t.Errorf("no warning for a placement that never fired:\n%s", warn)
 	}
 }
+
+// TestOneValidationForEveryPath (issue 27): a setting the design cannot
+// use is refused alike from a scenario file, run --option and check.
+func TestOneValidationForEveryPath(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	readers := write("readers.txt", "name rd\ntitle x\ndesign read-write-lock\nclients A B\nreaders 5\n----\nx\n")
+	wait := write("wait.txt", "name wr\ntitle x\ndesign wait-replica\nclients A B\noption wait-replicas=16\n----\nx\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", readers}, "readers 5: more than the 2 clients"},
+		{[]string{"check", "--scenario", readers, "--runs", "2", "--progress=false"}, "readers 5: more than the 2 clients"},
+		{[]string{"run", wait}, "wait-replicas 16: more than the 1 replica(s) per master"},
+		{[]string{"check", "--scenario", wait, "--runs", "2", "--progress=false"}, "wait-replicas 16: more than the 1 replica(s) per master"},
+		{[]string{"run", "gc-pause", "--design", "fair-lock", "--option", "quorum=1"}, "quorum applies to designs that take a quorum"},
+		{[]string{"check", "--design", "fair-lock", "--quorum", "1", "--runs", "2", "--progress=false"}, "quorum applies to designs that take a quorum"},
+	} {
+		code, _, errs := runCLI(tc.args...)
+		if code != exitUsage || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, %q; want exit 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
