@@ -9,7 +9,8 @@ import (
 // PlaceOf reads back where a generated pause or client crash was placed
 // (Gen's placements, and exhaustive mode's): at a time, inside acquire,
 // in the critical section, before the write, inside release or inside a
-// watchdog renewal. A fault placed after another event (a scenario's own
+// watchdog renewal, for a model's calls and a real client's wire events
+// (Gen.Wire) alike. A fault placed after another event (a scenario's own
 // trigger) has no place: "".
 func PlaceOf(f sim.Fault) Place {
 	t := f.After
@@ -18,8 +19,8 @@ func PlaceOf(f sim.Fault) Place {
 		return PlaceTime
 	case t.Task == "watchdog":
 		return PlaceWatchdog
-	case t.Kind == sim.KindCall && t.Since == history.KindAcquireStart:
-		return PlaceAcquire
+	case (t.Kind == sim.KindCall || t.Kind == history.KindAcquireSend) && t.Since == history.KindAcquireStart:
+		return PlaceAcquire // a model's request, or a real client's on the wire (Gen.Wire)
 	case t.Kind == history.KindAcquired:
 		return PlaceCritical
 	case t.Kind == history.KindWrite:
