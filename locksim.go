@@ -228,8 +228,20 @@ func Check(t TB, design any, opts ...Option) {
 		t.Fatalf("locksim.Check: design %s: run %d (seed %d) stopped: %s", res.Design, e.Index, e.Seed, e.Error)
 		return
 	}
+	if nv := res.NoVerdict(); nv != "" {
+		t.Fatalf("locksim.Check: design %s: no verdict: %s", res.Design, nv)
+		return
+	}
 	if !res.Failed() {
-		t.Logf("locksim: design %s held in %d runs (seed %d)", res.Design, res.Runs, c.check.Seed)
+		var cov strings.Builder
+		for _, w := range res.Coverage.Warnings() {
+			cov.WriteString("; warning: " + w)
+		}
+		vac := ""
+		if res.VacuousRuns > 0 {
+			vac = fmt.Sprintf(", %d vacuous (no client acquired)", res.VacuousRuns)
+		}
+		t.Logf("locksim: design %s held in %d runs (seed %d)%s%s", res.Design, res.Runs, c.check.Seed, vac, cov.String())
 		return
 	}
 	r := res.Minimal
@@ -276,6 +288,10 @@ func (c *config) exhaustive(t TB, casePath string) {
 	}
 	if e := res.FirstError; e != nil {
 		t.Fatalf("locksim.Check: design %s: schedule %d (%s) stopped: %s", res.Design, e.Index, strings.Join(e.Lines(), "; "), e.Error)
+		return
+	}
+	if nv := res.NoVerdict(); nv != "" {
+		t.Fatalf("locksim.Check: design %s: no verdict: %s", res.Design, nv)
 		return
 	}
 	if !res.Failed() {

@@ -33,6 +33,10 @@ type Case struct {
 	Seed     uint64     `json:"seed"`
 	// Broken lists the invariants the run broke when it was saved.
 	Broken []invariant.ID `json:"broken,omitempty"`
+	// Unfired lists, for the reader, the faults of the spec that never
+	// took effect in the saved run, each with why (sim.FaultOutcome):
+	// they tested nothing. Replay ignores it.
+	Unfired []string `json:"unfired,omitempty"`
 	// Invariants, if set, are the only invariants the run was asked about
 	// (--invariants, WithInvariants); Replay judges the replay by them too.
 	Invariants []invariant.ID `json:"invariants,omitempty"`
@@ -81,6 +85,11 @@ func NewCase(r *model.Result) Case {
 	}
 	c := Case{Version: CaseVersion, Spec: s, Seed: r.Seed, Broken: invariant.Broken(r.Failures()), HistoryHash: r.History.Hash()}
 	c.InputHash = c.inputHash()
+	for _, i := range r.Unfired() {
+		if i < len(s.Faults) {
+			c.Unfired = append(c.Unfired, s.Faults[i].String()+": "+r.FaultOutcomes[i].String())
+		}
+	}
 	// Saved only when they are not all of them (a list may repeat names).
 	if asked := slices.Compact(slices.Sorted(slices.Values(r.Counted))); len(asked) > 0 && len(asked) < len(invariant.All) {
 		c.Invariants = asked

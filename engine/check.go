@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/pkg/errors"
@@ -81,6 +83,11 @@ type RunOutcome struct {
 	// Failovers counts the promotions in the run.
 	Failovers int      `json:"failovers,omitempty"`
 	Faults    []string `json:"faults,omitempty"`
+	// Unfired are the indexes (into Faults, from 0) of the faults that
+	// never took effect (sim.FaultOutcome).
+	Unfired []int `json:"unfired,omitempty"`
+	// Vacuous: the run found nothing because no client ever acquired.
+	Vacuous bool `json:"vacuous,omitempty"`
 	// Config is the run's drawn configuration (scenarios.Describe).
 	Config string `json:"config,omitempty"`
 }
@@ -97,6 +104,11 @@ type CheckResult struct {
 	Counts, Uncounted map[invariant.ID]int
 	// FailoverRuns counts runs with at least one promotion.
 	FailoverRuns int
+	// VacuousRuns counts runs that judged nothing: no client acquired.
+	VacuousRuns int
+	// Coverage is what the runs' faults did (fired per kind and
+	// placement, runs with a clock step or a crash).
+	Coverage Coverage
 	// FirstFail is the first run (by index) that broke a counted
 	// invariant; Minimal its shrunk form, re-run with its history.
 	FirstFail *RunOutcome
@@ -112,6 +124,25 @@ type CheckResult struct {
 
 // Failed reports whether a counted invariant broke.
 func (r *CheckResult) Failed() bool { return r.FirstFail != nil }
+
+// NoVerdict says why a finished check judged nothing, or "" when it did:
+// no run was made (a time budget spent before the first run), or in every
+// run no client acquired. A check with no verdict is neither held nor
+// broken (the CLI exits 2). A run that stopped with an error is
+// FirstError, not this.
+func (r *CheckResult) NoVerdict() string {
+	switch {
+	case r.FirstError != nil || r.Failed():
+		return ""
+	case r.Runs == 0 && r.Planned == 0:
+		return "no run was made: the time budget ran out before the first run finished"
+	case r.Runs == 0:
+		return "no run was made"
+	case r.VacuousRuns == r.Runs:
+		return "in every run (" + plural(r.Runs, "run") + ") no client acquired the lock, so nothing was judged"
+	}
+	return ""
+}
 
 // RunSpec returns run i's spec and seed: Base with its configuration and
 // faults drawn from the run's seed.
@@ -138,7 +169,23 @@ func (c CheckConfig) Validate() error {
 	if c.Shards < 0 || c.Shard < 0 || (c.Shards > 0 && c.Shard >= c.Shards) {
 		return errors.Errorf("shard %d/%d: want 0 <= i < n", c.Shard, c.Shards)
 	}
+	if n, bounded := c.mine(); bounded && n == 0 {
+		planned := c.Runs
+		if planned == 0 {
+			planned = DefaultRuns
+		}
+		return errors.Errorf("shard %d/%d has no runs: the %s go to shards 0 to %d, so this shard would judge nothing; give fewer shards or more runs", c.Shard, c.Shards, plural(planned, "run"), planned-1)
+	}
+	if last, ok := c.lastSeedOK(); !ok {
+		return errors.Errorf("seed %d: the runs' seeds (seed+i, up to %s) would wrap past 2^64-1 and repeat seeds 0, 1, ...; give a smaller seed", c.Seed, last)
+	}
 	if err := c.Gen.Validate(); err != nil {
+		return err
+	}
+	if err := c.Base.CanCount(c.Invariants); err != nil {
+		return err
+	}
+	if err := c.Base.ValidateSettings(); err != nil {
 		return err
 	}
 	s, _ := c.RunSpec(0)
@@ -191,6 +238,21 @@ func Check(c CheckConfig) (*CheckResult, error) {
 	return res, nil
 }
 
+// lastSeedOK reports whether every run's seed Seed+i fits in a uint64
+// without wrapping (with only a time budget, for up to MaxRuns runs), and
+// names the last run.
+func (c CheckConfig) lastSeedOK() (string, bool) {
+	planned := uint64(c.Runs)
+	if planned == 0 && c.For == 0 {
+		planned = DefaultRuns
+	}
+	what := "seed+" + strconv.FormatUint(planned-1, 10)
+	if planned == 0 {
+		planned, what = MaxRuns, "seed+"+strconv.Itoa(MaxRuns-1)+" under a time budget"
+	}
+	return what, c.Seed <= math.MaxUint64-(planned-1)
+}
+
 // mine is how many runs this shard makes: its share of Runs (or of
 // DefaultRuns); bounded is false when only the time budget bounds them.
 func (c CheckConfig) mine() (n int, bounded bool) {
@@ -214,7 +276,7 @@ func (c CheckConfig) mine() (n int, bounded bool) {
 // newResult is the empty tally of this check, which plans mine runs.
 func (c CheckConfig) newResult(mine int) *CheckResult {
 	res := &CheckResult{Design: c.Base.Design, Planned: mine, Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{},
-		Counted: c.counted(), Judged: map[invariant.ID]string{}}
+		Counted: c.counted(), Judged: map[invariant.ID]string{}, Coverage: newCoverage(c)}
 	base := c.Base.WithDefaults()
 	if base.Custom != nil {
 		res.Design = base.Custom.Name()
@@ -243,6 +305,7 @@ func (c CheckConfig) run(i int) RunOutcome {
 		o.Faults = append(o.Faults, f.String())
 	}
 	out, err := model.Verdict(s, seed)
+	o.Unfired = out.Unfired()
 	switch {
 	case err != nil:
 		o.Error = err.Error()
@@ -250,6 +313,7 @@ func (c CheckConfig) run(i int) RunOutcome {
 		o.Error = out.Err.Error()
 	default:
 		o.Failovers = out.Failovers
+		o.Vacuous = out.Vacuous
 		counted := c.counted()
 		for _, id := range invariant.Broken(out.Violations) {
 			if slices.Contains(counted, id) {
@@ -267,6 +331,23 @@ func (r *CheckResult) add(o RunOutcome) {
 	if o.Failovers > 0 {
 		r.FailoverRuns++
 	}
+	if o.Vacuous {
+		r.VacuousRuns++
+	}
+	// The faults are read back from their lines, so a merged run counts
+	// as the unsharded one does.
+	var faults []sim.Fault
+	if len(o.Faults) > 0 {
+		for _, line := range o.Faults {
+			f, err := scenarios.ParseFault(line)
+			if err != nil {
+				faults = nil // unreadable: leave the run out of the coverage
+				break
+			}
+			faults = append(faults, f)
+		}
+	}
+	r.Coverage.add(faults, o.Unfired)
 	if o.Error != "" && r.FirstError == nil {
 		c := o
 		r.FirstError = &c

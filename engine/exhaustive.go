@@ -77,7 +77,11 @@ type ExhaustiveResult struct {
 	PerEvent  int
 	// BrokenSchedules counts the schedules that broke a counted invariant;
 	// Counts and Uncounted count them per invariant.
-	BrokenSchedules   int
+	BrokenSchedules int
+	// UnfiredSchedules counts the schedules that broke nothing and had a
+	// fault that never took effect: they do not count toward the
+	// guarantee.
+	UnfiredSchedules  int
 	Counts, Uncounted map[invariant.ID]int
 	// Breaks are the distinct ways the design broke, in order of their
 	// first schedule.
@@ -106,6 +110,11 @@ type Schedule struct {
 	Broken    []invariant.ID `json:"broken,omitempty"`
 	Uncounted []invariant.ID `json:"uncounted,omitempty"`
 	Error     string         `json:"error,omitempty"`
+	// Unfired: a fault of the schedule never took effect (its trigger
+	// never came, its target was gone): unless it broke something, the
+	// schedule tested less than it names and does not count toward the
+	// guarantee.
+	Unfired bool `json:"unfired,omitempty"`
 	// point is the depth-1 point of the first fault and opt its place in
 	// that point's menu; size the sum of the faults' magnitudes.
 	point, opt int
@@ -131,6 +140,21 @@ type Break struct {
 
 // Failed reports whether a counted invariant broke.
 func (r *ExhaustiveResult) Failed() bool { return r.BrokenSchedules > 0 }
+
+// NoVerdict says why a finished exhaustive check is no evidence either
+// way, or "": no schedule ran (the fault-free run has no point to place a
+// fault at), or no schedule's faults all took effect.
+func (r *ExhaustiveResult) NoVerdict() string {
+	switch {
+	case r.Failed() || r.FirstError != nil || r.Stopped || len(r.Schedules) == 0:
+		return ""
+	case r.Total() == 0:
+		return "no schedule ran: the fault-free run has no point to place a fault at"
+	case r.UnfiredSchedules == r.Total():
+		return "in every schedule (" + plural(r.Total(), "schedule") + ") a fault never took effect"
+	}
+	return ""
+}
 
 // Total is how many schedules ran at every depth.
 func (r *ExhaustiveResult) Total() int {
@@ -241,6 +265,9 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	if seed == 0 {
 		seed = 1
 	}
+	if err := c.Base.CanCount(c.Invariants); err != nil {
+		return nil, nil, errors.Wrap(err, "exhaustive")
+	}
 	base := c.Base
 	base.Faults = nil
 	spec := scenarios.Gen{Kinds: []sim.FaultKind{}}.Run(scenarios.Rand(seed), base)
@@ -341,6 +368,7 @@ func (x *explorer) run(s Schedule) Schedule {
 	spec := x.spec
 	spec.Faults = s.Faults
 	out, err := model.Verdict(spec, x.seed)
+	s.Unfired = len(out.Unfired()) > 0
 	switch {
 	case err != nil:
 		s.Error = err.Error()

@@ -64,6 +64,10 @@ func (a *aggregate) add(s Schedule, depthOne bool) {
 	for _, id := range s.Uncounted {
 		r.Uncounted[id]++
 	}
+	if s.Unfired && len(s.Broken) == 0 {
+		r.UnfiredSchedules++ // tested nothing it names: not toward the guarantee
+		return
+	}
 	if depthOne {
 		d := &r.Danger[s.point]
 		d.Schedules++

@@ -26,6 +26,10 @@ func (r *ExhaustiveResult) Guarantee() string {
 		return b.String()
 	}
 	words := []string{"one-fault", "two-fault"}
+	if nv := r.NoVerdict(); nv != "" {
+		fmt.Fprintf(&b, "no guarantee for design %s: %s", r.Design, nv)
+		return b.String()
+	}
 	if e := r.FirstError; e != nil {
 		fmt.Fprintf(&b, "no guarantee: schedule %s of design %s stopped with an error, so exhaustive mode stopped after %s schedules: %s",
 			thousands(e.Index), r.Design, thousands(r.Total()), e.Error)
@@ -63,6 +67,9 @@ func (r *ExhaustiveResult) Guarantee() string {
 	}
 	if len(parts) > 0 {
 		b.WriteString(": " + strings.Join(parts, ", "))
+	}
+	if n := r.UnfiredSchedules; n > 0 {
+		fmt.Fprintf(&b, "; %s whose fault never took effect (trigger never came, target gone) not counted toward it", plural(n, "schedule"))
 	}
 	return b.String()
 }
@@ -181,6 +188,8 @@ func verdictWord(r *ExhaustiveResult, id invariant.ID) (word, class string) {
 	switch {
 	case r.FirstError != nil && r.Judged[id] == "":
 		return "no verdict (exhaustive mode stopped at an error)", "unchecked"
+	case r.NoVerdict() != "" && r.Judged[id] == "":
+		return "no verdict", "unchecked"
 	case counted && r.Counts[id] > 0:
 		return "broken by " + plural(r.Counts[id], "schedule"), "broken"
 	case !counted && r.Uncounted[id] > 0:
@@ -189,6 +198,9 @@ func verdictWord(r *ExhaustiveResult, id invariant.ID) (word, class string) {
 		return "not checked (" + r.Judged[id] + ")", "unchecked"
 	case !counted:
 		return "held (not counted)", "held"
+	}
+	if n := r.UnfiredSchedules; n > 0 {
+		return "held in all " + thousands(r.Total()-n) + " whose faults fired", "held"
 	}
 	return "held in all " + thousands(r.Total()), "held"
 }
@@ -208,6 +220,8 @@ type exhaustiveJSON struct {
 	Schedules  []int           `json:"schedules"`
 	PerEvent   int             `json:"schedules_per_event"`
 	Broken     int             `json:"broken_schedules"`
+	Unfired    int             `json:"unfired_schedules,omitempty"`
+	NoVerdict  string          `json:"no_verdict,omitempty"`
 	Invariants []invariantJSON `json:"invariants"`
 	Breaks     []breakJSON     `json:"breaks"`
 	Danger     []DangerPoint   `json:"danger"`
@@ -237,7 +251,8 @@ type breakJSON struct {
 func ExhaustiveJSON(w io.Writer, r *ExhaustiveResult, cases map[int]string) error {
 	j := exhaustiveJSON{Schema: ExhaustiveSchema, Design: r.Design, Config: scenarios.Describe(r.Spec), Seed: r.Seed, Depth: r.Depth,
 		Guarantee: r.Guarantee(), Kinds: r.Kinds, Classes: r.Classes, Events: r.Events, Points: r.Points, Schedules: r.Schedules,
-		PerEvent: r.PerEvent, Broken: r.BrokenSchedules, Danger: r.Danger, Breaks: []breakJSON{}}
+		PerEvent: r.PerEvent, Broken: r.BrokenSchedules, Danger: r.Danger, Breaks: []breakJSON{},
+		Unfired: r.UnfiredSchedules, NoVerdict: r.NoVerdict()}
 	for _, id := range invariant.All {
 		v := invariantJSON{ID: id}
 		counted := false
@@ -245,7 +260,7 @@ func ExhaustiveJSON(w io.Writer, r *ExhaustiveResult, cases map[int]string) erro
 			counted = counted || c == id
 		}
 		switch {
-		case r.FirstError != nil && r.Judged[id] == "":
+		case (r.FirstError != nil || r.NoVerdict() != "") && r.Judged[id] == "":
 			v.Verdict = "no-verdict"
 		case counted && r.Counts[id] > 0:
 			v.Verdict, v.Schedules = "broken", r.Counts[id]

@@ -25,9 +25,12 @@ func SummaryMarkdown(w io.Writer, r *CheckResult, casePath string) error {
 			broke = append(broke, id)
 		}
 	}
+	nv := r.NoVerdict()
 	switch {
 	case r.FirstError != nil:
 		fmt.Fprintf(&b, "### locksim check: %s stopped at a run that ended with an error\n\n", design)
+	case nv != "":
+		fmt.Fprintf(&b, "### locksim check: %s has no verdict: %s\n\n", design, mdCell(nv))
 	case len(broke) > 0:
 		fmt.Fprintf(&b, "### locksim check: %s broke %s\n\n", design, strings.ReplaceAll(invariant.Names(broke), ",", ", "))
 	case len(r.Counted) < len(invariant.All):
@@ -52,6 +55,9 @@ func SummaryMarkdown(w io.Writer, r *CheckResult, casePath string) error {
 	if r.FailoverRuns > 0 {
 		fmt.Fprintf(&b, "| runs with a failover | %d |\n", r.FailoverRuns)
 	}
+	if r.VacuousRuns > 0 {
+		fmt.Fprintf(&b, "| vacuous runs (no client acquired) | %d |\n", r.VacuousRuns)
+	}
 	for _, id := range invariant.All {
 		word := mdCell(tallyWord(r, id))
 		if r.Counts[id] > 0 && isCounted(r, id) {
@@ -61,6 +67,12 @@ func SummaryMarkdown(w io.Writer, r *CheckResult, casePath string) error {
 	}
 	if e := r.FirstError; e != nil {
 		fmt.Fprintf(&b, "| stopped | run %d (seed %d): %s |\n", e.Index, e.Seed, mdCell(e.Error))
+	}
+	if r.Runs > 0 {
+		b.WriteString("| faults | " + mdCell(r.Coverage.line(r.Runs, r.FailoverRuns)) + " |\n")
+		if ws := r.Coverage.Warnings(); len(ws) > 0 {
+			b.WriteString("| **warning** | " + mdCell(strings.Join(ws, "; ")) + " |\n")
+		}
 	}
 	if m := r.Minimal; m != nil {
 		f := r.FirstFail

@@ -95,7 +95,8 @@ func mergeJSON(t *testing.T, docs []string) (summaries, *CheckResult) {
 // The shards of a check, merged, are the unsharded check byte for byte: its
 // JSON, its text summary, its markdown, the first failure and its shrunk
 // history; whether the check fails, holds, stops at an errored run, has a
-// run count the shards do not divide, or more shards than runs.
+// run count the shards do not divide, or one run per shard (more shards
+// than runs is refused: a shard with no runs judges nothing).
 func TestMergeIsTheUnshardedCheck(t *testing.T) {
 	stops := base()
 	stops.Runs = 200
@@ -110,7 +111,7 @@ func TestMergeIsTheUnshardedCheck(t *testing.T) {
 	odd := base()
 	odd.Runs = 123
 	few := base()
-	few.Runs = 3
+	few.Runs = 4
 	shrink := base()
 	shrink.ShrinkRuns = 3
 	for _, tc := range []struct {
@@ -119,7 +120,7 @@ func TestMergeIsTheUnshardedCheck(t *testing.T) {
 		shards int
 	}{
 		{"fails", base(), 4}, {"holds", holds, 4}, {"stops", stops, 4}, {"123 runs in 4", odd, 4},
-		{"3 runs in 4", few, 4}, {"one shard", base(), 1}, {"7 shards", base(), 7}, {"shrink budget", shrink, 3},
+		{"4 runs in 4", few, 4}, {"one shard", base(), 1}, {"7 shards", base(), 7}, {"shrink budget", shrink, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want, wres := checkJSON(t, tc.c)

@@ -9,6 +9,7 @@ import (
 
 	"locksim/model/invariant"
 	"locksim/report"
+	"locksim/scenarios"
 	"locksim/sim"
 )
 
@@ -34,8 +35,16 @@ func SummaryText(w io.Writer, r *CheckResult, casePath string) error {
 		fmt.Fprintf(&b, " (stopped at the time budget, %d planned)", r.Planned)
 	}
 	b.WriteString("\n")
+	if nv := r.NoVerdict(); nv != "" {
+		b.WriteString("no verdict: " + nv + "\n")
+	} else if r.VacuousRuns > 0 {
+		fmt.Fprintf(&b, "%s vacuous (no client acquired, so they judged nothing)\n", plural(r.VacuousRuns, "run"))
+	}
 	for _, id := range invariant.All {
 		b.WriteString("  " + fmt.Sprintf("%-17s", id) + " " + tallyWord(r, id) + "\n")
+	}
+	if r.Runs > 0 {
+		b.WriteString(r.Coverage.text(r.Runs, r.FailoverRuns, ""))
 	}
 	if r.FirstError != nil {
 		fmt.Fprintf(&b, "\nrun %d (seed %d) stopped with an error, so the check stopped: %s\n", r.FirstError.Index, r.FirstError.Seed, r.FirstError.Error)
@@ -76,6 +85,8 @@ func tallyWord(r *CheckResult, id invariant.ID) string {
 	switch {
 	case r.FirstError != nil && r.Counts[id] == 0 && r.Uncounted[id] == 0 && r.Judged[id] == "":
 		return "no verdict (the check stopped at run " + strconv.Itoa(r.FirstError.Index) + ")"
+	case r.NoVerdict() != "" && r.Judged[id] == "":
+		return "no verdict"
 	case counted && r.Counts[id] > 0:
 		return "broken in " + plural(r.Counts[id], "run") + pct(r.Counts[id], r.Runs)
 	case !counted && r.Uncounted[id] > 0:
@@ -178,6 +189,9 @@ type jsonSummary struct {
 	Invariants   map[invariant.ID]int `json:"invariants"`
 	Uncounted    map[invariant.ID]int `json:"uncounted,omitempty"`
 	FailoverRuns int                  `json:"failover_runs"`
+	VacuousRuns  int                  `json:"vacuous_runs,omitempty"`
+	NoVerdict    string               `json:"no_verdict,omitempty"`
+	Coverage     *jsonCoverage        `json:"coverage,omitempty"`
 	FirstFail    *RunOutcome          `json:"first_failure,omitempty"`
 	Minimal      []string             `json:"minimal_schedule"`
 	MinimalSeed  uint64               `json:"minimal_seed,omitempty"`
@@ -187,7 +201,13 @@ type jsonSummary struct {
 
 func summaryOf(r *CheckResult, casePath string) jsonSummary {
 	s := jsonSummary{Design: r.Design, Runs: r.Runs, Planned: r.Planned, BrokenRuns: r.BrokenRuns, Invariants: r.Counts,
-		FailoverRuns: r.FailoverRuns, FirstFail: r.FirstFail, Minimal: []string{}, Error: r.FirstError}
+		FailoverRuns: r.FailoverRuns, FirstFail: r.FirstFail, Minimal: []string{}, Error: r.FirstError,
+		VacuousRuns: r.VacuousRuns, NoVerdict: r.NoVerdict()}
+	if r.Runs > 0 {
+		cv := r.Coverage
+		s.Coverage = &jsonCoverage{Drawn: cv.Drawn, Fired: cv.Fired, Kinds: cv.Kinds, Places: cv.Places,
+			ClockStepRuns: cv.ClockStepRuns, CrashRuns: cv.CrashRuns, Warnings: cv.Warnings(), NoFaults: len(cv.AskedKinds) == 0}
+	}
 	if len(r.Uncounted) > 0 {
 		s.Uncounted = r.Uncounted
 	}
@@ -198,6 +218,23 @@ func summaryOf(r *CheckResult, casePath string) jsonSummary {
 		s.MinimalSeed, s.Case = m.Seed, casePath
 	}
 	return s
+}
+
+// jsonCoverage is the coverage object of locksim.check/v1's summary.
+type jsonCoverage struct {
+	// Drawn and Fired count every run's faults and those that took effect.
+	Drawn int `json:"faults_drawn"`
+	Fired int `json:"faults_fired"`
+	// Kinds counts fired faults per kind; Places fired pauses and client
+	// crashes per placement.
+	Kinds         map[sim.FaultKind]int   `json:"fired_per_kind"`
+	Places        map[scenarios.Place]int `json:"fired_per_placement"`
+	ClockStepRuns int                     `json:"clock_step_runs"`
+	CrashRuns     int                     `json:"crash_runs"`
+	// Warnings name the kinds and placements asked for that never fired.
+	Warnings []string `json:"warnings,omitempty"`
+	// NoFaults: the check drew no faults (--faults none).
+	NoFaults bool `json:"no_faults,omitempty"`
 }
 
 func marshalNoEscape(v any) ([]byte, error) {

@@ -227,8 +227,8 @@ func Sweep(c SweepConfig) (*report.Sweep, error) {
 			if err != nil {
 				return rc, err
 			}
-			if o.Err != nil {
-				continue
+			if o.Err != nil || o.Vacuous {
+				continue // no verdict: a cell of such runs only has none
 			}
 			rc.Runs++
 			if !o.WriteAccepted {

@@ -575,7 +575,7 @@ func afterHeal(ps []livePoint, p livePoint, heal time.Duration) bool {
 }
 
 // runWithOracle runs a spec with the oracle observing.
-func runWithOracle(t *testing.T, s model.Spec, seed uint64) (checked, oracled []invariant.ID, h sim.History, ok bool) {
+func runWithOracle(t *testing.T, s model.Spec, seed uint64) (checked, oracled []invariant.ID, h sim.History, fired []sim.FaultOutcome, ok bool) {
 	s = s.WithDefaults()
 	cfg, err := s.Config()
 	if err != nil {
@@ -589,9 +589,9 @@ func runWithOracle(t *testing.T, s model.Spec, seed uint64) (checked, oracled []
 	}
 	h, runErr := w.Run()
 	if runErr != nil {
-		return nil, nil, h, false // no verdicts
+		return nil, nil, h, w.FaultOutcomes(), false // no verdicts
 	}
-	return invariant.Broken(invariant.Check(h, s.CheckConfig())), o.verdict(), h, true
+	return invariant.Broken(invariant.Check(h, s.CheckConfig())), o.verdict(), h, w.FaultOutcomes(), true
 }
 
 // randomSpec draws a run over every design, fault kind, persistence mode
@@ -686,10 +686,21 @@ func TestCheckersAgreeWithTheOracle(t *testing.T) {
 	r := rand.New(rand.NewPCG(20261201, 11))
 	agreed, judged := 0, 0
 	seen := map[invariant.ID]int{}
+	// firedKinds and firedAfter count the faults that took effect, per
+	// kind and per trigger kind (where a pause was placed).
+	firedKinds, firedAfter := map[sim.FaultKind]int{}, map[sim.Kind]int{}
 	for i := range runs {
 		s := randomSpec(r)
 		seed := uint64(i)
-		checked, oracled, h, ok := runWithOracle(t, s, seed)
+		checked, oracled, h, fired, ok := runWithOracle(t, s, seed)
+		for j, f := range s.Faults {
+			if j < len(fired) && fired[j].Fired() {
+				firedKinds[f.Kind]++
+				if f.After != nil {
+					firedAfter[f.After.Kind]++
+				}
+			}
+		}
 		if !ok {
 			continue
 		}
@@ -712,6 +723,21 @@ func TestCheckersAgreeWithTheOracle(t *testing.T) {
 		}
 	}
 	t.Logf("%d runs judged, %d agreed; runs breaking each invariant: %v", judged, agreed, seen)
+	t.Logf("faults fired per kind: %v; pauses fired per trigger: %v", firedKinds, firedAfter)
+	// Every kind and placement drawn must fire somewhere (issue 27): a
+	// fault that never takes effect tests nothing.
+	if runs >= 1000 {
+		for _, k := range sim.FaultKinds {
+			if firedKinds[k] == 0 {
+				t.Errorf("no %s fault fired in %d runs", k, runs)
+			}
+		}
+		for _, k := range []sim.Kind{history.KindAcquired, sim.KindCall, sim.KindReply, history.KindRead, history.KindWrite, history.KindReleaseSend} {
+			if firedAfter[k] == 0 {
+				t.Errorf("no pause placed after %s fired in %d runs", k, runs)
+			}
+		}
+	}
 	// The runs must exercise every invariant, or agreement says little.
 	for _, id := range []invariant.ID{invariant.MutualExclusion, invariant.StaleWrite, invariant.LostUpdate, invariant.TokenUnique, invariant.Liveness, invariant.FIFO, invariant.RWExclusion} {
 		if seen[id] == 0 && runs >= 1000 {

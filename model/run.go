@@ -199,6 +199,34 @@ func (s Spec) CheckConfig() invariant.Config {
 	}
 }
 
+// Judges reports whether the checkers judge invariant id in runs of the
+// spec (defaults applied) and, if not, why: the one rule for which
+// invariants apply to a design and its resource (invariant.Config.Judged),
+// which reports, checks and exhaustive mode all read.
+func (s Spec) Judges(id invariant.ID) (bool, string) {
+	return s.WithDefaults().CheckConfig().Judged(id)
+}
+
+// CanCount refuses a list of invariants to count when one of them cannot
+// apply to the spec's design and resource: counting it would pass without
+// judging anything. An empty list, or one naming every invariant, means
+// all and is never refused.
+func (s Spec) CanCount(ids []invariant.ID) error {
+	if len(ids) == 0 || len(invariant.Sorted(ids)) == len(invariant.All) {
+		return nil
+	}
+	name := s.Design
+	if s.Custom != nil {
+		name = s.Custom.Name()
+	}
+	for _, id := range ids {
+		if ok, why := s.Judges(id); !ok {
+			return errors.Errorf("model: invariant %s cannot apply to design %s (%s): counting it would pass without judging anything", id, name, why)
+		}
+	}
+	return nil
+}
+
 // quorumOf is how many of a lease's grants must still hold it for no other
 // client to gather the grants it needs: for a lock that needs q of n
 // grants, n-q+1 (a majority of an odd n: redlock; one for a lock that
@@ -234,7 +262,7 @@ func RunObserved(s Spec, seed uint64, observe sim.Observer) (*Result, error) {
 		return nil, err
 	}
 	h, runErr := w.Run()
-	r := &Result{Spec: s, Seed: seed, History: h, Err: runErr}
+	r := &Result{Spec: s, Seed: seed, History: h, Err: runErr, FaultOutcomes: w.FaultOutcomes()}
 	if runErr == nil {
 		r.Violations = invariant.Check(h, s.CheckConfig())
 	}
@@ -256,7 +284,16 @@ type Outcome struct {
 	// WriteAccepted: the resource applied at least one write (a run with
 	// none protected nothing, whatever its verdicts).
 	WriteAccepted bool
+	// Vacuous: the run finished with no violation and no client ever
+	// acquired (Result.Vacuous): it judged nothing.
+	Vacuous bool
+	// FaultOutcomes says, for each fault of the spec, whether it took
+	// effect (Result.FaultOutcomes).
+	FaultOutcomes []sim.FaultOutcome
 }
+
+// Unfired returns the indexes of the faults that never took effect.
+func (o Outcome) Unfired() []int { return unfired(o.FaultOutcomes) }
 
 // Verdict runs a spec and returns only its outcome, reusing history
 // memory across calls: the path for sweeps, `check` and property tests,
@@ -276,12 +313,13 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 		return Outcome{}, err
 	}
 	h, runErr := w.Run()
-	o := Outcome{Err: runErr}
+	o := Outcome{Err: runErr, FaultOutcomes: w.FaultOutcomes()}
 	if runErr == nil {
 		ix := history.New(h)
 		o.Violations = invariant.CheckIndex(ix, s.CheckConfig())
 		o.Failovers = len(ix.Promotions)
 		o.WriteAccepted = ix.WriteAccepted()
+		o.Vacuous = len(o.Violations) == 0 && len(ix.Acquisitions) == 0
 	}
 	clear(h) // drop references into the run before the memory is reused
 	*buf = h[:0]

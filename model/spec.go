@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"locksim/clock"
+	"locksim/model/history"
 	"locksim/model/invariant"
 	"locksim/network"
 	"locksim/sim"
@@ -222,6 +223,40 @@ type Result struct {
 	// (Count): the others' violations are still in Violations, for the
 	// reader, but do not make the run fail.
 	Counted []invariant.ID
+	// FaultOutcomes says, for each of Spec.Faults in order, whether it
+	// took effect (sim.World.FaultOutcomes); nil for a run without faults.
+	// A driver that runs the world itself (package realclient) sets it
+	// from the world after Finish.
+	FaultOutcomes []sim.FaultOutcome
+}
+
+// Unfired returns the indexes (into Spec.Faults) of the faults that never
+// took effect, in order.
+func (r *Result) Unfired() []int { return unfired(r.FaultOutcomes) }
+
+func unfired(os []sim.FaultOutcome) []int {
+	var out []int
+	for i, o := range os {
+		if !o.Fired() {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Vacuous reports whether the run judged nothing: it finished, found no
+// violation, and no client ever acquired the lock (a run cut short before
+// the first grant, a lock that nobody reached).
+func (r *Result) Vacuous() bool {
+	if r.Err != nil || len(r.Violations) > 0 {
+		return false
+	}
+	for i := range r.History {
+		if r.History[i].Kind == history.KindAcquired {
+			return false
+		}
+	}
+	return true
 }
 
 // Count makes only the listed invariants count as a failure (none listed:

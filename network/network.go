@@ -40,6 +40,8 @@ type Delay struct {
 	From, To   string
 	Extra      time.Duration
 	Start, End time.Duration
+	// Hits counts the messages the window delayed (set by the network).
+	Hits int
 }
 
 // Drop loses the first Count messages From -> To sent in [Start, End).
@@ -47,6 +49,8 @@ type Drop struct {
 	From, To   string
 	Count      int
 	Start, End time.Duration
+	// Hits counts the messages the window lost (set by the network).
+	Hits int
 }
 
 // Config is the network's static description. Faults may also be added
@@ -122,11 +126,26 @@ func New(cfg Config, rng *rand.Rand) (*Network, error) {
 // AddPartition adds a partition.
 func (n *Network) AddPartition(p Partition) { n.partitions = append(n.partitions, p) }
 
-// AddDelay adds an extra-delay window.
-func (n *Network) AddDelay(d Delay) { n.delays = append(n.delays, d) }
+// AddDelay adds an extra-delay window and returns its index for
+// DelayHits.
+func (n *Network) AddDelay(d Delay) int {
+	n.delays = append(n.delays, d)
+	return len(n.delays) - 1
+}
 
-// AddDrop adds a drop window.
-func (n *Network) AddDrop(d Drop) { n.drops = append(n.drops, &d) }
+// AddDrop adds a drop window and returns its index for DropHits.
+func (n *Network) AddDrop(d Drop) int {
+	n.drops = append(n.drops, &d)
+	return len(n.drops) - 1
+}
+
+// DelayHits returns how many messages delay window i (AddDelay's index)
+// delayed so far.
+func (n *Network) DelayHits(i int) int { return n.delays[i].Hits }
+
+// DropHits returns how many messages drop window i (AddDrop's index) lost
+// so far.
+func (n *Network) DropHits(i int) int { return n.drops[i].Hits }
 
 // Partitions returns the partitions added so far, in order.
 func (n *Network) Partitions() []Partition { return n.partitions }
@@ -202,6 +221,7 @@ func (n *Network) send(from, to string, at time.Duration, reliable, stream bool)
 			for _, dr := range n.drops {
 				if dr.Count > 0 && at >= dr.Start && at < dr.End && match(dr.From, from) && match(dr.To, to) {
 					dr.Count--
+					dr.Hits++
 					lostWhy = "drop"
 					break
 				}
@@ -214,9 +234,11 @@ func (n *Network) send(from, to string, at time.Duration, reliable, stream bool)
 			return Fate{Why: lostWhy}
 		}
 	}
-	for _, dl := range n.delays {
+	for i := range n.delays {
+		dl := &n.delays[i]
 		if at >= dl.Start && at < dl.End && match(dl.From, from) && match(dl.To, to) {
 			d += dl.Extra
+			dl.Hits++
 			why = "delay"
 		}
 	}

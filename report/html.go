@@ -83,6 +83,7 @@ type htmlPage struct {
 	Spec       specSummary
 	Design     string
 	Error      string
+	Vacuous    string
 	Verdicts   []verdict
 	Violations []htmlViolation
 	KeyEvents  []htmlKeyEvent
@@ -131,6 +132,7 @@ func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline, *
 		Spec:     rep.Spec,
 		Design:   designLine(m.Design, rep.Spec),
 		Error:    rep.Error,
+		Vacuous:  rep.Vacuous,
 		Verdicts: rep.Verdicts,
 		Events:   len(r.History),
 		CSS:      template.CSS(asset("report.css")),

@@ -25,10 +25,13 @@ const MaxReportEvents = 20_000
 
 // jsonReport is the JSON report, schema locksim.report/v2.
 type jsonReport struct {
-	Schema  string      `json:"schema"`
-	Meta    Meta        `json:"meta"`
-	Spec    specSummary `json:"spec"`
-	Error   string      `json:"error,omitempty"`
+	Schema string      `json:"schema"`
+	Meta   Meta        `json:"meta"`
+	Spec   specSummary `json:"spec"`
+	Error  string      `json:"error,omitempty"`
+	// Vacuous is set (VacuousWhy) when no client acquired: the run judged
+	// nothing.
+	Vacuous string      `json:"vacuous,omitempty"`
 	History sim.History `json:"history"`
 	// HistoryTotal is set when History holds only the first
 	// MaxReportEvents of the run's events: how many there were.
@@ -62,6 +65,9 @@ func newJSONReport(r *model.Result, meta Meta, t *timeline) jsonReport {
 	}
 	if r.Err != nil {
 		out.Error = r.Err.Error()
+	}
+	if r.Vacuous() {
+		out.Vacuous = VacuousWhy
 	}
 	for _, v := range r.Violations {
 		out.Violations = append(out.Violations, jsonViolation{Violation: v, Story: t.story(v)})

@@ -85,11 +85,23 @@ func (m *Matrix) Set(design, scenario string, c Cell) {
 }
 
 // CellOf summarizes the runs of one pair: every invariant of
-// invariant.All (and any other a violation names) is checked; an
-// invariant is broken if any run broke it, with the first such run's seed
-// and explanation (runs in the order given).
-func CellOf(runs []*model.Result) Cell {
+// invariant.All the runs judge (model.Spec.Judges; and any other a
+// violation names) is checked; an invariant is broken if any run broke it,
+// with the first such run's seed and explanation (runs in the order
+// given). A run that stopped with an error or judged nothing (vacuous: no
+// client acquired) is left out: a cell with no other run has no verdict
+// (nothing checked).
+func CellOf(all []*model.Result) Cell {
+	var runs []*model.Result
+	for _, r := range all {
+		if r.Err == nil && !r.Vacuous() {
+			runs = append(runs, r)
+		}
+	}
 	c := Cell{Runs: len(runs), Idle: len(runs) > 0}
+	if len(runs) == 0 {
+		return c
+	}
 	for _, r := range runs {
 		c.Idle = c.Idle && !history.New(r.History).WriteAccepted()
 	}
@@ -104,6 +116,11 @@ func CellOf(runs []*model.Result) Cell {
 	slices.Sort(ids[len(invariant.All):])
 	for _, id := range ids {
 		ir := InvariantResult{Invariant: id}
+		if judged, _ := runs[0].Spec.Judges(id); !judged && !slices.ContainsFunc(runs, func(r *model.Result) bool {
+			return slices.ContainsFunc(r.Violations, func(v invariant.Violation) bool { return v.Invariant == id })
+		}) {
+			continue // not checked for this design and resource
+		}
 		for _, r := range runs {
 			i := slices.IndexFunc(r.Violations, func(v invariant.Violation) bool { return v.Invariant == id })
 			if i < 0 {

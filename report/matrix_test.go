@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -206,32 +207,37 @@ func TestMatrixNil(t *testing.T) {
 }
 
 func TestCellOf(t *testing.T) {
-	accepted := sim.History{{Kind: history.KindResWrite, Reply: "(integer) 1"}}
+	acq := sim.Event{Actor: "A", Kind: history.KindAcquired, N: 1}
+	accepted := sim.History{acq, {Kind: history.KindResWrite, Reply: "(integer) 1"}}
 	runs := []*model.Result{
 		{Seed: 1, History: accepted},
 		{Seed: 2, Violations: []invariant.Violation{{Invariant: invariant.MutualExclusion, Explanation: "first"}, {Invariant: "custom"}}},
 		{Seed: 3, Violations: []invariant.Violation{{Invariant: invariant.MutualExclusion, Explanation: "second"}}},
+		{Seed: 4}, // vacuous: nobody acquired, nothing judged; left out
 	}
 	got := CellOf(runs)
+	// The design (the default spec's) judges neither fencing (unfenced
+	// resource), reentrancy, fifo nor rw-exclusion: those are not checked.
 	want := Cell{Runs: 3, Results: []InvariantResult{
 		{Invariant: invariant.MutualExclusion, Broken: true, BrokenRuns: 2, Seed: 2, Explanation: "first"},
 		{Invariant: invariant.StaleWrite},
 		{Invariant: invariant.LostUpdate},
 		{Invariant: invariant.TokenUnique},
-		{Invariant: invariant.Fencing},
 		{Invariant: invariant.Liveness},
-		{Invariant: invariant.Reentrancy},
-		{Invariant: invariant.FIFO},
-		{Invariant: invariant.RWExclusion},
 		{Invariant: "custom", Broken: true, BrokenRuns: 1, Seed: 2},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CellOf (-want +got):\n%s", diff)
 	}
+	// A cell whose runs all judged nothing (vacuous, or stopped) has no
+	// verdict: nothing checked, shown as "?".
+	if c := CellOf([]*model.Result{{Seed: 1}, {Seed: 2, History: accepted, Err: errors.New("limit")}}); c.Runs != 0 || len(c.Results) != 0 {
+		t.Errorf("a cell of vacuous and stopped runs: %+v, want no runs and nothing checked", c)
+	}
 	// A cell where no run's resource accepted a write did no work: idle,
 	// though every invariant held; a rejected write is no work either.
-	rejected := sim.History{{Kind: history.KindResWrite, Reply: "(integer) 0"}}
-	idle := CellOf([]*model.Result{{Seed: 1}, {Seed: 2, History: rejected}})
+	rejected := sim.History{acq, {Kind: history.KindResWrite, Reply: "(integer) 0"}}
+	idle := CellOf([]*model.Result{{Seed: 1, History: sim.History{acq}}, {Seed: 2, History: rejected}})
 	if !idle.Idle || CellOf(runs[:1]).Idle {
 		t.Errorf("Idle: %v for runs with no accepted write, %v for one with", idle.Idle, CellOf(runs[:1]).Idle)
 	}

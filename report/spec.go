@@ -19,6 +19,10 @@ type specSummary struct {
 	Replicas    int           `json:"replicas,omitempty"`
 	Persistence string        `json:"persistence,omitempty"`
 	Faults      []string      `json:"faults"`
+	// Unfired lists the faults that never took effect, each with why
+	// ("pause A for 1s after A write #2: never fired: its trigger never
+	// happened"); such a fault tested nothing.
+	Unfired []string `json:"unfired,omitempty"`
 
 	// MinReplicasToWrite and MinReplicasMaxLag are Redis's settings, when set.
 	MinReplicasToWrite int           `json:"min_replicas_to_write,omitempty"`
@@ -63,6 +67,11 @@ func summarize(r *model.Result, t *timeline) specSummary {
 	}
 	for _, f := range s.Faults {
 		out.Faults = append(out.Faults, f.String())
+	}
+	for _, i := range r.Unfired() {
+		if i < len(s.Faults) {
+			out.Unfired = append(out.Unfired, s.Faults[i].String()+": "+r.FaultOutcomes[i].String())
+		}
 	}
 	return out
 }

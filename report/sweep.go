@@ -291,7 +291,7 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 			c := s.Cells[i][j]
 			tip := fmt.Sprintf("%s=%s, %s=%s: ", s.XName, s.Xs[j], s.YName, s.Ys[i])
 			if c.Runs == 0 {
-				tip += "not run"
+				tip += "no verdict (not run, or no run judged anything)"
 			} else {
 				tip += fmt.Sprintf("%d of %d runs broken", c.Broken, c.Runs)
 				if c.Idle > 0 {

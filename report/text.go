@@ -119,7 +119,10 @@ func (p *printer) header(m Meta, s specSummary, r *model.Result) {
 	if len(s.Faults) == 0 {
 		p.field("faults", "none")
 	}
-	for _, f := range s.Faults {
+	for i, f := range s.Faults {
+		if i < len(r.FaultOutcomes) && !r.FaultOutcomes[i].Fired() {
+			f += " (" + r.FaultOutcomes[i].String() + ")"
+		}
 		p.field("fault", f)
 	}
 	if r.Err != nil {
@@ -620,6 +623,11 @@ func (p *printer) violations(t *timeline, r *model.Result) {
 	vs := r.Violations
 	if r.Err != nil {
 		p.line(p.style("No verdicts: the run stopped with an error before it finished, so nothing was judged.", ansiBRed))
+		p.line("")
+		return
+	}
+	if r.Vacuous() {
+		p.line(p.style("Vacuous: no client acquired the lock, so nothing was judged (no verdict).", ansiYellow))
 		p.line("")
 		return
 	}

@@ -16,6 +16,10 @@ const (
 	verdictNone       = "no-verdict"
 )
 
+// VacuousWhy is the reason a run in which no client acquired has no
+// verdicts (model.Result.Vacuous).
+const VacuousWhy = "vacuous: no client acquired"
+
 // verdict is what a run says about one invariant.
 type verdict struct {
 	Invariant string `json:"invariant"`
@@ -47,6 +51,7 @@ func verdicts(r *model.Result, ix *history.Index) []verdict {
 	if r.Err == nil {
 		livenessWhy, undecided = invariant.LivenessUndecided(ix, cfg)
 	}
+	vacuous := r.Vacuous()
 	out := make([]verdict, 0, len(ids))
 	for _, id := range ids {
 		vd := verdict{Invariant: string(id), Verdict: verdictHeld, Counted: r.Counts(id)}
@@ -65,6 +70,8 @@ func verdicts(r *model.Result, ix *history.Index) []verdict {
 			vd.Verdict, vd.Why = verdictNotChecked, why
 		case id == invariant.Liveness && undecided:
 			vd.Verdict, vd.Why = verdictNone, livenessWhy
+		case vacuous:
+			vd.Verdict, vd.Why = verdictNone, VacuousWhy
 		}
 		out = append(out, vd)
 	}

@@ -110,6 +110,17 @@ func (p *parser) finish() error {
 			return p.errorf(p.end, "missing required %s line (the header ends here)", req)
 		}
 	}
+	own := s.Spec // judged for the scenario's own design
+	if own.Design == "" && s.Design != "" && s.Design != model.LuaDesignID {
+		own.Design = s.Design
+	}
+	if err := own.ValidateSettings(); own.Design != "" && err != nil {
+		line := p.first["option"]
+		if line == 0 {
+			line = p.end
+		}
+		return p.at(line, errors.New(strings.TrimPrefix(err.Error(), "model: ")))
+	}
 	w := p.world()
 	t := &s.Spec.Topology
 	if l := s.Layout; l != nil && l.Replicas == 0 && t.Sentinel.Enabled {

@@ -8,8 +8,10 @@ import (
 	"locksim/network"
 )
 
-// applyFault starts a fault now and schedules its end.
-func (w *World) applyFault(f Fault) {
+// applyFault starts fault i (of Config.Faults) now, schedules its end,
+// and records whether it took effect (FaultOutcomes).
+func (w *World) applyFault(i int, f Fault) {
+	w.faultOut[i] = FaultFired
 	end := network.Forever
 	if f.Dur > 0 {
 		end = w.now + f.Dur
@@ -18,8 +20,13 @@ func (w *World) applyFault(f Fault) {
 	case FaultPause:
 		if p := w.procs[f.Target]; !p.dead {
 			p.pause(f.Dur)
+		} else {
+			w.faultOut[i] = FaultNoTarget
 		}
 	case FaultCrash:
+		if p := w.procs[f.Target]; p.dead {
+			w.faultOut[i] = FaultNoTarget
+		}
 		w.procs[f.Target].crash(f.Restart, f.Dur)
 	case FaultPartition:
 		w.net.AddPartition(network.Partition{A: f.A, B: f.B, OneWay: f.OneWay, Start: w.now, End: end})
@@ -36,12 +43,17 @@ func (w *World) applyFault(f Fault) {
 			})
 		}
 	case FaultDelay:
-		w.net.AddDelay(network.Delay{From: f.From, To: f.To, Extra: f.Extra, Start: w.now, End: end})
+		w.faultOut[i] = FaultNoTarget // until the window delays a message
+		w.netHits = append(w.netHits, netHit{fault: i, window: w.net.AddDelay(network.Delay{From: f.From, To: f.To, Extra: f.Extra, Start: w.now, End: end})})
 		w.record(Event{Actor: "fault", Kind: KindNetDelay, Local: w.now, Dur: f.Dur, N: int64(f.Extra), Note: f.From + "->" + f.To})
 	case FaultDrop:
-		w.net.AddDrop(network.Drop{From: f.From, To: f.To, Count: f.Count, Start: w.now, End: end})
+		w.faultOut[i] = FaultNoTarget // until the window loses a message
+		w.netHits = append(w.netHits, netHit{fault: i, drop: true, window: w.net.AddDrop(network.Drop{From: f.From, To: f.To, Count: f.Count, Start: w.now, End: end})})
 		w.record(Event{Actor: "fault", Kind: KindNetDrop, Local: w.now, Dur: f.Dur, N: int64(f.Count), Note: f.From + "->" + f.To})
 	case FaultNodeCrash:
+		if !w.nodes[f.Target].up {
+			w.faultOut[i] = FaultNoTarget
+		}
 		w.nodes[f.Target].crash(f.Dur)
 	case FaultClockJump:
 		if n := w.nodes[f.Target]; n != nil {
@@ -62,7 +74,9 @@ func (w *World) applyFault(f Fault) {
 			w.record(Event{Actor: p.name, Kind: KindClockDrift, Local: p.clock.Mono(w.now), N: f.RatePPM})
 		}
 	case FaultEvict:
-		w.nodes[f.Target].evict(f.Key)
+		if !w.nodes[f.Target].evict(f.Key) {
+			w.faultOut[i] = FaultNoTarget
+		}
 	}
 }
 

@@ -438,18 +438,19 @@ func (n *node) setRate(ppm int64) {
 }
 
 // evict removes key if it has a TTL, as a volatile-* policy would.
-func (n *node) evict(key string) {
+func (n *node) evict(key string) bool {
 	if !n.up {
-		return
+		return false
 	}
 	n.sync()
 	if n.m.TTL(key) <= 0 {
-		return
+		return false
 	}
 	n.m.Del(key)
 	n.w.record(Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: key})
 	n.why = "evicted"
 	n.afterWrite()
+	return true
 }
 
 // crash stops the node. Blocked WAITs die with it.

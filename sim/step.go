@@ -22,13 +22,16 @@ func (w *World) Start() {
 	}
 	w.started = true
 	w.drainUntil = -1
-	for _, f := range w.cfg.Faults {
+	if len(w.cfg.Faults) > 0 {
+		w.faultOut = make([]FaultOutcome, len(w.cfg.Faults))
+	}
+	for i, f := range w.cfg.Faults {
 		if f.After != nil {
-			w.triggers = append(w.triggers, &armedTrigger{f: f})
+			w.triggers = append(w.triggers, &armedTrigger{f: f, i: i}) // FaultNotTriggered until it matches
 			continue
 		}
-		f := f
-		w.schedule(f.At, func() { w.applyFault(f) })
+		w.faultOut[i] = FaultAfterEnd // until it comes due
+		w.schedule(f.At, func() { w.applyFault(i, f) })
 	}
 	for _, p := range w.procList {
 		p.start()

@@ -37,6 +37,10 @@ type World struct {
 	callSlab []call // calls not handed out yet (newCall)
 
 	triggers []*armedTrigger
+	// faultOut is what became of each of cfg.Faults (FaultOutcomes);
+	// netHits ties delay and drop faults to their network windows.
+	faultOut []FaultOutcome
+	netHits  []netHit
 	liveMain int // client Mains still running
 	current  *task
 
@@ -52,6 +56,7 @@ type World struct {
 
 type armedTrigger struct {
 	f     Fault
+	i     int // index in Config.Faults
 	count int // matching events so far; -1 once fired
 	since int // Since events so far (counting starts after SinceNth of them)
 }
@@ -186,11 +191,12 @@ func (w *World) record(e Event) {
 			continue
 		}
 		tr.count = -1 // fired; never again
-		f := tr.f
+		f, i := tr.f, tr.i
 		if f.At == 0 {
-			w.applyFault(f)
+			w.applyFault(i, f)
 		} else {
-			w.schedule(w.now+f.At, func() { w.applyFault(f) })
+			w.faultOut[i] = FaultAfterEnd // until it comes due
+			w.schedule(w.now+f.At, func() { w.applyFault(i, f) })
 		}
 	}
 }

@@ -34,7 +34,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock); Lua scripts run on each with a majority quorum")
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica); with replicas Sentinel fails over")
 	persistence := fs.String("persistence", "none", "what a crashed Redis node keeps: none, aof-everysec or aof-always")
-	faults := fs.String("faults", kindNames(scenarios.DefaultKinds), "fault kinds to draw from, comma-separated: "+kindNames(sim.FaultKinds))
+	faults := fs.String("faults", kindNames(scenarios.DefaultKinds), "fault kinds to draw from, comma-separated: "+kindNames(sim.FaultKinds)+"; none: runs without faults (does the design work at all?)")
 	pauseAt := fs.String("pause-at", "any", "where pauses and client crashes go: acquire, critical, write, release, watchdog, time or any")
 	delayMax := fs.Duration("delay-max", 0, "upper bound of generated network delays (default 2 x TTL)")
 	links := fs.String("links", "all", "which links delays and drops hit: redis, resource or all")
@@ -327,7 +327,12 @@ func kindNames(ks []sim.FaultKind) string {
 	return strings.Join(out, ",")
 }
 
+// parseKinds parses --faults: kinds, comma-separated, or "none" for runs
+// without faults (an empty, non-nil list: scenarios.Gen draws none).
 func parseKinds(s string) ([]sim.FaultKind, error) {
+	if strings.TrimSpace(s) == "none" {
+		return []sim.FaultKind{}, nil
+	}
 	var out []sim.FaultKind
 	for _, p := range strings.Split(s, ",") {
 		p = strings.TrimSpace(p)
@@ -340,7 +345,7 @@ func parseKinds(s string) ([]sim.FaultKind, error) {
 		out = append(out, sim.FaultKind(p))
 	}
 	if len(out) == 0 {
-		return nil, usagef("--faults names no fault kind (known: %s)", kindNames(sim.FaultKinds))
+		return nil, usagef("--faults names no fault kind (known: %s; none for runs without faults)", kindNames(sim.FaultKinds))
 	}
 	return out, nil
 }

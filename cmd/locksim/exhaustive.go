@@ -150,6 +150,9 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 	if res.Failed() {
 		return exitViolation, nil
 	}
+	if nv := res.NoVerdict(); nv != "" {
+		return exitUsage, fmt.Errorf("no verdict: %s", nv)
+	}
 	return exitSafe, nil
 }
 

@@ -134,9 +134,15 @@ func writeReport(path, format string, r *model.Result, meta report.Meta, stdout 
 }
 
 // exitFor maps a result to the exit code.
+//
+// A vacuous run (no client acquired, nothing broke) exits 2: it is no
+// verdict, neither held nor broken.
 func exitFor(r *model.Result) int {
-	if len(r.Failures()) > 0 {
+	switch {
+	case len(r.Failures()) > 0:
 		return exitViolation
+	case r.Vacuous():
+		return exitUsage
 	}
 	return exitSafe
 }

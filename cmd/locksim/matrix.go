@@ -54,6 +54,9 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 		if shown, err = invariant.Parse(*invs); err != nil {
 			return exitUsage, usagef("--invariants: %v", err)
 		}
+		if err := judgedBySome(shown, cols); err != nil {
+			return exitUsage, usagef("--invariants: %v", err)
+		}
 	}
 	m, err := engine.Matrix(engine.MatrixConfig{Designs: cols, Seeds: *seeds, Workers: *workers})
 	if err != nil {
@@ -238,4 +241,30 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stdout, "sweep %s: %d x %d cells; written to %s\n", *param, len(sw.Xs), len(sw.Ys), *out)
 	}
 	return exitSafe, nil
+}
+
+// judgedBySome refuses an invariant to show that no design column judges
+// (model.Spec.Judges): every cell would show it held without judging it.
+// Cells of the designs that do not judge it show it as not checked.
+func judgedBySome(ids []invariant.ID, cols []model.Spec) error {
+	if len(cols) == 0 { // the catalogue's designs
+		for _, d := range model.DesignIDs() {
+			cols = append(cols, model.Spec{Design: d})
+		}
+	}
+	for _, id := range ids {
+		why := ""
+		some := false
+		for _, c := range cols {
+			ok, w := c.Judges(id)
+			some = some || ok
+			if why == "" {
+				why = w
+			}
+		}
+		if !some {
+			return fmt.Errorf("invariant %s cannot apply to any design of the matrix (%s): every cell would pass without judging it", id, why)
+		}
+	}
+	return nil
 }

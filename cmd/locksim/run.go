@@ -82,12 +82,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		if err := scenarios.ApplyOptions(&spec, strings.FieldsFunc(*options, func(r rune) bool { return r == ' ' || r == ',' })); err != nil {
 			return exitUsage, usagef("--option: %v", err)
 		}
+		if err := spec.ValidateSettings(); err != nil {
+			return exitUsage, usagef("--option: %v", err)
+		}
 	}
 	if err := minReplicas(&spec); err != nil {
 		return exitUsage, err
 	}
 	invList, err := invariant.Parse(*invs)
 	if err != nil {
+		return exitUsage, usagef("--invariants: %v", err)
+	}
+	if err := spec.CanCount(invList); err != nil {
 		return exitUsage, usagef("--invariants: %v", err)
 	}
 	if *danger {
@@ -116,6 +122,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if r.Err != nil {
 		return exitUsage, r.Err
+	}
+	if r.Vacuous() {
+		return exitUsage, fmt.Errorf("no verdict: %s (the run judged nothing)", report.VacuousWhy)
 	}
 	return exitFor(r), nil
 }

@@ -44,7 +44,9 @@ func (s *summaryOut) each() func(engine.RunOutcome) {
 func (s *summaryOut) abort() { s.close() }
 
 // finish saves the minimal case, writes the summary and returns the exit
-// code: 2 for a run that stopped with an error, 1 for a violation, else 0.
+// code: 2 for a run that stopped with an error or a check with no verdict
+// (no run made, or no client acquired in any run), 1 for a violation,
+// else 0.
 func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (int, error) {
 	saved := ""
 	if res.Minimal != nil {
@@ -82,6 +84,11 @@ func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (
 	}
 	if res.Failed() {
 		return exitViolation, nil
+	}
+	if nv := res.NoVerdict(); nv != "" {
+		// Zero runs, or runs that all judged nothing, are no evidence:
+		// neither held nor broken.
+		return exitUsage, fmt.Errorf("no verdict: %s", nv)
 	}
 	return exitSafe, nil
 }

@@ -1,0 +1,33 @@
+package model
+
+import "github.com/pkg/errors"
+
+// ValidateSettings refuses settings that cannot apply to the spec's
+// design: the one rule that a scenario file, `run --option`, check's
+// flags and the Go API (engine.CheckConfig.Validate) all go through. It
+// reads the spec as given, before WithDefaults: a zero field is "not set".
+func (s Spec) ValidateSettings() error {
+	t := s.Traits()
+	o, w := s.Options, s.Workload
+	name := s.Design
+	if s.Custom != nil {
+		name = s.Custom.Name()
+	}
+	replicas := s.Topology.Replicas
+	if replicas == 0 {
+		replicas = t.Replicas
+	}
+	switch {
+	case o.Quorum != 0 && !t.Quorum && s.Lua == nil:
+		return errors.Errorf("model: quorum applies to designs that take a quorum of masters (redlock, multi-lock) and to Lua designs; %s does not", name)
+	case o.QueueWait != 0 && !t.Fair:
+		return errors.Errorf("model: queue-wait applies to designs that queue their waiters (fair-lock); %s does not", name)
+	case w.Readers != 0 && !t.Shared:
+		return errors.Errorf("model: readers applies to designs that take read locks (read-write-lock); %s does not", name)
+	case w.Readers > len(s.Clients) && len(s.Clients) > 0:
+		return errors.Errorf("model: readers %d: more than the %d clients", w.Readers, len(s.Clients))
+	case o.WaitReplicas != 0 && t.Replicas > 0 && o.WaitReplicas > replicas:
+		return errors.Errorf("model: wait-replicas %d: more than the %d replica(s) per master, so WAIT could never be satisfied", o.WaitReplicas, replicas)
+	}
+	return nil
+}
