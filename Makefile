@@ -4,7 +4,7 @@ GO ?= go
 .PHONY: help run test check bench long fmt
 help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
-	@echo "make test   - run all tests (what CI runs)"
+	@echo "make test   - run all tests (what CI runs), actionlint on every workflow"
 	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of every parser"
 	@echo "              (scenario, fault, case file, RESP, CLI flags),"
 	@echo "              the real-client determinism test under GOMAXPROCS=1 and -race"
@@ -19,6 +19,7 @@ run:
 test:
 	$(GO) test ./...
 	cd realclient && $(GO) test ./...  # the nested module: real go-redis lock libraries in the simulation
+	cd tools && $(GO) test ./...       # actionlint v1.7.12 on every workflow (a module of its own: the root's dependencies stay)
 
 check:
 	$(GO) vet ./...
@@ -32,6 +33,7 @@ check:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 10s ./sim/resp/
 	$(GO) test -run '^$$' -fuzz FuzzCLI -fuzztime 10s ./cmd/locksim/
 	cd realclient && $(GO) vet ./... && $(GO) test ./...
+	cd tools && $(GO) vet ./... && $(GO) test ./...
 	cd realclient && GOMAXPROCS=1 $(GO) test -count=1 -run TestDeterminism .
 	cd realclient && $(GO) test -race -count=1 -run TestDeterminism .
 
