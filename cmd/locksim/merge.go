@@ -46,6 +46,13 @@ func cmdMerge(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		paths = append(paths, ps...)
 	}
+	var ins []namedPath
+	for _, p := range paths {
+		ins = append(ins, namedPath{"an input", p})
+	}
+	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}}, ins...); err != nil {
+		return exitUsage, err
+	}
 	var shards []*engine.Shard
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -53,6 +60,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, usagef("%v", err)
 		}
 		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.Size() > engine.MaxShardBytes {
+			return exitUsage, usagef("%s is %d bytes: a shard's JSON is at most %d (limits: shard-bytes); split the check into more shards", p, st.Size(), int64(engine.MaxShardBytes))
+		}
 		s, err := engine.OpenShard(p, bufio.NewReader(f))
 		if err != nil {
 			return exitUsage, usagef("%v", err)
