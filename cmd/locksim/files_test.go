@@ -76,17 +76,27 @@ func TestOutputsNeverOverwriteInputs(t *testing.T) {
 	}
 }
 
-// Every command that writes a file says where.
+// Every command that writes a file says where, creating the directories
+// it names.
 func TestCommandsSayWhereTheyWrote(t *testing.T) {
 	dir := t.TempDir()
-	page, c := filepath.Join(dir, "gc.html"), filepath.Join(dir, "gc.json")
+	page, c := filepath.Join(dir, "reports", "new", "gc.html"), filepath.Join(dir, "cases", "gc.json")
 	code, out, errs := runCLI("run", "gc-pause", "--format", "html", "-o", page, "--save", c)
 	if code != exitViolation || out != "written to "+page+"\n" || !strings.Contains(errs, "case saved to "+c) {
 		t.Errorf("run: exit %d, stdout %q, stderr %q: want written to %s and case saved to %s", code, out, errs, page, c)
 	}
-	again := filepath.Join(dir, "again.txt")
+	again := filepath.Join(dir, "more", "again.txt")
 	if code, out, _ := runCLI("replay", c, "-o", again); code != exitViolation || out != "written to "+again+"\n" {
 		t.Errorf("replay: exit %d, stdout %q", code, out)
+	}
+	summary, cs := filepath.Join(dir, "check", "summary.md"), filepath.Join(dir, "check", "cases", "c.json")
+	if code, out, errs := runCLI("check", "--design", "set-px-lua", "--runs", "40", "--progress=false", "--format", "markdown", "-o", summary, "--save", cs); code != exitViolation || !strings.Contains(out, "summary in "+summary) {
+		t.Errorf("check: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for _, f := range []string{page, c, again, summary, cs} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("not written: %v", err)
+		}
 	}
 }
 

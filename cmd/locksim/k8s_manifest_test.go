@@ -35,10 +35,10 @@ type k8sObject struct {
 			Requests map[string]string `yaml:"requests"`
 		} `yaml:"resources"`
 		// Job
-		CompletionMode   string   `yaml:"completionMode"`
-		Completions      *int32   `yaml:"completions"`
-		Parallelism      *int32   `yaml:"parallelism"`
-		BackoffLimit     *int32   `yaml:"backoffLimit"`
+		CompletionMode   string `yaml:"completionMode"`
+		Completions      *int32 `yaml:"completions"`
+		Parallelism      *int32 `yaml:"parallelism"`
+		BackoffLimit     *int32 `yaml:"backoffLimit"`
 		PodFailurePolicy *struct {
 			Rules []struct {
 				Action      string `yaml:"action"`
