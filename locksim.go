@@ -405,7 +405,10 @@ func FailureReport(r *model.Result, casePath, testName string) string {
 			b.WriteString("  (no timeline: " + err.Error() + ")\n")
 		}
 	}
-	if r.Spec.Custom != nil {
+	if strings.HasPrefix(casePath, "(not saved") {
+		// No replay line names a file that is not a case.
+		fmt.Fprintf(&b, "replay: no case file %s; go test -run '^%s$' runs the same seeds again\n", casePath, regexp.QuoteMeta(testName))
+	} else if r.Spec.Custom != nil {
 		fmt.Fprintf(&b, "replay: go test -run '^%s$' (it replays the saved case first),\n   or from Go: c, _ := locksim.LoadCase(%q); c.Replay(yourDesign)\n", regexp.QuoteMeta(testName), casePath)
 	} else {
 		fmt.Fprintf(&b, "replay: locksim replay %s\n   or: go test -run '^%s$' (it replays the saved case first)\n", casePath, regexp.QuoteMeta(testName))

@@ -125,3 +125,15 @@ func TestCaseName(t *testing.T) {
 		t.Errorf("the long name's case was not replayed: %q", g.logs)
 	}
 }
+
+// A case that could not be saved is not named by a replay line.
+func TestNoReplayLineForAnUnsavedCase(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o644)
+	f := &fakeTB{TB: t, name: "TestUnsaved"}
+	Check(f, model.SetPxLua, WithFaults(sim.FaultPause), WithRuns(300), WithCaseDir(filepath.Join(blocker, "cases")))
+	logs := strings.Join(f.logs, "\n")
+	if !f.failed || !strings.Contains(logs, "replay: no case file (not saved: ") || strings.Contains(logs, "locksim replay (") {
+		t.Errorf("failed %v; logs:\n%s", f.failed, logs)
+	}
+}
