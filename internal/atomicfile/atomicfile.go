@@ -20,13 +20,27 @@ import (
 
 // File is a file being written; it replaces its path on Commit.
 type File struct {
-	tmp  *os.File
-	path string
-	done bool
+	tmp    *os.File
+	path   string
+	done   bool
+	direct bool // not a regular file (/dev/stdout, a pipe): written in place
 }
 
 // Create starts writing path, creating its directory when it is missing.
+// A path that is a link is followed: the file it names is replaced, the
+// link kept. A path that exists and is not a regular file (/dev/stdout, a
+// named pipe) cannot be replaced by a rename: it is written in place.
 func Create(path string) (*File, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+		if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				return nil, err
+			}
+			return &File{tmp: f, path: path, direct: true}, nil
+		}
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -48,6 +62,9 @@ func (f *File) Commit() error {
 		return errors.Errorf("atomicfile: %s already closed", f.path)
 	}
 	f.done = true
+	if f.direct {
+		return f.tmp.Close()
+	}
 	name := f.tmp.Name()
 	err := f.tmp.Chmod(0o644)
 	if cerr := f.tmp.Close(); err == nil {
@@ -70,7 +87,9 @@ func (f *File) Abort() {
 	}
 	f.done = true
 	f.tmp.Close()
-	os.Remove(f.tmp.Name())
+	if !f.direct {
+		os.Remove(f.tmp.Name())
+	}
 }
 
 // Write writes path with fn, atomically: on fn's error nothing changes.

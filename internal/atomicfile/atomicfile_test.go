@@ -45,3 +45,33 @@ func TestWriteIsAtomic(t *testing.T) {
 		t.Errorf("the directory holds %d files, want only out.json: %v", len(entries), entries)
 	}
 }
+
+// A link is followed (its target replaced, the link kept); a path that is
+// not a regular file (/dev/null, /dev/stdout) is written in place, never
+// renamed over.
+func TestWriteThroughLinksAndDevices(t *testing.T) {
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "target.json"), filepath.Join(dir, "link.json")
+	os.WriteFile(target, []byte("old\n"), 0o644)
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip(err)
+	}
+	if err := Write(link, func(w io.Writer) error { _, err := io.WriteString(w, "new\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "new\n" {
+		t.Errorf("the link's target holds %q", b)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", st, err)
+	}
+	if _, err := os.Stat(os.DevNull); err != nil {
+		return
+	}
+	if err := Write(os.DevNull, func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(os.DevNull); err != nil || st.Mode().IsRegular() {
+		t.Errorf("%s is now %v (%v)", os.DevNull, st, err)
+	}
+}
