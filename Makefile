@@ -7,7 +7,7 @@ SHELL := /bin/bash
 .PHONY: help run test check bench long fmt
 help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
-	@echo "make test   - run all tests (what CI runs): about 3 minutes on 2 cores"
+	@echo "make test   - run all tests (what CI runs): about 3 minutes on 2 cores; actionlint on every workflow"
 	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of every parser"
 	@echo "              (scenario, fault, case file, RESP, CLI flags),"
 	@echo "              the real-client determinism test under GOMAXPROCS=1 and -race"
@@ -27,6 +27,7 @@ run:
 test:
 	$(GO) test -timeout 20m ./...
 	cd realclient && $(GO) test -timeout 10m ./...  # the nested module: real go-redis lock libraries in the simulation
+	cd tools && $(GO) test -timeout 10m ./...       # actionlint v1.7.12 on every workflow (a module of its own: the root's dependencies stay)
 
 check:
 	$(GO) vet ./...
@@ -40,6 +41,7 @@ check:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 10s -timeout 5m ./sim/resp/
 	$(GO) test -run '^$$' -fuzz FuzzCLI -fuzztime 10s -timeout 5m ./cmd/locksim/
 	cd realclient && $(GO) vet ./... && $(GO) test -timeout 10m ./...
+	cd tools && $(GO) vet ./... && $(GO) test -timeout 10m ./...
 	cd realclient && GOMAXPROCS=1 $(GO) test -count=1 -timeout 10m -run TestDeterminism .
 	cd realclient && $(GO) test -race -count=1 -timeout 10m -run TestDeterminism .
 

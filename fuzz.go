@@ -89,7 +89,7 @@ func Fuzz(f *testing.F, design any, opts ...Option) {
 				r = shrunk
 			}
 		}
-		path := c.caseDir + "/" + sanitize(name) + ".json"
+		path := c.caseDir + "/" + CaseName(name) + ".json"
 		saved := path
 		if err := engine.NewCase(r).Save(path); err != nil {
 			saved = "(not saved: " + err.Error() + ")"

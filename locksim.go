@@ -130,10 +130,10 @@ func WithInvariants(ids ...invariant.ID) Option {
 func WithCaseDir(dir string) Option { return func(c *config) { c.caseDir = dir } }
 
 // WithReportDir writes the HTML report of a failure to dir (one file per
-// test, dir/<test>.html), for a CI job to upload. Without it, the
-// environment variable LOCKSIM_REPORT_DIR names the directory (ReportDirEnv:
-// a CI job sets it for every test at once); with neither, no report is
-// written.
+// test, dir/CaseName(test).html), for a CI job to upload, creating dir when
+// it is missing. Without it, the environment variable LOCKSIM_REPORT_DIR
+// names the directory (ReportDirEnv: a CI job sets it for every test at
+// once); with neither, no report is written.
 func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = dir } }
 
 // ReportDirEnv is the environment variable that gives Check a report
@@ -175,7 +175,8 @@ func WithStopAtFirst() Option { return func(c *config) { c.exhaust.StopAtFirst =
 // message for the same bug); its log says how many runs broke and which
 // run first, shows the shrunk schedule, the configuration, each violation
 // explained, the timeline, and how to replay it. The case is saved to
-// testdata/locksim/<test>.json: while it is there, Check replays it first
+// testdata/locksim/CaseName(test).json (the test's name when it is short
+// and plain, TestMyLock.json): while it is there, Check replays it first
 // and fails fast if it still breaks (commit it to keep the regression,
 // delete it once it no longer applies).
 func Check(t TB, design any, opts ...Option) {
@@ -211,7 +212,7 @@ func Check(t TB, design any, opts ...Option) {
 	if c.check.Workers == 0 {
 		c.check.Workers = runtime.GOMAXPROCS(0)
 	}
-	casePath := filepath.Join(c.caseDir, sanitize(t.Name())+".json")
+	casePath := filepath.Join(c.caseDir, CaseName(t.Name())+".json")
 	if c.replaySaved(t, casePath) {
 		return
 	}
@@ -353,13 +354,13 @@ func (c *config) replaySaved(t TB, path string) bool {
 }
 
 // writeReport writes the HTML report of a failure to the report
-// directory, if one was given.
+// directory, if one was given, creating it when it is missing.
 func (c *config) writeReport(t TB, r *model.Result) {
 	if c.reportDir == "" {
 		return
 	}
-	path := filepath.Join(c.reportDir, sanitize(t.Name())+".html")
-	if err := report.HTMLPath(path, r, report.Meta{Design: designName(r.Spec)}); err != nil {
+	path, err := SaveReport(c.reportDir, t.Name(), r)
+	if err != nil {
 		t.Logf("locksim: no HTML report: %v", err)
 		return
 	}
@@ -420,17 +421,16 @@ func FailureReport(r *model.Result, casePath, testName string) string {
 			b.WriteString("  (no timeline: " + err.Error() + ")\n")
 		}
 	}
-	if r.Spec.Custom != nil {
+	if strings.HasPrefix(casePath, "(not saved") {
+		// No replay line names a file that is not a case.
+		fmt.Fprintf(&b, "replay: no case file %s; go test -run '^%s$' runs the same seeds again\n", casePath, regexp.QuoteMeta(testName))
+	} else if r.Spec.Custom != nil {
 		fmt.Fprintf(&b, "replay: go test -run '^%s$' (it replays the saved case first),\n   or from Go: c, _ := locksim.LoadCase(%q); c.Replay(yourDesign)\n", regexp.QuoteMeta(testName), casePath)
 	} else {
 		fmt.Fprintf(&b, "replay: locksim replay %s\n   or: go test -run '^%s$' (it replays the saved case first)\n", casePath, regexp.QuoteMeta(testName))
 	}
 	return b.String()
 }
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
-
-func sanitize(s string) string { return unsafeName.ReplaceAllString(s, "_") }
 
 // Case is one run saved to a file (see engine.Case).
 type Case = engine.Case

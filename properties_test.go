@@ -2,6 +2,7 @@ package locksim
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -162,7 +163,7 @@ func TestPropFindsKnownBreaks(t *testing.T) {
 				t.Fatalf("no violation of %s under generated pauses", d)
 			}
 			out := strings.Join(f.logs, "\n")
-			c, err := LoadCase(dir + "/TestFinds_" + d + ".json")
+			c, err := LoadCase(filepath.Join(dir, CaseName("TestFinds/"+d)+".json"))
 			if err != nil {
 				t.Fatalf("no saved case: %v\n%s", err, out)
 			}

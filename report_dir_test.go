@@ -17,7 +17,7 @@ import (
 func TestReportDir(t *testing.T) {
 	t.Setenv(ReportDirEnv, "")
 	cases, reports := t.TempDir(), t.TempDir()
-	html := filepath.Join(reports, "TestMyLock_sub.html")
+	html := filepath.Join(reports, CaseName("TestMyLock/sub")+".html")
 	check := func(opts ...Option) *fakeTB {
 		f := &fakeTB{TB: t, name: "TestMyLock/sub"}
 		Check(f, model.SetPxLua, append([]Option{WithFaults(sim.FaultPause), WithRuns(300), WithCaseDir(cases)}, opts...)...)
@@ -49,7 +49,7 @@ func TestReportDir(t *testing.T) {
 	env := t.TempDir()
 	t.Setenv(ReportDirEnv, env)
 	check()
-	if _, err := os.Stat(filepath.Join(env, "TestMyLock_sub.html")); err != nil {
+	if _, err := os.Stat(filepath.Join(env, CaseName("TestMyLock/sub")+".html")); err != nil {
 		t.Errorf("%s=%s wrote no report: %v", ReportDirEnv, env, err)
 	}
 	// Nothing when the check holds.
@@ -58,5 +58,82 @@ func TestReportDir(t *testing.T) {
 	Check(g, model.SetPxLua, WithFaults(), WithRuns(20), WithCaseDir(t.TempDir()), WithReportDir(held))
 	if entries, _ := os.ReadDir(held); g.failed || len(entries) > 0 {
 		t.Errorf("a check that held (failed %v) wrote %d reports", g.failed, len(entries))
+	}
+}
+
+// A report directory that does not exist yet (a CI job's
+// $RUNNER_TEMP/locksim-reports, never made) is created, from the option
+// and from LOCKSIM_REPORT_DIR alike.
+func TestReportDirIsCreated(t *testing.T) {
+	for _, from := range []string{"option", "env"} {
+		t.Run(from, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "not", "yet")
+			t.Setenv(ReportDirEnv, "")
+			opts := []Option{WithFaults(sim.FaultPause), WithRuns(300), WithCaseDir(t.TempDir())}
+			if from == "option" {
+				opts = append(opts, WithReportDir(dir))
+			} else {
+				t.Setenv(ReportDirEnv, dir)
+			}
+			f := &fakeTB{TB: t, name: "TestMissingDir"}
+			Check(f, model.SetPxLua, opts...)
+			if _, err := os.Stat(filepath.Join(dir, "TestMissingDir.html")); !f.failed || err != nil {
+				t.Errorf("failed %v; report: %v\nlogs: %q", f.failed, err, f.logs)
+			}
+		})
+	}
+}
+
+// Case and report names are short and unique: a plain test name is kept,
+// a long one (a table test's) still saves, and names that differ only in
+// punctuation or past the kept prefix get different files.
+func TestCaseName(t *testing.T) {
+	long := "TestTable/" + strings.Repeat("a very long table test case name, ", 12)
+	for _, tc := range []struct{ name, want string }{
+		{"TestMyLock", "TestMyLock"},
+		{"TestMyLock/sub", "TestMyLock_sub-"},
+		{long, "TestTable_a_very_long_table_test_case_name_a_very_long_table_tes-"},
+		{"", "-"},
+		{"..", "..-"},
+	} {
+		if got := CaseName(tc.name); got != tc.want && !(strings.HasSuffix(tc.want, "-") && strings.HasPrefix(got, tc.want) && len(got) == len(tc.want)+8) {
+			t.Errorf("CaseName(%q) = %q, want %q (plus 8 hex digits when it ends in -)", tc.name, got, tc.want)
+		}
+	}
+	seen := map[string]string{}
+	for _, n := range []string{"TestX/a:b", "TestX/a;b", "TestX/a b", "TestX_a_b", "TestX/a_b", long + "1", long + "2"} {
+		c := CaseName(n)
+		if other, ok := seen[c]; ok {
+			t.Errorf("%q and %q share the case name %q", other, n, c)
+		}
+		seen[c] = n
+		if len(c) > 73 {
+			t.Errorf("CaseName(%q) = %q: %d bytes, want at most 73", n, c, len(c))
+		}
+	}
+	// A long name's case is saved (it was "file name too long") and
+	// replayed by the next Check of that test.
+	cases := t.TempDir()
+	f := &fakeTB{TB: t, name: long}
+	Check(f, model.SetPxLua, WithFaults(sim.FaultPause), WithRuns(300), WithCaseDir(cases))
+	if entries, _ := os.ReadDir(cases); !f.failed || len(entries) != 1 || strings.Contains(strings.Join(f.logs, "\n"), "not saved") {
+		t.Fatalf("failed %v, %d cases saved; logs %q", f.failed, len(entries), f.logs)
+	}
+	g := &fakeTB{TB: t, name: long}
+	Check(g, model.SetPxLua, WithFaults(sim.FaultPause), WithRuns(300), WithCaseDir(cases))
+	if !strings.Contains(strings.Join(g.logs, "\n"), "the saved case still fails") {
+		t.Errorf("the long name's case was not replayed: %q", g.logs)
+	}
+}
+
+// A case that could not be saved is not named by a replay line.
+func TestNoReplayLineForAnUnsavedCase(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(blocker, nil, 0o644)
+	f := &fakeTB{TB: t, name: "TestUnsaved"}
+	Check(f, model.SetPxLua, WithFaults(sim.FaultPause), WithRuns(300), WithCaseDir(filepath.Join(blocker, "cases")))
+	logs := strings.Join(f.logs, "\n")
+	if !f.failed || !strings.Contains(logs, "replay: no case file (not saved: ") || strings.Contains(logs, "locksim replay (") {
+		t.Errorf("failed %v; logs:\n%s", f.failed, logs)
 	}
 }

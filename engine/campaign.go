@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"time"
 
 	"locksim/model"
@@ -33,4 +35,20 @@ func campaignOf(c CheckConfig) Campaign {
 func (c Campaign) Config() CheckConfig {
 	return CheckConfig{Base: c.Base, Gen: c.Gen, Runs: c.Runs, For: c.For, Seed: c.Seed,
 		Shard: c.Shard, Shards: c.Shards, Invariants: c.Invariants, ShrinkRuns: c.ShrinkRuns}
+}
+
+// ConfigHash is the hash of the check a campaign is a shard of: its JSON
+// with the shard index left out, so every shard of one check has the same
+// hash and any other check (another flag, seed, run count, design or
+// script) another. A shard's JSON records it as config_hash; merge
+// refuses a file whose hash is not its campaign's (an edited file) or
+// not the other shards'.
+func ConfigHash(c Campaign) string {
+	c.Shard = 0
+	b, err := encode(c, "")
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:16])
 }

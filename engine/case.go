@@ -3,11 +3,13 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/pkg/errors"
+
+	"locksim/internal/atomicfile"
 
 	"locksim/model"
 	"locksim/model/invariant"
@@ -99,16 +101,18 @@ func NewCase(r *model.Result) Case {
 
 // Save writes the case as indented JSON, creating directories. Durations
 // are written as Go writes them ("1s", "1.5ms"); LoadCase reads those and
-// nanosecond numbers alike.
+// nanosecond numbers alike. The write is atomic (a temporary file in the
+// same directory, then a rename): a save that fails or is interrupted
+// leaves the previous file as it was.
 func (c Case) Save(path string) error {
 	b, err := marshalReadable(c)
 	if err != nil {
 		return errors.Wrap(err, "engine: encoding case")
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return errors.Wrap(err, "engine: saving case")
-	}
-	return errors.Wrap(os.WriteFile(path, append(b, '\n'), 0o644), "engine: saving case")
+	return errors.Wrap(atomicfile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	}), "engine: saving case")
 }
 
 // LoadCase reads a case file.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"context"
 	"slices"
 	"strconv"
 	"time"
@@ -68,6 +69,11 @@ type CheckConfig struct {
 	// Progress, if set, is called after each run in order with the runs
 	// done and the runs planned (0 when only a time budget bounds them).
 	Progress func(done, planned int)
+	// Context, if set, stops the check cooperatively once it is done (the
+	// CLI's SIGINT or SIGTERM): no new run starts, the runs already started
+	// finish and are tallied, nothing is shrunk, and the result says
+	// Interrupted. An interrupted result has no verdict.
+	Context context.Context
 }
 
 // RunOutcome is one run of a check.
@@ -120,6 +126,9 @@ type CheckResult struct {
 	// Judged tells, per invariant, whether the design's runs judge it at
 	// all (and why not).
 	Judged map[invariant.ID]string
+	// Interrupted is set when CheckConfig.Context stopped the check before
+	// it finished: the tally counts the runs made, and is no verdict.
+	Interrupted bool
 }
 
 // Failed reports whether a counted invariant broke.
@@ -217,6 +226,10 @@ func Check(c CheckConfig) (*CheckResult, error) {
 		deadline := c.Now().Add(c.For)
 		more = func(int) bool { return c.Now().Before(deadline) }
 	}
+	if ctx := c.Context; ctx != nil {
+		budget := more
+		more = func(j int) bool { return ctx.Err() == nil && (budget == nil || budget(j)) }
+	}
 	ordered(n, c.Workers, more, func(j int) RunOutcome {
 		return c.run(c.Shard + j*shards)
 	}, func(j int, o RunOutcome) bool {
@@ -229,11 +242,18 @@ func Check(c CheckConfig) (*CheckResult, error) {
 		}
 		return o.Error == ""
 	})
+	if c.Context != nil && c.Context.Err() != nil {
+		res.Interrupted = true
+		return res, nil
+	}
 	if res.FirstError != nil {
 		return res, nil
 	}
 	if f := res.FirstFail; f != nil {
 		res.Minimal = c.shrink(f)
+		if c.Context != nil && c.Context.Err() != nil {
+			res.Minimal, res.Interrupted = nil, true
+		}
 	}
 	return res, nil
 }
@@ -373,6 +393,9 @@ func (c CheckConfig) shrink(f *RunOutcome) *model.Result {
 	s, seed := c.RunSpec(f.Index)
 	want := f.Broken[0]
 	fails := func(fs []sim.Fault) bool {
+		if c.Context != nil && c.Context.Err() != nil {
+			return false // interrupted: Check drops the result
+		}
 		t := s
 		t.Faults = fs
 		out, err := model.Verdict(t, seed)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -131,5 +132,25 @@ func TestCheckRunCounts(t *testing.T) {
 		if n, _ := c.mine(); n != tc.want {
 			t.Errorf("runs %d, shard %d/%d: %d runs, want %d", tc.runs, tc.shard, tc.shards, n, tc.want)
 		}
+	}
+}
+
+// A check whose Context is done stops between runs and says Interrupted:
+// no verdict, nothing shrunk (the CLI's SIGINT and SIGTERM).
+func TestCheckStopsWhenInterrupted(t *testing.T) {
+	c := CheckConfig{Base: model.Spec{Design: model.SetPxLua}, Gen: scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultPause}, MaxFaults: 3, Swarm: true}, Runs: 1_000_000, Seed: 1, Workers: 2}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.Context = ctx
+	c.Progress = func(done, _ int) {
+		if done == 300 {
+			cancel()
+		}
+	}
+	res, err := Check(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Runs < 300 || res.Runs > 300+4*2+2 || res.Minimal != nil {
+		t.Errorf("interrupted %v after %d runs, minimal %v: want interrupted within a window of 300, nothing shrunk", res.Interrupted, res.Runs, res.Minimal != nil)
 	}
 }

@@ -39,6 +39,8 @@
 //
 //	{
 //	  "schema": "locksim.check/v1",
+//	  "locksim": {"version": "0.4.0", "commit": "...", "modified": true},  // ThisBuild: who wrote it
+//	  "config_hash": "sha256:...",   // ConfigHash(campaign): the same in every shard of one check
 //	  "campaign": {                  // Campaign: enough to re-derive every run
 //	    "base": { ... },             // model.Spec: the design and fixed configuration
 //	    "gen": { ... },              // scenarios.Gen: what runs draw

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -13,12 +14,31 @@ import (
 	"locksim/model"
 )
 
+// MaxShardBytes bounds a shard's JSON (about 75 million runs at the
+// catalogue's ~215 bytes a run: a longer campaign is more shards), and
+// MaxShardValueBytes each value in it (the campaign, one run, the
+// summary): merge reads a shard as a stream, so its memory is bounded by
+// the second, not by the file. README, Limits: shard-bytes.
+const (
+	MaxShardBytes      = 16 << 30
+	MaxShardValueBytes = 16 << 20
+)
+
+// shardBytesMax and shardValueMax are the limits OpenShard applies; tests
+// lower them.
+var shardBytesMax, shardValueMax int64 = MaxShardBytes, MaxShardValueBytes
+
 // Shard is one shard's locksim.check/v1 document, opened for Merge: its
-// schema and campaign are read; its runs are read as Merge tallies them,
-// so memory stays flat however many runs the shards made.
+// schema, build, configuration hash and campaign are read; its runs are
+// read as Merge tallies them, so memory stays flat however many runs the
+// shards made.
 type Shard struct {
 	// Name names the document in errors (its file name).
 	Name string
+	// Build is the locksim that wrote it; ConfigHash its campaign's
+	// ConfigHash.
+	Build      Build
+	ConfigHash string
 	// Campaign is the check the shard ran; Shard and Shards say which part.
 	Campaign Campaign
 	dec      *json.Decoder
@@ -26,12 +46,49 @@ type Shard struct {
 	ended    bool // the runs are over and the summary was read
 }
 
+// limitError is a shard past a limit.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
+
+// shardReader refuses to read past the file limit, and past the value
+// limit into the value the decoder is reading: json.Decoder buffers one
+// whole value (from its InputOffset to what was read), so a huge string
+// in a run stops here, before it is in memory.
+type shardReader struct {
+	r    io.Reader
+	s    *Shard
+	read int64
+}
+
+func (l *shardReader) Read(p []byte) (int, error) {
+	if l.read >= shardBytesMax {
+		return 0, &limitError{fmt.Sprintf("engine: %s is past %d bytes: a shard's JSON is at most %d (limits: shard-bytes); split the check into more shards", l.s.Name, shardBytesMax, shardBytesMax)}
+	}
+	if l.s.dec != nil {
+		if buffered := l.read - l.s.dec.InputOffset(); buffered > shardValueMax {
+			return 0, &limitError{fmt.Sprintf("engine: %s: the value at byte %d is past %d bytes; a value in a shard's JSON (the campaign, a run, the summary) is at most %d (limits: shard-bytes): not the JSON of a check",
+				l.s.Name, l.s.dec.InputOffset(), shardValueMax, shardValueMax)}
+		}
+	}
+	if int64(len(p)) > shardBytesMax-l.read {
+		p = p[:shardBytesMax-l.read]
+	}
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	return n, err
+}
+
 // OpenShard reads a check's JSON (what `locksim check --format json`
-// writes) up to its runs: the schema must be locksim.check/v1 and the
-// campaign must come before the runs, as JSONWriter writes them. Fields it
-// does not know are skipped.
+// writes) up to its runs: the schema must be locksim.check/v1, and the
+// build, the configuration hash and the campaign must come before the
+// runs, as JSONWriter writes them; the hash must be the campaign's (the
+// file was not edited). Fields it does not know are skipped. The document
+// is read as a stream within MaxShardBytes, each value within
+// MaxShardValueBytes.
 func OpenShard(name string, r io.Reader) (*Shard, error) {
-	s := &Shard{Name: name, dec: json.NewDecoder(r)}
+	s := &Shard{Name: name}
+	s.dec = json.NewDecoder(&shardReader{r: r, s: s})
 	if err := s.delim('{'); err != nil {
 		return nil, err
 	}
@@ -49,6 +106,14 @@ func OpenShard(name string, r io.Reader) (*Shard, error) {
 			if schema != CheckSchema {
 				return nil, errors.Errorf("engine: %s has schema %q; merge reads %s (check --format json)", name, schema, CheckSchema)
 			}
+		case "locksim":
+			if err := s.dec.Decode(&s.Build); err != nil {
+				return nil, s.wrap(err)
+			}
+		case "config_hash":
+			if err := s.dec.Decode(&s.ConfigHash); err != nil {
+				return nil, s.wrap(err)
+			}
 		case "campaign":
 			if err := s.dec.Decode(&s.Campaign); err != nil {
 				return nil, s.wrap(err)
@@ -57,6 +122,12 @@ func OpenShard(name string, r io.Reader) (*Shard, error) {
 		case "runs":
 			if schema == "" || !campaign {
 				return nil, errors.Errorf("engine: %s: its runs come before its schema and campaign; merge reads the document as check --format json writes it", name)
+			}
+			if s.Build.Version == "" || s.ConfigHash == "" {
+				return nil, errors.Errorf("engine: %s has no locksim version or config_hash: written by a locksim before 0.4.0's shard format, or edited; run the shards again with this locksim (%s)", name, ThisBuild())
+			}
+			if h := ConfigHash(s.Campaign); h != s.ConfigHash {
+				return nil, errors.Errorf("engine: %s: its config_hash %s is not its campaign's (%s): the file was edited after the check wrote it", name, s.ConfigHash, h)
 			}
 			if s.Campaign.Shards < 1 || s.Campaign.Shard < 0 || s.Campaign.Shard >= s.Campaign.Shards {
 				return nil, errors.Errorf("engine: %s: shard %d of %d is no shard", name, s.Campaign.Shard, s.Campaign.Shards)
@@ -137,6 +208,10 @@ func (s *Shard) key() (string, error) {
 }
 
 func (s *Shard) wrap(err error) error {
+	var le *limitError
+	if errors.As(err, &le) {
+		return le
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return errors.Errorf("engine: %s is cut short after %d runs: did the check finish?", s.Name, s.runs)
 	}
@@ -165,7 +240,12 @@ func Merge(shards ...*Shard) (*Merged, error) {
 	first := shards[0]
 	n := first.Campaign.Shards
 	byIndex := make([]*Shard, n)
+	this := ThisBuild()
 	for _, s := range shards {
+		if s.Build != this {
+			return nil, errors.Errorf("engine: %s was written by locksim %s; this is locksim %s: another build may make other runs from the same seeds, so its runs cannot be merged or its failure shrunk again here; merge with the build that ran the shards, or run them again",
+				s.Name, s.Build, this)
+		}
 		c := s.Campaign
 		if c.Shards != n {
 			return nil, errors.Errorf("engine: %s is shard %d of %d, %s shard %d of %d: not the shards of one check",
@@ -173,6 +253,9 @@ func Merge(shards ...*Shard) (*Merged, error) {
 		}
 		if field, a, b := campaignDiff(first.Campaign, c); field != "" {
 			return nil, errors.Errorf("engine: %s and %s are not shards of one check: their campaigns differ in %s (%s vs %s)", first.Name, s.Name, field, a, b)
+		}
+		if s.ConfigHash != first.ConfigHash {
+			return nil, errors.Errorf("engine: %s and %s are not shards of one check: their config_hash differ (%s vs %s)", first.Name, s.Name, first.ConfigHash, s.ConfigHash)
 		}
 		if other := byIndex[c.Shard]; other != nil {
 			return nil, errors.Errorf("engine: %s and %s are both shard %d of %d", other.Name, s.Name, c.Shard, n)

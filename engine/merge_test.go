@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -228,6 +230,13 @@ func TestMergeRefuses(t *testing.T) {
 		{"runs and count missing", []string{docs[0], docs[1], strings.Replace(noRuns, `"runs": 13,`, `"runs": 0,`, 1)}, "shard-2.json ends after 0 runs; shard 2 of 3 has 13"},
 		{"another schema", []string{strings.Replace(docs[0], CheckSchema, "locksim.report/v2", 1)}, `schema "locksim.report/v2"`},
 		{"a Go design", []string{goDoc.String()}, `design "my-lock" is a Go design`},
+		{"another version", []string{docs[0], strings.Replace(docs[1], `"version":"`+Version+`"`, `"version":"0.3.9"`, 1), docs[2]},
+			"shard-1.json was written by locksim 0.3.9; this is locksim " + ThisBuild().String()},
+		{"another commit", []string{docs[0], docs[1], strings.Replace(docs[2], `"version":"`+Version+`"`, `"version":"`+Version+`","commit":"0123456789abcdef"`, 1)},
+			"shard-2.json was written by locksim " + Version + " commit 0123456789ab; this is"},
+		{"no version", []string{strings.Replace(docs[0], `"locksim": {"version":"`+Version+`"},`, "", 1)}, "shard-0.json has no locksim version or config_hash"},
+		{"an edited campaign", []string{docs[0], strings.Replace(docs[1], `"runs":40,`, `"runs":41,`, 1), docs[2]}, "shard-1.json: its config_hash sha256:"},
+		{"another config_hash", []string{docs[0], strings.Replace(docs[1], `"config_hash": "sha256:`, `"config_hash": "sha256:0`, 1), docs[2]}, "is not its campaign's"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := func() error {
@@ -276,5 +285,88 @@ func TestMergeGoDesign(t *testing.T) {
 	}
 	if got := summarize(t, res, &js, jw); got != want {
 		t.Errorf("a Go design's merge differs from its check:\n%s\nwant:\n%s", got.text, want.text)
+	}
+}
+
+// endless is a reader of a shard whose first run holds a string of size
+// bytes, generated as it is read: no memory holds the file.
+type endless struct {
+	head, tail string
+	size, off  int64
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		switch {
+		case e.off < int64(len(e.head)):
+			k := copy(p[n:], e.head[e.off:])
+			n, e.off = n+k, e.off+int64(k)
+		case e.off < int64(len(e.head))+e.size:
+			k := min(int64(len(p)-n), int64(len(e.head))+e.size-e.off)
+			for i := range k {
+				p[n+int(i)] = 'x'
+			}
+			n, e.off = n+int(k), e.off+k
+		default:
+			t := e.off - int64(len(e.head)) - e.size
+			if t >= int64(len(e.tail)) {
+				return n, io.EOF
+			}
+			k := copy(p[n:], e.tail[t:])
+			n, e.off = n+k, e.off+int64(k)
+		}
+	}
+	return n, nil
+}
+
+// A shard is read as a stream with bounded memory: a run holding a 300 MB
+// string (which took 1.13 GB before) is refused at the value limit, having
+// allocated a small multiple of it; a file past the file limit is refused
+// too.
+func TestMergeShardLimits(t *testing.T) {
+	c := base()
+	c.Runs = 4
+	doc := shardDocs(t, c, 1)[0]
+	i := strings.Index(doc, `"config":"`) + len(`"config":"`)
+	huge := &endless{head: doc[:i], tail: doc[i:], size: 300 << 20}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err := func() error {
+		s, err := OpenShard("huge.json", huge)
+		if err != nil {
+			return err
+		}
+		m, err := Merge(s)
+		if err != nil {
+			return err
+		}
+		_, err = m.Finish()
+		return err
+	}()
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "huge.json: the value at byte") || !strings.Contains(err.Error(), "limits: shard-bytes") {
+		t.Fatalf("error %v, want the value limit", err)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	if alloc > 10*MaxShardValueBytes {
+		t.Errorf("reading %d MB of it allocated %d MB, want at most %d", huge.off>>20, alloc>>20, 10*MaxShardValueBytes>>20)
+	}
+	t.Logf("refused after reading %d MB, %d MB allocated", huge.off>>20, alloc>>20)
+	if huge.off > 3*MaxShardValueBytes {
+		t.Errorf("read %d bytes of the file before refusing it", huge.off)
+	}
+	defer func(n int64) { shardBytesMax = n }(shardBytesMax)
+	shardBytesMax = int64(len(doc) - 10)
+	s, err := OpenShard("big.json", strings.NewReader(doc))
+	if err == nil {
+		var m *Merged
+		if m, err = Merge(s); err == nil {
+			_, err = m.Finish()
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("big.json is past %d bytes", len(doc)-10)) {
+		t.Errorf("error %v, want the file limit", err)
 	}
 }

@@ -136,7 +136,9 @@ type JSONWriter struct {
 	err  error
 }
 
-// NewJSONWriter starts the document with what the campaign was.
+// NewJSONWriter starts the document with the build that writes it
+// (ThisBuild), the hash of the campaign's configuration (ConfigHash) and
+// what the campaign was.
 func NewJSONWriter(w io.Writer, c CheckConfig) *JSONWriter {
 	j := &JSONWriter{w: w}
 	camp, err := encode(campaignOf(c), "")
@@ -144,7 +146,13 @@ func NewJSONWriter(w io.Writer, c CheckConfig) *JSONWriter {
 		j.err = err
 		return j
 	}
-	_, j.err = fmt.Fprintf(w, "{\n  \"schema\": %q,\n  \"campaign\": %s,\n  \"runs\": [", CheckSchema, camp)
+	build, err := encode(ThisBuild(), "")
+	if err != nil {
+		j.err = err
+		return j
+	}
+	_, j.err = fmt.Fprintf(w, "{\n  \"schema\": %q,\n  \"locksim\": %s,\n  \"config_hash\": %q,\n  \"campaign\": %s,\n  \"runs\": [",
+		CheckSchema, build, ConfigHash(campaignOf(c)), camp)
 	return j
 }
 

@@ -60,6 +60,7 @@ func (c *config) replaySaved(t *testing.T, path string, setup Setup) bool {
 		t.Logf("realclient: the saved case %s no longer fails; delete it if the fix is for good", path)
 		return false
 	}
+	c.saveReport(t.Logf, t.Name(), r)
 	t.Logf("realclient: the saved case still fails (delete %s once fixed)\n%s", path, failureReport(r, path, t.Name()))
 	t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 	return true
@@ -109,6 +110,7 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 		if err := locksim.NewCase(r).Save(casePath); err != nil {
 			saved = "(not saved: " + err.Error() + ")"
 		}
+		c.saveReport(t.Logf, t.Name(), r)
 		t.Logf("realclient: run %d of %d (seed %d) broke a counted invariant; configuration: %s\n%s",
 			i+1, runs, seed+uint64(i), scenarios.Describe(r.Spec), failureReport(r, saved, t.Name()))
 		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))

@@ -2,6 +2,7 @@ package realclient
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -26,6 +27,7 @@ type config struct {
 	spec         model.Spec
 	gen          scenarios.Gen
 	caseDir      string
+	reportDir    string
 	invariants   []invariant.ID
 	genFault     func(t *rapid.T, s model.Spec) []sim.Fault
 	redisOptions func(*redis.Options)
@@ -93,6 +95,12 @@ func WithInvariants(ids ...invariant.ID) Option {
 // WithCaseDir sets where failing cases are saved (default testdata/locksim).
 func WithCaseDir(dir string) Option { return func(c *config) { c.caseDir = dir } }
 
+// WithReportDir writes the HTML report of a failure to
+// dir/locksim.CaseName(test).html, creating dir when it is missing, for a
+// CI job to upload. Without it, LOCKSIM_REPORT_DIR (locksim.ReportDirEnv)
+// names the directory, as for locksim.Check; with neither, none is written.
+func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = dir } }
+
 // WithRedisOptions changes the go-redis options of every client before
 // it is made (timeouts, retries, pool size). Dialer and the address are
 // the simulation's: leave them.
@@ -109,7 +117,7 @@ func WithRedisOptions(f func(*redis.Options)) Option {
 func WithCriticalSection(f CriticalSection) Option { return func(c *config) { c.section = f } }
 
 func newConfig(opts []Option) (config, error) {
-	c := config{name: "real-client", caseDir: filepath.Join("testdata", "locksim"), caller: CallerValidity, onLockError: LockErrorSkip}
+	c := config{name: "real-client", caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(locksim.ReportDirEnv), caller: CallerValidity, onLockError: LockErrorSkip}
 	c.gen = scenarios.Gen{Kinds: slices.Clone(scenarios.DefaultKinds), Swarm: true, NodeClocksOnly: true, Wire: true}
 	c.spec.Workload = model.Workload{Cycles: 2}
 	for _, o := range opts {
@@ -166,7 +174,7 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 		t.Fatal(err)
 		return
 	}
-	casePath := filepath.Join(c.caseDir, sanitize(t.Name())+".json")
+	casePath := filepath.Join(c.caseDir, locksim.CaseName(t.Name())+".json")
 	if c.replaySaved(t, casePath, setup) {
 		return
 	}
@@ -200,24 +208,37 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 		if err := locksim.NewCase(r).Save(casePath); err != nil {
 			saved = "(not saved: " + err.Error() + ")"
 		}
+		c.saveReport(rt.Logf, t.Name(), r)
 		rt.Logf("%s", failureReport(r, saved, t.Name()))
 		// The message is the same for the same bug, so shrinking works.
 		rt.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 	})
 }
 
+// saveReport writes a failure's HTML report to the report directory
+// (WithReportDir, LOCKSIM_REPORT_DIR), if any, creating it, and logs where.
+func (c *config) saveReport(logf func(string, ...any), testName string, r *model.Result) {
+	if c.reportDir == "" {
+		return
+	}
+	if p, err := locksim.SaveReport(c.reportDir, testName, r); err != nil {
+		logf("realclient: no HTML report: %v", err)
+	} else {
+		logf("realclient: HTML report written to %s", p)
+	}
+}
+
 // failureReport is locksim.FailureReport with a real client's replay line.
 func failureReport(r *model.Result, casePath, testName string) string {
 	text := locksim.FailureReport(r, casePath, testName)
+	if strings.HasPrefix(casePath, "(not saved") {
+		return text // no replay line names a file that is not a case
+	}
 	if i := strings.LastIndex(text, "replay: "); i >= 0 {
 		text = text[:i]
 	}
 	return text + fmt.Sprintf("replay: go test -run '^%s$' with rapid's -rapid.failfile above,\n   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", regexp.QuoteMeta(testName), casePath)
 }
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
-
-func sanitize(s string) string { return unsafeName.ReplaceAllString(s, "_") }
 
 // Run replays one case (saved by Check, or built by hand) with setup: the
 // same spec, seed and setup give the same history, whose hash the case

@@ -28,7 +28,8 @@ func TestUserCheckRedsync(t *testing.T) {
 func TestCheckFailsWithMinimalSchedule(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckRedsync$", "-test.count=1", "-rapid.seed=1")
-	cmd.Env = append(os.Environ(), "REALCLIENT_USER_CHECK=1", "REALCLIENT_CASE_DIR="+dir)
+	reports := filepath.Join(t.TempDir(), "reports", "not-yet") // created by Check
+	cmd.Env = append(os.Environ(), "REALCLIENT_USER_CHECK=1", "REALCLIENT_CASE_DIR="+dir, locksim.ReportDirEnv+"="+reports)
 	cmd.Dir = t.TempDir() // rapid's fail files go there, not into the package
 	out, err := cmd.CombinedOutput()
 	text := string(out)
@@ -46,6 +47,10 @@ func TestCheckFailsWithMinimalSchedule(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
+	}
+	html := filepath.Join(reports, "TestUserCheckRedsync.html")
+	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "<html") || !strings.Contains(text, "HTML report written to "+html) {
+		t.Errorf("LOCKSIM_REPORT_DIR: no HTML report at %s (%v), or the log does not say where", html, err)
 	}
 	c, err := locksim.LoadCase(filepath.Join(dir, "TestUserCheckRedsync.json"))
 	if err != nil {

@@ -66,7 +66,7 @@ func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 			r = r2
 			return true
 		}, maxShrinkRuns)
-		path := c.caseDir + "/" + sanitize(name) + ".json"
+		path := c.caseDir + "/" + locksim.CaseName(name) + ".json"
 		saved := path
 		if err := locksim.NewCase(r).Save(path); err != nil {
 			saved = "(not saved: " + err.Error() + ")"

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"locksim/engine"
@@ -124,6 +127,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	if *ex.on {
+		if err := distinctOutputs([]namedPath{{"-o", *out}}, append(lua.inputs(), scenarioInput("--scenario", *scenario))...); err != nil {
+			return exitUsage, err
+		}
 		return cmdExhaustive(fs, ex, base, exhaustiveRun{faults: *faults, invariants: *invs, seed: *seed, workers: *workers,
 			format: *format, out: *out, progress: *progress}, stdout, stderr)
 	}
@@ -166,6 +172,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if *save == defaultSave && sn > 1 {
 		*save = fmt.Sprintf("locksim-failure-shard%dof%d.json", si, sn) // shards do not overwrite each other
 	}
+	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}}, append(lua.inputs(), scenarioInput("--scenario", *scenario))...); err != nil {
+		return exitUsage, err
+	}
 	nRuns := *runs
 	if flagSet(fs, "for") && !flagSet(fs, "runs") {
 		nRuns = 0 // only the budget bounds the runs
@@ -192,11 +201,26 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	c.Each = sum.each()
 	var endProgress func()
 	c.Progress, endProgress = startProgress(*progress, stderr, "runs", c.For)
+	// SIGINT or SIGTERM stops the check between runs: the engine finishes
+	// the runs it started, the output file keeps its previous contents.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	c.Context = ctx
 	res, err := engine.Check(c)
+	stop()
 	endProgress()
 	if err != nil {
 		sum.abort()
 		return exitUsage, usagef("%v", err)
+	}
+	if res.Interrupted {
+		sum.abort()
+		planned := "runs"
+		if res.Planned > 0 {
+			planned = fmt.Sprintf("of %d planned runs", res.Planned)
+		}
+		fmt.Fprintf(stderr, "locksim check: interrupted: no verdict; it ran %d %s (%d broke a counted invariant so far), saved no case, and wrote no summary%s\n",
+			res.Runs, planned, res.BrokenRuns, keptNote(*out))
+		return exitInterrupted, nil
 	}
 	return sum.finish(res, stdout, stderr)
 }
@@ -351,6 +375,14 @@ func parseKinds(s string) ([]sim.FaultKind, error) {
 }
 
 const defaultSave = "locksim-failure.json"
+
+// keptNote says that -o FILE, if given, was left as it was.
+func keptNote(out string) string {
+	if out == "" || out == "-" {
+		return ""
+	}
+	return " (" + out + " is as it was before)"
+}
 
 // isTerminal reports whether w is a character device (a terminal).
 func isTerminal(w io.Writer) bool {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"locksim/model"
+	"locksim/scenarios"
 )
 
 // luaFlags are the flags that give your own design as Lua scripts,
@@ -22,6 +23,20 @@ func addLuaFlags(fs *flags) *luaFlags {
 		renewArgs:   fs.String("renew-args", "", "what the renew script takes (as --acquire-args)"),
 		held:        fs.String("held", "ok", "how the acquire reply means taken: ok (OK or a positive token; 0 or nil: held by another) or nil (nil: taken; anything else, e.g. the holder's PTTL: held)"),
 	}
+}
+
+// inputs are the script files given, for distinctOutputs.
+func (l *luaFlags) inputs() []namedPath {
+	return []namedPath{{"--acquire", *l.acquire}, {"--release", *l.release}, {"--renew", *l.renew}}
+}
+
+// scenarioInput is a scenario argument as an input file: none when it
+// names a catalogue scenario.
+func scenarioInput(what, arg string) namedPath {
+	if _, err := scenarios.Lookup(arg); err == nil {
+		return namedPath{what, ""}
+	}
+	return namedPath{what, arg}
 }
 
 // given reports whether any Lua script flag was given.

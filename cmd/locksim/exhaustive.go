@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"locksim/engine"
@@ -134,9 +135,7 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 			return ""
 		})
 	}
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
+	err = closeOut(err)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -158,31 +157,49 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 
 // saveBreaks saves the smallest schedule of each of the first show breaks
 // as a case file in dir (dir "" saves none) and returns where, by break.
+// It removes only what an exhaustive run wrote: the NN.json case files
+// an earlier run left there; a file that is not a case is kept, and one
+// this run would overwrite is refused.
 func saveBreaks(res *engine.ExhaustiveResult, dir string, show int, stderr io.Writer) (map[int]string, error) {
 	cases := map[int]string{}
 	if dir == "" {
 		return cases, nil
 	}
-	// An earlier run's cases would sit next to this run's under the same
-	// numbers: replace them all, and say so.
-	old, _ := filepath.Glob(filepath.Join(dir, "[0-9][0-9].json"))
-	if len(old) > 0 {
-		fmt.Fprintf(stderr, "locksim check: replacing the %d cases an earlier exhaustive run saved in %s\n", len(old), dir)
-		for _, f := range old {
-			if err := os.Remove(f); err != nil {
-				return nil, err
-			}
-		}
-	}
+	var paths []string
 	for i, b := range res.Breaks {
 		if i == show || len(b.Smallest.Faults) == 0 {
 			break
 		}
-		r, err := res.Rerun(b.Smallest)
+		paths = append(paths, filepath.Join(dir, fmt.Sprintf("%02d.json", i+1)))
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, "[0-9][0-9].json"))
+	var stale []string
+	for _, f := range old {
+		if _, err := engine.LoadCase(f); err != nil {
+			if slices.Contains(paths, f) {
+				return nil, usagef("--save-dir: %s is not a case file an exhaustive run saved; not overwriting it (move it, or give another --save-dir)", f)
+			}
+			continue // not ours: leave it
+		}
+		if !slices.Contains(paths, f) {
+			stale = append(stale, f)
+		}
+	}
+	// An earlier run's cases would sit next to this run's under the same
+	// numbers: replace them, and say so.
+	if len(stale) > 0 || len(old) > 0 && len(paths) > 0 {
+		fmt.Fprintf(stderr, "locksim check: replacing the cases an earlier exhaustive run saved in %s\n", dir)
+	}
+	for _, f := range stale {
+		if err := os.Remove(f); err != nil {
+			return nil, err
+		}
+	}
+	for i, path := range paths {
+		r, err := res.Rerun(res.Breaks[i].Smallest)
 		if err != nil {
 			return nil, err
 		}
-		path := filepath.Join(dir, fmt.Sprintf("%02d.json", i+1))
 		if err := engine.NewCase(r).Save(path); err != nil {
 			return nil, err
 		}

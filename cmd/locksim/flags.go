@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"locksim/internal/atomicfile"
 	"locksim/model"
 	"locksim/report"
 )
@@ -91,19 +92,61 @@ func (fs *flags) isBool(name string) bool {
 }
 
 // output opens -o FILE or returns stdout.
-func output(path string, stdout io.Writer) (io.Writer, func() error, error) {
+func output(path string, stdout io.Writer) (io.Writer, func(error) error, error) {
 	if path == "" || path == "-" {
-		return stdout, func() error { return nil }, nil
+		return stdout, func(err error) error { return err }, nil
 	}
-	// Like --save, -o creates the directories it names.
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, usagef("cannot write %s: %v", path, err)
-	}
-	f, err := os.Create(path)
+	// Like --save, -o creates the directories it names. The file appears
+	// whole or not at all: written to a temporary file next to it, renamed
+	// over it once complete (an error or an interrupt keeps the old one).
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, nil, usagef("cannot write %s: %v", path, err)
 	}
-	return f, f.Close, nil
+	return f, func(err error) error {
+		if err != nil {
+			f.Abort()
+			return err
+		}
+		if err := f.Commit(); err != nil {
+			return usagef("cannot write %s: %v", path, err)
+		}
+		return nil
+	}, nil
+}
+
+// sameFile reports whether paths a and b name one file: the same path
+// once made absolute, or, when both exist, the same file (a link).
+func sameFile(a, b string) bool {
+	if a == "" || a == "-" || b == "" || b == "-" {
+		return false
+	}
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == ab {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// namedPath is a file a command reads or writes, with the flag or
+// argument that names it.
+type namedPath struct{ what, path string }
+
+// distinctOutputs refuses outputs that would overwrite an input or each
+// other (the summary over the case it names, a merge over a shard): exit
+// 2 before anything runs.
+func distinctOutputs(outs []namedPath, ins ...namedPath) error {
+	for i, o := range outs {
+		for _, other := range append(append([]namedPath{}, outs[:i]...), ins...) {
+			if sameFile(o.path, other.path) {
+				return usagef("%s %s is also %s: an output never overwrites an input or another output; give another file", o.what, o.path, other.what)
+			}
+		}
+	}
+	return nil
 }
 
 // render writes one result in the chosen format.
@@ -126,11 +169,7 @@ func writeReport(path, format string, r *model.Result, meta report.Meta, stdout 
 	if err != nil {
 		return err
 	}
-	if err := render(w, format, r, meta); err != nil {
-		done()
-		return err
-	}
-	return done()
+	return done(render(w, format, r, meta))
 }
 
 // exitFor maps a result to the exit code.

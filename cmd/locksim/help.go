@@ -15,9 +15,10 @@ import (
 	"locksim/sim"
 )
 
-// Version is locksim's version. The build's VCS revision, when Go recorded
-// one, is printed with it.
-const Version = "0.4.0"
+// Version is locksim's version (engine.Version, which the shards' JSON
+// records). The build's VCS revision, when Go recorded one, is printed
+// with it.
+const Version = engine.Version
 
 // helpTopics are `locksim help TOPIC`'s topics.
 var helpTopics = map[string]func(io.Writer) error{

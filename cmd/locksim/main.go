@@ -18,6 +18,9 @@ const (
 	exitSafe      = 0 // nothing broke
 	exitViolation = 1 // a violation was found
 	exitUsage     = 2 // usage or input error
+	// exitInterrupted: SIGINT or SIGTERM stopped a check (128 + SIGINT, as
+	// a shell reports it): no verdict.
+	exitInterrupted = 130
 )
 
 // usageError is bad input: printed with a hint, exit code 2.
@@ -64,6 +67,10 @@ func trimPackages(msg string) string {
 
 func main() {
 	paceGC()
+	if stdoutWasClosed() {
+		fmt.Fprintln(os.Stderr, "locksim: stdout is closed, so the output would be lost; give it a file, or >/dev/null to discard it")
+		os.Exit(exitUsage)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -102,7 +109,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "locksim: unknown command %q\n\n%s", args[0], overview)
 		return exitUsage
 	}
-	code, err := cmd(args[1:], stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	code, err := cmd(args[1:], out, stderr)
+	if out.err != nil {
+		// Output that did not arrive is no result (stdout closed, a full
+		// disk): say so, exit 2, whatever the command found.
+		if err != nil {
+			fmt.Fprintf(stderr, "locksim %s: %s\n", args[0], trimPackages(err.Error()))
+		}
+		fmt.Fprintf(stderr, "locksim %s: writing to stdout: %v\n", args[0], out.err)
+		return exitUsage
+	}
 	if err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
@@ -113,4 +130,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return code
+}
+
+// checkedWriter is stdout, remembering the first error writing to it.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }

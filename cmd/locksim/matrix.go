@@ -76,9 +76,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	case "html":
 		err = report.MatrixHTML(w, m)
 	}
-	if cerr := done(); err == nil {
-		err = cerr
-	}
+	err = done(err)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -231,9 +229,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	case "svg":
 		err = report.SweepSVG(w, sw)
 	}
-	if cerr := done(); err == nil {
-		err = cerr
-	}
+	err = done(err)
 	if err != nil {
 		return exitUsage, err
 	}

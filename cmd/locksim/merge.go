@@ -22,7 +22,10 @@ prints what the unsharded check prints, byte for byte: the same counts,
 the same first failure, shrunk again and saved to --save, the same exit
 code: 0 nothing counted broke, 1 a violation, 2 bad input, shards that do
 not fit together, or a run that stopped with an error. A campaign of a Go
-design cannot be re-run from its files: merge it from Go (engine.Merge).`
+design cannot be re-run from its files: merge it from Go (engine.Merge).
+It refuses shards written by another locksim build than its own or with
+another config_hash, a file past 16 GiB or with a value past 16 MiB, and
+-o or --save naming one of its inputs or each other.`
 
 func cmdMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("merge", mergeUsage, stdout)
@@ -46,6 +49,13 @@ func cmdMerge(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		paths = append(paths, ps...)
 	}
+	var ins []namedPath
+	for _, p := range paths {
+		ins = append(ins, namedPath{"an input", p})
+	}
+	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}}, ins...); err != nil {
+		return exitUsage, err
+	}
 	var shards []*engine.Shard
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -53,6 +63,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, usagef("%v", err)
 		}
 		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.Size() > engine.MaxShardBytes {
+			return exitUsage, usagef("%s is %d bytes: a shard's JSON is at most %d (limits: shard-bytes); split the check into more shards", p, st.Size(), int64(engine.MaxShardBytes))
+		}
 		s, err := engine.OpenShard(p, bufio.NewReader(f))
 		if err != nil {
 			return exitUsage, usagef("%v", err)

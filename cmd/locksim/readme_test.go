@@ -13,9 +13,13 @@ import (
 // code its comment documents ("(exit 1)").
 type tourCommand struct {
 	line string
+	env  []string // the NAME=value assignments before locksim
 	args []string
 	code int
 }
+
+// envAssign is a shell assignment that starts a command line.
+var envAssign = regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)=(\S*)\s+`)
 
 var exitNote = regexp.MustCompile(`\(exit (\d)\b`)
 
@@ -42,6 +46,11 @@ func readmeTour(t *testing.T) ([]tourCommand, string) {
 				l = strings.TrimSuffix(strings.TrimSpace(strings.SplitN(l, "#", 2)[0]), "\\") + " " + strings.TrimSpace(lines[i+1])
 				i++
 			}
+			var env []string
+			for m := envAssign.FindStringSubmatch(l); m != nil; m = envAssign.FindStringSubmatch(l) {
+				env = append(env, m[1]+"="+m[2])
+				l = l[len(m[0]):]
+			}
 			if !strings.HasPrefix(l, "locksim ") {
 				continue
 			}
@@ -55,7 +64,7 @@ func readmeTour(t *testing.T) ([]tourCommand, string) {
 				code, _ = strconv.Atoi(m[1])
 			}
 			cmdPart, _, _ := strings.Cut(l, " #")
-			cmds = append(cmds, tourCommand{line: strings.TrimSpace(cmdPart), args: shellWords(os.ExpandEnv(cmdPart))[1:], code: code})
+			cmds = append(cmds, tourCommand{line: strings.TrimSpace(cmdPart), env: env, args: shellWords(cmdPart)[1:], code: code})
 		}
 	}
 	return cmds, tour
@@ -109,8 +118,11 @@ func TestReadmeTour(t *testing.T) {
 	t.Chdir(dir)
 	os.WriteFile("acquire.lua", []byte(lua[1]), 0o644)
 	os.WriteFile("release.lua", []byte(lua[2]), 0o644)
-	t.Setenv("LOCKSIM_SHARD_INDEX", "0")
-	t.Setenv("LOCKSIM_SHARD_COUNT", "1")
+	// Each command has only the environment its line sets: a user's
+	// shell has no shard variables.
+	for _, k := range []string{envShardIndex, envShardCount, envJobIndex} {
+		t.Setenv(k, "")
+	}
 	for _, c := range cmds {
 		if c.code < 0 {
 			t.Errorf("the README does not say how %q exits: add (exit N) to its comment", c.line)
@@ -120,7 +132,15 @@ func TestReadmeTour(t *testing.T) {
 		if args[0] == "check" || args[0] == "sweep" {
 			args = append(args, "--progress=false")
 		}
+		for _, kv := range c.env {
+			k, v, _ := strings.Cut(kv, "=")
+			os.Setenv(k, v)
+		}
 		code, out, errs := runCLI(args...)
+		for _, kv := range c.env {
+			k, _, _ := strings.Cut(kv, "=")
+			os.Setenv(k, "")
+		}
 		if code != c.code {
 			t.Errorf("%s: exit %d, the README says %d\n%.400s\n%.400s", c.line, code, c.code, out, errs)
 		}

@@ -300,16 +300,18 @@ func TestRecipeGitHubActions(t *testing.T) {
 	}
 	props := wf.Jobs["properties"]
 	var tested bool
+	reportDir := ""
 	for _, st := range props.Steps {
 		if st.Run != "" {
 			tested = st.Run == "go test ./..."
 			if !tested {
 				t.Errorf("properties: a command the test does not know: %q", st.Run)
 			}
+			reportDir = st.Env[locksim.ReportDirEnv]
 		}
 		if st.Uses == "actions/upload-artifact@v4" {
 			paths := fmt.Sprint(st.With["path"])
-			for _, want := range []string{"**/testdata/locksim/", "**/testdata/rapid/", props.Env[locksim.ReportDirEnv] + "/"} {
+			for _, want := range []string{"**/testdata/locksim/", "**/testdata/rapid/", reportDir + "/"} {
 				if !strings.Contains(paths, want) {
 					t.Errorf("properties: the upload does not include %s (paths %q)", want, paths)
 				}
@@ -319,7 +321,7 @@ func TestRecipeGitHubActions(t *testing.T) {
 			}
 		}
 	}
-	if !tested || props.Env[locksim.ReportDirEnv] == "" {
+	if !tested || reportDir == "" {
 		t.Errorf("properties: no go test step, or no %s", locksim.ReportDirEnv)
 	}
 	camp := wf.Jobs["campaign"]
@@ -506,17 +508,24 @@ func TestRecipeKubernetesIndexedJob(t *testing.T) {
 		}
 		return sh(t, cmdArgs[:2], cmdArgs[2], t.TempDir(), env)
 	}
+	if cenv["CAMPAIGN"] == "" || cenv["CAMPAIGN"] != menv["CAMPAIGN"] {
+		t.Fatalf("CAMPAIGN %q in the campaign Job, %q in the merge Job: want one campaign ID in both", cenv["CAMPAIGN"], menv["CAMPAIGN"])
+	}
+	// One volume, reused: a campaign that breaks, then one that holds. The
+	// second merge reads only its own campaign's shards and never replays
+	// the first's case, nor a case an earlier merge of its own left.
+	volume := t.TempDir()
 	for _, tc := range []struct {
-		name       string
-		checkFlags string
-		code       int
-	}{{"as written", cenv["CHECK_FLAGS"], exitSafe}, {"a design that breaks", breaks, exitViolation}} {
+		name, campaign string
+		checkFlags     string
+		code           int
+	}{{"a design that breaks", "c1", breaks, exitViolation}, {"as written", "c2", cenv["CHECK_FLAGS"], exitSafe}} {
 		t.Run(tc.name, func(t *testing.T) {
-			results := t.TempDir()
-			ce := maps.Clone(cenv)
-			ce["RUNS"], ce["CHECK_FLAGS"] = smallRuns, tc.checkFlags
+			results := filepath.Join(volume, tc.campaign)
+			ce, me := maps.Clone(cenv), maps.Clone(menv)
+			ce["RUNS"], ce["CHECK_FLAGS"], ce["CAMPAIGN"], me["CAMPAIGN"] = smallRuns, tc.checkFlags, tc.campaign, tc.campaign
 			for i := range camp.Spec.Completions {
-				code, out := container(append(check.Command, check.Args...), ce, results, fmt.Sprintf("%s=%d", envJobIndex, i))
+				code, out := container(append(check.Command, check.Args...), ce, volume, fmt.Sprintf("%s=%d", envJobIndex, i))
 				if code != 0 || !strings.Contains(out, fmt.Sprintf("shard %d/%d (JOB_COMPLETION_INDEX=%d, LOCKSIM_SHARD_COUNT=%d)", i, camp.Spec.Completions, i, camp.Spec.Completions)) {
 					t.Fatalf("pod %d: exit %d\n%s", i, code, out)
 				}
@@ -524,7 +533,12 @@ func TestRecipeKubernetesIndexedJob(t *testing.T) {
 			save := filepath.Join(results, "locksim-failure.json")
 			wantCode, want := unsharded(t, bin, tc.checkFlags, "--save", save)
 			os.Remove(save)
-			code, out := container(append(merger.Command, merger.Args...), menv, results)
+			if tc.code == exitSafe {
+				// A case an earlier merge left (a retried merge Job).
+				b, _ := os.ReadFile(filepath.Join(volume, "c1", "locksim-failure.json"))
+				os.WriteFile(save, b, 0o644)
+			}
+			code, out := container(append(merger.Command, merger.Args...), me, volume)
 			t.Logf("merge pod: exit %d\n%s", code, out)
 			if code != tc.code || wantCode != tc.code {
 				t.Errorf("merge pod exit %d, unsharded check exit %d, want %d", code, wantCode, tc.code)

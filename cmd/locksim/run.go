@@ -35,6 +35,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() != 1 {
 		return exitUsage, usagef("run needs one scenario ID or file (see 'locksim list')")
 	}
+	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}}, append(lua.inputs(), scenarioInput("the scenario file", fs.Arg(0)))...); err != nil {
+		return exitUsage, err
+	}
 	sc, err := loadScenario(fs.Arg(0))
 	if err != nil {
 		return exitUsage, usagef("%v", err)
@@ -115,11 +118,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		if err := c.Save(*save); err != nil {
 			return exitUsage, err
 		}
+		fmt.Fprintf(stderr, "locksim run: case saved to %s (locksim replay %s)\n", *save, *save)
 	}
 	meta := report.Meta{Scenario: sc.Name, Title: sc.Title, Design: d, Seed: *seed, Teaching: teaching(sc, spec)}
 	if err := writeReport(*out, *format, r, meta, stdout); err != nil {
 		return exitUsage, err
 	}
+	writtenTo(stdout, *out)
 	if r.Err != nil {
 		return exitUsage, r.Err
 	}
@@ -127,6 +132,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, fmt.Errorf("no verdict: %s (the run judged nothing)", report.VacuousWhy)
 	}
 	return exitFor(r), nil
+}
+
+// writtenTo says where a report went when -o named a file.
+func writtenTo(stdout io.Writer, out string) {
+	if out != "" && out != "-" {
+		fmt.Fprintf(stdout, "written to %s\n", out)
+	}
 }
 
 // runDanger draws the danger map of the scenario's configuration: the
@@ -154,9 +166,7 @@ func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out st
 	default:
 		err = report.DangerText(w, engine.DangerMap(res), 0)
 	}
-	if cerr := closeOut(); err == nil {
-		err = cerr
-	}
+	err = closeOut(err)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -215,6 +225,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() != 1 {
 		return exitUsage, usagef("replay needs one case file")
 	}
+	if err := distinctOutputs([]namedPath{{"-o", *out}}, namedPath{"the case file", fs.Arg(0)}); err != nil {
+		return exitUsage, err
+	}
 	c, err := locksim.LoadCase(fs.Arg(0))
 	if err != nil {
 		return exitUsage, usagef("%v", err)
@@ -235,6 +248,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := writeReport(*out, *format, r, meta, stdout); err != nil {
 		return exitUsage, err
 	}
+	writtenTo(stdout, *out)
 	if r.Err != nil {
 		return exitUsage, r.Err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +15,7 @@ import (
 type summaryOut struct {
 	cmd, format, path, save string
 	w                       io.Writer
-	close                   func() error
+	close                   func(error) error
 	jw                      *engine.JSONWriter
 }
 
@@ -40,8 +41,11 @@ func (s *summaryOut) each() func(engine.RunOutcome) {
 	return s.jw.Run
 }
 
-// abort closes the output after a failure to produce a result.
-func (s *summaryOut) abort() { s.close() }
+// abort drops the output after a failure to produce a result: a file
+// given with -o keeps its previous contents.
+func (s *summaryOut) abort() { s.close(errAborted) }
+
+var errAborted = errors.New("aborted")
 
 // finish saves the minimal case, writes the summary and returns the exit
 // code: 2 for a run that stopped with an error or a check with no verdict
@@ -54,7 +58,7 @@ func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (
 			fmt.Fprintf(stderr, "locksim %s: overwriting %s with the new minimal case\n", s.cmd, s.save)
 		}
 		if err := engine.NewCase(res.Minimal).Save(s.save); err != nil {
-			s.close()
+			s.close(err)
 			return exitUsage, err
 		}
 		saved = s.save
@@ -68,10 +72,7 @@ func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (
 	default:
 		err = engine.SummaryText(s.w, res, saved)
 	}
-	if cerr := s.close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err = s.close(err); err != nil {
 		return exitUsage, err
 	}
 	if s.path != "" && s.path != "-" {

@@ -1,0 +1,103 @@
+package realclient_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The README's "From another repository", as a CI job runs it: a fresh
+// module with locksim checked out into ./locksim (here a link to this
+// checkout), the README's go mod commands, the Go API's example and the
+// real-client section's example as its tests, and LOCKSIM_REPORT_DIR
+// naming a directory that does not exist yet. The tests fail (their locks
+// break, as the README says) and the directory then holds each failing
+// test's HTML report, from locksim.Check and realclient.Check alike. It
+// needs the modules in the module cache (or a network); without them it
+// skips.
+func TestCIFromAnotherRepository(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module: not in -short")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	section := func(start string) string {
+		i := strings.Index(readme, start)
+		if i < 0 {
+			t.Fatalf("the README has no %q", start)
+		}
+		return readme[i:]
+	}
+	block := func(text, lang string) string {
+		m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindStringSubmatch(text)
+		if m == nil {
+			t.Fatalf("no %s block after %.40q", lang, text)
+		}
+		return m[1]
+	}
+	steps := block(section("**From another repository.**"), "sh")
+	dir := t.TempDir()
+	if err := os.Symlink(root, filepath.Join(dir, "locksim")); err != nil {
+		t.Skipf("no symlink for the checkout: %v", err)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module mylock\n\ngo 1.26\n")
+	write("mylock_test.go", block(section("### The Go API, in your CI"), "go"))
+	write("realclient_test.go", block(section("## Testing your real client"), "go"))
+	reports := filepath.Join(dir, "ci-tmp", "locksim-reports")
+	goCmd := func(args ...string) (string, error) {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", "LOCKSIM_REPORT_DIR="+reports)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	ran := 0
+	for _, l := range strings.Split(steps, "\n") {
+		l, _, _ = strings.Cut(l, "#")
+		if f := strings.Fields(l); len(f) > 2 && f[0] == "go" && f[1] == "mod" {
+			ran++
+			if out, err := goCmd(f[1:]...); err != nil {
+				t.Skipf("%s: %v (no module cache or network?)\n%s", l, err, out)
+			}
+		}
+	}
+	if ran < 3 {
+		t.Fatalf("the README's steps have %d go mod commands, want the two edits and tidy:\n%s", ran, steps)
+	}
+	gomod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
+	for _, want := range []string{"locksim => ./locksim", "locksim/realclient => ./locksim/realclient"} {
+		if !strings.Contains(string(gomod), want) {
+			t.Errorf("go.mod lacks %q:\n%s", want, gomod)
+		}
+	}
+	out, err := goCmd("test", "-count=1", "./...")
+	if err == nil {
+		t.Fatalf("the README's tests passed; their locks should break:\n%s", out)
+	}
+	for _, name := range []string{"TestMyLock", "TestRedsyncUnderPauses", "TestRedislockUnderPauses"} {
+		if !strings.Contains(out, "--- FAIL: "+name) {
+			t.Errorf("%s did not fail:\n%.3000s", name, out)
+		}
+		if b, err := os.ReadFile(filepath.Join(reports, name+".html")); err != nil || !strings.Contains(string(b), "<html") {
+			t.Errorf("no HTML report for %s in %s: %v", name, reports, err)
+		}
+	}
+	if strings.Contains(out, "no HTML report") {
+		t.Errorf("a report was not written:\n%.3000s", out)
+	}
+}
