@@ -148,3 +148,19 @@ func TestTextWrapWidth(t *testing.T) {
 		t.Error("a wrap width of 30 was accepted")
 	}
 }
+
+// TestTeachingReflows: a scenario text's hand-made line breaks inside a
+// paragraph do not reach the report (fair-crash's text broke a line after
+// "The"); blank lines and indented lines keep theirs.
+func TestTeachingReflows(t *testing.T) {
+	r, _ := clean()
+	meta := Meta{Teaching: "grant C the lock. The\ncrashed waiter times out.\n\nSecond paragraph.\n  an indented example"}
+	var b bytes.Buffer
+	if err := Text(&b, r, TextOptions{Meta: meta}); err != nil {
+		t.Fatal(err)
+	}
+	want := "\ngrant C the lock. The crashed waiter times out.\n\nSecond paragraph.\n  an indented example\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("the teaching text reads\n%s\nwant it to contain\n%s", b.String()[:strings.Index(b.String(), "Timeline")], want)
+	}
+}

@@ -162,7 +162,7 @@ func (p *printer) header(m Meta, s specSummary, r *model.Result) {
 	}
 	if m.Teaching != "" {
 		p.line("")
-		for _, l := range wrap(m.Teaching, p.wrapWidth(), "") {
+		for _, l := range wrap(reflow(m.Teaching), p.wrapWidth(), "") {
 			p.line(l)
 		}
 	}
@@ -751,6 +751,28 @@ func (p *printer) verdicts(r *model.Result, ix *history.Index) {
 	}
 }
 
+// reflow joins the lines of each paragraph of a hand-wrapped text (a
+// scenario file's) so that wrap breaks it at the report's width, not where
+// the file's lines happen to end: a line break inside a paragraph is a
+// space; a blank line, and a line that starts with a space (an indented
+// example), keep their breaks.
+func reflow(text string) string {
+	lines := strings.Split(text, "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			prev := lines[i-1]
+			if l == "" || prev == "" || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
 // hang wraps text like wrap, its first line indented by first and the
 // others by rest.
 func hang(text string, width int, first, rest string) []string {
@@ -767,8 +789,12 @@ func hang(text string, width int, first, rest string) []string {
 func wrap(text string, width int, indent string) []string { return hang(text, width, indent, indent) }
 
 // wrapPara wraps one paragraph: its first line starts with first, the
-// others with rest.
+// others with rest; a paragraph's own leading blanks add to both.
 func wrapPara(para string, width int, first, rest string) []string {
+	// An indented paragraph (an example) keeps its indent.
+	if lead := para[:len(para)-len(strings.TrimLeft(para, " \t"))]; lead != "" {
+		first, rest = first+lead, rest+lead
+	}
 	var out []string
 	indent := first
 	line := indent
