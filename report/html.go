@@ -138,9 +138,11 @@ type htmlPage struct {
 	// are its ways by mechanism.
 	Danger       *Danger
 	DangerGroups []dangerGroup
-	CSS          template.CSS
-	Script       template.JS
-	Data         template.JS
+	// Check, for a check's page, adds its verdicts, tables and notes.
+	Check  *checkHTML
+	CSS    template.CSS
+	Script template.JS
+	Data   template.JS
 }
 
 // HTML writes the report of one run as one self-contained HTML page: the
