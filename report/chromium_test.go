@@ -67,6 +67,10 @@ func TestHTMLInChromium(t *testing.T) {
 		}
 		return r, Meta{Scenario: "real"}
 	}})
+	pages = append(pages, struct {
+		name string
+		fn   func() (*model.Result, Meta)
+	}{"real-fenced-grouped", func() (*model.Result, Meta) { return fencedPause(t), Meta{Scenario: "real"} }})
 	for _, f := range pages {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()

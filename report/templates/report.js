@@ -641,7 +641,13 @@
     }
     var band = svg.querySelector("g.win-band");
     if (band) {
-      band.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+      // A click is a press and a release in place, then the click.
+      wholeRun();
+      band = svg.querySelector("g.win-band");
+      var br = band.getBoundingClientRect();
+      band.dispatchEvent(new MouseEvent("mousedown", { bubbles: true, clientX: br.left + 1, clientY: br.top + 1 }));
+      window.dispatchEvent(new MouseEvent("mouseup", { bubbles: true }));
+      band.dispatchEvent(new MouseEvent("click", { bubbles: true, clientX: br.left + 1, clientY: br.top + 1 }));
       if (document.body.dataset.zoom !== "v" + band.getAttribute("data-violation")) { fail("selftest: a click on a band did not zoom on its violation"); }
     }
     document.getElementById("zoom-reset").click();
