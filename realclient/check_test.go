@@ -47,6 +47,10 @@ func TestCheckFailsWithMinimalSchedule(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
 	}
+	// Without -v or -rapid.v the log leaves out rapid's draw lines.
+	if strings.Contains(text, "[rapid] draw") {
+		t.Errorf("the failing check's log lists rapid's draws:\n%s", text)
+	}
 	c, err := locksim.LoadCase(filepath.Join(dir, "TestUserCheckRedsync.json"))
 	if err != nil {
 		t.Fatal(err)
