@@ -404,19 +404,19 @@ func percent(n, total int) string {
 }
 
 // FailureReport is what Check logs for a failing run: the configuration,
-// the schedule, the violations, the timeline lanes and key events
+// the schedule, the violations explained (report.ViolationsText: those
+// that share a cause as one block), the timeline lanes and key events
 // (report.TimelineText), and how to replay it.
 func FailureReport(r *model.Result, casePath, testName string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "design %s, seed %d\nconfiguration: %s\nfault schedule:\n%s", designName(r.Spec), r.Seed, scenarios.Describe(r.Spec), engine.Describe(r.Spec.Faults))
-	for _, v := range r.Violations {
-		counted := ""
-		if !r.Counts(v.Invariant) {
-			counted = " (not counted)"
-		}
-		fmt.Fprintf(&b, "violation %s%s [%s, %s]: %s\n", v.Invariant, counted, sim.FormatTime(v.From), sim.FormatTime(v.To), v.Explanation)
-	}
 	if len(r.Violations) > 0 {
+		// Violations that share a cause (a paused A overlapped by each
+		// of B's holds) are one block, not one paragraph each.
+		b.WriteString("violations:\n")
+		if err := report.ViolationsText(&b, r, 0); err != nil {
+			b.WriteString("  (no explanations: " + err.Error() + ")\n")
+		}
 		if err := report.TimelineText(&b, r, 64); err != nil {
 			b.WriteString("  (no timeline: " + err.Error() + ")\n")
 		}

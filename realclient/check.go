@@ -165,6 +165,10 @@ func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*mod
 // the timeline, the case file saved and how to replay it (with Run, from
 // Go, with the same setup).
 //
+// rapid's "[rapid] draw ..." lines (every choice of the failing case) are
+// left out of the log unless the test runs with -v or -rapid.v: the
+// failure report already names the configuration, schedule and seed.
+//
 // Check must not run in parallel with other tests of the binary: it seeds
 // crypto/rand and math/rand, which are global, for each run.
 func Check(t *testing.T, setup Setup, opts ...Option) {
@@ -186,7 +190,7 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 		c.checkSeeded(t, setup, casePath)
 		return
 	}
-	rapid.Check(t, func(rt *rapid.T) {
+	rapid.Check(rapidTB(t), func(rt *rapid.T) {
 		// The configuration and faults come from the same generator as
 		// locksim check's, through rapid, which shrinks them.
 		s := c.gen.RunRapid(rt, c.spec)

@@ -52,6 +52,10 @@ func TestCheckFailsWithMinimalSchedule(t *testing.T) {
 	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "<html") || !strings.Contains(text, "HTML report written to "+html) {
 		t.Errorf("LOCKSIM_REPORT_DIR: no HTML report at %s (%v), or the log does not say where", html, err)
 	}
+	// Without -v or -rapid.v the log leaves out rapid's draw lines.
+	if strings.Contains(text, "[rapid] draw") {
+		t.Errorf("the failing check's log lists rapid's draws:\n%s", text)
+	}
 	c, err := locksim.LoadCase(filepath.Join(dir, "TestUserCheckRedsync.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 
 	"locksim/model"
 	"locksim/model/history"
+	"locksim/model/invariant"
 	"locksim/sim"
 )
 
@@ -64,6 +67,10 @@ func TestHTMLInChromium(t *testing.T) {
 		}
 		return r, Meta{Scenario: "real"}
 	}})
+	pages = append(pages, struct {
+		name string
+		fn   func() (*model.Result, Meta)
+	}{"real-fenced-grouped", func() (*model.Result, Meta) { return fencedPause(t), Meta{Scenario: "real"} }})
 	for _, f := range pages {
 		t.Run(f.name, func(t *testing.T) {
 			t.Parallel()
@@ -141,10 +148,10 @@ func attr(tag, name string) string {
 	return m[1]
 }
 
-// TestHTMLOpensOnTheFirstViolation: without a fragment the page opens
-// zoomed on violation 1 (on the whole run when there is none), #v2 on
+// TestHTMLOpensOnTheWholeRun: without a fragment the page opens on the
+// whole run with every violation's band drawn; #v2 opens zoomed on
 // violation 2, #all on the whole run; the "whole run" button is there.
-func TestHTMLOpensOnTheFirstViolation(t *testing.T) {
+func TestHTMLOpensOnTheWholeRun(t *testing.T) {
 	if _, err := exec.LookPath("chromium"); err != nil {
 		t.Skip("chromium not on PATH")
 	}
@@ -158,11 +165,11 @@ func TestHTMLOpensOnTheFirstViolation(t *testing.T) {
 		pages[f.name] = path
 	}
 	for _, tc := range []struct{ fixture, frag, zoom string }{
-		{"gc-pause", "", "v1"},
+		{"gc-pause", "", "all"},
 		{"gc-pause", "#v2", "v2"},
-		{"gc-pause", "#v9", "v1"}, // no violation 9: the default
+		{"gc-pause", "#v9", "all"}, // no violation 9: the default
 		{"gc-pause", "#all", "all"},
-		{"pause-after-write", "", "v1"},
+		{"pause-after-write", "", "all"},
 		{"clean", "", "all"},
 		{"empty", "", "all"},
 	} {
@@ -188,6 +195,9 @@ func TestHTMLOpensOnTheFirstViolation(t *testing.T) {
 			var r, _ = fixtureByName(t, tc.fixture)
 			tl := build(r)
 			end := max(int64(tl.End), 1000)
+			if got := strings.Count(dom, `class="win-band"`); got != len(tl.Windows) {
+				t.Errorf("the page draws %d violation bands, want %d", got, len(tl.Windows))
+			}
 			if tc.zoom == "all" {
 				if from != 0 || to != end {
 					t.Errorf("the view is %d..%d ns, want the whole run 0..%d", from, to, end)
@@ -203,6 +213,188 @@ func TestHTMLOpensOnTheFirstViolation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// measure is a script the layout tests add after the page's own: it
+// writes the geometry of what a person sees first (the viewport, the
+// page's scroll width, the verdict badges, the chart, the violation
+// entries, a danger map's rows and its list) into pre#geometry as JSON.
+const measure = `<script>(function () {
+  function box(n) { var b = n.getBoundingClientRect(); return { top: b.top, bottom: b.bottom, left: b.left, right: b.right }; }
+  function all(sel) { return Array.prototype.map.call(document.querySelectorAll(sel), box); }
+  var g = document.querySelector("#explanation li.group");
+  var out = { vw: window.innerWidth, vh: window.innerHeight, scrollW: document.documentElement.scrollWidth,
+    verdicts: all("#verdicts tr"), chart: all("#chart"), entries: all("#explanation ul.violations > li"),
+    groups: all("#explanation li.group"), members: g ? all("#explanation li.group li[data-violation]") : [],
+    groupStories: g ? g.querySelectorAll("details.story").length : 0,
+    dangerRows: all("#lanes g.row[data-row=danger] rect"), lockRows: all("#lanes g.row[data-row=lock] rect"),
+    ways: all("#ways"), wayGroups: all("#ways details") };
+  var pre = document.createElement("pre");
+  pre.id = "geometry";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();</script>`
+
+type rect struct{ Top, Bottom, Left, Right float64 }
+
+type geometry struct {
+	VW, VH, ScrollW                       float64
+	Verdicts, Chart, Entries, Groups      []rect
+	Members                               []rect
+	GroupStories                          int
+	DangerRows, LockRows, Ways, WayGroups []rect
+}
+
+// layout loads the page in a 1280x800 window with the measuring script
+// and returns what it measured (VH: 800).
+func layout(t *testing.T, page []byte) geometry {
+	t.Helper()
+	i := bytes.LastIndex(page, []byte("</body>"))
+	path := filepath.Join(t.TempDir(), "page.html")
+	if err := os.WriteFile(path, append(append(append([]byte{}, page[:i]...), measure...), page[i:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, "--window-size=1280,800", "--dump-dom", "file://"+path)
+	if body := regexp.MustCompile(`<body[^>]*>`).FindString(dom); !strings.Contains(body, `data-ready="1"`) || strings.Contains(body, "data-errors") {
+		t.Fatalf("the script did not finish cleanly: %s", body)
+	}
+	m := regexp.MustCompile(`<pre id="geometry">([^<]*)</pre>`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("the page has no geometry")
+	}
+	var g geometry
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &g); err != nil {
+		t.Fatal(err)
+	}
+	if g.VW != 1280 {
+		t.Fatalf("the window is %v px wide, want 1280", g.VW)
+	}
+	// Headless Chromium's window chrome takes some of the 800 px; the
+	// layout depends on the width only, and the boxes are measured from
+	// the top of the page at scroll 0, so they are judged against 800.
+	g.VH = 800
+	return g
+}
+
+// within reports whether every box lies inside the opening viewport.
+func within(g geometry, rs []rect) bool {
+	for _, r := range rs {
+		if r.Top < 0 || r.Left < 0 || r.Bottom > g.VH || r.Right > g.VW {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// TestHTMLOpeningLayout: in a 1280x800 window the page opens with the
+// verdict badges and the whole timeline on screen and no horizontal
+// scrolling; violations that share a cause are one block (its members
+// inside it, one folded story); measured from the DOM.
+func TestHTMLOpeningLayout(t *testing.T) {
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Skip("chromium not on PATH")
+	}
+	pages := map[string]func() []byte{
+		"gc-pause": func() []byte { r, meta := gcPause(); return page(t, r, meta) },
+		"fenced":   func() []byte { return page(t, fencedPause(t), Meta{Scenario: "fenced"}) },
+	}
+	for _, name := range []string{"gc-pause", "fenced"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			g := layout(t, pages[name]())
+			if g.ScrollW > g.VW {
+				t.Errorf("the page is %v px wide in a %v px window: it scrolls sideways", g.ScrollW, g.VW)
+			}
+			if !within(g, g.Verdicts) {
+				t.Errorf("the verdict badges %+v are not all in the opening %vx%v view", g.Verdicts, g.VW, g.VH)
+			}
+			if !within(g, g.Chart) {
+				t.Errorf("the timeline %+v is not whole in the opening %vx%v view", g.Chart, g.VW, g.VH)
+			}
+			if name != "fenced" {
+				return
+			}
+			if len(g.Groups) != 1 || len(g.Entries) != 1 {
+				t.Fatalf("%d entries and %d groups, want the three violations as one group", len(g.Entries), len(g.Groups))
+			}
+			gr := g.Groups[0]
+			if len(g.Members) != 3 {
+				t.Errorf("the group shows %d violations, want 3", len(g.Members))
+			}
+			for _, m := range g.Members {
+				if m.Top < gr.Top || m.Bottom > gr.Bottom {
+					t.Errorf("a member %+v lies outside its group's block %+v", m, gr)
+				}
+			}
+			if g.GroupStories != 1 {
+				t.Errorf("the group has %d stories, want one, folded", g.GroupStories)
+			}
+		})
+	}
+}
+
+// TestDangerPageLayout: a danger map's page draws its danger rows taller
+// than the lock rows and before the ways it breaks, which are grouped by
+// mechanism and folded.
+func TestDangerPageLayout(t *testing.T) {
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Skip("chromium not on PATH")
+	}
+	var b bytes.Buffer
+	if err := DangerHTML(&b, dangerFixture()); err != nil {
+		t.Fatal(err)
+	}
+	g := layout(t, b.Bytes())
+	if len(g.DangerRows) == 0 || len(g.Ways) != 1 {
+		t.Fatalf("%d danger zones and %d lists of ways", len(g.DangerRows), len(g.Ways))
+	}
+	if len(g.WayGroups) != 2 {
+		t.Errorf("%d groups of ways, want 2 (pause, clock-jump)", len(g.WayGroups))
+	}
+	tallest := 0.0
+	for _, r := range g.LockRows {
+		tallest = max(tallest, r.Bottom-r.Top)
+	}
+	for _, r := range g.DangerRows {
+		if r.Bottom > g.Ways[0].Top {
+			t.Errorf("a danger zone %+v is below the list of ways %+v", r, g.Ways[0])
+		}
+		if r.Bottom-r.Top <= tallest {
+			t.Errorf("a danger zone is %v px tall, no taller than the lock rows' %v", r.Bottom-r.Top, tallest)
+		}
+	}
+	if !within(g, g.DangerRows) {
+		t.Error("the danger rows are not in the opening view")
+	}
+}
+
+// page renders a result's HTML report.
+func page(t *testing.T, r *model.Result, meta Meta) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := HTML(&b, r, meta); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// dangerFixture is a danger map over the gc-pause fixture's run with
+// three ways in two mechanisms.
+func dangerFixture() *Danger {
+	r, _ := gcPause()
+	r.Violations = nil
+	return &Danger{Run: r, Design: "set-px-lua", Guarantee: "explored all 10 one-fault schedules", Limits: "within this run",
+		Points: []DangerPoint{
+			{At: us(2949), Actor: "A", Harm: invariant.HarmData, Label: "A acquired", Detail: "2 of 3 broke"},
+			{At: us(1049101), Actor: "B", Harm: invariant.HarmLease, Label: "B acquired", Detail: "1 of 3 broke"},
+			{At: us(1104228), Actor: "B", Harm: invariant.HarmNone, Label: "B released", Detail: "0 of 3 broke"},
+		},
+		Verdicts: []DangerVerdict{{Invariant: "mutual-exclusion", Verdict: "broken", Text: "broken by 3 schedules"}},
+		Ways: []DangerWay{
+			{Mechanism: "pause the client right after the client acquired", Broken: "mutual-exclusion,stale-write", Schedules: 2, Smallest: []string{"pause A for 1.5s after A acquired"}},
+			{Mechanism: "clock-jump its node forward right after the client acquired", Broken: "mutual-exclusion", Schedules: 1, Smallest: []string{"clock-jump r1 by 2s after A acquired"}},
+			{Mechanism: "pause the client after the client read the resource", Broken: "lost-update", Schedules: 1, Smallest: []string{"pause A for 1.5s after A read"}},
+		}}
 }
 
 func fixtureByName(t *testing.T, name string) (*model.Result, Meta) {

@@ -71,8 +71,10 @@ const dangerRow = "danger"
 // zone from each point to the actor's next (the last to the end of the
 // run), coloured by the worst harm of the points at its start. In a row
 // the worse zones come last, so that text, which draws a column once,
-// shows the worst of the zones that share it.
-func (t *timeline) addDanger(pts []DangerPoint) {
+// shows the worst of the zones that share it. With first the row is the
+// lane's first (the page draws it first and taller: it is the point of a
+// danger map), else its last.
+func (t *timeline) addDanger(pts []DangerPoint, first bool) {
 	by := map[string][]DangerPoint{}
 	for _, p := range pts {
 		by[p.Actor] = append(by[p.Actor], p)
@@ -105,7 +107,12 @@ func (t *timeline) addDanger(pts []DangerPoint) {
 		slices.SortStableFunc(spans, func(a, b span) int {
 			return slices.Index(dangerOrder, a.Kind) - slices.Index(dangerOrder, b.Kind)
 		})
-		l.Rows = append(l.Rows, row{Name: dangerRow, Spans: spans, Marks: []mark{}})
+		r := row{Name: dangerRow, Spans: spans, Marks: []mark{}}
+		if first {
+			l.Rows = append([]row{r}, l.Rows...)
+		} else {
+			l.Rows = append(l.Rows, r)
+		}
 	}
 }
 
@@ -126,7 +133,7 @@ func DangerText(w io.Writer, d *Danger, width int) error {
 		return errors.Errorf("report: text width %d is below 20 columns", width)
 	}
 	t := build(d.Run)
-	t.addDanger(d.Points)
+	t.addDanger(d.Points, false)
 	p := &printer{crowded: map[int]bool{}}
 	p.line("Danger map of " + d.Design + ": what one fault at each moment of its fault-free run breaks")
 	if d.Guarantee != "" {
@@ -160,10 +167,11 @@ func DangerText(w io.Writer, d *Danger, width int) error {
 	return errors.Wrap(err, "report: writing text")
 }
 
-// DangerHTML writes a danger map as one HTML page: the report of the
-// fault-free run with a danger row under each actor on its timeline
-// (hover a zone for its points and what broke there), the guarantee on
-// top.
+// DangerHTML writes a danger map as one HTML page: the verdicts over
+// every schedule, then the fault-free run's timeline with a taller danger
+// row first in each actor's lane (hover a zone for its points and what
+// broke there), the guarantee, then the ways it breaks grouped by
+// mechanism (the fault kind), each group folded.
 func DangerHTML(w io.Writer, d *Danger) error {
 	if d == nil || d.Run == nil {
 		return errors.New("report: no danger map")
@@ -173,9 +181,53 @@ func DangerHTML(w io.Writer, d *Danger) error {
 			"fault-free run by the worst one fault placed there does: red, the data (an update lost); amber, the lease " +
 			"only (the data held); blue, liveness only; green, nothing."}
 	return writeHTML(w, d.Run, meta, func(t *timeline, p *htmlPage) {
-		t.addDanger(d.Points)
+		t.addDanger(d.Points, true)
 		p.Danger = d
+		p.DangerGroups = groupWays(d.Ways)
 	})
+}
+
+// dangerGroup is the ways of one mechanism: the fault kind that starts
+// them ("pause", "clock-jump"), in the order the kind first appears.
+type dangerGroup struct {
+	Kind, Count, Broken string
+	Schedules           int
+	Ways                []DangerWay
+}
+
+// groupWays groups the ways by their mechanism's fault kind (its first
+// word), each group listing the invariants any of its ways broke.
+func groupWays(ways []DangerWay) []dangerGroup {
+	var out []dangerGroup
+	at := map[string]int{}
+	for _, w := range ways {
+		kind, _, _ := strings.Cut(w.Mechanism, " ")
+		i, ok := at[kind]
+		if !ok {
+			i = len(out)
+			at[kind] = i
+			out = append(out, dangerGroup{Kind: kind})
+		}
+		out[i].Ways = append(out[i].Ways, w)
+		out[i].Schedules += w.Schedules
+	}
+	for i := range out {
+		g := &out[i]
+		var broken []string
+		for _, w := range g.Ways {
+			for _, id := range strings.Split(w.Broken, ",") {
+				if id = strings.TrimSpace(id); id != "" && !slices.Contains(broken, id) {
+					broken = append(broken, id)
+				}
+			}
+		}
+		g.Broken = strings.Join(broken, ", ")
+		g.Count = count(len(g.Ways)) + " ways"
+		if len(g.Ways) == 1 {
+			g.Count = "one way"
+		}
+	}
+	return out
 }
 
 func capitalize(s string) string {

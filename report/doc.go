@@ -29,13 +29,21 @@
 //     error. ANSI colour only with TextOptions.Color.
 //   - JSON: the machine-readable report, schema locksim.report/v2 below.
 //   - HTML, HTMLPath: one self-contained page (inline CSS, SVG and script;
-//     nothing is fetched) with the verdicts, explanations and teaching text
-//     on top and the same lanes as a zoomable SVG timeline (buttons, mouse
-//     wheel, drag to pan; hover for each event's details), the violation
-//     windows shaded, then the key events and the whole history. It opens
-//     zoomed on violation 1, the "whole run" button one click away (the
-//     whole run when nothing broke); page.html#v2 opens on violation 2,
-//     page.html#all on the whole run. The resource row draws the reads it
+//     nothing is fetched): the verdicts as a row of badges, then the lanes
+//     as a zoomable SVG timeline (buttons, mouse wheel, drag to pan; hover
+//     for each event's details) with the violation windows shaded and
+//     banded, then the teaching text, the explanations, the key events and
+//     the whole history. In a 1280x800 window the badges and the whole
+//     timeline show without scrolling. It opens on the whole run; a click
+//     on a violation (its band, its entry or its "show" button) zooms on
+//     it, "whole run" zooms back; page.html#v2 opens zoomed on violation 2.
+//     Violations that share a cause (group.go: the overlaps of one hold of
+//     a paused A with each of B's holds, the stale writes of one lost
+//     lease) are one entry: the cause ("A was paused 1,422.5 ms from 2.9
+//     ms; meanwhile B held the lock three times (tokens 2, 3, 4)"), the
+//     facts they share, a line per violation and the history retold once,
+//     folded; the text report prints the same block, and the JSON keeps
+//     every violation with the groups beside them. The resource row draws the reads it
 //     served next to the writes it applied (a lost update is a read that
 //     missed a write), and each answered write is a line from where the
 //     client prepared it (dashed while it waited to be sent) to where the
@@ -114,6 +122,16 @@
 //	      "story": "From the history: ..."  // the report's retelling
 //	    }
 //	  ],
+//	  "groups": [                    // only when violations share a cause:
+//	    {                            // two or more of one invariant from one
+//	      "invariant": "mutual-exclusion", // hold of the first client
+//	      "violations": [1, 2, 3],   // their numbers (index in violations + 1)
+//	      "cause": "A was paused 1.422500s from 0.002949s; meanwhile B held the lock three times (tokens 2, 3, 4)",
+//	      "shared": "...",           // the facts every explanation states
+//	      "each": ["...", "...", "..."], // the rest of each explanation
+//	      "story": "..."             // the history retold once for all
+//	    }
+//	  ],
 //	  "verdicts": [                  // every invariant.All entry in order,
 //	                                 // then any other invariant violated
 //	    {"invariant": "mutual-exclusion", "verdict": "broken", "counted": true, "violations": 1},
@@ -154,7 +172,10 @@
 // `go test ./report -update`; review them with git diff. When chromium is
 // on PATH a test loads each HTML report headless and checks the DOM after
 // the script ran (body[data-ready="1"], no body[data-errors], the view it
-// opens on, the marks and write links drawn, hover texts in ms); set
+// opens on, the marks and write links drawn, hover texts in ms) and, in a
+// 1280x800 window, the geometry of the opening view (badges and timeline
+// on screen, no sideways scrolling, a group as one block, a danger map's
+// rows before and taller than the rest); set
 // LOCKSIM_SCREENSHOT=/tmp/report.png to also save a screenshot.
 // TestEveryMarkInTheLegend reads the mark kinds from timeline.go and fails
 // when one lacks an entry in the text legend or the HTML's.

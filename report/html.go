@@ -60,12 +60,53 @@ type htmlData struct {
 	Timeline *timeline `json:"timeline"`
 }
 
-// htmlViolation is one violation on the page; its texts show times in
-// milliseconds (msHTML).
+// htmlViolation is one entry of the page's "what happened": a violation,
+// or a group of violations that share a cause (Members set; group.go).
+// Its texts show times in milliseconds (msHTML).
 type htmlViolation struct {
+	// Index is the (first) violation's number, from 1; Label the entry's
+	// ("2", or "1-3" for a group); Numbers a group's members' numbers,
+	// space-separated; Count how many.
 	Index                    int
+	Label, Numbers           string
+	Count                    string
 	Invariant                string
+	NotCounted               bool
 	Head, Explanation, Story template.HTML
+	Cause, Shared            template.HTML
+	Members                  []htmlMember
+}
+
+// htmlMember is one violation of a group: its number and what is its own.
+type htmlMember struct {
+	Index int
+	Text  template.HTML
+}
+
+// htmlViolations lays out the page's violations, groups as one entry.
+func htmlViolations(t *timeline, r *model.Result, rep jsonReport) []htmlViolation {
+	var out []htmlViolation
+	for _, g := range t.groups(r.Violations) {
+		first := g.Members[0]
+		v := rep.Violations[first]
+		e := htmlViolation{Index: first + 1, Label: numbers(g.Members), Invariant: string(v.Invariant), NotCounted: !r.Counts(v.Invariant)}
+		if len(g.Members) == 1 {
+			e.Head, e.Explanation, e.Story = msHTML(violationHead(v.Violation)), msHTML(v.Explanation), msHTML(v.Story)
+			out = append(out, e)
+			continue
+		}
+		var ms []invariant.Violation
+		var nums []string
+		for k, i := range g.Members {
+			ms = append(ms, r.Violations[i])
+			nums = append(nums, strconv.Itoa(i+1))
+			e.Members = append(e.Members, htmlMember{Index: i + 1, Text: msHTML(g.Each[k])})
+		}
+		e.Numbers, e.Count = strings.Join(nums, " "), count(len(ms))
+		e.Cause, e.Shared, e.Story = msHTML(g.Cause), msHTML(g.Shared), msHTML(t.groupStory(ms))
+		out = append(out, e)
+	}
+	return out
 }
 
 // htmlKeyEvent is one row of the key events: Time in milliseconds, Exact
@@ -94,27 +135,34 @@ type htmlPage struct {
 	// HistoryShown is how many events the page's history lists when it
 	// lists only the first MaxReportEvents (0: all of them).
 	HistoryShown int
-	// Danger, for a danger map, replaces the run's verdicts.
-	Danger *Danger
+	// Danger, for a danger map, replaces the run's verdicts; DangerGroups
+	// are its ways by mechanism.
+	Danger       *Danger
+	DangerGroups []dangerGroup
+	// Check, for a check's page, adds its verdicts, tables and notes.
+	Check  *checkHTML
 	CSS    template.CSS
 	Script template.JS
 	Data   template.JS
 }
 
 // HTML writes the report of one run as one self-contained HTML page: the
-// verdicts, the explanations and the teaching text on top, then the lanes
-// as an SVG timeline (zoom with the buttons or the mouse wheel, drag to
-// pan, hover for details) with each violation's window shaded, then the
-// key events and the whole history. CSS, script and data are inline; the
-// page loads nothing. Elements a test can find: #lanes (the SVG), one
-// g.lane[data-lane=ID] per lane (drawn by the script), #explanation,
-// #verdicts, and the JSON in script#report-data. The script sets
-// body[data-ready="1"] when done and records errors in body[data-errors].
-// The page opens zoomed on violation 1 (the whole run when there is none)
-// and says what it shows in body[data-zoom] ("v1", "all", "custom") and
-// the view in #lanes[data-view-from-ns, data-view-to-ns]; the URL fragment
-// #v2 opens it on violation 2, #all on the whole run; #selftest drives
-// every interaction once (for headless tests).
+// verdicts as badges on top, then the lanes as an SVG timeline (zoom with
+// the buttons or the mouse wheel, drag to pan, hover for details) with
+// each violation's window shaded and banded, then the teaching text, the
+// explanations (violations that share a cause as one entry: li.group with
+// its li[data-violation] members and one folded story), the key events
+// and the whole history. CSS, script and data are inline; the page loads
+// nothing. Elements a test can find: #lanes (the SVG), one
+// g.lane[data-lane=ID] per lane (drawn by the script), g.win-band per
+// violation, #explanation, #verdicts, and the JSON in script#report-data.
+// The script sets body[data-ready="1"] when done and records errors in
+// body[data-errors]. The page opens on the whole run and says what it
+// shows in body[data-zoom] ("all", "v1", "v1,2,3" for a group, "custom")
+// and the view in #lanes[data-view-from-ns, data-view-to-ns]; a click on a
+// violation's band or entry zooms on it; the URL fragment #v2 opens it on
+// violation 2; #selftest drives every interaction once (for headless
+// tests).
 func HTML(w io.Writer, r *model.Result, meta Meta) error { return writeHTML(w, r, meta, nil) }
 
 // writeHTML is HTML with extend, if set, adding to the timeline before it
@@ -141,10 +189,7 @@ func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline, *
 	if extend != nil {
 		extend(t, &page)
 	}
-	for i, v := range rep.Violations {
-		page.Violations = append(page.Violations, htmlViolation{Index: i + 1, Invariant: string(v.Invariant),
-			Head: msHTML(violationHead(v.Violation)), Explanation: msHTML(v.Explanation), Story: msHTML(v.Story)})
-	}
+	page.Violations = htmlViolations(t, r, rep)
 	for i, k := range t.Key {
 		if i == MaxReportEvents/4 {
 			page.KeyEventsLeft = len(t.Key) - i

@@ -37,7 +37,10 @@ type jsonReport struct {
 	// MaxReportEvents of the run's events: how many there were.
 	HistoryTotal int             `json:"history_total,omitempty"`
 	Violations   []jsonViolation `json:"violations"`
-	Verdicts     []verdict       `json:"verdicts"`
+	// Groups are the violations that share a cause (two or more), as the
+	// text and the page show them; every violation stays in Violations.
+	Groups   []Group   `json:"groups,omitempty"`
+	Verdicts []verdict `json:"verdicts"`
 }
 
 // jsonViolation is a checker's violation plus the report's retelling of
@@ -72,6 +75,7 @@ func newJSONReport(r *model.Result, meta Meta, t *timeline) jsonReport {
 	for _, v := range r.Violations {
 		out.Violations = append(out.Violations, jsonViolation{Violation: v, Story: t.story(v)})
 	}
+	out.Groups = t.jsonGroups(r.Violations)
 	return out
 }
 

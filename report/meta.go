@@ -44,7 +44,15 @@ type TextOptions struct {
 	Width int
 	// Color turns on ANSI colours. Off, the output is plain ASCII.
 	Color bool
+	// Wrap is the width in columns the prose (teaching text, legend,
+	// explanations) wraps at; 0 means DefaultWrap, else at least 40. The
+	// CLI sets it to the terminal's width when stdout is a terminal; a
+	// file keeps the default, so it stays the same bytes.
+	Wrap int
 }
+
+// DefaultWrap is the width the text report's prose wraps at by default.
+const DefaultWrap = 78
 
 // DefaultWidth is the text timeline's default time-axis width in columns.
 const DefaultWidth = 72

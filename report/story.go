@@ -63,14 +63,10 @@ func (t *timeline) story(v invariant.Violation) string {
 		if !ok {
 			continue
 		}
-		if len(clauses) == maxClauses {
-			more++
-			continue
-		}
 		clauses = append(clauses, c)
 	}
 	// Leave out what the checker's explanation already says: a clause
-	// whose every time appears there.
+	// whose every time appears there; then keep at most maxClauses.
 	kept := clauses[:0]
 	for _, c := range clauses {
 		if !told(c, v.Explanation) {
@@ -79,6 +75,10 @@ func (t *timeline) story(v invariant.Violation) string {
 	}
 	dropped := len(kept) < len(clauses)
 	clauses = kept
+	if len(clauses) > maxClauses {
+		more = len(clauses) - maxClauses
+		clauses = clauses[:maxClauses]
+	}
 	if len(clauses) == 0 {
 		return ""
 	}
@@ -93,7 +93,10 @@ func (t *timeline) story(v invariant.Violation) string {
 		s += c
 	}
 	if more > 0 {
-		s += "; and " + strconv.Itoa(more) + " more events"
+		s += "; and " + strconv.Itoa(more) + " more event"
+		if more > 1 {
+			s += "s"
+		}
 	}
 	return s + "."
 }

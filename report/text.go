@@ -12,6 +12,7 @@ import (
 
 	"locksim/model"
 	"locksim/model/history"
+	"locksim/model/invariant"
 )
 
 // Text writes the terminal report of one run: a header, the timeline as
@@ -31,7 +32,10 @@ func Text(w io.Writer, r *model.Result, opts TextOptions) error {
 		return errors.Errorf("report: text width %d is below 20 columns", width)
 	}
 	t := build(r)
-	p := &printer{color: opts.Color, crowded: map[int]bool{}}
+	if opts.Wrap != 0 && opts.Wrap < 40 {
+		return errors.Errorf("report: wrap width %d is below 40 columns", opts.Wrap)
+	}
+	p := &printer{color: opts.Color, wrapW: opts.Wrap, crowded: map[int]bool{}}
 	meta := opts.Meta.withResult(r)
 	p.header(meta, summarize(r, t), r)
 	p.timeline(t, width)
@@ -63,10 +67,33 @@ func TimelineText(w io.Writer, r *model.Result, width int) error {
 	return errors.Wrap(err, "report: writing text")
 }
 
+// ViolationsText writes a run's violations explained, as Text does after
+// "Violations:": numbered as the timeline numbers them, those that share a
+// cause as one block (the cause, what they share, a line each, the history
+// retold once). wrapWidth is the prose width (0: DefaultWrap). A run with
+// no violations writes nothing.
+func ViolationsText(w io.Writer, r *model.Result, wrapWidth int) error {
+	if r == nil {
+		return errors.New("report: nil result")
+	}
+	if wrapWidth != 0 && wrapWidth < 40 {
+		return errors.Errorf("report: wrap width %d is below 40 columns", wrapWidth)
+	}
+	if len(r.Violations) == 0 {
+		return nil
+	}
+	p := &printer{wrapW: wrapWidth, crowded: map[int]bool{}}
+	p.violationList(build(r), r)
+	_, err := io.WriteString(w, p.b.String())
+	return errors.Wrap(err, "report: writing text")
+}
+
 // printer accumulates the text report.
 type printer struct {
 	b     strings.Builder
 	color bool
+	// wrapW is the width prose wraps at (TextOptions.Wrap; 0: DefaultWrap).
+	wrapW int
 	// crowded holds the Seq of the events the timeline drew under a '+';
 	// the key-events list includes them.
 	crowded map[int]bool
@@ -95,6 +122,14 @@ func (p *printer) style(s, st string) string {
 		return s
 	}
 	return st + s + ansiReset
+}
+
+// wrapWidth is the width prose wraps at.
+func (p *printer) wrapWidth() int {
+	if p.wrapW > 0 {
+		return p.wrapW
+	}
+	return DefaultWrap
 }
 
 func (p *printer) line(s string) {
@@ -130,7 +165,7 @@ func (p *printer) header(m Meta, s specSummary, r *model.Result) {
 	}
 	if m.Teaching != "" {
 		p.line("")
-		for _, l := range wrap(m.Teaching, 78, "") {
+		for _, l := range wrap(reflow(m.Teaching), p.wrapWidth(), "") {
 			p.line(l)
 		}
 	}
@@ -508,7 +543,7 @@ func (p *printer) legend(used, ownerUsed map[byte]bool, clients []string, glyphs
 		return
 	}
 	p.line("")
-	for _, l := range wrap("Legend: "+strings.Join(items, "; ")+".", 78, "  ") {
+	for _, l := range wrap("Legend: "+strings.Join(items, "; ")+".", p.wrapWidth(), "  ") {
 		p.line(l)
 	}
 }
@@ -637,24 +672,60 @@ func (p *printer) violations(t *timeline, r *model.Result) {
 		return
 	}
 	p.line("Violations:")
-	for i, v := range vs {
-		head := fmt.Sprintf("%d. %s: %s", i+1, v.Invariant, violationHead(v))
+	p.violationList(t, r)
+	p.line("")
+}
+
+// violationList writes each violation explained, those that share a cause
+// as one block (group.go): the cause, the facts they share, a line per
+// violation, and the history retold once.
+func (p *printer) violationList(t *timeline, r *model.Result) {
+	vs := r.Violations
+	width := p.wrapWidth()
+	for _, g := range t.groups(vs) {
+		v := vs[g.Members[0]]
+		counted := ""
 		if !r.Counts(v.Invariant) {
-			head += " (not counted: not asked about)"
+			counted = " (not counted: not asked about)"
 		}
-		p.line(p.style(head, ansiBold))
-		if v.Explanation != "" {
-			for _, l := range wrap(v.Explanation, 78, "   ") {
+		if len(g.Members) == 1 {
+			p.line(p.style(fmt.Sprintf("%d. %s: %s", g.Members[0]+1, v.Invariant, violationHead(v))+counted, ansiBold))
+			if v.Explanation != "" {
+				for _, l := range wrap(v.Explanation, width, "   ") {
+					p.line(l)
+				}
+			}
+			if s := t.story(v); s != "" {
+				for _, l := range wrap(s, width, "   ") {
+					p.line(l)
+				}
+			}
+			continue
+		}
+		var ms []invariant.Violation
+		for _, i := range g.Members {
+			ms = append(ms, vs[i])
+		}
+		head := fmt.Sprintf("%s. %s, %s violations with one cause%s: %s", numbers(g.Members), v.Invariant, count(len(ms)), counted, g.Cause)
+		for _, l := range hang(head, width, "", "   ") {
+			p.line(p.style(l, ansiBold))
+		}
+		if g.Shared != "" {
+			for _, l := range wrap("In each: "+g.Shared+".", width, "   ") {
 				p.line(l)
 			}
 		}
-		if s := t.story(v); s != "" {
-			for _, l := range wrap(s, 78, "   ") {
+		for k, i := range g.Members {
+			for _, l := range hang(fmt.Sprintf("#%d %s", i+1, g.Each[k]), width, "   ", "      ") {
+				p.line(l)
+			}
+		}
+		if s := t.groupStory(ms); s != "" {
+			for _, l := range wrap(s, width, "   ") {
 				p.line(l)
 			}
 		}
 	}
-	p.line("")
 }
 
 func (p *printer) verdicts(r *model.Result, ix *history.Index) {
@@ -688,23 +759,63 @@ func (p *printer) verdicts(r *model.Result, ix *history.Index) {
 	}
 }
 
-// wrap breaks text into lines of at most width bytes (longer words stay
-// whole), each starting with indent.
-func wrap(text string, width int, indent string) []string {
+// reflow joins the lines of each paragraph of a hand-wrapped text (a
+// scenario file's) so that wrap breaks it at the report's width, not where
+// the file's lines happen to end: a line break inside a paragraph is a
+// space; a blank line, and a line that starts with a space (an indented
+// example), keep their breaks.
+func reflow(text string) string {
+	lines := strings.Split(text, "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			prev := lines[i-1]
+			if l == "" || prev == "" || strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") {
+				b.WriteByte('\n')
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// hang wraps text like wrap, its first line indented by first and the
+// others by rest.
+func hang(text string, width int, first, rest string) []string {
 	var out []string
 	for _, para := range strings.Split(text, "\n") {
-		line := indent
-		for _, w := range strings.Fields(para) {
-			if len(line) > len(indent) && len(line)+1+len(w) > width {
-				out = append(out, line)
-				line = indent
-			}
-			if len(line) > len(indent) {
-				line += " "
-			}
-			line += w
-		}
-		out = append(out, line)
+		out = append(out, wrapPara(para, width, first, rest)...)
+		first = rest
 	}
 	return out
+}
+
+// wrap breaks text into lines of at most width bytes (longer words stay
+// whole), each starting with indent.
+func wrap(text string, width int, indent string) []string { return hang(text, width, indent, indent) }
+
+// wrapPara wraps one paragraph: its first line starts with first, the
+// others with rest; a paragraph's own leading blanks add to both.
+func wrapPara(para string, width int, first, rest string) []string {
+	// An indented paragraph (an example) keeps its indent.
+	if lead := para[:len(para)-len(strings.TrimLeft(para, " \t"))]; lead != "" {
+		first, rest = first+lead, rest+lead
+	}
+	var out []string
+	indent := first
+	line := indent
+	for _, w := range strings.Fields(para) {
+		if len(line) > len(indent) && len(line)+1+len(w) > width {
+			out = append(out, line)
+			indent = rest
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += w
+	}
+	return append(out, line)
 }

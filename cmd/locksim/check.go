@@ -64,7 +64,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	wallClockOpt := fs.Bool("wall-clock", false, "measure the acquire wait, and with --deadline the lease, on the client's wall clock (seed 003's sketch); clock-jump faults then step clients too")
 	queueWait := fs.Duration("queue-wait", 0, "how long a fair lock keeps a waiter's place past the one ahead (default the acquire wait, as Redisson's tryLock)")
 	readers := fs.Int("readers", 0, "clients, the last ones, that only read under a read lock (read-write-lock; default half the clients)")
-	format := fs.String("format", "text", "output format: text, json (locksim.check/v1, for merge) or markdown (a table for a pull request or a CI job summary)")
+	format := fs.String("format", "text", "output format: text, json (locksim.check/v1, for merge), markdown (a table for a pull request or a CI job summary) or html (one page: the verdicts, what ran, the summary and the minimal case's timeline; with -o FILE)")
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
 	save := fs.String("save", defaultSave, "where to save the minimal failing case (sharded: locksim-failure-shardIofN.json)")
 	progress := fs.Bool("progress", isTerminal(stderr), "show progress on stderr (default on a terminal: redrawn 4 times a second; elsewhere a line every 5s)")
@@ -145,7 +145,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	case *delayMax < 0 || *delayMax > model.MaxRunTime:
 		return exitUsage, usagef("--delay-max %v: give up to %v (limits: run-time)", *delayMax, model.MaxRunTime)
 	case !slices.Contains(summaryFormats, *format):
-		return exitUsage, usagef("unknown --format %q (want text, json or markdown)", *format)
+		return exitUsage, usagef("unknown --format %q (want text, json, markdown or html)", *format)
 	}
 	kinds, err := parseKinds(*faults)
 	if err != nil {

@@ -153,7 +153,7 @@ func distinctOutputs(outs []namedPath, ins ...namedPath) error {
 func render(w io.Writer, format string, r *model.Result, meta report.Meta) error {
 	switch format {
 	case "text", "":
-		return report.Text(w, r, report.TextOptions{Meta: meta})
+		return report.Text(w, r, report.TextOptions{Meta: meta, Wrap: wrapWidth(w)})
 	case "json":
 		return report.JSON(w, r, meta)
 	case "html":

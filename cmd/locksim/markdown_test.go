@@ -27,7 +27,7 @@ func TestCheckMarkdown(t *testing.T) {
 	if code != exitSafe || !strings.Contains(out, "summary in "+md) {
 		t.Errorf("exit %d, want 0: %s", code, out)
 	}
-	if code, _, errs := runCLI("check", "--design", "fenced", "--format", "pdf"); code != exitUsage || !strings.Contains(errs, "want text, json or markdown") {
+	if code, _, errs := runCLI("check", "--design", "fenced", "--format", "pdf"); code != exitUsage || !strings.Contains(errs, "want text, json, markdown or html") {
 		t.Errorf("--format pdf: exit %d %s", code, errs)
 	}
 }

@@ -29,14 +29,14 @@ another config_hash, a file past 16 GiB or with a value past 16 MiB, and
 
 func cmdMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("merge", mergeUsage, stdout)
-	format := fs.String("format", "text", "output format: text, json (locksim.check/v1) or markdown")
+	format := fs.String("format", "text", "output format: text, json (locksim.check/v1), markdown or html")
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
 	save := fs.String("save", defaultSave, "where to save the minimal failing case")
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
 	if !slices.Contains(summaryFormats, *format) {
-		return exitUsage, usagef("unknown --format %q (want text, json or markdown)", *format)
+		return exitUsage, usagef("unknown --format %q (want text, json, markdown or html)", *format)
 	}
 	if fs.NArg() == 0 {
 		return exitUsage, usagef("give the JSON of every shard, e.g. locksim merge shard-*.json")

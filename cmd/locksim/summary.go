@@ -14,6 +14,7 @@ import (
 // it, so a merge prints exactly what the unsharded check prints.
 type summaryOut struct {
 	cmd, format, path, save string
+	config                  engine.CheckConfig // for the HTML page's "what ran"
 	w                       io.Writer
 	close                   func(error) error
 	jw                      *engine.JSONWriter
@@ -26,7 +27,7 @@ func openSummary(cmd, format, path, save string, stdout io.Writer, c engine.Chec
 	if err != nil {
 		return nil, err
 	}
-	s := &summaryOut{cmd: cmd, format: format, path: path, save: save, w: w, close: closeOut}
+	s := &summaryOut{cmd: cmd, format: format, path: path, save: save, config: c, w: w, close: closeOut}
 	if format == "json" {
 		s.jw = engine.NewJSONWriter(w, c)
 	}
@@ -67,6 +68,8 @@ func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (
 	switch {
 	case s.jw != nil:
 		err = s.jw.Finish(res, saved)
+	case s.format == "html":
+		err = engine.SummaryHTML(s.w, s.config, res, saved)
 	case s.format == "markdown" || s.format == "md":
 		err = engine.SummaryMarkdown(s.w, res, saved)
 	default:
@@ -95,4 +98,4 @@ func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (
 }
 
 // summaryFormats are the --format values of check and merge.
-var summaryFormats = []string{"text", "json", "markdown", "md"}
+var summaryFormats = []string{"text", "json", "markdown", "md", "html"}

@@ -11,12 +11,17 @@
   window.addEventListener("error", function (e) { fail(e.message || "error"); });
 
   var svg = document.getElementById("lanes");
+  if (!svg) { // a check's page with no failing case: nothing to draw
+    document.body.dataset.ready = "1";
+    return;
+  }
   var NS = svg.namespaceURI;
   var PALETTE = ["#2563eb", "#db2777", "#0891b2", "#65a30d", "#d97706", "#7c3aed", "#475569", "#be123c"];
   var LABEL_W = 160, RIGHT = 16, TOP = 50, BAND = 16, ROW_H = 22, LANE_GAP = 6, BOTTOM = 10;
 
   // view.label says what the view shows: "all" (the whole run), "v1"
   // (violation 1) or "custom" (zoomed or panned by hand).
+  var dragMoved = false;
   var data, tl, colors = {}, tips = [], view = { t0: 0, t1: 1, label: "all" }, full = { t0: 0, t1: 1 };
 
   function el(name, attrs, parent) {
@@ -213,7 +218,14 @@
     return clip;
   }
 
-  function laneHeight(l) { return l.rows.length * ROW_H + LANE_GAP; }
+  // A danger map's danger rows are the point of the page: drawn taller.
+  var DANGER_H = 36;
+  function rowHeight(r) { return r.name === "danger" ? DANGER_H : ROW_H; }
+  function laneHeight(l) {
+    var h = LANE_GAP;
+    for (var i = 0; i < l.rows.length; i++) { h += rowHeight(l.rows[i]); }
+    return h;
+  }
 
   function render() {
     while (svg.firstChild) { svg.removeChild(svg.firstChild); }
@@ -246,23 +258,27 @@
     var y = TOP, rowY = {};
     for (var li = 0; li < tl.lanes.length; li++) {
       var l = tl.lanes[li];
-      rowY[l.kind === "resource" ? "resource" : l.id] = y + ROW_H / 2 + 1;
+      // Write links attach to the lane's first row that is not a danger row.
+      var lead = l.rows.length && l.rows[0].name === "danger" ? DANGER_H : 0;
+      rowY[l.kind === "resource" ? "resource" : l.id] = y + lead + ROW_H / 2 + 1;
       var g = el("g", { "class": "lane", "data-lane": l.id, "data-kind": l.kind }, svg);
       var lh = laneHeight(l);
       el("rect", { x: 0, y: y, width: W, height: lh - 2, fill: li % 2 ? "#ffffff" : "#f9fafb" }, g);
       var idText = text(g, 8, y + 15, l.id, "lane-id");
       if (l.kind === "client") { idText.setAttribute("style", "fill:" + ownerColor(l.id)); }
-      for (var ri = 0; ri < l.rows.length; ri++) {
-        var rw = l.rows[ri];
-        var ry = y + ri * ROW_H, cy = ry + ROW_H / 2 + 1;
-        text(g, 96, cy + 4, rw.name, "row-name");
-        var body = el("g", { "clip-path": "url(#plot-clip)" }, g);
+      for (var ri = 0, ry = y; ri < l.rows.length; ry += rowHeight(l.rows[ri]), ri++) {
+        var rw = l.rows[ri], rh = rowHeight(rw);
+        var cy = ry + rh / 2 + 1;
+        var rn = text(g, 96, cy + 4, rw.name, "row-name");
+        if (rw.name === "danger") { rn.setAttribute("class", "row-name danger-row"); }
+        var rowG = el("g", { "class": "row", "data-row": rw.name }, g);
+        var body = el("g", { "clip-path": "url(#plot-clip)" }, rowG);
         var spans = rw.spans || [];
         for (var si = 0; si < spans.length; si++) {
           var s = spans[si], st = spanStyle(s);
           var sx0 = x(s.from_ns), sx1 = Math.max(x(s.to_ns), sx0 + 2);
           if (sx1 < LABEL_W - 2 || sx0 > W) { continue; }
-          var h = ROW_H * st.h;
+          var h = rh * st.h;
           var rect = el("rect", { x: sx0, y: cy - h / 2, width: sx1 - sx0, height: h, rx: 2, fill: st.fill, "fill-opacity": st.op }, body);
           if (st.stroke) { rect.setAttribute("stroke", st.stroke); rect.setAttribute("stroke-width", 1); }
           addTip(rect, (SPAN_NAMES[s.kind] || s.kind) + (s.owner ? " (" + s.owner + ")" : ""), s.from_ns,
@@ -296,7 +312,7 @@
       var x0 = x(win.from_ns), x1 = Math.max(x(win.to_ns), x0 + 3);
       el("rect", { x: x0, y: TOP - 4, width: x1 - x0, height: H - TOP - BOTTOM + 4, fill: "#dc2626", "fill-opacity": 0.1,
         stroke: "#dc2626", "stroke-opacity": 0.7, "stroke-dasharray": "4 3", "pointer-events": "none" }, wins);
-      var band = el("g", null, wins);
+      var band = el("g", { "class": "win-band", "data-violation": win.index }, wins);
       var by = 22 + w * BAND;
       el("rect", { x: x0, y: by, width: x1 - x0, height: BAND - 2, fill: "#dc2626", rx: 2 }, band);
       var lbl = "#" + win.index + " " + win.invariant;
@@ -306,13 +322,15 @@
       var lt = text(band, lx, by + 11, lbl, "win-label");
       if (inside) { lt.setAttribute("style", "fill:#fff"); }
       addTip(band, "violation " + win.index + ": " + win.invariant, win.from_ns,
-        "from " + fmtMs(win.from_ns) + " to " + fmtMs(win.to_ns) + ", " + fmtMs(win.to_ns - win.from_ns) + (win.clients ? " (" + win.clients.join(", ") + ")" : ""));
+        "from " + fmtMs(win.from_ns) + " to " + fmtMs(win.to_ns) + ", " + fmtMs(win.to_ns - win.from_ns) + (win.clients ? " (" + win.clients.join(", ") + ")" : ""),
+        "click to zoom on it");
     }
 
     var vr = document.getElementById("view-range");
     if (vr) {
       vr.textContent = fmtMs(view.t0) + " to " + fmtMs(view.t1) +
-        (view.label === "all" ? " (the whole run)" : view.label.charAt(0) === "v" ? " (violation " + view.label.slice(1) + ")" : "");
+        (view.label === "all" ? " (the whole run)" : view.label.charAt(0) !== "v" ? "" :
+          view.label.indexOf(",") < 0 ? " (violation " + view.label.slice(1) + ")" : " (violations " + view.label.slice(1).split(",").join(", ") + ")");
     }
     document.body.dataset.zoom = view.label;
     svg.setAttribute("data-view-from-ns", String(Math.round(view.t0)));
@@ -413,14 +431,34 @@
     view.label = label || "custom";
     render();
   }
-  function wholeRun() { setView(full.t0, full.t1, "all"); }
+  function wholeRun() { setView(full.t0, full.t1, "all"); markActive([]); }
   // showViolation zooms on violation i (from 1); false if there is none.
   function showViolation(i) {
     var w = (tl.windows || [])[i - 1];
     if (!w) { return false; }
     focus(w.from_ns, w.to_ns, "v" + i);
+    markActive([i]);
     return true;
   }
+  // showViolations zooms on the span of several violations (a group).
+  function showViolations(is) {
+    var ws = is.map(function (i) { return (tl.windows || [])[i - 1]; }).filter(Boolean);
+    if (!ws.length) { return false; }
+    var from = Math.min.apply(null, ws.map(function (w) { return w.from_ns; }));
+    var to = Math.max.apply(null, ws.map(function (w) { return w.to_ns; }));
+    focus(from, to, "v" + is.join(","));
+    markActive(is);
+    return true;
+  }
+  // markActive highlights the entries of the violations shown.
+  function markActive(is) {
+    Array.prototype.forEach.call(document.querySelectorAll("#explanation li.active"), function (n) { n.classList.remove("active"); });
+    is.forEach(function (i) {
+      var n = document.querySelector('#explanation li[data-violation="' + i + '"]');
+      if (n) { n.classList.add("active"); }
+    });
+  }
+  function numbersOf(s) { return String(s || "").split(" ").filter(Boolean).map(Number); }
   function zoom(factor, center) {
     if (center === undefined) { center = (view.t0 + view.t1) / 2; }
     var span = (view.t1 - view.t0) * factor;
@@ -449,6 +487,7 @@
     }, { passive: false });
     var chart = document.getElementById("chart"), drag = null;
     svg.addEventListener("mousedown", function (ev) {
+      dragMoved = false;
       drag = { x: svgX(ev), t0: view.t0, t1: view.t1 };
       chart.classList.add("dragging");
     });
@@ -456,6 +495,7 @@
     var tip = document.getElementById("tip");
     svg.addEventListener("mousemove", function (ev) {
       if (drag) {
+        if (Math.abs(svgX(ev) - drag.x) > 3) { dragMoved = true; }
         var dt = (svgX(ev) - drag.x) / plotW() * (drag.t1 - drag.t0);
         setView(drag.t0 - dt, drag.t1 - dt);
         tip.hidden = true;
@@ -478,12 +518,25 @@
       tip.style.top = ty + "px";
     });
     svg.addEventListener("mouseleave", function () { tip.hidden = true; });
-    Array.prototype.forEach.call(document.querySelectorAll("button.zoomto"), function (b) {
-      b.addEventListener("click", function () {
-        if (showViolation(Number(b.getAttribute("data-violation")))) {
-          document.getElementById("timeline").scrollIntoView({ behavior: "smooth" });
-        }
+    // A click on a violation (its entry, its button or its band on the
+    // timeline) zooms on it; on a group's head, on all of its violations.
+    function zoomFrom(n) {
+      var ok = n.hasAttribute("data-violations") ? showViolations(numbersOf(n.getAttribute("data-violations")))
+        : showViolation(Number(n.getAttribute("data-violation")));
+      if (ok) { document.getElementById("timeline").scrollIntoView({ behavior: "smooth" }); }
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("#explanation [data-violation], #explanation [data-violations]"), function (n) {
+      n.addEventListener("click", function (ev) {
+        if (ev.target && ev.target.closest && ev.target.closest("a, summary, details > p")) { return; }
+        var own = ev.target && ev.target.closest ? ev.target.closest("[data-violation], [data-violations]") : n;
+        if (own !== n) { return; } // the innermost entry handles it
+        ev.stopPropagation();
+        zoomFrom(n);
       });
+    });
+    svg.addEventListener("click", function (ev) {
+      var b = ev.target && ev.target.closest ? ev.target.closest("g.win-band") : null;
+      if (b && !dragMoved) { showViolation(Number(b.getAttribute("data-violation"))); }
     });
     Array.prototype.forEach.call(document.querySelectorAll("#events tbody tr"), function (tr) {
       tr.addEventListener("click", function () {
@@ -530,11 +583,10 @@
     });
     full = { t0: 0, t1: Math.max(tl.end_ns, MIN_SPAN) };
     view = { t0: full.t0, t1: full.t1, label: "all" };
-    // The page opens zoomed on violation 1 (the whole run when there is
-    // none); page.html#v2 opens on violation 2, page.html#all on the whole
-    // run.
+    // The page opens on the whole run with every violation's band drawn;
+    // page.html#v2 opens zoomed on violation 2 (#all: the whole run).
     var h = location.hash, m = /^#v(\d+)$/.exec(h);
-    if (h === "#all" || !(m && showViolation(Number(m[1]))) && !showViolation(1)) { wholeRun(); }
+    if (!(m && showViolation(Number(m[1])))) { wholeRun(); }
     legend();
     wire();
     if (h === "#selftest") { selftest(); }
@@ -582,6 +634,22 @@
     }
     var b = document.querySelector("button.zoomto");
     if (b) { b.click(); }
+    var g = document.querySelector("#explanation li.group > p.vhead");
+    if (g) {
+      g.click();
+      if (document.body.dataset.zoom.indexOf(",") < 0) { fail("selftest: a click on a group did not zoom on its violations: " + document.body.dataset.zoom); }
+    }
+    var band = svg.querySelector("g.win-band");
+    if (band) {
+      // A click is a press and a release in place, then the click.
+      wholeRun();
+      band = svg.querySelector("g.win-band");
+      var br = band.getBoundingClientRect();
+      band.dispatchEvent(new MouseEvent("mousedown", { bubbles: true, clientX: br.left + 1, clientY: br.top + 1 }));
+      window.dispatchEvent(new MouseEvent("mouseup", { bubbles: true }));
+      band.dispatchEvent(new MouseEvent("click", { bubbles: true, clientX: br.left + 1, clientY: br.top + 1 }));
+      if (document.body.dataset.zoom !== "v" + band.getAttribute("data-violation")) { fail("selftest: a click on a band did not zoom on its violation"); }
+    }
     document.getElementById("zoom-reset").click();
     var hist = document.getElementById("history");
     if (hist) {

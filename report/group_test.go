@@ -1,0 +1,166 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/model"
+	"locksim/model/history"
+	"locksim/model/invariant"
+	"locksim/sim"
+)
+
+// fencedPause is a real run of fenced where A is paused past its lease
+// right after it acquired and B takes the lock three times meanwhile:
+// three mutual-exclusion violations with one cause.
+func fencedPause(t *testing.T) *model.Result {
+	t.Helper()
+	s := model.Spec{Design: "fenced", Fencing: model.FenceStrict, Options: model.Options{TTL: time.Second}, Clients: []string{"A", "B"},
+		Workload: model.Workload{Cycles: 3, Work: 5 * time.Millisecond},
+		Faults: []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 1422500 * time.Microsecond,
+			After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}}}}
+	r, err := model.Run(s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Violations) != 3 {
+		t.Fatalf("the run has %d violations, want 3 (the fixture no longer shows the cascade): %+v", len(r.Violations), r.Violations)
+	}
+	return r
+}
+
+// TestGroupsShareACause: the three overlaps of one paused hold of A are
+// one group in the text (the cause once, the facts they share once, a line
+// each, the history once), and the JSON keeps all three violations with
+// the group beside them; the verdict still counts three.
+func TestGroupsShareACause(t *testing.T) {
+	r := fencedPause(t)
+	var b bytes.Buffer
+	if err := Text(&b, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	vs := text[strings.Index(text, "\nViolations:\n"):strings.Index(text, "\nVerdicts:\n")]
+	for _, want := range []string{
+		"1-3. mutual-exclusion, three violations with one cause: A was paused 1.422500s\n   from 0.002949s; meanwhile B held the lock three times (tokens 2, 3, 4)",
+		"\n   #1 A and B both held the lock from 1.049101s",
+		"\n   #2 A and B both held the lock from 1.064340s",
+		"\n   #3 A and B both held the lock from 1.082327s",
+	} {
+		if !strings.Contains(vs, want) {
+			t.Errorf("the violations lack %q:\n%s", want, vs)
+		}
+	}
+	for _, once := range []string{"In each: A acquired at 0.002949s", "from the history:", "in the history:"} {
+		if n := strings.Count(strings.ToLower(vs), strings.ToLower(once)); n > 1 || once == "In each: A acquired at 0.002949s" && n != 1 {
+			t.Errorf("%q appears %d times in the violations, want once:\n%s", once, n, vs)
+		}
+	}
+	if !strings.Contains(text, "mutual-exclusion  BROKEN (3 violations)") {
+		t.Error("the verdict no longer counts three violations")
+	}
+
+	var j bytes.Buffer
+	if err := JSON(&j, r, Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Violations []invariant.Violation `json:"violations"`
+		Groups     []Group               `json:"groups"`
+	}
+	if err := json.Unmarshal(j.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Violations) != 3 {
+		t.Errorf("the JSON lists %d violations, want all 3", len(rep.Violations))
+	}
+	if len(rep.Groups) != 1 || len(rep.Groups[0].Violations) != 3 || rep.Groups[0].Violations[0] != 1 || len(rep.Groups[0].Each) != 3 {
+		t.Fatalf("the JSON groups are %+v, want one of violations 1, 2, 3", rep.Groups)
+	}
+	if g := rep.Groups[0]; !strings.HasPrefix(g.Cause, "A was paused") || !strings.Contains(g.Shared, "A's key on r1 expired") || g.Story == "" {
+		t.Errorf("the group is %+v", g)
+	}
+
+	// ViolationsText (what locksim.Check logs) is the same block.
+	var v bytes.Buffer
+	if err := ViolationsText(&v, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := "\nViolations:\n" + v.String() + "\n"; got != vs+"\n" {
+		t.Errorf("ViolationsText differs from the report's violations:\n%s\nwant\n%s", got, vs)
+	}
+}
+
+// TestGroupsKeepDistinctCauses: violations of different invariants, or
+// of different holds, stand alone, and the JSON has no groups then.
+func TestGroupsKeepDistinctCauses(t *testing.T) {
+	for _, f := range fixtures {
+		r, meta := f.fn()
+		tl := build(r)
+		for _, g := range tl.groups(r.Violations) {
+			if len(g.Members) != 1 {
+				t.Errorf("%s: violations %v grouped", f.name, g.Members)
+			}
+		}
+		var j bytes.Buffer
+		if err := JSON(&j, r, meta); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(j.String(), `"groups"`) {
+			t.Errorf("%s: the JSON has groups", f.name)
+		}
+	}
+	// Two overlaps of two different holds of A do not group.
+	r := fencedPause(t)
+	r.Violations[1].Clients = []string{"B", "A"}
+	if gs := build(r).groups(r.Violations); len(gs) != 2 || len(gs[0].Members) != 2 {
+		t.Errorf("groups %+v, want violations 1 and 3 together and 2 alone", gs)
+	}
+}
+
+// TestTextWrapWidth: the prose wraps at TextOptions.Wrap; the default is
+// DefaultWrap, and a width below 40 is refused.
+func TestTextWrapWidth(t *testing.T) {
+	r := fencedPause(t)
+	for _, w := range []int{0, 60, 120} {
+		var b bytes.Buffer
+		if err := Text(&b, r, TextOptions{Wrap: w}); err != nil {
+			t.Fatal(err)
+		}
+		want := w
+		if w == 0 {
+			want = DefaultWrap
+		}
+		text := b.String()
+		vs := text[strings.Index(text, "\nViolations:\n"):strings.Index(text, "\nVerdicts:\n")]
+		longest := 0
+		for _, l := range strings.Split(vs, "\n") {
+			longest = max(longest, len(l))
+		}
+		if longest > want || longest < want-15 {
+			t.Errorf("wrap %d: the longest line of the violations is %d columns, want at most %d (and near it)", w, longest, want)
+		}
+	}
+	if err := Text(&bytes.Buffer{}, r, TextOptions{Wrap: 30}); err == nil {
+		t.Error("a wrap width of 30 was accepted")
+	}
+}
+
+// TestTeachingReflows: a scenario text's hand-made line breaks inside a
+// paragraph do not reach the report (fair-crash's text broke a line after
+// "The"); blank lines and indented lines keep theirs.
+func TestTeachingReflows(t *testing.T) {
+	r, _ := clean()
+	meta := Meta{Teaching: "grant C the lock. The\ncrashed waiter times out.\n\nSecond paragraph.\n  an indented example"}
+	var b bytes.Buffer
+	if err := Text(&b, r, TextOptions{Meta: meta}); err != nil {
+		t.Fatal(err)
+	}
+	want := "\ngrant C the lock. The crashed waiter times out.\n\nSecond paragraph.\n  an indented example\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("the teaching text reads\n%s\nwant it to contain\n%s", b.String()[:strings.Index(b.String(), "Timeline")], want)
+	}
+}
