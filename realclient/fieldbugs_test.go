@@ -36,9 +36,12 @@ type fieldBug struct {
 	faults []string
 	// variants are more schedules of the same fault kinds, for the fixed build.
 	variants [][]string
-	// validity runs the caller that checks the library's validity (Until
-	// or IsAcquired) right before its write, with work per client; nil
-	// runs the harness's own section.
+	// validity runs the test's caller that asks the library (IsAcquired,
+	// else Until) right before its write, with work per client: for a
+	// library whose callers ask IsAcquired, and for work that differs by
+	// client; nil runs the harness's own section with its default caller
+	// (CallerValidity: Until right before the write, a reported extension
+	// revives the lease).
 	validity map[string]time.Duration
 	want     invariant.ID
 	// mechanism says in plain words how the bug breaks the lock.
@@ -80,7 +83,7 @@ var fieldBugCorpus = []fieldBug{{
 		return fieldbugs.NewExtendInt(env.Clients[0], env.Key, env.TTL, o)
 	},
 	spec: model.Spec{Options: model.Options{Extend: true},
-		Workload: model.Workload{Cycles: 1, Start: 10 * time.Millisecond}},
+		Workload: model.Workload{Cycles: 1, Work: 2500 * time.Millisecond, Start: 10 * time.Millisecond}},
 	faults:    []string{"pause A for 1.5s after A read"},
 	variants:  [][]string{{"pause A for 1.2s after A read"}, {"pause A for 3s after A read"}, {"pause A for 500ms after A read"}},
 	validity:  map[string]time.Duration{"A": 2500 * time.Millisecond, "B": 2500 * time.Millisecond},
