@@ -10,6 +10,8 @@ require (
 	pgregory.net/rapid v1.3.0
 )
 
+require github.com/redis/rueidis v1.0.79
+
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
