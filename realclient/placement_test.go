@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/scenarios"
 	"locksim/sim"
 )
@@ -71,5 +72,18 @@ func TestEveryPlacementFiresOnARealClient(t *testing.T) {
 	}
 	for _, k := range slices.Concat(scenarios.DefaultKinds, []sim.FaultKind{sim.FaultEvict}) {
 		try("kind "+string(k), scenarios.Gen{Kinds: []sim.FaultKind{k}})
+	}
+}
+
+// A real client's result says which of its faults never fired: a pause
+// waiting for a third extension of a lock that is never extended.
+func TestRealClientReportsUnfiredFaults(t *testing.T) {
+	r := runSpec(t, "twin", model.Spec{
+		Workload: model.Workload{Cycles: 1, Work: 50 * time.Millisecond},
+		Faults: []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: time.Second,
+			After: &sim.Trigger{Actor: "A", Kind: history.KindExtendSend, Nth: 3, Task: "watchdog"}}},
+	}, newTwin(twinBugs{}))
+	if len(r.Unfired()) != 1 {
+		t.Errorf("unfired faults = %v, want the pause", r.Unfired())
 	}
 }

@@ -150,11 +150,12 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	}
 	var h sim.History
 	var runErr error
-	proxy.do(func() { h, runErr = w.Finish() })
+	var outs []sim.FaultOutcome
+	proxy.do(func() { h, runErr = w.Finish(); outs = w.FaultOutcomes() })
 	if runErr == nil && len(notes) > 0 {
 		runErr = errors.New("realclient: " + strings.Join(notes, "; "))
 	}
-	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec), Err: runErr}, nil
+	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec), Err: runErr, FaultOutcomes: outs}, nil
 }
 
 // poolsDirty says sync.Pools may hold a timer made outside the next run's
