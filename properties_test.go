@@ -58,7 +58,12 @@ func TestPropNoFaultsIsSafe(t *testing.T) {
 		t.Run(d, func(t *testing.T) {
 			opts := []Option{WithFaults(), WithRuns(300), WithCaseDir(t.TempDir())}
 			if model.TraitsOf(mustDesign(t, d)).Fair {
-				opts = append(opts, WithInvariants(slices.DeleteFunc(slices.Clone(invariant.All), func(id invariant.ID) bool { return id == invariant.FIFO })...))
+				// Every invariant the design judges, but FIFO.
+				spec := model.Spec{Design: d}
+				opts = append(opts, WithInvariants(slices.DeleteFunc(slices.Clone(invariant.All), func(id invariant.ID) bool {
+					judged, _ := spec.Judges(id)
+					return id == invariant.FIFO || !judged
+				})...))
 			}
 			Check(t, d, opts...)
 		})

@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"math"
 	"context"
+	"math"
 	"slices"
 	"strconv"
 	"time"

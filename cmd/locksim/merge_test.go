@@ -104,7 +104,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"not JSON", []string{s0, s1, text}, text},
 		{"no such file", []string{s0, s1, filepath.Join(dir, "s-9.json")}, "s-9.json"},
 		{"no match", []string{filepath.Join(dir, "nothing-*.json")}, "no file matches"},
-		{"bad format", []string{"--format", "html", s0, s1, s2}, "unknown --format"},
+		{"bad format", []string{"--format", "yaml", s0, s1, s2}, "unknown --format"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := runCLI(append([]string{"merge"}, tc.args...)...)
