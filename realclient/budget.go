@@ -3,6 +3,7 @@ package realclient
 import (
 	"errors"
 	"io/fs"
+	"slices"
 	"testing"
 	"time"
 
@@ -99,7 +100,7 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 			if err != nil || r2.Err != nil || len(r2.Failures()) == 0 {
 				return false
 			}
-			if sameBroken(invariant.Broken(r2.Failures()), broken) {
+			if slices.Equal(invariant.Broken(r2.Failures()), broken) {
 				r = r2
 				return true
 			}
@@ -117,18 +118,6 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 		return
 	}
 	t.Logf("realclient: %s held in %d runs (seeds %d..%d)", c.name, runs, seed, seed+uint64(max(runs, 1)-1))
-}
-
-func sameBroken(a, b []invariant.ID) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func brokenText(r *model.Result) string {

@@ -152,16 +152,20 @@ func (g Gen) place(d Draws, sh shape, f *sim.Fault, c string) {
 		}
 	}
 	m := intIn(d, 1, sh.cycles, "cycle")
-	place := pick(d, places, "place")
-	if g.Wire {
-		g.placeOnWire(d, sh, f, c, place, m)
-		return
-	}
-	switch place {
+	// A real client (Wire) calls include its connection handshake, and
+	// its release and extensions are its library's own commands: its
+	// triggers are the events the real-client driver records on the wire
+	// (acquire-send after each lock request, release-send before each
+	// command of Unlock, extend-send while holding).
+	switch pick(d, places, "place") {
 	case PlaceAcquire:
 		// The k-th request of the m-th acquisition: with several masters
 		// (or SETNX then PEXPIRE) a pause between two of its requests.
-		f.After = &sim.Trigger{Actor: c, Kind: sim.KindCall, Nth: intIn(d, 1, max(sh.masters, 2), "request"), Since: history.KindAcquireStart, SinceNth: m}
+		kind := sim.KindCall
+		if g.Wire {
+			kind = history.KindAcquireSend
+		}
+		f.After = &sim.Trigger{Actor: c, Kind: kind, Nth: intIn(d, 1, max(sh.masters, 2), "request"), Since: history.KindAcquireStart, SinceNth: m}
 	case PlaceCritical:
 		f.After = &sim.Trigger{Actor: c, Kind: history.KindAcquired, Nth: m}
 		if flip(d, "later in the section") {
@@ -170,36 +174,18 @@ func (g Gen) place(d Draws, sh shape, f *sim.Fault, c string) {
 	case PlaceWrite:
 		f.After = &sim.Trigger{Actor: c, Kind: history.KindWrite, Nth: m}
 	case PlaceRelease:
-		f.After = &sim.Trigger{Actor: c, Kind: history.KindReleaseSend, Nth: m}
-	case PlaceWatchdog:
-		f.After = &sim.Trigger{Actor: c, Kind: sim.KindCall, Nth: intIn(d, 1, 3, "renewal"), Task: "watchdog"}
-	default:
-		f.At = msIn(d, 0, sh.horizon, "at")
-	}
-}
-
-// placeOnWire is place for a real client (Gen.Wire): its calls include
-// the connection handshake and its release and extensions are the
-// library's own commands, so the triggers are the events the real-client
-// driver records on the wire: a lock request of the m-th acquisition left
-// (acquire-send), before the first or second command of the m-th Unlock
-// (release-send since release), a lock command while holding
-// (extend-send of the watchdog task).
-func (g Gen) placeOnWire(d Draws, sh shape, f *sim.Fault, c string, place Place, m int) {
-	switch place {
-	case PlaceAcquire:
-		f.After = &sim.Trigger{Actor: c, Kind: history.KindAcquireSend, Nth: intIn(d, 1, max(sh.masters, 2), "request"), Since: history.KindAcquireStart, SinceNth: m}
-	case PlaceCritical:
-		f.After = &sim.Trigger{Actor: c, Kind: history.KindAcquired, Nth: m}
-		if flip(d, "later in the section") {
-			f.At = msIn(d, time.Millisecond, max(sh.s.Workload.Work, time.Millisecond), "into the section")
+		if g.Wire {
+			// Before the first or the second command of the m-th Unlock.
+			f.After = &sim.Trigger{Actor: c, Kind: history.KindReleaseSend, Nth: intIn(d, 1, 2, "command"), Since: history.KindRelease, SinceNth: m}
+		} else {
+			f.After = &sim.Trigger{Actor: c, Kind: history.KindReleaseSend, Nth: m}
 		}
-	case PlaceWrite:
-		f.After = &sim.Trigger{Actor: c, Kind: history.KindWrite, Nth: m}
-	case PlaceRelease:
-		f.After = &sim.Trigger{Actor: c, Kind: history.KindReleaseSend, Nth: intIn(d, 1, 2, "command"), Since: history.KindRelease, SinceNth: m}
 	case PlaceWatchdog:
-		f.After = &sim.Trigger{Actor: c, Kind: history.KindExtendSend, Nth: intIn(d, 1, 3, "renewal"), Task: "watchdog"}
+		kind := sim.KindCall
+		if g.Wire {
+			kind = history.KindExtendSend
+		}
+		f.After = &sim.Trigger{Actor: c, Kind: kind, Nth: intIn(d, 1, 3, "renewal"), Task: "watchdog"}
 	default:
 		f.At = msIn(d, 0, sh.horizon, "at")
 	}
