@@ -261,18 +261,10 @@ type DesignError struct {
 
 func (e *DesignError) Error() string { return "design " + e.Design + ": " + e.Msg }
 
-// leaseFlags renders an acquired event's Note flags (history.NoteShared,
-// history.NoteWall).
+// leaseFlags renders an acquired event's Note flags: a shared hold, and a
+// lease with a validity budgeted on the wall clock.
 func leaseFlags(l *Lease) string {
-	switch {
-	case l.Shared && l.Wall && l.Validity != 0:
-		return history.NoteShared + " " + history.NoteWall
-	case l.Shared:
-		return history.NoteShared
-	case l.Wall && l.Validity != 0:
-		return history.NoteWall
-	}
-	return ""
+	return history.HoldFlags{Shared: l.Shared, Wall: l.Wall && l.Validity != 0}.Note()
 }
 
 // work is the read-modify-write: read value, work, write value+1. Under a
