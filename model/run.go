@@ -199,32 +199,20 @@ func (s Spec) CheckConfig() invariant.Config {
 	}
 }
 
-// Judges reports whether the checkers judge invariant id in runs of the
-// spec (defaults applied) and, if not, why: the one rule for which
-// invariants apply to a design and its resource (invariant.Config.Judged),
-// which reports, checks and exhaustive mode all read.
-func (s Spec) Judges(id invariant.ID) (bool, string) {
-	return s.WithDefaults().CheckConfig().Judged(id)
-}
-
 // CanCount refuses a list of invariants to count when one of them cannot
-// apply to the spec's design and resource: counting it would pass without
-// judging anything. An empty list, or one naming every invariant, means
-// all and is never refused.
+// apply to the spec's design and resource (defaults applied;
+// invariant.Config.Unjudged): counting it would pass without judging
+// anything.
 func (s Spec) CanCount(ids []invariant.ID) error {
-	if len(ids) == 0 || len(invariant.Sorted(ids)) == len(invariant.All) {
+	id, why := s.WithDefaults().CheckConfig().Unjudged(ids)
+	if id == "" {
 		return nil
 	}
 	name := s.Design
 	if s.Custom != nil {
 		name = s.Custom.Name()
 	}
-	for _, id := range ids {
-		if ok, why := s.Judges(id); !ok {
-			return errors.Errorf("model: invariant %s cannot apply to design %s (%s): counting it would pass without judging anything", id, name, why)
-		}
-	}
-	return nil
+	return errors.Errorf("model: invariant %s cannot apply to design %s (%s): counting it would pass without judging anything", id, name, why)
 }
 
 // quorumOf is how many of a lease's grants must still hold it for no other

@@ -252,7 +252,7 @@ func judgedBySome(ids []invariant.ID, cols []model.Spec) error {
 		why := ""
 		some := false
 		for _, c := range cols {
-			ok, w := c.Judges(id)
+			ok, w := c.WithDefaults().CheckConfig().Judged(id)
 			some = some || ok
 			if why == "" {
 				why = w
