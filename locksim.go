@@ -181,36 +181,10 @@ func WithStopAtFirst() Option { return func(c *config) { c.exhaust.StopAtFirst =
 // delete it once it no longer applies).
 func Check(t TB, design any, opts ...Option) {
 	t.Helper()
-	c := config{caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(ReportDirEnv)}
-	c.check.Gen.Swarm = true
-	c.check.Seed = 1
-	c.check.Now = time.Now // the budget only; no run sees it
-	if err := setDesign(&c.check.Base, design); err != nil {
+	c, err := checkConfig(design, opts)
+	if err != nil {
 		t.Fatalf("locksim.Check: %v", err)
 		return
-	}
-	for _, o := range opts {
-		o(&c)
-	}
-	if *flagRuns > 0 {
-		c.check.Runs = *flagRuns
-	}
-	if *flagSeed > 0 {
-		c.check.Seed = *flagSeed
-	}
-	if *flagFor > 0 {
-		c.check.For = *flagFor
-	}
-	if len(c.check.Invariants) > 0 {
-		ids, err := invariant.Parse(invariant.Names(c.check.Invariants))
-		if err != nil {
-			t.Fatalf("locksim.Check: %v", err)
-			return
-		}
-		c.check.Invariants = ids
-	}
-	if c.check.Workers == 0 {
-		c.check.Workers = runtime.GOMAXPROCS(0)
 	}
 	casePath := filepath.Join(c.caseDir, CaseName(t.Name())+".json")
 	if c.replaySaved(t, casePath) {
@@ -255,6 +229,41 @@ func Check(t TB, design any, opts ...Option) {
 	t.Logf("locksim: %d of %d runs broke a counted invariant%s; the first was run %d (seed %d), configuration: %s\n%s",
 		res.BrokenRuns, res.Runs, percent(res.BrokenRuns, res.Runs), f.Index, f.Seed, f.Config, FailureReport(r, saved, t.Name()))
 	t.Fatalf("locksim: design %s broke %s", res.Design, invariant.Names(invariant.Broken(r.Failures())))
+}
+
+// checkConfig is Check's configuration: the defaults, the design, the
+// options in order, then the -locksim.* flags.
+func checkConfig(design any, opts []Option) (config, error) {
+	c := config{caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(ReportDirEnv)}
+	c.check.Gen.Swarm = true
+	c.check.Seed = 1
+	c.check.Now = time.Now // the budget only; no run sees it
+	if err := setDesign(&c.check.Base, design); err != nil {
+		return config{}, err
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	if *flagRuns > 0 {
+		c.check.Runs = *flagRuns
+	}
+	if *flagSeed > 0 {
+		c.check.Seed = *flagSeed
+	}
+	if *flagFor > 0 {
+		c.check.For = *flagFor
+	}
+	if len(c.check.Invariants) > 0 {
+		ids, err := invariant.Parse(invariant.Names(c.check.Invariants))
+		if err != nil {
+			return config{}, err
+		}
+		c.check.Invariants = ids
+	}
+	if c.check.Workers == 0 {
+		c.check.Workers = runtime.GOMAXPROCS(0)
+	}
+	return c, nil
 }
 
 // exhaustiveConfig is exhaustive mode on the configuration the options
