@@ -59,7 +59,8 @@ func WithTTL(d time.Duration) Option { return func(c *config) { c.check.Base.Opt
 // WithOptions sets every design option at once (TTL, deadline, quorum...).
 func WithOptions(o model.Options) Option { return func(c *config) { c.check.Base.Options = o } }
 
-// WithDeadline turns on the client-deadline option (seed 000's advice).
+// WithDeadline turns on the client-deadline option: the lease budgeted on the client's
+// monotonic clock from before the request, minus a margin.
 func WithDeadline() Option { return func(c *config) { c.check.Base.Options.Deadline = true } }
 
 // WithClients names the contending clients (default: drawn per run, 2-4).

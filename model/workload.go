@@ -88,11 +88,11 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 				l.Count = 1
 			}
 			if o.Deadline && l.Validity == 0 {
-				// Seed 000: budget the lease on the monotonic clock from
+				// The client deadline: budget the lease on the monotonic clock from
 				// before the request, keep a margin, and do not enter
 				// when the reply came too late. Under WallClock the
-				// budget runs on the wall clock, as seed 003's sketch
-				// measures its wait.
+				// budget runs on the wall clock, as Java code timing
+				// with System.currentTimeMillis() does.
 				l.Start, l.Validity, l.Wall = start, o.TTL-o.Margin, o.WallClock
 				if l.Wall {
 					l.Start = startWall
