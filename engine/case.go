@@ -163,7 +163,7 @@ func (c Case) Replay(custom model.Design) (*model.Result, error) {
 	}
 	r, err := model.Run(s, c.Seed)
 	if err == nil && len(c.Invariants) > 0 {
-		r.Count(c.Invariants)
+		r.CountOnly(c.Invariants)
 	}
 	return r, err
 }

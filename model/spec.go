@@ -220,7 +220,7 @@ type Result struct {
 	// error): such a run has no verdicts, and Violations is empty.
 	Err error
 	// Counted, if set, are the only invariants the caller asked about
-	// (Count): the others' violations are still in Violations, for the
+	// (CountOnly): the others' violations are still in Violations, for the
 	// reader, but do not make the run fail.
 	Counted []invariant.ID
 	// FaultOutcomes says, for each of Spec.Faults in order, whether it
@@ -259,21 +259,21 @@ func (r *Result) Vacuous() bool {
 	return true
 }
 
-// Count makes only the listed invariants count as a failure (none listed:
-// all count). Violations of the others stay, marked as not counted in
-// reports.
-func (r *Result) Count(ids []invariant.ID) {
+// CountOnly makes only the listed invariants count as a failure (none
+// listed: all count). Violations of the others stay, marked as not counted
+// in reports.
+func (r *Result) CountOnly(ids []invariant.ID) {
 	if len(ids) > 0 {
 		r.Counted = ids
 	}
 }
 
-// Counts reports whether violations of id make the run fail.
-func (r *Result) Counts(id invariant.ID) bool {
+// IsCounted reports whether violations of id make the run fail.
+func (r *Result) IsCounted(id invariant.ID) bool {
 	return len(r.Counted) == 0 || slices.Contains(r.Counted, id)
 }
 
-// Failures returns the violations that count (see Count).
+// Failures returns the violations that count (see CountOnly).
 func (r *Result) Failures() []invariant.Violation { return invariant.Only(r.Violations, r.Counted) }
 
 // FencingAbout says what each resource variant accepts, for listings.

@@ -89,7 +89,7 @@ func htmlViolations(t *timeline, r *model.Result, rep jsonReport) []htmlViolatio
 	for _, g := range t.groups(r.Violations) {
 		first := g.Members[0]
 		v := rep.Violations[first]
-		e := htmlViolation{Index: first + 1, Label: numbers(g.Members), Invariant: string(v.Invariant), NotCounted: !r.Counts(v.Invariant)}
+		e := htmlViolation{Index: first + 1, Label: numbers(g.Members), Invariant: string(v.Invariant), NotCounted: !r.IsCounted(v.Invariant)}
 		if len(g.Members) == 1 {
 			e.Head, e.Explanation, e.Story = msHTML(violationHead(v.Violation)), msHTML(v.Explanation), msHTML(v.Story)
 			out = append(out, e)

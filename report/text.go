@@ -685,7 +685,7 @@ func (p *printer) violationList(t *timeline, r *model.Result) {
 	for _, g := range t.groups(vs) {
 		v := vs[g.Members[0]]
 		counted := ""
-		if !r.Counts(v.Invariant) {
+		if !r.IsCounted(v.Invariant) {
 			counted = " (not counted: not asked about)"
 		}
 		if len(g.Members) == 1 {

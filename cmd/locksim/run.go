@@ -109,7 +109,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	r.Count(invList)
+	r.CountOnly(invList)
 	if *save != "" {
 		c := locksim.NewCase(r)
 		if _, err := scenarios.Lookup(sc.Name); err == nil {

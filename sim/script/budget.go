@@ -68,9 +68,6 @@ func (b *budget) reset() {
 	b.left, b.memLeft, b.stop = b.limit, b.memLimit, running
 }
 
-// spent reports whether the current run was stopped by a limit.
-func (b *budget) spent() bool { return b.stop != running }
-
 // halt stops the run for cause, unless it is stopped already.
 func (b *budget) halt(cause stopCause) {
 	if b.stop == running {
