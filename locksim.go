@@ -1,7 +1,6 @@
 package locksim
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -11,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/pkg/errors"
 
 	"locksim/engine"
 	"locksim/model"
@@ -271,7 +272,7 @@ func checkConfig(design any, opts []Option) (config, error) {
 // fix (WithExhaustive's depth, 1 by default).
 func (c *config) exhaustiveConfig() (engine.ExhaustiveConfig, error) {
 	if len(c.randomOnly) > 0 {
-		return engine.ExhaustiveConfig{}, fmt.Errorf("%s applies to random runs, not to exhaustive mode", strings.Join(c.randomOnly, ", "))
+		return engine.ExhaustiveConfig{}, errors.Errorf("%s applies to random runs, not to exhaustive mode", strings.Join(c.randomOnly, ", "))
 	}
 	x := c.exhaust
 	x.Base, x.Seed, x.Depth, x.Workers, x.Invariants = c.check.Base, c.check.Seed, c.depth, c.check.Workers, c.check.Invariants
@@ -394,7 +395,7 @@ func setDesign(s *model.Spec, design any) error {
 		}
 		s.Design, s.Lua = model.LuaDesignID, d
 	default:
-		return fmt.Errorf("design must be a catalogue ID, a model.Design or *model.LuaScripts, got %T", design)
+		return errors.Errorf("design must be a catalogue ID, a model.Design or *model.LuaScripts, got %T", design)
 	}
 	return nil
 }

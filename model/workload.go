@@ -1,9 +1,10 @@
 package model
 
 import (
-	"errors"
 	"strconv"
 	"time"
+
+	"github.com/pkg/errors"
 
 	"locksim/model/history"
 	"locksim/sim"

@@ -1,11 +1,12 @@
 package realclient
 
 import (
-	"errors"
 	"io/fs"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/pkg/errors"
 
 	"locksim"
 	"locksim/engine"

@@ -391,7 +391,7 @@ func cellText(st cellState, marks map[string]string) string {
 // its seed, the n/a reasons and a legend.
 func MatrixText(w io.Writer, m *Matrix) error {
 	if m == nil {
-		return errors.New("report: nil matrix")
+		return errors.New("nil matrix")
 	}
 	invs := m.invariants()
 	var b strings.Builder
@@ -478,7 +478,7 @@ func MatrixText(w io.Writer, m *Matrix) error {
 		b.WriteString(l + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
-	return errors.Wrap(err, "report: writing matrix")
+	return errors.Wrap(err, "writing matrix")
 }
 
 // mdEscape makes text safe inside a Markdown table cell or list item.
@@ -495,7 +495,7 @@ func mdEscape(s string) string {
 // the first violation of each broken invariant and the n/a reasons.
 func MatrixMarkdown(w io.Writer, m *Matrix) error {
 	if m == nil {
-		return errors.New("report: nil matrix")
+		return errors.New("nil matrix")
 	}
 	invs := m.invariants()
 	var b strings.Builder
@@ -558,7 +558,7 @@ func MatrixMarkdown(w io.Writer, m *Matrix) error {
 		}
 	}
 	_, err := io.WriteString(w, b.String())
-	return errors.Wrap(err, "report: writing matrix")
+	return errors.Wrap(err, "writing matrix")
 }
 
 var matrixTmpl = parse("matrix.html", nil)
@@ -600,7 +600,7 @@ type matrixHTMLPage struct {
 // violation of each broken invariant and the n/a reasons.
 func MatrixHTML(w io.Writer, m *Matrix) error {
 	if m == nil {
-		return errors.New("report: nil matrix")
+		return errors.New("nil matrix")
 	}
 	invs := m.invariants()
 	p := matrixHTMLPage{Title: m.Title, Designs: m.Designs, Legend: m.legend(invs, nil), CSS: template.CSS(asset("matrix.css"))}
@@ -659,10 +659,10 @@ func MatrixHTML(w io.Writer, m *Matrix) error {
 	}
 	var b bytes.Buffer
 	if err := matrixTmpl.Execute(&b, p); err != nil {
-		return errors.Wrap(err, "report: rendering matrix html")
+		return errors.Wrap(err, "rendering matrix html")
 	}
 	_, err := w.Write(b.Bytes())
-	return errors.Wrap(err, "report: writing matrix html")
+	return errors.Wrap(err, "writing matrix html")
 }
 
 // MatrixHTMLPath writes MatrixHTML to a file, replacing it.

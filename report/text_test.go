@@ -107,7 +107,7 @@ func TestTextWidth(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := Text(&b, r, TextOptions{Width: 10}); err == nil || !strings.Contains(err.Error(), "report: text width 10") {
+	if err := Text(&b, r, TextOptions{Width: 10}); err == nil || !strings.Contains(err.Error(), "text width 10") {
 		t.Errorf("Text with width 10: got error %v, want a width error", err)
 	}
 	if err := Text(&b, nil, TextOptions{}); err == nil {

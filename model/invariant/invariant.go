@@ -222,11 +222,11 @@ func Parse(list string) ([]ID, error) {
 		case slices.Contains(All, id):
 			out = append(out, id)
 		default:
-			return nil, errors.Errorf("invariant: unknown invariant %q (known: %s; token-order means token-unique,fencing)", id, Names(All))
+			return nil, errors.Errorf("unknown invariant %q (known: %s; token-order means token-unique,fencing)", id, Names(All))
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("invariant: the invariant list names none")
+		return nil, errors.New("the invariant list names none")
 	}
 	slices.SortFunc(out, func(a, b ID) int { return slices.Index(All, a) - slices.Index(All, b) })
 	return slices.Compact(out), nil

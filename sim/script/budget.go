@@ -1,9 +1,9 @@
 package script
 
 import (
-	"errors"
 	"time"
 
+	"github.com/pkg/errors"
 	lua "github.com/yuin/gopher-lua"
 )
 
