@@ -4,7 +4,7 @@ GO ?= go
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 
-.PHONY: help run test check bench long fmt
+.PHONY: help run test check bench long golden fmt
 help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
 	@echo "make test   - run all tests (what CI runs): about 3 minutes on 2 cores; actionlint on every workflow"
@@ -16,6 +16,8 @@ help:
 	@echo "              the benchmarks; real clients' virtual seconds per CPU second (under 8 minutes)"
 	@echo "make long   - property tests with 10,000 checks each; 100,000 checker/oracle agreement runs;"
 	@echo "              exhaustive mode against every design x one-fault scenario, a whole depth-2 space"
+	@echo "make golden - rewrite every golden file under testdata/ from the simulation (-rewrite);"
+	@echo "              review the diff with git diff and commit only what you understand"
 
 run:
 	-$(GO) run ./cmd/locksim run gc-pause  # exits 1: the scenario finds a violation
@@ -54,6 +56,15 @@ long:
 	$(GO) test -run Prop -timeout 60m . -args -rapid.checks=10000
 	$(GO) test -run TestCheckersAgreeWithTheOracle -timeout 60m ./model/ -args -oracle.runs=100000
 	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all
+
+# golden runs every test that compares with a golden file (package
+# internal/goldenfile) with -rewrite; TestMakeGoldenRewritesEveryGolden
+# fails when a golden test is missing here.
+golden:
+	$(GO) test -timeout 10m -run 'TestDangerMaps|TestSummaryMarkdownGolden' ./engine/ -args -rewrite
+	$(GO) test -timeout 10m -run 'TestHTMLGolden|TestJSONGolden|TestMatrixBriefText|TestMatrixHTML|TestMatrixMarkdown|TestMatrixMarkdownBrief|TestMatrixText|TestSweepSVG|TestSweepText|TestTextColorGolden|TestTextGolden' ./report/ -args -rewrite
+	$(GO) test -timeout 10m -run 'TestTimelines|TestVerdicts' ./scenarios/ -args -rewrite
+	$(GO) test -timeout 10m -run 'TestCheckExhaustiveGolden|TestFieldRunGolden|TestLuaDesignGoldens|TestMatrixGolden|TestRunGolden' ./cmd/locksim/ -args -rewrite
 
 fmt:
 	gofmt -w .

@@ -72,7 +72,7 @@ func Fuzz(f *testing.F, design any, opts ...Option) {
 		if r.Err != nil {
 			t.Fatalf("locksim.Fuzz: design %s: run stopped: %v", designName(s), r.Err)
 		}
-		r.Count(counted)
+		r.CountOnly(counted)
 		if len(r.Failures()) == 0 {
 			return
 		}
@@ -84,7 +84,7 @@ func Fuzz(f *testing.F, design any, opts ...Option) {
 			return err == nil && out.Err == nil && slices.Contains(invariant.Broken(out.Violations), want)
 		}, 200)
 		if shrunk, err := model.Run(s, seed); err == nil && shrunk.Err == nil {
-			shrunk.Count(counted)
+			shrunk.CountOnly(counted)
 			if len(shrunk.Failures()) > 0 {
 				r = shrunk
 			}

@@ -1,7 +1,6 @@
 package locksim
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -11,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/pkg/errors"
 
 	"locksim/engine"
 	"locksim/model"
@@ -59,7 +60,8 @@ func WithTTL(d time.Duration) Option { return func(c *config) { c.check.Base.Opt
 // WithOptions sets every design option at once (TTL, deadline, quorum...).
 func WithOptions(o model.Options) Option { return func(c *config) { c.check.Base.Options = o } }
 
-// WithDeadline turns on the client-deadline option (seed 000's advice).
+// WithDeadline turns on the client-deadline option: the lease budgeted on the client's
+// monotonic clock from before the request, minus a margin.
 func WithDeadline() Option { return func(c *config) { c.check.Base.Options.Deadline = true } }
 
 // WithClients names the contending clients (default: drawn per run, 2-4).
@@ -181,36 +183,10 @@ func WithStopAtFirst() Option { return func(c *config) { c.exhaust.StopAtFirst =
 // delete it once it no longer applies).
 func Check(t TB, design any, opts ...Option) {
 	t.Helper()
-	c := config{caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(ReportDirEnv)}
-	c.check.Gen.Swarm = true
-	c.check.Seed = 1
-	c.check.Now = time.Now // the budget only; no run sees it
-	if err := setDesign(&c.check.Base, design); err != nil {
+	c, err := checkConfig(design, opts)
+	if err != nil {
 		t.Fatalf("locksim.Check: %v", err)
 		return
-	}
-	for _, o := range opts {
-		o(&c)
-	}
-	if *flagRuns > 0 {
-		c.check.Runs = *flagRuns
-	}
-	if *flagSeed > 0 {
-		c.check.Seed = *flagSeed
-	}
-	if *flagFor > 0 {
-		c.check.For = *flagFor
-	}
-	if len(c.check.Invariants) > 0 {
-		ids, err := invariant.Parse(invariant.Names(c.check.Invariants))
-		if err != nil {
-			t.Fatalf("locksim.Check: %v", err)
-			return
-		}
-		c.check.Invariants = ids
-	}
-	if c.check.Workers == 0 {
-		c.check.Workers = runtime.GOMAXPROCS(0)
 	}
 	casePath := filepath.Join(c.caseDir, CaseName(t.Name())+".json")
 	if c.replaySaved(t, casePath) {
@@ -257,11 +233,46 @@ func Check(t TB, design any, opts ...Option) {
 	t.Fatalf("locksim: design %s broke %s", res.Design, invariant.Names(invariant.Broken(r.Failures())))
 }
 
+// checkConfig is Check's configuration: the defaults, the design, the
+// options in order, then the -locksim.* flags.
+func checkConfig(design any, opts []Option) (config, error) {
+	c := config{caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(ReportDirEnv)}
+	c.check.Gen.Swarm = true
+	c.check.Seed = 1
+	c.check.Now = time.Now // the budget only; no run sees it
+	if err := setDesign(&c.check.Base, design); err != nil {
+		return config{}, err
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	if *flagRuns > 0 {
+		c.check.Runs = *flagRuns
+	}
+	if *flagSeed > 0 {
+		c.check.Seed = *flagSeed
+	}
+	if *flagFor > 0 {
+		c.check.For = *flagFor
+	}
+	if len(c.check.Invariants) > 0 {
+		ids, err := invariant.Parse(invariant.Names(c.check.Invariants))
+		if err != nil {
+			return config{}, err
+		}
+		c.check.Invariants = ids
+	}
+	if c.check.Workers == 0 {
+		c.check.Workers = runtime.GOMAXPROCS(0)
+	}
+	return c, nil
+}
+
 // exhaustiveConfig is exhaustive mode on the configuration the options
 // fix (WithExhaustive's depth, 1 by default).
 func (c *config) exhaustiveConfig() (engine.ExhaustiveConfig, error) {
 	if len(c.randomOnly) > 0 {
-		return engine.ExhaustiveConfig{}, fmt.Errorf("%s applies to random runs, not to exhaustive mode", strings.Join(c.randomOnly, ", "))
+		return engine.ExhaustiveConfig{}, errors.Errorf("%s applies to random runs, not to exhaustive mode", strings.Join(c.randomOnly, ", "))
 	}
 	x := c.exhaust
 	x.Base, x.Seed, x.Depth, x.Workers, x.Invariants = c.check.Base, c.check.Seed, c.depth, c.check.Workers, c.check.Invariants
@@ -384,7 +395,7 @@ func setDesign(s *model.Spec, design any) error {
 		}
 		s.Design, s.Lua = model.LuaDesignID, d
 	default:
-		return fmt.Errorf("design must be a catalogue ID, a model.Design or *model.LuaScripts, got %T", design)
+		return errors.Errorf("design must be a catalogue ID, a model.Design or *model.LuaScripts, got %T", design)
 	}
 	return nil
 }

@@ -2,10 +2,15 @@ package locksim
 
 import (
 	"bufio"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -169,7 +174,7 @@ func TestMakefileTargetsSelectWhatTheyName(t *testing.T) {
 	for _, l := range lines {
 		targets[l.target]++
 	}
-	for _, want := range []string{"test", "check", "bench", "long"} {
+	for _, want := range []string{"test", "check", "bench", "long", "golden"} {
 		if targets[want] == 0 {
 			t.Errorf("make %s has no go test line (the parser lost it)", want)
 		}
@@ -263,4 +268,82 @@ func TestMakefileParse(t *testing.T) {
 	if _, pat, _ := listCommand([]string{"-run", "^$", "-bench", "B", "-benchmem", "./..."}); pat != "B" {
 		t.Errorf("a bench line lists %q, want its -bench pattern", pat)
 	}
+}
+
+// TestMakeGoldenRewritesEveryGolden: every test function of the module
+// that compares with a golden file (it calls golden or goldenfile.Check) is
+// selected by a `make golden` line for its package, so the target
+// regenerates every golden file.
+func TestMakeGoldenRewritesEveryGolden(t *testing.T) {
+	runs := map[string][]*regexp.Regexp{} // package dir -> the golden lines' -run patterns
+	for _, l := range makefileGoTests(t, "Makefile") {
+		if l.target != "golden" {
+			continue
+		}
+		if !slices.Contains(l.args, "-rewrite") {
+			t.Errorf("make golden: %q does not pass -rewrite", l.text)
+		}
+		_, pat, _ := listCommand(l.args)
+		for _, a := range l.args {
+			if strings.HasPrefix(a, "./") {
+				runs[filepath.Clean(a)] = append(runs[filepath.Clean(a)], regexp.MustCompile(pat))
+			}
+		}
+	}
+	found := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (path == "realclient" || path == "tools" || strings.HasPrefix(d.Name(), ".")) && path != "." {
+			return filepath.SkipDir // other modules, hidden directories
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || !strings.HasPrefix(fn.Name.Name, "Test") || fn.Body == nil || !callsGolden(fn.Body) {
+				continue
+			}
+			found++
+			dir := filepath.Dir(path)
+			if !slices.ContainsFunc(runs[dir], func(re *regexp.Regexp) bool { return re.MatchString(fn.Name.Name) }) {
+				t.Errorf("%s: %s compares with golden files, but no make golden line for ./%s/ selects it", path, fn.Name.Name, dir)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == 0 {
+		t.Fatal("found no golden test: the scan is broken")
+	}
+}
+
+// callsGolden reports whether a function body calls golden(...) or
+// goldenfile.Check(...).
+func callsGolden(body *ast.BlockStmt) bool {
+	calls := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok {
+			return !calls
+		}
+		switch f := c.Fun.(type) {
+		case *ast.Ident:
+			calls = calls || f.Name == "golden"
+		case *ast.SelectorExpr:
+			if x, ok := f.X.(*ast.Ident); ok && x.Name == "goldenfile" && f.Sel.Name == "Check" {
+				calls = true
+			}
+		}
+		return !calls
+	})
+	return calls
 }

@@ -92,8 +92,9 @@ func zoo() []mutant {
 		{name: "the reentrant count (release deletes on the first release)", design: reentrantNoCount{}, twin: model.ReentrantHash,
 			opts:      []Option{WithFaults(), WithWorkload(model.Workload{Reentry: 1})},
 			mechanism: "deleted"},
-		// The mechanisms of the designs from seeds 000, 001 and 003.
-		{name: "the version check (seed 001 5.4: fencing off)", design: model.SetPxLua, twin: model.SetPxLua,
+		// The mechanisms of Redisson's other locks, the version resource and
+		// the lock of several locks.
+		{name: "the version check (fencing off)", design: model.SetPxLua, twin: model.SetPxLua,
 			opts:      []Option{WithFaults(sim.FaultPause, sim.FaultDelay), WithInvariants(invariant.LostUpdate)},
 			mutOpts:   []Option{WithFencing(model.FenceOff)},
 			twinOpts:  []Option{WithFencing(model.FenceVersion)},
@@ -109,7 +110,7 @@ func zoo() []mutant {
 		{name: "the reader's check for a writer (read-write lock)", design: readerIgnoresWriter{}, twin: model.ReadWriteLock,
 			opts:      []Option{WithFaults()},
 			mechanism: "(reading)"},
-		// Seed 001 5.2: three keys of one instance are one failure domain.
+		// Three keys of one instance are one failure domain.
 		// The twin is Redisson's MultiLock on three masters, all needed: a
 		// majority of three masters (its RedLock, --quorum 2) is not a
 		// twin, as a holder with a bare majority loses it to one empty
@@ -117,13 +118,13 @@ func zoo() []mutant {
 		{name: "keys on independent masters (three keys of one instance)", design: model.RedlockOneNode, twin: model.MultiLock,
 			opts:      []Option{WithGen(scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultNodeCrash}, MaxFaults: 1, Swarm: true})},
 			mechanism: "restarted"},
-		// Seed 000's tryLock(wait, lease): the lease given, so no watchdog.
+		// Redisson's tryLock(wait, lease): the lease given, so no watchdog.
 		// Both run sections longer than the TTL, which the generator draws
 		// only for designs that renew.
-		{name: "the watchdog (an explicit lease, seed 000)", design: model.ExplicitLease, twin: model.ReentrantHash,
+		{name: "the watchdog (an explicit lease)", design: model.ExplicitLease, twin: model.ReentrantHash,
 			opts:      []Option{WithFaults(), WithWorkload(model.Workload{Work: 1500 * ms})},
 			mechanism: "expired"},
-		// Not a pair: the wall-clock deadline (seed 003's
+		// Not a pair: the wall-clock deadline (Java's
 		// System.currentTimeMillis()) against the monotonic one breaks
 		// only with two faults together, a delay or pause that outlasts
 		// the lease and a step back of the client's clock, so exhaustive

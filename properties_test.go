@@ -61,7 +61,7 @@ func TestPropNoFaultsIsSafe(t *testing.T) {
 				// Every invariant the design judges, but FIFO.
 				spec := model.Spec{Design: d}
 				opts = append(opts, WithInvariants(slices.DeleteFunc(slices.Clone(invariant.All), func(id invariant.ID) bool {
-					judged, _ := spec.Judges(id)
+					judged, _ := spec.WithDefaults().CheckConfig().Judged(id)
 					return id == invariant.FIFO || !judged
 				})...))
 			}

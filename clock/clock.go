@@ -48,11 +48,11 @@ type Clock struct {
 // New validates cfg and returns its clock.
 func New(cfg Config) (*Clock, error) {
 	if cfg.RatePPM < -maxRatePPM || cfg.RatePPM > maxRatePPM {
-		return nil, errors.Errorf("clock: rate_ppm %d out of range [-%d, %d]", cfg.RatePPM, maxRatePPM, maxRatePPM)
+		return nil, errors.Errorf("rate_ppm %d out of range [-%d, %d]", cfg.RatePPM, maxRatePPM, maxRatePPM)
 	}
 	for i, j := range cfg.Jumps {
 		if j.At < 0 {
-			return nil, errors.Errorf("clock: jumps[%d].at %v is negative", i, j.At)
+			return nil, errors.Errorf("jumps[%d].at %v is negative", i, j.At)
 		}
 	}
 	c := &Clock{offset: cfg.Offset, ratePPM: cfg.RatePPM, jumps: append([]Jump(nil), cfg.Jumps...)}
@@ -71,7 +71,7 @@ func (c *Clock) RatePPM() int64 { return c.ratePPM }
 // only at the current true time, as the simulation does.
 func (c *Clock) SetRatePPM(at time.Duration, ppm int64) error {
 	if ppm < -maxRatePPM || ppm > maxRatePPM {
-		return errors.Errorf("clock: rate_ppm %d out of range [-%d, %d]", ppm, maxRatePPM, maxRatePPM)
+		return errors.Errorf("rate_ppm %d out of range [-%d, %d]", ppm, maxRatePPM, maxRatePPM)
 	}
 	delta := drift(at, c.ratePPM) - drift(at, ppm)
 	c.offset += delta

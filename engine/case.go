@@ -107,19 +107,19 @@ func NewCase(r *model.Result) Case {
 func (c Case) Save(path string) error {
 	b, err := marshalReadable(c)
 	if err != nil {
-		return errors.Wrap(err, "engine: encoding case")
+		return errors.Wrap(err, "encoding case")
 	}
 	return errors.Wrap(atomicfile.Write(path, func(w io.Writer) error {
 		_, err := w.Write(append(b, '\n'))
 		return err
-	}), "engine: saving case")
+	}), "saving case")
 }
 
 // LoadCase reads a case file.
 func LoadCase(path string) (Case, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Case{}, errors.Wrap(err, "engine: reading case")
+		return Case{}, errors.Wrap(err, "reading case")
 	}
 	return ParseCase(path, b)
 }
@@ -129,19 +129,19 @@ func LoadCase(path string) (Case, error) {
 // spec meets the limits when it runs (model.Spec.Config).
 func ParseCase(path string, b []byte) (Case, error) {
 	if len(b) > maxCaseBytes {
-		return Case{}, errors.Errorf("engine: %s is %d bytes; a case file is at most %d (limits: case-bytes)", path, len(b), maxCaseBytes)
+		return Case{}, errors.Errorf("%s is %d bytes; a case file is at most %d (limits: case-bytes)", path, len(b), maxCaseBytes)
 	}
 	var c Case
 	if err := unmarshalReadable(b, &c); err != nil {
-		return Case{}, errors.Wrapf(err, "engine: %s is not a case file", path)
+		return Case{}, errors.Wrapf(err, "%s is not a case file", path)
 	}
 	if c.Version != CaseVersion {
-		return Case{}, errors.Errorf("engine: %s has case version %d; this locksim reads version %d", path, c.Version, CaseVersion)
+		return Case{}, errors.Errorf("%s has case version %d; this locksim reads version %d", path, c.Version, CaseVersion)
 	}
 	if len(c.Invariants) > 0 {
 		ids, err := invariant.Parse(invariant.Names(c.Invariants))
 		if err != nil {
-			return Case{}, errors.Wrapf(err, "engine: %s", path)
+			return Case{}, errors.Wrapf(err, "%s", path)
 		}
 		c.Invariants = ids
 	}
@@ -155,15 +155,15 @@ func (c Case) Replay(custom model.Design) (*model.Result, error) {
 	s := c.Spec
 	if custom != nil {
 		if custom.Name() != s.Design {
-			return nil, errors.Errorf("engine: the case was saved for design %q; Replay got design %q", s.Design, custom.Name())
+			return nil, errors.Errorf("the case was saved for design %q; Replay got design %q", s.Design, custom.Name())
 		}
 		s.Custom = custom
 	} else if _, err := model.LookupDesign(s.Design); err != nil && s.Design != model.LuaDesignID {
-		return nil, errors.Errorf("engine: case design %q is not a catalogue design; if it is your Go design, replay the case from Go with Case.Replay(yourDesign)", s.Design)
+		return nil, errors.Errorf("case design %q is not a catalogue design; if it is your Go design, replay the case from Go with Case.Replay(yourDesign)", s.Design)
 	}
 	r, err := model.Run(s, c.Seed)
 	if err == nil && len(c.Invariants) > 0 {
-		r.Count(c.Invariants)
+		r.CountOnly(c.Invariants)
 	}
 	return r, err
 }

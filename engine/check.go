@@ -407,6 +407,6 @@ func (c CheckConfig) shrink(f *RunOutcome) *model.Result {
 	}
 	s.Faults = Shrink(s.Faults, fails, runs)
 	r, _ := model.Run(s, seed)
-	r.Count(c.Invariants)
+	r.CountOnly(c.Invariants)
 	return r
 }

@@ -174,7 +174,7 @@ func (r *ExhaustiveResult) Rerun(s *Schedule) (*model.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Count(r.Counted)
+	res.CountOnly(r.Counted)
 	return res, nil
 }
 
@@ -298,7 +298,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	r.Count(c.Invariants)
+	r.CountOnly(c.Invariants)
 	res.Baseline = r
 	if r.Err != nil {
 		return nil, nil, errors.Wrap(r.Err, "exhaustive: the fault-free run stopped")

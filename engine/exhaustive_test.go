@@ -115,7 +115,7 @@ func triggerAt(h sim.History, pos int) sim.Trigger {
 	return sim.Trigger{Actor: e.Actor, Kind: e.Kind, Nth: n}
 }
 
-// The danger maps of the seeds' examples: set-px-lua's pause-after-acquire
+// The danger maps of three designs: set-px-lua's pause-after-acquire
 // zone loses data; set-px-getdel's release, between its GET and its DEL,
 // breaks the lease (the stale release); fenced with strict-reads has no
 // zone where one fault loses data.

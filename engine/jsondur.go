@@ -90,7 +90,7 @@ func encode(v any, indent string) ([]byte, error) {
 		enc.SetIndent("", indent)
 	}
 	if err := enc.Encode(v); err != nil {
-		return nil, errors.Wrap(err, "engine: encoding json")
+		return nil, errors.Wrap(err, "encoding json")
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

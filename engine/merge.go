@@ -63,11 +63,11 @@ type shardReader struct {
 
 func (l *shardReader) Read(p []byte) (int, error) {
 	if l.read >= shardBytesMax {
-		return 0, &limitError{fmt.Sprintf("engine: %s is past %d bytes: a shard's JSON is at most %d (limits: shard-bytes); split the check into more shards", l.s.Name, shardBytesMax, shardBytesMax)}
+		return 0, &limitError{fmt.Sprintf("%s is past %d bytes: a shard's JSON is at most %d (limits: shard-bytes); split the check into more shards", l.s.Name, shardBytesMax, shardBytesMax)}
 	}
 	if l.s.dec != nil {
 		if buffered := l.read - l.s.dec.InputOffset(); buffered > shardValueMax {
-			return 0, &limitError{fmt.Sprintf("engine: %s: the value at byte %d is past %d bytes; a value in a shard's JSON (the campaign, a run, the summary) is at most %d (limits: shard-bytes): not the JSON of a check",
+			return 0, &limitError{fmt.Sprintf("%s: the value at byte %d is past %d bytes; a value in a shard's JSON (the campaign, a run, the summary) is at most %d (limits: shard-bytes): not the JSON of a check",
 				l.s.Name, l.s.dec.InputOffset(), shardValueMax, shardValueMax)}
 		}
 	}
@@ -104,7 +104,7 @@ func OpenShard(name string, r io.Reader) (*Shard, error) {
 				return nil, s.wrap(err)
 			}
 			if schema != CheckSchema {
-				return nil, errors.Errorf("engine: %s has schema %q; merge reads %s (check --format json)", name, schema, CheckSchema)
+				return nil, errors.Errorf("%s has schema %q; merge reads %s (check --format json)", name, schema, CheckSchema)
 			}
 		case "locksim":
 			if err := s.dec.Decode(&s.Build); err != nil {
@@ -121,16 +121,16 @@ func OpenShard(name string, r io.Reader) (*Shard, error) {
 			campaign = true
 		case "runs":
 			if schema == "" || !campaign {
-				return nil, errors.Errorf("engine: %s: its runs come before its schema and campaign; merge reads the document as check --format json writes it", name)
+				return nil, errors.Errorf("%s: its runs come before its schema and campaign; merge reads the document as check --format json writes it", name)
 			}
 			if s.Build.Version == "" || s.ConfigHash == "" {
-				return nil, errors.Errorf("engine: %s has no locksim version or config_hash: written by a locksim before 0.4.0's shard format, or edited; run the shards again with this locksim (%s)", name, ThisBuild())
+				return nil, errors.Errorf("%s has no locksim version or config_hash: written by a locksim before 0.4.0's shard format, or edited; run the shards again with this locksim (%s)", name, ThisBuild())
 			}
 			if h := ConfigHash(s.Campaign); h != s.ConfigHash {
-				return nil, errors.Errorf("engine: %s: its config_hash %s is not its campaign's (%s): the file was edited after the check wrote it", name, s.ConfigHash, h)
+				return nil, errors.Errorf("%s: its config_hash %s is not its campaign's (%s): the file was edited after the check wrote it", name, s.ConfigHash, h)
 			}
 			if s.Campaign.Shards < 1 || s.Campaign.Shard < 0 || s.Campaign.Shard >= s.Campaign.Shards {
-				return nil, errors.Errorf("engine: %s: shard %d of %d is no shard", name, s.Campaign.Shard, s.Campaign.Shards)
+				return nil, errors.Errorf("%s: shard %d of %d is no shard", name, s.Campaign.Shard, s.Campaign.Shards)
 			}
 			return s, s.delim('[')
 		default:
@@ -140,7 +140,7 @@ func OpenShard(name string, r io.Reader) (*Shard, error) {
 			}
 		}
 	}
-	return nil, errors.Errorf("engine: %s has no runs: not the JSON of a check", name)
+	return nil, errors.Errorf("%s has no runs: not the JSON of a check", name)
 }
 
 // next returns the shard's next run; ok is false once its runs are over,
@@ -179,9 +179,9 @@ func (s *Shard) next() (o RunOutcome, ok bool, err error) {
 	}
 	switch {
 	case sum == nil:
-		return o, false, errors.Errorf("engine: %s ends without its summary: did the check finish?", s.Name)
+		return o, false, errors.Errorf("%s ends without its summary: did the check finish?", s.Name)
 	case sum.Runs != s.runs:
-		return o, false, errors.Errorf("engine: %s: its summary counts %d runs, its runs are %d", s.Name, sum.Runs, s.runs)
+		return o, false, errors.Errorf("%s: its summary counts %d runs, its runs are %d", s.Name, sum.Runs, s.runs)
 	}
 	s.ended = true
 	return o, false, nil
@@ -193,7 +193,7 @@ func (s *Shard) delim(want json.Delim) error {
 		return s.wrap(err)
 	}
 	if t != want {
-		return errors.Errorf("engine: %s: %v where %v was due: not the JSON of a check", s.Name, t, want)
+		return errors.Errorf("%s: %v where %v was due: not the JSON of a check", s.Name, t, want)
 	}
 	return nil
 }
@@ -213,9 +213,9 @@ func (s *Shard) wrap(err error) error {
 		return le
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return errors.Errorf("engine: %s is cut short after %d runs: did the check finish?", s.Name, s.runs)
+		return errors.Errorf("%s is cut short after %d runs: did the check finish?", s.Name, s.runs)
 	}
-	return errors.Wrapf(err, "engine: %s after %d runs", s.Name, s.runs)
+	return errors.Wrapf(err, "%s after %d runs", s.Name, s.runs)
 }
 
 // Merged is a check put back together from its shards, ready to Finish.
@@ -235,7 +235,7 @@ type Merged struct {
 // index 0..Shards-1 present exactly once. Its errors name the files.
 func Merge(shards ...*Shard) (*Merged, error) {
 	if len(shards) == 0 {
-		return nil, errors.New("engine: merge needs the JSON of every shard of a check")
+		return nil, errors.New("merge needs the JSON of every shard of a check")
 	}
 	first := shards[0]
 	n := first.Campaign.Shards
@@ -243,22 +243,22 @@ func Merge(shards ...*Shard) (*Merged, error) {
 	this := ThisBuild()
 	for _, s := range shards {
 		if s.Build != this {
-			return nil, errors.Errorf("engine: %s was written by locksim %s; this is locksim %s: another build may make other runs from the same seeds, so its runs cannot be merged or its failure shrunk again here; merge with the build that ran the shards, or run them again",
+			return nil, errors.Errorf("%s was written by locksim %s; this is locksim %s: another build may make other runs from the same seeds, so its runs cannot be merged or its failure shrunk again here; merge with the build that ran the shards, or run them again",
 				s.Name, s.Build, this)
 		}
 		c := s.Campaign
 		if c.Shards != n {
-			return nil, errors.Errorf("engine: %s is shard %d of %d, %s shard %d of %d: not the shards of one check",
+			return nil, errors.Errorf("%s is shard %d of %d, %s shard %d of %d: not the shards of one check",
 				s.Name, c.Shard, c.Shards, first.Name, first.Campaign.Shard, n)
 		}
 		if field, a, b := campaignDiff(first.Campaign, c); field != "" {
-			return nil, errors.Errorf("engine: %s and %s are not shards of one check: their campaigns differ in %s (%s vs %s)", first.Name, s.Name, field, a, b)
+			return nil, errors.Errorf("%s and %s are not shards of one check: their campaigns differ in %s (%s vs %s)", first.Name, s.Name, field, a, b)
 		}
 		if s.ConfigHash != first.ConfigHash {
-			return nil, errors.Errorf("engine: %s and %s are not shards of one check: their config_hash differ (%s vs %s)", first.Name, s.Name, first.ConfigHash, s.ConfigHash)
+			return nil, errors.Errorf("%s and %s are not shards of one check: their config_hash differ (%s vs %s)", first.Name, s.Name, first.ConfigHash, s.ConfigHash)
 		}
 		if other := byIndex[c.Shard]; other != nil {
-			return nil, errors.Errorf("engine: %s and %s are both shard %d of %d", other.Name, s.Name, c.Shard, n)
+			return nil, errors.Errorf("%s and %s are both shard %d of %d", other.Name, s.Name, c.Shard, n)
 		}
 		byIndex[c.Shard] = s
 	}
@@ -269,13 +269,13 @@ func Merge(shards ...*Shard) (*Merged, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, errors.Errorf("engine: shard %s of %d missing: merge needs the JSON of every shard (got %d files)", strings.Join(missing, ", "), n, len(shards))
+		return nil, errors.Errorf("shard %s of %d missing: merge needs the JSON of every shard (got %d files)", strings.Join(missing, ", "), n, len(shards))
 	}
 	c := first.Campaign
 	c.Shard, c.Shards = 0, 1
 	cfg := c.Config()
 	if err := cfg.Gen.Validate(); err != nil {
-		return nil, errors.Wrapf(err, "engine: %s", first.Name)
+		return nil, errors.Wrapf(err, "%s", first.Name)
 	}
 	return &Merged{Config: cfg, shards: byIndex}, nil
 }
@@ -336,14 +336,14 @@ func (m *Merged) Finish() (*CheckResult, error) {
 		}
 		if !ok {
 			if c.For == 0 {
-				return nil, errors.Errorf("engine: %s ends after %d runs; shard %d of %d has %d: did the check finish?",
+				return nil, errors.Errorf("%s ends after %d runs; shard %d of %d has %d: did the check finish?",
 					s.Name, s.runs, s.Campaign.Shard, n, (mine-s.Campaign.Shard+n-1)/n)
 			}
 			ended++ // its budget ran out: the other shards may have more
 			continue
 		}
 		if o.Index != i {
-			return nil, errors.Errorf("engine: %s: run %d where run %d was due: shard %d of %d makes the runs with index %% %d == %d, in order",
+			return nil, errors.Errorf("%s: run %d where run %d was due: shard %d of %d makes the runs with index %% %d == %d, in order",
 				s.Name, o.Index, i, s.Campaign.Shard, n, n, s.Campaign.Shard)
 		}
 		res.add(o)
@@ -365,7 +365,7 @@ func (m *Merged) Finish() (*CheckResult, error) {
 				return nil, err
 			}
 			if ok && res.FirstError == nil && c.For == 0 {
-				return nil, errors.Errorf("engine: %s has run %d, past its share of the %d runs", s.Name, o.Index, mine)
+				return nil, errors.Errorf("%s has run %d, past its share of the %d runs", s.Name, o.Index, mine)
 			}
 		}
 	}
@@ -388,7 +388,7 @@ func rerunnable(s model.Spec) error {
 		return nil
 	}
 	if !slices.Contains([]string{"", model.LuaDesignID}, s.Design) {
-		return errors.Errorf("engine: design %q is a Go design: the shards' JSON names it but cannot run it, so its tally and first failure cannot be rebuilt from the files; merge from Go with engine.Merge, setting Merged.Config.Base.Custom to the design", s.Design)
+		return errors.Errorf("design %q is a Go design: the shards' JSON names it but cannot run it, so its tally and first failure cannot be rebuilt from the files; merge from Go with engine.Merge, setting Merged.Config.Base.Custom to the design", s.Design)
 	}
-	return errors.Errorf("engine: the campaign's design %q cannot be run: its JSON has no Lua scripts", s.Design)
+	return errors.Errorf("the campaign's design %q cannot be run: its JSON has no Lua scripts", s.Design)
 }

@@ -181,7 +181,7 @@ func (c *Client) leaseNow(l *Lease) time.Duration {
 }
 
 // waitNow returns the clock the acquire wait is measured on: the wall clock
-// under Options.WallClock (seed 003's sketch), else the monotonic clock.
+// under Options.WallClock (as System.currentTimeMillis() in Java), else the monotonic clock.
 func (c *Client) waitNow() time.Duration {
 	if c.opts.WallClock {
 		return c.Wall()

@@ -20,8 +20,8 @@ const (
 	Fenced        = "fenced"
 	Redlock       = "redlock"
 	WaitReplica   = "wait-replica"
-	// Seed 001's Redisson locks, seed 000's explicit lease and seed 001
-	// 5.2's lock of several locks (designs_redisson.go, designs_multi.go).
+	// Redisson's fair, read-write and explicit-lease locks, and locks of
+	// several locks (designs_redisson.go, designs_multi.go).
 	FairLock       = "fair-lock"
 	ReadWriteLock  = "read-write-lock"
 	ExplicitLease  = "explicit-lease"
@@ -41,11 +41,11 @@ var catalogue = []struct {
 	{Fenced, "SET NX PX and INCR of a token counter in one script, a watchdog; the token guards every write", func() Design { return fenced{} }},
 	{Redlock, "SET NX PX on N independent masters; majority and validity on the client's clock (Extend on request)", func() Design { return redlock{} }},
 	{WaitReplica, "set-px-lua on a replicated primary, then WAIT 1; held only if a replica acked", func() Design { return waitReplica{} }},
-	{FairLock, "Redisson getFairLock: RLock plus a queue of waiters with deadlines; granted in arrival order (seed 001)", func() Design { return fairLock{} }},
-	{ReadWriteLock, "Redisson getReadLock/getWriteLock: many readers or one writer; the last clients read (seed 001)", func() Design { return readWriteLock{} }},
-	{ExplicitLease, "Redisson tryLock(wait, lease): RLock with the lease given, no watchdog (seed 000)", func() Design { return explicitLease{} }},
-	{MultiLock, "Redisson MultiLock: an RLock on each of N independent masters, all needed (seed 001 5.2)", func() Design { return multiLock{} }},
-	{RedlockOneNode, "the mistake of seed 001 5.2: a Redlock (2 of 3) over three keys of one Redis instance", func() Design { return multiLock{oneNode: true} }},
+	{FairLock, "Redisson getFairLock: RLock plus a queue of waiters with deadlines; granted in arrival order", func() Design { return fairLock{} }},
+	{ReadWriteLock, "Redisson getReadLock/getWriteLock: many readers or one writer; the last clients read", func() Design { return readWriteLock{} }},
+	{ExplicitLease, "Redisson tryLock(wait, lease): RLock with the lease given, no watchdog", func() Design { return explicitLease{} }},
+	{MultiLock, "Redisson MultiLock: an RLock on each of N independent masters, all needed", func() Design { return multiLock{} }},
+	{RedlockOneNode, "a common mistake: a Redlock (2 of 3) over three keys of one Redis instance, one failure domain", func() Design { return multiLock{oneNode: true} }},
 }
 
 // DesignIDs returns the catalogue design IDs in catalogue order.
@@ -75,9 +75,9 @@ func LookupDesign(id string) (Design, error) {
 		}
 	}
 	if id == LuaDesignID {
-		return nil, errors.Errorf("model: design %q is your own Lua scripts: give them with --acquire FILE --release FILE [--renew FILE] (from Go: a *model.LuaScripts)", id)
+		return nil, errors.Errorf("design %q is your own Lua scripts: give them with --acquire FILE --release FILE [--renew FILE] (from Go: a *model.LuaScripts)", id)
 	}
-	return nil, errors.Errorf("model: unknown design %q (known: %s)", id, strings.Join(DesignIDs(), ", "))
+	return nil, errors.Errorf("unknown design %q (known: %s)", id, strings.Join(DesignIDs(), ", "))
 }
 
 // single is the first (only) master of single-primary designs.

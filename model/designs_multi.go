@@ -6,9 +6,9 @@ import (
 	"locksim/sim/resp"
 )
 
-// Locks made of several locks (seed 001 5.2): Redisson's MultiLock, which
+// Locks made of several locks: Redisson's MultiLock, which
 // needs every one of N locks, each an RLock on its own independent master;
-// and the mistake seed 001 warns about, a "Redlock" (RedissonRedLock: a
+// and a common mistake, a "Redlock" (RedissonRedLock: a
 // majority of the locks) over three keys of one Redis instance, which is
 // one failure domain: the instance that loses one key loses all three.
 

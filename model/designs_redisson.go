@@ -7,7 +7,7 @@ import (
 	"locksim/sim/resp"
 )
 
-// Redisson's other locks from seed 001 (2.3) and seed 000: the fair lock,
+// Redisson's other locks: the fair lock,
 // the read-write lock, and RLock with an explicit lease. Each takes the
 // lock on one primary, keeps owners as hash fields with hold counts (as
 // reentrant-hash does), and renews by watchdog unless its lease is
@@ -160,7 +160,7 @@ func (readWriteLock) WaitRelease(c *Client, max time.Duration) { waitOn(c, rwCha
 
 // --- explicit-lease ---------------------------------------------------------
 
-// explicitLease is RLock taken with tryLock(wait, leaseTime) (seed 000's
+// explicitLease is RLock taken with tryLock(wait, leaseTime) (for example
 // tryLock(200, 5000, ms)): the scripts of reentrant-hash, but the lease is
 // the one given and no watchdog extends it. It is not a Renewer.
 type explicitLease struct{}

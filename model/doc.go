@@ -14,9 +14,10 @@
 //   - designs.go, scripts.go: the catalogue designs, as ordinary
 //     sequential code, with their Lua scripts verbatim from their sources;
 //     designs_redisson.go, scripts_redisson.go: Redisson's fair lock,
-//     read-write lock and explicit lease (seeds 000, 001), their scripts in
+//     read-write lock and explicit lease, their scripts in
 //     our own words after Redisson's; designs_multi.go: the lock of several
-//     locks, on independent masters or on one (seed 001 5.2).
+//     locks, on independent masters or on one instance (one failure
+//     domain).
 //   - lua.go: a user's design written as Redis Lua scripts.
 //   - workload.go: the framework: a fresh lock value per acquisition,
 //     bounded retries with exponential backoff and jitter, the

@@ -46,7 +46,7 @@ const (
 
 // limitError names the limit a value exceeds.
 func limitError(what string, v any, limit any, name string) error {
-	return errors.Errorf("model: %s %v: at most %v (limits: %s)", what, v, limit, name)
+	return errors.Errorf("%s %v: at most %v (limits: %s)", what, v, limit, name)
 }
 
 // checkLimits enforces the table on a spec with its defaults applied.

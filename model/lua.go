@@ -56,7 +56,7 @@ func LoadLua(acquire, release, renew string) (*LuaScripts, error) {
 		}
 		b, err := os.ReadFile(f.path)
 		if err != nil {
-			return nil, errors.Wrap(err, "model: reading lua script")
+			return nil, errors.Wrap(err, "reading lua script")
 		}
 		*f.dst = string(b)
 	}
@@ -70,10 +70,10 @@ func LoadLua(acquire, release, renew string) (*LuaScripts, error) {
 // parses.
 func (s *LuaScripts) Validate() error {
 	if strings.TrimSpace(s.Acquire) == "" {
-		return errors.New("model: lua design: the acquire script is empty")
+		return errors.New("lua design: the acquire script is empty")
 	}
 	if strings.TrimSpace(s.Release) == "" {
-		return errors.New("model: lua design: the release script is empty")
+		return errors.New("lua design: the release script is empty")
 	}
 	for _, c := range []struct{ name, src string }{
 		{orName(s.AcquireFile, "acquire.lua"), s.Acquire},
@@ -84,7 +84,7 @@ func (s *LuaScripts) Validate() error {
 			continue
 		}
 		if _, err := parse.Parse(strings.NewReader(c.src), c.name); err != nil {
-			return errors.Errorf("model: lua design: %s: %s", c.name, syntaxMessage(err, c.src))
+			return errors.Errorf("lua design: %s: %s", c.name, syntaxMessage(err, c.src))
 		}
 	}
 	return nil

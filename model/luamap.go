@@ -38,17 +38,17 @@ func ParseArgMap(s string) (ArgMap, error) {
 		}
 		switch {
 		case !ok:
-			return ArgMap{}, errors.Errorf("model: argument map %q: want KEYS=a,b ARGV=c,d", s)
+			return ArgMap{}, errors.Errorf("argument map %q: want KEYS=a,b ARGV=c,d", s)
 		case strings.EqualFold(k, "KEYS"):
 			m.Keys = items
 		case strings.EqualFold(k, "ARGV"):
 			m.Argv = items
 		default:
-			return ArgMap{}, errors.Errorf("model: argument map %q: %q is neither KEYS nor ARGV", s, k)
+			return ArgMap{}, errors.Errorf("argument map %q: %q is neither KEYS nor ARGV", s, k)
 		}
 	}
 	if len(m.Keys)+len(m.Argv) > 32 {
-		return ArgMap{}, errors.Errorf("model: argument map %q: at most 32 keys and arguments", s)
+		return ArgMap{}, errors.Errorf("argument map %q: at most 32 keys and arguments", s)
 	}
 	return m, nil
 }
@@ -116,5 +116,5 @@ func ParseHeld(s string) (Held, error) {
 	case HeldNil:
 		return HeldNil, nil
 	}
-	return "", errors.Errorf("model: unknown reply convention %q (want ok or nil)", s)
+	return "", errors.Errorf("unknown reply convention %q (want ok or nil)", s)
 }

@@ -17,15 +17,15 @@ func (t Topology) validateMinReplicas() error {
 	n, lag := t.MinReplicasToWrite, t.MinReplicasMaxLag
 	switch {
 	case n < 0:
-		return errors.Errorf("model: min-replicas-to-write %d is negative", n)
+		return errors.Errorf("min-replicas-to-write %d is negative", n)
 	case n > t.Replicas:
-		return errors.Errorf("model: min-replicas-to-write %d with %d replica(s) per group: every write would be refused (give 0 to %d)", n, t.Replicas, t.Replicas)
+		return errors.Errorf("min-replicas-to-write %d with %d replica(s) per group: every write would be refused (give 0 to %d)", n, t.Replicas, t.Replicas)
 	case lag < 0:
-		return errors.Errorf("model: min-replicas-max-lag %v is negative", lag)
+		return errors.Errorf("min-replicas-max-lag %v is negative", lag)
 	case lag != 0 && n == 0:
-		return errors.Errorf("model: min-replicas-max-lag %v needs min-replicas-to-write", lag)
+		return errors.Errorf("min-replicas-max-lag %v needs min-replicas-to-write", lag)
 	case lag%time.Second != 0:
-		return errors.Errorf("model: min-replicas-max-lag %v: Redis takes whole seconds", lag)
+		return errors.Errorf("min-replicas-max-lag %v: Redis takes whole seconds", lag)
 	}
 	return nil
 }

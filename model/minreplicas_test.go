@@ -22,11 +22,11 @@ func TestMinReplicasTopology(t *testing.T) {
 		t    Topology
 		want string
 	}{
-		{Topology{Replicas: 1, MinReplicasToWrite: 2}, "model: min-replicas-to-write 2 with 1 replica(s) per group: every write would be refused (give 0 to 1)"},
-		{Topology{Replicas: 1, MinReplicasToWrite: -1}, "model: min-replicas-to-write -1 is negative"},
-		{Topology{Replicas: 1, MinReplicasMaxLag: time.Second}, "model: min-replicas-max-lag 1s needs min-replicas-to-write"},
-		{Topology{Replicas: 1, MinReplicasToWrite: 1, MinReplicasMaxLag: 1500 * time.Millisecond}, "model: min-replicas-max-lag 1.5s: Redis takes whole seconds"},
-		{Topology{Replicas: 1, MinReplicasToWrite: 1, MinReplicasMaxLag: -time.Second}, "model: min-replicas-max-lag -1s is negative"},
+		{Topology{Replicas: 1, MinReplicasToWrite: 2}, "min-replicas-to-write 2 with 1 replica(s) per group: every write would be refused (give 0 to 1)"},
+		{Topology{Replicas: 1, MinReplicasToWrite: -1}, "min-replicas-to-write -1 is negative"},
+		{Topology{Replicas: 1, MinReplicasMaxLag: time.Second}, "min-replicas-max-lag 1s needs min-replicas-to-write"},
+		{Topology{Replicas: 1, MinReplicasToWrite: 1, MinReplicasMaxLag: 1500 * time.Millisecond}, "min-replicas-max-lag 1.5s: Redis takes whole seconds"},
+		{Topology{Replicas: 1, MinReplicasToWrite: 1, MinReplicasMaxLag: -time.Second}, "min-replicas-max-lag -1s is negative"},
 	} {
 		_, err := Spec{Design: SetPxLua, Topology: tc.t}.WithDefaults().Config()
 		if err == nil || err.Error() != tc.want {

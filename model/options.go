@@ -55,31 +55,31 @@ func (o Options) WithDefaults(masters int) Options {
 func (o Options) Validate(masters int) error {
 	switch {
 	case o.TTL <= 0:
-		return errors.Errorf("model: ttl %v must be positive", o.TTL)
+		return errors.Errorf("ttl %v must be positive", o.TTL)
 	case o.TTL < time.Millisecond:
-		return errors.Errorf("model: ttl %v is below Redis's 1ms resolution", o.TTL)
+		return errors.Errorf("ttl %v is below Redis's 1ms resolution", o.TTL)
 	case o.Margin < 0:
-		return errors.Errorf("model: margin %v is negative", o.Margin)
+		return errors.Errorf("margin %v is negative", o.Margin)
 	case o.AcquireWait < 0:
-		return errors.Errorf("model: acquire-wait %v is negative", o.AcquireWait)
+		return errors.Errorf("acquire-wait %v is negative", o.AcquireWait)
 	case o.RetryMin <= 0 || o.RetryMax < o.RetryMin:
-		return errors.Errorf("model: retry bounds %v..%v are invalid (want 0 < min <= max)", o.RetryMin, o.RetryMax)
+		return errors.Errorf("retry bounds %v..%v are invalid (want 0 < min <= max)", o.RetryMin, o.RetryMax)
 	case o.CallTimeout <= 0 || o.NodeTimeout <= 0:
-		return errors.Errorf("model: call and node timeouts must be positive")
+		return errors.Errorf("call and node timeouts must be positive")
 	case o.DriftFactor < 0 || o.DriftFactor >= 1:
-		return errors.Errorf("model: drift-factor %v out of range [0, 1)", o.DriftFactor)
+		return errors.Errorf("drift-factor %v out of range [0, 1)", o.DriftFactor)
 	case o.Quorum < 1 || o.Quorum > masters:
-		return errors.Errorf("model: quorum %d is impossible with %d masters", o.Quorum, masters)
+		return errors.Errorf("quorum %d is impossible with %d masters", o.Quorum, masters)
 	case o.WaitReplicas < 0:
-		return errors.Errorf("model: wait-replicas %d is negative", o.WaitReplicas)
+		return errors.Errorf("wait-replicas %d is negative", o.WaitReplicas)
 	case o.WaitAccept < 0 || o.WaitAccept > o.WaitReplicas:
-		return errors.Errorf("model: wait-accept %d: give 1 to wait-replicas (%d)", o.WaitAccept, o.WaitReplicas)
+		return errors.Errorf("wait-accept %d: give 1 to wait-replicas (%d)", o.WaitAccept, o.WaitReplicas)
 	case o.WaitTimeout < 0:
-		return errors.Errorf("model: wait-timeout %v is negative", o.WaitTimeout)
+		return errors.Errorf("wait-timeout %v is negative", o.WaitTimeout)
 	case o.RenewEvery <= 0:
-		return errors.Errorf("model: renew-every %v must be positive", o.RenewEvery)
+		return errors.Errorf("renew-every %v must be positive", o.RenewEvery)
 	case o.QueueWait <= 0:
-		return errors.Errorf("model: queue-wait %v must be positive", o.QueueWait)
+		return errors.Errorf("queue-wait %v must be positive", o.QueueWait)
 	}
 	return nil
 }

@@ -269,7 +269,7 @@ func (o *oracle) acquired(w *sim.World, e sim.Event) {
 			o.maxGrant = max(o.maxGrant, e.Token)
 		}
 	}
-	shared := history.HasFlag(e.Note, history.NoteShared)
+	shared := history.Acquired(e).Shared()
 	for d, b := range o.open {
 		if d != c && o.believes(w, b) {
 			if !shared && !b.shared {
@@ -283,7 +283,7 @@ func (o *oracle) acquired(w *sim.World, e sim.Event) {
 	o.close(w, c)
 	o.endAttempt(e.At, c)
 	b := &belief{client: c, task: e.Task, key: e.Key, value: e.Value, deadline: -1, open: true,
-		shared: shared, wall: history.HasFlag(e.Note, history.NoteWall)}
+		shared: shared, wall: history.Acquired(e).Wall()}
 	for _, n := range strings.Split(e.Peer, ",") {
 		if n == "" {
 			continue

@@ -9,11 +9,11 @@ import (
 	"locksim/sim/resp"
 )
 
-// Resource is the protected storage service (seed 000's FencingResource,
+// Resource is the protected storage service (a fenced table,
 // in SQL `UPDATE ... SET state=?, last_token=? WHERE id=? AND last_token <
 // ?`). It applies a write atomically only if the fencing rule accepts its
 // token, and answers rows affected, 1 or 0. Under FenceVersion it checks a
-// row version instead (seed 001 5.4, `UPDATE ... SET value=?,
+// row version instead (optimistic locking, `UPDATE ... SET value=?,
 // version=version+1 WHERE id=? AND version=?`): a write applies only if it
 // carries the version the row has now.
 //

@@ -85,7 +85,7 @@ func (s Spec) design() (Design, error) {
 	}
 	if s.Design == LuaDesignID {
 		if s.Lua == nil {
-			return nil, errors.New("model: design lua needs scripts (Spec.Lua)")
+			return nil, errors.New("design lua needs scripts (Spec.Lua)")
 		}
 		if err := s.Lua.Validate(); err != nil {
 			return nil, err
@@ -115,10 +115,10 @@ func (s Spec) Config() (sim.Config, error) {
 	}
 	t := s.Topology
 	if t.Masters < 1 {
-		return sim.Config{}, errors.Errorf("model: masters %d must be at least 1", t.Masters)
+		return sim.Config{}, errors.Errorf("masters %d must be at least 1", t.Masters)
 	}
 	if t.Replicas < 0 {
-		return sim.Config{}, errors.Errorf("model: replicas %d is negative", t.Replicas)
+		return sim.Config{}, errors.Errorf("replicas %d is negative", t.Replicas)
 	}
 	if err := t.validateMinReplicas(); err != nil {
 		return sim.Config{}, err
@@ -127,10 +127,10 @@ func (s Spec) Config() (sim.Config, error) {
 		return sim.Config{}, err
 	}
 	if s.Workload.Cycles < 0 || s.Workload.Duration < 0 || s.Workload.Work < 0 || s.Workload.Think < 0 || s.Workload.Start < 0 || s.Workload.Reentry < 0 || s.Workload.Readers < 0 {
-		return sim.Config{}, errors.New("model: workload cycles, duration, work, think, start, reentry and readers must not be negative")
+		return sim.Config{}, errors.New("workload cycles, duration, work, think, start, reentry and readers must not be negative")
 	}
 	if !slices.Contains(Fencings, s.Fencing) {
-		return sim.Config{}, errors.Errorf("model: unknown fencing %q (want %s)", s.Fencing, FencingNames())
+		return sim.Config{}, errors.Errorf("unknown fencing %q (want %s)", s.Fencing, FencingNames())
 	}
 	res := &Resource{Fencing: s.Fencing}
 	cfg := sim.Config{
@@ -164,12 +164,12 @@ func (s Spec) Config() (sim.Config, error) {
 	}
 	for name := range t.NodeClocks {
 		if !slices.ContainsFunc(cfg.Nodes, func(n sim.NodeConfig) bool { return n.Name == name }) {
-			return sim.Config{}, errors.Errorf("model: a clock names unknown node %q", name)
+			return sim.Config{}, errors.Errorf("a clock names unknown node %q", name)
 		}
 	}
 	for name := range t.ClientClocks {
 		if !slices.ContainsFunc(cfg.Clients, func(c sim.ClientConfig) bool { return c.Name == name }) {
-			return sim.Config{}, errors.Errorf("model: a clock names unknown client %q", name)
+			return sim.Config{}, errors.Errorf("a clock names unknown client %q", name)
 		}
 	}
 	return cfg, nil
@@ -199,32 +199,20 @@ func (s Spec) CheckConfig() invariant.Config {
 	}
 }
 
-// Judges reports whether the checkers judge invariant id in runs of the
-// spec (defaults applied) and, if not, why: the one rule for which
-// invariants apply to a design and its resource (invariant.Config.Judged),
-// which reports, checks and exhaustive mode all read.
-func (s Spec) Judges(id invariant.ID) (bool, string) {
-	return s.WithDefaults().CheckConfig().Judged(id)
-}
-
 // CanCount refuses a list of invariants to count when one of them cannot
-// apply to the spec's design and resource: counting it would pass without
-// judging anything. An empty list, or one naming every invariant, means
-// all and is never refused.
+// apply to the spec's design and resource (defaults applied;
+// invariant.Config.Unjudged): counting it would pass without judging
+// anything.
 func (s Spec) CanCount(ids []invariant.ID) error {
-	if len(ids) == 0 || len(invariant.Sorted(ids)) == len(invariant.All) {
+	id, why := s.WithDefaults().CheckConfig().Unjudged(ids)
+	if id == "" {
 		return nil
 	}
 	name := s.Design
 	if s.Custom != nil {
 		name = s.Custom.Name()
 	}
-	for _, id := range ids {
-		if ok, why := s.Judges(id); !ok {
-			return errors.Errorf("model: invariant %s cannot apply to design %s (%s): counting it would pass without judging anything", id, name, why)
-		}
-	}
-	return nil
+	return errors.Errorf("invariant %s cannot apply to design %s (%s): counting it would pass without judging anything", id, name, why)
 }
 
 // quorumOf is how many of a lease's grants must still hold it for no other

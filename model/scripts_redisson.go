@@ -1,7 +1,7 @@
 package model
 
-// The Lua scripts of Redisson's fair lock and read-write lock (seed 001,
-// section 2.3: getFairLock, getReadLock, getWriteLock), written in our own
+// The Lua scripts of Redisson's fair lock and read-write lock (Redisson's
+// getFairLock, getReadLock and getWriteLock), written in our own
 // words after the algorithms of RedissonFairLock, RedissonReadLock and
 // RedissonWriteLock (Redisson 3.x; without the unlock-latch key that
 // Redisson 3.2x adds to make a retried unlock idempotent). KEYS and ARGV

@@ -19,15 +19,15 @@ func (s Spec) ValidateSettings() error {
 	}
 	switch {
 	case o.Quorum != 0 && !t.Quorum && s.Lua == nil:
-		return errors.Errorf("model: quorum applies to designs that take a quorum of masters (redlock, multi-lock) and to Lua designs; %s does not", name)
+		return errors.Errorf("quorum applies to designs that take a quorum of masters (redlock, multi-lock) and to Lua designs; %s does not", name)
 	case o.QueueWait != 0 && !t.Fair:
-		return errors.Errorf("model: queue-wait applies to designs that queue their waiters (fair-lock); %s does not", name)
+		return errors.Errorf("queue-wait applies to designs that queue their waiters (fair-lock); %s does not", name)
 	case w.Readers != 0 && !t.Shared:
-		return errors.Errorf("model: readers applies to designs that take read locks (read-write-lock); %s does not", name)
+		return errors.Errorf("readers applies to designs that take read locks (read-write-lock); %s does not", name)
 	case w.Readers > len(s.Clients) && len(s.Clients) > 0:
-		return errors.Errorf("model: readers %d: more than the %d clients", w.Readers, len(s.Clients))
+		return errors.Errorf("readers %d: more than the %d clients", w.Readers, len(s.Clients))
 	case o.WaitReplicas != 0 && t.Replicas > 0 && o.WaitReplicas > replicas:
-		return errors.Errorf("model: wait-replicas %d: more than the %d replica(s) per master, so WAIT could never be satisfied", o.WaitReplicas, replicas)
+		return errors.Errorf("wait-replicas %d: more than the %d replica(s) per master, so WAIT could never be satisfied", o.WaitReplicas, replicas)
 	}
 	return nil
 }

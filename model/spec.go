@@ -31,8 +31,8 @@ const (
 	// write that lands before the new holder writes, after the new holder
 	// read: a lost update in a read-modify-write.
 	FenceStrictReads Fencing = "strict-reads"
-	// FenceVersion checks a row version instead of a token (seed 001 5.4,
-	// `UPDATE ... WHERE id=? AND version=?`): a read returns the value and
+	// FenceVersion checks a row version instead of a token (optimistic
+	// locking, `UPDATE ... WHERE id=? AND version=?`): a read returns the value and
 	// the row's version, and a write applies only if it carries the
 	// version the row has now (compare-and-set), which it then bumps. It
 	// keeps a read-modify-write from overwriting a write it did not read,
@@ -72,7 +72,7 @@ func FencingNames() string {
 type Options struct {
 	// TTL is the lease, in ms on the Redis node's clock. Default 1s.
 	TTL time.Duration
-	// Deadline adds seed 000's client deadline to designs that do not
+	// Deadline adds a client deadline to designs that do not
 	// compute validity (all but redlock): the lease is budgeted on the
 	// client's monotonic clock from before the acquire request, minus
 	// Margin; the client does not enter or write when it has run out or
@@ -126,7 +126,7 @@ type Options struct {
 	QueueWait time.Duration
 	// WallClock measures the acquire wait, and with Deadline the lease
 	// budget, on the client's wall clock instead of its monotonic clock,
-	// as seed 003's Java sketch does with System.currentTimeMillis(): a
+	// as Java code timing it with System.currentTimeMillis() does: a
 	// step of the client's wall clock (NTP) moves both. A backward step
 	// makes the client trust a lease that ran out. Designs that compute
 	// their own validity (redlock) keep their own clock.
@@ -220,7 +220,7 @@ type Result struct {
 	// error): such a run has no verdicts, and Violations is empty.
 	Err error
 	// Counted, if set, are the only invariants the caller asked about
-	// (Count): the others' violations are still in Violations, for the
+	// (CountOnly): the others' violations are still in Violations, for the
 	// reader, but do not make the run fail.
 	Counted []invariant.ID
 	// FaultOutcomes says, for each of Spec.Faults in order, whether it
@@ -259,21 +259,21 @@ func (r *Result) Vacuous() bool {
 	return true
 }
 
-// Count makes only the listed invariants count as a failure (none listed:
-// all count). Violations of the others stay, marked as not counted in
-// reports.
-func (r *Result) Count(ids []invariant.ID) {
+// CountOnly makes only the listed invariants count as a failure (none
+// listed: all count). Violations of the others stay, marked as not counted
+// in reports.
+func (r *Result) CountOnly(ids []invariant.ID) {
 	if len(ids) > 0 {
 		r.Counted = ids
 	}
 }
 
-// Counts reports whether violations of id make the run fail.
-func (r *Result) Counts(id invariant.ID) bool {
+// IsCounted reports whether violations of id make the run fail.
+func (r *Result) IsCounted(id invariant.ID) bool {
 	return len(r.Counted) == 0 || slices.Contains(r.Counted, id)
 }
 
-// Failures returns the violations that count (see Count).
+// Failures returns the violations that count (see CountOnly).
 func (r *Result) Failures() []invariant.Violation { return invariant.Only(r.Violations, r.Counted) }
 
 // FencingAbout says what each resource variant accepts, for listings.
@@ -282,5 +282,5 @@ var FencingAbout = map[Fencing]string{
 	FenceNonstrict:   "a token at or above the last (Redisson's docs): token reuse breaks it",
 	FenceOff:         "every write (no fencing)",
 	FenceStrictReads: "strict, and reads carry the token too: a stale read-modify-write is refused",
-	FenceVersion:     "a write only with the row version its writer read (compare-and-set, seed 001 5.4): no token, not a lock",
+	FenceVersion:     "a write only with the row version its writer read (compare-and-set, optimistic locking): no token, not a lock",
 }

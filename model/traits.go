@@ -58,7 +58,7 @@ type Traits struct {
 	// the default quorum is all of them rather than a majority.
 	AllMasters bool
 	// Keys is how many keys of one master the lock takes, needing a
-	// majority of them (the one-instance "Redlock" of seed 001 5.2); 0
+	// majority of them (a "Redlock" over keys of one instance); 0
 	// means one.
 	Keys int
 	// ReadsWall: the client's decisions depend on its wall clock, so a

@@ -10,7 +10,7 @@ import (
 	"locksim/scenarios"
 )
 
-// The version resource (seed 001 5.4) keeps a read-modify-write from
+// The version resource (optimistic locking) keeps a read-modify-write from
 // overwriting a write it did not read, and nothing more. Under gc-pause A's
 // write carries the version it read before B wrote, so it is refused: no
 // update is lost, mutual exclusion still broke. Under version-check A reads

@@ -1,9 +1,10 @@
 package model
 
 import (
-	"errors"
 	"strconv"
 	"time"
+
+	"github.com/pkg/errors"
 
 	"locksim/model/history"
 	"locksim/sim"
@@ -88,11 +89,11 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 				l.Count = 1
 			}
 			if o.Deadline && l.Validity == 0 {
-				// Seed 000: budget the lease on the monotonic clock from
+				// The client deadline: budget the lease on the monotonic clock from
 				// before the request, keep a margin, and do not enter
 				// when the reply came too late. Under WallClock the
-				// budget runs on the wall clock, as seed 003's sketch
-				// measures its wait.
+				// budget runs on the wall clock, as Java code timing
+				// with System.currentTimeMillis() does.
 				l.Start, l.Validity, l.Wall = start, o.TTL-o.Margin, o.WallClock
 				if l.Wall {
 					l.Start = startWall
@@ -261,18 +262,10 @@ type DesignError struct {
 
 func (e *DesignError) Error() string { return "design " + e.Design + ": " + e.Msg }
 
-// leaseFlags renders an acquired event's Note flags (history.NoteShared,
-// history.NoteWall).
+// leaseFlags renders an acquired event's Note flags: a shared hold, and a
+// lease with a validity budgeted on the wall clock.
 func leaseFlags(l *Lease) string {
-	switch {
-	case l.Shared && l.Wall && l.Validity != 0:
-		return history.NoteShared + " " + history.NoteWall
-	case l.Shared:
-		return history.NoteShared
-	case l.Wall && l.Validity != 0:
-		return history.NoteWall
-	}
-	return ""
+	return history.HoldFlags{Shared: l.Shared, Wall: l.Wall && l.Validity != 0}.Note()
 }
 
 // work is the read-modify-write: read value, work, write value+1. Under a

@@ -65,12 +65,12 @@ func validateCaller(c Caller, p LockErrorPolicy) error {
 	switch c {
 	case CallerValidity, CallerTrusting, CallerCareful:
 	default:
-		return errors.Errorf("realclient: unknown caller model %q (validity, trusting, careful)", c)
+		return errors.Errorf("unknown caller model %q (validity, trusting, careful)", c)
 	}
 	switch p {
 	case LockErrorSkip, LockErrorProceed, LockErrorRetry:
 	default:
-		return errors.Errorf("realclient: unknown lock error policy %q (skip, proceed, retry)", p)
+		return errors.Errorf("unknown lock error policy %q (skip, proceed, retry)", p)
 	}
 	return nil
 }

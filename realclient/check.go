@@ -124,7 +124,7 @@ func newConfig(opts []Option) (config, error) {
 		o(&c)
 	}
 	if c.name == "" || strings.ContainsAny(c.name, " \t\n") {
-		return c, errors.Errorf("realclient: name %q must be one non-empty word", c.name)
+		return c, errors.Errorf("name %q must be one non-empty word", c.name)
 	}
 	if err := validateCaller(c.caller, c.onLockError); err != nil {
 		return c, err
@@ -132,7 +132,7 @@ func newConfig(opts []Option) (config, error) {
 	if len(c.invariants) > 0 {
 		ids, err := invariant.Parse(invariant.Names(c.invariants))
 		if err != nil {
-			return c, errors.Wrap(err, "realclient")
+			return c, err
 		}
 		c.invariants = ids
 	}
@@ -146,7 +146,7 @@ func newConfig(opts []Option) (config, error) {
 func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*model.Result, error) {
 	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed})
 	if err == nil {
-		r.Count(c.invariants)
+		r.CountOnly(c.invariants)
 	}
 	return r, err
 }
@@ -253,7 +253,7 @@ func Run(t *testing.T, c locksim.Case, setup Setup, opts ...Option) (*model.Resu
 	t.Helper()
 	name, ok := strings.CutPrefix(c.Spec.Design, DesignPrefix)
 	if !ok {
-		return nil, errors.Errorf("realclient: the case's design %q is not a real client (%s...); replay it with locksim", c.Spec.Design, DesignPrefix)
+		return nil, errors.Errorf("the case's design %q is not a real client (%s...); replay it with locksim", c.Spec.Design, DesignPrefix)
 	}
 	cfg, err := newConfig(append([]Option{WithName(name), WithInvariants(c.Invariants...)}, opts...))
 	if err != nil {

@@ -361,7 +361,7 @@ func (d *driver) hand(a *action) {
 			id = x.Dial(node)
 		})
 		if id == 0 {
-			d.then(func() { a.done <- outcome{err: errors.New("realclient: the run is over")} })
+			d.then(func() { a.done <- outcome{err: errors.New("the run is over")} })
 			return
 		}
 		c := newConn(d, p, id, a.node, node)
@@ -406,7 +406,7 @@ func (d *driver) hand(a *action) {
 		var id uint64
 		d.world(func(w *sim.World) { id = w.External(p.name).Call(a.node, a.timeout, a.args) })
 		if id == 0 {
-			d.then(func() { a.done <- outcome{err: errors.New("realclient: the run is over")} })
+			d.then(func() { a.done <- outcome{err: errors.New("the run is over")} })
 			return
 		}
 		d.calls[callKey(p.name, id)] = a
@@ -554,7 +554,7 @@ func (d *driver) end() {
 }
 
 // errEnded is what client code gets from the world once the run is over.
-var errEnded = errors.New("realclient: the simulated run is over")
+var errEnded = errors.New("the simulated run is over")
 
 // refuse completes an action after the run ended.
 func (d *driver) refuse(a *action) {

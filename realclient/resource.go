@@ -51,7 +51,7 @@ func (r *Resource) Read(ctx context.Context) (int64, error) {
 	case rep.Kind == resp.Array && len(rep.Elems) == 2 && rep.Elems[0].Kind == resp.Int && rep.Elems[1].Kind == resp.Int:
 		v, version = rep.Elems[0].Int, rep.Elems[1].Int // version fencing: [value, version]
 	default:
-		return 0, errors.Errorf("realclient: resource read: %s", rep.String())
+		return 0, errors.Errorf("resource read: %s", rep.String())
 	}
 	r.version = version
 	r.p.record(sim.Event{Kind: history.KindRead, N: v})

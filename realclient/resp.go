@@ -55,14 +55,14 @@ func parseCommand(buf []byte) ([]string, int, error) {
 		return nil, 0, errIncomplete
 	}
 	if buf[0] != '*' {
-		return nil, 0, errors.Errorf("realclient: a command must be a RESP array, got %q", firstLine(buf))
+		return nil, 0, errors.Errorf("a command must be a RESP array, got %q", firstLine(buf))
 	}
 	n, pos, err := intLine(buf, 1)
 	if err != nil {
 		return nil, 0, err
 	}
 	if n < 1 || n > 1<<20 {
-		return nil, 0, errors.Errorf("realclient: a command with %d arguments", n)
+		return nil, 0, errors.Errorf("a command with %d arguments", n)
 	}
 	args := make([]string, 0, n)
 	for i := 0; i < n; i++ {
@@ -70,7 +70,7 @@ func parseCommand(buf []byte) ([]string, int, error) {
 			return nil, 0, errIncomplete
 		}
 		if buf[pos] != '$' {
-			return nil, 0, errors.Errorf("realclient: a command argument must be a bulk string, got %q", firstLine(buf[pos:]))
+			return nil, 0, errors.Errorf("a command argument must be a bulk string, got %q", firstLine(buf[pos:]))
 		}
 		l, p, err := intLine(buf, pos+1)
 		if err != nil {
@@ -78,7 +78,7 @@ func parseCommand(buf []byte) ([]string, int, error) {
 		}
 		if l < 0 || p+l+2 > len(buf) {
 			if l < 0 {
-				return nil, 0, errors.Errorf("realclient: a nil command argument")
+				return nil, 0, errors.Errorf("a nil command argument")
 			}
 			return nil, 0, errIncomplete
 		}
@@ -96,7 +96,7 @@ func intLine(buf []byte, from int) (int, int, error) {
 	}
 	v, err := strconv.Atoi(string(buf[from : from+i]))
 	if err != nil {
-		return 0, 0, errors.Errorf("realclient: bad length %q", buf[from:from+i])
+		return 0, 0, errors.Errorf("bad length %q", buf[from:from+i])
 	}
 	return v, from + i + 2, nil
 }

@@ -51,7 +51,7 @@ const DesignPrefix = "real:"
 // (all client goroutines share the bubble's clock).
 func validate(s model.Spec) error {
 	for _, name := range sortedKeys(s.Topology.ClientClocks) {
-		return errors.Errorf("realclient: client %s has its own clock, but a real client runs on the one clock of its synctest bubble: per-client clock skew, drift and jumps cannot be simulated (node clocks can)", name)
+		return errors.Errorf("client %s has its own clock, but a real client runs on the one clock of its synctest bubble: per-client clock skew, drift and jumps cannot be simulated (node clocks can)", name)
 	}
 	clients := map[string]bool{}
 	for _, c := range s.Clients {
@@ -59,7 +59,7 @@ func validate(s model.Spec) error {
 	}
 	for i, f := range s.Faults {
 		if (f.Kind == sim.FaultClockJump || f.Kind == sim.FaultClockDrift) && clients[f.Target] {
-			return errors.Errorf("realclient: faults[%d] %s: a real client runs on the one clock of its synctest bubble: per-client clock skew, drift and jumps cannot be simulated (node clocks can)", i, f)
+			return errors.Errorf("faults[%d] %s: a real client runs on the one clock of its synctest bubble: per-client clock skew, drift and jumps cannot be simulated (node clocks can)", i, f)
 		}
 	}
 	return nil
@@ -153,7 +153,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	var outs []sim.FaultOutcome
 	proxy.do(func() { h, runErr = w.Finish(); outs = w.FaultOutcomes() })
 	if runErr == nil && len(notes) > 0 {
-		runErr = errors.New("realclient: " + strings.Join(notes, "; "))
+		runErr = errors.New("" + strings.Join(notes, "; "))
 	}
 	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec), Err: runErr, FaultOutcomes: outs}, nil
 }

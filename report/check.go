@@ -72,7 +72,7 @@ func CheckHTML(w io.Writer, p CheckPage) error {
 	for _, s := range p.Sections {
 		body, err := jsonTable(s.JSON)
 		if err != nil {
-			return errors.Wrapf(err, "report: check section %q", s.Title)
+			return errors.Wrapf(err, "check section %q", s.Title)
 		}
 		c.Sections = append(c.Sections, checkTable{Title: s.Title, Body: body})
 	}

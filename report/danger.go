@@ -124,13 +124,13 @@ var dangerOrder = []string{spanDangerNone, spanDangerLiveness, spanDangerLease, 
 // points in time order with what the worst fault there breaks.
 func DangerText(w io.Writer, d *Danger, width int) error {
 	if d == nil || d.Run == nil {
-		return errors.New("report: no danger map")
+		return errors.New("no danger map")
 	}
 	if width == 0 {
 		width = DefaultWidth
 	}
 	if width < 20 {
-		return errors.Errorf("report: text width %d is below 20 columns", width)
+		return errors.Errorf("text width %d is below 20 columns", width)
 	}
 	t := build(d.Run)
 	t.addDanger(d.Points, false)
@@ -164,7 +164,7 @@ func DangerText(w io.Writer, d *Danger, width int) error {
 	}
 	p.line("")
 	_, err := io.WriteString(w, p.b.String())
-	return errors.Wrap(err, "report: writing text")
+	return errors.Wrap(err, "writing text")
 }
 
 // DangerHTML writes a danger map as one HTML page: the verdicts over
@@ -174,7 +174,7 @@ func DangerText(w io.Writer, d *Danger, width int) error {
 // mechanism (the fault kind), each group folded.
 func DangerHTML(w io.Writer, d *Danger) error {
 	if d == nil || d.Run == nil {
-		return errors.New("report: no danger map")
+		return errors.New("no danger map")
 	}
 	meta := Meta{Design: d.Design, Title: "danger map of " + d.Design,
 		Teaching: d.Guarantee + ". " + capitalize(d.Limits) + ". The danger row under each actor colours each moment of this " +

@@ -68,30 +68,32 @@ func describe(t *timeline, e sim.Event) string {
 	a := e.Actor
 	switch e.Kind {
 	case history.KindAcquireStart:
-		return a + " starts acquiring " + e.Key + " (value " + e.Value + ", waits at most " + short(e.Dur) + ")"
+		return a + " starts acquiring " + e.Key + " (value " + e.Value + ", waits at most " + short(history.AcquireStart(e).MaxWait()) + ")"
 	case history.KindAcquired:
+		acq := history.Acquired(e)
+		left := acq.LeaseLeft()
 		s := a + " acquired " + e.Key + grantsText(e)
-		if history.HasFlag(e.Note, history.NoteShared) {
+		if acq.Shared() {
 			s += " to read (a shared hold)"
 		}
-		if e.N > 1 {
-			s += " again (hold count " + itoa(e.N) + ")"
+		if acq.HoldCount() > 1 {
+			s += " again (hold count " + itoa(acq.HoldCount()) + ")"
 		}
 		s += tokenNote(e.Token)
-		if e.Dur > 0 && history.HasFlag(e.Note, history.NoteWall) {
-			s += "; believes the lease lasts " + short(e.Dur) + " on its wall clock, until "
-			plain, wall := t.ix.TrueAt(a, e.Local+e.Dur), t.ix.TrueAtWall(a, e.Seq, e.Dur)
+		if left > 0 && acq.Wall() {
+			s += "; believes the lease lasts " + short(left) + " on its wall clock, until "
+			plain, wall := t.ix.TrueAt(a, e.Local+left), t.ix.TrueAtWall(a, e.Seq, left)
 			if wall != plain {
 				// A later step of the client's wall clock moves the moment.
 				s += fmtT(plain) + ", but a later step of that clock makes it " + fmtT(wall)
 			} else {
 				s += fmtT(wall)
 			}
-		} else if e.Dur > 0 {
-			s += "; believes the lease lasts " + short(e.Dur) + ", until " + fmtT(t.ix.TrueAt(a, e.Local+e.Dur))
-		} else if e.Dur < 0 {
-			s += "; the validity its lock reported was already spent (by " + short(-e.Dur) + ")"
-		} else if e.N <= 1 {
+		} else if left > 0 {
+			s += "; believes the lease lasts " + short(left) + ", until " + fmtT(t.ix.TrueAt(a, e.Local+left))
+		} else if left < 0 {
+			s += "; the validity its lock reported was already spent (by " + short(-left) + ")"
+		} else if acq.HoldCount() <= 1 {
 			s += "; trusts the lease until it releases"
 		}
 		return s
@@ -100,16 +102,16 @@ func describe(t *timeline, e sim.Event) string {
 	case history.KindLeaseLost:
 		return a + " found its lease gone" + noteSuffix(e.Note)
 	case history.KindRead:
-		return a + " read the resource: value " + itoa(e.N)
+		return a + " read the resource: value " + itoa(history.ValueOf(e))
 	case history.KindWrite:
-		s := a + " writes value " + itoa(e.N)
+		s := a + " writes value " + itoa(history.ValueOf(e))
 		if e.Token != 0 {
 			s += " with token " + itoa(e.Token)
 		}
 		return s
 	case history.KindRelease:
-		if e.N > 0 {
-			return a + " releases one hold of " + e.Key + " (" + itoa(e.N) + " left)"
+		if left := history.Release(e).HoldsLeft(); left > 0 {
+			return a + " releases one hold of " + e.Key + " (" + itoa(left) + " left)"
 		}
 		return a + " releases " + e.Key + ": its critical section ends"
 	case history.KindReleased:
@@ -119,20 +121,20 @@ func describe(t *timeline, e sim.Event) string {
 		}
 		return s
 	case history.KindRenew:
-		if e.N == 0 {
+		if !history.Renew(e).Extended() {
 			return a + "'s watchdog did not renew " + e.Key + noteSuffix(renewNote(e.Note, a))
 		}
 		if e.Note != "" && e.Note != "extended" {
 			return a + "'s watchdog renewed " + e.Key + noteSuffix(e.Note)
 		}
-		if e.Dur < 0 {
+		if history.Renew(e).LeaseLeft() < 0 {
 			return a + "'s watchdog renewed " + e.Key + ", but the validity its lock reported was already spent"
 		}
 		return a + "'s watchdog renewed " + e.Key
 	case history.KindWatchdogStop:
 		return a + "'s watchdog stopped" + noteSuffix(e.Note)
 	case history.KindResWrite:
-		who := e.Peer + "'s write of " + itoa(e.N)
+		who := e.Peer + "'s write of " + itoa(history.ValueOf(e))
 		if e.Token != 0 {
 			who += " (token " + itoa(e.Token) + ")"
 		}
@@ -146,9 +148,9 @@ func describe(t *timeline, e sim.Event) string {
 		}
 		// A version resource answers [value, version].
 		if _, v, ok := strings.Cut(strings.TrimSuffix(e.Reply, "]"), ", (integer) "); ok && strings.HasPrefix(e.Reply, "[") {
-			return "the resource served " + e.Peer + " a read (value " + itoa(e.N) + ", version " + v + ")"
+			return "the resource served " + e.Peer + " a read (value " + itoa(history.ValueOf(e)) + ", version " + v + ")"
 		}
-		return "the resource served " + e.Peer + " a read (value " + itoa(e.N) + ")"
+		return "the resource served " + e.Peer + " a read (value " + itoa(history.ValueOf(e)) + ")"
 	case sim.KindKey:
 		c, _ := t.change(e.Seq)
 		if e.Value == "" {

@@ -169,7 +169,7 @@
 //	!2                                                                     stale-write (A) ^
 //
 // The tests regenerate the golden files under testdata/ with
-// `go test ./report -update`; review them with git diff. When chromium is
+// `make golden` (or go test -rewrite); review them with git diff. When chromium is
 // on PATH a test loads each HTML report headless and checks the DOM after
 // the script ran (body[data-ready="1"], no body[data-errors], the view it
 // opens on, the marks and write links drawn, hover texts in ms) and, in a

@@ -82,18 +82,18 @@ func (t *timeline) groups(vs []invariant.Violation) []group {
 	return out
 }
 
-// groupedInvariants are the invariants whose violations can share a
-// cause: one critical section of their first client.
-var groupedInvariants = map[invariant.ID]bool{
-	invariant.MutualExclusion: true, invariant.RWExclusion: true,
-	invariant.StaleWrite: true, invariant.Fencing: true,
+// grouped reports whether id's violations can share a cause: one critical
+// section of their first client (an overlap or a write, invariant.Window).
+func grouped(id invariant.ID) bool {
+	in, _ := invariant.Lookup(id)
+	return in.Window != invariant.WindowOther
 }
 
 // causeKey names a violation's cause: its invariant and the critical
 // section of its first client (the one that started first, for an
 // overlap; the writer, for a write) that the violation falls in.
 func (t *timeline) causeKey(v invariant.Violation) (string, bool) {
-	if !groupedInvariants[v.Invariant] || len(v.Clients) == 0 {
+	if !grouped(v.Invariant) || len(v.Clients) == 0 {
 		return "", false
 	}
 	s, ok := t.sectionOf(v)
@@ -127,8 +127,11 @@ func (t *timeline) sectionOf(v invariant.Violation) (*history.Section, bool) {
 	return found, true
 }
 
+// overlapInvariant reports whether id's violations are overlaps of two
+// holds (invariant.WindowOverlap).
 func overlapInvariant(id invariant.ID) bool {
-	return id == invariant.MutualExclusion || id == invariant.RWExclusion
+	in, _ := invariant.Lookup(id)
+	return in.Window == invariant.WindowOverlap
 }
 
 // cause writes a group's headline: "A was paused 1.422500s from

@@ -89,7 +89,7 @@ func htmlViolations(t *timeline, r *model.Result, rep jsonReport) []htmlViolatio
 	for _, g := range t.groups(r.Violations) {
 		first := g.Members[0]
 		v := rep.Violations[first]
-		e := htmlViolation{Index: first + 1, Label: numbers(g.Members), Invariant: string(v.Invariant), NotCounted: !r.Counts(v.Invariant)}
+		e := htmlViolation{Index: first + 1, Label: numbers(g.Members), Invariant: string(v.Invariant), NotCounted: !r.IsCounted(v.Invariant)}
 		if len(g.Members) == 1 {
 			e.Head, e.Explanation, e.Story = msHTML(violationHead(v.Violation)), msHTML(v.Explanation), msHTML(v.Story)
 			out = append(out, e)
@@ -169,7 +169,7 @@ func HTML(w io.Writer, r *model.Result, meta Meta) error { return writeHTML(w, r
 // is drawn and to the page (a danger map's rows and verdicts).
 func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline, *htmlPage)) error {
 	if r == nil {
-		return errors.New("report: nil result")
+		return errors.New("nil result")
 	}
 	t := build(r)
 	rep := newJSONReport(r, meta, t)
@@ -208,10 +208,10 @@ func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline, *
 	page.Data = template.JS(bytes.TrimSpace(data))
 	var b bytes.Buffer
 	if err := reportTmpl.Execute(&b, page); err != nil {
-		return errors.Wrap(err, "report: rendering html")
+		return errors.Wrap(err, "rendering html")
 	}
 	_, err = w.Write(b.Bytes())
-	return errors.Wrap(err, "report: writing html")
+	return errors.Wrap(err, "writing html")
 }
 
 // humanize rewrites the times in the timeline's texts (hover details, key
@@ -246,13 +246,13 @@ func HTMLPath(path string, r *model.Result, meta Meta) error {
 func writeFile(path string, fn func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
-		return errors.Wrap(err, "report")
+		return err
 	}
 	if err := fn(f); err != nil {
 		f.Close()
 		return err
 	}
-	return errors.Wrap(f.Close(), "report")
+	return f.Close()
 }
 
 func pageTitle(m Meta) string {

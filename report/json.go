@@ -84,14 +84,14 @@ func newJSONReport(r *model.Result, meta Meta, t *timeline) jsonReport {
 // gives the same bytes.
 func JSON(w io.Writer, r *model.Result, meta Meta) error {
 	if r == nil {
-		return errors.New("report: nil result")
+		return errors.New("nil result")
 	}
 	b, err := marshalIndent(newJSONReport(r, meta, build(r)), false)
 	if err != nil {
 		return err
 	}
 	_, err = w.Write(b)
-	return errors.Wrap(err, "report: writing json")
+	return errors.Wrap(err, "writing json")
 }
 
 // marshalIndent encodes v with two-space indentation; escapeHTML escapes
@@ -102,7 +102,7 @@ func marshalIndent(v any, escapeHTML bool) ([]byte, error) {
 	enc.SetEscapeHTML(escapeHTML)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		return nil, errors.Wrap(err, "report: encoding json")
+		return nil, errors.Wrap(err, "encoding json")
 	}
 	return b.Bytes(), nil
 }

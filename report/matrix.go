@@ -85,7 +85,7 @@ func (m *Matrix) Set(design, scenario string, c Cell) {
 }
 
 // CellOf summarizes the runs of one pair: every invariant of
-// invariant.All the runs judge (model.Spec.Judges; and any other a
+// invariant.All the runs judge (invariant.Config.Judged; and any other a
 // violation names) is checked; an invariant is broken if any run broke it,
 // with the first such run's seed and explanation (runs in the order
 // given). A run that stopped with an error or judged nothing (vacuous: no
@@ -116,7 +116,7 @@ func CellOf(all []*model.Result) Cell {
 	slices.Sort(ids[len(invariant.All):])
 	for _, id := range ids {
 		ir := InvariantResult{Invariant: id}
-		if judged, _ := runs[0].Spec.Judges(id); !judged && !slices.ContainsFunc(runs, func(r *model.Result) bool {
+		if judged, _ := runs[0].Spec.WithDefaults().CheckConfig().Judged(id); !judged && !slices.ContainsFunc(runs, func(r *model.Result) bool {
 			return slices.ContainsFunc(r.Violations, func(v invariant.Violation) bool { return v.Invariant == id })
 		}) {
 			continue // not checked for this design and resource
@@ -172,15 +172,11 @@ func (m *Matrix) sortedCells() []placedCell {
 	return out
 }
 
-// abbrev is the short form of an invariant in matrix cells.
-var abbrev = map[invariant.ID]string{
-	invariant.MutualExclusion: "ME", invariant.StaleWrite: "SW", invariant.LostUpdate: "LU",
-	invariant.TokenUnique: "TU", invariant.Fencing: "FE", invariant.Liveness: "LV", invariant.Reentrancy: "RE",
-	invariant.FIFO: "FI", invariant.RWExclusion: "RW",
-}
-
+// short2 is the short form of an invariant in matrix cells: its
+// registry code (invariant.CodeOf), or for an ID the registry does not know
+// the initials of its words.
 func short2(inv invariant.ID) string {
-	if a, ok := abbrev[inv]; ok {
+	if a, ok := invariant.CodeOf(inv); ok {
 		return a
 	}
 	var b strings.Builder
@@ -395,7 +391,7 @@ func cellText(st cellState, marks map[string]string) string {
 // its seed, the n/a reasons and a legend.
 func MatrixText(w io.Writer, m *Matrix) error {
 	if m == nil {
-		return errors.New("report: nil matrix")
+		return errors.New("nil matrix")
 	}
 	invs := m.invariants()
 	var b strings.Builder
@@ -482,7 +478,7 @@ func MatrixText(w io.Writer, m *Matrix) error {
 		b.WriteString(l + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
-	return errors.Wrap(err, "report: writing matrix")
+	return errors.Wrap(err, "writing matrix")
 }
 
 // mdEscape makes text safe inside a Markdown table cell or list item.
@@ -499,7 +495,7 @@ func mdEscape(s string) string {
 // the first violation of each broken invariant and the n/a reasons.
 func MatrixMarkdown(w io.Writer, m *Matrix) error {
 	if m == nil {
-		return errors.New("report: nil matrix")
+		return errors.New("nil matrix")
 	}
 	invs := m.invariants()
 	var b strings.Builder
@@ -562,7 +558,7 @@ func MatrixMarkdown(w io.Writer, m *Matrix) error {
 		}
 	}
 	_, err := io.WriteString(w, b.String())
-	return errors.Wrap(err, "report: writing matrix")
+	return errors.Wrap(err, "writing matrix")
 }
 
 var matrixTmpl = parse("matrix.html", nil)
@@ -604,7 +600,7 @@ type matrixHTMLPage struct {
 // violation of each broken invariant and the n/a reasons.
 func MatrixHTML(w io.Writer, m *Matrix) error {
 	if m == nil {
-		return errors.New("report: nil matrix")
+		return errors.New("nil matrix")
 	}
 	invs := m.invariants()
 	p := matrixHTMLPage{Title: m.Title, Designs: m.Designs, Legend: m.legend(invs, nil), CSS: template.CSS(asset("matrix.css"))}
@@ -663,10 +659,10 @@ func MatrixHTML(w io.Writer, m *Matrix) error {
 	}
 	var b bytes.Buffer
 	if err := matrixTmpl.Execute(&b, p); err != nil {
-		return errors.Wrap(err, "report: rendering matrix html")
+		return errors.Wrap(err, "rendering matrix html")
 	}
 	_, err := w.Write(b.Bytes())
-	return errors.Wrap(err, "report: writing matrix html")
+	return errors.Wrap(err, "writing matrix html")
 }
 
 // MatrixHTMLPath writes MatrixHTML to a file, replacing it.

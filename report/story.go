@@ -134,7 +134,7 @@ func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map
 	at := " at " + fmtT(e.At)
 	switch e.Kind {
 	case history.KindAcquired:
-		if !mine || e.N > 1 {
+		if !mine || history.Acquired(e).HoldCount() > 1 {
 			return "", false
 		}
 		s := e.Actor + " acquired " + e.Key + grantsText(e)
@@ -180,7 +180,7 @@ func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map
 		}
 		return describe(t, e) + at, true
 	case history.KindRelease:
-		if !mine || e.N > 0 || !cited[e.Seq] {
+		if !mine || history.Release(e).HoldsLeft() > 0 || !cited[e.Seq] {
 			return "", false
 		}
 		return e.Actor + " released " + e.Key + at, true

@@ -98,18 +98,18 @@ func (c SweepCell) state() byte {
 // validate checks the grid's shape.
 func (s *Sweep) validate() error {
 	if s == nil {
-		return errors.New("report: nil sweep")
+		return errors.New("nil sweep")
 	}
 	if len(s.Cells) != len(s.Ys) {
-		return errors.Errorf("report: sweep has %d rows of cells for %d y values", len(s.Cells), len(s.Ys))
+		return errors.Errorf("sweep has %d rows of cells for %d y values", len(s.Cells), len(s.Ys))
 	}
 	for i, r := range s.Cells {
 		if len(r) != len(s.Xs) {
-			return errors.Errorf("report: sweep row %d (%s=%s) has %d cells for %d x values", i, s.YName, s.Ys[i], len(r), len(s.Xs))
+			return errors.Errorf("sweep row %d (%s=%s) has %d cells for %d x values", i, s.YName, s.Ys[i], len(r), len(s.Xs))
 		}
 		for j, c := range r {
 			if c.Runs < 0 || c.Broken < 0 || c.Broken > c.Runs {
-				return errors.Errorf("report: sweep cell (%s=%s, %s=%s): broken %d of %d runs", s.XName, s.Xs[j], s.YName, s.Ys[i], c.Broken, c.Runs)
+				return errors.Errorf("sweep cell (%s=%s, %s=%s): broken %d of %d runs", s.XName, s.Xs[j], s.YName, s.Ys[i], c.Broken, c.Runs)
 			}
 		}
 	}
@@ -207,7 +207,7 @@ func SweepText(w io.Writer, s *Sweep) error {
 		}
 	}
 	_, err := io.WriteString(w, b.String())
-	return errors.Wrap(err, "report: writing sweep")
+	return errors.Wrap(err, "writing sweep")
 }
 
 // Sweep SVG geometry, in pixels.
@@ -382,7 +382,7 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 	}
 	b.WriteString("</g>\n</svg>\n")
 	_, err := io.WriteString(w, b.String())
-	return errors.Wrap(err, "report: writing sweep svg")
+	return errors.Wrap(err, "writing sweep svg")
 }
 
 // anyIdle reports whether a cell is safe but idle.

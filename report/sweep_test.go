@@ -73,7 +73,7 @@ func TestSweepValidate(t *testing.T) {
 	s := sampleSweep()
 	s.Cells = s.Cells[1:]
 	var b bytes.Buffer
-	if err := SweepText(&b, s); err == nil || !strings.Contains(err.Error(), "report: sweep has 3 rows of cells for 4 y values") {
+	if err := SweepText(&b, s); err == nil || !strings.Contains(err.Error(), "sweep has 3 rows of cells for 4 y values") {
 		t.Errorf("got %v, want a shape error", err)
 	}
 	s = sampleSweep()

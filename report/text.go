@@ -22,18 +22,18 @@ import (
 // opts.Color is set, and the same result always gives the same bytes.
 func Text(w io.Writer, r *model.Result, opts TextOptions) error {
 	if r == nil {
-		return errors.New("report: nil result")
+		return errors.New("nil result")
 	}
 	width := opts.Width
 	if width == 0 {
 		width = DefaultWidth
 	}
 	if width < 20 {
-		return errors.Errorf("report: text width %d is below 20 columns", width)
+		return errors.Errorf("text width %d is below 20 columns", width)
 	}
 	t := build(r)
 	if opts.Wrap != 0 && opts.Wrap < 40 {
-		return errors.Errorf("report: wrap width %d is below 40 columns", opts.Wrap)
+		return errors.Errorf("wrap width %d is below 40 columns", opts.Wrap)
 	}
 	p := &printer{color: opts.Color, wrapW: opts.Wrap, crowded: map[int]bool{}}
 	meta := opts.Meta.withResult(r)
@@ -43,7 +43,7 @@ func Text(w io.Writer, r *model.Result, opts TextOptions) error {
 	p.violations(t, r)
 	p.verdicts(r, t.ix)
 	_, err := io.WriteString(w, p.b.String())
-	return errors.Wrap(err, "report: writing text")
+	return errors.Wrap(err, "writing text")
 }
 
 // TimelineText writes only the timeline lanes, their legend and the key
@@ -51,20 +51,20 @@ func Text(w io.Writer, r *model.Result, opts TextOptions) error {
 // violations' explanations.
 func TimelineText(w io.Writer, r *model.Result, width int) error {
 	if r == nil {
-		return errors.New("report: nil result")
+		return errors.New("nil result")
 	}
 	if width == 0 {
 		width = DefaultWidth
 	}
 	if width < 20 {
-		return errors.Errorf("report: text width %d is below 20 columns", width)
+		return errors.Errorf("text width %d is below 20 columns", width)
 	}
 	t := build(r)
 	p := &printer{crowded: map[int]bool{}}
 	p.timeline(t, width)
 	p.keyEvents(t)
 	_, err := io.WriteString(w, p.b.String())
-	return errors.Wrap(err, "report: writing text")
+	return errors.Wrap(err, "writing text")
 }
 
 // ViolationsText writes a run's violations explained, as Text does after
@@ -74,10 +74,10 @@ func TimelineText(w io.Writer, r *model.Result, width int) error {
 // no violations writes nothing.
 func ViolationsText(w io.Writer, r *model.Result, wrapWidth int) error {
 	if r == nil {
-		return errors.New("report: nil result")
+		return errors.New("nil result")
 	}
 	if wrapWidth != 0 && wrapWidth < 40 {
-		return errors.Errorf("report: wrap width %d is below 40 columns", wrapWidth)
+		return errors.Errorf("wrap width %d is below 40 columns", wrapWidth)
 	}
 	if len(r.Violations) == 0 {
 		return nil
@@ -85,7 +85,7 @@ func ViolationsText(w io.Writer, r *model.Result, wrapWidth int) error {
 	p := &printer{wrapW: wrapWidth, crowded: map[int]bool{}}
 	p.violationList(build(r), r)
 	_, err := io.WriteString(w, p.b.String())
-	return errors.Wrap(err, "report: writing text")
+	return errors.Wrap(err, "writing text")
 }
 
 // printer accumulates the text report.
@@ -685,7 +685,7 @@ func (p *printer) violationList(t *timeline, r *model.Result) {
 	for _, g := range t.groups(vs) {
 		v := vs[g.Members[0]]
 		counted := ""
-		if !r.Counts(v.Invariant) {
+		if !r.IsCounted(v.Invariant) {
 			counted = " (not counted: not asked about)"
 		}
 		if len(g.Members) == 1 {

@@ -107,7 +107,7 @@ func TestTextWidth(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := Text(&b, r, TextOptions{Width: 10}); err == nil || !strings.Contains(err.Error(), "report: text width 10") {
+	if err := Text(&b, r, TextOptions{Width: 10}); err == nil || !strings.Contains(err.Error(), "text width 10") {
 		t.Errorf("Text with width 10: got error %v, want a width error", err)
 	}
 	if err := Text(&b, nil, TextOptions{}); err == nil {
@@ -326,7 +326,7 @@ func TestVerdicts(t *testing.T) {
 	}
 	// Asked only about the data: mutual exclusion is still shown broken,
 	// but not counted.
-	r.Count([]invariant.ID{invariant.LostUpdate})
+	r.CountOnly([]invariant.ID{invariant.LostUpdate})
 	if got := list(r)[:3]; !cmp.Equal(got, []string{"mutual-exclusion broken 2 false ", "stale-write held 0 false ", "lost-update held 0 true "}) {
 		t.Errorf("counted verdicts: %q", got)
 	}

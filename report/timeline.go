@@ -452,7 +452,7 @@ func (t *timeline) clientLane(c string) lane {
 			kind = markReleased
 		case history.KindRenew:
 			kind = markRenew
-			if e.N == 0 {
+			if !history.Renew(e).Extended() {
 				kind = markRenewFailed
 			}
 		case history.KindWatchdogStop:
@@ -704,9 +704,9 @@ func (t *timeline) isKey(pos int) bool {
 		sim.KindNetDrop, sim.KindClockJump, sim.KindClockDrift, sim.KindPromote, sim.KindDemote:
 		return true
 	case history.KindRelease:
-		return e.N == 0
+		return history.Release(e).HoldsLeft() == 0
 	case history.KindRenew:
-		return e.N == 0
+		return !history.Renew(e).Extended()
 	case sim.KindKey:
 		return t.lockKeys[e.Key] && slices.Contains(t.nodes, e.Actor) && t.surprising(pos)
 	case sim.KindTaskEnd:

@@ -54,7 +54,7 @@ func verdicts(r *model.Result, ix *history.Index) []verdict {
 	vacuous := r.Vacuous()
 	out := make([]verdict, 0, len(ids))
 	for _, id := range ids {
-		vd := verdict{Invariant: string(id), Verdict: verdictHeld, Counted: r.Counts(id)}
+		vd := verdict{Invariant: string(id), Verdict: verdictHeld, Counted: r.IsCounted(id)}
 		for _, v := range r.Violations {
 			if v.Invariant == id {
 				vd.Violations++

@@ -69,14 +69,14 @@ func parseEmbedded(id string) (*Scenario, error) {
 	name := id + ".txt"
 	data, err := catalogueFS.ReadFile("catalogue/" + name)
 	if err != nil {
-		return nil, errors.Wrapf(err, "scenarios: catalogue scenario %s", id)
+		return nil, errors.Wrapf(err, "catalogue scenario %s", id)
 	}
 	s, err := Parse(name, data)
 	if err != nil {
 		return nil, err
 	}
 	if s.Name != id {
-		return nil, errors.Errorf("scenarios: %s: name %q does not match the file name", name, s.Name)
+		return nil, errors.Errorf("%s: name %q does not match the file name", name, s.Name)
 	}
 	return s, nil
 }
@@ -107,7 +107,7 @@ func Lookup(id string) (*Scenario, error) {
 			return s.clone(), nil
 		}
 	}
-	return nil, errors.Errorf("scenarios: unknown scenario %q (known: %s)", id, strings.Join(IDs, ", "))
+	return nil, errors.Errorf("unknown scenario %q (known: %s)", id, strings.Join(IDs, ", "))
 }
 
 // clone returns a deep copy of s.

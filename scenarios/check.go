@@ -119,7 +119,7 @@ func (p *parser) finish() error {
 		if line == 0 {
 			line = p.end
 		}
-		return p.at(line, errors.New(strings.TrimPrefix(err.Error(), "model: ")))
+		return p.at(line, err)
 	}
 	w := p.world()
 	t := &s.Spec.Topology

@@ -30,7 +30,7 @@ const (
 func ParseFault(s string) (sim.Fault, error) {
 	f, err := parseFault(strings.Fields(s))
 	if err != nil {
-		return sim.Fault{}, errors.Errorf("scenarios: fault %q: %s", s, err)
+		return sim.Fault{}, errors.Errorf("fault %q: %s", s, err)
 	}
 	return f, nil
 }

@@ -52,7 +52,7 @@ func (e *ParseError) Error() string {
 func Load(path string) (*Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, errors.Wrap(err, "scenarios")
+		return nil, err
 	}
 	return Parse(path, data)
 }

@@ -179,7 +179,7 @@ func (s *Scenario) SpecWith(d model.Spec) (model.Spec, error) {
 	}
 	t := d.Traits()
 	if ok, why := s.Fits(name, t, s.Spec.Options); !ok {
-		return model.Spec{}, errors.New("scenarios: " + why)
+		return model.Spec{}, errors.New("" + why)
 	}
 	sp := cloneSpec(s.Spec)
 	sp.Design, sp.Lua, sp.Custom = d.Design, d.Lua, d.Custom
@@ -200,7 +200,7 @@ func (s *Scenario) SpecWith(d model.Spec) (model.Spec, error) {
 // nothing with the scenario.
 func (s *Scenario) SpecFor(design string) (model.Spec, error) {
 	if ok, why := s.Applies(design); !ok {
-		return model.Spec{}, errors.New("scenarios: " + why)
+		return model.Spec{}, errors.New("" + why)
 	}
 	sp := cloneSpec(s.Spec)
 	sp.Design = design

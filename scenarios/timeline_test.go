@@ -1,23 +1,17 @@
 package scenarios
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"locksim/internal/goldenfile"
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
 	"locksim/sim"
 )
-
-// rewrite regenerates the golden files under testdata; review the diff.
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata")
 
 // goldenSeed is the seed of every golden run.
 const goldenSeed = 1
@@ -63,26 +57,11 @@ func story(s *Scenario, design string, r *model.Result) string {
 	return b.String()
 }
 
-// golden compares got with testdata/name, or rewrites it.
+// golden compares got with testdata/name, or rewrites it with -rewrite
+// (package goldenfile; make golden regenerates every golden file).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *rewrite {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./scenarios -run %s -rewrite to create it)", err, t.Name())
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s differs (-want +got); if the change is right, regenerate with -rewrite and review:\n%s", path, diff)
-	}
+	goldenfile.Check(t, name, got)
 }
 
 // TestTimelines runs every catalogue scenario with its default design and

@@ -187,34 +187,34 @@ func (c *Config) Validate() error {
 	seen := map[string]string{}
 	claim := func(kind, name string) error {
 		if name == "" {
-			return errors.Errorf("sim: a %s has an empty name", kind)
+			return errors.Errorf("a %s has an empty name", kind)
 		}
 		if name == SentinelName || name == "fault" || name == "net" {
-			return errors.Errorf("sim: %s name %q is reserved", kind, name)
+			return errors.Errorf("%s name %q is reserved", kind, name)
 		}
 		if prev, ok := seen[name]; ok {
-			return errors.Errorf("sim: %s name %q is already used by a %s", kind, name, prev)
+			return errors.Errorf("%s name %q is already used by a %s", kind, name, prev)
 		}
 		seen[name] = kind
 		return nil
 	}
 	if c.Limits.MaxEvents < 0 {
-		return errors.Errorf("sim: limits.max_events %d is negative", c.Limits.MaxEvents)
+		return errors.Errorf("limits.max_events %d is negative", c.Limits.MaxEvents)
 	}
 	if c.Limits.MaxTime < 0 {
-		return errors.Errorf("sim: limits.max_time %v is negative", c.Limits.MaxTime)
+		return errors.Errorf("limits.max_time %v is negative", c.Limits.MaxTime)
 	}
 	if c.Drain < 0 {
-		return errors.Errorf("sim: drain %v is negative", c.Drain)
+		return errors.Errorf("drain %v is negative", c.Drain)
 	}
 	if c.Until < 0 {
-		return errors.Errorf("sim: until %v is negative", c.Until)
+		return errors.Errorf("until %v is negative", c.Until)
 	}
 	if c.Until > c.Limits.MaxTime {
-		return errors.Errorf("sim: until %v is beyond limits.max_time %v", c.Until, c.Limits.MaxTime)
+		return errors.Errorf("until %v is beyond limits.max_time %v", c.Until, c.Limits.MaxTime)
 	}
 	if c.Sentinel.DownAfter < 0 || c.Sentinel.DiscoveryDelay < 0 {
-		return errors.Errorf("sim: sentinel.down_after and discovery_delay must not be negative")
+		return errors.Errorf("sentinel.down_after and discovery_delay must not be negative")
 	}
 	for i, nc := range c.Nodes {
 		if err := claim("node", nc.Name); err != nil {
@@ -222,23 +222,23 @@ func (c *Config) Validate() error {
 		}
 		n.nodes[nc.Name] = true
 		if _, err := clock.New(nc.Clock); err != nil {
-			return errors.Wrapf(err, "sim: nodes[%d] (%s)", i, nc.Name)
+			return errors.Wrapf(err, "nodes[%d] (%s)", i, nc.Name)
 		}
 		switch nc.Persistence {
 		case PersistNone, PersistEverySec, PersistAlways:
 		default:
-			return errors.Errorf("sim: nodes[%d] (%s): unknown persistence %q (want none, aof-everysec or aof-always)", i, nc.Name, nc.Persistence)
+			return errors.Errorf("nodes[%d] (%s): unknown persistence %q (want none, aof-everysec or aof-always)", i, nc.Name, nc.Persistence)
 		}
 		if nc.Priority < 0 && nc.Priority != NeverPromote {
-			return errors.Errorf("sim: nodes[%d] (%s): priority %d is negative (use NeverPromote, -1, for never)", i, nc.Name, nc.Priority)
+			return errors.Errorf("nodes[%d] (%s): priority %d is negative (use NeverPromote, -1, for never)", i, nc.Name, nc.Priority)
 		}
 		switch {
 		case nc.MinReplicasToWrite < 0:
-			return errors.Errorf("sim: nodes[%d] (%s): min-replicas-to-write %d is negative", i, nc.Name, nc.MinReplicasToWrite)
+			return errors.Errorf("nodes[%d] (%s): min-replicas-to-write %d is negative", i, nc.Name, nc.MinReplicasToWrite)
 		case nc.MinReplicasMaxLag < 0:
-			return errors.Errorf("sim: nodes[%d] (%s): min-replicas-max-lag %v is negative", i, nc.Name, nc.MinReplicasMaxLag)
+			return errors.Errorf("nodes[%d] (%s): min-replicas-max-lag %v is negative", i, nc.Name, nc.MinReplicasMaxLag)
 		case nc.MinReplicasToWrite > 0 && nc.MinReplicasMaxLag == 0:
-			return errors.Errorf("sim: nodes[%d] (%s): min-replicas-to-write %d needs a positive min-replicas-max-lag", i, nc.Name, nc.MinReplicasToWrite)
+			return errors.Errorf("nodes[%d] (%s): min-replicas-to-write %d needs a positive min-replicas-max-lag", i, nc.Name, nc.MinReplicasToWrite)
 		}
 	}
 	for i, cc := range c.Clients {
@@ -247,15 +247,15 @@ func (c *Config) Validate() error {
 		}
 		n.clients[cc.Name] = true
 		if _, err := clock.New(cc.Clock); err != nil {
-			return errors.Wrapf(err, "sim: clients[%d] (%s)", i, cc.Name)
+			return errors.Wrapf(err, "clients[%d] (%s)", i, cc.Name)
 		}
 		switch {
 		case cc.External && cc.Main != nil:
-			return errors.Errorf("sim: clients[%d] (%s) is external and has a Main; an external process's program runs outside the world", i, cc.Name)
+			return errors.Errorf("clients[%d] (%s) is external and has a Main; an external process's program runs outside the world", i, cc.Name)
 		case cc.External && (cc.Clock.Offset != 0 || cc.Clock.RatePPM != 0 || len(cc.Clock.Jumps) > 0):
-			return errors.Errorf("sim: clients[%d] (%s) is external and has a clock; its driver owns its clock", i, cc.Name)
+			return errors.Errorf("clients[%d] (%s) is external and has a clock; its driver owns its clock", i, cc.Name)
 		case !cc.External && cc.Main == nil:
-			return errors.Errorf("sim: clients[%d] (%s) has no Main", i, cc.Name)
+			return errors.Errorf("clients[%d] (%s) has no Main", i, cc.Name)
 		}
 	}
 	for i, sc := range c.Services {
@@ -264,7 +264,7 @@ func (c *Config) Validate() error {
 		}
 		n.services[sc.Name] = true
 		if sc.Handler == nil {
-			return errors.Errorf("sim: services[%d] (%s) has no handler", i, sc.Name)
+			return errors.Errorf("services[%d] (%s) has no handler", i, sc.Name)
 		}
 	}
 	inGroup := map[string]string{}
@@ -275,24 +275,24 @@ func (c *Config) Validate() error {
 		n.groups[g.Name] = true
 		for _, m := range append([]string{g.Primary}, g.Replicas...) {
 			if !n.nodes[m] {
-				return errors.Errorf("sim: groups[%d] (%s) names unknown node %q", i, g.Name, m)
+				return errors.Errorf("groups[%d] (%s) names unknown node %q", i, g.Name, m)
 			}
 			if prev, ok := inGroup[m]; ok {
-				return errors.Errorf("sim: node %q is in groups %s and %s", m, prev, g.Name)
+				return errors.Errorf("node %q is in groups %s and %s", m, prev, g.Name)
 			}
 			inGroup[m] = g.Name
 		}
 	}
 	if len(c.Groups) == 0 && len(c.Nodes) > 0 {
-		return errors.New("sim: nodes are configured but no group uses them")
+		return errors.New("nodes are configured but no group uses them")
 	}
 	if err := c.Network.Validate(); err != nil {
-		return errors.Wrap(err, "sim")
+		return err
 	}
 	for i, l := range c.Network.Links {
 		for _, e := range []string{l.From, l.To} {
 			if e != "*" && !n.endpoint(e) {
-				return errors.Errorf("sim: network.links[%d] names unknown endpoint %q", i, e)
+				return errors.Errorf("network.links[%d] names unknown endpoint %q", i, e)
 			}
 		}
 	}

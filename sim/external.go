@@ -159,10 +159,10 @@ func (x *External) Paused() bool { return x.p.paused }
 func (x *External) active(op string) bool {
 	switch {
 	case x.exited:
-		x.w.fail(errors.Errorf("sim: external client %s: %s after Exit (a bug in the driver)", x.p.name, op))
+		x.w.fail(errors.Errorf("external client %s: %s after Exit (a bug in the driver)", x.p.name, op))
 		return false
 	case x.p.paused:
-		x.w.fail(errors.Errorf("sim: external client %s: %s while paused (a bug in the driver: it must hold the process's operations until EffectResume)", x.p.name, op))
+		x.w.fail(errors.Errorf("external client %s: %s while paused (a bug in the driver: it must hold the process's operations until EffectResume)", x.p.name, op))
 		return false
 	}
 	return !x.w.done
@@ -260,14 +260,14 @@ func (x *External) Call(target string, timeout time.Duration, args []string) uin
 	}
 	w, p := x.w, x.p
 	if len(args) == 0 {
-		w.fail(errors.Errorf("sim: external client %s: Call with no command", p.name))
+		w.fail(errors.Errorf("external client %s: Call with no command", p.name))
 		return 0
 	}
 	p.calls++
 	c := &call{x: x, id: p.calls, to: w.resolve(p, target), args: args}
 	w.record(Event{Actor: p.name, Task: "main", Kind: KindCall, Local: x.Now(), Peer: c.to, Args: args})
 	if w.nodes[c.to] == nil && w.services[c.to] == nil {
-		w.fail(errors.Errorf("sim: client %s called unknown target %q", p.name, target))
+		w.fail(errors.Errorf("client %s called unknown target %q", p.name, target))
 		return 0
 	}
 	x.calls[c.id] = c
@@ -325,7 +325,7 @@ func validateExternalFault(clients []ClientConfig, i int, f Fault) error {
 		}
 		switch f.Kind {
 		case FaultClockJump, FaultClockDrift:
-			return errors.Errorf("sim: faults[%d] (%s): client %s is external: its driver owns its clock", i, f.Kind, f.Target)
+			return errors.Errorf("faults[%d] (%s): client %s is external: its driver owns its clock", i, f.Kind, f.Target)
 		}
 	}
 	return nil

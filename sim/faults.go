@@ -195,80 +195,80 @@ func FormatDuration(d time.Duration) string {
 func (f Fault) validate(i int, w *names, maxTime time.Duration) error {
 	field := "faults[" + strconv.Itoa(i) + "] (" + string(f.Kind) + ")"
 	if f.At < 0 {
-		return errors.Errorf("sim: %s: at %v is negative", field, f.At)
+		return errors.Errorf("%s: at %v is negative", field, f.At)
 	}
 	if f.After == nil && f.At > maxTime {
-		return errors.Errorf("sim: %s: at %v is after the end of the run (%v)", field, f.At, maxTime)
+		return errors.Errorf("%s: at %v is after the end of the run (%v)", field, f.At, maxTime)
 	}
 	if f.Dur < 0 {
-		return errors.Errorf("sim: %s: duration %v is negative", field, f.Dur)
+		return errors.Errorf("%s: duration %v is negative", field, f.Dur)
 	}
 	if f.After != nil && !w.any(f.After.Actor) {
-		return errors.Errorf("sim: %s: trigger names unknown actor %q", field, f.After.Actor)
+		return errors.Errorf("%s: trigger names unknown actor %q", field, f.After.Actor)
 	}
 	if t := f.After; t != nil && (t.Nth < 0 || t.SinceNth < 0 || t.SinceNth > 0 && t.Since == "") {
-		return errors.Errorf("sim: %s: trigger counts must be positive (and #since needs a since kind)", field)
+		return errors.Errorf("%s: trigger counts must be positive (and #since needs a since kind)", field)
 	}
 	switch f.Kind {
 	case FaultPause:
 		if !w.client(f.Target) {
-			return errors.Errorf("sim: %s: unknown client %q", field, f.Target)
+			return errors.Errorf("%s: unknown client %q", field, f.Target)
 		}
 		if f.Dur <= 0 {
-			return errors.Errorf("sim: %s: a pause needs a positive duration", field)
+			return errors.Errorf("%s: a pause needs a positive duration", field)
 		}
 	case FaultCrash:
 		if !w.client(f.Target) {
-			return errors.Errorf("sim: %s: unknown client %q", field, f.Target)
+			return errors.Errorf("%s: unknown client %q", field, f.Target)
 		}
 	case FaultPartition:
 		if len(f.A) == 0 || len(f.B) == 0 {
-			return errors.Errorf("sim: %s: a partition needs two non-empty sides", field)
+			return errors.Errorf("%s: a partition needs two non-empty sides", field)
 		}
 		for _, n := range append(append([]string(nil), f.A...), f.B...) {
 			if !w.endpoint(n) {
-				return errors.Errorf("sim: %s: partition names unknown node or client %q", field, n)
+				return errors.Errorf("%s: partition names unknown node or client %q", field, n)
 			}
 		}
 	case FaultDelay, FaultDrop:
 		for _, n := range []string{f.From, f.To} {
 			if n != "*" && !w.endpoint(n) {
-				return errors.Errorf("sim: %s: unknown endpoint %q", field, n)
+				return errors.Errorf("%s: unknown endpoint %q", field, n)
 			}
 		}
 		if f.Kind == FaultDelay && f.Extra <= 0 {
-			return errors.Errorf("sim: %s: extra delay must be positive, got %v", field, f.Extra)
+			return errors.Errorf("%s: extra delay must be positive, got %v", field, f.Extra)
 		}
 		if f.Kind == FaultDrop && f.Count <= 0 {
-			return errors.Errorf("sim: %s: count must be positive, got %d", field, f.Count)
+			return errors.Errorf("%s: count must be positive, got %d", field, f.Count)
 		}
 	case FaultNodeCrash:
 		if !w.node(f.Target) {
-			return errors.Errorf("sim: %s: unknown node %q", field, f.Target)
+			return errors.Errorf("%s: unknown node %q", field, f.Target)
 		}
 	case FaultClockJump:
 		if !w.client(f.Target) && !w.node(f.Target) {
-			return errors.Errorf("sim: %s: unknown client or node %q", field, f.Target)
+			return errors.Errorf("%s: unknown client or node %q", field, f.Target)
 		}
 		if f.By == 0 {
-			return errors.Errorf("sim: %s: a clock jump needs a non-zero step", field)
+			return errors.Errorf("%s: a clock jump needs a non-zero step", field)
 		}
 	case FaultClockDrift:
 		if !w.client(f.Target) && !w.node(f.Target) {
-			return errors.Errorf("sim: %s: unknown client or node %q", field, f.Target)
+			return errors.Errorf("%s: unknown client or node %q", field, f.Target)
 		}
 		if f.RatePPM < -500_000 || f.RatePPM > 500_000 {
-			return errors.Errorf("sim: %s: rate_ppm %d out of range [-500000, 500000]", field, f.RatePPM)
+			return errors.Errorf("%s: rate_ppm %d out of range [-500000, 500000]", field, f.RatePPM)
 		}
 	case FaultEvict:
 		if !w.node(f.Target) {
-			return errors.Errorf("sim: %s: unknown node %q", field, f.Target)
+			return errors.Errorf("%s: unknown node %q", field, f.Target)
 		}
 		if f.Key == "" {
-			return errors.Errorf("sim: %s: evict needs a key", field)
+			return errors.Errorf("%s: evict needs a key", field)
 		}
 	default:
-		return errors.Errorf("sim: %s: unknown fault kind %q", field, f.Kind)
+		return errors.Errorf("%s: unknown fault kind %q", field, f.Kind)
 	}
 	return nil
 }

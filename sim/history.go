@@ -40,12 +40,19 @@ type Event struct {
 	Value string `json:"value,omitempty"`
 	// Token is a fencing token (0 when none).
 	Token int64 `json:"token,omitempty"`
-	// N is a count or value: a resource value, rows affected, a reentrant
-	// hold count, a replication offset, a rate in ppm.
+	// N is a count or value whose meaning depends on Kind: a resource
+	// value, rows affected, a reentrant hold count, a replication offset,
+	// a rate in ppm. The kind tables say which; readers of the lock
+	// protocol's events read it by name through package history's views
+	// (history.Acquired(e).HoldCount(), history.ValueOf).
 	N int64 `json:"n,omitempty"`
-	// Dur is a length of time: a pause, a partition, a lease, a jump.
+	// Dur is a length of time whose meaning depends on Kind: a pause, a
+	// partition, a lease left (history.Acquired.LeaseLeft), a jump.
 	Dur time.Duration `json:"dur_ns,omitempty"`
-	// Note is free text for people (e.g. the cause of a lost message).
+	// Note is free text for people (e.g. the cause of a lost message),
+	// except on an acquired event, where it stores the hold's flags
+	// (history.HoldFlags; read them with history.Acquired.Shared and
+	// Wall).
 	Note string `json:"note,omitempty"`
 }
 

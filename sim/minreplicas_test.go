@@ -85,9 +85,9 @@ func TestMinReplicasConfigErrors(t *testing.T) {
 		lag     time.Duration
 		want    string
 	}{
-		{-1, time.Second, "sim: nodes[0] (r1): min-replicas-to-write -1 is negative"},
-		{1, -time.Second, "sim: nodes[0] (r1): min-replicas-max-lag -1s is negative"},
-		{1, 0, "sim: nodes[0] (r1): min-replicas-to-write 1 needs a positive min-replicas-max-lag"},
+		{-1, time.Second, "nodes[0] (r1): min-replicas-to-write -1 is negative"},
+		{1, -time.Second, "nodes[0] (r1): min-replicas-max-lag -1s is negative"},
+		{1, 0, "nodes[0] (r1): min-replicas-to-write 1 needs a positive min-replicas-max-lag"},
 	} {
 		cfg := replicated(1, func(*Ctx) error { return nil })
 		cfg.Nodes[0].MinReplicasToWrite, cfg.Nodes[0].MinReplicasMaxLag = tc.toWrite, tc.lag

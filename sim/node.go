@@ -78,7 +78,7 @@ type node struct {
 func newNode(w *World, nc NodeConfig) (*node, error) {
 	c, err := clock.New(nc.Clock)
 	if err != nil {
-		return nil, errors.Wrapf(err, "sim: node %s", nc.Name)
+		return nil, errors.Wrapf(err, "node %s", nc.Name)
 	}
 	n := &node{w: w, name: nc.Name, cfg: nc, clock: c, up: true,
 		conns: map[string]*script.Conn{}, acks: map[string]int64{}, ackAt: map[string]time.Duration{},
@@ -95,7 +95,7 @@ func (n *node) boot() error {
 	n.release() // a restart: the old instance and its Lua state are free
 	m, err := takeInstance()
 	if err != nil {
-		return errors.Wrapf(err, "sim: node %s", n.name)
+		return errors.Wrapf(err, "node %s", n.name)
 	}
 	// miniredis's generator is seeded before the first command that draws
 	// from it (preHook): seeding costs ~10us, a tenth of a short run, and
@@ -109,7 +109,7 @@ func (n *node) boot() error {
 	// budget: an endless script errors instead of hanging the run.
 	eng, err := script.NewEngine(m, script.Options{Seed: n.w.rng("lua/" + n.name).Uint64()})
 	if err != nil {
-		return errors.Wrapf(err, "sim: node %s", n.name)
+		return errors.Wrapf(err, "node %s", n.name)
 	}
 	n.eng = eng
 	n.conns = map[string]*script.Conn{}
@@ -247,13 +247,13 @@ func (n *node) handle(client string, c *call) {
 func (n *node) do(client string, args []string) (r resp.Reply, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			n.w.fail(errors.Errorf("sim: node %s: miniredis panicked running %s (%v); the run cannot go on", n.name, quoteArgs(args), p))
+			n.w.fail(errors.Errorf("node %s: miniredis panicked running %s (%v); the run cannot go on", n.name, quoteArgs(args), p))
 			ok = false
 		}
 	}()
 	r = n.conn(client).Do(args...)
 	if !n.m.TryLock() {
-		n.w.fail(errors.Errorf("sim: node %s: a command inside %s panicked in miniredis and left the instance locked (%s); the run cannot go on", n.name, quoteArgs(args), r.String()))
+		n.w.fail(errors.Errorf("node %s: a command inside %s panicked in miniredis and left the instance locked (%s); the run cannot go on", n.name, quoteArgs(args), r.String()))
 		return r, false
 	}
 	n.m.Unlock()

@@ -204,11 +204,11 @@ func (w *World) finish(t *task) {
 	t.finished = true
 	note := ""
 	if t.panicked != nil {
-		w.fail(errors.Errorf("sim: client %s task %s panicked: %v\n%s", p.name, t.name, t.panicked, t.stack))
+		w.fail(errors.Errorf("client %s task %s panicked: %v\n%s", p.name, t.name, t.panicked, t.stack))
 		note = fmt.Sprint("panic: ", t.panicked)
 	} else if t.result != nil {
 		note = t.result.Error()
-		w.fail(errors.Wrapf(t.result, "sim: client %s task %s", p.name, t.name))
+		w.fail(errors.Wrapf(t.result, "client %s task %s", p.name, t.name))
 	}
 	w.record(Event{Actor: p.name, Task: t.name, Kind: KindTaskEnd, Local: p.clock.Mono(w.now), Note: note})
 	if t.isMain {
@@ -249,7 +249,7 @@ func (w *World) perform(t *task) {
 		t.waitingCall = ^uint64(0)
 		w.scheduleAction(p.clock.TrueAfterMono(w.now, t.timeout), action{kind: actWakeNoMsg, t: t, gen: gen})
 	default:
-		w.fail(errors.Errorf("sim: client %s task %s yielded no operation", p.name, t.name))
+		w.fail(errors.Errorf("client %s task %s yielded no operation", p.name, t.name))
 	}
 }
 

@@ -81,7 +81,7 @@ func (w *World) Step() bool {
 	}
 	e := w.q.pop()
 	if e.at > w.cfg.Limits.MaxTime {
-		w.fail(errors.Errorf("sim: run stopped at the time limit: limits.max_time %v reached with %d events processed; raise the limit or end the workload sooner", w.cfg.Limits.MaxTime, w.events))
+		w.fail(errors.Errorf("run stopped at the time limit: limits.max_time %v reached with %d events processed; raise the limit or end the workload sooner", w.cfg.Limits.MaxTime, w.events))
 		return false
 	}
 	w.events++
@@ -90,7 +90,7 @@ func (w *World) Step() bool {
 		if w.cfg.Limits.MaxEvents < DefaultMaxEvents {
 			raise = ", or raise limits events= up to " + strconv.Itoa(DefaultMaxEvents)
 		}
-		w.fail(errors.Errorf("sim: run stopped at the event limit: limits.max_events %d reached at %s; shorten the run (fewer cycles, a shorter duration)%s (limits: events)", w.cfg.Limits.MaxEvents, FormatTime(w.now), raise))
+		w.fail(errors.Errorf("run stopped at the event limit: limits.max_events %d reached at %s; shorten the run (fewer cycles, a shorter duration)%s (limits: events)", w.cfg.Limits.MaxEvents, FormatTime(w.now), raise))
 		return false
 	}
 	w.now = e.at
@@ -116,7 +116,7 @@ func (w *World) AdvanceTo(t time.Duration) bool {
 		return false
 	}
 	if t > w.cfg.Limits.MaxTime {
-		w.fail(errors.Errorf("sim: run stopped at the time limit: limits.max_time %v reached with %d events processed; raise the limit or end the workload sooner", w.cfg.Limits.MaxTime, w.events))
+		w.fail(errors.Errorf("run stopped at the time limit: limits.max_time %v reached with %d events processed; raise the limit or end the workload sooner", w.cfg.Limits.MaxTime, w.events))
 		return false
 	}
 	if t > w.now {
@@ -142,7 +142,7 @@ func (w *World) Finish() (History, error) {
 	}
 	w.finished = true
 	if !w.done && w.q.len() == 0 && w.liveMain > 0 && w.err == nil {
-		w.fail(errors.Errorf("sim: run stuck at %s: %d client(s) still running with nothing scheduled (a bug in the simulator: please report it with the seed)", FormatTime(w.now), w.liveMain))
+		w.fail(errors.Errorf("run stuck at %s: %d client(s) still running with nothing scheduled (a bug in the simulator: please report it with the seed)", FormatTime(w.now), w.liveMain))
 	}
 	w.shutdown()
 	return w.log.history(), w.err

@@ -71,7 +71,7 @@ func (x *External) Dial(to string) uint64 {
 	s := &stream{id: w.ext.lastID, key: p.name + "#" + strconv.FormatUint(w.ext.lastID, 10), x: x, peer: to, node: n}
 	w.record(Event{Actor: p.name, Task: "main", Kind: KindDial, Local: x.Now(), Peer: to, N: int64(s.id)})
 	if n == nil && to != SentinelName {
-		w.fail(errors.Errorf("sim: client %s dialed %q, which is not a Redis node or the sentinel", p.name, to))
+		w.fail(errors.Errorf("client %s dialed %q, which is not a Redis node or the sentinel", p.name, to))
 		return 0
 	}
 	w.ext.streams[s.id] = s
@@ -157,7 +157,7 @@ func (x *External) Send(id uint64, args []string, marks ...Event) {
 	w, p := x.w, x.p
 	s := w.ext.streams[id]
 	if s == nil || s.x != x || len(args) == 0 {
-		w.fail(errors.Errorf("sim: external client %s: Send on unknown stream %d or with no command", p.name, id))
+		w.fail(errors.Errorf("external client %s: Send on unknown stream %d or with no command", p.name, id))
 		return
 	}
 	p.calls++

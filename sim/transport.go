@@ -68,7 +68,7 @@ func (w *World) sendRequest(c *call) {
 	c.args = t.args
 	w.record(Event{Actor: p.name, Task: t.name, Kind: KindCall, Local: p.clock.Mono(w.now), Peer: c.to, Args: c.args})
 	if w.nodes[c.to] == nil && w.services[c.to] == nil {
-		w.fail(errors.Errorf("sim: client %s called unknown target %q", p.name, t.target))
+		w.fail(errors.Errorf("client %s called unknown target %q", p.name, t.target))
 		return
 	}
 	f := w.net.Send(p.name, c.to, w.now, false)

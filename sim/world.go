@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/pkg/errors"
-
 	"locksim/clock"
 	"locksim/network"
 )
@@ -75,7 +73,7 @@ func New(cfg Config, seed uint64) (*World, error) {
 	var err error
 	w.net, err = network.New(cfg.Network, w.rng("network"))
 	if err != nil {
-		return nil, errors.Wrap(err, "sim")
+		return nil, err
 	}
 	for _, nc := range cfg.Nodes {
 		n, err := newNode(w, nc)

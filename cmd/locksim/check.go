@@ -61,7 +61,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	shardCount := fs.Int("shards", 0, "with --shard auto: the number of shards (else LOCKSIM_SHARD_COUNT)")
 	ttl := fs.Duration("ttl", 0, "lease TTL (default 1s)")
 	deadline := fs.Bool("deadline", false, "turn on the client-deadline option")
-	wallClockOpt := fs.Bool("wall-clock", false, "measure the acquire wait, and with --deadline the lease, on the client's wall clock (seed 003's sketch); clock-jump faults then step clients too")
+	wallClockOpt := fs.Bool("wall-clock", false, "measure the acquire wait, and with --deadline the lease, on the client's wall clock (as System.currentTimeMillis() in Java does); clock-jump faults then step clients too")
 	queueWait := fs.Duration("queue-wait", 0, "how long a fair lock keeps a waiter's place past the one ahead (default the acquire wait, as Redisson's tryLock)")
 	readers := fs.Int("readers", 0, "clients, the last ones, that only read under a read lock (read-write-lock; default half the clients)")
 	format := fs.String("format", "text", "output format: text, json (locksim.check/v1, for merge), markdown (a table for a pull request or a CI job summary) or html (one page: the verdicts, what ran, the summary and the minimal case's timeline; with -o FILE)")

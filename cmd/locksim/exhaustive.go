@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pkg/errors"
+
 	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
@@ -106,7 +108,7 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 	res, err := engine.Exhaustive(c)
 	end()
 	if err != nil {
-		return exitUsage, usagef("%v", trimPackages(err.Error()))
+		return exitUsage, usagef("%v", err)
 	}
 	cases, err := saveBreaks(res, *ex.saveDir, *ex.show, stderr)
 	if err != nil {
@@ -144,13 +146,13 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 		fmt.Fprintf(stdout, "written to %s\n", r.out)
 	}
 	if e := res.FirstError; e != nil {
-		return exitUsage, fmt.Errorf("schedule %d stopped: %s", e.Index, trimPackages(e.Error))
+		return exitUsage, errors.Errorf("schedule %d stopped: %s", e.Index, e.Error)
 	}
 	if res.Failed() {
 		return exitViolation, nil
 	}
 	if nv := res.NoVerdict(); nv != "" {
-		return exitUsage, fmt.Errorf("no verdict: %s", nv)
+		return exitUsage, errors.Errorf("no verdict: %s", nv)
 	}
 	return exitSafe, nil
 }

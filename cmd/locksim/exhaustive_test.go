@@ -40,7 +40,7 @@ func TestCheckExhaustive(t *testing.T) {
 	}
 }
 
-// The text output of the seeds' first example, whole.
+// The text output of set-px-getdel's exhaustive check, whole.
 func TestCheckExhaustiveGolden(t *testing.T) {
 	code, out, errs := runCLI("check", "--design", "set-px-getdel", "--exhaustive", "--save-dir", "", "--progress=false")
 	if code != exitViolation {

@@ -38,7 +38,7 @@ func cmdList(args []string, stdout, stderr io.Writer) (int, error) {
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "INVARIANTS (--invariants)")
 	for _, id := range invariant.All {
-		fmt.Fprintf(tw, "  %s\t%s\n", id, invariant.About[id])
+		fmt.Fprintf(tw, "  %s\t%s\n", id, invariant.AboutOf(id))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "FENCING (--fencing): what the resource accepts")

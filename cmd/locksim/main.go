@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"regexp"
 	"slices"
 
 	"github.com/pkg/errors"
@@ -47,23 +46,6 @@ Usage:
 Run 'locksim COMMAND --help' for a command's flags.
 Exit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error.
 `
-
-// pkgPrefix matches a package name that starts a Go error message
-// ("model: ", "locksim: ").
-var pkgPrefix = regexp.MustCompile(`^(?:locksim|model|scenarios|sim|report|network|clock|script): `)
-
-// trimPackages removes the package prefixes an error text starts with: on
-// the command line the command already names itself ("locksim run: ...").
-// Only leading ones go, so a file named like a package stays in the text.
-func trimPackages(msg string) string {
-	for {
-		next := pkgPrefix.ReplaceAllString(msg, "")
-		if next == msg {
-			return msg
-		}
-		msg = next
-	}
-}
 
 func main() {
 	paceGC()
@@ -115,7 +97,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Output that did not arrive is no result (stdout closed, a full
 		// disk): say so, exit 2, whatever the command found.
 		if err != nil {
-			fmt.Fprintf(stderr, "locksim %s: %s\n", args[0], trimPackages(err.Error()))
+			fmt.Fprintf(stderr, "locksim %s: %s\n", args[0], err)
 		}
 		fmt.Fprintf(stderr, "locksim %s: writing to stdout: %v\n", args[0], out.err)
 		return exitUsage
@@ -123,9 +105,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "locksim %s: %s\nRun 'locksim %s --help' for usage.\n", args[0], trimPackages(err.Error()), args[0])
+			fmt.Fprintf(stderr, "locksim %s: %s\nRun 'locksim %s --help' for usage.\n", args[0], err, args[0])
 		} else {
-			fmt.Fprintf(stderr, "locksim %s: %s\n", args[0], trimPackages(err.Error()))
+			fmt.Fprintf(stderr, "locksim %s: %s\n", args[0], err)
 		}
 		return exitUsage
 	}

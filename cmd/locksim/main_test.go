@@ -106,7 +106,7 @@ func TestErrorsWithoutPackagePrefixes(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "case.json")
 	os.WriteFile(bad, []byte("{"), 0o644)
-	prefixed := regexp.MustCompile(`: (locksim|model|scenarios|sim|report|network|clock|script): `)
+	prefixed := regexp.MustCompile(`: (locksim|model|scenarios|sim|report|network|clock|script|engine|invariant|history|resp|atomicfile): `)
 	for _, args := range [][]string{
 		{"replay", "/nonexistent.json"},
 		{"replay", bad},

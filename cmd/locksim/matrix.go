@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/pkg/errors"
+
 	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
@@ -60,7 +62,7 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	m, err := engine.Matrix(engine.MatrixConfig{Designs: cols, Seeds: *seeds, Workers: *workers})
 	if err != nil {
-		return exitUsage, usagef("%v", trimPackages(err.Error()))
+		return exitUsage, usagef("%v", err)
 	}
 	m.Brief = !*details
 	m.Invariants = shown
@@ -217,7 +219,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	sw, err := engine.Sweep(c)
 	endProgress()
 	if err != nil {
-		return exitUsage, usagef("%v", trimPackages(err.Error()))
+		return exitUsage, usagef("%v", err)
 	}
 	w, done, err := output(*out, stdout)
 	if err != nil {
@@ -252,14 +254,14 @@ func judgedBySome(ids []invariant.ID, cols []model.Spec) error {
 		why := ""
 		some := false
 		for _, c := range cols {
-			ok, w := c.Judges(id)
+			ok, w := c.WithDefaults().CheckConfig().Judged(id)
 			some = some || ok
 			if why == "" {
 				why = w
 			}
 		}
 		if !some {
-			return fmt.Errorf("invariant %s cannot apply to any design of the matrix (%s): every cell would pass without judging it", id, why)
+			return errors.Errorf("invariant %s cannot apply to any design of the matrix (%s): every cell would pass without judging it", id, why)
 		}
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/pkg/errors"
+
 	"locksim"
 	"locksim/engine"
 	"locksim/model"
@@ -109,7 +111,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	r.Count(invList)
+	r.CountOnly(invList)
 	if *save != "" {
 		c := locksim.NewCase(r)
 		if _, err := scenarios.Lookup(sc.Name); err == nil {
@@ -129,7 +131,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, r.Err
 	}
 	if r.Vacuous() {
-		return exitUsage, fmt.Errorf("no verdict: %s (the run judged nothing)", report.VacuousWhy)
+		return exitUsage, errors.Errorf("no verdict: %s (the run judged nothing)", report.VacuousWhy)
 	}
 	return exitFor(r), nil
 }
@@ -152,7 +154,7 @@ func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out st
 	res, err := engine.Exhaustive(c)
 	end()
 	if err != nil {
-		return exitUsage, usagef("%v", trimPackages(err.Error()))
+		return exitUsage, usagef("%v", err)
 	}
 	w, closeOut, err := output(out, stdout)
 	if err != nil {
@@ -175,7 +177,7 @@ func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out st
 		fmt.Fprintf(stdout, "written to %s\n", out)
 	}
 	if e := res.FirstError; e != nil {
-		return exitUsage, usagef("schedule %d stopped: %s", e.Index, trimPackages(e.Error))
+		return exitUsage, usagef("schedule %d stopped: %s", e.Index, e.Error)
 	}
 	if res.Failed() {
 		return exitViolation, nil

@@ -1,10 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/pkg/errors"
 
 	"locksim/engine"
 )
@@ -84,7 +85,7 @@ func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (
 	if e := res.FirstError; e != nil {
 		// A run that could not finish (a script error, a limit) makes the
 		// counts meaningless: say so, exit 2.
-		return exitUsage, fmt.Errorf("run %d (seed %d) stopped: %s", e.Index, e.Seed, trimPackages(e.Error))
+		return exitUsage, errors.Errorf("run %d (seed %d) stopped: %s", e.Index, e.Seed, e.Error)
 	}
 	if res.Failed() {
 		return exitViolation, nil
@@ -92,7 +93,7 @@ func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (
 	if nv := res.NoVerdict(); nv != "" {
 		// Zero runs, or runs that all judged nothing, are no evidence:
 		// neither held nor broken.
-		return exitUsage, fmt.Errorf("no verdict: %s", nv)
+		return exitUsage, errors.Errorf("no verdict: %s", nv)
 	}
 	return exitSafe, nil
 }

@@ -59,7 +59,7 @@ func (f *File) Write(p []byte) (int, error) { return f.tmp.Write(p) }
 // returns the first error; after an error the path is unchanged.
 func (f *File) Commit() error {
 	if f.done {
-		return errors.Errorf("atomicfile: %s already closed", f.path)
+		return errors.Errorf("%s already closed", f.path)
 	}
 	f.done = true
 	if f.direct {

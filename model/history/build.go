@@ -151,11 +151,11 @@ func (b *builder) add(pos int) {
 	case KindAcquireFailed:
 		b.endAttempt(e.Actor, pos, AttemptFailed)
 	case KindRelease:
-		if e.N <= 0 {
+		if Release(*e).HoldsLeft() <= 0 {
 			b.closeSection(e.Actor, pos, EndReleased)
 		}
 	case KindRenew:
-		if i, ok := b.open[e.Actor]; ok && e.N == 1 && e.Dur != 0 && ix.Sections[i].Value == e.Value {
+		if i, ok := b.open[e.Actor]; ok && Renew(*e).Extended() && Renew(*e).LeaseLeft() != 0 && ix.Sections[i].Value == e.Value {
 			ix.Sections[i].beliefs = append(ix.Sections[i].beliefs, pos)
 		}
 	case KindWrite:
@@ -231,17 +231,18 @@ func (b *builder) acquired(pos int) {
 			b.endAttempt(e.Actor, pos, AttemptAcquired)
 		}
 	}
-	shared := HasFlag(e.Note, NoteShared)
-	ix.Acquisitions = append(ix.Acquisitions, Acquisition{Pos: pos, Start: start, Client: e.Actor, Value: e.Value, Token: e.Token, Count: e.N, Shared: shared})
-	if _, ok := b.open[e.Actor]; ok && e.N > 1 {
+	a := Acquired(*e)
+	ix.Acquisitions = append(ix.Acquisitions, Acquisition{Pos: pos, Start: start, Client: e.Actor, Value: e.Value, Token: e.Token,
+		Count: a.HoldCount(), Shared: a.Shared()})
+	if _, ok := b.open[e.Actor]; ok && a.HoldCount() > 1 {
 		return // a nested hold inside the open section
 	}
 	b.closeSection(e.Actor, pos, EndReacquired)
 	grants := splitGrants(e.Peer, e.Key)
 	s := Section{Client: e.Actor, Task: e.Task, Acq: pos, Start: start, From: e.At, EndPos: -1,
 		Deadline: NoDeadline, DeadlinePos: -1, Key: e.Key, Value: e.Value, Token: e.Token,
-		Nodes: grantNodes(grants), Grants: grants, Shared: shared, Wall: HasFlag(e.Note, NoteWall), closePos: -1}
-	if e.Dur != 0 {
+		Nodes: grantNodes(grants), Grants: grants, Shared: a.Shared(), Wall: a.Wall(), closePos: -1}
+	if a.LeaseLeft() != 0 {
 		s.beliefs = []int{pos} // Dur < 0: the validity was spent when the client recorded it
 	}
 	ix.Sections = append(ix.Sections, s)
@@ -334,11 +335,11 @@ func (b *builder) resourceAnswer(pos int) {
 	if write {
 		w := &ix.Writes[r.i]
 		w.Applied, w.Accepted = pos, e.Reply == "(integer) 1"
-		w.Token, w.Value, w.N = e.Token, e.Value, e.N
+		w.Token, w.Value, w.N = e.Token, e.Value, ValueOf(*e)
 		return
 	}
 	rd := &ix.Reads[r.i]
-	rd.Served, rd.N, rd.Refused = pos, e.N, strings.HasPrefix(e.Reply, "(error)")
+	rd.Served, rd.N, rd.Refused = pos, ValueOf(*e), strings.HasPrefix(e.Reply, "(error)")
 }
 
 // finish closes what the history left open and computes the sections'
@@ -390,7 +391,7 @@ func (ix *Index) settle(s Section) []Section {
 			break
 		}
 		if cur.Deadline != NoDeadline && e.At >= cur.Deadline {
-			if e.Kind != KindRenew || e.Dur <= 0 {
+			if e.Kind != KindRenew || Renew(e).LeaseLeft() <= 0 {
 				break
 			}
 			cur.To, cur.End, cur.EndPos = max(cur.Deadline, cur.From), EndDeadline, cur.DeadlinePos
@@ -400,9 +401,9 @@ func (ix *Index) settle(s Section) []Section {
 			cur.Deadline, cur.DeadlinePos = NoDeadline, -1
 		}
 		if s.Wall {
-			cur.Deadline, cur.DeadlinePos = ix.TrueAtWall(s.Client, p, e.Dur), p
+			cur.Deadline, cur.DeadlinePos = ix.TrueAtWall(s.Client, p, LeaseLeft(e)), p
 		} else {
-			cur.Deadline, cur.DeadlinePos = ix.TrueAt(s.Client, e.Local+e.Dur), p
+			cur.Deadline, cur.DeadlinePos = ix.TrueAt(s.Client, e.Local+LeaseLeft(e)), p
 		}
 	}
 	if cur.Deadline != NoDeadline && cur.Deadline < cur.To {

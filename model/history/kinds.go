@@ -2,7 +2,6 @@ package history
 
 import (
 	"slices"
-	"strings"
 	"sync"
 
 	"locksim/sim"
@@ -30,24 +29,6 @@ const (
 	KindResWrite      sim.Kind = "res-write"
 )
 
-// The flags of an acquired event's Note.
-const (
-	// NoteShared marks a shared hold (a read lock).
-	NoteShared = "shared"
-	// NoteWall marks a lease the client budgets on its wall clock.
-	NoteWall = "wall"
-)
-
-// HasFlag reports whether a space-separated flag list holds flag.
-func HasFlag(note, flag string) bool {
-	for f := range strings.FieldsSeq(note) {
-		if f == flag {
-			return true
-		}
-	}
-	return false
-}
-
 // ResourceName is the endpoint name of the fenced resource.
 const ResourceName = "resource"
 
@@ -62,8 +43,8 @@ var Kinds = []sim.KindInfo{
 			"N: the hold count (above 1: a nested hold of a reentrant lock); Dur: the lease the client believes it has left "+
 			"from this instant, on its monotonic clock (Local), 0 when it trusts the lease until it releases, "+
 			"below 0 when the validity its lock reported was already spent by -Dur (a real client paused before its record); "+
-			"Note: flags, space-separated: "+NoteShared+" (a shared hold, a read lock: other shared holds may overlap it; "+
-			"rw-exclusion judges it, mutual-exclusion does not), "+NoteWall+" (Dur and the renewals' Dur run on the client's wall clock, "+
+			"Note: flags, space-separated (HoldFlags.Note): "+flagShared+" (a shared hold, a read lock: other shared holds may overlap it; "+
+			"rw-exclusion judges it, mutual-exclusion does not), "+flagWall+" (Dur and the renewals' Dur run on the client's wall clock, "+
 			"which its clock-jump events step)"),
 	info(KindAcquireFailed, sim.ByClient, "an acquisition gave up", "Key; Value; Note: why"),
 	info(KindLeaseLost, sim.ByClient, "the client found its lease gone or unknown and did not enter, or did not write", "Key; Value; Note: why"),

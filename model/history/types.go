@@ -75,7 +75,7 @@ type Acquisition struct {
 	Value  string
 	Token  int64
 	Count  int64 // the hold count it left
-	Shared bool  // a shared hold (NoteShared)
+	Shared bool  // a shared hold (Acquired.Shared)
 }
 
 // AttemptEnd says how an acquisition attempt ended.

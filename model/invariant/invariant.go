@@ -55,9 +55,6 @@ const (
 // invariant; Parse reads it as both.
 const TokenOrder ID = "token-order"
 
-// All lists the invariants in report order.
-var All = []ID{MutualExclusion, StaleWrite, LostUpdate, TokenUnique, Fencing, Liveness, Reentrancy, FIFO, RWExclusion}
-
 // FenceRule is the resource's acceptance rule, as the fencing invariant
 // judges it.
 type FenceRule uint8
@@ -107,23 +104,32 @@ type Config struct {
 }
 
 // Judged reports whether a config judges the invariant at all, and if not,
-// why (for reports).
+// why (for reports): the registry's NotJudged. An ID the registry does not
+// know is judged (a violation names it).
 func (c Config) Judged(id ID) (bool, string) {
-	switch {
-	case id == Liveness && c.LivenessBound <= 0:
-		return false, "no liveness bound for this run"
-	case id == Reentrancy && !c.Reentrant:
-		return false, "the design is not reentrant"
-	case id == FIFO && !c.Fair:
-		return false, "the design promises no grant order"
-	case id == RWExclusion && !c.Shared:
-		return false, "the design takes no shared holds"
-	case id == Fencing && c.Fencing == NoFencing:
-		return false, "the resource is not fenced"
-	case id == Fencing && c.Fencing == VersionCheck:
-		return false, "the resource checks row versions, not tokens"
+	if in, ok := Lookup(id); ok {
+		if why := in.NotJudged(c); why != "" {
+			return false, why
+		}
 	}
 	return true, ""
+}
+
+// Unjudged returns the first of ids that a config does not judge, and
+// why; "" when it judges them all. Counting such an invariant would pass
+// without judging anything, so a check refuses it (model.Spec.CanCount).
+// An empty list, or one naming every invariant, means all: nothing is
+// refused.
+func (c Config) Unjudged(ids []ID) (ID, string) {
+	if len(ids) == 0 || len(Sorted(ids)) == len(All) {
+		return "", ""
+	}
+	for _, id := range ids {
+		if ok, why := c.Judged(id); !ok {
+			return id, why
+		}
+	}
+	return "", ""
 }
 
 // Violation is one broken invariant, with what is needed to explain it.
@@ -147,33 +153,18 @@ type Violation struct {
 // output stays readable; the earliest are kept.
 const MaxPerInvariant = 5
 
-// Check judges a history: it indexes it (history.New) and runs every
-// checker. Violations are sorted by From, then Invariant, then Clients, at
+// Check judges a history: it indexes it (history.New) and runs the
+// checker of every invariant the config judges (Registry). Violations are sorted by From, then Invariant, then Clients, at
 // most MaxPerInvariant per invariant.
 func Check(h sim.History, cfg Config) []Violation { return CheckIndex(history.New(h), cfg) }
 
 // CheckIndex is Check on an index already built.
 func CheckIndex(ix *history.Index, cfg Config) []Violation {
 	var vs []Violation
-	vs = append(vs, checkMutex(ix)...)
-	vs = append(vs, checkStale(ix, cfg)...)
-	vs = append(vs, checkLostUpdate(ix)...)
-	vs = append(vs, checkTokenUnique(ix)...)
-	vs = append(vs, checkFencing(ix, cfg.Fencing)...)
-	if cfg.LivenessBound > 0 {
-		vs = append(vs, checkLiveness(ix, cfg.LivenessBound, cfg)...)
-		if cfg.PerClient {
-			vs = append(vs, checkRefusedWhileFree(ix, cfg)...)
+	for _, in := range Registry {
+		if in.NotJudged(cfg) == "" {
+			vs = append(vs, in.Check(ix, cfg)...)
 		}
-	}
-	if cfg.Reentrant {
-		vs = append(vs, checkReentrancy(ix)...)
-	}
-	if cfg.Fair {
-		vs = append(vs, checkFIFO(ix)...)
-	}
-	if cfg.Shared {
-		vs = append(vs, checkRWExclusion(ix)...)
 	}
 	sortViolations(vs)
 	return capPer(vs, MaxPerInvariant)
@@ -231,11 +222,11 @@ func Parse(list string) ([]ID, error) {
 		case slices.Contains(All, id):
 			out = append(out, id)
 		default:
-			return nil, errors.Errorf("invariant: unknown invariant %q (known: %s; token-order means token-unique,fencing)", id, Names(All))
+			return nil, errors.Errorf("unknown invariant %q (known: %s; token-order means token-unique,fencing)", id, Names(All))
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("invariant: the invariant list names none")
+		return nil, errors.New("the invariant list names none")
 	}
 	slices.SortFunc(out, func(a, b ID) int { return slices.Index(All, a) - slices.Index(All, b) })
 	return slices.Compact(out), nil

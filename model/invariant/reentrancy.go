@@ -26,8 +26,12 @@ func checkReentrancy(ix *history.Index) []Violation {
 			if e.Kind == history.KindRelease {
 				want, verb = held-1, "released"
 			}
-			if e.N != want {
-				text := c + " " + verb + " at " + sim.FormatTime(e.At) + " leaving hold count " + strconv.FormatInt(e.N, 10) +
+			left := history.Acquired(e).HoldCount() // the same field as Release.HoldsLeft
+			if e.Kind == history.KindRelease {
+				left = history.Release(e).HoldsLeft()
+			}
+			if left != want {
+				text := c + " " + verb + " at " + sim.FormatTime(e.At) + " leaving hold count " + strconv.FormatInt(left, 10) +
 					" while it held " + strconv.FormatInt(held, 10) + " (expected " + strconv.FormatInt(want, 10) + ")"
 				if want < 0 {
 					text = c + " released at " + sim.FormatTime(e.At) + " while it held no lock (hold count would be " +
@@ -40,7 +44,7 @@ func checkReentrancy(ix *history.Index) []Violation {
 				vs = append(vs, Violation{Invariant: Reentrancy, Clients: []string{c}, From: e.At, To: e.At,
 					Events: ix.Seqs(prev, pos), Explanation: text})
 			}
-			count[c] = max(e.N, 0)
+			count[c] = max(left, 0)
 			last[c] = pos
 		case sim.KindCrash, sim.KindRestart:
 			delete(count, e.Actor)

@@ -12,7 +12,7 @@ import (
 // readAcquired is a shared (read) hold of c.
 func readAcquired(c, v string) sim.Event {
 	e := acquired(c, v, 0, "r1", 1)
-	e.Note = history.NoteShared
+	e.Note = history.HoldFlags{Shared: true}.Note()
 	return e
 }
 

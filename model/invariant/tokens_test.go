@@ -9,11 +9,12 @@ import (
 	"locksim/sim"
 )
 
-// seed000 is seed 000's fencing example as a run: the resource's last
+// fencingExample is a fenced resource's story as a run (fencing tokens as
+// in Kleppmann's "How to do distributed locking", 2016): the resource's last
 // accepted token is 40 (C's write); A acquires token 41 and pauses past
 // its lease; B acquires token 42 and writes (accepted, 40 -> 42); A
 // resumes and writes with 41, which a strict resource rejects.
-func seed000() *hist {
+func fencingExample() *hist {
 	return newHist().
 		at(0).add(acqStart("C", "C:1")).
 		at(1).add(keySet("r1", "C:1", "EVAL")).
@@ -66,12 +67,12 @@ func regressionHist(accepted bool) *hist {
 		at(1520).add(release("A", "A:1", 0))
 }
 
-func TestSeed000Fencing(t *testing.T) {
+func TestFencingExample(t *testing.T) {
 	// Strict: the resource stays safe (no stale write accepted, tokens in
 	// order, nothing lost) while mutual exclusion is broken.
-	got := Check(seed000().h, Config{Fencing: TokenAbove})
+	got := Check(fencingExample().h, Config{Fencing: TokenAbove})
 	if diff := cmp.Diff([]ID{MutualExclusion}, Broken(got)); diff != "" {
-		t.Errorf("seed 000, strict: broken invariants (-want +got):\n%s", diff)
+		t.Errorf("fencing example, strict: broken invariants (-want +got):\n%s", diff)
 	}
 	// Nonstrict, with a reissued token: the source granted 42 twice
 	// (token-unique); the resource accepts the equal token, as its rule
@@ -189,8 +190,8 @@ func TestTokens(t *testing.T) {
 			cfg:  Config{Fencing: NoFencing},
 		},
 		{
-			name: "seed 000, strict",
-			h:    seed000().h,
+			name: "fencing example, strict",
+			h:    fencingExample().h,
 			cfg:  Config{Fencing: TokenAbove},
 		},
 	}

@@ -121,7 +121,7 @@ func ParseAll(buf []byte) (Reply, error) {
 		return Reply{}, err
 	}
 	if n != len(buf) {
-		return Reply{}, errors.Errorf("resp: %d trailing bytes after reply", len(buf)-n)
+		return Reply{}, errors.Errorf("%d trailing bytes after reply", len(buf)-n)
 	}
 	return r, nil
 }
@@ -134,7 +134,7 @@ func line(buf []byte) (string, int, error) {
 			return string(buf[1:i]), i + 2, nil
 		}
 	}
-	return "", 0, errors.New("resp: unterminated line")
+	return "", 0, errors.New("unterminated line")
 }
 
 // maxDepth bounds nesting so a malformed buffer cannot recurse forever.
@@ -145,10 +145,10 @@ const minReplyBytes = 3
 
 func parse(buf []byte, depth int) (Reply, int, error) {
 	if depth > maxDepth {
-		return Reply{}, 0, errors.New("resp: reply nested too deeply")
+		return Reply{}, 0, errors.New("reply nested too deeply")
 	}
 	if len(buf) == 0 {
-		return Reply{}, 0, errors.New("resp: empty reply")
+		return Reply{}, 0, errors.New("empty reply")
 	}
 	s, n, err := line(buf)
 	if err != nil {
@@ -162,28 +162,28 @@ func parse(buf []byte, depth int) (Reply, int, error) {
 	case ':':
 		v, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return Reply{}, 0, errors.Wrap(err, "resp: bad integer")
+			return Reply{}, 0, errors.Wrap(err, "bad integer")
 		}
 		return Reply{Kind: Int, Int: v}, n, nil
 	case '$':
 		l, err := strconv.Atoi(s)
 		if err != nil {
-			return Reply{}, 0, errors.Wrap(err, "resp: bad bulk length")
+			return Reply{}, 0, errors.Wrap(err, "bad bulk length")
 		}
 		if l < 0 {
 			return Reply{Kind: NilBulk}, n, nil
 		}
 		if l > len(buf)-n-2 { // not n+l+2 > len(buf): l may be near MaxInt
-			return Reply{}, 0, errors.New("resp: short bulk string")
+			return Reply{}, 0, errors.New("short bulk string")
 		}
 		if buf[n+l] != '\r' || buf[n+l+1] != '\n' {
-			return Reply{}, 0, errors.New("resp: bulk string not terminated by CRLF")
+			return Reply{}, 0, errors.New("bulk string not terminated by CRLF")
 		}
 		return Reply{Kind: Bulk, Str: string(buf[n : n+l])}, n + l + 2, nil
 	case '*':
 		l, err := strconv.Atoi(s)
 		if err != nil {
-			return Reply{}, 0, errors.Wrap(err, "resp: bad array length")
+			return Reply{}, 0, errors.Wrap(err, "bad array length")
 		}
 		if l < 0 {
 			return Reply{Kind: NilArray}, n, nil
@@ -191,7 +191,7 @@ func parse(buf []byte, depth int) (Reply, int, error) {
 		// Every element takes at least minReplyBytes, so a count beyond
 		// what the rest of buf can hold is refused before allocating.
 		if l > (len(buf)-n)/minReplyBytes {
-			return Reply{}, 0, errors.New("resp: short array")
+			return Reply{}, 0, errors.New("short array")
 		}
 		elems := make([]Reply, 0, l)
 		for i := 0; i < l; i++ {
@@ -206,6 +206,6 @@ func parse(buf []byte, depth int) (Reply, int, error) {
 	case ',': // RESP3 double, written by miniredis only for RESP3 peers; accept as bulk
 		return Reply{Kind: Bulk, Str: s}, n, nil
 	default:
-		return Reply{}, 0, errors.Errorf("resp: unknown reply type %q", buf[0])
+		return Reply{}, 0, errors.Errorf("unknown reply type %q", buf[0])
 	}
 }

@@ -1,9 +1,9 @@
 package script
 
 import (
-	"errors"
 	"time"
 
+	"github.com/pkg/errors"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -67,9 +67,6 @@ func newBudget(limit, memLimit int64) *budget {
 func (b *budget) reset() {
 	b.left, b.memLeft, b.stop = b.limit, b.memLimit, running
 }
-
-// spent reports whether the current run was stopped by a limit.
-func (b *budget) spent() bool { return b.stop != running }
 
 // halt stops the run for cause, unless it is stopped already.
 func (b *budget) halt(cause stopCause) {

@@ -33,7 +33,7 @@ const (
 const parseBytes = 600
 
 func errScriptTooLarge(n int) error {
-	return errors.Errorf("locksim: script of %d bytes exceeds the limit of %d bytes (limits: max-script-source-bytes)", n, MaxScriptBytes)
+	return errors.Errorf("script of %d bytes exceeds the limit of %d bytes (limits: max-script-source-bytes)", n, MaxScriptBytes)
 }
 
 // checkSource refuses a source longer than MaxScriptBytes.
@@ -75,7 +75,7 @@ func (c *chunkChecker) fail(err error) {
 
 func (c *chunkChecker) deeper(depth int) bool {
 	if depth > maxSyntaxDepth {
-		c.fail(errors.Errorf("locksim: chunk nests more than %d expressions or blocks (limits: max-script-tree-depth)", maxSyntaxDepth))
+		c.fail(errors.Errorf("chunk nests more than %d expressions or blocks (limits: max-script-tree-depth)", maxSyntaxDepth))
 		return false
 	}
 	return c.err == nil
@@ -88,7 +88,7 @@ func (c *chunkChecker) function(stmts []ast.Stmt, depth int) {
 	c.fn = &constCount{distinct: map[string]struct{}{}}
 	c.block(stmts, depth)
 	if work := c.fn.uses * len(c.fn.distinct); work > maxConstantWork {
-		c.fail(errors.Errorf("locksim: a function with %d uses of %d distinct constants would take too long to compile (more than %d lookups) (limits: max-script-constants)",
+		c.fail(errors.Errorf("a function with %d uses of %d distinct constants would take too long to compile (more than %d lookups) (limits: max-script-constants)",
 			c.fn.uses, len(c.fn.distinct), maxConstantWork))
 	}
 	c.fn = outer

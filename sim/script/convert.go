@@ -16,7 +16,7 @@ const maxReplyDepth = 256
 
 const msgReplyTooDeep = "ERR reached lua stack limit"
 
-var errNeedsMeta = errors.New("script: result has a metatable")
+var errNeedsMeta = errors.New("result has a metatable")
 
 // luaToReply converts a script's result the way miniredis's luaToRedis
 // writes it, as the RESP parser would read it back:

@@ -127,21 +127,21 @@ const peerBufLen = 256
 // inside miniredis).
 func NewEngine(m *miniredis.Miniredis, opts Options) (*Engine, error) {
 	if m == nil {
-		return nil, errors.New("script: nil miniredis")
+		return nil, errors.New("nil miniredis")
 	}
 	if opts.MaxInstructions < 0 {
-		return nil, errors.Errorf("script: MaxInstructions %d is negative", opts.MaxInstructions)
+		return nil, errors.Errorf("MaxInstructions %d is negative", opts.MaxInstructions)
 	}
 	if opts.MaxMemory < 0 {
-		return nil, errors.Errorf("script: MaxMemory %d is negative", opts.MaxMemory)
+		return nil, errors.Errorf("MaxMemory %d is negative", opts.MaxMemory)
 	}
 	if m.Server() == nil {
 		c, err := m.Dial()
 		if err != nil {
-			return nil, errors.Wrap(err, "script: start miniredis server")
+			return nil, errors.Wrap(err, "start miniredis server")
 		}
 		if err := c.Close(); err != nil {
-			return nil, errors.Wrap(err, "script: close miniredis connection")
+			return nil, errors.Wrap(err, "close miniredis connection")
 		}
 	}
 	e := &Engine{
@@ -165,7 +165,7 @@ func NewEngine(m *miniredis.Miniredis, opts Options) (*Engine, error) {
 	e.callPeer.peer = server.NewPeer(e.w)
 	e.pcallPeer.peer = server.NewPeer(e.w)
 	if r := e.dispatch(e.valPeer, []string{"MULTI"}); !isOK(r) {
-		return nil, errors.Errorf("script: MULTI on the validation peer: %s", r)
+		return nil, errors.Errorf("MULTI on the validation peer: %s", r)
 	}
 	if !e.slow {
 		if _, err := e.state(); err != nil { // fail here rather than at the first script

@@ -144,16 +144,16 @@ func newLuaState() (st *luaState, err error) {
 		{lua.DebugLibName, lua.OpenDebug},
 	} {
 		if err := L.CallByParam(lua.P{Fn: L.NewFunction(lib.open), Protect: true}, lua.LString(lib.name)); err != nil {
-			return nil, errors.Wrapf(err, "script: open lua library %q", lib.name)
+			return nil, errors.Wrapf(err, "open lua library %q", lib.name)
 		}
 	}
 	if err := L.CallByParam(lua.P{Fn: L.NewFunction(luajson.Loader), NRet: 1, Protect: true}); err != nil {
-		return nil, errors.Wrap(err, "script: open cjson")
+		return nil, errors.Wrap(err, "open cjson")
 	}
 	cjson, ok := L.Get(-1).(*lua.LTable)
 	L.Pop(1)
 	if !ok {
-		return nil, errors.New("script: cjson loader returned no table")
+		return nil, errors.New("cjson loader returned no table")
 	}
 
 	st = &luaState{
@@ -206,7 +206,7 @@ func newLuaState() (st *luaState, err error) {
 	strLib.RawSetString("format", L.NewFunction(st.format))
 	smt, ok := L.GetMetatable(lua.LString("")).(*lua.LTable)
 	if !ok {
-		return nil, errors.New("script: strings have no metatable")
+		return nil, errors.New("strings have no metatable")
 	}
 	smt.RawSetString("__index", strProxy)
 	smt.RawSetString("__metatable", st.readOnly(smt))
@@ -288,13 +288,13 @@ func newLuaState() (st *luaState, err error) {
 	priv.RawSetString("GLOBALSMT", baseMT)
 	proto, err := compileCached(protectChunk)
 	if err != nil {
-		return nil, errors.Wrap(err, "script: compile global protection")
+		return nil, errors.Wrap(err, "compile global protection")
 	}
 	fn := L.NewFunctionFromProto(proto)
 	fn.Env = priv
 	L.Push(fn)
 	if err := L.PCall(0, 0, nil); err != nil {
-		return nil, errors.Wrap(err, "script: install global protection")
+		return nil, errors.Wrap(err, "install global protection")
 	}
 	st.envMT.RawSetString("__metatable", lua.LFalse)
 

@@ -44,11 +44,11 @@ func findLayout() error {
 		f, ok := t.FieldByName(name)
 		switch {
 		case !ok:
-			return f, errors.Errorf("script: gopher-lua's %s has no field %s", t, name)
+			return f, errors.Errorf("gopher-lua's %s has no field %s", t, name)
 		case want != nil && f.Type != want:
-			return f, errors.Errorf("script: gopher-lua's %s.%s is %s, want %s", t, name, f.Type, want)
+			return f, errors.Errorf("gopher-lua's %s.%s is %s, want %s", t, name, f.Type, want)
 		case want == nil && f.Type.Kind() != kind:
-			return f, errors.Errorf("script: gopher-lua's %s.%s is %s, want a %s", t, name, f.Type, kind)
+			return f, errors.Errorf("gopher-lua's %s.%s is %s, want a %s", t, name, f.Type, kind)
 		}
 		return f, nil
 	}

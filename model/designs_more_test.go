@@ -14,7 +14,8 @@ import (
 	"locksim/sim"
 )
 
-// The designs added from seeds 000, 001 and 003, each as the run that shows
+// Redisson's fair, read-write and explicit-lease locks, the locks of
+// several locks and the wall-clock deadline, each as the run that shows
 // what it does; the verdicts come from the simulation.
 
 // scenarioRun runs a catalogue scenario with design d (its own when ""),
@@ -170,7 +171,7 @@ func TestLocksOfSeveralLocks(t *testing.T) {
 	}
 }
 
-// Seed 000's tryLock(wait, lease): an explicit lease runs no watchdog, so
+// Redisson's tryLock(wait, lease): an explicit lease runs no watchdog, so
 // a section longer than the lease loses it with no fault; lock() with the
 // watchdog (reentrant-hash) renews it.
 func TestExplicitLeaseRunsNoWatchdog(t *testing.T) {
@@ -187,7 +188,7 @@ func TestExplicitLeaseRunsNoWatchdog(t *testing.T) {
 	}
 }
 
-// Seed 003's wall-clock sketch: with the deadline on the wall clock a
+// The wall-clock deadline (System.currentTimeMillis() in Java): with the deadline on the wall clock a
 // step back makes A trust a lease that ran out; on the monotonic clock A
 // does not write. A step forward while B waits makes B give up before
 // its wait has passed on the monotonic clock.

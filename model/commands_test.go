@@ -50,9 +50,9 @@ const (
 	uuidB = "e8d1f73f-bc7a-426d-8d08-dc0147bdcd28"
 )
 
-// Seed 000, "SET NX PX": two acquisitions in a row, then GET.
+// SET NX PX: two acquisitions in a row, then GET.
 // Output: OK, nil, A's UUID.
-func TestSeedSetNXPXTwice(t *testing.T) {
+func TestSetNXPXTwice(t *testing.T) {
 	got := script(t, nil, func(c *sim.Ctx, do func(string, ...string) resp.Reply) {
 		do("m1", "SET", "lab:{locks}:order", uuidA, "NX", "PX", "30000")
 		do("m1", "SET", "lab:{locks}:order", uuidB, "NX", "PX", "30000")
@@ -64,10 +64,10 @@ func TestSeedSetNXPXTwice(t *testing.T) {
 	}
 }
 
-// Seed 000, "EVAL compare-and-delete": B owns the key; A's stale release
+// EVAL compare-and-delete: B owns the key; A's stale release
 // returns 0 and leaves B's key; B's release returns 1. Output: OK, 0, B's
 // token, 1.
-func TestSeedStaleOwnerRelease(t *testing.T) {
+func TestStaleOwnerRelease(t *testing.T) {
 	got := script(t, nil, func(c *sim.Ctx, do func(string, ...string) resp.Reply) {
 		do("m1", "SET", "lab:{locks}:release", uuidB, "NX", "PX", "30000")
 		do("m1", "EVAL", scriptRelease, "1", "lab:{locks}:release", uuidA)
@@ -80,9 +80,9 @@ func TestSeedStaleOwnerRelease(t *testing.T) {
 	}
 }
 
-// Seed 000, "PEXPIRE after owner check": the owner renews (1, PTTL in
+// PEXPIRE after an owner check: the owner renews (1, PTTL in
 // (0, 30000]); another value does not (0).
-func TestSeedOwnerCheckedRenewal(t *testing.T) {
+func TestOwnerCheckedRenewal(t *testing.T) {
 	var pttl int64
 	got := script(t, nil, func(c *sim.Ctx, do func(string, ...string) resp.Reply) {
 		do("m1", "SET", "lab:{locks}:renew", uuidA, "NX", "PX", "30000")
@@ -101,9 +101,10 @@ func TestSeedOwnerCheckedRenewal(t *testing.T) {
 	}
 }
 
-// Seed 000, FencingResource: last token 40; token 42 is accepted, 41 is
+// A fenced resource (fencing tokens as in Kleppmann, "How to do
+// distributed locking", 2016): last token 40; token 42 is accepted, 41 is
 // rejected; the state ends CANCELLED.
-func TestSeedFencingResource(t *testing.T) {
+func TestFencingResource(t *testing.T) {
 	res := &Resource{Fencing: FenceStrict, LastToken: 40, State: "CREATED"}
 	got := script(t, res, func(c *sim.Ctx, do func(string, ...string) resp.Reply) {
 		do(ResourceName, "WRITE", "42", "B", "1", "CANCELLED")
@@ -116,9 +117,9 @@ func TestSeedFencingResource(t *testing.T) {
 	}
 }
 
-// Seed 004, Redisson RLock: reentrant holds count 1, 2, 3 and back to 0;
+// Redisson's RLock: reentrant holds count 1, 2, 3 and back to 0;
 // the last release deletes the key and publishes to waiters.
-func TestSeedReentrantCounts(t *testing.T) {
+func TestReentrantCounts(t *testing.T) {
 	owner := "client-1:thread-7"
 	ch := "redisson_lock__channel:{lock}"
 	var counts []string
@@ -142,11 +143,11 @@ func TestSeedReentrantCounts(t *testing.T) {
 	}
 }
 
-// Seed 001 5.4, the conditional UPDATE with a version (`... WHERE id=? AND
+// Optimistic locking, the conditional UPDATE with a version (`... WHERE id=? AND
 // version=?`): a write that carries the version it read applies and bumps
 // it; a second write with the same, now old, version is refused, and so is
 // one with no version. Output: [0, 0], 1, 0, 0, [1, 1].
-func TestSeedVersionCheck(t *testing.T) {
+func TestVersionCheckCommands(t *testing.T) {
 	res := &Resource{Fencing: FenceVersion}
 	got := script(t, res, func(c *sim.Ctx, do func(string, ...string) resp.Reply) {
 		do(ResourceName, "READ")
@@ -161,13 +162,13 @@ func TestSeedVersionCheck(t *testing.T) {
 	}
 }
 
-// Seed 001 2.3, getFairLock: A takes the lock; B and C queue behind it
+// Redisson's getFairLock: A takes the lock; B and C queue behind it
 // (each told how long to wait: B until A's lease runs out, C until B's
 // place does); B tries again and is still queued; A releases, and B, the
 // head of the queue, is told on its own channel; C, not the head, cannot
 // take the free lock; B can. Then C gives up (acquireFailed) and leaves
 // the queue, which B's release finds empty.
-func TestSeedFairLockQueue(t *testing.T) {
+func TestFairLockQueue(t *testing.T) {
 	const now = "1767225600000" // every client's wall clock, in ms, frozen here
 	keys := []string{"3", "lock", "redisson_lock_queue:{lock}", "redisson_lock_timeout:{lock}"}
 	acquire := func(owner string) []string {
@@ -208,10 +209,10 @@ func TestSeedFairLockQueue(t *testing.T) {
 	}
 }
 
-// Seed 001 2.3, getReadLock/getWriteLock: two readers share the lock, a
+// Redisson's getReadLock/getWriteLock: two readers share the lock, a
 // writer is told to wait (the PTTL) while they read; once both released
 // the writer takes it and a reader must wait.
-func TestSeedReadWriteLock(t *testing.T) {
+func TestReadWriteLockCommands(t *testing.T) {
 	read := func(owner string) []string {
 		return []string{"EVAL", scriptReadAcquire, "2", "lock", "{lock}:" + owner + ":rwlock_timeout", "30000", owner, owner + ":write"}
 	}
