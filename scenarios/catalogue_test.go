@@ -99,7 +99,7 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Lookup returned shared state")
 	}
 	_, err = Lookup("gc-paws")
-	want := `scenarios: unknown scenario "gc-paws" (known: ` + strings.Join(IDs, ", ") + `)`
+	want := `unknown scenario "gc-paws" (known: ` + strings.Join(IDs, ", ") + `)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Lookup(gc-paws) error\n got: %v\nwant: %s", err, want)
 	}
