@@ -11,58 +11,55 @@ import (
 )
 
 // ExhaustiveText writes an exhaustive check for people: the guarantee and
-// its limits, each invariant's tally, the distinct ways the design broke
-// (at most show of them, each with its smallest schedule and, from
-// replay, its replay line: "" for none) and the danger map's list.
+// its limits, each invariant's tally, the danger map's picture (the
+// fault-free run with each actor's danger row first, DangerText), the
+// distinct ways the design broke grouped by mechanism (at most show of
+// them, each with its smallest schedule and, from replay, its replay
+// line: "" for none), then the danger map's points.
 func ExhaustiveText(w io.Writer, r *engine.ExhaustiveResult, show int, replay func(i int) string) error {
-	var b strings.Builder
-	b.WriteString(r.Guarantee() + "\n")
-	b.WriteString(r.Limits() + "\n")
+	p := &printer{crowded: map[int]bool{}}
+	p.line(r.Guarantee())
+	p.line(r.Limits())
 	if r.PerEvent > 0 && r.Schedules[0] > 0 && r.FirstError == nil {
-		fmt.Fprintf(&b, "state dedup: %s one-fault schedules instead of %s (one per event), %s saved\n",
-			thousands(r.Schedules[0]), thousands(r.PerEvent), pct0(r.PerEvent-r.Schedules[0], r.PerEvent))
+		p.line(fmt.Sprintf("state dedup: %s one-fault schedules instead of %s (one per event), %s saved",
+			thousands(r.Schedules[0]), thousands(r.PerEvent), pct0(r.PerEvent-r.Schedules[0], r.PerEvent)))
 	}
-	b.WriteString("\n")
+	p.line("")
 	for _, id := range invariant.All {
 		word, _ := verdictWord(r, id)
-		fmt.Fprintf(&b, "  %-17s %s\n", id, word)
+		p.line(fmt.Sprintf("  %-17s %s", id, word))
 	}
 	if e := r.FirstError; e != nil {
-		fmt.Fprintf(&b, "\nschedule %d stopped with an error, so the check stopped: %s\n  %s\n", e.Index, e.Error, strings.Join(e.Lines(), "\n  "))
+		p.line("")
+		p.line(fmt.Sprintf("schedule %d stopped with an error, so the check stopped: %s\n  %s", e.Index, e.Error, strings.Join(e.Lines(), "\n  ")))
 	}
-	if len(r.Breaks) > 0 {
-		ways := "1 way it breaks"
-		if len(r.Breaks) > 1 {
-			ways = thousands(len(r.Breaks)) + " ways it breaks"
-		}
-		fmt.Fprintf(&b, "\n%s, by mechanism (the smallest schedule of each):\n", ways)
-		for i, br := range r.Breaks {
-			if i == show {
-				fmt.Fprintf(&b, "  ... and %d more (--format json lists them all)\n", len(r.Breaks)-show)
-				break
-			}
-			fmt.Fprintf(&b, "  %d. %s\n     breaks %s (%s; durations %s)\n", i+1, br.Mechanism, invariant.Names(br.Broken),
-				plural(br.Schedules, "schedule"), strings.Join(br.Classes, ", "))
-			for _, l := range br.Smallest.Lines() {
-				b.WriteString("     " + l + "\n")
-			}
-			if replay != nil {
-				if line := replay(i); line != "" {
-					b.WriteString("     replay: " + line + "\n")
-				}
-			}
+	p.line("")
+	// A map of a stopped exploration would show danger where nothing ran.
+	var d *Danger
+	if len(r.Danger) > 0 && r.FirstError == nil {
+		d = DangerMap(r)
+		p.line("Danger map of " + r.Design + ": what one fault at each moment of its fault-free run breaks")
+		if err := p.dangerPicture(d, 0); err != nil {
+			return err
 		}
 	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
+	var ways []DangerWay
+	for i, br := range r.Breaks {
+		if i == show {
+			break
+		}
+		way := dangerWay(i, br)
+		if replay != nil {
+			way.Replay = replay(i)
+		}
+		ways = append(ways, way)
 	}
-	if len(r.Danger) == 0 || r.FirstError != nil {
-		return nil // a map of a stopped exploration would show danger where nothing ran
+	p.dangerWays(ways, len(r.Breaks)-len(ways))
+	if d != nil {
+		p.dangerPoints(d)
 	}
-	if _, err := io.WriteString(w, "\n"); err != nil {
-		return err
-	}
-	return DangerText(w, DangerMap(r), 0)
+	_, err := io.WriteString(w, strings.TrimSuffix(p.b.String(), "\n"))
+	return err
 }
 
 // DangerMap is the danger map of an exhaustive result (for DangerText
@@ -89,10 +86,15 @@ func DangerMap(r *engine.ExhaustiveResult) *Danger {
 			d.More = len(r.Breaks) - i
 			break
 		}
-		d.Ways = append(d.Ways, DangerWay{Mechanism: b.Mechanism, Broken: invariant.Names(b.Broken),
-			Classes: strings.Join(b.Classes, ", "), Schedules: b.Schedules, Smallest: b.Smallest.Lines()})
+		d.Ways = append(d.Ways, dangerWay(i, b))
 	}
 	return d
+}
+
+// dangerWay is break i of an exhaustive result as the map lists it.
+func dangerWay(i int, b *engine.Break) DangerWay {
+	return DangerWay{N: i + 1, Mechanism: b.Mechanism, Broken: invariant.Names(b.Broken),
+		Classes: strings.Join(b.Classes, ", "), Schedules: b.Schedules, Smallest: b.Smallest.Lines()}
 }
 
 // dangerWays is how many ways a danger map's page lists.
