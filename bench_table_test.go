@@ -370,7 +370,7 @@ func BenchmarkCheckRun(b *testing.B) {
 // benchCheckRun runs b.N check runs of design (the engine's default
 // generator, swarm on), run i with seed i.
 func benchCheckRun(b *testing.B, design string) {
-	c := engine.CheckConfig{Base: model.Spec{Design: design}, Gen: scenarios.Gen{Swarm: true}}
+	c := engine.CheckConfig{Campaign: engine.Campaign{Base: model.Spec{Design: design}, Gen: scenarios.Gen{Swarm: true}}}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		s, seed := c.RunSpec(i)

@@ -311,7 +311,7 @@ func (c *config) exhaustive(t TB, casePath string) {
 		return
 	}
 	var b strings.Builder
-	if err := engine.ExhaustiveText(&b, res, 10, nil); err != nil {
+	if err := report.ExhaustiveText(&b, res, 10, nil); err != nil {
 		t.Fatalf("locksim.Check: %v", err)
 		return
 	}
@@ -420,7 +420,7 @@ func percent(n, total int) string {
 // (report.TimelineText), and how to replay it.
 func FailureReport(r *model.Result, casePath, testName string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "design %s, seed %d\nconfiguration: %s\nfault schedule:\n%s", designName(r.Spec), r.Seed, scenarios.Describe(r.Spec), engine.Describe(r.Spec.Faults))
+	fmt.Fprintf(&b, "design %s, seed %d\nconfiguration: %s\nfault schedule:\n%s", designName(r.Spec), r.Seed, scenarios.Describe(r.Spec), report.FaultList(r.Spec.Faults))
 	if len(r.Violations) > 0 {
 		// Violations that share a cause (a paused A overlapped by each
 		// of B's holds) are one block, not one paragraph each.

@@ -60,7 +60,7 @@ func mapConfig(design any, opts []Option) (config, error) {
 // Danger runs exhaustive mode on a design (the same run as `locksim check
 // --exhaustive`, see WithExhaustive: depth 1 unless WithExhaustive says 2)
 // and returns its result, whose Guarantee, Breaks and Danger a program can
-// read; engine.DangerMap(r) gives report.DangerText or DangerHTML the
+// read; report.DangerMap(r) gives report.DangerText or DangerHTML the
 // danger map to draw. The options fix the configuration as for Check.
 func Danger(design any, opts ...Option) (*engine.ExhaustiveResult, error) {
 	c, err := mapConfig(design, opts)

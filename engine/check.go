@@ -33,37 +33,18 @@ const MaxBudget = 7 * 24 * time.Hour
 // cost memory.
 const MaxWorkers = 1024
 
-// CheckConfig is a campaign of random runs of one design.
+// CheckConfig is a campaign of random runs of one design: the Campaign
+// (which runs: the design, what they draw, how many, the seeds, the shard,
+// what counts) and how to run it here (workers, clock, callbacks), which
+// does not change the result.
 type CheckConfig struct {
-	// Base is the design and its configuration. Zero fields take the
-	// design's defaults, or, with Gen.Swarm, are drawn per run.
-	Base model.Spec
-	// Gen says what each run draws: its configuration and faults.
-	Gen scenarios.Gen
-	// Runs is how many runs to make; 0 means DefaultRuns, or no cap when
-	// For is set.
-	Runs int
-	// For, if set, stops starting runs once this much wall time has passed
-	// (measured with Now). The result is deterministic given the number of
-	// runs it reached, which it reports.
-	For time.Duration
+	Campaign
 	// Now reads the wall clock for For; the simulation never sees it. It
 	// must be set when For is.
 	Now func() time.Time
-	// Seed is the base seed: run i uses seed Seed+i.
-	Seed uint64
 	// Workers runs that many runs at once; 0 means GOMAXPROCS. The result
 	// does not depend on it.
 	Workers int
-	// Shard and Shards select this shard's runs: those with index %
-	// Shards == Shard. Shards 0 means 1.
-	Shard, Shards int
-	// Invariants are the invariants that count as a failure; nil means
-	// all. The others are still tallied, as not counted.
-	Invariants []invariant.ID
-	// ShrinkRuns bounds the runs spent shrinking the first failure; 0
-	// means 200.
-	ShrinkRuns int
 	// Each, if set, sees every run's outcome, in run order.
 	Each func(RunOutcome)
 	// Progress, if set, is called after each run in order with the runs

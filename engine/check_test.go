@@ -25,7 +25,7 @@ func outcomes(t *testing.T, c CheckConfig) ([]RunOutcome, *CheckResult) {
 }
 
 func base() CheckConfig {
-	return CheckConfig{Base: model.Spec{Design: model.SetPxLua}, Gen: scenarios.Gen{Swarm: true}, Runs: 120, Seed: 7}
+	return CheckConfig{Campaign: Campaign{Base: model.Spec{Design: model.SetPxLua}, Gen: scenarios.Gen{Swarm: true}, Runs: 120, Seed: 7}}
 }
 
 // The outcome does not depend on the worker count.
@@ -128,7 +128,7 @@ func TestCheckRunCounts(t *testing.T) {
 	for _, tc := range []struct{ runs, shard, shards, want int }{
 		{10, 0, 3, 4}, {10, 1, 3, 3}, {10, 2, 3, 3}, {2, 3, 4, 0}, {MaxRuns, 6, 7, MaxRuns / 7}, {1, 0, 1, 1},
 	} {
-		c := CheckConfig{Runs: tc.runs, Shard: tc.shard, Shards: tc.shards}
+		c := CheckConfig{Campaign: Campaign{Runs: tc.runs, Shard: tc.shard, Shards: tc.shards}}
 		if n, _ := c.mine(); n != tc.want {
 			t.Errorf("runs %d, shard %d/%d: %d runs, want %d", tc.runs, tc.shard, tc.shards, n, tc.want)
 		}
@@ -138,7 +138,7 @@ func TestCheckRunCounts(t *testing.T) {
 // A check whose Context is done stops between runs and says Interrupted:
 // no verdict, nothing shrunk (the CLI's SIGINT and SIGTERM).
 func TestCheckStopsWhenInterrupted(t *testing.T) {
-	c := CheckConfig{Base: model.Spec{Design: model.SetPxLua}, Gen: scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultPause}, MaxFaults: 3, Swarm: true}, Runs: 1_000_000, Seed: 1, Workers: 2}
+	c := CheckConfig{Campaign: Campaign{Base: model.Spec{Design: model.SetPxLua}, Gen: scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultPause}, MaxFaults: 3, Swarm: true}, Runs: 1_000_000, Seed: 1}, Workers: 2}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.Context = ctx
 	c.Progress = func(done, _ int) {

@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"locksim/scenarios"
 	"locksim/sim"
@@ -80,70 +78,4 @@ func (cv *Coverage) Warnings() []string {
 		}
 	}
 	return out
-}
-
-// kindCounts renders "pause 120, crash 80" over the asked kinds (and any
-// other that fired).
-func (cv *Coverage) kindCounts() string {
-	var parts []string
-	for _, k := range sim.FaultKinds {
-		if cv.Kinds[k] > 0 || slices.Contains(cv.AskedKinds, k) {
-			parts = append(parts, fmt.Sprintf("%s %d", k, cv.Kinds[k]))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// placeCounts renders "acquire 12, critical 30" over the asked places.
-func (cv *Coverage) placeCounts() string {
-	var parts []string
-	for _, p := range scenarios.Places {
-		if cv.Places[p] > 0 || slices.Contains(cv.AskedPlaces, p) {
-			parts = append(parts, fmt.Sprintf("%s %d", p, cv.Places[p]))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// line is the coverage on one line (a Markdown table cell): the totals,
-// the kinds and the placements.
-func (cv *Coverage) line(runs, failoverRuns int) string {
-	if len(cv.AskedKinds) == 0 && cv.Drawn == 0 {
-		return "none drawn (--faults none)"
-	}
-	s := fmt.Sprintf("%d of %d fired; runs with a failover %d, with a clock step %d, with a crash %d", cv.Fired, cv.Drawn, failoverRuns, cv.ClockStepRuns, cv.CrashRuns)
-	if k := cv.kindCounts(); k != "" {
-		s += "; per kind: " + k
-	}
-	if p := cv.placeCounts(); p != "" {
-		s += "; pauses and crashes per placement: " + p
-	}
-	return s
-}
-
-// text is the coverage block of SummaryText (and, in a code block, of
-// SummaryMarkdown): one line of totals, the kinds, the placements, the
-// warnings.
-func (cv *Coverage) text(runs, failoverRuns int, indent string) string {
-	var b strings.Builder
-	if len(cv.AskedKinds) == 0 && cv.Drawn == 0 {
-		b.WriteString(indent + "faults: none drawn (--faults none): the runs show whether the design works at all, without faults\n")
-		return b.String()
-	}
-	never := ""
-	if n := cv.Drawn - cv.Fired; n > 0 {
-		never = fmt.Sprintf(" (%d never fired%s)", n, pct(n, cv.Drawn))
-	}
-	fmt.Fprintf(&b, "%sfaults: %d of %d fired%s; runs with a failover %d, with a clock step %d, with a crash %d (of %d)\n",
-		indent, cv.Fired, cv.Drawn, never, failoverRuns, cv.ClockStepRuns, cv.CrashRuns, runs)
-	if s := cv.kindCounts(); s != "" {
-		b.WriteString(indent + "  fired per kind: " + s + "\n")
-	}
-	if s := cv.placeCounts(); s != "" {
-		b.WriteString(indent + "  pauses and crashes fired per placement: " + s + "\n")
-	}
-	for _, w := range cv.Warnings() {
-		b.WriteString(indent + "warning: " + w + "\n")
-	}
-	return b.String()
 }

@@ -3,6 +3,15 @@
 // line and the Go API share one engine and the CLI keeps only flags, files
 // and exit codes.
 //
+// engine returns results (CheckResult, ExhaustiveResult, MatrixResult,
+// SweepResult); package report renders them for people (SummaryText,
+// SummaryMarkdown, SummaryHTML, ExhaustiveText, DangerMap, MatrixText,
+// SweepText, ...). engine imports no renderer (TestEngineImportsNoRenderer).
+// What stays here is the results' data forms: the JSON documents
+// (JSONWriter, ExhaustiveJSON; merge reads locksim.check/v1 back), case
+// files, and the sentences a result states of itself (Guarantee, Limits,
+// NoVerdict), which the JSON carries.
+//
 //   - Check: a design under many random runs (CheckConfig). Run i uses seed
 //     Seed+i; scenarios.Gen draws its configuration and faults from that
 //     seed, so any run can be re-derived alone (CheckConfig.RunSpec). Runs go
@@ -18,11 +27,11 @@
 //     Merge checks the documents are every shard of one campaign, each
 //     once; Merged.Finish tallies the runs in run order and shrinks the
 //     first failure again). The result is the unsharded check's, so its
-//     summaries (SummaryText, SummaryMarkdown, JSONWriter) are the same
-//     bytes. A Go design is only named in the JSON: set
+//     summaries (report.SummaryText, SummaryMarkdown, JSONWriter) are the
+//     same bytes. A Go design is only named in the JSON: set
 //     Merged.Config.Base.Custom to merge its campaign.
-//   - Matrix: designs x scenarios (report.Matrix); Sweep: a two-parameter
-//     map (report.Sweep). A design is a model.Spec naming a catalogue design,
+//   - Matrix: designs x scenarios (MatrixResult, CellOf); Sweep: a
+//     two-parameter map (SweepResult). A design is a model.Spec naming a catalogue design,
 //     a Lua design or a Go design; InScenario puts it into a scenario.
 //   - Case, LoadCase, Replay: a run saved to a file and run again byte for
 //     byte (the history hash must match).
@@ -70,12 +79,12 @@
 //
 // Example:
 //
-//	res, err := engine.Check(engine.CheckConfig{
+//	res, err := engine.Check(engine.CheckConfig{Campaign: engine.Campaign{
 //		Base: model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads},
 //		Gen:  scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultPause}, Swarm: true},
 //		Runs: 5000, Seed: 1,
-//	})
+//	}})
 //	if err == nil && res.Failed() {
-//		engine.SummaryText(os.Stdout, res, "")
+//		report.SummaryText(os.Stdout, res, "") // report renders what engine returns
 //	}
 package engine

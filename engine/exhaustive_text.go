@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"locksim/model/invariant"
-	"locksim/report"
 	"locksim/scenarios"
 	"locksim/sim"
 )
@@ -89,120 +88,6 @@ func (r *ExhaustiveResult) Limits() string {
 		"a client paused or crashed only at its own points, partitions of a client from one endpoint, a node from everyone "+
 		"or a node with its client, clock jumps forward only",
 		scenarios.Describe(r.Spec), r.Seed, kindList(r.Kinds), strings.Join(cs, ", "))
-}
-
-// ExhaustiveText writes an exhaustive check for people: the guarantee and
-// its limits, each invariant's tally, the distinct ways the design broke
-// (at most show of them, each with its smallest schedule and, from
-// replay, its replay line: "" for none) and the danger map's list.
-func ExhaustiveText(w io.Writer, r *ExhaustiveResult, show int, replay func(i int) string) error {
-	var b strings.Builder
-	b.WriteString(r.Guarantee() + "\n")
-	b.WriteString(r.Limits() + "\n")
-	if r.PerEvent > 0 && r.Schedules[0] > 0 && r.FirstError == nil {
-		fmt.Fprintf(&b, "state dedup: %s one-fault schedules instead of %s (one per event), %s saved\n",
-			thousands(r.Schedules[0]), thousands(r.PerEvent), pct0(r.PerEvent-r.Schedules[0], r.PerEvent))
-	}
-	b.WriteString("\n")
-	for _, id := range invariant.All {
-		word, _ := verdictWord(r, id)
-		fmt.Fprintf(&b, "  %-17s %s\n", id, word)
-	}
-	if e := r.FirstError; e != nil {
-		fmt.Fprintf(&b, "\nschedule %d stopped with an error, so the check stopped: %s\n  %s\n", e.Index, e.Error, strings.Join(e.Lines(), "\n  "))
-	}
-	if len(r.Breaks) > 0 {
-		ways := "1 way it breaks"
-		if len(r.Breaks) > 1 {
-			ways = thousands(len(r.Breaks)) + " ways it breaks"
-		}
-		fmt.Fprintf(&b, "\n%s, by mechanism (the smallest schedule of each):\n", ways)
-		for i, br := range r.Breaks {
-			if i == show {
-				fmt.Fprintf(&b, "  ... and %d more (--format json lists them all)\n", len(r.Breaks)-show)
-				break
-			}
-			fmt.Fprintf(&b, "  %d. %s\n     breaks %s (%s; durations %s)\n", i+1, br.Mechanism, invariant.Names(br.Broken),
-				plural(br.Schedules, "schedule"), strings.Join(br.Classes, ", "))
-			for _, l := range br.Smallest.Lines() {
-				b.WriteString("     " + l + "\n")
-			}
-			if replay != nil {
-				if line := replay(i); line != "" {
-					b.WriteString("     replay: " + line + "\n")
-				}
-			}
-		}
-	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
-	}
-	if len(r.Danger) == 0 || r.FirstError != nil {
-		return nil // a map of a stopped exploration would show danger where nothing ran
-	}
-	if _, err := io.WriteString(w, "\n"); err != nil {
-		return err
-	}
-	return report.DangerText(w, DangerMap(r), 0)
-}
-
-// DangerMap is the report's view of the result: the fault-free run with
-// each point's worst harm.
-func DangerMap(r *ExhaustiveResult) *report.Danger {
-	d := &report.Danger{Run: r.Baseline, Guarantee: r.Guarantee(), Limits: r.Limits(), Design: r.Design}
-	if len(r.Counted) < len(invariant.All) {
-		d.Limits += "; the map colours only the counted invariants (" + invariant.Names(r.Counted) + "); the others are tallied above"
-	}
-	for _, p := range r.Danger {
-		text := fmt.Sprintf("%d of %d faults here broke a counted invariant", p.Broken, p.Schedules)
-		if p.Worst != "" {
-			text += "; the smallest that did the worst (" + invariant.Names(p.Invariants) + "): " + p.WorstFault
-		}
-		d.Points = append(d.Points, report.DangerPoint{At: p.At, Actor: p.Actor, Harm: p.Harm, Label: p.Trigger + " (" + p.Phase + ")", Detail: text})
-	}
-	for _, id := range invariant.All {
-		word, class := verdictWord(r, id)
-		d.Verdicts = append(d.Verdicts, report.DangerVerdict{Invariant: string(id), Verdict: class, Text: word})
-	}
-	for i, b := range r.Breaks {
-		if i == dangerWays {
-			d.More = len(r.Breaks) - i
-			break
-		}
-		d.Ways = append(d.Ways, report.DangerWay{Mechanism: b.Mechanism, Broken: invariant.Names(b.Broken),
-			Classes: strings.Join(b.Classes, ", "), Schedules: b.Schedules, Smallest: b.Smallest.Lines()})
-	}
-	return d
-}
-
-// dangerWays is how many ways a danger map's page lists.
-const dangerWays = 20
-
-// verdictWord says what the schedules showed of one invariant, and the
-// verdict's class for a page: held, broken or unchecked.
-func verdictWord(r *ExhaustiveResult, id invariant.ID) (word, class string) {
-	counted := false
-	for _, c := range r.Counted {
-		counted = counted || c == id
-	}
-	switch {
-	case r.FirstError != nil && r.Judged[id] == "":
-		return "no verdict (exhaustive mode stopped at an error)", "unchecked"
-	case r.NoVerdict() != "" && r.Judged[id] == "":
-		return "no verdict", "unchecked"
-	case counted && r.Counts[id] > 0:
-		return "broken by " + plural(r.Counts[id], "schedule"), "broken"
-	case !counted && r.Uncounted[id] > 0:
-		return "broken (not counted) by " + plural(r.Uncounted[id], "schedule"), "broken"
-	case r.Judged[id] != "":
-		return "not checked (" + r.Judged[id] + ")", "unchecked"
-	case !counted:
-		return "held (not counted)", "held"
-	}
-	if n := r.UnfiredSchedules; n > 0 {
-		return "held in all " + thousands(r.Total()-n) + " whose faults fired", "held"
-	}
-	return "held in all " + thousands(r.Total()), "held"
 }
 
 // exhaustiveJSON is the JSON of an exhaustive check.
@@ -295,14 +180,6 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// pct0 renders n/total as a whole percentage.
-func pct0(n, total int) string {
-	if total == 0 {
-		return "0%"
-	}
-	return strconv.Itoa(100*n/total) + "%"
 }
 
 func classCount(n int) string {

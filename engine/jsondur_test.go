@@ -75,7 +75,7 @@ func TestCaseDurationsReadable(t *testing.T) {
 // check's JSON does not escape the arrows of its fault lines either.
 func TestCheckJSONNotEscaped(t *testing.T) {
 	var b strings.Builder
-	c := CheckConfig{Base: model.Spec{Design: model.SetPxLua}, Runs: 1}
+	c := CheckConfig{Campaign: Campaign{Base: model.Spec{Design: model.SetPxLua}, Runs: 1}}
 	j := NewJSONWriter(&b, c)
 	j.Run(RunOutcome{Faults: []string{"delay A->r1 +2ms at 85ms for 260ms"}})
 	if !strings.Contains(b.String(), "A->r1") {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"locksim/model"
-	"locksim/report"
 	"locksim/scenarios"
 )
 
@@ -22,10 +21,10 @@ type MatrixConfig struct {
 }
 
 // Matrix runs every design against every scenario, each cell over seeds
-// 1..Seeds, and returns the table for the report package to render. A
+// 1..Seeds, and returns the table (report.MatrixText and the others render it). A
 // catalogue design runs where the scenario's `designs` line and layout
 // allow; your own design wherever its traits fit the layout.
-func Matrix(c MatrixConfig) (*report.Matrix, error) {
+func Matrix(c MatrixConfig) (*MatrixResult, error) {
 	designs := c.Designs
 	if designs == nil {
 		for _, id := range model.DesignIDs() {
@@ -40,7 +39,7 @@ func Matrix(c MatrixConfig) (*report.Matrix, error) {
 	if seeds == 0 {
 		seeds = 3
 	}
-	m := &report.Matrix{Title: "locksim: which design survives which scenario"}
+	m := &MatrixResult{Title: "locksim: which design survives which scenario"}
 	for _, d := range designs {
 		m.Designs = append(m.Designs, designName(d))
 	}
@@ -56,14 +55,14 @@ func Matrix(c MatrixConfig) (*report.Matrix, error) {
 		}
 	}
 	type out struct {
-		cell report.Cell
+		cell MatrixCell
 		err  error
 	}
 	var firstErr error
 	ordered(len(jobs), c.Workers, nil, func(j int) out {
 		spec, na, err := InScenario(jobs[j].sc, jobs[j].d)
 		if err != nil || na != "" {
-			return out{cell: report.Cell{NA: na}, err: err}
+			return out{cell: MatrixCell{NA: na}, err: err}
 		}
 		var runs []*model.Result
 		for s := 1; s <= seeds; s++ {
@@ -73,7 +72,7 @@ func Matrix(c MatrixConfig) (*report.Matrix, error) {
 			}
 			runs = append(runs, r)
 		}
-		return out{cell: report.CellOf(runs)}
+		return out{cell: CellOf(runs)}
 	}, func(j int, o out) bool {
 		if o.err != nil && firstErr == nil {
 			firstErr = o.err

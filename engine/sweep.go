@@ -12,7 +12,6 @@ import (
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
-	"locksim/report"
 	"locksim/sim"
 )
 
@@ -182,7 +181,7 @@ type SweepConfig struct {
 
 // Sweep runs the grid, each cell over seeds 1..Seeds, and returns the map
 // with its reference lines.
-func Sweep(c SweepConfig) (*report.Sweep, error) {
+func Sweep(c SweepConfig) (*SweepResult, error) {
 	p, ok := SweepParams[c.Param]
 	if !ok {
 		return nil, errors.Errorf("unknown sweep param %q (want %s)", c.Param, strings.Join(SweepParamNames(), ", "))
@@ -207,7 +206,7 @@ func Sweep(c SweepConfig) (*report.Sweep, error) {
 	if seeds == 0 {
 		seeds = 2
 	}
-	sw := &report.Sweep{Title: "where leases break: " + p.About + " (" + designName(d) + ")", XName: x.Name, YName: y.Name}
+	sw := &SweepResult{Title: "where leases break: " + p.About + " (" + designName(d) + ")", XName: x.Name, YName: y.Name}
 	for i := range x.Values {
 		sw.Xs = append(sw.Xs, x.Label(i))
 	}
@@ -215,11 +214,11 @@ func Sweep(c SweepConfig) (*report.Sweep, error) {
 		sw.Ys = append(sw.Ys, y.Label(i))
 	}
 	for range sw.Ys {
-		sw.Cells = append(sw.Cells, make([]report.SweepCell, len(sw.Xs)))
+		sw.Cells = append(sw.Cells, make([]SweepCell, len(sw.Xs)))
 	}
 	var firstErr error
-	cell := func(yi, xi int) (report.SweepCell, error) {
-		var rc report.SweepCell
+	cell := func(yi, xi int) (SweepCell, error) {
+		var rc SweepCell
 		seen := map[invariant.ID]bool{}
 		base := model.Spec{Design: d.Design, Lua: d.Lua, Custom: d.Custom, Fencing: d.Fencing, Options: d.Options, Topology: d.Topology}
 		for s := 1; s <= seeds; s++ {
@@ -248,7 +247,7 @@ func Sweep(c SweepConfig) (*report.Sweep, error) {
 	}
 	nx, n := len(sw.Xs), len(sw.Xs)*len(sw.Ys)
 	type out struct {
-		c   report.SweepCell
+		c   SweepCell
 		err error
 	}
 	done := 0
@@ -279,8 +278,8 @@ func Sweep(c SweepConfig) (*report.Sweep, error) {
 
 // refLine maps a reference line into the grid's fractional cell
 // coordinates, sampled along x and clipped to the grid.
-func refLine(x, y Axis, r ref) report.SweepRef {
-	line := report.SweepRef{Name: r.name}
+func refLine(x, y Axis, r ref) SweepRef {
+	line := SweepRef{Name: r.name}
 	if r.vertical {
 		if px, ok := x.pos(r.at); ok {
 			line.Points = [][2]float64{{px, 0}, {px, float64(len(y.Values) - 1)}}

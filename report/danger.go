@@ -43,6 +43,9 @@ type DangerVerdict struct {
 
 // DangerWay is one way the design broke, with its smallest schedule.
 type DangerWay struct {
+	// N numbers the way among all the ways the design broke, from 1 (its
+	// place in the JSON's breaks); 0 means its place in Ways.
+	N                          int
 	Mechanism, Broken, Classes string
 	Schedules                  int
 	Smallest                   []string
@@ -120,20 +123,14 @@ func (t *timeline) addDanger(pts []DangerPoint, first bool) {
 var dangerOrder = []string{spanDangerNone, spanDangerLiveness, spanDangerLease, spanDangerData}
 
 // DangerText writes a danger map for the terminal: the guarantee, the
-// fault-free run's timeline with a danger row under each actor, and the
+// fault-free run's timeline with the danger rows first and two lines tall
+// in each actor's lane (they are the point: which moment of the protocol
+// one fault can break), the ways it breaks grouped by mechanism, then the
 // points in time order with what the worst fault there breaks.
 func DangerText(w io.Writer, d *Danger, width int) error {
 	if d == nil || d.Run == nil {
 		return errors.New("no danger map")
 	}
-	if width == 0 {
-		width = DefaultWidth
-	}
-	if width < 20 {
-		return errors.Errorf("text width %d is below 20 columns", width)
-	}
-	t := build(d.Run)
-	t.addDanger(d.Points, false)
 	p := &printer{crowded: map[int]bool{}}
 	p.line("Danger map of " + d.Design + ": what one fault at each moment of its fault-free run breaks")
 	if d.Guarantee != "" {
@@ -143,7 +140,84 @@ func DangerText(w io.Writer, d *Danger, width int) error {
 		p.line(d.Limits)
 	}
 	p.line("")
+	if err := p.dangerPicture(d, width); err != nil {
+		return err
+	}
+	p.dangerWays(d.Ways, d.More)
+	p.dangerPoints(d)
+	_, err := io.WriteString(w, p.b.String())
+	return errors.Wrap(err, "writing text")
+}
+
+// dangerPicture draws the fault-free run with each actor's danger row
+// first in its lane and drawn twice (two lines tall, so the zones read
+// before the lanes they judge), then the legend.
+func (p *printer) dangerPicture(d *Danger, width int) error {
+	if width == 0 {
+		width = DefaultWidth
+	}
+	if width < 20 {
+		return errors.Errorf("text width %d is below 20 columns", width)
+	}
+	t := build(d.Run)
+	t.addDanger(d.Points, true)
+	for li := range t.Lanes {
+		l := &t.Lanes[li]
+		if len(l.Rows) > 0 && l.Rows[0].Name == dangerRow {
+			second := l.Rows[0]
+			second.Name = ""
+			l.Rows = slices.Insert(l.Rows, 1, second)
+		}
+	}
 	p.timeline(t, width)
+	return nil
+}
+
+// dangerWays lists the ways a design broke grouped by mechanism (the
+// fault kind that starts them, groupWays), each way folded under its
+// group with its smallest schedule and replay line, numbered as the JSON
+// lists them. more counts the ways not listed.
+func (p *printer) dangerWays(ways []DangerWay, more int) {
+	if len(ways) == 0 {
+		return
+	}
+	ways = slices.Clone(ways)
+	for i := range ways {
+		if ways[i].N == 0 {
+			ways[i].N = i + 1
+		}
+	}
+	total := len(ways) + more
+	head := "1 way it breaks"
+	if total > 1 {
+		head = thousands(total) + " ways it breaks"
+	}
+	p.line(head + ", grouped by mechanism (the smallest schedule of each):")
+	for gi, g := range groupWays(ways) {
+		if gi > 0 {
+			p.line("")
+		}
+		p.line(fmt.Sprintf("  %s: %s (%s), breaking %s", g.Kind, g.Count, plural(g.Schedules, "schedule"), g.Broken))
+		for _, w := range g.Ways {
+			p.line(fmt.Sprintf("    %d. %s", w.N, w.Mechanism))
+			p.line(fmt.Sprintf("       breaks %s (%s; durations %s)", w.Broken, plural(w.Schedules, "schedule"), w.Classes))
+			for _, l := range w.Smallest {
+				p.line("       " + l)
+			}
+			if w.Replay != "" {
+				p.line("       replay: " + w.Replay)
+			}
+		}
+	}
+	if more > 0 {
+		p.line(fmt.Sprintf("  ... and %d more (--format json lists them all)", more))
+	}
+	p.line("")
+}
+
+// dangerPoints lists the points where one fault breaks something, in time
+// order.
+func (p *printer) dangerPoints(d *Danger) {
 	pts := slices.Clone(d.Points)
 	slices.SortStableFunc(pts, func(a, b DangerPoint) int { return int(a.At - b.At) })
 	safe := 0
@@ -163,8 +237,6 @@ func DangerText(w io.Writer, d *Danger, width int) error {
 		}
 	}
 	p.line("")
-	_, err := io.WriteString(w, p.b.String())
-	return errors.Wrap(err, "writing text")
 }
 
 // DangerHTML writes a danger map as one HTML page: the verdicts over

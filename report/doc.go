@@ -37,13 +37,18 @@
 //     timeline show without scrolling. It opens on the whole run; a click
 //     on a violation (its band, its entry or its "show" button) zooms on
 //     it, "whole run" zooms back; page.html#v2 opens zoomed on violation 2.
-//     Violations that share a cause (group.go: the overlaps of one hold of
-//     a paused A with each of B's holds, the stale writes of one lost
-//     lease) are one entry: the cause ("A was paused 1,422.5 ms from 2.9
-//     ms; meanwhile B held the lock three times (tokens 2, 3, 4)"), the
-//     facts they share, a line per violation and the history retold once,
-//     folded; the text report prints the same block, and the JSON keeps
-//     every violation with the groups beside them. The resource row draws the reads it
+//     Violations that share a cause (group.go: everything one hold of a
+//     client caused, whatever invariant each breaks: the overlaps of a
+//     paused A with each of B's holds, A's stale writes, the update A's
+//     late write lost) are one entry: the cause once and each consequence
+//     a clause ("A was paused 1,500.0 ms from 56.1 ms; meanwhile B held
+//     the lock once; B's update was lost to A's write; the resource
+//     accepted one of A's writes after its lease was lost"), the facts
+//     they share, a line per violation (naming its invariant when the
+//     group mixes them) and the history retold once, folded; the text
+//     report and ViolationsText (locksim.Check's failure log) print the
+//     same block, and the JSON keeps every violation with the groups
+//     beside them. The resource row draws the reads it
 //     served next to the writes it applied (a lost update is a read that
 //     missed a write), and each answered write is a line from where the
 //     client prepared it (dashed while it waited to be sent) to where the
@@ -52,7 +57,7 @@
 //     legend names every mark kind drawn. The templates are embedded from
 //     templates/.
 //   - MatrixText, MatrixMarkdown, MatrixHTML: the designs x scenarios
-//     table (Matrix, Cell, CellOf), each cell held, broken (with the first
+//     table (Matrix, Cell: engine.MatrixResult, filled by engine.Matrix), each cell held, broken (with the first
 //     violation's explanation and the seed that showed it), n/a with a
 //     reason, or not run. A broken cell says whether the data was lost
 //     (stale-write, lost-update or fencing broke: '!', ❌ in Markdown, red
@@ -63,6 +68,18 @@
 //     legend, to paste into a pull request.
 //   - SweepText, SweepSVG: a two-parameter map (Sweep) of safe, broken
 //     and mixed cells with the safe/broken boundary drawn.
+//   - SummaryText, SummaryMarkdown, SummaryHTML: a check
+//     (engine.CheckResult) for the terminal, a pull request or CI job
+//     summary, and one HTML page (CheckHTML: tallies as badges, the
+//     minimal case's timeline, what ran and the summary field by field).
+//   - ExhaustiveText, DangerMap, DangerText, DangerHTML: an exhaustive
+//     check (engine.ExhaustiveResult): the guarantee and tallies, the
+//     danger map's picture (each actor's danger row first, two lines tall
+//     in text, taller in HTML), the ways it breaks grouped by mechanism
+//     and folded under it, then the points.
+//
+// Package engine runs the campaigns and returns their results; this
+// package renders them, and engine imports none of it.
 //
 // Times are true (simulation) time, printed as sim.FormatTime does
 // ("1.050000s") everywhere but the HTML page's prose (see msText). Every lane is drawn from the run's history.Index: the
@@ -123,8 +140,9 @@
 //	    }
 //	  ],
 //	  "groups": [                    // only when violations share a cause:
-//	    {                            // two or more of one invariant from one
-//	      "invariant": "mutual-exclusion", // hold of the first client
+//	    {                            // two or more from one hold of their
+//	      "invariant": "mutual-exclusion", // first client; the first member's
+//	      "invariants": ["mutual-exclusion", "stale-write"], // when it mixes them
 //	      "violations": [1, 2, 3],   // their numbers (index in violations + 1)
 //	      "cause": "A was paused 1.422500s from 0.002949s; meanwhile B held the lock three times (tokens 2, 3, 4)",
 //	      "shared": "...",           // the facts every explanation states

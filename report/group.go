@@ -1,24 +1,29 @@
 package report
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
 )
 
 // Grouping is a presentation of the checkers' violations, never a new
 // verdict: every violation stays in the result, the JSON and the counts.
-// Violations of one invariant that come from one critical section of the
-// same client share a cause: a paused A whose lease lapsed, overlapped by
-// each of the holds B took meanwhile (mutual-exclusion, rw-exclusion); a
-// client whose several writes the resource accepted after its lease was
-// lost (stale-write), or against its fencing rule (fencing). The reports
-// show such a group as one block: a headline saying the cause once, the
-// facts every member's explanation states once, one line per violation
-// with what is its own, and one retelling from the history for them all.
+// Violations that come from one critical section of the same client share
+// a cause, whatever invariant each breaks: a paused A whose lease lapsed,
+// overlapped by each of the holds B took meanwhile (mutual-exclusion,
+// rw-exclusion), whose writes the resource accepted after its lease was
+// lost (stale-write) or against its fencing rule (fencing), whose write
+// overwrote another client's update (lost-update). The reports show such a
+// group as one block: a headline saying the cause once and each
+// consequence as a clause, the facts every member's explanation states
+// once, one line per violation with what is its own (and its invariant,
+// when the group mixes them), and one retelling from the history for them
+// all.
 
 // group is a set of violations that share a cause: Members index the
 // result's violations in order. A violation that shares its cause with no
@@ -44,6 +49,9 @@ type Group struct {
 	Cause string `json:"cause"`
 	// Shared is what every member's explanation states.
 	Shared string `json:"shared,omitempty"`
+	// Invariants, when the group mixes invariants, lists them in the order
+	// of their first members (Invariant is the first member's).
+	Invariants []invariant.ID `json:"invariants,omitempty"`
 	// Each is the rest of each member's explanation, in Violations order.
 	Each []string `json:"each"`
 	// Story retells them once from the history.
@@ -78,20 +86,46 @@ func (t *timeline) groups(vs []invariant.Violation) []group {
 		}
 		g.Cause = t.cause(ms)
 		g.Shared, g.Each = sharedFacts(ms)
+		if len(groupInvariants(ms)) > 1 {
+			for k, v := range ms {
+				g.Each[k] = string(v.Invariant) + ": " + g.Each[k]
+			}
+		}
 	}
 	return out
 }
 
+// groupLabel names a group's invariants: "mutual-exclusion", or
+// "mutual-exclusion, lost-update and stale-write".
+func groupLabel(ms []invariant.Violation) string {
+	var names []string
+	for _, id := range groupInvariants(ms) {
+		names = append(names, string(id))
+	}
+	return joinAnd(names)
+}
+
 // grouped reports whether id's violations can share a cause: one critical
-// section of their first client (an overlap or a write, invariant.Window).
+// section of their first client (an overlap, a write or an overwrite:
+// invariant.Window).
 func grouped(id invariant.ID) bool {
 	in, _ := invariant.Lookup(id)
 	return in.Window != invariant.WindowOther
 }
 
-// causeKey names a violation's cause: its invariant and the critical
-// section of its first client (the one that started first, for an
-// overlap; the writer, for a write) that the violation falls in.
+// groupCounted reports whether any member of a group counts.
+func groupCounted(r *model.Result, ms []invariant.Violation) bool {
+	for _, v := range ms {
+		if r.IsCounted(v.Invariant) {
+			return true
+		}
+	}
+	return false
+}
+
+// causeKey names a violation's cause: the critical section of its first
+// client that the violation falls in. Violations of different invariants
+// from one section share it.
 func (t *timeline) causeKey(v invariant.Violation) (string, bool) {
 	if !grouped(v.Invariant) || len(v.Clients) == 0 {
 		return "", false
@@ -100,18 +134,23 @@ func (t *timeline) causeKey(v invariant.Violation) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return string(v.Invariant) + "\x00" + s.Client + "\x00" + strconv.Itoa(s.Acq), true
+	return s.Client + "\x00" + strconv.Itoa(s.Acq), true
 }
 
 // sectionOf returns the critical section of v's first client that v falls
-// in: the last one that started at or before v.From (and, for an overlap,
-// lasts to v.To).
+// in: the last one that started at or before v's own instant (its From;
+// for an overwrite, To: the overwriting write, whose From is the lost
+// one's) and, for an overlap, lasts to v.To.
 func (t *timeline) sectionOf(v invariant.Violation) (*history.Section, bool) {
 	c := v.Clients[0]
+	at := v.From
+	if in, _ := invariant.Lookup(v.Invariant); in.Window == invariant.WindowOverwrite {
+		at = v.To
+	}
 	var found *history.Section
 	for i := range t.ix.Sections {
 		s := &t.ix.Sections[i]
-		if s.From > v.From {
+		if s.From > at {
 			break
 		}
 		if s.Client == c {
@@ -134,24 +173,71 @@ func overlapInvariant(id invariant.ID) bool {
 	return in.Window == invariant.WindowOverlap
 }
 
-// cause writes a group's headline: "A was paused 1.422500s from
-// 0.002000s; meanwhile B held the lock three times (tokens 2, 3, 4)".
+// cause writes a group's headline: the cause once, then each invariant's
+// consequence as a clause, in the order of their first members: "A was
+// paused 1.422500s from 0.002000s; meanwhile B held the lock three times
+// (tokens 2, 3, 4); the resource accepted one of A's writes after its
+// lease was lost".
 func (t *timeline) cause(ms []invariant.Violation) string {
 	a, _ := t.sectionOf(ms[0])
 	lead := a.Client + " held the lock from " + fmtT(a.From) + tokenNote(a.Token)
-	last := ms[len(ms)-1].To
+	first, last := ms[0].From, ms[0].To
+	for _, v := range ms {
+		first, last = min(first, v.From), max(last, v.To)
+	}
 	for _, p := range t.ix.Pauses[a.Client] {
-		if p.From < last && p.To > a.From && p.To > ms[0].From {
+		if p.From < last && p.To > a.From && p.To > first {
 			lead = a.Client + " was paused " + fmtT(p.To-p.From) + " from " + fmtT(p.From)
 			break
 		}
 	}
+	clauses := []string{lead}
+	for _, id := range groupInvariants(ms) {
+		var sub []invariant.Violation
+		for _, v := range ms {
+			if v.Invariant == id {
+				sub = append(sub, v)
+			}
+		}
+		clauses = append(clauses, t.consequence(a.Client, sub))
+	}
+	return strings.Join(clauses, "; ")
+}
+
+// groupInvariants lists the invariants of a group's members, in the order
+// of their first members.
+func groupInvariants(ms []invariant.Violation) []invariant.ID {
+	var ids []invariant.ID
+	for _, v := range ms {
+		if !slices.Contains(ids, v.Invariant) {
+			ids = append(ids, v.Invariant)
+		}
+	}
+	return ids
+}
+
+// consequence says what the members of one invariant (all of it, from
+// client a's section) show, as a clause of the headline.
+func (t *timeline) consequence(a string, ms []invariant.Violation) string {
 	n := len(ms)
 	switch ms[0].Invariant {
 	case invariant.StaleWrite:
-		return lead + "; the resource accepted " + count(n) + " of " + a.Client + "'s writes after its lease was lost" + tokensNote(t.writeTokens(ms))
+		return "the resource accepted " + count(n) + " of " + a + "'s writes after its lease was lost" + tokensNote(t.writeTokens(ms))
 	case invariant.Fencing:
-		return lead + "; the resource accepted " + count(n) + " of " + a.Client + "'s writes that its fencing rule forbids"
+		return "the resource accepted " + count(n) + " of " + a + "'s writes that its fencing rule forbids"
+	case invariant.LostUpdate:
+		var whose []string
+		for _, v := range ms {
+			for _, c := range v.Clients[1:] {
+				if !slices.Contains(whose, c+"'s") {
+					whose = append(whose, c+"'s")
+				}
+			}
+		}
+		if n == 1 && len(whose) == 1 {
+			return whose[0] + " update was lost to " + a + "'s write"
+		}
+		return count(n) + " updates were lost to " + a + "'s writes"
 	}
 	// An overlap: who held meanwhile, how often, with which tokens.
 	var order []string
@@ -184,7 +270,7 @@ func (t *timeline) cause(ms []invariant.Violation) string {
 		}
 		parts = append(parts, s)
 	}
-	return lead + "; meanwhile " + joinAnd(parts)
+	return "meanwhile " + joinAnd(parts)
 }
 
 // sectionStarting returns client c's critical section that started at at.
@@ -359,6 +445,9 @@ func (t *timeline) jsonGroups(vs []invariant.Violation) []Group {
 		for _, i := range g.Members {
 			jg.Violations = append(jg.Violations, i+1)
 			ms = append(ms, vs[i])
+		}
+		if ids := groupInvariants(ms); len(ids) > 1 {
+			jg.Invariants = ids
 		}
 		jg.Story = t.groupStory(ms)
 		out = append(out, jg)

@@ -97,10 +97,17 @@ func htmlViolations(t *timeline, r *model.Result, rep jsonReport) []htmlViolatio
 		}
 		var ms []invariant.Violation
 		var nums []string
-		for k, i := range g.Members {
+		for _, i := range g.Members {
 			ms = append(ms, r.Violations[i])
+		}
+		e.Invariant, e.NotCounted = groupLabel(ms), !groupCounted(r, ms)
+		for k, i := range g.Members {
 			nums = append(nums, strconv.Itoa(i+1))
-			e.Members = append(e.Members, htmlMember{Index: i + 1, Text: msHTML(g.Each[k])})
+			own := g.Each[k]
+			if !e.NotCounted && !r.IsCounted(r.Violations[i].Invariant) {
+				own += " (not counted)"
+			}
+			e.Members = append(e.Members, htmlMember{Index: i + 1, Text: msHTML(own)})
 		}
 		e.Numbers, e.Count = strings.Join(nums, " "), count(len(ms))
 		e.Cause, e.Shared, e.Story = msHTML(g.Cause), msHTML(g.Shared), msHTML(t.groupStory(ms))

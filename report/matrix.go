@@ -11,139 +11,26 @@ import (
 
 	"github.com/pkg/errors"
 
-	"locksim/model"
-	"locksim/model/history"
+	"locksim/engine"
 	"locksim/model/invariant"
 )
 
-// Matrix is the designs x scenarios table: for each pair, which
-// invariants held and which broke. Whoever runs the matrix fills it (Set,
-// CellOf); the renderers only read it. Rows and columns come out in the
-// order of Scenarios and Designs.
-type Matrix struct {
-	// Title is an optional heading.
-	Title string
-	// Brief leaves out the lists of each broken cell's first violation and
-	// of the n/a reasons (text and Markdown; the CLI sets it unless
-	// --details): the text says how to see one cell's story instead, the
-	// Markdown is the table and a one-line legend, short enough for a pull
-	// request. The HTML always has the lists.
-	Brief bool
-	// Designs and Scenarios are the columns and rows, in display order.
-	Designs   []string
-	Scenarios []string
-	// Invariants are the invariants shown, in order; nil means
-	// invariant.All.
-	Invariants []invariant.ID
-	// Cells holds the result of each {design, scenario} pair. A missing
-	// cell was not run.
-	Cells map[[2]string]Cell
-}
+// Matrix, Cell and InvariantResult are the table engine.Matrix fills
+// (engine.MatrixResult); the renderers here only read it.
+type (
+	Matrix          = engine.MatrixResult
+	Cell            = engine.MatrixCell
+	InvariantResult = engine.InvariantResult
+)
 
-// Cell is what the runs of one design under one scenario showed.
-type Cell struct {
-	// NA, when not empty, says the pair does not apply and why (e.g.
-	// "needs replicas"); the rest of the cell is ignored.
-	NA string
-	// Runs is how many runs (seeds) were made.
-	Runs int
-	// Results has one entry per invariant checked; an invariant with no
-	// entry was not checked.
-	Results []InvariantResult
-	// Idle: no run's resource accepted a write, so the lock did no work
-	// (e.g. every client's deadline ran out before it wrote): a cell whose
-	// invariants all held shows "idle", not "ok".
-	Idle bool
-}
-
-// InvariantResult is one invariant over the runs of a cell.
-type InvariantResult struct {
-	Invariant invariant.ID
-	// Broken is set when at least one run broke it.
-	Broken bool
-	// BrokenRuns is how many runs broke it (0: not counted).
-	BrokenRuns int
-	// Seed is the first seed that broke it, for replay.
-	Seed uint64
-	// Explanation is that run's first violation's explanation.
-	Explanation string
-}
-
-// Set stores a cell, adding the design and scenario to the display order
-// if they are new.
-func (m *Matrix) Set(design, scenario string, c Cell) {
-	if m.Cells == nil {
-		m.Cells = map[[2]string]Cell{}
-	}
-	if !slices.Contains(m.Designs, design) {
-		m.Designs = append(m.Designs, design)
-	}
-	if !slices.Contains(m.Scenarios, scenario) {
-		m.Scenarios = append(m.Scenarios, scenario)
-	}
-	m.Cells[[2]string{design, scenario}] = c
-}
-
-// CellOf summarizes the runs of one pair: every invariant of
-// invariant.All the runs judge (invariant.Config.Judged; and any other a
-// violation names) is checked; an invariant is broken if any run broke it,
-// with the first such run's seed and explanation (runs in the order
-// given). A run that stopped with an error or judged nothing (vacuous: no
-// client acquired) is left out: a cell with no other run has no verdict
-// (nothing checked).
-func CellOf(all []*model.Result) Cell {
-	var runs []*model.Result
-	for _, r := range all {
-		if r.Err == nil && !r.Vacuous() {
-			runs = append(runs, r)
-		}
-	}
-	c := Cell{Runs: len(runs), Idle: len(runs) > 0}
-	if len(runs) == 0 {
-		return c
-	}
-	for _, r := range runs {
-		c.Idle = c.Idle && !history.New(r.History).WriteAccepted()
-	}
-	ids := slices.Clone(invariant.All)
-	for _, r := range runs {
-		for _, v := range r.Violations {
-			if !slices.Contains(ids, v.Invariant) {
-				ids = append(ids, v.Invariant)
-			}
-		}
-	}
-	slices.Sort(ids[len(invariant.All):])
-	for _, id := range ids {
-		ir := InvariantResult{Invariant: id}
-		if judged, _ := runs[0].Spec.WithDefaults().CheckConfig().Judged(id); !judged && !slices.ContainsFunc(runs, func(r *model.Result) bool {
-			return slices.ContainsFunc(r.Violations, func(v invariant.Violation) bool { return v.Invariant == id })
-		}) {
-			continue // not checked for this design and resource
-		}
-		for _, r := range runs {
-			i := slices.IndexFunc(r.Violations, func(v invariant.Violation) bool { return v.Invariant == id })
-			if i < 0 {
-				continue
-			}
-			if !ir.Broken {
-				ir.Broken, ir.Seed, ir.Explanation = true, r.Seed, r.Violations[i].Explanation
-			}
-			ir.BrokenRuns++
-		}
-		c.Results = append(c.Results, ir)
-	}
-	return c
-}
-
-// invariants returns the invariants the matrix shows.
-func (m *Matrix) invariants() []invariant.ID {
+// matrixInvariants returns the invariants the matrix shows.
+func matrixInvariants(m *Matrix) []invariant.ID {
 	if m.Invariants != nil {
 		return m.Invariants
 	}
 	ids := slices.Clone(invariant.All)
 	var extra []invariant.ID
-	for _, c := range m.sortedCells() {
+	for _, c := range sortedCells(m) {
 		for _, r := range c.cell.Results {
 			if !slices.Contains(ids, r.Invariant) && !slices.Contains(extra, r.Invariant) {
 				extra = append(extra, r.Invariant)
@@ -161,7 +48,7 @@ type placedCell struct {
 }
 
 // sortedCells lists the cells in display order: scenarios, then designs.
-func (m *Matrix) sortedCells() []placedCell {
+func sortedCells(m *Matrix) []placedCell {
 	var out []placedCell
 	for _, s := range m.Scenarios {
 		for _, d := range m.Designs {
@@ -230,7 +117,8 @@ var classWords = map[string]string{
 	classBroken: "broken, data unknown",
 }
 
-func (m *Matrix) state(pc placedCell, invs []invariant.ID) cellState {
+// cellStateOf summarizes one placed cell over the invariants shown.
+func cellStateOf(m *Matrix, pc placedCell, invs []invariant.ID) cellState {
 	switch {
 	case !pc.ok:
 		return cellState{kind: "none", text: "-"}
@@ -300,10 +188,10 @@ var mdMark = map[string]string{classLost: "❌ ", classSafe: "⚠️ ", classBro
 
 // classesUsed lists the classes of the broken cells, in legend order, and
 // which of them some cells show for some runs only.
-func (m *Matrix) classesUsed(invs []invariant.ID) ([]string, map[string]bool) {
+func classesUsed(m *Matrix, invs []invariant.ID) ([]string, map[string]bool) {
 	seen, some := map[string]bool{}, map[string]bool{}
-	for _, pc := range m.sortedCells() {
-		if st := m.state(pc, invs); st.kind == "broken" {
+	for _, pc := range sortedCells(m) {
+		if st := cellStateOf(m, pc, invs); st.kind == "broken" {
 			seen[st.class] = true
 			some[st.class] = some[st.class] || st.some
 		}
@@ -325,20 +213,20 @@ func runsNote(r InvariantResult, runs int) string {
 	return s
 }
 
-// legend explains the cells in one line; marks gives each class's mark
+// matrixLegend explains the cells in one line; marks gives each class's mark
 // (textMark, mdMark), or nil to leave the classes out (the HTML draws
 // them as swatches).
-func (m *Matrix) legend(invs []invariant.ID, marks map[string]string) string {
+func matrixLegend(m *Matrix, invs []invariant.ID, marks map[string]string) string {
 	var parts []string
 	for _, inv := range invs {
 		parts = append(parts, short2(inv)+" "+string(inv))
 	}
 	s := "ok: every checked invariant held; "
-	if m.anyIdle(invs) {
+	if anyIdleCell(m, invs) {
 		s += "idle: every checked invariant held, but no run's resource accepted a write (the lock did no work); "
 	}
 	if marks != nil {
-		classes, _ := m.classesUsed(invs)
+		classes, _ := classesUsed(m, invs)
 		for _, c := range classes {
 			if mk := strings.TrimSpace(marks[c]); mk != "" {
 				s += mk + " "
@@ -350,10 +238,10 @@ func (m *Matrix) legend(invs []invariant.ID, marks map[string]string) string {
 		"; a suffix (7/10) means broken in 7 of 10 runs; n/a: does not apply; -: not run; ?: nothing checked."
 }
 
-// anyIdle reports whether a cell shows "idle".
-func (m *Matrix) anyIdle(invs []invariant.ID) bool {
-	for _, pc := range m.sortedCells() {
-		if m.state(pc, invs).text == "idle" {
+// anyIdleCell reports whether a cell shows "idle".
+func anyIdleCell(m *Matrix, invs []invariant.ID) bool {
+	for _, pc := range sortedCells(m) {
+		if cellStateOf(m, pc, invs).text == "idle" {
 			return true
 		}
 	}
@@ -393,7 +281,7 @@ func MatrixText(w io.Writer, m *Matrix) error {
 	if m == nil {
 		return errors.New("nil matrix")
 	}
-	invs := m.invariants()
+	invs := matrixInvariants(m)
 	var b strings.Builder
 	if m.Title != "" {
 		fmt.Fprintf(&b, "%s\n\n", m.Title)
@@ -404,8 +292,8 @@ func MatrixText(w io.Writer, m *Matrix) error {
 	}
 	cw := make([]int, len(m.Designs))
 	states := map[[2]string]cellState{}
-	for _, pc := range m.sortedCells() {
-		st := m.state(pc, invs)
+	for _, pc := range sortedCells(m) {
+		st := cellStateOf(m, pc, invs)
 		states[[2]string{pc.design, pc.scenario}] = st
 	}
 	for j, d := range m.Designs {
@@ -436,7 +324,7 @@ func MatrixText(w io.Writer, m *Matrix) error {
 	}
 	b.WriteString("\n")
 	var broken, na []string
-	for _, pc := range m.sortedCells() {
+	for _, pc := range sortedCells(m) {
 		st := states[[2]string{pc.design, pc.scenario}]
 		where := pc.scenario + " x " + pc.design
 		switch st.kind {
@@ -474,7 +362,7 @@ func MatrixText(w io.Writer, m *Matrix) error {
 		list("Broken (first violation; see it with: locksim run SCENARIO --design DESIGN --seed SEED):", broken)
 		list("Not applicable:", na)
 	}
-	for _, l := range wrap("Legend: "+m.legend(invs, textMark), 100, "") {
+	for _, l := range wrap("Legend: "+matrixLegend(m, invs, textMark), 100, "") {
 		b.WriteString(l + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
@@ -497,7 +385,7 @@ func MatrixMarkdown(w io.Writer, m *Matrix) error {
 	if m == nil {
 		return errors.New("nil matrix")
 	}
-	invs := m.invariants()
+	invs := matrixInvariants(m)
 	var b strings.Builder
 	if m.Title != "" {
 		fmt.Fprintf(&b, "## %s\n\n", mdEscape(m.Title))
@@ -516,7 +404,7 @@ func MatrixMarkdown(w io.Writer, m *Matrix) error {
 		b.WriteString("| " + mdEscape(s) + " |")
 		for _, d := range m.Designs {
 			c, ok := m.Cells[[2]string{d, s}]
-			st := m.state(placedCell{d, s, c, ok}, invs)
+			st := cellStateOf(m, placedCell{d, s, c, ok}, invs)
 			where := "`" + s + "` × `" + d + "`"
 			switch st.kind {
 			case "broken":
@@ -541,7 +429,7 @@ func MatrixMarkdown(w io.Writer, m *Matrix) error {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n" + mdEscape(m.legend(invs, mdMark)) + "\n")
+	b.WriteString("\n" + mdEscape(matrixLegend(m, invs, mdMark)) + "\n")
 	if m.Brief {
 		broken, na = nil, nil
 	}
@@ -602,10 +490,10 @@ func MatrixHTML(w io.Writer, m *Matrix) error {
 	if m == nil {
 		return errors.New("nil matrix")
 	}
-	invs := m.invariants()
-	p := matrixHTMLPage{Title: m.Title, Designs: m.Designs, Legend: m.legend(invs, nil), CSS: template.CSS(asset("matrix.css"))}
+	invs := matrixInvariants(m)
+	p := matrixHTMLPage{Title: m.Title, Designs: m.Designs, Legend: matrixLegend(m, invs, nil), CSS: template.CSS(asset("matrix.css"))}
 	p.Swatches = append(p.Swatches, matrixHTMLSwatch{Class: "ok", Text: "every checked invariant held"})
-	classes, some := m.classesUsed(invs)
+	classes, some := classesUsed(m, invs)
 	for _, c := range classes {
 		p.Swatches = append(p.Swatches, matrixHTMLSwatch{Class: "broken " + c, Mark: textMark[c], Text: classWords[c] + " (" + classRule(c) + ")"})
 		if some[c] {
@@ -619,7 +507,7 @@ func MatrixHTML(w io.Writer, m *Matrix) error {
 		rw := matrixHTMLRow{Scenario: s}
 		for _, d := range m.Designs {
 			c, ok := m.Cells[[2]string{d, s}]
-			st := m.state(placedCell{d, s, c, ok}, invs)
+			st := cellStateOf(m, placedCell{d, s, c, ok}, invs)
 			hc := matrixHTMLCell{Kind: st.kind, Text: cellText(st, textMark)}
 			if st.kind == "broken" {
 				hc.Kind += " " + st.class

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"locksim/engine"
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
@@ -121,7 +122,7 @@ func TestMatrixMarkdownBrief(t *testing.T) {
 // no data invariant was checked; each output marks them apart.
 func TestMatrixClasses(t *testing.T) {
 	m := sampleMatrix()
-	invs := m.invariants()
+	invs := matrixInvariants(m)
 	for _, tc := range []struct{ design, scenario, class string }{
 		{"set-px-lua", "gc-pause", classSafe}, // stale-write judges the lease: no update was lost
 		{"fenced", "gc-pause", classSafe},
@@ -130,7 +131,7 @@ func TestMatrixClasses(t *testing.T) {
 		{"set-px-lua", "failover-lost-write", classBroken},
 	} {
 		c, ok := m.Cells[[2]string{tc.design, tc.scenario}]
-		if got := m.state(placedCell{tc.design, tc.scenario, c, ok}, invs); got.kind != "broken" || got.class != tc.class {
+		if got := cellStateOf(m, placedCell{tc.design, tc.scenario, c, ok}, invs); got.kind != "broken" || got.class != tc.class {
 			t.Errorf("%s x %s: %s %q, want broken %q", tc.scenario, tc.design, got.kind, got.class, tc.class)
 		}
 	}
@@ -215,7 +216,7 @@ func TestCellOf(t *testing.T) {
 		{Seed: 3, Violations: []invariant.Violation{{Invariant: invariant.MutualExclusion, Explanation: "second"}}},
 		{Seed: 4}, // vacuous: nobody acquired, nothing judged; left out
 	}
-	got := CellOf(runs)
+	got := engine.CellOf(runs)
 	// The design (the default spec's) judges neither fencing (unfenced
 	// resource), reentrancy, fifo nor rw-exclusion: those are not checked.
 	want := Cell{Runs: 3, Results: []InvariantResult{
@@ -231,15 +232,15 @@ func TestCellOf(t *testing.T) {
 	}
 	// A cell whose runs all judged nothing (vacuous, or stopped) has no
 	// verdict: nothing checked, shown as "?".
-	if c := CellOf([]*model.Result{{Seed: 1}, {Seed: 2, History: accepted, Err: errors.New("limit")}}); c.Runs != 0 || len(c.Results) != 0 {
+	if c := engine.CellOf([]*model.Result{{Seed: 1}, {Seed: 2, History: accepted, Err: errors.New("limit")}}); c.Runs != 0 || len(c.Results) != 0 {
 		t.Errorf("a cell of vacuous and stopped runs: %+v, want no runs and nothing checked", c)
 	}
 	// A cell where no run's resource accepted a write did no work: idle,
 	// though every invariant held; a rejected write is no work either.
 	rejected := sim.History{acq, {Kind: history.KindResWrite, Reply: "(integer) 0"}}
-	idle := CellOf([]*model.Result{{Seed: 1, History: sim.History{acq}}, {Seed: 2, History: rejected}})
-	if !idle.Idle || CellOf(runs[:1]).Idle {
-		t.Errorf("Idle: %v for runs with no accepted write, %v for one with", idle.Idle, CellOf(runs[:1]).Idle)
+	idle := engine.CellOf([]*model.Result{{Seed: 1, History: sim.History{acq}}, {Seed: 2, History: rejected}})
+	if !idle.Idle || engine.CellOf(runs[:1]).Idle {
+		t.Errorf("Idle: %v for runs with no accepted write, %v for one with", idle.Idle, engine.CellOf(runs[:1]).Idle)
 	}
 	m := &Matrix{Designs: []string{"d"}, Scenarios: []string{"s"}, Cells: map[[2]string]Cell{{"d", "s"}: idle}}
 	var b strings.Builder

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"locksim/engine"
 	"locksim/model/invariant"
 	"slices"
 	"strconv"
@@ -12,34 +13,17 @@ import (
 	"github.com/pkg/errors"
 )
 
-// Sweep is a two-parameter map: for each (x, y) pair of parameter values,
-// how many runs were made and how many broke an invariant. Whoever runs
-// the sweep fills it; the renderers only read it.
-type Sweep struct {
-	// Title is an optional heading.
-	Title string
-	// XName and YName name the parameters ("ttl", "pause").
-	XName, YName string
-	// Xs and Ys label the parameter values, in increasing order. Ys[0] is
-	// drawn at the bottom.
-	Xs, Ys []string
-	// Cells[i][j] is the cell at Ys[i], Xs[j].
-	Cells [][]SweepCell
-	// Refs are reference lines drawn over the map (pause = TTL).
-	Refs []SweepRef
-}
-
-// SweepRef is a reference line over a sweep: its name and its points in
-// fractional cell coordinates, [x, y] with x along Xs and y along Ys (0 is
-// the first value's cell centre, 1 the next).
-type SweepRef struct {
-	Name   string
-	Points [][2]float64
-}
+// Sweep, SweepRef and SweepCell are the map engine.Sweep fills
+// (engine.SweepResult); the renderers here only read it.
+type (
+	Sweep     = engine.SweepResult
+	SweepRef  = engine.SweepRef
+	SweepCell = engine.SweepCell
+)
 
 // refCells returns, per reference line, the cells it passes closest to:
 // cell {row, column} -> true.
-func (s *Sweep) refCells() map[[2]int]bool {
+func refCells(s *Sweep) map[[2]int]bool {
 	on := map[[2]int]bool{}
 	for _, r := range s.Refs {
 		for k := 1; k < len(r.Points); k++ {
@@ -65,22 +49,10 @@ func abs(f float64) float64 {
 	return f
 }
 
-// SweepCell is what the runs at one parameter pair showed.
-type SweepCell struct {
-	// Runs is how many runs were made; 0 means none.
-	Runs int
-	// Broken is how many of them broke at least one invariant.
-	Broken int
-	// Invariants are the invariants broken in any run, in any order.
-	Invariants []invariant.ID
-	// Idle is how many runs' resource accepted no write.
-	Idle int
-}
-
-// state returns '.', 'o', '#', '+' or ' ' for safe, safe but idle (no
+// cellGlyph returns '.', 'o', '#', '+' or ' ' for safe, safe but idle (no
 // run's resource accepted a write: the lock did no work), broken, mixed,
 // not run.
-func (c SweepCell) state() byte {
+func cellGlyph(c SweepCell) byte {
 	switch {
 	case c.Runs == 0:
 		return ' '
@@ -95,8 +67,8 @@ func (c SweepCell) state() byte {
 	}
 }
 
-// validate checks the grid's shape.
-func (s *Sweep) validate() error {
+// validateSweep checks the grid's shape.
+func validateSweep(s *Sweep) error {
 	if s == nil {
 		return errors.New("nil sweep")
 	}
@@ -118,7 +90,7 @@ func (s *Sweep) validate() error {
 
 // brokenCounts returns each broken invariant with the number of cells
 // where it broke, sorted by invariant.
-func (s *Sweep) brokenCounts() []string {
+func brokenCounts(s *Sweep) []string {
 	n := map[string]int{}
 	for _, r := range s.Cells {
 		for _, c := range r {
@@ -152,7 +124,7 @@ func (s *Sweep) brokenCounts() []string {
 // safe but no write accepted in any run, '#' broken in every run, '+'
 // mixed, ' ' not run.
 func SweepText(w io.Writer, s *Sweep) error {
-	if err := s.validate(); err != nil {
+	if err := validateSweep(s); err != nil {
 		return err
 	}
 	var b strings.Builder
@@ -171,11 +143,11 @@ func SweepText(w io.Writer, s *Sweep) error {
 		cw = max(cw, len(x))
 	}
 	fmt.Fprintf(&b, "%*s\n", yw, s.YName)
-	ref := s.refCells()
+	ref := refCells(s)
 	for i := len(s.Ys) - 1; i >= 0; i-- {
 		line := fmt.Sprintf("%*s |", yw, s.Ys[i])
 		for j, c := range s.Cells[i] {
-			g := string(c.state())
+			g := string(cellGlyph(c))
 			if ref[[2]int{i, j}] {
 				g = "(" + g + ")"
 			}
@@ -191,7 +163,7 @@ func SweepText(w io.Writer, s *Sweep) error {
 	b.WriteString(line + "\n")
 	fmt.Fprintf(&b, "%s  %s ->\n\n", strings.Repeat(" ", yw+2), s.XName)
 	b.WriteString("Legend: . safe in every run; # broken in every run; + broken in some runs; blank: not run.\n")
-	if s.anyIdle() {
+	if anySweepIdle(s) {
 		b.WriteString("o: safe, but no run's resource accepted a write (the lock did no work: every client gave up or stopped before writing).\n")
 	}
 	if len(s.Refs) > 0 {
@@ -201,7 +173,7 @@ func SweepText(w io.Writer, s *Sweep) error {
 		}
 		b.WriteString("(x): on the reference line " + strings.Join(names, "; ") + ".\n")
 	}
-	if bc := s.brokenCounts(); len(bc) > 0 {
+	if bc := brokenCounts(s); len(bc) > 0 {
 		for _, l := range wrap("Broken: "+strings.Join(bc, ", ")+".", 100, "") {
 			b.WriteString(l + "\n")
 		}
@@ -232,7 +204,7 @@ func sweepColor(c SweepCell) string {
 	}
 	var x rgb
 	switch {
-	case c.state() == 'o':
+	case cellGlyph(c) == 'o':
 		x = rgb{209, 213, 219} // safe, but the lock did no work
 	case f == 0:
 		x = safe
@@ -249,7 +221,7 @@ func sweepColor(c SweepCell) string {
 // the bottom, with a thick line along every edge between a safe cell and
 // a cell where some run broke, and a legend.
 func SweepSVG(w io.Writer, s *Sweep) error {
-	if err := s.validate(); err != nil {
+	if err := validateSweep(s); err != nil {
 		return err
 	}
 	yw := len(s.YName)
@@ -377,7 +349,7 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 	b.WriteString(`<text x="0" y="28">safe</text><text x="180" y="28" text-anchor="end">broken in every run</text>` + "\n")
 	b.WriteString(`<rect x="200" y="0" width="24" height="14" fill="#f3f4f6" stroke="#d1d5db"/><text x="230" y="11">not run</text>` + "\n")
 	b.WriteString(`<line x1="290" y1="7" x2="314" y2="7" stroke="#111827" stroke-width="3"/><text x="320" y="11">safe / broken boundary</text>` + "\n")
-	if bc := s.brokenCounts(); len(bc) > 0 {
+	if bc := brokenCounts(s); len(bc) > 0 {
 		fmt.Fprintf(&b, `<text x="0" y="46" fill="#6b7280">broken: %s</text>`+"\n", esc(strings.Join(bc, ", ")))
 	}
 	b.WriteString("</g>\n</svg>\n")
@@ -385,11 +357,11 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 	return errors.Wrap(err, "writing sweep svg")
 }
 
-// anyIdle reports whether a cell is safe but idle.
-func (s *Sweep) anyIdle() bool {
+// anySweepIdle reports whether a cell is safe but idle.
+func anySweepIdle(s *Sweep) bool {
 	for _, r := range s.Cells {
 		for _, c := range r {
-			if c.state() == 'o' {
+			if cellGlyph(c) == 'o' {
 				return true
 			}
 		}
@@ -398,7 +370,7 @@ func (s *Sweep) anyIdle() bool {
 }
 
 func sweepState(c SweepCell) string {
-	switch c.state() {
+	switch cellGlyph(c) {
 	case 'o':
 		return "idle"
 	case '.':

@@ -706,7 +706,11 @@ func (p *printer) violationList(t *timeline, r *model.Result) {
 		for _, i := range g.Members {
 			ms = append(ms, vs[i])
 		}
-		head := fmt.Sprintf("%s. %s, %s violations with one cause%s: %s", numbers(g.Members), v.Invariant, count(len(ms)), counted, g.Cause)
+		counted = ""
+		if !groupCounted(r, ms) {
+			counted = " (not counted: not asked about)"
+		}
+		head := fmt.Sprintf("%s. %s, %s violations with one cause%s: %s", numbers(g.Members), groupLabel(ms), count(len(ms)), counted, g.Cause)
 		for _, l := range hang(head, width, "", "   ") {
 			p.line(p.style(l, ansiBold))
 		}
@@ -716,7 +720,11 @@ func (p *printer) violationList(t *timeline, r *model.Result) {
 			}
 		}
 		for k, i := range g.Members {
-			for _, l := range hang(fmt.Sprintf("#%d %s", i+1, g.Each[k]), width, "   ", "      ") {
+			own := g.Each[k]
+			if counted == "" && !r.IsCounted(vs[i].Invariant) {
+				own += " (not counted)"
+			}
+			for _, l := range hang(fmt.Sprintf("#%d %s", i+1, own), width, "   ", "      ") {
 				p.line(l)
 			}
 		}

@@ -180,16 +180,18 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		nRuns = 0 // only the budget bounds the runs
 	}
 	c := engine.CheckConfig{
-		Base:       base,
-		Gen:        scenarios.Gen{Kinds: kinds, PauseAt: places, DelayMax: *delayMax, Links: scenarios.Links(*links), MaxFaults: *maxFaults, Swarm: *swarm},
-		Runs:       nRuns,
-		For:        *budget,
-		Now:        wallClock,
-		Seed:       *seed,
-		Workers:    *workers,
-		Shard:      si,
-		Shards:     sn,
-		Invariants: invList,
+		Campaign: engine.Campaign{
+			Base:       base,
+			Gen:        scenarios.Gen{Kinds: kinds, PauseAt: places, DelayMax: *delayMax, Links: scenarios.Links(*links), MaxFaults: *maxFaults, Swarm: *swarm},
+			Runs:       nRuns,
+			For:        *budget,
+			Seed:       *seed,
+			Shard:      si,
+			Shards:     sn,
+			Invariants: invList,
+		},
+		Now:     wallClock,
+		Workers: *workers,
 	}
 	if err := c.Validate(); err != nil {
 		return exitUsage, usagef("%v", err)

@@ -122,7 +122,7 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 	case "json":
 		err = engine.ExhaustiveJSON(w, res, cases)
 	case "html":
-		d := engine.DangerMap(res)
+		d := report.DangerMap(res)
 		for i := range d.Ways {
 			if p, ok := cases[i]; ok {
 				d.Ways[i].Replay = "locksim replay " + p
@@ -130,7 +130,7 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 		}
 		err = report.DangerHTML(w, d)
 	default:
-		err = engine.ExhaustiveText(w, res, *ex.show, func(i int) string {
+		err = report.ExhaustiveText(w, res, *ex.show, func(i int) string {
 			if p, ok := cases[i]; ok {
 				return "locksim replay " + p
 			}

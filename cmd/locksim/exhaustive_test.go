@@ -23,7 +23,7 @@ func TestCheckExhaustive(t *testing.T) {
 	if code != exitViolation {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
-	for _, want := range []string{"explored all ", " one-fault schedules of design set-px-lua", "ways it breaks, by mechanism",
+	for _, want := range []string{"explored all ", " one-fault schedules of design set-px-lua", "ways it breaks, grouped by mechanism",
 		"pause the client right after the client acquired", "replay: locksim replay " + filepath.Join(dir, "01.json"), "Danger map of set-px-lua", "danger *"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

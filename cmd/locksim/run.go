@@ -164,9 +164,9 @@ func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out st
 	case "json":
 		err = engine.ExhaustiveJSON(w, res, nil)
 	case "html":
-		err = report.DangerHTML(w, engine.DangerMap(res))
+		err = report.DangerHTML(w, report.DangerMap(res))
 	default:
-		err = report.DangerText(w, engine.DangerMap(res), 0)
+		err = report.DangerText(w, report.DangerMap(res), 0)
 	}
 	err = closeOut(err)
 	if err != nil {

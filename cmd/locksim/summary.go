@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/engine"
+	"locksim/report"
 )
 
 // summaryOut is where a check's result goes: -o FILE or stdout, in
@@ -70,11 +71,11 @@ func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (
 	case s.jw != nil:
 		err = s.jw.Finish(res, saved)
 	case s.format == "html":
-		err = engine.SummaryHTML(s.w, s.config, res, saved)
+		err = report.SummaryHTML(s.w, s.config, res, saved)
 	case s.format == "markdown" || s.format == "md":
-		err = engine.SummaryMarkdown(s.w, res, saved)
+		err = report.SummaryMarkdown(s.w, res, saved)
 	default:
-		err = engine.SummaryText(s.w, res, saved)
+		err = report.SummaryText(s.w, res, saved)
 	}
 	if err = s.close(err); err != nil {
 		return exitUsage, err

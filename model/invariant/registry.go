@@ -45,6 +45,10 @@ const (
 	// WindowWrite: the instant a write was accepted, inside its writer's
 	// critical section.
 	WindowWrite
+	// WindowOverwrite: from an accepted write to the later write that
+	// overwrote it without reading it (To), inside the overwriter's
+	// critical section; the overwriter is the violation's first client.
+	WindowOverwrite
 )
 
 // Registry is the one table of invariants, in report order.
@@ -57,7 +61,7 @@ var Registry = []Info{
 		About:     "the resource accepts no write from a client whose lease was already lost",
 		NotJudged: always,
 		Check:     checkStale},
-	{ID: LostUpdate, Code: "LU", Harm: HarmData,
+	{ID: LostUpdate, Code: "LU", Harm: HarmData, Window: WindowOverwrite,
 		About:     "every accepted write builds on the previous one (read-modify-write)",
 		NotJudged: always,
 		Check:     func(ix *history.Index, _ Config) []Violation { return checkLostUpdate(ix) }},

@@ -1,10 +1,11 @@
-package engine
+package report
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
+	"locksim/engine"
 	"locksim/model/invariant"
 )
 
@@ -16,7 +17,7 @@ import (
 // case, "" for nowhere). No timeline: the text summary and the HTML report
 // have it. Like SummaryText it holds no wall-clock time, so the same check
 // writes the same bytes.
-func SummaryMarkdown(w io.Writer, r *CheckResult, casePath string) error {
+func SummaryMarkdown(w io.Writer, r *engine.CheckResult, casePath string) error {
 	var b strings.Builder
 	design := "`" + mdCode(r.Design) + "`"
 	var broke []invariant.ID
@@ -69,7 +70,7 @@ func SummaryMarkdown(w io.Writer, r *CheckResult, casePath string) error {
 		fmt.Fprintf(&b, "| stopped | run %d (seed %d): %s |\n", e.Index, e.Seed, mdCell(e.Error))
 	}
 	if r.Runs > 0 {
-		b.WriteString("| faults | " + mdCell(r.Coverage.line(r.Runs, r.FailoverRuns)) + " |\n")
+		b.WriteString("| faults | " + mdCell(coverageLine(&r.Coverage, r.Runs, r.FailoverRuns)) + " |\n")
 		if ws := r.Coverage.Warnings(); len(ws) > 0 {
 			b.WriteString("| **warning** | " + mdCell(strings.Join(ws, "; ")) + " |\n")
 		}
@@ -98,7 +99,7 @@ func SummaryMarkdown(w io.Writer, r *CheckResult, casePath string) error {
 	return err
 }
 
-func isCounted(r *CheckResult, id invariant.ID) bool {
+func isCounted(r *engine.CheckResult, id invariant.ID) bool {
 	for _, c := range r.Counted {
 		if c == id {
 			return true

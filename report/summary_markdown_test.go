@@ -1,9 +1,10 @@
-package engine
+package report
 
 import (
 	"strings"
 	"testing"
 
+	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/scenarios"
@@ -12,9 +13,9 @@ import (
 
 // markdownOf runs c and renders its summary as SummaryMarkdown does for
 // `locksim check --format markdown --save locksim-failure.json`.
-func markdownOf(t *testing.T, c CheckConfig) (string, *CheckResult) {
+func markdownOf(t *testing.T, c engine.CheckConfig) (string, *engine.CheckResult) {
 	t.Helper()
-	res, err := Check(c)
+	res, err := engine.Check(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,13 +32,13 @@ func markdownOf(t *testing.T, c CheckConfig) (string, *CheckResult) {
 // wall-clock time (the same check writes the same bytes, whatever the
 // workers).
 func TestSummaryMarkdownGolden(t *testing.T) {
-	broken := base()
+	broken := checkBase()
 	broken.Runs = 300
 	broken.Seed = 1
-	holds := CheckConfig{Base: model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads},
+	holds := engine.CheckConfig{Campaign: engine.Campaign{Base: model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads},
 		Gen:  scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultPause, sim.FaultDelay}, Swarm: true},
-		Runs: 200, Seed: 1, Invariants: []invariant.ID{invariant.LostUpdate, invariant.Fencing}}
-	stops := base()
+		Runs: 200, Seed: 1, Invariants: []invariant.ID{invariant.LostUpdate, invariant.Fencing}}}
+	stops := checkBase()
 	stops.Runs = 500
 	stops.Base = model.Spec{Design: model.LuaDesignID, Lua: &model.LuaScripts{
 		Acquire: "if tonumber(ARGV[1]:sub(-1), 36) % 3 == 0 then while true do end end return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])",
@@ -46,12 +47,12 @@ func TestSummaryMarkdownGolden(t *testing.T) {
 	stops.Gen.Kinds = []sim.FaultKind{}
 	for _, tc := range []struct {
 		name string
-		c    CheckConfig
+		c    engine.CheckConfig
 	}{{"broken", broken}, {"holds", holds}, {"stops", stops}} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.c.Workers = 1
 			md, _ := markdownOf(t, tc.c)
-			golden(t, "summary-"+tc.name+".md", md)
+			golden(t, "summary-"+tc.name+".md", []byte(md))
 			tc.c.Workers = 4
 			if again, _ := markdownOf(t, tc.c); again != md {
 				t.Errorf("the summary depends on the workers (or on the clock)")
@@ -72,7 +73,7 @@ func TestSummaryMarkdownGolden(t *testing.T) {
 // A Go design's case replays from Go only, and the summary says so; text
 // that would break a table cell or a code span is escaped.
 func TestSummaryMarkdownEdges(t *testing.T) {
-	c := base()
+	c := checkBase()
 	c.Runs = 300
 	_, res := markdownOf(t, c)
 	d, err := model.LookupDesign(model.SetPxLua)
@@ -95,9 +96,14 @@ func TestSummaryMarkdownEdges(t *testing.T) {
 	b.Reset()
 	res.Minimal = nil
 	res.FirstFail = nil
-	res.FirstError = &RunOutcome{Index: 3, Seed: 4, Error: "script: line 1 | oops\nmore"}
+	res.FirstError = &engine.RunOutcome{Index: 3, Seed: 4, Error: "script: line 1 | oops\nmore"}
 	SummaryMarkdown(&b, res, "")
 	if !strings.Contains(b.String(), "| stopped | run 3 (seed 4): script: line 1 \\| oops more |") {
 		t.Errorf("the error row is not one escaped cell:\n%s", b.String())
 	}
+}
+
+// checkBase is a small failing check: set-px-lua under swarm-drawn faults.
+func checkBase() engine.CheckConfig {
+	return engine.CheckConfig{Campaign: engine.Campaign{Base: model.Spec{Design: model.SetPxLua}, Gen: scenarios.Gen{Swarm: true}, Runs: 120, Seed: 7}}
 }

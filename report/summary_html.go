@@ -1,29 +1,28 @@
-package engine
+package report
 
 import (
-	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
 
+	"locksim/engine"
 	"locksim/model/invariant"
-	"locksim/report"
 )
 
-// SummaryHTML writes a check as one HTML page (report.CheckHTML): the
+// SummaryHTML writes a check as one HTML page (CheckHTML): the
 // headline and each invariant's tally as badges, the minimal failing
 // case's timeline and explanations, then what ran (the campaign c) and
 // the summary (the locksim.check/v1 summary object), both rendered field
 // by field, so a field added to either shows up on the page as it does in
 // the JSON. casePath is where the caller saved the case, "" for nowhere.
-func SummaryHTML(w io.Writer, c CheckConfig, r *CheckResult, casePath string) error {
+func SummaryHTML(w io.Writer, c engine.CheckConfig, r *engine.CheckResult, casePath string) error {
 	var head strings.Builder
-	if err := SummaryText(&head, &CheckResult{Design: r.Design, Runs: r.Runs, Planned: r.Planned, BrokenRuns: r.BrokenRuns,
+	if err := SummaryText(&head, &engine.CheckResult{Design: r.Design, Runs: r.Runs, Planned: r.Planned, BrokenRuns: r.BrokenRuns,
 		FailoverRuns: r.FailoverRuns, FirstError: r.FirstError}, ""); err != nil {
 		return err
 	}
 	headline, _, _ := strings.Cut(head.String(), "\n")
-	p := report.CheckPage{Title: "locksim check: design " + r.Design, Headline: headline}
+	p := CheckPage{Title: "locksim check: design " + r.Design, Headline: headline}
 	for _, id := range invariant.All {
 		word := tallyWord(r, id)
 		class := "held"
@@ -35,19 +34,15 @@ func SummaryHTML(w io.Writer, c CheckConfig, r *CheckResult, casePath string) er
 		case strings.HasPrefix(word, "not checked"), strings.HasPrefix(word, "no verdict"):
 			class = "not-checked"
 		}
-		p.Tallies = append(p.Tallies, report.CheckTally{Invariant: string(id), Verdict: class, Text: word})
+		p.Tallies = append(p.Tallies, CheckTally{Invariant: string(id), Verdict: class, Text: word})
 	}
-	camp, err := json.Marshal(campaignOf(c))
+	camp, sum, err := engine.CheckJSONObjects(c, r, casePath)
 	if err != nil {
 		return err
 	}
-	sum, err := json.Marshal(summaryOf(r, casePath))
-	if err != nil {
-		return err
-	}
-	p.Sections = []report.CheckSection{{Title: "What ran", JSON: camp}, {Title: "Summary", JSON: sum}}
+	p.Sections = []CheckSection{{Title: "What ran", JSON: camp}, {Title: "Summary", JSON: sum}}
 	if m := r.Minimal; m != nil {
-		p.Minimal, p.Meta = m, report.Meta{Design: r.Design, Seed: m.Seed}
+		p.Minimal, p.Meta = m, Meta{Design: r.Design, Seed: m.Seed}
 		if f := r.FirstFail; f != nil {
 			p.Notes = append(p.Notes, "first failure: run "+strconv.Itoa(f.Index)+" (seed "+strconv.FormatUint(f.Seed, 10)+"); configuration: "+f.Config)
 		}
@@ -55,5 +50,5 @@ func SummaryHTML(w io.Writer, c CheckConfig, r *CheckResult, casePath string) er
 			p.Notes = append(p.Notes, "saved to "+casePath+"; replay with: locksim replay "+casePath)
 		}
 	}
-	return report.CheckHTML(w, p)
+	return CheckHTML(w, p)
 }

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"locksim/engine"
+	"locksim/model/invariant"
+)
+
+// ExhaustiveText writes an exhaustive check for people: the guarantee and
+// its limits, each invariant's tally, the danger map's picture (the
+// fault-free run with each actor's danger row first, DangerText), the
+// distinct ways the design broke grouped by mechanism (at most show of
+// them, each with its smallest schedule and, from replay, its replay
+// line: "" for none), then the danger map's points.
+func ExhaustiveText(w io.Writer, r *engine.ExhaustiveResult, show int, replay func(i int) string) error {
+	p := &printer{crowded: map[int]bool{}}
+	p.line(r.Guarantee())
+	p.line(r.Limits())
+	if r.PerEvent > 0 && r.Schedules[0] > 0 && r.FirstError == nil {
+		p.line(fmt.Sprintf("state dedup: %s one-fault schedules instead of %s (one per event), %s saved",
+			thousands(r.Schedules[0]), thousands(r.PerEvent), pct0(r.PerEvent-r.Schedules[0], r.PerEvent)))
+	}
+	p.line("")
+	for _, id := range invariant.All {
+		word, _ := verdictWord(r, id)
+		p.line(fmt.Sprintf("  %-17s %s", id, word))
+	}
+	if e := r.FirstError; e != nil {
+		p.line("")
+		p.line(fmt.Sprintf("schedule %d stopped with an error, so the check stopped: %s\n  %s", e.Index, e.Error, strings.Join(e.Lines(), "\n  ")))
+	}
+	p.line("")
+	// A map of a stopped exploration would show danger where nothing ran.
+	var d *Danger
+	if len(r.Danger) > 0 && r.FirstError == nil {
+		d = DangerMap(r)
+		p.line("Danger map of " + r.Design + ": what one fault at each moment of its fault-free run breaks")
+		if err := p.dangerPicture(d, 0); err != nil {
+			return err
+		}
+	}
+	var ways []DangerWay
+	for i, br := range r.Breaks {
+		if i == show {
+			break
+		}
+		way := dangerWay(i, br)
+		if replay != nil {
+			way.Replay = replay(i)
+		}
+		ways = append(ways, way)
+	}
+	p.dangerWays(ways, len(r.Breaks)-len(ways))
+	if d != nil {
+		p.dangerPoints(d)
+	}
+	_, err := io.WriteString(w, strings.TrimSuffix(p.b.String(), "\n"))
+	return err
+}
+
+// DangerMap is the danger map of an exhaustive result (for DangerText
+// and DangerHTML): the fault-free run with
+// each point's worst harm.
+func DangerMap(r *engine.ExhaustiveResult) *Danger {
+	d := &Danger{Run: r.Baseline, Guarantee: r.Guarantee(), Limits: r.Limits(), Design: r.Design}
+	if len(r.Counted) < len(invariant.All) {
+		d.Limits += "; the map colours only the counted invariants (" + invariant.Names(r.Counted) + "); the others are tallied above"
+	}
+	for _, p := range r.Danger {
+		text := fmt.Sprintf("%d of %d faults here broke a counted invariant", p.Broken, p.Schedules)
+		if p.Worst != "" {
+			text += "; the smallest that did the worst (" + invariant.Names(p.Invariants) + "): " + p.WorstFault
+		}
+		d.Points = append(d.Points, DangerPoint{At: p.At, Actor: p.Actor, Harm: p.Harm, Label: p.Trigger + " (" + p.Phase + ")", Detail: text})
+	}
+	for _, id := range invariant.All {
+		word, class := verdictWord(r, id)
+		d.Verdicts = append(d.Verdicts, DangerVerdict{Invariant: string(id), Verdict: class, Text: word})
+	}
+	for i, b := range r.Breaks {
+		if i == dangerWays {
+			d.More = len(r.Breaks) - i
+			break
+		}
+		d.Ways = append(d.Ways, dangerWay(i, b))
+	}
+	return d
+}
+
+// dangerWay is break i of an exhaustive result as the map lists it.
+func dangerWay(i int, b *engine.Break) DangerWay {
+	return DangerWay{N: i + 1, Mechanism: b.Mechanism, Broken: invariant.Names(b.Broken),
+		Classes: strings.Join(b.Classes, ", "), Schedules: b.Schedules, Smallest: b.Smallest.Lines()}
+}
+
+// dangerWays is how many ways a danger map's page lists.
+const dangerWays = 20
+
+// verdictWord says what the schedules showed of one invariant, and the
+// verdict's class for a page: held, broken or unchecked.
+func verdictWord(r *engine.ExhaustiveResult, id invariant.ID) (word, class string) {
+	counted := false
+	for _, c := range r.Counted {
+		counted = counted || c == id
+	}
+	switch {
+	case r.FirstError != nil && r.Judged[id] == "":
+		return "no verdict (exhaustive mode stopped at an error)", "unchecked"
+	case r.NoVerdict() != "" && r.Judged[id] == "":
+		return "no verdict", "unchecked"
+	case counted && r.Counts[id] > 0:
+		return "broken by " + plural(r.Counts[id], "schedule"), "broken"
+	case !counted && r.Uncounted[id] > 0:
+		return "broken (not counted) by " + plural(r.Uncounted[id], "schedule"), "broken"
+	case r.Judged[id] != "":
+		return "not checked (" + r.Judged[id] + ")", "unchecked"
+	case !counted:
+		return "held (not counted)", "held"
+	}
+	if n := r.UnfiredSchedules; n > 0 {
+		return "held in all " + thousands(r.Total()-n) + " whose faults fired", "held"
+	}
+	return "held in all " + thousands(r.Total()), "held"
+}
+
+// pct0 renders n/total as a whole percentage.
+func pct0(n, total int) string {
+	if total == 0 {
+		return "0%"
+	}
+	return strconv.Itoa(100*n/total) + "%"
+}
+
+// thousands renders n with thousands separators: 12,345.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

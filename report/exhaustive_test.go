@@ -1,0 +1,134 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"locksim/engine"
+	"locksim/model"
+)
+
+func exhaustive(t *testing.T, c engine.ExhaustiveConfig) *engine.ExhaustiveResult {
+	t.Helper()
+	r, err := engine.Exhaustive(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// The danger maps of the seeds' examples as golden files (which points
+// break what is engine's TestDangerMaps): set-px-lua's pause-after-acquire
+// zone loses data; set-px-getdel's stale release breaks the lease; fenced
+// with strict-reads has no zone where one fault loses data; the deadline
+// option shrinks set-px-lua's red zone.
+func TestDangerMapGoldens(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec model.Spec
+	}{
+		{"set-px-lua", model.Spec{Design: model.SetPxLua}},
+		{"set-px-getdel", model.Spec{Design: model.SetPxGetdel}},
+		{"fenced-strict-reads", model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads}},
+		{"set-px-lua-deadline", model.Spec{Design: model.SetPxLua, Options: model.Options{Deadline: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := exhaustive(t, engine.ExhaustiveConfig{Base: tc.spec})
+			var b bytes.Buffer
+			if err := DangerText(&b, DangerMap(r), 0); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, "danger-"+tc.name+".txt", b.Bytes())
+		})
+	}
+}
+
+// A schedule that stops with an error stops exhaustive mode: the text
+// gives no verdicts and no danger map.
+func TestExhaustiveTextOfAStoppedExploration(t *testing.T) {
+	lua := &model.LuaScripts{Acquire: "return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])",
+		Release: "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('not mine') end return redis.call('DEL', KEYS[1])"}
+	r := exhaustive(t, engine.ExhaustiveConfig{Base: model.Spec{Design: model.LuaDesignID, Lua: lua}})
+	if r.FirstError == nil {
+		t.Fatalf("no schedule stopped: %s", r.Guarantee())
+	}
+	var b strings.Builder
+	if err := ExhaustiveText(&b, r, 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "held in all") || strings.Contains(out, "Danger map") || !strings.Contains(out, "no verdict") {
+		t.Errorf("a stopped run reads as verdicts:\n%s", out)
+	}
+}
+
+// The exhaustive text puts the danger rows first (before the ways, first
+// in each actor's lane, two lines tall) and lists the ways grouped by
+// mechanism: each fault kind's header once, its ways folded under it, and
+// every way of the result listed exactly once, by its number.
+func TestExhaustiveTextDangerRowsFirstWaysGrouped(t *testing.T) {
+	r := exhaustive(t, engine.ExhaustiveConfig{Base: model.Spec{Design: model.SetPxGetdel}})
+	var b strings.Builder
+	if err := ExhaustiveText(&b, r, len(r.Breaks), nil); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	lines := strings.Split(out, "\n")
+	firstDanger, waysAt := -1, -1
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if firstDanger < 0 && len(f) >= 2 && f[1] == dangerRow {
+			firstDanger = i
+		}
+		if waysAt < 0 && strings.Contains(l, "ways it breaks") {
+			waysAt = i
+		}
+		// A lane's first line is its danger row, and the line under it
+		// repeats its zones.
+		if len(f) >= 2 && (f[0] == "A" || f[0] == "B" || f[0] == "r1") && strings.HasPrefix(l, f[0]+" ") {
+			if f[1] != dangerRow {
+				t.Errorf("lane %s opens with row %q, not the danger row:\n%s", f[0], f[1], l)
+			} else if next := strings.TrimSpace(lines[i+1]); next != f[2] {
+				t.Errorf("lane %s's danger row is one line tall: %q then %q", f[0], f[2], next)
+			}
+		}
+	}
+	if firstDanger < 0 || waysAt < 0 || firstDanger > waysAt {
+		t.Fatalf("danger row at line %d, ways at line %d: the rows must come first\n%s", firstDanger, waysAt, out)
+	}
+	seen := map[string]bool{}
+	kind, listed := "", map[int]bool{}
+	for _, l := range lines[waysAt+1:] {
+		if strings.HasPrefix(l, "Points where") {
+			break
+		}
+		if h, _, ok := strings.Cut(l, ": "); ok && strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   ") {
+			kind = strings.TrimSpace(h)
+			if seen[kind] {
+				t.Errorf("mechanism %s heads two groups", kind)
+			}
+			seen[kind] = true
+			continue
+		}
+		var n int
+		var mech string
+		if strings.HasPrefix(l, "    ") && !strings.HasPrefix(l, "     ") {
+			num, rest, _ := strings.Cut(strings.TrimSpace(l), ". ")
+			if _, err := fmt.Sscan(num, &n); err != nil {
+				t.Fatalf("way line %q has no number", l)
+			}
+			mech = rest
+			if got := r.Breaks[n-1].Mechanism; got != mech {
+				t.Errorf("way %d reads %q, the result's break %d is %q", n, mech, n, got)
+			}
+			if k, _, _ := strings.Cut(mech, " "); k != kind {
+				t.Errorf("way %d (%s) is folded under %s", n, mech, kind)
+			}
+			listed[n] = true
+		}
+	}
+	if len(listed) != len(r.Breaks) || len(seen) < 2 {
+		t.Errorf("%d of %d ways listed in %d groups", len(listed), len(r.Breaks), len(seen))
+	}
+}
