@@ -51,14 +51,24 @@ func (g Gen) shapeOf(s model.Spec) shape {
 // fault draws one fault of kind k (a primary's crash may come with its
 // replication lagging: two faults).
 func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
-	sh := g.shapeOf(s)
-	switch k {
-	case sim.FaultPause:
+	draw, ok := faultDraws[k]
+	if !ok {
+		return nil
+	}
+	return draw(g, d, g.shapeOf(s))
+}
+
+// faultDraws is the generator's entry per fault kind: how it draws one
+// fault of that kind for a run of shape sh. TestEveryFaultKindIsDrawn fails
+// when a kind of sim.FaultKindTable has none.
+var faultDraws = map[sim.FaultKind]func(g Gen, d Draws, sh shape) []sim.Fault{
+	sim.FaultPause: func(g Gen, d Draws, sh shape) []sim.Fault {
 		c := pick(d, sh.clients, "client")
 		f := sim.Fault{Kind: sim.FaultPause, Target: c, Dur: sh.pauseLength(d)}
 		g.place(d, sh, &f, c)
 		return []sim.Fault{f}
-	case sim.FaultCrash:
+	},
+	sim.FaultCrash: func(g Gen, d Draws, sh shape) []sim.Fault {
 		c := pick(d, sh.clients, "client")
 		f := sim.Fault{Kind: sim.FaultCrash, Target: c, Restart: !oneIn(d, 3, "no restart")}
 		if f.Restart {
@@ -66,15 +76,12 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		}
 		g.place(d, sh, &f, c)
 		return []sim.Fault{f}
-	case sim.FaultPartition:
-		return []sim.Fault{sh.partition(d)}
-	case sim.FaultDelay:
-		return []sim.Fault{g.delay(d, sh)}
-	case sim.FaultDrop:
-		return []sim.Fault{g.drop(d, sh)}
-	case sim.FaultNodeCrash:
-		return sh.nodeCrash(d)
-	case sim.FaultClockJump:
+	},
+	sim.FaultPartition: func(_ Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{sh.partition(d)} },
+	sim.FaultDelay:     func(g Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{g.delay(d, sh)} },
+	sim.FaultDrop:      func(g Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{g.drop(d, sh)} },
+	sim.FaultNodeCrash: func(_ Gen, d Draws, sh shape) []sim.Fault { return sh.nodeCrash(d) },
+	sim.FaultClockJump: func(g Gen, d Draws, sh shape) []sim.Fault {
 		targets := sh.nodes
 		switch {
 		case g.ClientClocksOnly:
@@ -90,7 +97,8 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		}
 		sh.when(d, &f)
 		return []sim.Fault{f}
-	case sim.FaultClockDrift:
+	},
+	sim.FaultClockDrift: func(g Gen, d Draws, sh shape) []sim.Fault {
 		targets := slices.Concat(sh.nodes, sh.clients)
 		switch {
 		case g.ClientClocksOnly:
@@ -109,7 +117,8 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		}
 		sh.when(d, &f)
 		return []sim.Fault{f}
-	case sim.FaultEvict:
+	},
+	sim.FaultEvict: func(_ Gen, d Draws, sh shape) []sim.Fault {
 		f := sim.Fault{Kind: sim.FaultEvict, Target: pick(d, sh.nodes, "node")}
 		keys := model.LockKeys(sh.s) // the design's keys: one unless it takes several on a node
 		f.Key = keys[0]
@@ -118,8 +127,7 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		}
 		sh.when(d, &f)
 		return []sim.Fault{f}
-	}
-	return nil
+	},
 }
 
 // pauseLength draws a pause: a few ms, about the call timeout, just under

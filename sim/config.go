@@ -145,7 +145,38 @@ func (n *names) client(s string) bool { return n.clients[s] }
 func (n *names) endpoint(s string) bool {
 	return n.nodes[s] || n.clients[s] || n.services[s] || s == SentinelName
 }
-func (n *names) any(s string) bool { return n.endpoint(s) || s == "fault" }
+func (n *names) any(s string) bool { return n.endpoint(s) || s == FaultActor }
+
+// checkTargets checks the names a fault of target class t acts on.
+func (n *names) checkTargets(t Targets, f Fault) error {
+	switch {
+	case t.Has(TargetClient | TargetNode):
+		if !n.client(f.Target) && !n.node(f.Target) {
+			return errors.Errorf("unknown client or node %q", f.Target)
+		}
+	case t.Has(TargetClient):
+		if !n.client(f.Target) {
+			return errors.Errorf("unknown client %q", f.Target)
+		}
+	case t.Has(TargetNode):
+		if !n.node(f.Target) {
+			return errors.Errorf("unknown node %q", f.Target)
+		}
+	case t.Has(TargetSides):
+		for _, e := range slices.Concat(f.A, f.B) {
+			if !n.endpoint(e) {
+				return errors.Errorf("partition names unknown node or client %q", e)
+			}
+		}
+	case t.Has(TargetLink):
+		for _, e := range []string{f.From, f.To} {
+			if e != "*" && !n.endpoint(e) {
+				return errors.Errorf("unknown endpoint %q", e)
+			}
+		}
+	}
+	return nil
+}
 
 // NeverPromote is the replica priority of a node failover never promotes.
 const NeverPromote = -1
@@ -189,7 +220,7 @@ func (c *Config) Validate() error {
 		if name == "" {
 			return errors.Errorf("a %s has an empty name", kind)
 		}
-		if name == SentinelName || name == "fault" || name == "net" {
+		if name == SentinelName || name == FaultActor || name == "net" {
 			return errors.Errorf("%s name %q is reserved", kind, name)
 		}
 		if prev, ok := seen[name]; ok {
