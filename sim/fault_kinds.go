@@ -101,8 +101,16 @@ func init() {
 	for _, info := range FaultKindTable {
 		FaultKinds = append(FaultKinds, info.Kind)
 		FaultAbout[info.Kind] = info.About
+		for i, k := range info.Events {
+			faultEvents[k] = true
+			lastsDur[k] = lastsDur[k] || i == 0 && info.LastsDur
+		}
 	}
 }
+
+// faultEvents and lastsDur index FaultKindTable's events (IsFaultEvent,
+// FaultLastsDur), read once per event of a history.
+var faultEvents, lastsDur = map[Kind]bool{}, map[Kind]bool{}
 
 func faultKindTable() []FaultKindInfo {
 	return []FaultKindInfo{
@@ -336,27 +344,11 @@ func FaultFlags() []string {
 
 // IsFaultEvent reports whether event kind k is recorded by applying a
 // fault (its start or its end).
-func IsFaultEvent(k Kind) bool {
-	for _, info := range FaultKindTable {
-		for _, e := range info.Events {
-			if e == k {
-				return true
-			}
-		}
-	}
-	return false
-}
+func IsFaultEvent(k Kind) bool { return faultEvents[k] }
 
 // FaultLastsDur reports whether event kind k starts a fault that lasts its
 // event's Dur (FaultKindInfo.LastsDur).
-func FaultLastsDur(k Kind) bool {
-	for _, info := range FaultKindTable {
-		if info.LastsDur && len(info.Events) > 0 && info.Events[0] == k {
-			return true
-		}
-	}
-	return false
-}
+func FaultLastsDur(k Kind) bool { return lastsDur[k] }
 
 func noCheck(Fault) error { return nil }
 
