@@ -51,24 +51,38 @@ func (g Gen) shapeOf(s model.Spec) shape {
 // fault draws one fault of kind k (a primary's crash may come with its
 // replication lagging: two faults).
 func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
-	draw, ok := faultDraws[k]
+	e, ok := faultDraws[k]
 	if !ok {
 		return nil
 	}
-	return draw(g, d, g.shapeOf(s))
+	return e.draw(g, d, g.shapeOf(s))
 }
+
+// faultDraw is the generator's entry for one fault kind.
+type faultDraw struct {
+	// draw draws one fault of the kind for a run of shape sh (or a few
+	// that go together).
+	draw func(g Gen, d Draws, sh shape) []sim.Fault
+	// placed: the draw puts the fault at one of the Places of a client's
+	// protocol (Gen.PauseAt, PlacesFor, PlaceOf), not at a moment.
+	placed bool
+}
+
+// IsPlaced reports whether the generator puts faults of kind k at the
+// Places (pauses and client crashes).
+func IsPlaced(k sim.FaultKind) bool { return faultDraws[k].placed }
 
 // faultDraws is the generator's entry per fault kind: how it draws one
 // fault of that kind for a run of shape sh. TestEveryFaultKindIsDrawn fails
 // when a kind of sim.FaultKindTable has none.
-var faultDraws = map[sim.FaultKind]func(g Gen, d Draws, sh shape) []sim.Fault{
-	sim.FaultPause: func(g Gen, d Draws, sh shape) []sim.Fault {
+var faultDraws = map[sim.FaultKind]faultDraw{
+	sim.FaultPause: {draw: func(g Gen, d Draws, sh shape) []sim.Fault {
 		c := pick(d, sh.clients, "client")
 		f := sim.Fault{Kind: sim.FaultPause, Target: c, Dur: sh.pauseLength(d)}
 		g.place(d, sh, &f, c)
 		return []sim.Fault{f}
-	},
-	sim.FaultCrash: func(g Gen, d Draws, sh shape) []sim.Fault {
+	}, placed: true},
+	sim.FaultCrash: {draw: func(g Gen, d Draws, sh shape) []sim.Fault {
 		c := pick(d, sh.clients, "client")
 		f := sim.Fault{Kind: sim.FaultCrash, Target: c, Restart: !oneIn(d, 3, "no restart")}
 		if f.Restart {
@@ -76,12 +90,12 @@ var faultDraws = map[sim.FaultKind]func(g Gen, d Draws, sh shape) []sim.Fault{
 		}
 		g.place(d, sh, &f, c)
 		return []sim.Fault{f}
-	},
-	sim.FaultPartition: func(_ Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{sh.partition(d)} },
-	sim.FaultDelay:     func(g Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{g.delay(d, sh)} },
-	sim.FaultDrop:      func(g Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{g.drop(d, sh)} },
-	sim.FaultNodeCrash: func(_ Gen, d Draws, sh shape) []sim.Fault { return sh.nodeCrash(d) },
-	sim.FaultClockJump: func(g Gen, d Draws, sh shape) []sim.Fault {
+	}, placed: true},
+	sim.FaultPartition: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{sh.partition(d)} }},
+	sim.FaultDelay:     {draw: func(g Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{g.delay(d, sh)} }},
+	sim.FaultDrop:      {draw: func(g Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{g.drop(d, sh)} }},
+	sim.FaultNodeCrash: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault { return sh.nodeCrash(d) }},
+	sim.FaultClockJump: {draw: func(g Gen, d Draws, sh shape) []sim.Fault {
 		targets := sh.nodes
 		switch {
 		case g.ClientClocksOnly:
@@ -97,8 +111,8 @@ var faultDraws = map[sim.FaultKind]func(g Gen, d Draws, sh shape) []sim.Fault{
 		}
 		sh.when(d, &f)
 		return []sim.Fault{f}
-	},
-	sim.FaultClockDrift: func(g Gen, d Draws, sh shape) []sim.Fault {
+	}},
+	sim.FaultClockDrift: {draw: func(g Gen, d Draws, sh shape) []sim.Fault {
 		targets := slices.Concat(sh.nodes, sh.clients)
 		switch {
 		case g.ClientClocksOnly:
@@ -117,8 +131,8 @@ var faultDraws = map[sim.FaultKind]func(g Gen, d Draws, sh shape) []sim.Fault{
 		}
 		sh.when(d, &f)
 		return []sim.Fault{f}
-	},
-	sim.FaultEvict: func(_ Gen, d Draws, sh shape) []sim.Fault {
+	}},
+	sim.FaultEvict: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault {
 		f := sim.Fault{Kind: sim.FaultEvict, Target: pick(d, sh.nodes, "node")}
 		keys := model.LockKeys(sh.s) // the design's keys: one unless it takes several on a node
 		f.Key = keys[0]
@@ -127,7 +141,7 @@ var faultDraws = map[sim.FaultKind]func(g Gen, d Draws, sh shape) []sim.Fault{
 		}
 		sh.when(d, &f)
 		return []sim.Fault{f}
-	},
+	}},
 }
 
 // pauseLength draws a pause: a few ms, about the call timeout, just under
