@@ -257,8 +257,8 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 		c.Depth = 1
 	}
 	for _, k := range kinds {
-		if !slices.Contains(ExhaustiveKinds, k) {
-			return nil, nil, errors.Errorf("exhaustive: fault kind %q is not placed exhaustively (these are: %s)", k, kindList(ExhaustiveKinds))
+		if !slices.Contains(PlacedKinds(), k) {
+			return nil, nil, errors.Errorf("exhaustive: fault kind %q is not placed exhaustively (these are: %s)", k, kindList(PlacedKinds()))
 		}
 	}
 	seed := c.Seed

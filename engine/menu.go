@@ -15,6 +15,18 @@ import (
 var ExhaustiveKinds = []sim.FaultKind{sim.FaultPause, sim.FaultCrash, sim.FaultDrop, sim.FaultDelay,
 	sim.FaultPartition, sim.FaultNodeCrash, sim.FaultClockJump}
 
+// PlacedKinds are the kinds exhaustive mode can place when asked:
+// ExhaustiveKinds, then the others menuKinds places, in its order.
+func PlacedKinds() []sim.FaultKind {
+	ks := slices.Clone(ExhaustiveKinds)
+	for _, k := range menuKinds {
+		if k.Skip == "" && !slices.Contains(ks, k.kind) {
+			ks = append(ks, k.kind)
+		}
+	}
+	return ks
+}
+
 // A DurClass is one of the few fault lengths exhaustive mode tries,
 // relative to the configuration: where a lease's outcome changes.
 type DurClass struct {

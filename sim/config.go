@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -23,6 +24,20 @@ const (
 	// PersistAlways loses nothing (appendfsync always).
 	PersistAlways Persistence = "aof-always"
 )
+
+// Persistences lists the persistence modes, in catalogue order: the one
+// list flags, scenario files and Config validation accept.
+var Persistences = []Persistence{PersistNone, PersistEverySec, PersistAlways}
+
+// PersistenceNames renders Persistences for messages: "none, aof-everysec
+// or aof-always".
+func PersistenceNames() string {
+	ws := make([]string, len(Persistences))
+	for i, p := range Persistences {
+		ws[i] = string(p)
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " or " + ws[len(ws)-1]
+}
 
 // NodeConfig describes one Redis node.
 type NodeConfig struct {
@@ -255,10 +270,8 @@ func (c *Config) Validate() error {
 		if _, err := clock.New(nc.Clock); err != nil {
 			return errors.Wrapf(err, "nodes[%d] (%s)", i, nc.Name)
 		}
-		switch nc.Persistence {
-		case PersistNone, PersistEverySec, PersistAlways:
-		default:
-			return errors.Errorf("nodes[%d] (%s): unknown persistence %q (want none, aof-everysec or aof-always)", i, nc.Name, nc.Persistence)
+		if !slices.Contains(Persistences, nc.Persistence) {
+			return errors.Errorf("nodes[%d] (%s): unknown persistence %q (want %s)", i, nc.Name, nc.Persistence, PersistenceNames())
 		}
 		if nc.Priority < 0 && nc.Priority != NeverPromote {
 			return errors.Errorf("nodes[%d] (%s): priority %d is negative (use NeverPromote, -1, for never)", i, nc.Name, nc.Priority)

@@ -11,6 +11,37 @@ import (
 	"locksim/network"
 )
 
+// FaultKind names a kind of fault. The names are the catalogue's and are
+// used in scenario files, CLI flags and output.
+type FaultKind string
+
+// The fault kinds.
+const (
+	// FaultPause freezes process Target for Dur: every task, the watchdog
+	// too; replies and timers for it queue until it resumes.
+	FaultPause FaultKind = "pause"
+	// FaultCrash stops process Target for good, or restarts it with no
+	// memory after Dur when Restart is set.
+	FaultCrash FaultKind = "crash"
+	// FaultPartition blocks messages between endpoint sets A and B for Dur
+	// (0: forever); OneWay blocks only A -> B.
+	FaultPartition FaultKind = "partition"
+	// FaultDelay adds Extra to messages From -> To sent within Dur.
+	FaultDelay FaultKind = "delay"
+	// FaultDrop loses the next Count messages From -> To sent within Dur
+	// (0: forever). Dropping a node's reply is the ambiguous outcome.
+	FaultDrop FaultKind = "drop"
+	// FaultNodeCrash stops Redis node Target; it restarts after Dur (0:
+	// never) with what its persistence mode kept.
+	FaultNodeCrash FaultKind = "node-crash"
+	// FaultClockJump steps the wall clock of process or node Target by By.
+	FaultClockJump FaultKind = "clock-jump"
+	// FaultClockDrift sets the rate of Target's clock to RatePPM.
+	FaultClockDrift FaultKind = "clock-drift"
+	// FaultEvict evicts Key from node Target if it has a TTL (volatile-*).
+	FaultEvict FaultKind = "evict"
+)
+
 // Targets says which names a fault kind acts on, and in which Fault
 // fields.
 type Targets uint8
