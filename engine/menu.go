@@ -211,6 +211,11 @@ var menuKinds = []menuKind{
 				}
 			}
 		}},
+	{kind: sim.FaultNodeStall, peer: func(m *menuAt, n string) {
+		for _, d := range m.x.classes {
+			m.add(sim.Fault{Kind: sim.FaultNodeStall, Target: n, Dur: d.Dur}, m.nodeRole(), d, d.Dur)
+		}
+	}},
 	{kind: sim.FaultClockDrift, Skip: "drift acts over time rather than at a moment: left to the random search"},
 	{kind: sim.FaultEvict, Skip: "eviction needs a volatile-* maxmemory policy: left to the random search"},
 }

@@ -74,6 +74,12 @@ var faultViews = map[sim.Kind]faultView{
 		return e.Actor + "'s clock rate set to " + sign + itoa(e.N) + " ppm"
 	}},
 	sim.KindEvict: {describe: func(t *timeline, e sim.Event) string { return e.Actor + " evicted " + e.Key }},
+	sim.KindNodeStall: {mark: markNodeStall, story: true, scene: true, describe: func(t *timeline, e sim.Event) string {
+		return "node " + e.Actor + " stalled (its thread blocked) for " + short(e.Dur) + ", until " + fmtT(e.At+e.Dur)
+	}},
+	sim.KindNodeResume: {mark: markNodeResume, story: true, describe: func(t *timeline, e sim.Event) string {
+		return "node " + e.Actor + " serves again: " + itoa(e.N) + " waiting requests and messages run"
+	}},
 }
 
 // faultMark returns the mark fault event e draws on lane actor's lane, or

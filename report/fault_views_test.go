@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"testing"
 
 	"locksim/sim"
@@ -11,6 +12,12 @@ import (
 // it among the key events and draw it. A kind added to sim but not here
 // fails; TestEveryMarkInTheLegend then asks for its mark's glyph.
 func TestEveryFaultEventHasAView(t *testing.T) {
+	marks := timelineKinds(t, "mark")
+	for k, v := range faultViews {
+		if v.mark != "" && !slices.Contains(marks, v.mark) {
+			t.Errorf("the view of %s draws mark %q, which timeline.go does not declare", k, v.mark)
+		}
+	}
 	for _, info := range sim.FaultKindTable {
 		if len(info.Events) == 0 {
 			t.Errorf("fault kind %s records no event kind (sim.FaultKindInfo.Events)", info.Kind)

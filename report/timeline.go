@@ -71,6 +71,8 @@ const (
 	markHeal           = "heal"
 	markNetDelay       = "net-delay"
 	markNetDrop        = "net-drop"
+	markNodeStall      = "node-stall"
+	markNodeResume     = "node-resume"
 )
 
 // span is something that lasts, drawn as a bar. Times are true time.

@@ -142,6 +142,22 @@ var faultDraws = map[sim.FaultKind]faultDraw{
 		sh.when(d, &f)
 		return []sim.Fault{f}
 	}},
+	// node-stall: a slow command about the call timeout long, a block
+	// past down-after (the group fails over), or one that outlasts the
+	// TTL (the lock key expires while the node is blocked).
+	sim.FaultNodeStall: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault {
+		f := sim.Fault{Kind: sim.FaultNodeStall, Target: pick(d, sh.nodes, "node")}
+		switch c := intIn(d, 0, 2, "stall class"); {
+		case c == 0:
+			f.Dur = frac(d, sh.call, 0.5, 3, "stall")
+		case c == 1 && sh.sentinel:
+			f.Dur = frac(d, sh.down, 1.2, 3, "stall")
+		default:
+			f.Dur = frac(d, sh.ttl, 1, 2, "stall")
+		}
+		sh.when(d, &f)
+		return []sim.Fault{f}
+	}},
 }
 
 // pauseLength draws a pause: a few ms, about the call timeout, just under

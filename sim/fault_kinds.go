@@ -40,6 +40,11 @@ const (
 	FaultClockDrift FaultKind = "clock-drift"
 	// FaultEvict evicts Key from node Target if it has a TTL (volatile-*).
 	FaultEvict FaultKind = "evict"
+	// FaultNodeStall blocks Redis node Target for Dur, as a slow command
+	// or a fork blocks single-threaded Redis: it serves nothing, its clock
+	// runs on, what reaches it runs at the resume, after the keys that
+	// expired meanwhile are gone (stall.go).
+	FaultNodeStall FaultKind = "node-stall"
 )
 
 // Targets says which names a fault kind acts on, and in which Fault
@@ -323,6 +328,18 @@ func faultKindTable() []FaultKindInfo {
 			},
 			apply: (*World).applyEvict,
 		},
+		{
+			Kind: FaultNodeStall, About: "block a Redis node for a while (a slow command, a fork): what reaches it runs at the resume",
+			Targets: TargetNode, Syntax: "NODE", Events: []Kind{KindNodeStall, KindNodeResume}, LastsDur: true,
+			parse: parseTarget("a target"), format: formatTarget,
+			check: func(f Fault) error {
+				if f.Dur <= 0 {
+					return errors.New("node-stall needs a positive duration: for D")
+				}
+				return nil
+			},
+			apply: (*World).applyNodeStall,
+		},
 	}
 }
 
@@ -521,6 +538,12 @@ func (w *World) applyClockDrift(_ int, f Fault, _ time.Duration) {
 	p := w.procs[f.Target]
 	_ = p.clock.SetRatePPM(w.now, f.RatePPM)
 	w.record(Event{Actor: p.name, Kind: KindClockDrift, Local: p.clock.Mono(w.now), N: f.RatePPM})
+}
+
+func (w *World) applyNodeStall(i int, f Fault, _ time.Duration) {
+	if !w.nodes[f.Target].stall(f.Dur) {
+		w.faultOut[i] = FaultNoTarget
+	}
 }
 
 func (w *World) applyEvict(i int, f Fault, _ time.Duration) {
