@@ -205,7 +205,7 @@ var menuKinds = []menuKind{
 			for _, d := range m.x.classes {
 				m.add(sim.Fault{Kind: sim.FaultPartition, A: []string{n}, B: m.x.roles.without(n), Dur: d.Dur}, m.nodeRole()+" alone", d, d.Dur)
 			}
-			if m.p.Client && m.x.roles.sentinel && len(m.x.roles.replicas[n]) > 0 {
+			if m.p.Client && m.x.roles.sentinel && len(m.x.roles.ReplicasOf(n)) > 0 {
 				for _, d := range m.x.classes {
 					m.add(sim.Fault{Kind: sim.FaultPartition, A: []string{n, m.p.Actor}, B: m.x.roles.without(n, m.p.Actor), Dur: d.Dur}, "its node and the client", d, d.Dur)
 				}

@@ -29,16 +29,9 @@ func (g Gen) shapeOf(s model.Spec) shape {
 		masters: s.Topology.Masters, sentinel: s.Topology.Sentinel.Enabled,
 		driftPPM: max(int64(s.Options.DriftFactor*1e6), 1000)}
 	sh.hasRenews = sh.t.Renews
-	for gi := range s.Topology.Masters {
-		for j := 0; j <= s.Topology.Replicas; j++ {
-			n := model.NodeName(gi, j, s.Topology.Replicas)
-			sh.nodes = append(sh.nodes, n)
-			if j == 0 {
-				sh.primaries = append(sh.primaries, n)
-			} else {
-				sh.replicas = append(sh.replicas, n)
-			}
-		}
+	if s.Topology.Masters > 0 {
+		r := s.Roster()
+		sh.nodes, sh.primaries, sh.replicas = r.Nodes, r.Primaries, r.Replicas
 	}
 	sh.horizon = g.Horizon
 	if sh.horizon == 0 {
