@@ -310,9 +310,9 @@ func TestFormatHelpComplete(t *testing.T) {
 			t.Errorf("format.txt does not document the %q directive", name)
 		}
 	}
-	for _, k := range sim.FaultKinds {
-		if !strings.Contains(FormatHelp, "    "+string(k)+" ") {
-			t.Errorf("format.txt does not document the %q fault", k)
+	for _, info := range sim.FaultKindTable {
+		if line := "    " + string(info.Kind) + " " + info.Syntax; !strings.Contains(FormatHelp, line) {
+			t.Errorf("format.txt does not document the %q fault as its table's syntax: %q", info.Kind, line)
 		}
 	}
 }

@@ -242,7 +242,7 @@ func faultKindTable() []FaultKindInfo {
 		},
 		{
 			Kind: FaultClockJump, About: "step the wall clock of a node (or client) forward or back",
-			Targets: TargetClient | TargetNode, Syntax: "TARGET by=±D", Events: []Kind{KindClockJump},
+			Targets: TargetClient | TargetNode, Syntax: "NAME by=±D", Events: []Kind{KindClockJump},
 			parse: func(f *Fault, a FaultArgs) (err error) {
 				if f.Target, err = a.Arg("a target"); err != nil {
 					return err
@@ -270,7 +270,7 @@ func faultKindTable() []FaultKindInfo {
 		},
 		{
 			Kind: FaultClockDrift, About: "make a clock run fast or slow (ppm)",
-			Targets: TargetClient | TargetNode, Syntax: "TARGET rate=±Nppm", Events: []Kind{KindClockDrift},
+			Targets: TargetClient | TargetNode, Syntax: "NAME rate=±Nppm", Events: []Kind{KindClockDrift},
 			parse: func(f *Fault, a FaultArgs) (err error) {
 				if f.Target, err = a.Arg("a target"); err != nil {
 					return err
