@@ -12,9 +12,9 @@ import (
 // offset. It is fixed so that every run prints the same wall times.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// maxRatePPM bounds drift to +-50%: beyond that a "clock" is not a clock and
+// MaxRatePPM bounds drift to +-50%: beyond that a "clock" is not a clock and
 // the inverse functions below lose precision.
-const maxRatePPM = 500_000
+const MaxRatePPM = 500_000
 
 // Jump is a step change of a wall clock at a true instant.
 type Jump struct {
@@ -47,8 +47,8 @@ type Clock struct {
 
 // New validates cfg and returns its clock.
 func New(cfg Config) (*Clock, error) {
-	if cfg.RatePPM < -maxRatePPM || cfg.RatePPM > maxRatePPM {
-		return nil, errors.Errorf("rate_ppm %d out of range [-%d, %d]", cfg.RatePPM, maxRatePPM, maxRatePPM)
+	if cfg.RatePPM < -MaxRatePPM || cfg.RatePPM > MaxRatePPM {
+		return nil, errors.Errorf("rate_ppm %d out of range [-%d, %d]", cfg.RatePPM, MaxRatePPM, MaxRatePPM)
 	}
 	for i, j := range cfg.Jumps {
 		if j.At < 0 {
@@ -70,8 +70,8 @@ func (c *Clock) RatePPM() int64 { return c.ratePPM }
 // Wall continuous at `at`. Readings before `at` are not preserved: call it
 // only at the current true time, as the simulation does.
 func (c *Clock) SetRatePPM(at time.Duration, ppm int64) error {
-	if ppm < -maxRatePPM || ppm > maxRatePPM {
-		return errors.Errorf("rate_ppm %d out of range [-%d, %d]", ppm, maxRatePPM, maxRatePPM)
+	if ppm < -MaxRatePPM || ppm > MaxRatePPM {
+		return errors.Errorf("rate_ppm %d out of range [-%d, %d]", ppm, MaxRatePPM, MaxRatePPM)
 	}
 	delta := drift(at, c.ratePPM) - drift(at, ppm)
 	c.offset += delta

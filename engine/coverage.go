@@ -47,7 +47,7 @@ func (cv *Coverage) add(faults []sim.Fault, unfired []int) {
 		}
 		cv.Fired++
 		cv.Kinds[f.Kind]++
-		if f.Kind == sim.FaultPause || f.Kind == sim.FaultCrash {
+		if scenarios.IsPlaced(f.Kind) {
 			if p := scenarios.PlaceOf(f); p != "" {
 				cv.Places[p]++
 			}

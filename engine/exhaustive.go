@@ -257,8 +257,8 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 		c.Depth = 1
 	}
 	for _, k := range kinds {
-		if !slices.Contains(ExhaustiveKinds, k) {
-			return nil, nil, errors.Errorf("exhaustive: fault kind %q is not placed exhaustively (these are: %s)", k, kindList(ExhaustiveKinds))
+		if !slices.Contains(PlacedKinds(), k) {
+			return nil, nil, errors.Errorf("exhaustive: fault kind %q is not placed exhaustively (these are: %s)", k, kindList(PlacedKinds()))
 		}
 	}
 	seed := c.Seed
@@ -279,7 +279,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	x := &explorer{cfg: c, spec: spec, seed: seed, kinds: kinds, classes: classes, counted: c.Invariants, roles: rolesOf(cfg),
+	x := &explorer{cfg: c, spec: spec, seed: seed, kinds: kinds, classes: classes, counted: c.Invariants, roles: rolesOf(spec, cfg),
 		readsWall: spec.Traits().ReadsWall}
 	if len(x.counted) == 0 {
 		x.counted = invariant.All
@@ -325,19 +325,12 @@ func observed(s model.Spec, seed uint64) (*model.Result, []int, error) {
 	return r, steps, err
 }
 
-func rolesOf(cfg sim.Config) roles {
-	r := roles{replicas: map[string][]string{}, sentinel: cfg.Sentinel.Enabled}
-	for _, c := range cfg.Clients {
-		r.clients = append(r.clients, c.Name)
-	}
-	for _, n := range cfg.Nodes {
-		r.nodes = append(r.nodes, n.Name)
-	}
-	for _, g := range cfg.Groups {
-		r.replicas[g.Primary] = g.Replicas
-	}
-	for _, s := range cfg.Services {
-		r.services = append(r.services, s.Name)
+// rolesOf reads a run's roles from its spec's roster and the services and
+// sentinel of its configuration.
+func rolesOf(s model.Spec, cfg sim.Config) roles {
+	r := roles{Roster: s.Roster(), sentinel: cfg.Sentinel.Enabled}
+	for _, sv := range cfg.Services {
+		r.services = append(r.services, sv.Name)
 	}
 	return r
 }

@@ -10,11 +10,22 @@ import (
 	"locksim/sim"
 )
 
-// ExhaustiveKinds are the fault kinds exhaustive mode places by default.
-// Clock drift and eviction are left to the random search: drift acts over
-// time rather than at a moment, and eviction needs a volatile-* policy.
+// ExhaustiveKinds are the fault kinds exhaustive mode places by default,
+// in the order results list them. Every one has places in menuKinds.
 var ExhaustiveKinds = []sim.FaultKind{sim.FaultPause, sim.FaultCrash, sim.FaultDrop, sim.FaultDelay,
 	sim.FaultPartition, sim.FaultNodeCrash, sim.FaultClockJump}
+
+// PlacedKinds are the kinds exhaustive mode can place when asked:
+// ExhaustiveKinds, then the others menuKinds places, in its order.
+func PlacedKinds() []sim.FaultKind {
+	ks := slices.Clone(ExhaustiveKinds)
+	for _, k := range menuKinds {
+		if k.Skip == "" && !slices.Contains(ks, k.kind) {
+			ks = append(ks, k.kind)
+		}
+	}
+	return ks
+}
 
 // A DurClass is one of the few fault lengths exhaustive mode tries,
 // relative to the configuration: where a lease's outcome changes.
@@ -79,88 +90,183 @@ type choice struct {
 	size              time.Duration
 }
 
-// menu lists the faults of the chosen kinds at point p, in a fixed order.
-// h is the run p belongs to (for the reply windows).
-func (x *explorer) menu(p Point, h sim.History) []choice {
-	var cs []choice
-	add := func(f sim.Fault, role string, c DurClass, size time.Duration) bool {
-		if !slices.Contains(x.kinds, f.Kind) {
-			return false
-		}
-		t := p.Trigger
-		f.After = &t
-		cs = append(cs, choice{fault: f, role: role, class: c.Name, size: size})
-		return true
+// menuKind is exhaustive mode's entry for one fault kind: where it places
+// faults of that kind at a point, each hook adding its choices through
+// add. A kind exhaustive mode does not place says why in Skip.
+// TestEveryFaultKindHasAMenuEntry fails when a kind of sim.FaultKindTable
+// has no entry.
+type menuKind struct {
+	kind sim.FaultKind
+	// client places at a client's point (the client, its clock).
+	client func(m *menuAt)
+	// call places on the point's request, once; perClass once per
+	// duration class, after every kind's call.
+	call     func(m *menuAt)
+	perClass func(m *menuAt, d DurClass)
+	// peer places on each node the point involves.
+	peer func(m *menuAt, n string)
+	// Skip says why exhaustive mode does not place the kind.
+	Skip string
+}
+
+// menuAt is one point being given its menu.
+type menuAt struct {
+	x      *explorer
+	p      Point
+	window time.Duration // how long the point's reply takes, 0 without one
+	cs     []choice
+}
+
+// add places f at the point if its kind was chosen; it reports whether it
+// did.
+func (m *menuAt) add(f sim.Fault, role string, c DurClass, size time.Duration) bool {
+	if !slices.Contains(m.x.kinds, f.Kind) {
+		return false
 	}
-	if p.Client {
-		me := p.Actor
-		for _, c := range x.classes {
-			add(sim.Fault{Kind: sim.FaultPause, Target: me, Dur: c.Dur}, "the client", c, c.Dur)
+	t := m.p.Trigger
+	f.After = &t
+	m.cs = append(m.cs, choice{fault: f, role: role, class: c.Name, size: size})
+	return true
+}
+
+// nodeRole names a node relative to the point.
+func (m *menuAt) nodeRole() string {
+	if !m.p.Client {
+		return "the node"
+	}
+	return "its node"
+}
+
+// withForever adds the class of a node that never comes back.
+func (m *menuAt) withForever() []DurClass { return append(slices.Clone(m.x.classes), forever) }
+
+// menuKinds lists every fault kind's menu entry. The hooks of one phase
+// (client, call, per class, peer) run in this order, which is the order
+// of a point's choices.
+var menuKinds = []menuKind{
+	{kind: sim.FaultPause, client: func(m *menuAt) {
+		for _, c := range m.x.classes {
+			m.add(sim.Fault{Kind: sim.FaultPause, Target: m.p.Actor, Dur: c.Dur}, "the client", c, c.Dur)
 		}
-		add(sim.Fault{Kind: sim.FaultCrash, Target: me}, "the client", DurClass{}, 0)
-		if x.readsWall {
+	}},
+	{kind: sim.FaultCrash, client: func(m *menuAt) {
+		m.add(sim.Fault{Kind: sim.FaultCrash, Target: m.p.Actor}, "the client", DurClass{}, 0)
+	}},
+	{kind: sim.FaultDrop, call: func(m *menuAt) {
+		me, to := m.p.Actor, m.p.Call.Peer
+		m.add(sim.Fault{Kind: sim.FaultDrop, From: me, To: to, Count: 1, Dur: time.Nanosecond}, "the request", DurClass{}, 0)
+		if m.window > 0 {
+			m.add(sim.Fault{Kind: sim.FaultDrop, From: to, To: me, Count: 1, Dur: m.window}, "the reply", DurClass{}, 0)
+		}
+	}},
+	{kind: sim.FaultDelay, perClass: func(m *menuAt, d DurClass) {
+		me, to := m.p.Actor, m.p.Call.Peer
+		m.add(sim.Fault{Kind: sim.FaultDelay, From: me, To: to, Extra: d.Dur, Dur: time.Nanosecond}, "the request", d, d.Dur)
+		if m.window > 0 {
+			m.add(sim.Fault{Kind: sim.FaultDelay, From: to, To: me, Extra: d.Dur, Dur: m.window}, "the reply", d, d.Dur)
+		}
+	}},
+	{kind: sim.FaultNodeCrash, peer: func(m *menuAt, n string) {
+		for _, d := range m.withForever() {
+			m.add(sim.Fault{Kind: sim.FaultNodeCrash, Target: n, Dur: d.Dur}, m.nodeRole(), d, sizeOrForever(d))
+		}
+		if !m.p.Client && m.p.Cmd != "" {
+			// Just after the node replied: the client has its answer, the
+			// replicas never get the write (it dies in the output buffer),
+			// and without persistence the node comes back without it.
+			for _, d := range m.withForever() {
+				if m.add(sim.Fault{Kind: sim.FaultNodeCrash, Target: n, Dur: d.Dur, At: time.Microsecond}, m.nodeRole(), d, sizeOrForever(d)) {
+					m.cs[len(m.cs)-1].when = "just after the node replied to " + m.p.Cmd
+				}
+			}
+		}
+	}},
+	{kind: sim.FaultClockJump,
+		client: func(m *menuAt) {
+			if !m.x.readsWall {
+				return
+			}
 			// A client that decides by its wall clock: step it both ways.
-			for _, c := range x.classes {
-				add(sim.Fault{Kind: sim.FaultClockJump, Target: me, By: c.Dur}, "the client's clock", c, c.Dur)
-				add(sim.Fault{Kind: sim.FaultClockJump, Target: me, By: -c.Dur}, "the client's clock", c, c.Dur)
+			for _, c := range m.x.classes {
+				m.add(sim.Fault{Kind: sim.FaultClockJump, Target: m.p.Actor, By: c.Dur}, "the client's clock", c, c.Dur)
+				m.add(sim.Fault{Kind: sim.FaultClockJump, Target: m.p.Actor, By: -c.Dur}, "the client's clock", c, c.Dur)
+			}
+		},
+		peer: func(m *menuAt, n string) {
+			for _, d := range m.x.classes {
+				m.add(sim.Fault{Kind: sim.FaultClockJump, Target: n, By: d.Dur}, m.nodeRole(), d, d.Dur)
+			}
+		}},
+	{kind: sim.FaultPartition,
+		perClass: func(m *menuAt, d DurClass) {
+			m.add(sim.Fault{Kind: sim.FaultPartition, A: []string{m.p.Actor}, B: []string{m.p.Call.Peer}, Dur: d.Dur}, "the link", d, d.Dur)
+		},
+		peer: func(m *menuAt, n string) {
+			for _, d := range m.x.classes {
+				m.add(sim.Fault{Kind: sim.FaultPartition, A: []string{n}, B: m.x.roles.without(n), Dur: d.Dur}, m.nodeRole()+" alone", d, d.Dur)
+			}
+			if m.p.Client && m.x.roles.sentinel && len(m.x.roles.ReplicasOf(n)) > 0 {
+				for _, d := range m.x.classes {
+					m.add(sim.Fault{Kind: sim.FaultPartition, A: []string{n, m.p.Actor}, B: m.x.roles.without(n, m.p.Actor), Dur: d.Dur}, "its node and the client", d, d.Dur)
+				}
+			}
+		}},
+	{kind: sim.FaultNodeStall, peer: func(m *menuAt, n string) {
+		for _, d := range m.x.classes {
+			m.add(sim.Fault{Kind: sim.FaultNodeStall, Target: n, Dur: d.Dur}, m.nodeRole(), d, d.Dur)
+		}
+	}},
+	{kind: sim.FaultClockDrift, Skip: "drift acts over time rather than at a moment: left to the random search"},
+	{kind: sim.FaultEvict, Skip: "eviction needs a volatile-* maxmemory policy: left to the random search"},
+}
+
+// sizeOrForever is a class's size for picking a group's smallest
+// schedule; forever is the largest.
+func sizeOrForever(d DurClass) time.Duration {
+	if d.Dur == 0 {
+		return 1 << 62
+	}
+	return d.Dur
+}
+
+// menu lists the faults of the chosen kinds at point p, in a fixed order:
+// the client's, the request's, per duration class on the request, then
+// each node's, each phase in menuKinds order. h is the run p belongs to
+// (for the reply windows).
+func (x *explorer) menu(p Point, h sim.History) []choice {
+	m := &menuAt{x: x, p: p}
+	if p.Client {
+		for _, k := range menuKinds {
+			if k.client != nil {
+				k.client(m)
 			}
 		}
 		if c := p.Call; c != nil {
-			to := c.Peer
-			add(sim.Fault{Kind: sim.FaultDrop, From: me, To: to, Count: 1, Dur: time.Nanosecond}, "the request", DurClass{}, 0)
-			var window time.Duration
 			if p.Reply >= 0 {
-				window = h[p.Reply].At - p.At + time.Nanosecond
-				add(sim.Fault{Kind: sim.FaultDrop, From: to, To: me, Count: 1, Dur: window}, "the reply", DurClass{}, 0)
+				m.window = h[p.Reply].At - p.At + time.Nanosecond
+			}
+			for _, k := range menuKinds {
+				if k.call != nil {
+					k.call(m)
+				}
 			}
 			for _, d := range x.classes {
-				add(sim.Fault{Kind: sim.FaultDelay, From: me, To: to, Extra: d.Dur, Dur: time.Nanosecond}, "the request", d, d.Dur)
-				if window > 0 {
-					add(sim.Fault{Kind: sim.FaultDelay, From: to, To: me, Extra: d.Dur, Dur: window}, "the reply", d, d.Dur)
+				for _, k := range menuKinds {
+					if k.perClass != nil {
+						k.perClass(m, d)
+					}
 				}
-				add(sim.Fault{Kind: sim.FaultPartition, A: []string{me}, B: []string{to}, Dur: d.Dur}, "the link", d, d.Dur)
 			}
 		}
 	}
 	for _, n := range p.Peers {
-		role := "its node"
-		if !p.Client {
-			role = "the node"
-		}
-		for _, d := range append(slices.Clone(x.classes), forever) {
-			size := d.Dur
-			if d.Dur == 0 {
-				size = 1 << 62
-			}
-			add(sim.Fault{Kind: sim.FaultNodeCrash, Target: n, Dur: d.Dur}, role, d, size)
-		}
-		if !p.Client && p.Cmd != "" {
-			// Just after the node replied: the client has its answer, the
-			// replicas never get the write (it dies in the output buffer),
-			// and without persistence the node comes back without it.
-			for _, d := range append(slices.Clone(x.classes), forever) {
-				size := d.Dur
-				if d.Dur == 0 {
-					size = 1 << 62
-				}
-				if add(sim.Fault{Kind: sim.FaultNodeCrash, Target: n, Dur: d.Dur, At: time.Microsecond}, role, d, size) {
-					cs[len(cs)-1].when = "just after the node replied to " + p.Cmd
-				}
-			}
-		}
-		for _, d := range x.classes {
-			add(sim.Fault{Kind: sim.FaultClockJump, Target: n, By: d.Dur}, role, d, d.Dur)
-		}
-		for _, d := range x.classes {
-			add(sim.Fault{Kind: sim.FaultPartition, A: []string{n}, B: x.roles.without(n), Dur: d.Dur}, role+" alone", d, d.Dur)
-		}
-		if p.Client && x.roles.sentinel && len(x.roles.replicas[n]) > 0 {
-			for _, d := range x.classes {
-				add(sim.Fault{Kind: sim.FaultPartition, A: []string{n, p.Actor}, B: x.roles.without(n, p.Actor), Dur: d.Dur}, "its node and the client", d, d.Dur)
+		for _, k := range menuKinds {
+			if k.peer != nil {
+				k.peer(m, n)
 			}
 		}
 	}
-	return cs
+	return m.cs
 }
 
 // without lists every client and endpoint but the named ones.

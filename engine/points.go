@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"locksim/model"
 	"locksim/model/history"
 	"locksim/sim"
 )
@@ -57,21 +58,20 @@ func (p Point) Name() string {
 
 // roles says which actors are clients and which are nodes.
 type roles struct {
-	clients, nodes []string
-	// replicas maps a primary to its replicas; sentinel is whether
-	// Sentinel fails groups over.
-	replicas map[string][]string
+	// Roster names the clients, nodes and groups (the spec's).
+	model.Roster
+	// sentinel is whether Sentinel fails groups over.
 	sentinel bool
 	// services are the other endpoints (the resource).
 	services []string
 }
 
-func (r roles) isClient(a string) bool { return slices.Contains(r.clients, a) }
-func (r roles) isNode(a string) bool   { return slices.Contains(r.nodes, a) }
+func (r roles) isClient(a string) bool { return slices.Contains(r.Clients, a) }
+func (r roles) isNode(a string) bool   { return slices.Contains(r.Nodes, a) }
 
 // everyone lists every endpoint and client: the far side of an isolation.
 func (r roles) everyone() []string {
-	return slices.Concat(r.clients, r.nodes, r.services)
+	return slices.Concat(r.Clients, r.Nodes, r.services)
 }
 
 // pointsOf splits history h into points. steps[i] is the scheduler step

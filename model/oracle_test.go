@@ -594,9 +594,15 @@ func runWithOracle(t *testing.T, s model.Spec, seed uint64) (checked, oracled []
 	return invariant.Broken(invariant.Check(h, s.CheckConfig())), o.verdict(), h, w.FaultOutcomes(), true
 }
 
-// randomSpec draws a run over every design, fault kind, persistence mode
-// and topology.
-func randomSpec(r *rand.Rand) model.Spec {
+// oracleKinds are the fault kinds of the first corpus, fixed so that a
+// kind added to sim does not change it; later kinds are drawn in a second
+// corpus (laterKinds) along with these.
+var oracleKinds = []sim.FaultKind{sim.FaultPause, sim.FaultCrash, sim.FaultPartition, sim.FaultDelay, sim.FaultDrop,
+	sim.FaultNodeCrash, sim.FaultClockJump, sim.FaultClockDrift, sim.FaultEvict}
+
+// randomSpec draws a run over every design, fault kind of kinds,
+// persistence mode and topology.
+func randomSpec(r *rand.Rand, kinds []sim.FaultKind) model.Spec {
 	designs := model.DesignIDs()
 	s := model.Spec{Design: designs[r.IntN(len(designs))]}
 	s.Workload = model.Workload{Cycles: 1 + r.IntN(3), Work: time.Duration(10+r.IntN(900)) * time.Millisecond}
@@ -637,7 +643,7 @@ func randomSpec(r *rand.Rand) model.Spec {
 		n := nodes[r.IntN(len(nodes))]
 		at := ms(0, int(4*ttl/time.Millisecond))
 		var f sim.Fault
-		switch sim.FaultKinds[r.IntN(len(sim.FaultKinds))] {
+		switch kinds[r.IntN(len(kinds))] {
 		case sim.FaultPause:
 			f = sim.Fault{Kind: sim.FaultPause, Target: c, At: at, Dur: ms(1, int(2*ttl/time.Millisecond))}
 			if r.IntN(2) == 0 {
@@ -668,6 +674,8 @@ func randomSpec(r *rand.Rand) model.Spec {
 			f = sim.Fault{Kind: sim.FaultClockDrift, At: at, Target: target, RatePPM: int64(r.IntN(600_001) - 300_000)}
 		case sim.FaultEvict:
 			f = sim.Fault{Kind: sim.FaultEvict, At: at, Target: n, Key: "lock"}
+		case sim.FaultNodeStall:
+			f = sim.Fault{Kind: sim.FaultNodeStall, At: at, Target: n, Dur: ms(1, int(3*ttl/time.Millisecond))}
 		}
 		s.Faults = append(s.Faults, f)
 	}
@@ -689,8 +697,16 @@ func TestCheckersAgreeWithTheOracle(t *testing.T) {
 	// firedKinds and firedAfter count the faults that took effect, per
 	// kind and per trigger kind (where a pause was placed).
 	firedKinds, firedAfter := map[sim.FaultKind]int{}, map[sim.Kind]int{}
-	for i := range runs {
-		s := randomSpec(r)
+	// The second corpus draws every kind; its runs are a quarter of the
+	// first's, numbered after them.
+	later := rand.New(rand.NewPCG(20261202, 11))
+	for i := range runs + runs/4 {
+		var s model.Spec
+		if i < runs {
+			s = randomSpec(r, oracleKinds)
+		} else {
+			s = randomSpec(later, sim.FaultKinds)
+		}
 		seed := uint64(i)
 		checked, oracled, h, fired, ok := runWithOracle(t, s, seed)
 		for j, f := range s.Faults {

@@ -141,19 +141,13 @@ func (s Spec) Config() (sim.Config, error) {
 		Limits:   s.Limits,
 		Services: []sim.ServiceConfig{{Name: ResourceName, Handler: res}},
 	}
-	for g := 0; g < t.Masters; g++ {
-		gc := sim.GroupConfig{Name: GroupName(g), Primary: NodeName(g, 0, t.Replicas)}
-		for j := 0; j <= t.Replicas; j++ {
-			name := NodeName(g, j, t.Replicas)
-			cfg.Nodes = append(cfg.Nodes, sim.NodeConfig{Name: name, Clock: t.NodeClocks[name],
-				Persistence: t.Persistence, Priority: t.Priorities[name],
-				MinReplicasToWrite: t.MinReplicasToWrite, MinReplicasMaxLag: t.MinReplicasMaxLag})
-			if j > 0 {
-				gc.Replicas = append(gc.Replicas, name)
-			}
-		}
-		cfg.Groups = append(cfg.Groups, gc)
+	roster := s.Roster()
+	for _, name := range roster.Nodes {
+		cfg.Nodes = append(cfg.Nodes, sim.NodeConfig{Name: name, Clock: t.NodeClocks[name],
+			Persistence: t.Persistence, Priority: t.Priorities[name],
+			MinReplicasToWrite: t.MinReplicasToWrite, MinReplicasMaxLag: t.MinReplicasMaxLag})
 	}
+	cfg.Groups = roster.Groups
 	readers := 0
 	if s.Traits().Shared {
 		readers = min(s.Workload.Readers, len(s.Clients)) // more readers than clients: all read

@@ -65,6 +65,9 @@ func grantsText(e sim.Event) string {
 // describe says in words what one event means. The text names the actor
 // and never the time, so callers can prefix either.
 func describe(t *timeline, e sim.Event) string {
+	if v, ok := faultViews[e.Kind]; ok {
+		return v.describe(t, e)
+	}
 	a := e.Actor
 	switch e.Kind {
 	case history.KindAcquireStart:
@@ -185,50 +188,6 @@ func describe(t *timeline, e sim.Event) string {
 			}
 		}
 		return s
-	case sim.KindEvict:
-		return a + " evicted " + e.Key
-	case sim.KindPause:
-		return a + " paused for " + short(e.Dur) + ", until " + fmtT(e.At+e.Dur)
-	case sim.KindResume:
-		return a + " resumed"
-	case sim.KindCrash:
-		if e.Dur > 0 {
-			return a + " crashed (restarts after " + short(e.Dur) + ")"
-		}
-		return a + " crashed"
-	case sim.KindRestart:
-		return a + " restarted with no memory"
-	case sim.KindNodeCrash:
-		if e.Dur > 0 {
-			return "node " + a + " crashed, down for " + short(e.Dur)
-		}
-		return "node " + a + " crashed for good"
-	case sim.KindNodeUp:
-		return "node " + a + " restarted (" + e.Note + ", " + itoa(e.N) + " keys kept)"
-	case sim.KindPartition:
-		s := "partition " + e.Note
-		if e.Dur > 0 {
-			s += " for " + short(e.Dur)
-		}
-		return s
-	case sim.KindHeal:
-		return "partition healed: " + e.Note
-	case sim.KindNetDelay:
-		return "network delay " + e.Note + " +" + short(time.Duration(e.N)) + windowText(e.Dur)
-	case sim.KindNetDrop:
-		return "network drops the next " + itoa(e.N) + " messages " + e.Note + windowText(e.Dur)
-	case sim.KindClockJump:
-		sign := "+"
-		if e.Dur < 0 {
-			sign = ""
-		}
-		return a + "'s clock jumped " + sign + short(e.Dur)
-	case sim.KindClockDrift:
-		sign := "+"
-		if e.N < 0 {
-			sign = ""
-		}
-		return a + "'s clock rate set to " + sign + itoa(e.N) + " ppm"
 	case sim.KindPromote:
 		return a + " was promoted to primary"
 	case sim.KindDemote:

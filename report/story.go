@@ -50,7 +50,7 @@ func (t *timeline) story(v invariant.Violation) string {
 		if e.At >= lo {
 			break
 		}
-		if (e.Kind == sim.KindPartition || e.Kind == sim.KindNodeCrash) && (e.Dur == 0 || e.At+e.Dur > lo) {
+		if faultViews[e.Kind].scene && (e.Dur == 0 || e.At+e.Dur > lo) {
 			clauses = append(clauses, describe(t, e)+" from "+fmtT(e.At))
 		}
 	}
@@ -218,8 +218,10 @@ func (t *timeline) clause(e sim.Event, involved map[string]bool, cited, used map
 			s += " (no answer from the resource recorded)"
 		}
 		return s, true
-	case sim.KindNodeCrash, sim.KindNodeUp, sim.KindPromote, sim.KindDemote, sim.KindClockJump,
-		sim.KindClockDrift, sim.KindPartition, sim.KindHeal, sim.KindNetDelay, sim.KindNetDrop:
+	case sim.KindPromote, sim.KindDemote:
+		return describe(t, e) + at, true
+	}
+	if faultViews[e.Kind].story {
 		return describe(t, e) + at, true
 	}
 	if cited[e.Seq] {

@@ -222,6 +222,7 @@ var markGlyph = map[string]byte{
 	markExpired: 'x', markDeleted: '|', markEvicted: 'e', markNodeUp: 'U',
 	markPromote: 'P', markDemote: 'D', markResOK: 'W', markResRejected: 'X',
 	markNetDelay: 'd', markNetDrop: 'o', markResRead: 'v', markResReadRefused: 'V',
+	markNodeStall: 'b', markNodeResume: 'g',
 }
 
 // markShownBy names, for each mark the text draws no glyph for, the glyph
@@ -247,6 +248,7 @@ var legendText = []struct {
 	{'x', "key expired"}, {'|', "key deleted"}, {'e', "key evicted"},
 	{'k', "crash (killed)"}, {'U', "restart"}, {'P', "promoted"}, {'D', "demoted"},
 	{'J', "clock jump"}, {'%', "clock rate change"}, {'d', "network delay"}, {'o', "network drop"},
+	{'b', "node stalled (its thread blocked)"}, {'g', "stalled node serves again"},
 	{'E', "task error"}, {'+', "several events in one column (each listed in the key events)"},
 	{'*', "danger: one fault here can lose data"}, {'m', "danger: one fault here breaks the lease, the data holds"},
 	{'l', "danger: one fault here stalls the lock (liveness)"}, {'.', "danger: no single fault here breaks anything"},

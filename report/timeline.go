@@ -71,6 +71,8 @@ const (
 	markHeal           = "heal"
 	markNetDelay       = "net-delay"
 	markNetDrop        = "net-drop"
+	markNodeStall      = "node-stall"
+	markNodeResume     = "node-resume"
 )
 
 // span is something that lasts, drawn as a bar. Times are true time.
@@ -457,18 +459,12 @@ func (t *timeline) clientLane(c string) lane {
 			}
 		case history.KindWatchdogStop:
 			kind = markWatchdogStop
-		case sim.KindCrash:
-			kind = markCrash
-		case sim.KindRestart:
-			kind = markRestart
-		case sim.KindClockJump:
-			kind = markClockJump
-		case sim.KindClockDrift:
-			kind = markClockDrift
 		case sim.KindTaskEnd:
 			if e.Note != "" {
 				kind = markError
 			}
+		default:
+			kind = faultMark(e, c)
 		}
 		if kind != "" {
 			lock.Marks = append(lock.Marks, t.mk(kind, e, c, "", describe(t, e)))
@@ -567,8 +563,10 @@ func (t *timeline) nodeLane(n string) lane {
 		if e.Actor != n {
 			continue
 		}
-		kind := map[sim.Kind]string{sim.KindNodeCrash: markNodeCrash, sim.KindNodeUp: markNodeUp, sim.KindPromote: markPromote,
-			sim.KindDemote: markDemote, sim.KindClockJump: markClockJump, sim.KindClockDrift: markClockDrift}[e.Kind]
+		kind := map[sim.Kind]string{sim.KindPromote: markPromote, sim.KindDemote: markDemote}[e.Kind]
+		if kind == "" {
+			kind = faultMark(e, n)
+		}
 		if kind != "" {
 			rows[0].Marks = append(rows[0].Marks, t.mk(kind, e, "", "", describe(t, e)))
 		}
@@ -634,7 +632,7 @@ func (t *timeline) netLane() (lane, bool) {
 	}
 	for _, pos := range t.ix.Faults {
 		e := t.h[pos]
-		kind := map[sim.Kind]string{sim.KindHeal: markHeal, sim.KindNetDelay: markNetDelay, sim.KindNetDrop: markNetDrop}[e.Kind]
+		kind := faultMark(e, sim.FaultActor)
 		if kind != "" {
 			rw.Marks = append(rw.Marks, t.mk(kind, e, "", "", describe(t, e)))
 		}
@@ -696,12 +694,13 @@ func (t *timeline) keyEvents(also map[int]bool) []keyEvent {
 // isKey reports whether the event at pos belongs in the key-events list.
 func (t *timeline) isKey(pos int) bool {
 	e := t.h[pos]
+	if _, ok := faultViews[e.Kind]; ok {
+		return true // every fault's events
+	}
 	switch e.Kind {
 	case history.KindAcquired, history.KindAcquireFailed, history.KindLeaseLost, history.KindWrite,
 		history.KindResWrite, history.KindWatchdogStop,
-		sim.KindExpire, sim.KindEvict, sim.KindPause, sim.KindResume, sim.KindCrash, sim.KindRestart,
-		sim.KindNodeCrash, sim.KindNodeUp, sim.KindPartition, sim.KindHeal, sim.KindNetDelay,
-		sim.KindNetDrop, sim.KindClockJump, sim.KindClockDrift, sim.KindPromote, sim.KindDemote:
+		sim.KindExpire, sim.KindPromote, sim.KindDemote:
 		return true
 	case history.KindRelease:
 		return history.Release(e).HoldsLeft() == 0

@@ -19,7 +19,7 @@ const (
 	nameNode     = "node"
 	nameResource = "resource"
 	nameSentinel = "sentinel"
-	nameFault    = "fault"
+	nameFault    = sim.FaultActor
 	nameAny      = "*"
 )
 
@@ -205,17 +205,20 @@ func (p *parser) chooseDesign() error {
 	return p.errorf(line, "no design fits this scenario: %s", why)
 }
 
-// checkFault checks a fault's names against the scenario.
+// checkFault checks a fault's names against the scenario, by its kind's
+// target class (sim.FaultKindInfo.Targets); its values were checked when
+// it was parsed.
 func checkFault(w *world, f sim.Fault) error {
+	info, _ := sim.FaultKindOf(f.Kind)
 	var err error
-	switch f.Kind {
-	case sim.FaultPause, sim.FaultCrash:
-		_, err = w.resolve(f.Target, nameClient)
-	case sim.FaultNodeCrash, sim.FaultEvict:
-		_, err = w.resolve(f.Target, nameNode)
-	case sim.FaultClockJump, sim.FaultClockDrift:
+	switch t := info.Targets; {
+	case t.Has(sim.TargetClient | sim.TargetNode):
 		_, err = w.resolve(f.Target, nameClient, nameNode)
-	case sim.FaultPartition:
+	case t.Has(sim.TargetClient):
+		_, err = w.resolve(f.Target, nameClient)
+	case t.Has(sim.TargetNode):
+		_, err = w.resolve(f.Target, nameNode)
+	case t.Has(sim.TargetSides):
 		for _, n := range append(slices.Clone(f.A), f.B...) {
 			if _, err = w.resolve(n, nameClient, nameNode, nameResource, nameSentinel); err != nil {
 				break
@@ -233,7 +236,7 @@ func checkFault(w *world, f sim.Fault) error {
 				}
 			}
 		}
-	case sim.FaultDelay, sim.FaultDrop:
+	case t.Has(sim.TargetLink):
 		for _, n := range []string{f.From, f.To} {
 			if _, err = w.resolve(n, nameClient, nameNode, nameResource, nameSentinel, nameAny); err != nil {
 				break

@@ -1,12 +1,14 @@
 package scenarios
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pkg/errors"
 
+	"locksim/clock"
 	"locksim/model"
 	"locksim/sim"
 )
@@ -19,7 +21,7 @@ const (
 	// maxCount bounds counts: cycles, drop counts, trigger #N, events.
 	maxCount = model.MaxCount
 	// maxPPM bounds clock rates, as package clock does.
-	maxPPM = 500_000
+	maxPPM = clock.MaxRatePPM
 )
 
 // ParseFault parses one fault in the scenario syntax, without the leading
@@ -36,114 +38,78 @@ func ParseFault(s string) (sim.Fault, error) {
 }
 
 // parseFault parses the tokens after `fault`. Errors are plain messages
-// that the caller places at a file and line.
+// that the caller places at a file and line. The kind's arguments and its
+// rules are its sim.FaultKindTable entry's.
 func parseFault(toks []string) (sim.Fault, error) {
 	if len(toks) == 0 {
 		return sim.Fault{}, errors.Errorf("fault needs a kind (%s)", kindList())
 	}
 	f := sim.Fault{Kind: sim.FaultKind(toks[0])}
-	rest := toks[1:]
-	arg := func(what string) (string, error) {
-		if len(rest) == 0 || isClause(rest[0]) {
-			return "", errors.Errorf("%s needs %s", f.Kind, what)
-		}
-		a := rest[0]
-		rest = rest[1:]
-		return a, nil
-	}
-	keyed := func(key, what string) (string, error) {
-		a, err := arg(key + "=" + what)
-		if err != nil {
-			return "", err
-		}
-		v, ok := strings.CutPrefix(a, key+"=")
-		if !ok || v == "" {
-			return "", errors.Errorf("%s: want %s=%s, got %q", f.Kind, key, what, a)
-		}
-		return v, nil
-	}
-	var err error
-	switch f.Kind {
-	case sim.FaultPause, sim.FaultCrash, sim.FaultNodeCrash:
-		f.Target, err = arg("a target")
-	case sim.FaultPartition:
-		i := 0
-		for i < len(rest) && !isClause(rest[i]) {
-			i++
-		}
-		f.A, f.B, err = parseSides(strings.Join(rest[:i], ""))
-		rest = rest[i:]
-	case sim.FaultDelay, sim.FaultDrop:
-		var link string
-		if link, err = arg("a link FROM->TO"); err != nil {
-			break
-		}
-		if f.From, f.To, err = parseLink(link); err != nil {
-			break
-		}
-		if f.Kind == sim.FaultDelay {
-			var extra string
-			if len(rest) == 0 || !strings.HasPrefix(rest[0], "+") {
-				return f, errors.New("delay needs the extra delay after the link, e.g. +1.5s")
-			}
-			extra, rest = rest[0], rest[1:]
-			f.Extra, err = parseDur(extra[1:], "delay extra")
-			if err == nil && f.Extra <= 0 {
-				err = errors.New("delay: the extra delay must be positive")
-			}
-		} else {
-			var n string
-			if n, err = keyed("count", "N"); err == nil {
-				var c int64
-				c, err = parseInt(n, "drop count", 1, maxCount)
-				f.Count = int(c)
-			}
-		}
-	case sim.FaultClockJump:
-		if f.Target, err = arg("a target"); err != nil {
-			break
-		}
-		var by string
-		if by, err = keyed("by", "±DURATION"); err == nil {
-			f.By, err = parseSignedDur(by, "clock-jump by")
-			if err == nil && f.By == 0 {
-				err = errors.New("clock-jump: by must not be zero")
-			}
-		}
-	case sim.FaultClockDrift:
-		if f.Target, err = arg("a target"); err != nil {
-			break
-		}
-		var r string
-		if r, err = arg("rate=±Nppm"); err != nil {
-			break
-		}
-		switch {
-		case strings.HasPrefix(r, "rate="):
-			f.RatePPM, err = parsePPM(strings.TrimPrefix(r, "rate="), true, "clock-drift rate")
-		case strings.HasPrefix(r, "ppm="):
-			f.RatePPM, err = parseInt(strings.TrimPrefix(r, "ppm="), "clock-drift ppm", -maxPPM, maxPPM)
-		default:
-			err = errors.Errorf("clock-drift: want rate=±Nppm, got %q", r)
-		}
-	case sim.FaultEvict:
-		if f.Target, err = arg("a node"); err != nil {
-			break
-		}
-		f.Key, err = keyed("key", "KEY")
-	default:
+	info, ok := sim.FaultKindOf(f.Kind)
+	if !ok {
 		return f, errors.Errorf("unknown fault kind %q (want %s)", toks[0], kindList())
 	}
-	if err != nil {
+	a := &faultArgs{kind: f.Kind, rest: toks[1:]}
+	if err := info.ParseArgs(&f, a); err != nil {
 		return f, err
 	}
-	return f, parseClauses(&f, rest)
+	if err := parseClauses(&f, info, a.rest); err != nil {
+		return f, err
+	}
+	return f, info.Check(f)
+}
+
+// faultArgs reads a fault's arguments for its kind's parser
+// (sim.FaultArgs), with the file's limits and error texts.
+type faultArgs struct {
+	kind sim.FaultKind
+	rest []string
+}
+
+func (a *faultArgs) Arg(what string) (string, error) {
+	if len(a.rest) == 0 || isClause(a.rest[0]) {
+		return "", errors.Errorf("%s needs %s", a.kind, what)
+	}
+	w := a.rest[0]
+	a.rest = a.rest[1:]
+	return w, nil
+}
+
+func (a *faultArgs) Args() []string {
+	i := 0
+	for i < len(a.rest) && !isClause(a.rest[i]) {
+		i++
+	}
+	ws := a.rest[:i]
+	a.rest = a.rest[i:]
+	return ws
+}
+
+func (a *faultArgs) Plus() (string, bool) {
+	if len(a.rest) == 0 || !strings.HasPrefix(a.rest[0], "+") {
+		return "", false
+	}
+	w := a.rest[0][1:]
+	a.rest = a.rest[1:]
+	return w, true
+}
+
+func (a *faultArgs) IsClause(w string) bool { return isClause(w) }
+
+func (a *faultArgs) Dur(s, what string) (time.Duration, error) { return parseDur(s, what) }
+
+func (a *faultArgs) SignedDur(s, what string) (time.Duration, error) {
+	return parseSignedDur(s, what)
+}
+
+func (a *faultArgs) Int(s, what string, lo, hi int64) (int64, error) {
+	return parseInt(s, what, lo, hi)
 }
 
 // parseClauses parses the clauses after a fault's arguments, in any order:
 // `at T`, `after ACTOR KIND [#N] [+D]`, `+D` (sim's place for the trigger
 // delay), `for D`, `oneway`, `restart`.
-func parseClauses(f *sim.Fault, rest []string) error {
+func parseClauses(f *sim.Fault, info sim.FaultKindInfo, rest []string) error {
 	var at, after, delay, dur bool
 	once := func(seen *bool, what string) error {
 		if *seen {
@@ -225,10 +191,7 @@ func parseClauses(f *sim.Fault, rest []string) error {
 			}
 			f.Dur, err = parseDur(rest[0], "for")
 			rest = rest[1:]
-		case tok == "oneway" && f.Kind == sim.FaultPartition && !f.OneWay:
-			f.OneWay = true
-		case tok == "restart" && f.Kind == sim.FaultCrash && !f.Restart:
-			f.Restart = true
+		case info.SetFlag(f, tok):
 		default:
 			return errors.Errorf("unexpected %q in a %s fault", tok, f.Kind)
 		}
@@ -243,59 +206,21 @@ func parseClauses(f *sim.Fault, rest []string) error {
 		return errors.New("a fault needs at TIME or after ACTOR KIND, e.g. at 2s or after A acquired")
 	case delay && !after:
 		return errors.New("a +DELAY needs a trigger (after ACTOR KIND)")
-	case f.Kind == sim.FaultPause && f.Dur <= 0:
-		return errors.New("pause needs a positive duration: for D")
 	}
 	return nil
 }
+
+// faultFlags are the kinds' flag words (oneway, restart).
+var faultFlags = sim.FaultFlags()
 
 // isClause reports whether tok starts a clause, which ends a fault's
 // arguments.
 func isClause(tok string) bool {
 	switch tok {
-	case "at", "after", "for", "oneway", "restart", "task", "since":
+	case "at", "after", "for", "task", "since":
 		return true
 	}
-	return strings.HasPrefix(tok, "+")
-}
-
-// parseSides parses "a,b | c,d" (spaces removed).
-func parseSides(s string) (a, b []string, err error) {
-	l, r, ok := strings.Cut(s, "|")
-	if !ok || strings.Contains(r, "|") {
-		return nil, nil, errors.New("partition needs two sides, e.g. r1,A | r2,B")
-	}
-	if a, err = splitNames(l); err == nil {
-		b, err = splitNames(r)
-	}
-	return a, b, err
-}
-
-func splitNames(s string) ([]string, error) {
-	if s == "" {
-		return nil, errors.New("partition: a side is empty")
-	}
-	ns := strings.Split(s, ",")
-	for _, n := range ns {
-		if n == "" {
-			return nil, errors.Errorf("partition: empty name in %q", s)
-		}
-		if isClause(n) || strings.ContainsAny(n, "|>") {
-			// The formatted fault would read it as a clause: refuse it
-			// here so that every fault that parses formats back.
-			return nil, errors.Errorf("partition: %q is not a name", n)
-		}
-	}
-	return ns, nil
-}
-
-// parseLink parses FROM->TO.
-func parseLink(s string) (from, to string, err error) {
-	from, to, ok := strings.Cut(s, "->")
-	if !ok || from == "" || to == "" || strings.Contains(to, "->") {
-		return "", "", errors.Errorf("want a link FROM->TO, got %q", s)
-	}
-	return from, to, nil
+	return slices.Contains(faultFlags, tok) || strings.HasPrefix(tok, "+")
 }
 
 func kindList() string {

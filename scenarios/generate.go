@@ -54,6 +54,8 @@ import (
 //   - clock-drift: a node or client runs fast or slow by about the
 //     design's drift factor, or by 5-30%;
 //   - evict: a node evicts the lock key.
+//   - node-stall (only when Kinds names it): a node's thread blocks about
+//     the call timeout, past down-after, or past the TTL.
 //
 // Draws are biased toward small and boundary values (see RandDraws), and
 // rapid shrinks them toward fewer, shorter, earlier faults.
@@ -117,7 +119,9 @@ const (
 )
 
 // DefaultKinds are the fault kinds drawn by default: every kind but
-// evict, which only an operator's misconfiguration causes.
+// evict, which only an operator's misconfiguration causes, and node-stall,
+// drawn when Kinds names it (adding it here would change the draws of
+// every seed of the default generator).
 var DefaultKinds = []sim.FaultKind{sim.FaultPause, sim.FaultCrash, sim.FaultPartition, sim.FaultDelay,
 	sim.FaultDrop, sim.FaultNodeCrash, sim.FaultClockJump, sim.FaultClockDrift}
 

@@ -29,16 +29,9 @@ func (g Gen) shapeOf(s model.Spec) shape {
 		masters: s.Topology.Masters, sentinel: s.Topology.Sentinel.Enabled,
 		driftPPM: max(int64(s.Options.DriftFactor*1e6), 1000)}
 	sh.hasRenews = sh.t.Renews
-	for gi := range s.Topology.Masters {
-		for j := 0; j <= s.Topology.Replicas; j++ {
-			n := model.NodeName(gi, j, s.Topology.Replicas)
-			sh.nodes = append(sh.nodes, n)
-			if j == 0 {
-				sh.primaries = append(sh.primaries, n)
-			} else {
-				sh.replicas = append(sh.replicas, n)
-			}
-		}
+	if s.Topology.Masters > 0 {
+		r := s.Roster()
+		sh.nodes, sh.primaries, sh.replicas = r.Nodes, r.Primaries, r.Replicas
 	}
 	sh.horizon = g.Horizon
 	if sh.horizon == 0 {
@@ -51,14 +44,38 @@ func (g Gen) shapeOf(s model.Spec) shape {
 // fault draws one fault of kind k (a primary's crash may come with its
 // replication lagging: two faults).
 func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
-	sh := g.shapeOf(s)
-	switch k {
-	case sim.FaultPause:
+	e, ok := faultDraws[k]
+	if !ok {
+		return nil
+	}
+	return e.draw(g, d, g.shapeOf(s))
+}
+
+// faultDraw is the generator's entry for one fault kind.
+type faultDraw struct {
+	// draw draws one fault of the kind for a run of shape sh (or a few
+	// that go together).
+	draw func(g Gen, d Draws, sh shape) []sim.Fault
+	// placed: the draw puts the fault at one of the Places of a client's
+	// protocol (Gen.PauseAt, PlacesFor, PlaceOf), not at a moment.
+	placed bool
+}
+
+// IsPlaced reports whether the generator puts faults of kind k at the
+// Places (pauses and client crashes).
+func IsPlaced(k sim.FaultKind) bool { return faultDraws[k].placed }
+
+// faultDraws is the generator's entry per fault kind: how it draws one
+// fault of that kind for a run of shape sh. TestEveryFaultKindIsDrawn fails
+// when a kind of sim.FaultKindTable has none.
+var faultDraws = map[sim.FaultKind]faultDraw{
+	sim.FaultPause: {draw: func(g Gen, d Draws, sh shape) []sim.Fault {
 		c := pick(d, sh.clients, "client")
 		f := sim.Fault{Kind: sim.FaultPause, Target: c, Dur: sh.pauseLength(d)}
 		g.place(d, sh, &f, c)
 		return []sim.Fault{f}
-	case sim.FaultCrash:
+	}, placed: true},
+	sim.FaultCrash: {draw: func(g Gen, d Draws, sh shape) []sim.Fault {
 		c := pick(d, sh.clients, "client")
 		f := sim.Fault{Kind: sim.FaultCrash, Target: c, Restart: !oneIn(d, 3, "no restart")}
 		if f.Restart {
@@ -66,15 +83,12 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		}
 		g.place(d, sh, &f, c)
 		return []sim.Fault{f}
-	case sim.FaultPartition:
-		return []sim.Fault{sh.partition(d)}
-	case sim.FaultDelay:
-		return []sim.Fault{g.delay(d, sh)}
-	case sim.FaultDrop:
-		return []sim.Fault{g.drop(d, sh)}
-	case sim.FaultNodeCrash:
-		return sh.nodeCrash(d)
-	case sim.FaultClockJump:
+	}, placed: true},
+	sim.FaultPartition: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{sh.partition(d)} }},
+	sim.FaultDelay:     {draw: func(g Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{g.delay(d, sh)} }},
+	sim.FaultDrop:      {draw: func(g Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{g.drop(d, sh)} }},
+	sim.FaultNodeCrash: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault { return sh.nodeCrash(d) }},
+	sim.FaultClockJump: {draw: func(g Gen, d Draws, sh shape) []sim.Fault {
 		targets := sh.nodes
 		switch {
 		case g.ClientClocksOnly:
@@ -90,7 +104,8 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		}
 		sh.when(d, &f)
 		return []sim.Fault{f}
-	case sim.FaultClockDrift:
+	}},
+	sim.FaultClockDrift: {draw: func(g Gen, d Draws, sh shape) []sim.Fault {
 		targets := slices.Concat(sh.nodes, sh.clients)
 		switch {
 		case g.ClientClocksOnly:
@@ -109,7 +124,8 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		}
 		sh.when(d, &f)
 		return []sim.Fault{f}
-	case sim.FaultEvict:
+	}},
+	sim.FaultEvict: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault {
 		f := sim.Fault{Kind: sim.FaultEvict, Target: pick(d, sh.nodes, "node")}
 		keys := model.LockKeys(sh.s) // the design's keys: one unless it takes several on a node
 		f.Key = keys[0]
@@ -118,8 +134,23 @@ func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
 		}
 		sh.when(d, &f)
 		return []sim.Fault{f}
-	}
-	return nil
+	}},
+	// node-stall: a slow command about the call timeout long, a block
+	// past down-after (the group fails over), or one that outlasts the
+	// TTL (the lock key expires while the node is blocked).
+	sim.FaultNodeStall: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault {
+		f := sim.Fault{Kind: sim.FaultNodeStall, Target: pick(d, sh.nodes, "node")}
+		switch c := intIn(d, 0, 2, "stall class"); {
+		case c == 0:
+			f.Dur = frac(d, sh.call, 0.5, 3, "stall")
+		case c == 1 && sh.sentinel:
+			f.Dur = frac(d, sh.down, 1.2, 3, "stall")
+		default:
+			f.Dur = frac(d, sh.ttl, 1, 2, "stall")
+		}
+		sh.when(d, &f)
+		return []sim.Fault{f}
+	}},
 }
 
 // pauseLength draws a pause: a few ms, about the call timeout, just under

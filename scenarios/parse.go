@@ -279,7 +279,7 @@ var (
 	nodeOrGroup  = regexp.MustCompile(`^[rm][0-9]+$`)
 	// reserved are names a client may not take: endpoints and the
 	// words of the fault syntax.
-	reserved = []string{model.ResourceName, sim.SentinelName, "fault", "net", "at", "after", "for", "oneway", "restart"}
+	reserved = append([]string{model.ResourceName, sim.SentinelName, sim.FaultActor, "net", "at", "after", "for"}, sim.FaultFlags()...)
 )
 
 func one(args []string, what string) (string, error) {
@@ -394,12 +394,11 @@ func (p *parser) topology(_ int, args []string, _ string) error {
 			}
 			p.layout().Replicas = int(n)
 		case "persistence":
-			switch m := sim.Persistence(kv[1]); m {
-			case sim.PersistNone, sim.PersistEverySec, sim.PersistAlways:
-				t.Persistence = m
-			default:
-				return errors.Errorf("unknown persistence %q (want none, aof-everysec or aof-always)", kv[1])
+			m := sim.Persistence(kv[1])
+			if !slices.Contains(sim.Persistences, m) {
+				return errors.Errorf("unknown persistence %q (want %s)", kv[1], sim.PersistenceNames())
 			}
+			t.Persistence = m
 		case "min-replicas-to-write":
 			n, err := parseInt(kv[1], kv[0], 0, maxReplicas)
 			if err != nil {

@@ -38,7 +38,7 @@ func PlaceOf(f sim.Fault) Place {
 func (g Gen) PlacesFor(s model.Spec) []Place {
 	hasClient := false
 	for _, k := range g.kinds() {
-		hasClient = hasClient || k == sim.FaultPause || k == sim.FaultCrash
+		hasClient = hasClient || IsPlaced(k)
 	}
 	if !hasClient || g.none() {
 		return nil

@@ -80,26 +80,10 @@ type Layout struct {
 }
 
 // Groups returns the layout's groups with their node names, in order.
-func (l Layout) Groups() []sim.GroupConfig {
-	gs := make([]sim.GroupConfig, 0, l.Masters)
-	for g := 0; g < l.Masters; g++ {
-		gc := sim.GroupConfig{Name: model.GroupName(g), Primary: model.NodeName(g, 0, l.Replicas)}
-		for j := 1; j <= l.Replicas; j++ {
-			gc.Replicas = append(gc.Replicas, model.NodeName(g, j, l.Replicas))
-		}
-		gs = append(gs, gc)
-	}
-	return gs
-}
+func (l Layout) Groups() []sim.GroupConfig { return model.LayoutRoster(l.Masters, l.Replicas).Groups }
 
 // Nodes returns every node name, r1 first.
-func (l Layout) Nodes() []string {
-	n := make([]string, 0, l.Masters*(l.Replicas+1))
-	for i := 1; i <= l.Masters*(l.Replicas+1); i++ {
-		n = append(n, "r"+strconv.Itoa(i))
-	}
-	return n
-}
+func (l Layout) Nodes() []string { return model.LayoutRoster(l.Masters, l.Replicas).Nodes }
 
 // needs returns what a design requires of a fixed layout: independent
 // masters and replicas per group.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -23,6 +24,20 @@ const (
 	// PersistAlways loses nothing (appendfsync always).
 	PersistAlways Persistence = "aof-always"
 )
+
+// Persistences lists the persistence modes, in catalogue order: the one
+// list flags, scenario files and Config validation accept.
+var Persistences = []Persistence{PersistNone, PersistEverySec, PersistAlways}
+
+// PersistenceNames renders Persistences for messages: "none, aof-everysec
+// or aof-always".
+func PersistenceNames() string {
+	ws := make([]string, len(Persistences))
+	for i, p := range Persistences {
+		ws[i] = string(p)
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " or " + ws[len(ws)-1]
+}
 
 // NodeConfig describes one Redis node.
 type NodeConfig struct {
@@ -145,7 +160,38 @@ func (n *names) client(s string) bool { return n.clients[s] }
 func (n *names) endpoint(s string) bool {
 	return n.nodes[s] || n.clients[s] || n.services[s] || s == SentinelName
 }
-func (n *names) any(s string) bool { return n.endpoint(s) || s == "fault" }
+func (n *names) any(s string) bool { return n.endpoint(s) || s == FaultActor }
+
+// checkTargets checks the names a fault of target class t acts on.
+func (n *names) checkTargets(t Targets, f Fault) error {
+	switch {
+	case t.Has(TargetClient | TargetNode):
+		if !n.client(f.Target) && !n.node(f.Target) {
+			return errors.Errorf("unknown client or node %q", f.Target)
+		}
+	case t.Has(TargetClient):
+		if !n.client(f.Target) {
+			return errors.Errorf("unknown client %q", f.Target)
+		}
+	case t.Has(TargetNode):
+		if !n.node(f.Target) {
+			return errors.Errorf("unknown node %q", f.Target)
+		}
+	case t.Has(TargetSides):
+		for _, e := range slices.Concat(f.A, f.B) {
+			if !n.endpoint(e) {
+				return errors.Errorf("partition names unknown node or client %q", e)
+			}
+		}
+	case t.Has(TargetLink):
+		for _, e := range []string{f.From, f.To} {
+			if e != "*" && !n.endpoint(e) {
+				return errors.Errorf("unknown endpoint %q", e)
+			}
+		}
+	}
+	return nil
+}
 
 // NeverPromote is the replica priority of a node failover never promotes.
 const NeverPromote = -1
@@ -189,7 +235,7 @@ func (c *Config) Validate() error {
 		if name == "" {
 			return errors.Errorf("a %s has an empty name", kind)
 		}
-		if name == SentinelName || name == "fault" || name == "net" {
+		if name == SentinelName || name == FaultActor || name == "net" {
 			return errors.Errorf("%s name %q is reserved", kind, name)
 		}
 		if prev, ok := seen[name]; ok {
@@ -224,10 +270,8 @@ func (c *Config) Validate() error {
 		if _, err := clock.New(nc.Clock); err != nil {
 			return errors.Wrapf(err, "nodes[%d] (%s)", i, nc.Name)
 		}
-		switch nc.Persistence {
-		case PersistNone, PersistEverySec, PersistAlways:
-		default:
-			return errors.Errorf("nodes[%d] (%s): unknown persistence %q (want none, aof-everysec or aof-always)", i, nc.Name, nc.Persistence)
+		if !slices.Contains(Persistences, nc.Persistence) {
+			return errors.Errorf("nodes[%d] (%s): unknown persistence %q (want %s)", i, nc.Name, nc.Persistence, PersistenceNames())
 		}
 		if nc.Priority < 0 && nc.Priority != NeverPromote {
 			return errors.Errorf("nodes[%d] (%s): priority %d is negative (use NeverPromote, -1, for never)", i, nc.Name, nc.Priority)

@@ -32,7 +32,10 @@
 //
 // Faults (Fault, FaultKind) are placed at absolute true times or relative
 // to a recorded event (Trigger), which is how "pause A right after its
-// acquire returns" is exact. A node crash triggered by one of the node's
+// acquire returns" is exact. Each kind is one row of FaultKindTable
+// (fault_kinds.go): its targets, its arguments' syntax, parse and format,
+// its value rules (the one validation), what applying it does and the
+// events it records; CONTRIBUTING.md lists what adding a kind takes. A node crash triggered by one of the node's
 // own events (its exec, a key change, a replication apply) ends the step
 // there: no reply, nothing replicated, no ack.
 //

@@ -8,40 +8,12 @@ import (
 	"github.com/pkg/errors"
 )
 
-// FaultKind names a kind of fault. The names are the catalogue's and are
-// used in scenario files, CLI flags and output.
-type FaultKind string
+// FaultKinds lists every kind, in catalogue order: FaultKindTable's.
+var FaultKinds []FaultKind
 
-// The fault kinds.
-const (
-	// FaultPause freezes process Target for Dur: every task, the watchdog
-	// too; replies and timers for it queue until it resumes.
-	FaultPause FaultKind = "pause"
-	// FaultCrash stops process Target for good, or restarts it with no
-	// memory after Dur when Restart is set.
-	FaultCrash FaultKind = "crash"
-	// FaultPartition blocks messages between endpoint sets A and B for Dur
-	// (0: forever); OneWay blocks only A -> B.
-	FaultPartition FaultKind = "partition"
-	// FaultDelay adds Extra to messages From -> To sent within Dur.
-	FaultDelay FaultKind = "delay"
-	// FaultDrop loses the next Count messages From -> To sent within Dur
-	// (0: forever). Dropping a node's reply is the ambiguous outcome.
-	FaultDrop FaultKind = "drop"
-	// FaultNodeCrash stops Redis node Target; it restarts after Dur (0:
-	// never) with what its persistence mode kept.
-	FaultNodeCrash FaultKind = "node-crash"
-	// FaultClockJump steps the wall clock of process or node Target by By.
-	FaultClockJump FaultKind = "clock-jump"
-	// FaultClockDrift sets the rate of Target's clock to RatePPM.
-	FaultClockDrift FaultKind = "clock-drift"
-	// FaultEvict evicts Key from node Target if it has a TTL (volatile-*).
-	FaultEvict FaultKind = "evict"
-)
-
-// FaultKinds lists every kind, in catalogue order.
-var FaultKinds = []FaultKind{FaultPause, FaultCrash, FaultPartition, FaultDelay, FaultDrop,
-	FaultNodeCrash, FaultClockJump, FaultClockDrift, FaultEvict}
+// FaultActor is the Actor of the events fault bookkeeping records (a
+// partition, a network window): no process or node records them.
+const FaultActor = "fault"
 
 // Trigger places a fault relative to an event instead of at an absolute
 // time: the fault starts Fault.At after the Nth event (from 1) whose Actor
@@ -127,35 +99,13 @@ type Fault struct {
 func (f Fault) String() string {
 	var b strings.Builder
 	b.WriteString(string(f.Kind))
-	switch f.Kind {
-	case FaultPartition:
-		b.WriteString(" " + strings.Join(f.A, ",") + " | " + strings.Join(f.B, ","))
-		if f.OneWay {
-			b.WriteString(" oneway")
+	if info, ok := FaultKindOf(f.Kind); ok {
+		b.WriteString(" " + info.FormatArgs(f))
+		if info.HasFlag(f) {
+			b.WriteString(" " + info.Flag)
 		}
-	case FaultDelay:
-		b.WriteString(" " + f.From + "->" + f.To + " +" + FormatDuration(f.Extra))
-	case FaultDrop:
-		b.WriteString(" " + f.From + "->" + f.To + " count=" + strconv.Itoa(f.Count))
-	case FaultClockJump:
-		by := FormatDuration(f.By)
-		if f.By >= 0 {
-			by = "+" + by
-		}
-		b.WriteString(" " + f.Target + " by=" + by)
-	case FaultClockDrift:
-		ppm := strconv.FormatInt(f.RatePPM, 10) + "ppm"
-		if f.RatePPM >= 0 {
-			ppm = "+" + ppm
-		}
-		b.WriteString(" " + f.Target + " rate=" + ppm)
-	case FaultEvict:
-		b.WriteString(" " + f.Target + " key=" + f.Key)
-	default:
+	} else {
 		b.WriteString(" " + f.Target)
-		if f.Kind == FaultCrash && f.Restart {
-			b.WriteString(" restart")
-		}
 	}
 	if f.After == nil {
 		b.WriteString(" at " + FormatDuration(f.At))
@@ -209,82 +159,22 @@ func (f Fault) validate(i int, w *names, maxTime time.Duration) error {
 	if t := f.After; t != nil && (t.Nth < 0 || t.SinceNth < 0 || t.SinceNth > 0 && t.Since == "") {
 		return errors.Errorf("%s: trigger counts must be positive (and #since needs a since kind)", field)
 	}
-	switch f.Kind {
-	case FaultPause:
-		if !w.client(f.Target) {
-			return errors.Errorf("%s: unknown client %q", field, f.Target)
-		}
-		if f.Dur <= 0 {
-			return errors.Errorf("%s: a pause needs a positive duration", field)
-		}
-	case FaultCrash:
-		if !w.client(f.Target) {
-			return errors.Errorf("%s: unknown client %q", field, f.Target)
-		}
-	case FaultPartition:
-		if len(f.A) == 0 || len(f.B) == 0 {
-			return errors.Errorf("%s: a partition needs two non-empty sides", field)
-		}
-		for _, n := range append(append([]string(nil), f.A...), f.B...) {
-			if !w.endpoint(n) {
-				return errors.Errorf("%s: partition names unknown node or client %q", field, n)
-			}
-		}
-	case FaultDelay, FaultDrop:
-		for _, n := range []string{f.From, f.To} {
-			if n != "*" && !w.endpoint(n) {
-				return errors.Errorf("%s: unknown endpoint %q", field, n)
-			}
-		}
-		if f.Kind == FaultDelay && f.Extra <= 0 {
-			return errors.Errorf("%s: extra delay must be positive, got %v", field, f.Extra)
-		}
-		if f.Kind == FaultDrop && f.Count <= 0 {
-			return errors.Errorf("%s: count must be positive, got %d", field, f.Count)
-		}
-	case FaultNodeCrash:
-		if !w.node(f.Target) {
-			return errors.Errorf("%s: unknown node %q", field, f.Target)
-		}
-	case FaultClockJump:
-		if !w.client(f.Target) && !w.node(f.Target) {
-			return errors.Errorf("%s: unknown client or node %q", field, f.Target)
-		}
-		if f.By == 0 {
-			return errors.Errorf("%s: a clock jump needs a non-zero step", field)
-		}
-	case FaultClockDrift:
-		if !w.client(f.Target) && !w.node(f.Target) {
-			return errors.Errorf("%s: unknown client or node %q", field, f.Target)
-		}
-		if f.RatePPM < -500_000 || f.RatePPM > 500_000 {
-			return errors.Errorf("%s: rate_ppm %d out of range [-500000, 500000]", field, f.RatePPM)
-		}
-	case FaultEvict:
-		if !w.node(f.Target) {
-			return errors.Errorf("%s: unknown node %q", field, f.Target)
-		}
-		if f.Key == "" {
-			return errors.Errorf("%s: evict needs a key", field)
-		}
-	default:
+	info, ok := FaultKindOf(f.Kind)
+	if !ok {
 		return errors.Errorf("%s: unknown fault kind %q", field, f.Kind)
+	}
+	if err := w.checkTargets(info.Targets, f); err != nil {
+		return errors.Wrap(err, field)
+	}
+	if err := info.Check(f); err != nil {
+		return errors.Wrap(err, field)
 	}
 	return nil
 }
 
-// FaultAbout says in one line what each fault kind does, for listings.
-var FaultAbout = map[FaultKind]string{
-	FaultPause:      "freeze a client process (all its tasks) for a while: a GC or stop-the-world pause",
-	FaultCrash:      "stop a client process for good, or restart it with no memory",
-	FaultPartition:  "cut the messages between two sets of endpoints, both ways or one",
-	FaultDelay:      "add delay to the messages of one link sent within a window",
-	FaultDrop:       "lose the next messages of one link: a lost reply is an unknown outcome",
-	FaultNodeCrash:  "stop a Redis node; it restarts with what its persistence kept",
-	FaultClockJump:  "step the wall clock of a node (or client) forward or back",
-	FaultClockDrift: "make a clock run fast or slow (ppm)",
-	FaultEvict:      "evict the lock key from a node (a volatile-* maxmemory policy)",
-}
+// FaultAbout says in one line what each fault kind does, for listings:
+// FaultKindTable's About.
+var FaultAbout = map[FaultKind]string{}
 
 // PersistenceAbout says what each persistence mode keeps across a crash.
 var PersistenceAbout = map[Persistence]string{

@@ -68,6 +68,8 @@ const (
 	KindRestart    Kind = "restart"
 	KindNodeCrash  Kind = "node-crash"
 	KindNodeUp     Kind = "node-up"
+	KindNodeStall  Kind = "node-stall"
+	KindNodeResume Kind = "node-resume"
 	KindPartition  Kind = "partition"
 	KindHeal       Kind = "heal"
 	KindNetDelay   Kind = "net-delay"
@@ -106,6 +108,8 @@ var Kinds = []KindInfo{
 	{KindRestart, ByClient, "a crashed process started again with no memory", ""},
 	{KindNodeCrash, ByNode, "a Redis node stopped; what it held is unreachable until it restarts", "Dur: how long it stays down, 0 for good"},
 	{KindNodeUp, ByNode, "a Redis node restarted with what its persistence kept", "N: keys kept; Note: \"persistence <mode>\""},
+	{KindNodeStall, ByNode, "a Redis node's one thread blocked (a slow command, a fork): it serves nothing, what reaches it waits, its clock runs on", "Dur: how long it stays blocked"},
+	{KindNodeResume, ByNode, "a stalled node serves again: keys that expired meanwhile are gone, then what waited runs in arrival order", "N: the requests and replication messages that waited"},
 	{KindPartition, ByFault, "a network partition started", "Dur: its length, 0 for good; Note: the sides, \"A | B\", \"(one-way)\" if only A->B is cut"},
 	{KindHeal, ByFault, "a partition healed", "Note: the sides"},
 	{KindNetDelay, ByFault, "a window of extra network delay started: messages sent within it arrive later", "Dur: the window's length, 0 for good; N: the extra delay in nanoseconds; Note: the link, from->to"},

@@ -73,6 +73,12 @@ type node struct {
 	why   string                   // cause of the key changes being recorded
 	subs  map[string][]string      // channel -> subscribed clients (sorted)
 	lim   keyspaceLimits           // the keyspace's size against its limits (limits.go)
+
+	// stalled is set while the node's thread is blocked until stallEnd
+	// (true time); waiting is what reached it meanwhile (stall.go).
+	stalled  bool
+	stallEnd time.Duration
+	waiting  []func()
 }
 
 func newNode(w *World, nc NodeConfig) (*node, error) {
@@ -202,6 +208,9 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 func (n *node) handle(client string, c *call) {
 	if !n.up {
 		n.w.sendReply(c, resp.Reply{}, ErrRefused)
+		return
+	}
+	if n.whenServing(func() { n.handle(client, c) }) {
 		return
 	}
 	args := c.args
@@ -380,8 +389,8 @@ func (n *node) scheduleCheck(k string, at time.Duration) {
 	}
 	inc := n.incarnation
 	n.w.schedule(t, func() {
-		if !n.up || n.incarnation != inc || n.watch[k] != at {
-			return
+		if !n.up || n.incarnation != inc || n.watch[k] != at || n.stalled {
+			return // a stalled node drops expired keys at its resume
 		}
 		n.sync()
 		if n.role == roleReplica {
@@ -462,6 +471,7 @@ func (n *node) crash(downFor time.Duration) {
 		n.durable = n.state
 	}
 	n.up = false
+	n.endStall()
 	n.incarnation++
 	n.syncing = ""
 	n.waits = nil
@@ -595,11 +605,22 @@ func (n *node) wait(client string, c *call) {
 			if n.incarnation != inc || pw.finished {
 				return
 			}
-			pw.finished = true
-			n.dropWait(pw)
-			pw.done(resp.IntReply(n.acked(pw.target)))
+			if n.whenServing(func() { n.waitTimedOut(pw) }) {
+				return
+			}
+			n.waitTimedOut(pw)
 		})
 	}
+}
+
+// waitTimedOut answers a blocked WAIT whose timeout passed.
+func (n *node) waitTimedOut(pw *pendingWait) {
+	if pw.finished {
+		return
+	}
+	pw.finished = true
+	n.dropWait(pw)
+	pw.done(resp.IntReply(n.acked(pw.target)))
 }
 
 type pendingWait struct {

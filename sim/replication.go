@@ -56,6 +56,9 @@ func (n *node) applyEntry(from string, e replEntry) {
 	if !n.up || n.role != roleReplica || n.following != from {
 		return
 	}
+	if n.whenServing(func() { n.applyEntry(from, e) }) {
+		return
+	}
 	p := n.w.nodes[from]
 	if e.offset <= n.applied {
 		return // already covered by a full resync
@@ -171,12 +174,23 @@ func (n *node) sendAck(p *node) {
 		if !p.up || p.role != rolePrimary {
 			return
 		}
-		if off > p.acks[from] {
-			p.acks[from] = off
+		if p.whenServing(func() { p.ackFrom(from, off) }) {
+			return
 		}
-		p.ackAt[from] = p.local()
-		p.checkWaits()
+		p.ackFrom(from, off)
 	})
+}
+
+// ackFrom takes replica from's acknowledgement of offset off.
+func (p *node) ackFrom(from string, off int64) {
+	if !p.up || p.role != rolePrimary {
+		return
+	}
+	if off > p.acks[from] {
+		p.acks[from] = off
+	}
+	p.ackAt[from] = p.local()
+	p.checkWaits()
 }
 
 // promote makes a replica the primary of its group: keys get their TTLs

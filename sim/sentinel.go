@@ -22,8 +22,8 @@ func newSentinel(w *World) *sentinel {
 
 // reachable reports whether the sentinel and node can talk both ways now.
 func (s *sentinel) reachable(n *node) bool {
-	if !n.up {
-		return false
+	if !n.up || n.stalled {
+		return false // a stalled node answers no PING
 	}
 	b1, _ := s.w.net.Blocked(SentinelName, n.name, s.w.now)
 	b2, _ := s.w.net.Blocked(n.name, SentinelName, s.w.now)

@@ -36,7 +36,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	fencing := fs.String("fencing", "", "resource fencing: "+model.FencingNames()+" (default: strict for fenced designs, else off)")
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock); Lua scripts run on each with a majority quorum")
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica); with replicas Sentinel fails over")
-	persistence := fs.String("persistence", "none", "what a crashed Redis node keeps: none, aof-everysec or aof-always")
+	persistence := fs.String("persistence", "none", "what a crashed Redis node keeps: "+sim.PersistenceNames())
 	faults := fs.String("faults", kindNames(scenarios.DefaultKinds), "fault kinds to draw from, comma-separated: "+kindNames(sim.FaultKinds)+"; none: runs without faults (does the design work at all?)")
 	pauseAt := fs.String("pause-at", "any", "where pauses and client crashes go: acquire, critical, write, release, watchdog, time or any")
 	delayMax := fs.Duration("delay-max", 0, "upper bound of generated network delays (default 2 x TTL)")
@@ -283,8 +283,8 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 		return usagef("--readers applies to designs that take read locks (read-write-lock); %s does not", s.Design)
 	case set("readers") && set("clients") && f.readers > f.clients:
 		return usagef("--readers %d: more than the %d clients", f.readers, f.clients)
-	case !slices.Contains([]sim.Persistence{sim.PersistNone, sim.PersistEverySec, sim.PersistAlways}, sim.Persistence(f.persistence)):
-		return usagef("--persistence %q: want none, aof-everysec or aof-always", f.persistence)
+	case !slices.Contains(sim.Persistences, sim.Persistence(f.persistence)):
+		return usagef("--persistence %q: want %s", f.persistence, sim.PersistenceNames())
 	case f.fencing != "" && !slices.Contains(model.Fencings, model.Fencing(f.fencing)):
 		return usagef("--fencing %q: want %s", f.fencing, model.FencingNames())
 	}

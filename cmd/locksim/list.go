@@ -47,7 +47,7 @@ func cmdList(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "PERSISTENCE (--persistence): what a crashed node keeps")
-	for _, p := range []sim.Persistence{sim.PersistNone, sim.PersistEverySec, sim.PersistAlways} {
+	for _, p := range sim.Persistences {
 		fmt.Fprintf(tw, "  %s\t%s\n", p, sim.PersistenceAbout[p])
 	}
 	return exitSafe, tw.Flush()

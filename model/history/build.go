@@ -60,7 +60,7 @@ func (b *builder) add(pos int) {
 	if IsFault(e.Kind) {
 		ix.Faults = append(ix.Faults, pos)
 	}
-	if e.Actor != "fault" && e.Actor != ResourceName {
+	if e.Actor != sim.FaultActor && e.Actor != ResourceName {
 		a := b.actors[e.Actor]
 		if a == nil {
 			a = &actorEvents{pos: make([]int, 0, 64)}

@@ -58,6 +58,15 @@ func (ix *Index) Heal(clientWall bool) (at time.Duration, healed bool) {
 			default:
 				healed = false
 			}
+		default:
+			// A kind whose start event's Dur is how long it lasts
+			// (sim.FaultKindInfo.LastsDur).
+			if sim.FaultLastsDur(e.Kind) {
+				if e.Dur == 0 {
+					healed = false
+				}
+				end = e.At + e.Dur
+			}
 		}
 		at = max(at, end)
 	}

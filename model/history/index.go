@@ -125,15 +125,10 @@ func IsTraffic(k sim.Kind) bool {
 // IsFault reports whether a kind starts, ends or repairs a fault. The last
 // such event is when the faults healed. Promotion and demotion count: they
 // are the deployment repairing itself after a node fault.
+//
+// The fault kinds' events are those sim.FaultKindTable lists.
 func IsFault(k sim.Kind) bool {
-	switch k {
-	case sim.KindPause, sim.KindResume, sim.KindCrash, sim.KindRestart,
-		sim.KindNodeCrash, sim.KindNodeUp, sim.KindPartition, sim.KindHeal,
-		sim.KindNetDelay, sim.KindNetDrop, sim.KindClockJump, sim.KindClockDrift,
-		sim.KindEvict, sim.KindPromote, sim.KindDemote:
-		return true
-	}
-	return false
+	return k == sim.KindPromote || k == sim.KindDemote || sim.IsFaultEvent(k)
 }
 
 // Owner returns the client that acquired (or tried to) with lock value v,

@@ -156,7 +156,7 @@ func livenessViolation(ix *history.Index, g gap, heal time.Duration, healPos int
 	if healPos >= 0 {
 		e := ix.H[healPos]
 		who := ""
-		if e.Actor != "fault" {
+		if e.Actor != sim.FaultActor {
 			who = e.Actor + " "
 		}
 		note := ""

@@ -137,6 +137,7 @@
     "promote": ["up", "#2563eb"], "demote": ["down", "#2563eb"],
     "clock-jump": ["diamond", "#7c3aed"], "clock-drift": ["ring", "#7c3aed"],
     "heal": ["bar", "#7e22ce"], "net-delay": ["diamond", "#7e22ce"], "net-drop": ["cross", "#7e22ce"],
+    "node-stall": ["diamond", "#b45309"], "node-resume": ["up", "#b45309"],
     "error": ["ring", "#dc2626"]
   };
   var MARK_NAMES = {
@@ -149,7 +150,8 @@
     "watchdog-stop": "watchdog stopped", "crash": "crash", "node-crash": "node crash", "node-up": "node restart",
     "restart": "restart", "expired": "key expired", "deleted": "key deleted", "evicted": "key evicted",
     "promote": "promoted", "demote": "demoted", "clock-jump": "clock jump", "clock-drift": "clock rate",
-    "heal": "partition healed", "net-delay": "network delay", "net-drop": "network drop", "error": "task error"
+    "heal": "partition healed", "net-delay": "network delay", "net-drop": "network drop", "error": "task error",
+    "node-stall": "node stalled", "node-resume": "node serves again"
   };
   var SPAN_NAMES = {
     "acquiring": "acquiring", "held": "holding (critical section)", "lease": "believed lease",
