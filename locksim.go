@@ -101,6 +101,16 @@ func WithSwarm(on bool) Option {
 	return func(c *config) { c.check.Gen.Swarm = on; c.randomOnly = append(c.randomOnly, "WithSwarm") }
 }
 
+// WithInterleave sets how events due at the same virtual instant are
+// ordered (model.Spec.Interleave, `locksim check --interleave`): "fixed"
+// (the default: the order they were scheduled in), "random" (uniform among
+// the concurrent ones) or "pct:D" (PCT with depth D; "pct:D/H" draws its
+// change points among the first H choice points). The saved case carries
+// it, so a case found under an interleaving replays under it.
+func WithInterleave(policy string) Option {
+	return func(c *config) { c.check.Base.Interleave = policy }
+}
+
 // WithRuns sets how many runs Check makes (default engine.DefaultRuns,
 // what `locksim check` makes; -locksim.runs overrides it).
 func WithRuns(n int) Option {

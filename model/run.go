@@ -132,8 +132,13 @@ func (s Spec) Config() (sim.Config, error) {
 	if !slices.Contains(Fencings, s.Fencing) {
 		return sim.Config{}, errors.Errorf("unknown fencing %q (want %s)", s.Fencing, FencingNames())
 	}
+	il, err := sim.ParseInterleave(s.Interleave)
+	if err != nil {
+		return sim.Config{}, errors.Wrap(err, "model")
+	}
 	res := &Resource{Fencing: s.Fencing}
 	cfg := sim.Config{
+		Interleave: il,
 		Network:  s.Network,
 		Sentinel: t.Sentinel,
 		Faults:   s.Faults,
@@ -278,6 +283,9 @@ type Outcome struct {
 	// FaultOutcomes says, for each fault of the spec, whether it took
 	// effect (Result.FaultOutcomes).
 	FaultOutcomes []sim.FaultOutcome
+	// Interleave is what the same-instant scheduler saw (its choice
+	// points and competing lanes); zero under the fixed order.
+	Interleave sim.InterleaveStats
 }
 
 // Unfired returns the indexes of the faults that never took effect.
@@ -301,7 +309,7 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 		return Outcome{}, err
 	}
 	h, runErr := w.Run()
-	o := Outcome{Err: runErr, FaultOutcomes: w.FaultOutcomes()}
+	o := Outcome{Err: runErr, FaultOutcomes: w.FaultOutcomes(), Interleave: w.InterleaveStats()}
 	if runErr == nil {
 		ix := history.New(h)
 		o.Violations = invariant.CheckIndex(ix, s.CheckConfig())
