@@ -47,8 +47,8 @@ const (
 
 // DefaultPCTHorizon is the choice points PCT's change points are drawn
 // among when Interleave.Horizon is 0: the runs of `locksim check` on the
-// catalogue have tens to a few hundred.
-const DefaultPCTHorizon = 200
+// catalogue have a few to about a hundred (pct:D/H sets another).
+const DefaultPCTHorizon = 50
 
 // MaxPCTDepth bounds PCT's d (and MaxPCTHorizon its horizon): the bound
 // 1/(n·k^(d-1)) is already tiny at d = 5.
@@ -117,8 +117,8 @@ func (il Interleave) validate() error {
 	return errors.Errorf("sim: unknown interleave policy %q (want fixed, random or pct)", string(il.Policy))
 }
 
-// horizon is the choice points PCT's change points are drawn among.
-func (il Interleave) horizon() int {
+// ChangeHorizon is the choice points PCT's change points are drawn among.
+func (il Interleave) ChangeHorizon() int {
 	if il.Horizon > 0 {
 		return il.Horizon
 	}
@@ -191,7 +191,7 @@ func (w *World) newScheduler() *scheduler {
 	if il.Policy == InterleavePCT {
 		s.prio = map[lane]uint64{}
 		for range il.Depth - 1 {
-			s.change = append(s.change, 1+s.rng.IntN(il.horizon()))
+			s.change = append(s.change, 1+s.rng.IntN(il.ChangeHorizon()))
 		}
 	}
 	return s
