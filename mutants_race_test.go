@@ -1,6 +1,8 @@
 package locksim
 
 import (
+	"strings"
+	"testing"
 	"time"
 
 	"locksim/model"
@@ -76,4 +78,47 @@ func (writerIgnoresReaders) Renew(c *model.Client, l *model.Lease) (bool, error)
 }
 func (writerIgnoresReaders) WaitRelease(c *model.Client, max time.Duration) {
 	rwLock().(model.Waiter).WaitRelease(c, max)
+}
+
+// TestSameInstantRaceNeedsAReorder: each race mutant holds under the
+// fixed order over many seeds, breaks under the random and PCT
+// schedulers, and its twin holds under all three; the case a scheduler
+// found carries its interleaving and replays to the saved history.
+func TestSameInstantRaceNeedsAReorder(t *testing.T) {
+	for _, m := range raceZoo() {
+		t.Run(m.name, func(t *testing.T) {
+			for _, il := range []string{"fixed", "random", "pct:2"} {
+				dir := t.TempDir()
+				mut := &fakeTB{TB: t, name: "mutant"}
+				Check(mut, m.design, append(raceOpts(il), WithRuns(300), WithCaseDir(dir))...)
+				twin := &fakeTB{TB: t, name: "twin"}
+				Check(twin, m.twin, append(raceOpts(il), WithRuns(300), WithCaseDir(t.TempDir()))...)
+				if twin.failed {
+					t.Errorf("%s: the twin broke:\n%s", il, strings.Join(twin.logs, "\n"))
+				}
+				if il == "fixed" {
+					if mut.failed {
+						t.Errorf("the fixed order broke the mutant: the flaw needs no same-instant reorder:\n%s", strings.Join(mut.logs, "\n"))
+					}
+					continue
+				}
+				if !mut.failed {
+					t.Errorf("%s: the mutant held in 300 runs", il)
+					continue
+				}
+				c, err := LoadCase(dir + "/mutant.json")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.Spec.Interleave != il {
+					t.Errorf("%s: the saved case has interleave %q", il, c.Spec.Interleave)
+				}
+				r, err := c.Replay(m.design.(model.Design))
+				if err != nil || r.History.Hash() != c.HistoryHash || len(r.Failures()) == 0 {
+					t.Errorf("%s: the case did not replay its failure (err %v, hash match %v)", il, err, r != nil && r.History.Hash() == c.HistoryHash)
+				}
+				t.Logf("%s: %s", il, mut.logs[0])
+			}
+		})
+	}
 }

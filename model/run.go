@@ -139,12 +139,12 @@ func (s Spec) Config() (sim.Config, error) {
 	res := &Resource{Fencing: s.Fencing}
 	cfg := sim.Config{
 		Interleave: il,
-		Network:  s.Network,
-		Sentinel: t.Sentinel,
-		Faults:   s.Faults,
-		Until:    s.Until,
-		Limits:   s.Limits,
-		Services: []sim.ServiceConfig{{Name: ResourceName, Handler: res}},
+		Network:    s.Network,
+		Sentinel:   t.Sentinel,
+		Faults:     s.Faults,
+		Until:      s.Until,
+		Limits:     s.Limits,
+		Services:   []sim.ServiceConfig{{Name: ResourceName, Handler: res}},
 	}
 	for g := 0; g < t.Masters; g++ {
 		gc := sim.GroupConfig{Name: GroupName(g), Primary: NodeName(g, 0, t.Replicas)}
