@@ -173,6 +173,14 @@ func WithDurations(names ...string) Option {
 	return func(c *config) { c.exhaust.Durations = append([]string{}, names...) }
 }
 
+// WithPreemptions makes exhaustive mode also try, on the fault-free run
+// and on every fault schedule that broke nothing, every ordering of at
+// most p same-instant choices (0 to engine.MaxPreemptions; `locksim check
+// --exhaustive --preemptions P`): where two or more concurrent events are
+// ready at one instant, another of them first. With WithFaults() (no
+// kinds) only the fault-free run's orderings are explored.
+func WithPreemptions(p int) Option { return func(c *config) { c.exhaust.Preemptions = p } }
+
 // WithStopAtFirst makes exhaustive mode stop at its first break: a
 // counterexample, not a guarantee.
 func WithStopAtFirst() Option { return func(c *config) { c.exhaust.StopAtFirst = true } }
@@ -327,7 +335,7 @@ func (c *config) exhaustive(t TB, casePath string) {
 	}
 	first := res.Breaks[0]
 	r := res.Baseline
-	if len(first.Smallest.Faults) > 0 {
+	if len(first.Smallest.Faults) > 0 || first.Smallest.Preempt != "" {
 		if r, err = res.Rerun(first.Smallest); err != nil {
 			t.Fatalf("locksim.Check: %v", err)
 			return

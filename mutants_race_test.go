@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"locksim/engine"
 	"locksim/model"
 	"locksim/network"
 )
@@ -119,6 +120,60 @@ func TestSameInstantRaceNeedsAReorder(t *testing.T) {
 				}
 				t.Logf("%s: %s", il, mut.logs[0])
 			}
+		})
+	}
+}
+
+// TestExhaustivePreemptionsFindTheRace: exhaustive mode with one reorder
+// on the fault-free run finds each race mutant's break, named by the
+// reorder, where the fault-free run alone (no reorder) holds; the twin
+// holds with up to two reorders; the break's case replays its failure.
+func TestExhaustivePreemptionsFindTheRace(t *testing.T) {
+	for _, m := range raceZoo() {
+		t.Run(m.name, func(t *testing.T) {
+			ex := func(design any, p int) *engine.ExhaustiveResult {
+				var c config
+				if err := setDesign(&c.check.Base, design); err != nil {
+					t.Fatal(err)
+				}
+				for _, o := range append(raceOpts("fixed"), WithPreemptions(p)) {
+					o(&c)
+				}
+				x, err := c.exhaustiveConfig()
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := engine.Exhaustive(x)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			mut := ex(m.design, 1)
+			if len(mut.Baseline.Failures()) > 0 {
+				t.Fatalf("the fault-free run already breaks: %s", mut.Guarantee())
+			}
+			if !mut.Failed() || !strings.HasPrefix(mut.Breaks[0].Mechanism, "reorder at ") {
+				t.Fatalf("one reorder did not break the mutant: %s", mut.Guarantee())
+			}
+			if !strings.Contains(mut.Guarantee(), "with at most 1 reorder") {
+				t.Errorf("the guarantee does not state the bound: %s", mut.Guarantee())
+			}
+			r, err := mut.Rerun(mut.Breaks[0].Smallest)
+			if err != nil || len(r.Failures()) == 0 || !strings.HasPrefix(r.Spec.Interleave, "preempt:") {
+				t.Fatalf("the smallest schedule did not rerun its break: %v, interleave %q", err, r.Spec.Interleave)
+			}
+			c := engine.NewCase(r)
+			again, err := c.Replay(m.design.(model.Design))
+			if err != nil || again.History.Hash() != c.HistoryHash {
+				t.Fatalf("the case did not replay: %v", err)
+			}
+			twin := ex(m.twin, 2)
+			if twin.Failed() || twin.NoVerdict() != "" || len(twin.Preempted) != 2 || twin.Preempted[0] == 0 {
+				t.Fatalf("twin: %s", twin.Guarantee())
+			}
+			t.Logf("mutant: %s; first way: %s", mut.Guarantee(), mut.Breaks[0].Mechanism)
+			t.Logf("twin: %s", twin.Guarantee())
 		})
 	}
 }

@@ -255,7 +255,7 @@ func RunObserved(s Spec, seed uint64, observe sim.Observer) (*Result, error) {
 		return nil, err
 	}
 	h, runErr := w.Run()
-	r := &Result{Spec: s, Seed: seed, History: h, Err: runErr, FaultOutcomes: w.FaultOutcomes()}
+	r := &Result{Spec: s, Seed: seed, History: h, Err: runErr, FaultOutcomes: w.FaultOutcomes(), Interleave: w.InterleaveStats()}
 	if runErr == nil {
 		r.Violations = invariant.Check(h, s.CheckConfig())
 	}

@@ -233,6 +233,9 @@ type Result struct {
 	// A driver that runs the world itself (package realclient) sets it
 	// from the world after Finish.
 	FaultOutcomes []sim.FaultOutcome
+	// Interleave is what the same-instant scheduler saw (choice points,
+	// competing lanes); zero under the fixed order.
+	Interleave sim.InterleaveStats `json:"-"`
 }
 
 // Unfired returns the indexes (into Spec.Faults) of the faults that never

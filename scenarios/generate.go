@@ -268,7 +268,7 @@ func Describe(s model.Spec) string {
 	if t.Persistence != "" && t.Persistence != sim.PersistNone {
 		parts = append(parts, "persistence "+string(t.Persistence))
 	}
-	if s.Interleave != "" && s.Interleave != "fixed" {
+	if s.Interleave != "" && s.Interleave != "fixed" && s.Interleave != "preempt:" {
 		parts = append(parts, "interleave "+s.Interleave)
 	}
 	if t.MinReplicasToWrite > 0 {

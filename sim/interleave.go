@@ -26,7 +26,15 @@ type Interleave struct {
 	// among; 0 means DefaultPCTHorizon. A run with more choice points than
 	// this has no change point after the Horizon-th (the bound says so).
 	Horizon int
+	// Script is InterleaveScript's reorders, in increasing choice point
+	// order: exhaustive mode's bounded preemptions.
+	Script []Reorder
 }
+
+// Reorder is one scripted choice: at choice point At (from 1), run the
+// Pick-th ready candidate (from 0, in scheduling order) instead of the
+// first. A Pick beyond the candidates there runs the first.
+type Reorder struct{ At, Pick int }
 
 // InterleavePolicy names a same-instant scheduler.
 type InterleavePolicy string
@@ -43,6 +51,11 @@ const (
 	// ready one runs, and at d-1 random choice points the lane about to
 	// run drops below every other.
 	InterleavePCT InterleavePolicy = "pct"
+	// InterleaveScript runs the fixed order except at the choice points
+	// its Script names ("preempt:C.P,C.P"): with no reorders its histories
+	// are the fixed order's, and it records each choice point
+	// (InterleaveStats.Points) for exhaustive mode to reorder.
+	InterleaveScript InterleavePolicy = "preempt"
 )
 
 // DefaultPCTHorizon is the choice points PCT's change points are drawn
@@ -66,6 +79,9 @@ func ParseInterleave(s string) (Interleave, error) {
 	case "random":
 		return Interleave{Policy: InterleaveRandom}, nil
 	}
+	if list, ok := strings.CutPrefix(s, "preempt:"); ok {
+		return parseScript(s, list)
+	}
 	rest, ok := strings.CutPrefix(s, "pct:")
 	if !ok {
 		return Interleave{}, errors.Errorf("interleave %q: want fixed, random, pct:D or pct:D/H (depth D, horizon H choice points)", s)
@@ -86,10 +102,37 @@ func ParseInterleave(s string) (Interleave, error) {
 	return il, nil
 }
 
+// parseScript reads "C.P,C.P" (choice point, pick), "" for none.
+func parseScript(s, list string) (Interleave, error) {
+	il := Interleave{Policy: InterleaveScript}
+	if list == "" {
+		return il, nil
+	}
+	for _, part := range strings.Split(list, ",") {
+		c, p, ok := strings.Cut(part, ".")
+		at, err1 := strconv.Atoi(c)
+		pick, err2 := strconv.Atoi(p)
+		if !ok || err1 != nil || err2 != nil || at < 1 || pick < 1 || at > MaxPCTHorizon || pick > 1<<16 {
+			return Interleave{}, errors.Errorf("interleave %q: want preempt:C.P,... (choice point C from 1, candidate P from 1, C increasing)", s)
+		}
+		if n := len(il.Script); n > 0 && at <= il.Script[n-1].At {
+			return Interleave{}, errors.Errorf("interleave %q: the choice points must increase", s)
+		}
+		il.Script = append(il.Script, Reorder{At: at, Pick: pick})
+	}
+	return il, nil
+}
+
 // String is the form ParseInterleave reads: "fixed", "random", "pct:3",
-// "pct:3/500".
+// "pct:3/500", "preempt:12.1".
 func (il Interleave) String() string {
 	switch il.Policy {
+	case InterleaveScript:
+		parts := make([]string, len(il.Script))
+		for i, r := range il.Script {
+			parts[i] = strconv.Itoa(r.At) + "." + strconv.Itoa(r.Pick)
+		}
+		return "preempt:" + strings.Join(parts, ",")
 	case InterleaveFixed:
 		return "fixed"
 	case InterleavePCT:
@@ -110,7 +153,7 @@ func (il Interleave) validate() error {
 			return errors.Errorf("sim: interleave %s takes no depth or horizon", il)
 		}
 		return nil
-	case InterleavePCT:
+	case InterleavePCT, InterleaveScript:
 		_, err := ParseInterleave(il.String())
 		return errors.Wrap(err, "sim")
 	}
@@ -179,6 +222,29 @@ type scheduler struct {
 	// which the lane about to run drops to priority i+1.
 	prio   map[lane]uint64
 	change []int
+	// Script: the reorders not reached yet, and every choice point seen.
+	script []Reorder
+	points []ChoicePoint
+}
+
+// ChoicePoint is one step where two or more concurrent events were ready:
+// its instant and their lanes, in scheduling order (the first is the one
+// the fixed order runs), named "A/main" (a task), "A->r1" (a link) or
+// "world".
+type ChoicePoint struct {
+	At    time.Duration
+	Lanes []string
+}
+
+// name is a lane as ChoicePoint names it.
+func (l lane) name() string {
+	switch {
+	case l.t != nil:
+		return l.t.p.name + "/" + l.t.name
+	case l.to != "":
+		return l.from + "->" + l.to
+	}
+	return "world"
 }
 
 // newScheduler returns nil for the fixed order.
@@ -187,7 +253,7 @@ func (w *World) newScheduler() *scheduler {
 	if il.Policy == InterleaveFixed {
 		return nil
 	}
-	s := &scheduler{il: il, rng: w.rng("interleave"), lanes: map[lane]bool{}}
+	s := &scheduler{il: il, rng: w.rng("interleave"), lanes: map[lane]bool{}, script: il.Script}
 	if il.Policy == InterleavePCT {
 		s.prio = map[lane]uint64{}
 		for range il.Depth - 1 {
@@ -241,16 +307,20 @@ func (w *World) popNext() event {
 	}
 	pick := s.heads[0]
 	if len(s.heads) > 1 {
-		pick = s.choose()
+		pick = s.choose(at)
 	}
 	e := s.ready[pick]
 	s.ready = append(s.ready[:pick], s.ready[pick+1:]...)
 	return e
 }
 
-// choose picks among two or more heads and returns an index into ready.
-func (s *scheduler) choose() int {
+// choose picks among two or more heads due at at and returns an index
+// into ready.
+func (s *scheduler) choose(at time.Duration) int {
 	s.choices++
+	if s.il.Policy == InterleaveScript {
+		return s.scripted(at)
+	}
 	for _, h := range s.heads {
 		l := laneOf(s.ready[h].a)
 		if !s.lanes[l] {
@@ -276,6 +346,26 @@ func (s *scheduler) choose() int {
 	return best
 }
 
+// scripted records the choice point and runs the first head, or the one
+// the script picks here.
+func (s *scheduler) scripted(at time.Duration) int {
+	cp := ChoicePoint{At: at}
+	for _, h := range s.heads {
+		l := laneOf(s.ready[h].a)
+		s.lanes[l] = true
+		cp.Lanes = append(cp.Lanes, l.name())
+	}
+	s.points = append(s.points, cp)
+	if len(s.script) > 0 && s.script[0].At == s.choices {
+		pick := s.script[0].Pick
+		s.script = s.script[1:]
+		if pick < len(s.heads) {
+			return s.heads[pick]
+		}
+	}
+	return s.heads[0]
+}
+
 // highest returns the head whose lane has the highest priority.
 func (s *scheduler) highest() int {
 	best := s.heads[0]
@@ -293,6 +383,8 @@ func (s *scheduler) highest() int {
 // order.
 type InterleaveStats struct {
 	Choices, Lanes int
+	// Points are the choice points, under InterleaveScript only.
+	Points []ChoicePoint
 }
 
 // InterleaveStats returns what the run's scheduler saw so far.
@@ -300,5 +392,5 @@ func (w *World) InterleaveStats() InterleaveStats {
 	if w.sched == nil {
 		return InterleaveStats{}
 	}
-	return InterleaveStats{Choices: w.sched.choices, Lanes: len(w.sched.lanes)}
+	return InterleaveStats{Choices: w.sched.choices, Lanes: len(w.sched.lanes), Points: w.sched.points}
 }

@@ -156,18 +156,44 @@ func TestInterleaveKeepsLaneOrder(t *testing.T) {
 }
 
 func TestParseInterleave(t *testing.T) {
-	for _, s := range []string{"fixed", "random", "pct:1", "pct:3", "pct:8/1000"} {
+	for _, s := range []string{"fixed", "random", "pct:1", "pct:3", "pct:8/1000", "preempt:", "preempt:3.1,7.2"} {
 		il, err := ParseInterleave(s)
 		if err != nil || il.String() != s {
 			t.Errorf("%q: %+v %v, String %q", s, il, err, il.String())
 		}
 	}
-	for _, s := range []string{"pct", "pct:0", "pct:9", "pct:2/0", "pct:2/x", "Random", "pct:2/2000000"} {
+	for _, s := range []string{"pct", "pct:0", "pct:9", "pct:2/0", "pct:2/x", "Random", "pct:2/2000000", "preempt:3.0", "preempt:3.1,3.2", "preempt:x"} {
 		if _, err := ParseInterleave(s); err == nil {
 			t.Errorf("%q parsed", s)
 		}
 	}
 	if _, err := New(Config{Interleave: Interleave{Policy: "sideways"}}, 1); err == nil {
 		t.Error("an unknown policy validated")
+	}
+}
+
+// TestScriptWithoutReordersIsTheFixedOrder: exhaustive mode's script
+// policy with no reorder gives the fixed order's history byte for byte,
+// and records its choice points; a reorder at the first choice point
+// lets another client win the same-instant race.
+func TestScriptWithoutReordersIsTheFixedOrder(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		fixed := mustRun(t, sameInstant(Interleave{}), seed)
+		w, err := New(sameInstant(Interleave{Policy: InterleaveScript}), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := w.Run()
+		if err != nil || h.Hash() != fixed.Hash() {
+			t.Fatalf("seed %d: the script with no reorder differs from the fixed order (err %v)", seed, err)
+		}
+		st := w.InterleaveStats()
+		if len(st.Points) != st.Choices || st.Choices == 0 || len(st.Points[0].Lanes) < 2 {
+			t.Fatalf("seed %d: choice points %+v", seed, st)
+		}
+		il, _ := ParseInterleave("preempt:1.1")
+		if got := firstHolder(mustRun(t, sameInstant(il), seed)); got == "A" {
+			t.Fatalf("seed %d: a reorder at the first choice point still let A win", seed)
+		}
 	}
 }
