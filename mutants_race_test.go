@@ -25,7 +25,7 @@ func raceZoo() []mutant {
 		// the same millisecond. Scheduled in config order, the writer's
 		// always runs first and the reader waits; only when the reader's
 		// runs first does the writer's missing check for readers matter.
-		{name: "the writer's check for readers (read-write lock, same-instant acquires)", design: writerIgnoresReaders{}, twin: model.ReadWriteLock,
+		{name: "the writer's check for readers (same-instant acquires)", design: writerIgnoresReaders{}, twin: model.ReadWriteLock,
 			opts:      raceOpts("random"),
 			mechanism: "(reading)",
 		},
