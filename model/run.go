@@ -134,7 +134,7 @@ func (s Spec) Config() (sim.Config, error) {
 	}
 	il, err := sim.ParseInterleave(s.Interleave)
 	if err != nil {
-		return sim.Config{}, errors.Wrap(err, "model")
+		return sim.Config{}, err
 	}
 	res := &Resource{Fencing: s.Fencing}
 	cfg := sim.Config{

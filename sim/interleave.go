@@ -150,14 +150,14 @@ func (il Interleave) validate() error {
 	switch il.Policy {
 	case InterleaveFixed, InterleaveRandom:
 		if il.Depth != 0 || il.Horizon != 0 {
-			return errors.Errorf("sim: interleave %s takes no depth or horizon", il)
+			return errors.Errorf("interleave %s takes no depth or horizon", il)
 		}
 		return nil
 	case InterleavePCT, InterleaveScript:
 		_, err := ParseInterleave(il.String())
-		return errors.Wrap(err, "sim")
+		return err
 	}
-	return errors.Errorf("sim: unknown interleave policy %q (want fixed, random or pct)", string(il.Policy))
+	return errors.Errorf("unknown interleave policy %q (want fixed, random or pct)", string(il.Policy))
 }
 
 // ChangeHorizon is the choice points PCT's change points are drawn among.
