@@ -233,6 +233,7 @@ func TestBenchTable(t *testing.T) {
 	deadline := time.Now().Add(*benchBudget) // wall-clock ok: a benchmark report's bound
 	benchZoo(t, deadline)
 	benchExhaustive(t, deadline)
+	benchFirstCatch(t) // bench_catch_test.go: its own 60s bound
 }
 
 // measured is one row of the table: per op, wall and CPU time.

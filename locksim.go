@@ -101,6 +101,16 @@ func WithSwarm(on bool) Option {
 	return func(c *config) { c.check.Gen.Swarm = on; c.randomOnly = append(c.randomOnly, "WithSwarm") }
 }
 
+// WithInterleave sets how events due at the same virtual instant are
+// ordered (model.Spec.Interleave, `locksim check --interleave`): "fixed"
+// (the default: the order they were scheduled in), "random" (uniform among
+// the concurrent ones) or "pct:D" (PCT with depth D; "pct:D/H" draws its
+// change points among the first H choice points). The saved case carries
+// it, so a case found under an interleaving replays under it.
+func WithInterleave(policy string) Option {
+	return func(c *config) { c.check.Base.Interleave = policy }
+}
+
 // WithRuns sets how many runs Check makes (default engine.DefaultRuns,
 // what `locksim check` makes; -locksim.runs overrides it).
 func WithRuns(n int) Option {
@@ -162,6 +172,14 @@ func WithMaxSchedules(n int) Option { return func(c *config) { c.exhaust.MaxSche
 func WithDurations(names ...string) Option {
 	return func(c *config) { c.exhaust.Durations = append([]string{}, names...) }
 }
+
+// WithPreemptions makes exhaustive mode also try, on the fault-free run
+// and on every fault schedule that broke nothing, every ordering of at
+// most p same-instant choices (0 to engine.MaxPreemptions; `locksim check
+// --exhaustive --preemptions P`): where two or more concurrent events are
+// ready at one instant, another of them first. With WithFaults() (no
+// kinds) only the fault-free run's orderings are explored.
+func WithPreemptions(p int) Option { return func(c *config) { c.exhaust.Preemptions = p } }
 
 // WithStopAtFirst makes exhaustive mode stop at its first break: a
 // counterexample, not a guarantee.
@@ -317,7 +335,7 @@ func (c *config) exhaustive(t TB, casePath string) {
 	}
 	first := res.Breaks[0]
 	r := res.Baseline
-	if len(first.Smallest.Faults) > 0 {
+	if len(first.Smallest.Faults) > 0 || first.Smallest.Preempt != "" {
 		if r, err = res.Rerun(first.Smallest); err != nil {
 			t.Fatalf("locksim.Check: %v", err)
 			return

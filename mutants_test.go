@@ -38,7 +38,7 @@ type mutant struct {
 
 func zoo() []mutant {
 	ms := time.Millisecond
-	return []mutant{
+	return append([]mutant{
 		{name: "owner check in release (plain DEL)", design: releaseDel{}, twin: model.SetPxLua,
 			opts:      []Option{WithFaults(sim.FaultPause), WithPauseAt(scenarios.PlaceRelease)},
 			mechanism: "(DEL)"},
@@ -130,7 +130,7 @@ func zoo() []mutant {
 		// the lease and a step back of the client's clock, so exhaustive
 		// mode at depth 1 cannot tell them apart; the scenario
 		// wall-clock-jump and model's TestWallClockDeadline show it.
-	}
+	}, raceZoo()...)
 }
 
 // zooResult is what the zoo test and the bench table report per mutant.

@@ -77,6 +77,10 @@ type RunOutcome struct {
 	Vacuous bool `json:"vacuous,omitempty"`
 	// Config is the run's drawn configuration (scenarios.Describe).
 	Config string `json:"config,omitempty"`
+	// Choices and Lanes are what a same-instant scheduler other than the
+	// fixed order saw (sim.InterleaveStats); 0 under the fixed order.
+	Choices int `json:"choices,omitempty"`
+	Lanes   int `json:"lanes,omitempty"`
 }
 
 // CheckResult is a finished check.
@@ -307,6 +311,7 @@ func (c CheckConfig) run(i int) RunOutcome {
 	}
 	out, err := model.Verdict(s, seed)
 	o.Unfired = out.Unfired()
+	o.Choices, o.Lanes = out.Interleave.Choices, out.Interleave.Lanes
 	switch {
 	case err != nil:
 		o.Error = err.Error()
@@ -349,6 +354,7 @@ func (r *CheckResult) add(o RunOutcome) {
 		}
 	}
 	r.Coverage.add(faults, o.Unfired)
+	r.Coverage.Interleave.add(o)
 	if o.Error != "" && r.FirstError == nil {
 		c := o
 		r.FirstError = &c

@@ -28,12 +28,14 @@ type Coverage struct {
 	// that never fired is a warning.
 	AskedKinds  []sim.FaultKind
 	AskedPlaces []scenarios.Place
+	// Interleave is what the same-instant scheduler saw (interleave.go).
+	Interleave InterleaveCoverage
 }
 
 func newCoverage(c CheckConfig) Coverage {
 	base := c.Base.WithDefaults()
 	return Coverage{Kinds: map[sim.FaultKind]int{}, Places: map[scenarios.Place]int{},
-		AskedKinds: c.Gen.KindsDrawn(), AskedPlaces: c.Gen.PlacesFor(base)}
+		AskedKinds: c.Gen.KindsDrawn(), AskedPlaces: c.Gen.PlacesFor(base), Interleave: newInterleaveCoverage(c.Base.Interleave)}
 }
 
 // add counts one run's faults; fired[i] tells whether faults[i] took

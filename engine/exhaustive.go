@@ -50,6 +50,11 @@ type ExhaustiveConfig struct {
 	// schedules done and planned (depth 2's are planned once its first
 	// faults have been run).
 	Progress func(done, planned int)
+	// Preemptions is the most same-instant reorders a schedule adds to
+	// its faults (exhaustive_preempt.go), 0 to MaxPreemptions; 0 is
+	// exhaustive mode as it was. With Preemptions, Kinds may be empty
+	// (non-nil): only the fault-free run's orderings are explored.
+	Preemptions int
 }
 
 // ExhaustiveResult is a finished exhaustive check.
@@ -91,6 +96,10 @@ type ExhaustiveResult struct {
 	Danger []DangerPoint
 	// FirstError is the schedule that stopped the check with an error.
 	FirstError *Schedule
+	// Preemptions is the most reorders a schedule added; Preempted counts
+	// the schedules run per reorder count (index 0: one reorder).
+	Preemptions int
+	Preempted   []int
 	// Stopped is set when StopAtFirst stopped the exploration at a break;
 	// HitBound when it reached MaxSchedules without one.
 	Stopped, HitBound bool
@@ -115,10 +124,17 @@ type Schedule struct {
 	// schedule tested less than it names and does not count toward the
 	// guarantee.
 	Unfired bool `json:"unfired,omitempty"`
+	// Preempt is the schedule's same-instant reorders as
+	// model.Spec.Interleave writes them ("preempt:12.1"), "" for none.
+	Preempt string `json:"interleave,omitempty"`
 	// point is the depth-1 point of the first fault and opt its place in
 	// that point's menu; size the sum of the faults' magnitudes.
 	point, opt int
 	size       time.Duration
+	// script is Preempt's reorders; points the run's choice points, kept
+	// (with Preemptions) for the next round to place reorders at.
+	script []sim.Reorder
+	points []sim.ChoicePoint
 }
 
 // Break is one way the design broke: every schedule whose faults have the
@@ -162,6 +178,9 @@ func (r *ExhaustiveResult) Total() int {
 	for _, s := range r.Schedules {
 		n += s
 	}
+	for _, s := range r.Preempted {
+		n += s
+	}
 	return n
 }
 
@@ -170,6 +189,7 @@ func (r *ExhaustiveResult) Total() int {
 func (r *ExhaustiveResult) Rerun(s *Schedule) (*model.Result, error) {
 	spec := r.Spec
 	spec.Faults = s.Faults
+	spec.Interleave = s.Preempt
 	res, err := model.Run(spec, r.Seed)
 	if err != nil {
 		return nil, err
@@ -192,6 +212,9 @@ type explorer struct {
 	// readsWall: the clients decide by their wall clocks
 	// (model.Traits.ReadsWall), so their clock steps are placed too.
 	readsWall bool
+	// baseSchedule is the fault-free run as a schedule with its choice
+	// points: the first base of the reorder rounds.
+	baseSchedule Schedule
 }
 
 // Exhaustive runs an exhaustive check. The error is for input that cannot
@@ -207,6 +230,10 @@ func Exhaustive(c ExhaustiveConfig) (*ExhaustiveResult, error) {
 	}
 	res.PerEvent = x.perEvent()
 	agg := newAggregate(x, res)
+	agg.keepClean = c.Preemptions > 0
+	if agg.keepClean {
+		agg.clean = []Schedule{x.baseSchedule}
+	}
 	var ran []Schedule
 	done := 0
 	ordered(len(one), c.Workers, nil, func(j int) Schedule { return x.run(one[j]) }, func(j int, s Schedule) bool {
@@ -219,11 +246,17 @@ func Exhaustive(c ExhaustiveConfig) (*ExhaustiveResult, error) {
 		return s.Error == "" && !agg.stop(s)
 	})
 	res.Schedules = []int{len(ran)}
-	if res.FirstError != nil || res.Stopped || x.depth() < 2 {
-		return agg.finish(), nil
+	if res.FirstError == nil && !res.Stopped && x.depth() >= 2 {
+		if err := x.depthTwo(ran, agg, c.Progress, done); err != nil {
+			return nil, err
+		}
 	}
-	if err := x.depthTwo(ran, agg, c.Progress, done); err != nil {
-		return nil, err
+	if c.Preemptions > 0 && res.FirstError == nil && !res.Stopped && !res.HitBound {
+		bases := agg.clean
+		agg.keepClean, agg.clean = false, nil
+		if err := x.preempt(bases, agg, res.Total()); err != nil {
+			return nil, err
+		}
 	}
 	return agg.finish(), nil
 }
@@ -246,11 +279,17 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	if c.MaxSchedules < 0 {
 		return nil, nil, errors.Errorf("exhaustive: the bound %d is negative", c.MaxSchedules)
 	}
+	if c.Preemptions < 0 || c.Preemptions > MaxPreemptions {
+		return nil, nil, errors.Errorf("exhaustive: preemptions %d: want 0 to %d", c.Preemptions, MaxPreemptions)
+	}
+	if c.Preemptions > 0 && c.Base.Interleave != "" && c.Base.Interleave != "fixed" {
+		return nil, nil, errors.Errorf("exhaustive: preemptions explore the orders of the fixed one; the interleave %q draws them instead: give one or the other", c.Base.Interleave)
+	}
 	kinds := c.Kinds
 	if kinds == nil {
 		kinds = ExhaustiveKinds
 	}
-	if len(kinds) == 0 {
+	if len(kinds) == 0 && c.Preemptions == 0 {
 		return nil, nil, errors.New("exhaustive: no fault kinds to place: it would explore nothing")
 	}
 	if c.Depth == 0 {
@@ -271,6 +310,9 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	base := c.Base
 	base.Faults = nil
 	spec := scenarios.Gen{Kinds: []sim.FaultKind{}}.Run(scenarios.Rand(seed), base)
+	if c.Preemptions > 0 {
+		spec = preemptSpec(spec, nil) // the fixed order, recording its choice points
+	}
 	cfg, err := spec.Config()
 	if err != nil {
 		return nil, nil, err
@@ -284,7 +326,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	if len(x.counted) == 0 {
 		x.counted = invariant.All
 	}
-	res := &ExhaustiveResult{Design: spec.Design, Spec: spec, Seed: seed, Depth: x.depth(), Kinds: kinds, Classes: x.classes,
+	res := &ExhaustiveResult{Design: spec.Design, Spec: spec, Seed: seed, Depth: x.depth(), Kinds: kinds, Classes: x.classes, Preemptions: c.Preemptions,
 		Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{}, Counted: x.counted, Judged: map[invariant.ID]string{}}
 	if spec.Custom != nil {
 		res.Design = spec.Custom.Name()
@@ -300,6 +342,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	}
 	r.CountOnly(c.Invariants)
 	res.Baseline = r
+	x.baseSchedule = Schedule{points: r.Interleave.Points}
 	if r.Err != nil {
 		return nil, nil, errors.Wrap(r.Err, "exhaustive: the fault-free run stopped")
 	}
@@ -360,8 +403,12 @@ func (x *explorer) perEvent() int {
 func (x *explorer) run(s Schedule) Schedule {
 	spec := x.spec
 	spec.Faults = s.Faults
+	if x.cfg.Preemptions > 0 {
+		spec = preemptSpec(spec, s.script)
+	}
 	out, err := model.Verdict(spec, x.seed)
 	s.Unfired = len(out.Unfired()) > 0
+	s.points = out.Interleave.Points
 	switch {
 	case err != nil:
 		s.Error = err.Error()

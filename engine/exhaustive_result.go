@@ -41,6 +41,10 @@ type aggregate struct {
 	res         *ExhaustiveResult
 	groups      map[string]*Break
 	stopAtFirst bool
+	// keepClean keeps, in clean, every schedule that broke nothing (with
+	// its choice points) for the reorder rounds (exhaustive_preempt.go).
+	keepClean bool
+	clean     []Schedule
 }
 
 func newAggregate(x *explorer, res *ExhaustiveResult) *aggregate {
@@ -67,6 +71,9 @@ func (a *aggregate) add(s Schedule, depthOne bool) {
 	if s.Unfired && len(s.Broken) == 0 {
 		r.UnfiredSchedules++ // tested nothing it names: not toward the guarantee
 		return
+	}
+	if a.keepClean && clean(s) {
+		a.clean = append(a.clean, s)
 	}
 	if depthOne {
 		d := &r.Danger[s.point]

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -44,7 +45,13 @@ func (r *ExhaustiveResult) Guarantee() string {
 			thousands(r.Total()), r.Design, invariant.Names(r.Breaks[0].Broken))
 		return b.String()
 	}
+	if len(r.Kinds) == 0 { // reorders only (preemptionClause)
+		fmt.Fprintf(&b, "explored design %s with no fault", r.Design)
+	}
 	for d, n := range r.Schedules {
+		if len(r.Kinds) == 0 {
+			break
+		}
 		if d > 0 {
 			b.WriteString(" and ")
 		} else {
@@ -52,11 +59,14 @@ func (r *ExhaustiveResult) Guarantee() string {
 		}
 		fmt.Fprintf(&b, "%s %s schedules", thousands(n), words[d])
 	}
-	fmt.Fprintf(&b, " of design %s (at %d points of the fault-free run, each of %s where it applies, with %s)",
-		r.Design, r.Points, plural(len(r.Kinds), "fault kind"), classCount(len(r.Classes)))
+	if len(r.Kinds) > 0 {
+		fmt.Fprintf(&b, " of design %s (at %d points of the fault-free run, each of %s where it applies, with %s)",
+			r.Design, r.Points, plural(len(r.Kinds), "fault kind"), classCount(len(r.Classes)))
+	}
 	if len(r.Schedules) > 1 {
 		b.WriteString(", two-fault schedules extending only those one-fault schedules that broke nothing")
 	}
+	b.WriteString(r.preemptionClause())
 	var parts []string
 	for _, id := range r.Counted {
 		if r.Judged[id] != "" {
@@ -87,31 +97,35 @@ func (r *ExhaustiveResult) Limits() string {
 	return fmt.Sprintf("within: %s; the latencies of seed %d; fault kinds %s; durations %s; "+
 		"a client paused or crashed only at its own points, partitions of a client from one endpoint, a node from everyone "+
 		"or a node with its client, clock jumps forward only",
-		scenarios.Describe(r.Spec), r.Seed, kindList(r.Kinds), strings.Join(cs, ", "))
+		scenarios.Describe(r.Spec), r.Seed, cmp.Or(kindList(r.Kinds), "none"), strings.Join(cs, ", "))
 }
 
 // exhaustiveJSON is the JSON of an exhaustive check.
 type exhaustiveJSON struct {
-	Schema     string          `json:"schema"`
-	Design     string          `json:"design"`
-	Config     string          `json:"config"`
-	Seed       uint64          `json:"seed"`
-	Depth      int             `json:"depth"`
-	Guarantee  string          `json:"guarantee"`
-	Kinds      []sim.FaultKind `json:"kinds"`
-	Classes    []DurClass      `json:"duration_classes"`
-	Events     int             `json:"events"`
-	Points     int             `json:"points"`
-	Schedules  []int           `json:"schedules"`
-	PerEvent   int             `json:"schedules_per_event"`
-	Broken     int             `json:"broken_schedules"`
-	Unfired    int             `json:"unfired_schedules,omitempty"`
-	NoVerdict  string          `json:"no_verdict,omitempty"`
-	Invariants []invariantJSON `json:"invariants"`
-	Breaks     []breakJSON     `json:"breaks"`
-	Danger     []DangerPoint   `json:"danger"`
-	Error      *Schedule       `json:"error,omitempty"`
-	ErrorFault []string        `json:"error_faults,omitempty"`
+	Schema    string          `json:"schema"`
+	Design    string          `json:"design"`
+	Config    string          `json:"config"`
+	Seed      uint64          `json:"seed"`
+	Depth     int             `json:"depth"`
+	Guarantee string          `json:"guarantee"`
+	Kinds     []sim.FaultKind `json:"kinds"`
+	Classes   []DurClass      `json:"duration_classes"`
+	Events    int             `json:"events"`
+	Points    int             `json:"points"`
+	Schedules []int           `json:"schedules"`
+	// Preemptions and Preempted: the most same-instant reorders a schedule
+	// added, and the schedules run per reorder count.
+	Preemptions int             `json:"preemptions,omitempty"`
+	Preempted   []int           `json:"reorder_schedules,omitempty"`
+	PerEvent    int             `json:"schedules_per_event"`
+	Broken      int             `json:"broken_schedules"`
+	Unfired     int             `json:"unfired_schedules,omitempty"`
+	NoVerdict   string          `json:"no_verdict,omitempty"`
+	Invariants  []invariantJSON `json:"invariants"`
+	Breaks      []breakJSON     `json:"breaks"`
+	Danger      []DangerPoint   `json:"danger"`
+	Error       *Schedule       `json:"error,omitempty"`
+	ErrorFault  []string        `json:"error_faults,omitempty"`
 }
 
 type invariantJSON struct {
@@ -127,7 +141,10 @@ type breakJSON struct {
 	Broken    []invariant.ID `json:"broken"`
 	Schedules int            `json:"schedules"`
 	Smallest  []string       `json:"smallest"`
-	Case      string         `json:"case,omitempty"`
+	// Interleave is the smallest schedule's same-instant reorders
+	// ("preempt:3.1"), if any.
+	Interleave string `json:"interleave,omitempty"`
+	Case       string `json:"case,omitempty"`
 }
 
 // ExhaustiveJSON writes the result as one JSON document (schema
@@ -137,7 +154,7 @@ func ExhaustiveJSON(w io.Writer, r *ExhaustiveResult, cases map[int]string) erro
 	j := exhaustiveJSON{Schema: ExhaustiveSchema, Design: r.Design, Config: scenarios.Describe(r.Spec), Seed: r.Seed, Depth: r.Depth,
 		Guarantee: r.Guarantee(), Kinds: r.Kinds, Classes: r.Classes, Events: r.Events, Points: r.Points, Schedules: r.Schedules,
 		PerEvent: r.PerEvent, Broken: r.BrokenSchedules, Danger: r.Danger, Breaks: []breakJSON{},
-		Unfired: r.UnfiredSchedules, NoVerdict: r.NoVerdict()}
+		Unfired: r.UnfiredSchedules, NoVerdict: r.NoVerdict(), Preemptions: r.Preemptions, Preempted: r.Preempted}
 	for _, id := range invariant.All {
 		v := invariantJSON{ID: id}
 		counted := false
@@ -162,7 +179,7 @@ func ExhaustiveJSON(w io.Writer, r *ExhaustiveResult, cases map[int]string) erro
 	}
 	for i, br := range r.Breaks {
 		j.Breaks = append(j.Breaks, breakJSON{Mechanism: br.Mechanism, Classes: br.Classes, Broken: br.Broken, Schedules: br.Schedules,
-			Smallest: br.Smallest.Lines(), Case: cases[i]})
+			Smallest: br.Smallest.Lines(), Interleave: br.Smallest.Preempt, Case: cases[i]})
 	}
 	if e := r.FirstError; e != nil {
 		j.Error, j.ErrorFault = e, e.Lines()

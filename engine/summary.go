@@ -115,6 +115,12 @@ func summaryOf(r *CheckResult, casePath string) jsonSummary {
 		cv := r.Coverage
 		s.Coverage = &jsonCoverage{Drawn: cv.Drawn, Fired: cv.Fired, Kinds: cv.Kinds, Places: cv.Places,
 			ClockStepRuns: cv.ClockStepRuns, CrashRuns: cv.CrashRuns, Warnings: cv.Warnings(), NoFaults: len(cv.AskedKinds) == 0}
+		if ic := cv.Interleave; ic.Active() {
+			s.Coverage.Interleave = &jsonInterleave{Policy: ic.Policy.String(), MaxChoices: ic.MaxChoices, MaxThreads: ic.MaxLanes, Bound: ic.Bound()}
+			if ic.Policy.Policy == sim.InterleavePCT {
+				s.Coverage.Interleave.PerRun = PCTBound(ic.Policy.Depth, ic.MaxLanes, ic.Policy.ChangeHorizon())
+			}
+		}
 	}
 	if len(r.Uncounted) > 0 {
 		s.Uncounted = r.Uncounted
@@ -143,6 +149,19 @@ type jsonCoverage struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// NoFaults: the check drew no faults (--faults none).
 	NoFaults bool `json:"no_faults,omitempty"`
+	// Interleave is the same-instant scheduler's coverage and bound; absent
+	// under the fixed order.
+	Interleave *jsonInterleave `json:"interleave,omitempty"`
+}
+
+// jsonInterleave is a same-instant scheduler's part of the coverage.
+type jsonInterleave struct {
+	Policy     string `json:"policy"`
+	MaxChoices int    `json:"max_choice_points"`
+	MaxThreads int    `json:"max_threads"`
+	// PerRun is PCT's lower bound on finding a bug of its depth per run.
+	PerRun float64 `json:"pct_per_run_bound,omitempty"`
+	Bound  string  `json:"bound"`
 }
 
 func marshalNoEscape(v any) ([]byte, error) {

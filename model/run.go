@@ -132,14 +132,19 @@ func (s Spec) Config() (sim.Config, error) {
 	if !slices.Contains(Fencings, s.Fencing) {
 		return sim.Config{}, errors.Errorf("unknown fencing %q (want %s)", s.Fencing, FencingNames())
 	}
+	il, err := sim.ParseInterleave(s.Interleave)
+	if err != nil {
+		return sim.Config{}, err
+	}
 	res := &Resource{Fencing: s.Fencing}
 	cfg := sim.Config{
-		Network:  s.Network,
-		Sentinel: t.Sentinel,
-		Faults:   s.Faults,
-		Until:    s.Until,
-		Limits:   s.Limits,
-		Services: []sim.ServiceConfig{{Name: ResourceName, Handler: res}},
+		Interleave: il,
+		Network:    s.Network,
+		Sentinel:   t.Sentinel,
+		Faults:     s.Faults,
+		Until:      s.Until,
+		Limits:     s.Limits,
+		Services:   []sim.ServiceConfig{{Name: ResourceName, Handler: res}},
 	}
 	roster := s.Roster()
 	for _, name := range roster.Nodes {
@@ -244,7 +249,7 @@ func RunObserved(s Spec, seed uint64, observe sim.Observer) (*Result, error) {
 		return nil, err
 	}
 	h, runErr := w.Run()
-	r := &Result{Spec: s, Seed: seed, History: h, Err: runErr, FaultOutcomes: w.FaultOutcomes()}
+	r := &Result{Spec: s, Seed: seed, History: h, Err: runErr, FaultOutcomes: w.FaultOutcomes(), Interleave: w.InterleaveStats()}
 	if runErr == nil {
 		r.Violations = invariant.Check(h, s.CheckConfig())
 	}
@@ -272,6 +277,9 @@ type Outcome struct {
 	// FaultOutcomes says, for each fault of the spec, whether it took
 	// effect (Result.FaultOutcomes).
 	FaultOutcomes []sim.FaultOutcome
+	// Interleave is what the same-instant scheduler saw (its choice
+	// points and competing lanes); zero under the fixed order.
+	Interleave sim.InterleaveStats
 }
 
 // Unfired returns the indexes of the faults that never took effect.
@@ -295,7 +303,7 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 		return Outcome{}, err
 	}
 	h, runErr := w.Run()
-	o := Outcome{Err: runErr, FaultOutcomes: w.FaultOutcomes()}
+	o := Outcome{Err: runErr, FaultOutcomes: w.FaultOutcomes(), Interleave: w.InterleaveStats()}
 	if runErr == nil {
 		ix := history.New(h)
 		o.Violations = invariant.CheckIndex(ix, s.CheckConfig())

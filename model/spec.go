@@ -208,6 +208,11 @@ type Spec struct {
 	// done. Limits bound the run (defaults from sim).
 	Until  time.Duration
 	Limits sim.Limits
+	// Interleave orders the events due at the same instant: "" or
+	// "fixed" (the order they were scheduled in), "random", "pct:D" or
+	// "pct:D/H" (sim.ParseInterleave). Saved with a case, so a case found
+	// under an interleaving replays under it.
+	Interleave string `json:",omitempty"`
 }
 
 // Result is a finished run: the history and what the checkers found.
@@ -228,6 +233,9 @@ type Result struct {
 	// A driver that runs the world itself (package realclient) sets it
 	// from the world after Finish.
 	FaultOutcomes []sim.FaultOutcome
+	// Interleave is what the same-instant scheduler saw (choice points,
+	// competing lanes); zero under the fixed order.
+	Interleave sim.InterleaveStats `json:"-"`
 }
 
 // Unfired returns the indexes (into Spec.Faults) of the faults that never

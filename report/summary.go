@@ -40,6 +40,9 @@ func SummaryText(w io.Writer, r *engine.CheckResult, casePath string) error {
 	}
 	if r.Runs > 0 {
 		b.WriteString(coverageText(&r.Coverage, r.Runs, r.FailoverRuns, ""))
+		if ic := r.Coverage.Interleave; ic.Active() {
+			b.WriteString(ic.Bound() + "\n")
+		}
 	}
 	if r.FirstError != nil {
 		fmt.Fprintf(&b, "\nrun %d (seed %d) stopped with an error, so the check stopped: %s\n", r.FirstError.Index, r.FirstError.Seed, r.FirstError.Error)

@@ -74,6 +74,9 @@ func SummaryMarkdown(w io.Writer, r *engine.CheckResult, casePath string) error 
 		if ws := r.Coverage.Warnings(); len(ws) > 0 {
 			b.WriteString("| **warning** | " + mdCell(strings.Join(ws, "; ")) + " |\n")
 		}
+		if ic := r.Coverage.Interleave; ic.Active() {
+			b.WriteString("| interleave | " + mdCell(ic.Bound()) + " |\n")
+		}
 	}
 	if m := r.Minimal; m != nil {
 		f := r.FirstFail

@@ -272,6 +272,9 @@ func Describe(s model.Spec) string {
 	if t.Persistence != "" && t.Persistence != sim.PersistNone {
 		parts = append(parts, "persistence "+string(t.Persistence))
 	}
+	if s.Interleave != "" && s.Interleave != "fixed" && s.Interleave != "preempt:" {
+		parts = append(parts, "interleave "+s.Interleave)
+	}
 	if t.MinReplicasToWrite > 0 {
 		parts = append(parts, fmt.Sprintf("min-replicas-to-write %d, max lag %s", t.MinReplicasToWrite, sim.FormatDuration(t.MinReplicasMaxLag)))
 	}

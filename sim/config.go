@@ -141,6 +141,9 @@ type Config struct {
 	// expire. Default 10s; events beyond it are dropped without error.
 	Drain  time.Duration
 	Limits Limits
+	// Interleave orders the events due at the same instant (interleave.go);
+	// the zero value is the fixed order.
+	Interleave Interleave
 	// Observe, if set, is called after every recorded event (see
 	// Observer); it must only read the world.
 	Observe Observer
@@ -252,6 +255,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Drain < 0 {
 		return errors.Errorf("drain %v is negative", c.Drain)
+	}
+	if err := c.Interleave.validate(); err != nil {
+		return err
 	}
 	if c.Until < 0 {
 		return errors.Errorf("until %v is negative", c.Until)

@@ -56,7 +56,7 @@ func (w *World) live() int {
 // the run is over: stopped, nothing scheduled, or, once every client has
 // ended (and Config.Until is zero), nothing due within Config.Drain.
 func (w *World) NextAt() (time.Duration, bool) {
-	if w.done || w.q.len() == 0 {
+	if w.done || w.pending() == 0 {
 		return 0, false
 	}
 	if w.live() == 0 && w.cfg.Until == 0 {
@@ -66,11 +66,11 @@ func (w *World) NextAt() (time.Duration, bool) {
 		if w.drainUntil < 0 {
 			w.drainUntil = w.now + w.cfg.Drain
 		}
-		if w.q.nextAt() > w.drainUntil {
+		if w.nextDue() > w.drainUntil {
 			return 0, false
 		}
 	}
-	return w.q.nextAt(), true
+	return w.nextDue(), true
 }
 
 // Step runs the next event and reports whether the run goes on. It stops
@@ -79,7 +79,7 @@ func (w *World) Step() bool {
 	if _, ok := w.NextAt(); !ok {
 		return false
 	}
-	e := w.q.pop()
+	e := w.popNext()
 	if e.at > w.cfg.Limits.MaxTime {
 		w.fail(errors.Errorf("run stopped at the time limit: limits.max_time %v reached with %d events processed; raise the limit or end the workload sooner", w.cfg.Limits.MaxTime, w.events))
 		return false
@@ -141,7 +141,7 @@ func (w *World) Finish() (History, error) {
 		panic("sim: World.Finish called twice")
 	}
 	w.finished = true
-	if !w.done && w.q.len() == 0 && w.liveMain > 0 && w.err == nil {
+	if !w.done && w.pending() == 0 && w.liveMain > 0 && w.err == nil {
 		w.fail(errors.Errorf("run stuck at %s: %d client(s) still running with nothing scheduled (a bug in the simulator: please report it with the seed)", FormatTime(w.now), w.liveMain))
 	}
 	w.shutdown()

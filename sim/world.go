@@ -17,8 +17,11 @@ type World struct {
 	now  time.Duration
 	seq  uint64
 	q    queue
-	log  eventLog
-	net  *network.Network
+	// sched picks among same-instant events (interleave.go); nil for
+	// the fixed order.
+	sched *scheduler
+	log   eventLog
+	net   *network.Network
 
 	events int   // events processed, bounded by cfg.Limits.MaxEvents
 	err    error // the error that stopped the run, if any
@@ -100,6 +103,7 @@ func New(cfg Config, seed uint64) (*World, error) {
 		w.services[sc.Name] = &service{name: sc.Name, h: sc.Handler, ctx: ServiceCtx{w: w, name: sc.Name}}
 	}
 	w.sentinel = newSentinel(w)
+	w.sched = w.newScheduler()
 	for _, cc := range cfg.Clients {
 		c, _ := clock.New(cc.Clock) // validated
 		p := &proc{w: w, name: cc.Name, clock: c, main: cc.Main, rng: w.rng("client/" + cc.Name)}

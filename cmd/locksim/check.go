@@ -53,6 +53,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	downAfter := fs.Duration("down-after", 0, "Sentinel's down-after with replicas (drawn per run relative to the TTL by default)")
 	minReplicas := addMinReplicasFlags(fs)
 	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count as a failure, comma-separated (e.g. lost-update,fencing to ask only whether the data survives; token-order means token-unique,fencing)")
+	interleave := fs.String("interleave", "fixed", "how events due at the same virtual instant are ordered: fixed (the order they were scheduled in), random (uniform among the concurrent ones) or pct:D (PCT with bug depth D; pct:D/H draws its change points among the first H choice points); the summary states the bound")
 	runs := fs.Int("runs", engine.DefaultRuns, "number of runs")
 	budget := fs.Duration("for", 0, "run until this much wall time has passed instead of --runs (deterministic given the runs it reached, which it prints)")
 	seed := fs.Uint64("seed", 1, "base seed: run i uses seed+i")
@@ -118,6 +119,14 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if err := minReplicas(&base); err != nil {
 		return exitUsage, err
+	}
+	if il, err := sim.ParseInterleave(*interleave); err != nil {
+		return exitUsage, usagef("--%v", err)
+	} else if il.Policy != sim.InterleaveFixed {
+		if *ex.on {
+			return exitUsage, usagef("--interleave draws orders per run; exhaustive mode tries every order within a bound instead: give --preemptions P")
+		}
+		base.Interleave = il.String()
 	}
 	if !*ex.on {
 		for _, name := range exhaustiveOnly {

@@ -38,6 +38,7 @@ type exhaustiveFlags struct {
 	show      *int
 	saveDir   *string
 	first     *bool
+	preempt   *int
 }
 
 func addExhaustiveFlags(fs *flags) exhaustiveFlags {
@@ -49,6 +50,7 @@ func addExhaustiveFlags(fs *flags) exhaustiveFlags {
 		show:      fs.Int("show", 20, "with --exhaustive: list at most this many ways it breaks (JSON lists all)"),
 		saveDir:   fs.String("save-dir", "locksim-exhaustive", "with --exhaustive: where the listed breaks' smallest schedules are saved as case files (\"\": nowhere)"),
 		first:     fs.Bool("stop-at-first", false, "with --exhaustive: stop at the first schedule that breaks a counted invariant (a counterexample, not a guarantee)"),
+		preempt:   fs.Int("preemptions", 0, "with --exhaustive: also try every ordering of at most this many same-instant choices (0-2) on the fault-free run and on every fault schedule that broke nothing; with --faults none, only the fault-free run's"),
 	}
 }
 
@@ -62,7 +64,7 @@ type exhaustiveRun struct {
 
 // exhaustiveOnly are check's flags that mean something only with
 // --exhaustive.
-var exhaustiveOnly = []string{"depth", "max-schedules", "durations", "show", "save-dir", "stop-at-first"}
+var exhaustiveOnly = []string{"depth", "max-schedules", "durations", "show", "save-dir", "stop-at-first", "preemptions"}
 
 // randomOnly are check's flags that mean nothing when every fault is placed.
 var randomOnly = []string{"runs", "for", "shard", "shards", "pause-at", "delay-max", "links", "max-faults", "swarm", "save"}
@@ -78,6 +80,8 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 		return exitUsage, usagef("--depth %d: give 1 or 2", *ex.depth)
 	case *ex.max < 1:
 		return exitUsage, usagef("--max-schedules %d: give at least 1", *ex.max)
+	case *ex.preempt < 0 || *ex.preempt > engine.MaxPreemptions:
+		return exitUsage, usagef("--preemptions %d: give 0 to %d", *ex.preempt, engine.MaxPreemptions)
 	case *ex.show < 0:
 		return exitUsage, usagef("--show %d: must not be negative", *ex.show)
 	case r.workers < 1 || r.workers > engine.MaxWorkers:
@@ -85,7 +89,8 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 	case r.format != "text" && r.format != "json" && r.format != "html":
 		return exitUsage, usagef("unknown --format %q with --exhaustive (want text, json or html)", r.format)
 	}
-	c := engine.ExhaustiveConfig{Base: base, Seed: r.seed, Depth: *ex.depth, MaxSchedules: *ex.max, Workers: r.workers, StopAtFirst: *ex.first}
+	c := engine.ExhaustiveConfig{Base: base, Seed: r.seed, Depth: *ex.depth, MaxSchedules: *ex.max, Workers: r.workers, StopAtFirst: *ex.first,
+		Preemptions: *ex.preempt}
 	if flagSet(fs, "faults") {
 		kinds, err := parseKinds(r.faults)
 		if err != nil {
@@ -169,7 +174,7 @@ func saveBreaks(res *engine.ExhaustiveResult, dir string, show int, stderr io.Wr
 	}
 	var paths []string
 	for i, b := range res.Breaks {
-		if i == show || len(b.Smallest.Faults) == 0 {
+		if i == show || len(b.Smallest.Faults) == 0 && b.Smallest.Preempt == "" {
 			break
 		}
 		paths = append(paths, filepath.Join(dir, fmt.Sprintf("%02d.json", i+1)))
