@@ -40,9 +40,10 @@ func (n *Node) applyEntry(e *pb.Entry) {
 			delete(m.expiring, id)
 		}
 	}
-	if !m.replaying {
+	if e.GetIndex() > n.cl.recorded {
+		n.cl.recorded = e.GetIndex()
 		for _, c := range changes {
-			n.recordChange(c)
+			n.cl.recordChange(m.mc, c)
 		}
 	}
 	if tag != m.tag {
@@ -55,31 +56,32 @@ func (n *Node) applyEntry(e *pb.Entry) {
 	}
 }
 
-// recordChange records a key change on this node: an expire event for a
-// key whose lease the leader expired, a key event otherwise.
-func (n *Node) recordChange(c keyChange) {
-	was := n.seen[c.key]
-	if was == c.value {
-		return
-	}
-	n.seen[c.key] = c.value
-	if c.cause == "expired" {
-		n.mem.mc.Record(sim.Event{Kind: sim.KindExpire, Key: c.key, Value: was})
-		return
-	}
-	n.mem.mc.Record(sim.Event{Kind: sim.KindKey, Key: c.key, Value: c.value, Note: c.cause})
-}
-
-// recordRestored records, after a restart, the keys the replayed log gave
-// back (a key event noted "restart" each, as a Redis node records what its
-// persistence kept).
-func (n *Node) recordRestored() {
-	for _, k := range sortedKeys(n.mem.kv.keys) {
-		v := n.mem.kv.keys[k].value
-		if n.seen[k] != v {
-			n.seen[k] = v
-			n.mem.mc.Record(sim.Event{Kind: sim.KindKey, Key: k, Value: v, Note: "restart"})
+// recordChange records a committed key change on every member: an
+// expire event for a key whose lease the leader expired, a key event
+// otherwise.
+//
+// Why every member, at the first apply: the lock lives in the replicated
+// log, and a change is in force from the instant it commits, wherever the
+// next request lands (a member that applies later serves nothing it has
+// not applied yet). Recording each member's own apply instead would show a
+// follower that learns the commit index late, or a leader crash before
+// the followers hear of the commit, as a lease lost, a false alarm. The
+// first apply anywhere is the earliest moment the commit is known, and the
+// log's safety (raft's Log Matching and Leader Completeness) makes it the
+// same change on every member.
+func (cl *Cluster) recordChange(mc *sim.MachineCtx, c keyChange) {
+	for _, name := range cl.names {
+		seen := cl.seen[name]
+		was := seen[c.key]
+		if was == c.value {
+			continue
 		}
+		seen[c.key] = c.value
+		if c.cause == "expired" {
+			mc.RecordFor(name, sim.Event{Kind: sim.KindExpire, Key: c.key, Value: was})
+			continue
+		}
+		mc.RecordFor(name, sim.Event{Kind: sim.KindKey, Key: c.key, Value: c.value, Note: c.cause})
 	}
 }
 

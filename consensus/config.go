@@ -60,6 +60,11 @@ type Cluster struct {
 	cfg   Config
 	names []string
 	nodes []*Node
+
+	// recorded is the highest log index whose key changes are in the
+	// history; seen is, per member, the key values recorded (apply.go).
+	recorded uint64
+	seen     map[string]map[string]string
 }
 
 // MaxNodes bounds a cluster's size.
@@ -75,7 +80,10 @@ func NewCluster(names []string, cfg Config) (*Cluster, error) {
 	if len(names) == 0 || len(names) > MaxNodes {
 		return nil, errors.Errorf("consensus: a cluster has 1 to %d nodes, not %d", MaxNodes, len(names))
 	}
-	cl := &Cluster{cfg: cfg, names: append([]string(nil), names...)}
+	cl := &Cluster{cfg: cfg, names: append([]string(nil), names...), seen: map[string]map[string]string{}}
+	for _, name := range names {
+		cl.seen[name] = map[string]string{}
+	}
 	voters := make([]uint64, len(names))
 	for i := range names {
 		voters[i] = uint64(i + 1)

@@ -28,11 +28,6 @@ type Node struct {
 	id   uint64 // raft ID: its place in the cluster, from 1
 	disk *disk
 
-	// seen is the history's view of the node's keys (what the last
-	// recorded key event said), kept across crashes so a restart records
-	// only what changed; it is the observer's, not the node's, memory.
-	seen map[string]string
-
 	mem *memory // nil while the node is down
 }
 
@@ -58,7 +53,6 @@ type memory struct {
 	expiry   map[int64]time.Duration // lease -> when it runs out on this node's monotonic clock
 	expiring map[int64]time.Duration // lease -> when an expire was proposed (monotonic)
 
-	replaying bool // applying the log kept on disk at boot: record no key events
 }
 
 type pendingReq struct {
@@ -79,9 +73,6 @@ var quietLogger = &raft.DefaultLogger{Logger: log.New(io.Discard, "", 0)}
 // Boot starts the node from its disk (sim.Machine).
 func (n *Node) Boot(mc *sim.MachineCtx) {
 	n.disk.boots++
-	if n.seen == nil {
-		n.seen = map[string]string{}
-	}
 	store := raft.NewMemoryStorage()
 	mustStore(store.ApplySnapshot(n.disk.snap))
 	mustStore(store.SetHardState(n.disk.hard))
@@ -108,12 +99,7 @@ func (n *Node) Boot(mc *sim.MachineCtx) {
 		expiry: map[int64]time.Duration{}, expiring: map[int64]time.Duration{},
 	}
 	n.resetElection()
-	n.mem.replaying = n.disk.boots > 1
-	n.ready()
-	if n.mem.replaying {
-		n.mem.replaying = false
-		n.recordRestored()
-	}
+	n.ready() // after a restart: replays the log up to the commit on disk
 	mc.After(n.cl.cfg.Tick, tagTick)
 }
 
@@ -124,19 +110,7 @@ func mustStore(err error) {
 }
 
 // Crash drops the node's memory (sim.Machine); the disk stays.
-func (n *Node) Crash() {
-	m := n.mem
-	if m == nil {
-		return
-	}
-	for _, k := range sortedKeys(n.seen) {
-		if n.seen[k] != "" {
-			m.mc.Record(sim.Event{Kind: sim.KindKey, Key: k, Note: "node crashed"})
-			n.seen[k] = ""
-		}
-	}
-	n.mem = nil
-}
+func (n *Node) Crash() { n.mem = nil }
 
 // Wake runs a tick (sim.Machine).
 func (n *Node) Wake(mc *sim.MachineCtx, tag int) {
@@ -185,6 +159,9 @@ func (n *Node) Request(mc *sim.MachineCtx, r sim.Request) {
 	if rep, ok := validate(args); !ok {
 		mc.Reply(r, rep)
 		return
+	}
+	if args[0] == opGrant {
+		args[1] = strconv.FormatInt(max(mustInt(args[1]), int64(n.cl.minTTL()/time.Millisecond)), 10)
 	}
 	if m.lead == raft.None {
 		mc.Reply(r, resp.ErrorReply(ErrNoLeader))
@@ -260,4 +237,17 @@ func (n *Node) softState(ss *raft.SoftState) {
 	if ss.RaftState != raft.StateLeader {
 		clear(m.expiring)
 	}
+}
+
+// minTTL is the shortest lease a node grants, as etcd's: one and a half
+// election timeouts, so a lease can outlive a leader change. A shorter
+// request is granted this TTL; the reply says so.
+func (cl *Cluster) minTTL() time.Duration {
+	return cl.cfg.Tick * time.Duration(cl.cfg.ElectionTicks) * 3 / 2
+}
+
+// mustInt parses a validated integer argument.
+func mustInt(s string) int64 {
+	v, _ := strconv.ParseInt(s, 10, 64)
+	return v
 }

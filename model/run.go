@@ -141,7 +141,20 @@ func (s Spec) Config() (sim.Config, error) {
 		Limits:   s.Limits,
 		Services: []sim.ServiceConfig{{Name: ResourceName, Handler: res}},
 	}
-	for g := 0; g < t.Masters; g++ {
+	dep, deploys := d.(Deployer)
+	if deploys {
+		if t.Replicas > 0 || t.Sentinel.Enabled {
+			return sim.Config{}, errors.Errorf("model: design %s deploys its own nodes: it takes no replicas and no sentinel", d.Name())
+		}
+		names := make([]string, t.Masters)
+		for g := range names {
+			names[g] = NodeName(g, 0, 0)
+		}
+		if cfg.Nodes, err = dep.Deploy(names, t.NodeClocks); err != nil {
+			return sim.Config{}, err
+		}
+	}
+	for g := 0; g < t.Masters && !deploys; g++ {
 		gc := sim.GroupConfig{Name: GroupName(g), Primary: NodeName(g, 0, t.Replicas)}
 		for j := 0; j <= t.Replicas; j++ {
 			name := NodeName(g, j, t.Replicas)

@@ -144,3 +144,29 @@ func (n *node) handleMachine(client string, c *call) {
 func errUnknownMachine(from, to string) error {
 	return errors.Errorf("sim: machine %s sent a message to %q, which is not a machine node", from, to)
 }
+
+// Machines returns the names of the nodes that run a Machine, in config
+// order (a consensus design addresses them by name).
+func (c *Ctx) Machines() []string {
+	var names []string
+	for _, n := range c.w.nodeList {
+		if n.cfg.Machine != nil {
+			names = append(names, n.name)
+		}
+	}
+	return names
+}
+
+// RecordFor appends an event to the history as another machine node, on
+// that node's clock: a consensus cluster records the key events of its
+// committed state on every member at once (package consensus explains
+// why). node must run a Machine.
+func (mc *MachineCtx) RecordFor(node string, e Event) {
+	n := mc.n.w.nodes[node]
+	if n == nil || n.cfg.Machine == nil {
+		mc.n.w.fail(errUnknownMachine(mc.n.name, node))
+		return
+	}
+	e.Actor, e.Local = n.name, n.local()
+	mc.n.w.record(e)
+}
