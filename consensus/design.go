@@ -45,7 +45,7 @@ func (d leaseDesign) Name() string {
 // cluster); a key is lost when a majority of members no longer hold it
 // (Quorum), so the stale-write checker reads the members' applied keys.
 func (d leaseDesign) Traits() model.Traits {
-	return model.Traits{Masters: 3, MinMasters: 1, Quorum: true, Renews: true, Validity: true, Fenced: d.fenced}
+	return model.Traits{Masters: 3, MinMasters: 1, Quorum: true, Renews: true, Validity: true, Fenced: d.fenced, OwnNodes: true}
 }
 
 // Deploy builds a fresh cluster for one run (model.Deployer).

@@ -99,6 +99,13 @@ func (n *Node) Boot(mc *sim.MachineCtx) {
 		expiry: map[int64]time.Duration{}, expiring: map[int64]time.Duration{},
 	}
 	n.resetElection()
+	if n.disk.boots == 1 && n.id == 1 {
+		// A fresh cluster is taken as already running when the clients
+		// start: its first member campaigns at once, so the first leader
+		// is r1 (elected within a few round trips), not whoever's seeded
+		// timeout fires first a second later.
+		_ = rn.Campaign()
+	}
 	n.ready() // after a restart: replays the log up to the commit on disk
 	mc.After(n.cl.cfg.Tick, tagTick)
 }
