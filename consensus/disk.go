@@ -10,8 +10,10 @@ import (
 // (term, vote, commit), the log entries after the snapshot, and the
 // snapshot. It plays the WAL and snapshot files of an etcd member, written
 // with fsync before the node sends anything that depends on them (the
-// persistence raft requires). Entries are stored as copies, so nothing the
-// running node holds in memory survives a crash by aliasing.
+// persistence raft requires). Entries are shared with the running node's
+// MemoryStorage: raft never changes an entry once made, so sharing them
+// lets nothing of the node's memory survive a crash that a disk would not
+// have kept.
 type disk struct {
 	hard *pb.HardState
 	snap *pb.Snapshot
@@ -45,9 +47,7 @@ func (d *disk) append(ents []*pb.Entry) {
 	keep := int(ents[0].GetIndex() - first)
 	keep = max(min(keep, len(d.ents)), 0)
 	d.ents = d.ents[:keep]
-	for _, e := range ents {
-		d.ents = append(d.ents, proto.CloneOf(e))
-	}
+	d.ents = append(d.ents, ents...)
 }
 
 // setHard writes the hard state.

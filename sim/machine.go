@@ -170,3 +170,14 @@ func (mc *MachineCtx) RecordFor(node string, e Event) {
 	e.Actor, e.Local = n.name, n.local()
 	mc.n.w.record(e)
 }
+
+// ClientsDone reports whether every client program has ended and the run
+// is only draining what is in flight (Config.Drain): a machine may stop
+// its own timers then, as nobody is left to observe them.
+func (mc *MachineCtx) ClientsDone() bool {
+	return mc.n.w.live() == 0 && mc.n.w.cfg.Until == 0
+}
+
+// Fail stops the run with err: the machine cannot go on (its own
+// invariant broke). The run returns the error; nothing panics.
+func (mc *MachineCtx) Fail(err error) { mc.n.w.fail(err) }
