@@ -42,6 +42,7 @@ func (n *Node) applyEntry(e *pb.Entry) {
 	}
 	if e.GetIndex() > n.cl.recorded {
 		n.cl.recorded = e.GetIndex()
+		n.cl.committed.apply(e.GetIndex(), args)
 		for _, c := range changes {
 			n.cl.recordChange(m.mc, c)
 		}
@@ -93,3 +94,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(ks)
 	return ks
 }
+
+// Value returns the lock key's value in the cluster's committed state (the
+// state every member holds once it has caught up), "" when absent: what a
+// test oracle reads of a member that is up (sim.MachineInspector). It
+// reads the committed state machine, not the recorded key events.
+func (n *Node) Value(key string) string { return n.cl.committed.keys[key].value }

@@ -65,6 +65,9 @@ type Cluster struct {
 	// history; seen is, per member, the key values recorded (apply.go).
 	recorded uint64
 	seen     map[string]map[string]string
+	// committed is the state machine as of the highest index applied
+	// anywhere: what a member that has caught up holds (Node.Value).
+	committed *kv
 }
 
 // MaxNodes bounds a cluster's size.
@@ -80,7 +83,7 @@ func NewCluster(names []string, cfg Config) (*Cluster, error) {
 	if len(names) == 0 || len(names) > MaxNodes {
 		return nil, errors.Errorf("consensus: a cluster has 1 to %d nodes, not %d", MaxNodes, len(names))
 	}
-	cl := &Cluster{cfg: cfg, names: append([]string(nil), names...), seen: map[string]map[string]string{}}
+	cl := &Cluster{cfg: cfg, names: append([]string(nil), names...), seen: map[string]map[string]string{}, committed: newKV()}
 	for _, name := range names {
 		cl.seen[name] = map[string]string{}
 	}

@@ -57,6 +57,19 @@ func (d leaseDesign) Deploy(names []string, clocks map[string]clock.Config) ([]s
 	return cl.NodeConfigs(func(name string) sim.NodeConfig { return sim.NodeConfig{Clock: clocks[name]} }), nil
 }
 
+// LivenessBound is how long a free lock may stay out of reach after the
+// last fault (model.LivenessBounder): a leader lost in that fault is
+// replaced within two election timeouts (the longest draw), the new
+// leader gives every lease a full TTL from its promotion, and the TTL is
+// at least etcd's minimum; then twice that, and a third of the acquire
+// wait, as for every design.
+func (d leaseDesign) LivenessBound(o model.Options) time.Duration {
+	c := d.cfg.WithDefaults()
+	election := 2 * time.Duration(c.ElectionTicks) * c.Tick
+	ttl := max(o.TTL, (&Cluster{cfg: c}).minTTL())
+	return 2*(election+ttl) + o.AcquireWait/3
+}
+
 // call sends a command to the members in order until one answers; a
 // timeout, a refusal or "no leader" moves on to the next. It returns the
 // last error when none answered.

@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"time"
 
 	"locksim/clock"
 	"locksim/sim"
@@ -50,6 +51,15 @@ func RegisterDesign(id, about string, make func() Design) {
 // not apply (the nodes keep their own log).
 type Deployer interface {
 	Deploy(names []string, clocks map[string]clock.Config) ([]sim.NodeConfig, error)
+}
+
+// LivenessBounder is a Design whose recovery after a fault takes longer
+// than the default liveness bound (two TTLs and a third of the acquire
+// wait) assumes: a consensus lease waits for an election and then a full
+// TTL on the new leader. LivenessBound returns the bound for options o
+// (defaults applied); it must be positive.
+type LivenessBounder interface {
+	LivenessBound(o Options) time.Duration
 }
 
 // Nodes returns the nodes a Deployer design's run deployed (r1, r2, ...),

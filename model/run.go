@@ -204,12 +204,24 @@ func (s Spec) CheckConfig() invariant.Config {
 	return invariant.Config{
 		Fencing:       rule,
 		Quorum:        quorumOf(s),
-		LivenessBound: 2*s.Options.TTL + s.Options.AcquireWait/3,
+		LivenessBound: s.livenessBound(),
 		Reentrant:     t.Reentrant,
 		Fair:          t.Fair,
 		Shared:        t.Shared,
 		ClientWall:    t.ReadsWall,
 	}
+}
+
+// livenessBound is how long after the last fault a wanted, free lock may
+// take to be acquired: two TTLs and a third of the acquire wait, or what
+// the design says it needs (a LivenessBounder).
+func (s Spec) livenessBound() time.Duration {
+	if d, err := s.design(); err == nil {
+		if lb, ok := d.(LivenessBounder); ok {
+			return lb.LivenessBound(s.Options)
+		}
+	}
+	return 2*s.Options.TTL + s.Options.AcquireWait/3
 }
 
 // CanCount refuses a list of invariants to count when one of them cannot

@@ -181,3 +181,10 @@ func (mc *MachineCtx) ClientsDone() bool {
 // Fail stops the run with err: the machine cannot go on (its own
 // invariant broke). The run returns the error; nothing panics.
 func (mc *MachineCtx) Fail(err error) { mc.n.w.fail(err) }
+
+// MachineInspector is a Machine that tells World.NodeValue what its node
+// holds for a key now (as a key event would render it); a test oracle
+// reads it. A machine that does not implement it reads as empty.
+type MachineInspector interface {
+	Value(key string) string
+}
