@@ -116,6 +116,13 @@ func (d leaseDesign) TryAcquire(c *model.Client, value string) (model.Lease, boo
 	}
 	l := model.Lease{Key: c.Key, Value: value, Nodes: c.Nodes(), Start: start,
 		Validity: min(ttl, o.TTL) - o.Margin, ID: p.Elems[1].Int}
+	if c.Now()-start >= l.Validity {
+		// The lease was spent before the put came back (a pause, a slow
+		// commit): give it back rather than hold a lease already over on
+		// the client's clock, as redlock does with a validity <= 0.
+		_, _ = call(c, opRevoke, strconv.FormatInt(l.ID, 10))
+		return model.Lease{}, false, nil
+	}
 	if d.fenced {
 		l.Token = p.Elems[0].Int
 	}

@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -77,5 +78,25 @@ func TestSweepDelay(t *testing.T) {
 		if (lost > 0) != tc.loseData {
 			t.Errorf("%s: %d of 4 cells lost an update; want some: %v", tc.design, lost, tc.loseData)
 		}
+	}
+}
+
+// TestSpentLeaseIsGivenBack replays a case check found (testdata/
+// spent-lease.json: A frozen 1.5s inside its acquire, under a 1s lease):
+// the put's reply comes after A's lease budget ran out, and A must give
+// the lease back rather than hold it with no time left, which broke mutual
+// exclusion once the leader expired the lease and B took it.
+func TestSpentLeaseIsGivenBack(t *testing.T) {
+	Register()
+	c, err := engine.LoadCase(filepath.Join("testdata", "spent-lease.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Run(c.Spec, c.Seed)
+	if err != nil || r.Err != nil {
+		t.Fatalf("%v %v", err, r.Err)
+	}
+	if slices.Contains(invariant.Broken(r.Violations), invariant.MutualExclusion) {
+		t.Errorf("mutual exclusion broken after a pause inside the acquire:\n%v", r.Violations)
 	}
 }
