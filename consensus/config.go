@@ -42,13 +42,13 @@ func (c Config) WithDefaults() Config {
 func (c Config) Validate() error {
 	switch {
 	case c.Tick < time.Millisecond:
-		return errors.Errorf("consensus: tick %v is under 1ms", c.Tick)
+		return errors.Errorf("consensus tick %v is under 1ms", c.Tick)
 	case c.HeartbeatTicks < 1:
-		return errors.Errorf("consensus: heartbeat ticks %d must be at least 1", c.HeartbeatTicks)
+		return errors.Errorf("consensus heartbeat ticks %d must be at least 1", c.HeartbeatTicks)
 	case c.ElectionTicks <= c.HeartbeatTicks:
-		return errors.Errorf("consensus: election ticks %d must be greater than heartbeat ticks %d", c.ElectionTicks, c.HeartbeatTicks)
+		return errors.Errorf("consensus election ticks %d must be greater than heartbeat ticks %d", c.ElectionTicks, c.HeartbeatTicks)
 	case c.ElectionTicks > 1000:
-		return errors.Errorf("consensus: election ticks %d is over 1000", c.ElectionTicks)
+		return errors.Errorf("consensus election ticks %d is over 1000", c.ElectionTicks)
 	}
 	return nil
 }
@@ -81,7 +81,7 @@ func NewCluster(names []string, cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	if len(names) == 0 || len(names) > MaxNodes {
-		return nil, errors.Errorf("consensus: a cluster has 1 to %d nodes, not %d", MaxNodes, len(names))
+		return nil, errors.Errorf("a consensus cluster has 1 to %d nodes, not %d", MaxNodes, len(names))
 	}
 	cl := &Cluster{cfg: cfg, names: append([]string(nil), names...), seen: map[string]map[string]string{}, committed: newKV()}
 	for _, name := range names {

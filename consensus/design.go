@@ -87,7 +87,7 @@ func call(c *model.Client, args ...string) (resp.Reply, error) {
 		}
 	}
 	if last == nil {
-		last = errors.New("consensus: the run has no consensus nodes")
+		last = errors.New("the run has no consensus nodes")
 	}
 	return resp.Reply{}, last
 }
@@ -100,7 +100,7 @@ func (d leaseDesign) TryAcquire(c *model.Client, value string) (model.Lease, boo
 		return model.Lease{}, false, err
 	}
 	if g.IsError() || len(g.Elems) != 2 {
-		return model.Lease{}, false, errors.Errorf("consensus: grant answered %s", g.String())
+		return model.Lease{}, false, errors.Errorf("the consensus grant answered %s", g.String())
 	}
 	id, ttl := g.Elems[0].Int, time.Duration(g.Elems[1].Int)*time.Millisecond
 	p, err := call(c, opPutNX, c.Key, value, strconv.FormatInt(id, 10))
@@ -112,7 +112,7 @@ func (d leaseDesign) TryAcquire(c *model.Client, value string) (model.Lease, boo
 		return model.Lease{}, false, nil
 	}
 	if p.IsError() || len(p.Elems) != 2 {
-		return model.Lease{}, false, errors.Errorf("consensus: put answered %s", p.String())
+		return model.Lease{}, false, errors.Errorf("the consensus put answered %s", p.String())
 	}
 	l := model.Lease{Key: c.Key, Value: value, Nodes: c.Nodes(), Start: start,
 		Validity: min(ttl, o.TTL) - o.Margin, ID: p.Elems[1].Int}

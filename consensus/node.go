@@ -117,7 +117,7 @@ func (n *Node) Boot(mc *sim.MachineCtx) {
 func (n *Node) guard(mc *sim.MachineCtx) {
 	if p := recover(); p != nil {
 		n.mem = nil
-		mc.Fail(errors.Errorf("consensus: node %s: %v; the run cannot go on", n.name, p))
+		mc.Fail(errors.Errorf("consensus node %s: %v; the run cannot go on", n.name, p))
 	}
 }
 

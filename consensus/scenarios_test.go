@@ -1,22 +1,14 @@
 package consensus
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"locksim/internal/goldenfile"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/scenarios"
 )
-
-// rewrite regenerates testdata/verdicts.txt; review the diff and commit it
-// only if you understand what caused it.
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden files in testdata")
 
 // broken runs a catalogue scenario with a design and seed and returns the
 // invariants that broke, "-" for none, "n/a" when it does not apply.
@@ -43,8 +35,9 @@ func broken(t *testing.T, s *scenarios.Scenario, design string, seed uint64) str
 // TestScenarioVerdicts runs every catalogue scenario with the consensus
 // designs (and Redlock beside them) and compares what broke with
 // testdata/verdicts.txt: the consensus columns of `locksim matrix`, seed 1.
-// If it fails, run `go test ./consensus -run TestScenarioVerdicts -rewrite`
-// and inspect the diff; only commit it if you understand what caused it.
+// If it fails, run `make golden` (or go test ./consensus -run
+// TestScenarioVerdicts -rewrite) and inspect the diff; only commit it if
+// you understand what caused it.
 func TestScenarioVerdicts(t *testing.T) {
 	Register()
 	var b strings.Builder
@@ -56,20 +49,7 @@ func TestScenarioVerdicts(t *testing.T) {
 			b.WriteString("  " + d + strings.Repeat(" ", 20-len(d)) + broken(t, s, d, 1) + "\n")
 		}
 	}
-	path := filepath.Join("testdata", "verdicts.txt")
-	if *rewrite {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./consensus -run TestScenarioVerdicts -rewrite to create it)", err)
-	}
-	if d := cmp.Diff(string(want), b.String()); d != "" {
-		t.Errorf("%s differs (-want +got); if the change is right, regenerate with -rewrite and review:\n%s", path, d)
-	}
+	goldenfile.Check(t, "verdicts.txt", b.String())
 }
 
 // TestConsensusContrast checks the stories the consensus scenarios tell,

@@ -144,7 +144,7 @@ func (s Spec) Config() (sim.Config, error) {
 	dep, deploys := d.(Deployer)
 	if deploys {
 		if t.Replicas > 0 || t.Sentinel.Enabled {
-			return sim.Config{}, errors.Errorf("model: design %s deploys its own nodes: it takes no replicas and no sentinel", d.Name())
+			return sim.Config{}, errors.Errorf("design %s deploys its own nodes: it takes no replicas and no sentinel", d.Name())
 		}
 		names := make([]string, t.Masters)
 		for g := range names {

@@ -142,7 +142,7 @@ func (n *node) handleMachine(client string, c *call) {
 }
 
 func errUnknownMachine(from, to string) error {
-	return errors.Errorf("sim: machine %s sent a message to %q, which is not a machine node", from, to)
+	return errors.Errorf("machine %s sent a message to %q, which is not a machine node", from, to)
 }
 
 // Machines returns the names of the nodes that run a Machine, in config
