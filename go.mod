@@ -6,7 +6,9 @@ require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/google/go-cmp v0.7.0
 	github.com/pkg/errors v0.9.1
+	go.etcd.io/raft/v3 v3.7.0
 	go.yaml.in/yaml/v3 v3.0.4
+	google.golang.org/protobuf v1.36.11
 )
 
 require (

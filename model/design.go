@@ -100,6 +100,9 @@ type Lease struct {
 	Wall bool
 	// Count is the reentrant hold count (1 for non-reentrant designs).
 	Count int
+	// ID is the design's own handle on the lease, such as an etcd lease
+	// ID; the framework does not read it.
+	ID int64
 }
 
 // Deadline returns the instant, on the lease's clock (see Wall), the

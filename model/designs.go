@@ -50,9 +50,12 @@ var catalogue = []struct {
 
 // DesignIDs returns the catalogue design IDs in catalogue order.
 func DesignIDs() []string {
-	ids := make([]string, len(catalogue))
-	for i, d := range catalogue {
-		ids[i] = d.id
+	ids := make([]string, 0, len(catalogue)+len(registered))
+	for _, d := range catalogue {
+		ids = append(ids, d.id)
+	}
+	for _, d := range registered {
+		ids = append(ids, d.id)
 	}
 	return ids
 }
@@ -64,12 +67,22 @@ func DesignAbout(id string) string {
 			return d.about
 		}
 	}
+	for _, d := range registered {
+		if d.id == id {
+			return d.about
+		}
+	}
 	return ""
 }
 
 // LookupDesign returns the catalogue design with the given ID.
 func LookupDesign(id string) (Design, error) {
 	for _, d := range catalogue {
+		if d.id == id {
+			return d.make(), nil
+		}
+	}
+	for _, d := range registered {
 		if d.id == id {
 			return d.make(), nil
 		}

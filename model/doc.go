@@ -18,6 +18,11 @@
 //     our own words after Redisson's; designs_multi.go: the lock of several
 //     locks, on independent masters or on one instance (one failure
 //     domain).
+//   - designs_registry.go: RegisterDesign, for designs that live outside
+//     this package (package consensus's etcd-lease, registered by the
+//     commands and package locksim; model never imports it), and
+//     Deployer, for a design that brings its own nodes instead of Redis
+//     groups.
 //   - lua.go: a user's design written as Redis Lua scripts.
 //   - workload.go: the framework: a fresh lock value per acquisition,
 //     bounded retries with exponential backoff and jitter, the

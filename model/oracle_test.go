@@ -600,20 +600,45 @@ func runWithOracle(t *testing.T, s model.Spec, seed uint64) (checked, oracled []
 var oracleKinds = []sim.FaultKind{sim.FaultPause, sim.FaultCrash, sim.FaultPartition, sim.FaultDelay, sim.FaultDrop,
 	sim.FaultNodeCrash, sim.FaultClockJump, sim.FaultClockDrift, sim.FaultEvict}
 
-// randomSpec draws a run over every design, fault kind of kinds,
+// randomSpec draws a run over every design on Redis, fault kind of kinds,
 // persistence mode and topology.
 func randomSpec(r *rand.Rand, kinds []sim.FaultKind) model.Spec {
-	designs := model.DesignIDs()
-	s := model.Spec{Design: designs[r.IntN(len(designs))]}
+	designs := redisDesigns()
+	return randomSpecFor(r, designs[r.IntN(len(designs))], kinds)
+}
+
+// redisDesigns are the catalogue's designs on Redis: the designs that
+// deploy their own nodes (the consensus designs, registered by package
+// consensus) are drawn by their own agreement test, so that registering
+// them changes none of this test's draws.
+func redisDesigns() []string {
+	var ids []string
+	for _, id := range model.DesignIDs() {
+		if !(model.Spec{Design: id}).Traits().OwnNodes {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// randomSpecFor draws a run of design over every fault kind of kinds,
+// persistence mode and topology the design takes.
+func randomSpecFor(r *rand.Rand, design string, kinds []sim.FaultKind) model.Spec {
+	s := model.Spec{Design: design}
 	s.Workload = model.Workload{Cycles: 1 + r.IntN(3), Work: time.Duration(10+r.IntN(900)) * time.Millisecond}
 	s.Clients = []string{"A", "B", "C"}[:2+r.IntN(2)]
 	s.Options.TTL = time.Duration(300+r.IntN(1200)) * time.Millisecond
+	if s.Traits().OwnNodes {
+		s.Options.TTL += 1200 * time.Millisecond // a consensus lease is at least 1.5s (etcd's minimum TTL)
+	}
 	s.Options.Deadline = r.IntN(3) == 0
 	s.Topology.Persistence = []sim.Persistence{sim.PersistNone, sim.PersistEverySec, sim.PersistAlways}[r.IntN(3)]
-	switch s.Design {
-	case model.Redlock:
+	switch {
+	case s.Traits().OwnNodes:
+		s.Topology.Masters = []int{3, 5}[r.IntN(2)] // a consensus cluster: no replicas
+	case s.Design == model.Redlock:
 		s.Topology.Masters = []int{3, 5}[r.IntN(2)]
-	case model.WaitReplica:
+	case s.Design == model.WaitReplica:
 		s.Topology.Replicas = 1 + r.IntN(2)
 	default:
 		s.Topology.Replicas = r.IntN(3)

@@ -147,12 +147,22 @@ func (s Spec) Config() (sim.Config, error) {
 		Services:   []sim.ServiceConfig{{Name: ResourceName, Handler: res}},
 	}
 	roster := s.Roster()
-	for _, name := range roster.Nodes {
-		cfg.Nodes = append(cfg.Nodes, sim.NodeConfig{Name: name, Clock: t.NodeClocks[name],
-			Persistence: t.Persistence, Priority: t.Priorities[name],
-			MinReplicasToWrite: t.MinReplicasToWrite, MinReplicasMaxLag: t.MinReplicasMaxLag})
+	dep, deploys := d.(Deployer)
+	if deploys {
+		if t.Replicas > 0 || t.Sentinel.Enabled {
+			return sim.Config{}, errors.Errorf("design %s deploys its own nodes: it takes no replicas and no sentinel", d.Name())
+		}
+		if cfg.Nodes, err = dep.Deploy(roster.Nodes, t.NodeClocks); err != nil {
+			return sim.Config{}, err
+		}
+	} else {
+		for _, name := range roster.Nodes {
+			cfg.Nodes = append(cfg.Nodes, sim.NodeConfig{Name: name, Clock: t.NodeClocks[name],
+				Persistence: t.Persistence, Priority: t.Priorities[name],
+				MinReplicasToWrite: t.MinReplicasToWrite, MinReplicasMaxLag: t.MinReplicasMaxLag})
+		}
+		cfg.Groups = roster.Groups
 	}
-	cfg.Groups = roster.Groups
 	readers := 0
 	if s.Traits().Shared {
 		readers = min(s.Workload.Readers, len(s.Clients)) // more readers than clients: all read
@@ -190,12 +200,24 @@ func (s Spec) CheckConfig() invariant.Config {
 	return invariant.Config{
 		Fencing:       rule,
 		Quorum:        quorumOf(s),
-		LivenessBound: 2*s.Options.TTL + s.Options.AcquireWait/3,
+		LivenessBound: s.livenessBound(),
 		Reentrant:     t.Reentrant,
 		Fair:          t.Fair,
 		Shared:        t.Shared,
 		ClientWall:    t.ReadsWall,
 	}
+}
+
+// livenessBound is how long after the last fault a wanted, free lock may
+// take to be acquired: two TTLs and a third of the acquire wait, or what
+// the design says it needs (a LivenessBounder).
+func (s Spec) livenessBound() time.Duration {
+	if d, err := s.design(); err == nil {
+		if lb, ok := d.(LivenessBounder); ok {
+			return lb.LivenessBound(s.Options)
+		}
+	}
+	return 2*s.Options.TTL + s.Options.AcquireWait/3
 }
 
 // CanCount refuses a list of invariants to count when one of them cannot

@@ -66,6 +66,10 @@ type Traits struct {
 	// lock sends it as the queue's "now" (System.currentTimeMillis()),
 	// and the wall-clock option measures the wait and the lease on it.
 	ReadsWall bool
+	// OwnNodes: the design deploys its own nodes (a consensus cluster,
+	// model.Deployer) named r1..rN for Masters of them, so it runs with no
+	// Redis replicas and no Sentinel.
+	OwnNodes bool
 }
 
 // Traited is a Design that declares its traits. Designs that do not are

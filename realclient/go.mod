@@ -13,6 +13,11 @@ require (
 require github.com/redis/rueidis v1.0.79
 
 require (
+	go.etcd.io/raft/v3 v3.7.0 // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
+)
+
+require (
 	github.com/alicebob/miniredis/v2 v2.40.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/pkg/errors v0.9.1

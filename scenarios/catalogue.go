@@ -32,6 +32,12 @@ var IDs = []string{
 	"explicit-lease",
 	"wall-clock-jump",
 	"no-faults",
+	// The consensus lease (package consensus) against the same faults.
+	"consensus-majority",
+	"consensus-pause",
+	"consensus-delayed-write",
+	"consensus-fast-leader",
+	"consensus-partitioned-leader",
 	// Failures from the field, each named after its source.
 	"redsync-186",
 	"redisson-3994",

@@ -111,6 +111,9 @@ func (s *Scenario) Applies(design string) (bool, string) {
 	if s.Designs != nil && !slices.Contains(s.Designs, design) {
 		return false, "scenario " + s.Name + " applies to designs " + strings.Join(s.Designs, ", ") + " only; not " + design
 	}
+	if ok, why := s.ownNodesFit(design, model.Spec{Design: design, Options: s.Spec.Options}.Traits()); !ok {
+		return false, why
+	}
 	if s.Layout == nil {
 		return true, ""
 	}
@@ -126,11 +129,26 @@ func (s *Scenario) Applies(design string) (bool, string) {
 	return true, ""
 }
 
+// ownNodesFit refuses a design that deploys its own nodes (a consensus
+// cluster) in a scenario built on Redis replication: replicas or Sentinel.
+func (s *Scenario) ownNodesFit(name string, t model.Traits) (bool, string) {
+	if !t.OwnNodes {
+		return true, ""
+	}
+	if s.Layout != nil && s.Layout.Replicas > 0 || s.Spec.Topology.Sentinel.Enabled {
+		return false, "scenario " + s.Name + " is about Redis replication (replicas or Sentinel); design " + name + " runs its own consensus nodes"
+	}
+	return true, ""
+}
+
 // Fits reports whether the scenario's fixed layout has what a design with
 // these traits and options needs, and if not, why. A user's design (Lua or
 // Go) runs in any scenario it fits; the `designs` line limits catalogue
 // designs only.
 func (s *Scenario) Fits(name string, t model.Traits, o model.Options) (bool, string) {
+	if ok, why := s.ownNodesFit(name, t); !ok {
+		return false, why
+	}
 	if s.Layout == nil {
 		return true, ""
 	}

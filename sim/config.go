@@ -65,6 +65,11 @@ type NodeConfig struct {
 	// primary's wall clock. Required (positive) with MinReplicasToWrite;
 	// Redis takes whole seconds and defaults to 10s.
 	MinReplicasMaxLag time.Duration
+	// Machine, if set, runs this program on the node instead of Redis
+	// (machine.go): a consensus node. Persistence, Priority and the
+	// min-replicas settings do not apply to it, and it may not be in a
+	// group.
+	Machine Machine
 }
 
 // GroupConfig is one replicated Redis deployment: a primary and its
@@ -333,7 +338,17 @@ func (c *Config) Validate() error {
 			inGroup[m] = g.Name
 		}
 	}
-	if len(c.Groups) == 0 && len(c.Nodes) > 0 {
+	machines := 0
+	for _, nc := range c.Nodes {
+		if nc.Machine == nil {
+			continue
+		}
+		machines++
+		if g, ok := inGroup[nc.Name]; ok {
+			return errors.Errorf("node %q runs a machine and cannot be in group %s", nc.Name, g)
+		}
+	}
+	if len(c.Groups) == 0 && len(c.Nodes) > machines {
 		return errors.New("nodes are configured but no group uses them")
 	}
 	if err := c.Network.Validate(); err != nil {

@@ -30,6 +30,13 @@
 // most 16 MiB), charged before a command runs; an event records at most
 // MaxRecordedBytes of each argument and reply.
 //
+// A node may run a Machine instead of Redis (machine.go: the raft members
+// of package consensus). It keeps the node's name on the network, its
+// clock, and its crash and restart faults; it gets timers on the node's
+// monotonic clock, messages to other machine nodes over the simulated
+// network, and deferred replies to client requests, and it owns its
+// persistence. Redis-only faults (evict) find no target on it.
+//
 // Faults (Fault, FaultKind) are placed at absolute true times or relative
 // to a recorded event (Trigger), which is how "pause A right after its
 // acquire returns" is exact. Each kind is one row of FaultKindTable

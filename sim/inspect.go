@@ -30,7 +30,13 @@ func (w *World) NodeUp(node string) bool {
 // key events render it ("" when absent or the node is down).
 func (w *World) NodeValue(node, key string) string {
 	n := w.nodes[node]
-	if n == nil || !n.up || n.m == nil {
+	if n == nil || !n.up {
+		return ""
+	}
+	if in, ok := n.cfg.Machine.(MachineInspector); ok {
+		return in.Value(key)
+	}
+	if n.m == nil {
 		return ""
 	}
 	n.sync()

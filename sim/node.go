@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,6 +80,10 @@ type node struct {
 	stalled  bool
 	stallEnd time.Duration
 	waiting  []func()
+	// mctx and mrng serve a Machine node (machine.go), which has no
+	// miniredis instance.
+	mctx MachineCtx
+	mrng *rand.Rand
 }
 
 func newNode(w *World, nc NodeConfig) (*node, error) {
@@ -89,6 +94,10 @@ func newNode(w *World, nc NodeConfig) (*node, error) {
 	n := &node{w: w, name: nc.Name, cfg: nc, clock: c, up: true,
 		conns: map[string]*script.Conn{}, acks: map[string]int64{}, ackAt: map[string]time.Duration{},
 		watch: map[string]time.Duration{}, vals: map[string]string{}, subs: map[string][]string{}}
+	if nc.Machine != nil {
+		n.mrng = w.rng("machine/" + nc.Name)
+		return n, nil // booted by World.Start
+	}
 	if err := n.boot(); err != nil {
 		return nil, err
 	}
@@ -206,6 +215,10 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 // handle serves c, a request from client, and replies exactly once, now
 // or later (WAIT blocks).
 func (n *node) handle(client string, c *call) {
+	if n.cfg.Machine != nil {
+		n.handleMachine(client, c)
+		return
+	}
 	if !n.up {
 		n.w.sendReply(c, resp.Reply{}, ErrRefused)
 		return
@@ -415,7 +428,7 @@ func (n *node) rescheduleWatch() {
 // times, so a backward jump lengthens every TTL in true time; miniredis
 // keeps TTLs relative, so the node adds the step back to each TTL.
 func (n *node) jumpClock(by time.Duration) {
-	if !n.up {
+	if !n.up || n.cfg.Machine != nil {
 		n.clock.AddJump(clock.Jump{At: n.w.now, By: by}) // a down node only has its clock moved
 		return
 	}
@@ -435,7 +448,7 @@ func (n *node) jumpClock(by time.Duration) {
 
 // setRate changes the node's clock rate from now on.
 func (n *node) setRate(ppm int64) {
-	if !n.up {
+	if !n.up || n.cfg.Machine != nil {
 		_ = n.clock.SetRatePPM(n.w.now, ppm)
 		return
 	}
@@ -448,7 +461,7 @@ func (n *node) setRate(ppm int64) {
 
 // evict removes key if it has a TTL, as a volatile-* policy would.
 func (n *node) evict(key string) bool {
-	if !n.up {
+	if !n.up || n.cfg.Machine != nil {
 		return false
 	}
 	n.sync()
@@ -477,6 +490,9 @@ func (n *node) crash(downFor time.Duration) {
 	n.waits = nil
 	n.subs = map[string][]string{}
 	n.w.record(Event{Actor: n.name, Kind: KindNodeCrash, Local: n.local(), Dur: downFor})
+	if n.cfg.Machine != nil {
+		n.cfg.Machine.Crash()
+	}
 	n.forget("node crashed")
 	n.w.nodeCrashed(n) // streams to it reset (stream.go)
 	if downFor > 0 {
@@ -488,6 +504,12 @@ func (n *node) crash(downFor time.Duration) {
 // restart brings the node back with what its persistence kept.
 func (n *node) restart() {
 	if n.up {
+		return
+	}
+	if n.cfg.Machine != nil {
+		n.up = true
+		n.w.record(Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), Note: "machine restarted from its own store"})
+		n.bootMachine()
 		return
 	}
 	if err := n.boot(); err != nil {
