@@ -187,3 +187,21 @@ func TestClusterDeterministic(t *testing.T) {
 		t.Errorf("3 seeds gave %d distinct histories", len(hashes))
 	}
 }
+
+// A stalled leader (its process blocked 5s, its clock running on) runs
+// nothing meanwhile: the others elect a new leader, and at the resume the
+// old one's queued messages and timers find it deposed.
+func TestClusterStalledLeader(t *testing.T) {
+	for seed := range uint64(3) {
+		lead := firstLeader(t, seed)
+		r := runCluster(t, seed, []sim.Fault{{Kind: sim.FaultNodeStall, Target: lead, At: 5 * time.Second, Dur: 5 * time.Second}})
+		r.increasing(t)
+		r.agree(t)
+		if ls := r.leaders(); len(ls) != 1 || ls[0][:2] == lead {
+			t.Errorf("seed %d: leaders %v after the leader %s stalled 5s, want one new leader", seed, ls, lead)
+		}
+		if len(r.grants) < 60 {
+			t.Errorf("seed %d: %d grants, want the cluster serving around the stall", seed, len(r.grants))
+		}
+	}
+}

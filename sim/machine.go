@@ -74,7 +74,7 @@ func (mc *MachineCtx) After(d time.Duration, tag int) {
 	inc := n.incarnation
 	at := n.clock.TrueAfterMono(n.w.now, d)
 	n.w.schedule(at, func() {
-		if n.up && n.incarnation == inc {
+		if n.up && n.incarnation == inc && !n.whenServing(func() { n.cfg.Machine.Wake(&n.mctx, tag) }) {
 			n.cfg.Machine.Wake(&n.mctx, tag)
 		}
 	})
@@ -97,7 +97,8 @@ func (mc *MachineCtx) Send(to string, msg any) {
 	}
 	from, fromInc, toInc := n.name, n.incarnation, dst.incarnation
 	n.w.schedule(f.At, func() {
-		if dst.up && dst.incarnation == toInc && n.incarnation == fromInc {
+		if dst.up && dst.incarnation == toInc && n.incarnation == fromInc &&
+			!dst.whenServing(func() { dst.cfg.Machine.Deliver(&dst.mctx, from, msg) }) {
 			dst.cfg.Machine.Deliver(&dst.mctx, from, msg)
 		}
 	})
@@ -137,6 +138,9 @@ func (n *node) handleMachine(client string, c *call) {
 	if !n.up {
 		n.w.sendReply(c, resp.Reply{}, ErrRefused)
 		return
+	}
+	if n.whenServing(func() { n.handleMachine(client, c) }) {
+		return // stalled: the process runs nothing until the resume (stall.go)
 	}
 	n.cfg.Machine.Request(&n.mctx, Request{From: client, Args: c.args, c: c, inc: n.incarnation})
 }

@@ -11,6 +11,9 @@ import "time"
 // over); expiry checks do not run. Its clock runs on. At the resume the
 // node first drops the keys whose time passed meanwhile (as Redis's lazy
 // and active expiry find them gone), then runs what waited, in order.
+// A machine node (machine.go) stalls the same way: its requests, messages
+// and timers wait for the resume (a process stopped by a long GC or a
+// swapped-out page), and it has no Redis expiry to run.
 //
 // Invariants: stalled is true only while up; a crash ends the stall and
 // drops what waited (the connections reset); a stall while stalled
@@ -57,7 +60,7 @@ func (n *node) resume() {
 	q := n.waiting
 	n.waiting = nil
 	n.w.record(Event{Actor: n.name, Kind: KindNodeResume, Local: n.local(), N: int64(len(q))})
-	if n.role != roleReplica {
+	if n.cfg.Machine == nil && n.role != roleReplica {
 		n.sync()
 		n.why = "expire"
 		n.afterWrite() // records the keys that expired meanwhile and replicates their DEL
