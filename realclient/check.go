@@ -37,6 +37,7 @@ type config struct {
 	runs         int           // WithRuns: seeded runs instead of rapid's
 	budget       time.Duration // WithBudget
 	seed         uint64        // WithSeed
+	interleave   Interleave    // WithInterleave
 }
 
 // Option configures Check, Run and RunScenario.
@@ -144,7 +145,7 @@ func newConfig(opts []Option) (config, error) {
 }
 
 func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*model.Result, error) {
-	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed})
+	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave})
 	if err == nil {
 		r.CountOnly(c.invariants)
 	}

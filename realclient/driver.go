@@ -9,6 +9,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"math/rand/v2"
+
 	"github.com/pkg/errors"
 
 	"locksim/model/history"
@@ -60,6 +62,9 @@ type driver struct {
 	sleepers []*action          // governed sleeps, by wake time then seq
 	seq      uint64             // orders sleepers posted at the same instant
 	ending   atomic.Bool        // the run is over: actions fail at once
+	// pick chooses among pending actions (InterleaveRandom); nil: the
+	// fixed order. Governor only.
+	pick *rand.Rand
 	// poolTimers is set when a go-redis pool may have waited for a turn,
 	// on a timer of its process-wide pool (see clearPools).
 	poolTimers atomic.Bool
@@ -80,6 +85,7 @@ const (
 	actClose
 	actTimeout
 	actSend
+	actGate // a go-redis command asks for its turn (gateHook)
 	actDial
 	actCall
 	actSleep
@@ -169,10 +175,15 @@ func actionCmp(a, b *action) int {
 }
 
 // takeAction removes and returns the smallest pending action of a process
-// that is not paused, or nil.
-func (d *driver) takeAction() *action {
+// that is not paused, or nil. In interleaving mode (d.pick) the seed
+// chooses among the candidates instead (choose), due governed sleeps
+// among them: wake reports that a is a sleeper to wake.
+func (d *driver) takeAction(now time.Duration) (a *action, wake bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.pick != nil && !d.ending.Load() {
+		return d.choose(now)
+	}
 	best := -1
 	for i, a := range d.pending {
 		if a.p.paused {
@@ -183,11 +194,9 @@ func (d *driver) takeAction() *action {
 		}
 	}
 	if best < 0 {
-		return nil
+		return nil, false
 	}
-	a := d.pending[best]
-	d.pending = slices.Delete(d.pending, best, best+1)
-	return a
+	return d.removePending(best), false
 }
 
 // run is the governor loop; it returns when the world's run is over and
@@ -212,7 +221,7 @@ func (d *driver) run(start func()) {
 			continue
 		}
 		if d.ending.Load() {
-			if a := d.takeAction(); a != nil {
+			if a, _ := d.takeAction(0); a != nil {
 				d.refuse(a)
 				continue
 			}
@@ -245,9 +254,11 @@ func (d *driver) run(start func()) {
 			settled = true // a step only queues effects: it wakes no goroutine
 			continue
 		}
-		if a := d.takeAction(); a != nil {
-			d.hand(a)
-			settled = true // completions are queued as effects, not sent here
+		if a, wake := d.takeAction(now); wake {
+			d.wake(a)
+			continue
+		} else if a != nil {
+			settled = d.hand(a) // completions are queued as effects, not sent here
 			continue
 		}
 		if s := d.firstSleeper(); s != nil && s.at <= now {
@@ -323,16 +334,22 @@ func (d *driver) queueEffects(effs []sim.Effect) {
 // then queues f after the effects already queued.
 func (d *driver) then(f func()) { d.effects = append(d.effects, f) }
 
-// hand gives one action to the world.
-func (d *driver) hand(a *action) {
+// hand gives one action to the world. It reports whether no goroutine
+// was woken (a gate's turn wakes its goroutine at once; every other
+// completion is queued as an effect).
+func (d *driver) hand(a *action) (settled bool) {
+	settled = true
 	p := a.p
 	if p.exited {
 		// A library goroutine still at work after the program returned
 		// (a dial the pool queued): the process is gone for the world.
 		d.then(func() { d.refuse(a) })
-		return
+		return true
 	}
 	switch a.kind {
+	case actGate:
+		a.done <- outcome{} // the world sees nothing: the command follows
+		return false
 	case actRecord:
 		d.world(func(w *sim.World) { w.External(p.name).Record(a.ev) })
 		if a.done != nil {
@@ -418,6 +435,7 @@ func (d *driver) hand(a *action) {
 		})
 		d.sleepers = slices.Insert(d.sleepers, i, a)
 	}
+	return settled
 }
 
 func callKey(proc string, id uint64) string { return proc + "/" + strconvU(id) }
@@ -564,7 +582,7 @@ func (d *driver) refuse(a *action) {
 			d.running--
 		}
 		a.done <- outcome{}
-	case actRecord, actSleep:
+	case actRecord, actSleep, actGate:
 		if a.done != nil {
 			a.done <- outcome{}
 		}

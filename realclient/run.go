@@ -29,6 +29,7 @@ type runConfig struct {
 	caller       Caller
 	onLockError  LockErrorPolicy
 	seed         uint64
+	interleave   Interleave
 }
 
 // placeholder stands in for the design when the spec's simulation config
@@ -116,6 +117,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	proxy := newWorldProxy()
 	defer proxy.stop()
 	d := newDriver(proxy, w, cfg)
+	d.pick = newPicker(rc.interleave, rc.seed)
 	var notesMu sync.Mutex
 	var notes []string
 	synctest.Test(t, func(bt *testing.T) {
