@@ -98,7 +98,10 @@ type action struct {
 	kind actKind
 	c    *conn    // actSend, actClose, actTimeout
 	info *cmdInfo // actSend: what the process noted about the command
-	seq  uint64   // actSend: position on the connection; actSleep: post order
+	// seq: actSend, its position on the connection (from 1); actClose and
+	// actTimeout, how many commands the connection had posted before it
+	// (they wait for those); actSleep, post order; actRecord, the task's.
+	seq  uint64
 	args []string // actSend, actCall: the command
 	node string   // actDial: the group or node
 	ev   sim.Event
@@ -184,9 +187,10 @@ func (d *driver) takeAction(now time.Duration) (a *action, wake bool) {
 	if d.pick != nil && !d.ending.Load() {
 		return d.choose(now)
 	}
+	waits := d.connWaits()
 	best := -1
 	for i, a := range d.pending {
-		if a.p.paused {
+		if a.p.paused || waits(a) {
 			continue
 		}
 		if best < 0 || actionCmp(a, d.pending[best]) < 0 {
@@ -197,6 +201,28 @@ func (d *driver) takeAction(now time.Duration) (a *action, wake bool) {
 		return nil, false
 	}
 	return d.removePending(best), false
+}
+
+// connWaits returns a test (under d.mu) of whether a pending close or
+// timeout must wait for a command posted before it on its connection:
+// a goroutine wrote, then closed (or timed out on) the same connection,
+// and the world must see them in that order.
+func (d *driver) connWaits() func(a *action) bool {
+	first := map[*conn]uint64{} // the first pending command's position, per connection
+	for _, a := range d.pending {
+		if a.kind == actSend {
+			if s, ok := first[a.c]; !ok || a.seq < s {
+				first[a.c] = a.seq
+			}
+		}
+	}
+	return func(a *action) bool {
+		if a.kind != actClose && a.kind != actTimeout {
+			return false
+		}
+		s, ok := first[a.c]
+		return ok && s <= a.seq
+	}
 }
 
 // run is the governor loop; it returns when the world's run is over and

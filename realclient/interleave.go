@@ -75,9 +75,10 @@ func isNote(a *action) bool {
 // of its process is pending. They are sorted in the fixed order, so the
 // choice depends only on the set and the seed.
 func (d *driver) choose(now time.Duration) (a *action, wake bool) {
+	waits := d.connWaits()
 	note := -1
 	for i, x := range d.pending {
-		if !x.p.paused && isNote(x) && (note < 0 || actionCmp(x, d.pending[note]) < 0) {
+		if !x.p.paused && isNote(x) && !waits(x) && (note < 0 || actionCmp(x, d.pending[note]) < 0) {
 			note = i
 		}
 	}
@@ -97,8 +98,8 @@ func (d *driver) choose(now time.Duration) (a *action, wake bool) {
 	var cands []cand
 	firstOnConn := map[*conn]int{}
 	for i, x := range d.pending {
-		if x.p.paused || x.kind == actExit && busy[x.p] {
-			continue
+		if x.p.paused || x.kind == actExit && busy[x.p] || isNote(x) {
+			continue // a note here waits for a command on its connection
 		}
 		if x.kind == actSend {
 			if j, ok := firstOnConn[x.c]; ok && actionCmp(d.pending[j], x) < 0 {
