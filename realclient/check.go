@@ -38,6 +38,8 @@ type config struct {
 	budget       time.Duration // WithBudget
 	seed         uint64        // WithSeed
 	interleave   Interleave    // WithInterleave
+	exhaustive   int           // WithExhaustive: the depth, 0 for generated runs
+	maxSchedules int           // WithMaxSchedules
 }
 
 // Option configures Check, Run and RunScenario.
@@ -185,6 +187,10 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 	}
 	if c.runs < 0 || c.budget < 0 {
 		t.Fatalf("realclient: runs %d and budget %v must not be negative", c.runs, c.budget)
+		return
+	}
+	if c.exhaustive != 0 {
+		c.checkExhaustive(t, setup, casePath)
 		return
 	}
 	if c.runs > 0 || c.budget > 0 {

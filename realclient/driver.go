@@ -70,10 +70,11 @@ type driver struct {
 	poolTimers atomic.Bool
 
 	// The world's state as of the last call into it (refresh).
-	next      time.Duration
-	nextOK    bool
-	worldDone bool
-	running   int // client programs not yet returned
+	next       time.Duration
+	nextOK     bool
+	worldDone  bool
+	running    int // client programs not yet returned
+	worldCalls int // calls into the world so far (exhaustive mode's steps)
 }
 
 type actKind uint8
@@ -328,6 +329,7 @@ func (d *driver) refresh() {
 // step runs one world event and queues its effects.
 func (d *driver) step() {
 	var effs []sim.Effect
+	d.worldCalls++
 	d.proxy.do(func() {
 		d.w.Step()
 		effs = d.w.TakeEffects()
@@ -341,6 +343,7 @@ func (d *driver) step() {
 func (d *driver) world(f func(w *sim.World)) {
 	now := d.now()
 	var effs []sim.Effect
+	d.worldCalls++
 	d.proxy.do(func() {
 		d.w.AdvanceTo(now)
 		f(d.w)
@@ -501,7 +504,9 @@ func (d *driver) apply(e sim.Effect) {
 		d.mu.Lock()
 		p.paused, p.dead = true, true
 		d.mu.Unlock()
-		d.running--
+		if !p.exited {
+			d.running-- // an exited program was counted off at its exit
+		}
 	case sim.EffectRestart:
 		np := newXproc(d, p.name, p.idx, p.key)
 		d.procs = append(d.procs, np)

@@ -19,8 +19,9 @@ import (
 // schedules guided by the coverage they reach in your library, go-redis
 // and locksim. A failing input is saved under testdata/fuzz/<FuzzName>/
 // and fails again under plain `go test`; the log shows the shrunk
-// schedule, the explanation and the timeline, and the case is saved for
-// Run.
+// schedule, the explanation and the timeline, the case is saved for Run,
+// and the HTML report is written as Check writes it (WithReportDir,
+// LOCKSIM_REPORT_DIR).
 //
 //	func FuzzMyLock(f *testing.F) { realclient.Fuzz(f, mySetup, realclient.WithName("my-lock")) }
 //
@@ -71,6 +72,7 @@ func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 		if err := locksim.NewCase(r).Save(path); err != nil {
 			saved = "(not saved: " + err.Error() + ")"
 		}
+		c.saveReport(t.Logf, name, r)
 		t.Logf("realclient: configuration %s\n%s", scenarios.Describe(r.Spec), failureReport(r, saved, name))
 		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 	})
