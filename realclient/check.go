@@ -40,6 +40,7 @@ type config struct {
 	interleave   Interleave    // WithInterleave
 	exhaustive   int           // WithExhaustive: the depth, 0 for generated runs
 	maxSchedules int           // WithMaxSchedules
+	durations    []string      // WithDurations
 }
 
 // Option configures Check, Run and RunScenario.

@@ -39,6 +39,13 @@ func WithExhaustive(depth int) Option { return func(c *config) { c.exhaustive = 
 // faulted run.
 func WithMaxSchedules(n int) Option { return func(c *config) { c.maxSchedules = n } }
 
+// WithDurations names the duration classes an exhaustive check places
+// ("ttl/2", "ttl+", ...: engine.DurClasses; default all of the
+// configuration's).
+func WithDurations(classes ...string) Option {
+	return func(c *config) { c.durations = append([]string{}, classes...) }
+}
+
 // Exhaustive runs an exhaustive check of a real client (see WithExhaustive,
 // which Check uses) and returns its result; the error is for a
 // configuration that cannot run or a bound too small.
@@ -75,7 +82,7 @@ func (c *config) exhaustiveCheck(t *testing.T, setup Setup) (*engine.ExhaustiveR
 		return r, steps, nil
 	}
 	return engine.Exhaustive(engine.ExhaustiveConfig{Base: base, Seed: c.seed, Depth: depth, Kinds: kinds,
-		MaxSchedules: c.maxSchedules, Workers: 1, Invariants: c.invariants, Run: run})
+		Durations: c.durations, MaxSchedules: c.maxSchedules, Workers: 1, Invariants: c.invariants, Run: run})
 }
 
 // checkExhaustive is Check under WithExhaustive.

@@ -119,3 +119,34 @@ func TestExhaustiveDangerMapPoints(t *testing.T) {
 		t.Errorf("danger map of %d points for %d points", len(d.Points), res.Points)
 	}
 }
+
+// Depth 2, narrowed to half-TTL pauses: every placement of one or two.
+// redsync holds; redislock holds against one but breaks mutual exclusion
+// with two (together past the TTL between its SET and the reply's use),
+// which only the second fault's search reaches.
+func TestExhaustiveDepthTwo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 5,000 runs")
+	}
+	for _, tc := range []struct {
+		name  string
+		setup Setup
+		holds bool
+	}{{"redsync", newRedsync(), true}, {"redislock", newRedislock, false}} {
+		start := time.Now()
+		res, err := Exhaustive(t, tc.setup, exhaustiveOptions(tc.name, WithExhaustive(2), WithFaults(sim.FaultPause), WithDurations("ttl/2"))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d points, %v schedules by depth, %d broke, in %v\n%s", tc.name, res.Points, res.Schedules, res.BrokenSchedules,
+			time.Since(start).Round(time.Millisecond), res.Guarantee())
+		if len(res.Schedules) != 2 || !strings.HasPrefix(res.Guarantee(), "explored all ") || res.Failed() == tc.holds {
+			t.Fatalf("%s: want depth 2 explored and holds = %v: %s", tc.name, tc.holds, res.Guarantee())
+		}
+		for _, b := range res.Breaks {
+			if !strings.Contains(b.Mechanism, ", then ") {
+				t.Errorf("%s: a single half-TTL pause broke it (%s); want only pairs", tc.name, b.Mechanism)
+			}
+		}
+	}
+}
