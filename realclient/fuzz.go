@@ -1,8 +1,10 @@
 package realclient
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"locksim"
@@ -73,7 +75,19 @@ func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 			saved = "(not saved: " + err.Error() + ")"
 		}
 		c.saveReport(t.Logf, name, r)
-		t.Logf("realclient: configuration %s\n%s", scenarios.Describe(r.Spec), failureReport(r, saved, name))
+		t.Logf("realclient: configuration %s\n%s", scenarios.Describe(r.Spec), fuzzReplay(failureReport(r, saved, name), name, saved))
 		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 	})
+}
+
+// fuzzReplay replaces a failure report's replay line (rapid's) with the
+// fuzzer's: Go saves the failing input under testdata/fuzz/<FuzzName>/
+// and prints the -run pattern that replays it; the case file replays it
+// from Go.
+func fuzzReplay(text, fuzzName, casePath string) string {
+	if i := strings.LastIndex(text, "replay: "); i >= 0 {
+		text = text[:i]
+	}
+	return text + fmt.Sprintf("replay: go test -run '^%s$' replays every input under testdata/fuzz/%s (plain go test does too; go test -fuzz prints the one that failed),\n"+
+		"   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", fuzzName, fuzzName, casePath)
 }
