@@ -221,7 +221,7 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 			saved = "(not saved: " + err.Error() + ")"
 		}
 		c.saveReport(rt.Logf, t.Name(), r)
-		rt.Logf("%s", failureReport(r, saved, t.Name()))
+		rt.Logf("%s", c.failureReport(r, saved, t.Name()))
 		// The message is the same for the same bug, so shrinking works.
 		rt.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -136,7 +137,7 @@ func (c *config) checkExhaustive(t *testing.T, setup Setup, casePath string) {
 	}
 	c.saveReport(t.Logf, t.Name(), smallest)
 	t.Logf("realclient: %s: exhaustive, depth %d\n%s\nthe smallest schedule of the first way it breaks:\n%s",
-		c.name, res.Depth, text.String(), failureReport(smallest, saved, t.Name()))
+		c.name, res.Depth, text.String(), exhaustiveReplay(c.failureReport(smallest, saved, t.Name()), t.Name(), saved))
 	t.Fatalf("realclient: %s broke %s (exhaustive, depth %d: %d of %d schedules)", c.name, brokenText(smallest), res.Depth, res.BrokenSchedules, res.Total())
 }
 
@@ -163,4 +164,14 @@ func (c *config) saveDanger(logf func(string, ...any), testName string, res *eng
 		return
 	}
 	logf("%s", fmt.Sprintf("realclient: danger map written to %s", path))
+}
+
+// exhaustiveReplay replaces a failure report's replay line (rapid's) with
+// an exhaustive check's: the saved case runs first on the next go test.
+func exhaustiveReplay(text, testName, casePath string) string {
+	if i := strings.LastIndex(text, "replay: "); i >= 0 {
+		text = text[:i]
+	}
+	return text + fmt.Sprintf("replay: go test -run '^%s$' (the saved case runs first while it fails),\n"+
+		"   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", regexp.QuoteMeta(testName), casePath)
 }

@@ -75,7 +75,7 @@ func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 			saved = "(not saved: " + err.Error() + ")"
 		}
 		c.saveReport(t.Logf, name, r)
-		t.Logf("realclient: configuration %s\n%s", scenarios.Describe(r.Spec), fuzzReplay(failureReport(r, saved, name), name, saved))
+		t.Logf("realclient: configuration %s\n%s", scenarios.Describe(r.Spec), fuzzReplay(c.failureReport(r, saved, name), name, saved))
 		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 	})
 }

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"locksim/model"
 )
 
 // Interleave is how the governor orders the client actions pending at one
@@ -196,4 +199,15 @@ func (p *xproc) turn(group string, args []string) {
 		return
 	}
 	p.wait(&action{kind: actGate, node: group, args: args})
+}
+
+// failureReport is failureReport with, for an interleaved run, the mode a
+// replay needs (a case file does not hold it).
+func (c *config) failureReport(r *model.Result, casePath, testName string) string {
+	text := failureReport(r, casePath, testName)
+	if c.interleave == InterleaveFixed {
+		return text
+	}
+	return text + "interleaving: " + c.interleave.String() + ", chosen by the seed: replay with realclient.WithInterleave(realclient.Interleave" +
+		strings.ToUpper(c.interleave.String()[:1]) + c.interleave.String()[1:] + ")\n"
 }
