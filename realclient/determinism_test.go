@@ -8,6 +8,7 @@ import (
 
 	"locksim/model"
 	"locksim/model/history"
+	"locksim/scenarios"
 	"locksim/sim"
 )
 
@@ -41,18 +42,35 @@ func TestDeterminism(t *testing.T) {
 		setup   Setup
 		masters int
 		il      Interleave
-	}{{"redislock", newRedislock, 1, InterleaveFixed}, {"redsync", newRedsync(), 1, InterleaveFixed}, {"redsync", newRedsync(), 5, InterleaveFixed},
-		{"redislock-sentinel", redislockSentinel, 1, InterleaveFixed},
+		gen     uint64 // a generated configuration and faults (Check's, WithRuns seed gen) instead of faultySpec
+	}{{"redislock", newRedislock, 1, InterleaveFixed, 0}, {"redsync", newRedsync(), 1, InterleaveFixed, 0}, {"redsync", newRedsync(), 5, InterleaveFixed, 0},
+		{"redislock-sentinel", redislockSentinel, 1, InterleaveFixed, 0},
 		// The seeded interleaving, and a library whose renewal goroutine
 		// and Unlock race for go-redis's pool (the governor's turns).
-		{"redsync", newRedsync(), 5, InterleaveRandom}, {"renew", newRenewLock(true), 1, InterleaveFixed}, {"renew", newRenewLock(true), 1, InterleaveRandom}} {
+		{"redsync", newRedsync(), 5, InterleaveRandom, 0}, {"renew", newRenewLock(true), 1, InterleaveFixed, 0}, {"renew", newRenewLock(true), 1, InterleaveRandom, 0},
+		// Generated runs in which Lock's context deadline falls on the
+		// instant of a retry's command: before the governor's turns, which
+		// came first was the Go scheduler's choice (two histories under
+		// -race for the first).
+		{"redislock", newRedislock, 1, InterleaveFixed, 15}, {"redsync", newRedsync(), 1, InterleaveFixed, 23}} {
 		s := faultySpec(tc.name, tc.masters)
+		if tc.gen != 0 {
+			c, err := newConfig([]Option{WithName(tc.name), WithOptions(model.Options{Extend: true}), WithTopology(model.Topology{Masters: tc.masters})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = c.gen.Run(scenarios.Rand(tc.gen), c.spec)
+		}
 		if tc.name == "redislock-sentinel" {
 			// m1 has a replica; r1 crashes after A acquired, the sentinel
 			// fails over to r2 and go-redis's FailoverClient follows.
 			s.Topology = model.Topology{Masters: 1, Replicas: 1, Sentinel: sim.SentinelConfig{Enabled: true, DownAfter: time.Second}}
 			s.Faults = append(s.Faults, sim.Fault{Kind: sim.FaultNodeCrash, Target: "r1", Dur: 3 * time.Second, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}})
 			s = s.WithDefaults()
+		}
+		seed := uint64(42)
+		if tc.gen != 0 {
+			seed = tc.gen // the run the generator drew it with
 		}
 		var section CriticalSection
 		if tc.name == "renew" {
@@ -61,7 +79,7 @@ func TestDeterminism(t *testing.T) {
 		hashes := map[string]int{}
 		var first *model.Result
 		for i := 0; i < runs; i++ {
-			r, err := runOnce(t, runConfig{name: tc.name, setup: tc.setup, spec: s, seed: 42, interleave: tc.il, section: section})
+			r, err := runOnce(t, runConfig{name: tc.name, setup: tc.setup, spec: s, seed: seed, interleave: tc.il, section: section})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,16 +94,16 @@ func TestDeterminism(t *testing.T) {
 			hashes[r.History.Hash()]++
 		}
 		if len(hashes) != 1 {
-			t.Errorf("%s on %d master(s), %s order: %d runs with seed 42 gave %d distinct history hashes, want 1", tc.name, tc.masters, tc.il, runs, len(hashes))
+			t.Errorf("%s on %d master(s), %s order: %d runs with seed %d gave %d distinct history hashes, want 1", tc.name, tc.masters, tc.il, runs, seed, len(hashes))
 		}
 		// The same test must tell seeds apart, or it would pass on a
 		// run that ignores its seed.
-		other, err := runOnce(t, runConfig{name: tc.name, setup: tc.setup, spec: s, seed: 43, interleave: tc.il, section: section})
+		other, err := runOnce(t, runConfig{name: tc.name, setup: tc.setup, spec: s, seed: seed + 1, interleave: tc.il, section: section})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if other.History.Hash() == first.History.Hash() {
-			t.Errorf("%s on %d master(s): seeds 42 and 43 gave the same history: the seed does not reach the run", tc.name, tc.masters)
+			t.Errorf("%s on %d master(s): seeds %d and %d gave the same history: the seed does not reach the run", tc.name, tc.masters, seed, seed+1)
 		}
 	}
 }
