@@ -99,21 +99,19 @@ func (d *driver) choose(now time.Duration) (a *action, wake bool) {
 		sleep *action
 	}
 	var cands []cand
-	firstOnConn := map[*conn]int{}
+	firstOnConn := map[*conn]uint64{} // the lowest pending position per connection
+	for _, x := range d.pending {
+		if s, ok := firstOnConn[x.c]; x.kind == actSend && (!ok || x.seq < s) {
+			firstOnConn[x.c] = x.seq
+		}
+	}
 	for i, x := range d.pending {
 		if x.p.paused || x.kind == actExit && busy[x.p] || isNote(x) {
 			continue // a note here waits for a command on its connection
 		}
-		if x.kind == actSend {
-			if j, ok := firstOnConn[x.c]; ok && actionCmp(d.pending[j], x) < 0 {
-				continue
-			}
-			firstOnConn[x.c] = i
+		if x.kind == actSend && x.seq != firstOnConn[x.c] {
 			continue
 		}
-		cands = append(cands, cand{i: i})
-	}
-	for _, i := range firstOnConn {
 		cands = append(cands, cand{i: i})
 	}
 	for _, s := range d.sleepers {
@@ -124,7 +122,9 @@ func (d *driver) choose(now time.Duration) (a *action, wake bool) {
 	if len(cands) == 0 {
 		return nil, false
 	}
-	slices.SortFunc(cands, func(x, y cand) int {
+	// Stable: actions equal in content (two goroutines dialing the same
+	// group) keep their post order, which the turns make deterministic.
+	slices.SortStableFunc(cands, func(x, y cand) int {
 		switch {
 		case x.sleep != nil && y.sleep != nil:
 			return cmp.Or(cmp.Compare(x.sleep.at, y.sleep.at), cmp.Compare(x.sleep.seq, y.sleep.seq))
