@@ -133,6 +133,9 @@ func newConfig(opts []Option) (config, error) {
 	if err := validateCaller(c.caller, c.onLockError); err != nil {
 		return c, err
 	}
+	if c.interleave > InterleaveRandom {
+		return c, errors.Errorf("realclient: interleave mode %d: want InterleaveFixed or InterleaveRandom", uint8(c.interleave))
+	}
 	if len(c.invariants) > 0 {
 		ids, err := invariant.Parse(invariant.Names(c.invariants))
 		if err != nil {

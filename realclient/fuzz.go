@@ -27,8 +27,10 @@ import (
 //
 //	func FuzzMyLock(f *testing.F) { realclient.Fuzz(f, mySetup, realclient.WithName("my-lock")) }
 //
-// Options are Check's; the run budgets do not apply. Fuzz must not run in
-// parallel with other tests (runs seed process-wide generators).
+// Options are Check's; the run budgets and WithExhaustive do not apply;
+// with WithInterleave the input's hash also seeds the interleaving. Fuzz
+// must not run in parallel with other tests (runs seed process-wide
+// generators).
 func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 	f.Helper()
 	c, err := newConfig(opts)

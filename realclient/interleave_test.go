@@ -2,6 +2,7 @@ package realclient
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +109,13 @@ func TestInterleaveDeterminism(t *testing.T) {
 	}
 	if !differs {
 		t.Error("the interleaving gave the fixed order's history for seeds 1..6: the seed does not reach the order")
+	}
+}
+
+// An interleave mode that does not exist is refused, not run as the fixed
+// order.
+func TestInterleaveUnknownModeRefused(t *testing.T) {
+	if _, err := newConfig([]Option{WithInterleave(Interleave(9))}); err == nil || !strings.Contains(err.Error(), "interleave mode 9") {
+		t.Errorf("got %v; want the mode refused", err)
 	}
 }
