@@ -55,7 +55,20 @@ type ExhaustiveConfig struct {
 	// exhaustive mode as it was. With Preemptions, Kinds may be empty
 	// (non-nil): only the fault-free run's orderings are explored.
 	Preemptions int
+	// Run, if set, runs the schedules instead of the model framework (a
+	// real Go client, package realclient): Base.Custom then names the
+	// design, and Run must be deterministic for a spec and seed. Set
+	// Workers to 1 unless Run may be called concurrently. It takes no
+	// Preemptions (a real client's goroutines are not sim's lanes).
+	Run RunFunc
 }
+
+// RunFunc runs one spec (the configuration and a schedule's faults) under
+// seed: its result with the violations found (counted or not: the
+// explorer counts), and for each event of the history the step of the run
+// that recorded it, which bounds the points (Point): events of one actor
+// in one step are one point.
+type RunFunc func(s model.Spec, seed uint64) (*model.Result, []int, error)
 
 // ExhaustiveResult is a finished exhaustive check.
 type ExhaustiveResult struct {
@@ -106,6 +119,8 @@ type ExhaustiveResult struct {
 	Counted           []invariant.ID
 	// Judged tells, per invariant, why the design's runs do not judge it.
 	Judged map[invariant.ID]string
+
+	runFn RunFunc // ExhaustiveConfig.Run
 }
 
 // Schedule is one explored fault schedule and what it broke.
@@ -190,7 +205,14 @@ func (r *ExhaustiveResult) Rerun(s *Schedule) (*model.Result, error) {
 	spec := r.Spec
 	spec.Faults = s.Faults
 	spec.Interleave = s.Preempt
-	res, err := model.Run(spec, r.Seed)
+	run := func(s model.Spec, seed uint64) (*model.Result, []int, error) {
+		r, err := model.Run(s, seed)
+		return r, nil, err
+	}
+	if r.runFn != nil {
+		run = r.runFn
+	}
+	res, _, err := run(spec, r.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -282,6 +304,9 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	if c.Preemptions < 0 || c.Preemptions > MaxPreemptions {
 		return nil, nil, errors.Errorf("exhaustive: preemptions %d: want 0 to %d", c.Preemptions, MaxPreemptions)
 	}
+	if c.Preemptions > 0 && c.Run != nil {
+		return nil, nil, errors.New("exhaustive: preemptions reorder the simulated world's same-instant events; a real client's runs take none (use its interleave mode)")
+	}
 	if c.Preemptions > 0 && c.Base.Interleave != "" && c.Base.Interleave != "fixed" {
 		return nil, nil, errors.Errorf("exhaustive: preemptions explore the orders of the fixed one; the interleave %q draws them instead: give one or the other", c.Base.Interleave)
 	}
@@ -327,7 +352,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 		x.counted = invariant.All
 	}
 	res := &ExhaustiveResult{Design: spec.Design, Spec: spec, Seed: seed, Depth: x.depth(), Kinds: kinds, Classes: x.classes, Preemptions: c.Preemptions,
-		Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{}, Counted: x.counted, Judged: map[invariant.ID]string{}}
+		Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{}, Counted: x.counted, Judged: map[invariant.ID]string{}, runFn: c.Run}
 	if spec.Custom != nil {
 		res.Design = spec.Custom.Name()
 	}
@@ -336,7 +361,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 			res.Judged[id] = why
 		}
 	}
-	r, steps, err := observed(spec, seed)
+	r, steps, err := x.observed(spec)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -362,6 +387,13 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 
 // observed runs a spec with its history and the scheduler step of each
 // event.
+func (x *explorer) observed(s model.Spec) (*model.Result, []int, error) {
+	if x.cfg.Run != nil {
+		return x.cfg.Run(s, x.seed)
+	}
+	return observed(s, x.seed)
+}
+
 func observed(s model.Spec, seed uint64) (*model.Result, []int, error) {
 	var steps []int
 	r, err := model.RunObserved(s, seed, func(w *sim.World, _ sim.Event) { steps = append(steps, w.Events()) })
@@ -406,7 +438,7 @@ func (x *explorer) run(s Schedule) Schedule {
 	if x.cfg.Preemptions > 0 {
 		spec = preemptSpec(spec, s.script)
 	}
-	out, err := model.Verdict(spec, x.seed)
+	out, err := x.verdict(spec)
 	s.Unfired = len(out.Unfired()) > 0
 	s.points = out.Interleave.Points
 	switch {
@@ -424,6 +456,18 @@ func (x *explorer) run(s Schedule) Schedule {
 		}
 	}
 	return s
+}
+
+// verdict runs a spec for its outcome alone.
+func (x *explorer) verdict(s model.Spec) (model.Outcome, error) {
+	if x.cfg.Run == nil {
+		return model.Verdict(s, x.seed)
+	}
+	r, _, err := x.cfg.Run(s, x.seed)
+	if err != nil {
+		return model.Outcome{}, err
+	}
+	return model.Outcome{Violations: r.Violations, Err: r.Err, FaultOutcomes: r.FaultOutcomes}, nil
 }
 
 // pickClasses keeps the named classes of all, in all's order.

@@ -110,7 +110,7 @@ func (x *explorer) seconds(first Schedule) ([]Schedule, error) {
 	}
 	spec := x.spec
 	spec.Faults = first.Faults
-	r, steps, err := observed(spec, x.seed)
+	r, steps, err := x.observed(spec)
 	if err != nil {
 		return nil, err
 	}

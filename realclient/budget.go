@@ -63,7 +63,7 @@ func (c *config) replaySaved(t *testing.T, path string, setup Setup) bool {
 		return false
 	}
 	c.saveReport(t.Logf, t.Name(), r)
-	t.Logf("realclient: the saved case still fails (delete %s once fixed)\n%s", path, failureReport(r, path, t.Name()))
+	t.Logf("realclient: the saved case still fails (delete %s once fixed)\n%s", path, c.failureReport(r, path, t.Name()))
 	t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 	return true
 }
@@ -114,7 +114,7 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 		}
 		c.saveReport(t.Logf, t.Name(), r)
 		t.Logf("realclient: run %d of %d (seed %d) broke a counted invariant; configuration: %s\n%s",
-			i+1, runs, seed+uint64(i), scenarios.Describe(r.Spec), failureReport(r, saved, t.Name()))
+			i+1, runs, seed+uint64(i), scenarios.Describe(r.Spec), c.failureReport(r, saved, t.Name()))
 		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 		return
 	}

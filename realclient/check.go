@@ -37,6 +37,10 @@ type config struct {
 	runs         int           // WithRuns: seeded runs instead of rapid's
 	budget       time.Duration // WithBudget
 	seed         uint64        // WithSeed
+	interleave   Interleave    // WithInterleave
+	exhaustive   int           // WithExhaustive: the depth, 0 for generated runs
+	maxSchedules int           // WithMaxSchedules
+	durations    []string      // WithDurations
 }
 
 // Option configures Check, Run and RunScenario.
@@ -129,6 +133,9 @@ func newConfig(opts []Option) (config, error) {
 	if err := validateCaller(c.caller, c.onLockError); err != nil {
 		return c, err
 	}
+	if c.interleave > InterleaveRandom {
+		return c, errors.Errorf("realclient: interleave mode %d: want InterleaveFixed or InterleaveRandom", uint8(c.interleave))
+	}
 	if len(c.invariants) > 0 {
 		ids, err := invariant.Parse(invariant.Names(c.invariants))
 		if err != nil {
@@ -144,7 +151,7 @@ func newConfig(opts []Option) (config, error) {
 }
 
 func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*model.Result, error) {
-	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed})
+	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave})
 	if err == nil {
 		r.CountOnly(c.invariants)
 	}
@@ -186,6 +193,10 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 		t.Fatalf("realclient: runs %d and budget %v must not be negative", c.runs, c.budget)
 		return
 	}
+	if c.exhaustive != 0 {
+		c.checkExhaustive(t, setup, casePath)
+		return
+	}
 	if c.runs > 0 || c.budget > 0 {
 		c.checkSeeded(t, setup, casePath)
 		return
@@ -213,7 +224,7 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 			saved = "(not saved: " + err.Error() + ")"
 		}
 		c.saveReport(rt.Logf, t.Name(), r)
-		rt.Logf("%s", failureReport(r, saved, t.Name()))
+		rt.Logf("%s", c.failureReport(r, saved, t.Name()))
 		// The message is the same for the same bug, so shrinking works.
 		rt.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 	})

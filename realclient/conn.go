@@ -120,9 +120,10 @@ func (c *conn) Read(b []byte) (int, error) {
 				if wait <= 0 {
 					report := len(c.outstanding) > 0 && !c.reported
 					c.reported = c.reported || report
+					after := c.sent
 					d.mu.Unlock()
 					if report && !d.ending.Load() {
-						d.post(&action{p: c.p, kind: actTimeout, c: c})
+						d.post(&action{p: c.p, kind: actTimeout, c: c, seq: after})
 					}
 					return 0, c.opErr("read", os.ErrDeadlineExceeded)
 				}
@@ -193,11 +194,12 @@ func (c *conn) Close() error {
 		return nil
 	}
 	c.closed = true
+	after := c.sent
 	d.mu.Unlock()
 	c.p.connClosed(c.group)
 	c.poke()
 	if !d.ending.Load() {
-		d.post(&action{p: c.p, kind: actClose, c: c})
+		d.post(&action{p: c.p, kind: actClose, c: c, seq: after})
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"locksim/model"
 	"locksim/model/history"
+	"locksim/scenarios"
 	"locksim/sim"
 )
 
@@ -40,8 +41,26 @@ func TestDeterminism(t *testing.T) {
 		name    string
 		setup   Setup
 		masters int
-	}{{"redislock", newRedislock, 1}, {"redsync", newRedsync(), 1}, {"redsync", newRedsync(), 5}, {"redislock-sentinel", redislockSentinel, 1}} {
+		il      Interleave
+		gen     uint64 // a generated configuration and faults (Check's, WithRuns seed gen) instead of faultySpec
+	}{{"redislock", newRedislock, 1, InterleaveFixed, 0}, {"redsync", newRedsync(), 1, InterleaveFixed, 0}, {"redsync", newRedsync(), 5, InterleaveFixed, 0},
+		{"redislock-sentinel", redislockSentinel, 1, InterleaveFixed, 0},
+		// The seeded interleaving, and a library whose renewal goroutine
+		// and Unlock race for go-redis's pool (the governor's turns).
+		{"redsync", newRedsync(), 5, InterleaveRandom, 0}, {"renew", newRenewLock(true), 1, InterleaveFixed, 0}, {"renew", newRenewLock(true), 1, InterleaveRandom, 0},
+		// Generated runs in which Lock's context deadline falls on the
+		// instant of a retry's command: before the governor's turns, which
+		// came first was the Go scheduler's choice (two histories under
+		// -race for the first).
+		{"redislock", newRedislock, 1, InterleaveFixed, 15}, {"redsync", newRedsync(), 1, InterleaveFixed, 23}} {
 		s := faultySpec(tc.name, tc.masters)
+		if tc.gen != 0 {
+			c, err := newConfig([]Option{WithName(tc.name), WithOptions(model.Options{Extend: true}), WithTopology(model.Topology{Masters: tc.masters})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = c.gen.Run(scenarios.Rand(tc.gen), c.spec)
+		}
 		if tc.name == "redislock-sentinel" {
 			// m1 has a replica; r1 crashes after A acquired, the sentinel
 			// fails over to r2 and go-redis's FailoverClient follows.
@@ -49,15 +68,23 @@ func TestDeterminism(t *testing.T) {
 			s.Faults = append(s.Faults, sim.Fault{Kind: sim.FaultNodeCrash, Target: "r1", Dur: 3 * time.Second, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}})
 			s = s.WithDefaults()
 		}
+		seed := uint64(42)
+		if tc.gen != 0 {
+			seed = tc.gen // the run the generator drew it with
+		}
+		var section CriticalSection
+		if tc.name == "renew" {
+			section = noSection // Unlock at once: it races the renewal goroutine
+		}
 		hashes := map[string]int{}
 		var first *model.Result
 		for i := 0; i < runs; i++ {
-			r, err := runOnce(t, runConfig{name: tc.name, setup: tc.setup, spec: s, seed: 42})
+			r, err := runOnce(t, runConfig{name: tc.name, setup: tc.setup, spec: s, seed: seed, interleave: tc.il, section: section})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if r.Err != nil {
-				t.Fatalf("%s on %d: %v", tc.name, tc.masters, r.Err)
+				t.Fatalf("%s on %d (%s order): %v", tc.name, tc.masters, tc.il, r.Err)
 			}
 			if first == nil {
 				first = r
@@ -67,16 +94,16 @@ func TestDeterminism(t *testing.T) {
 			hashes[r.History.Hash()]++
 		}
 		if len(hashes) != 1 {
-			t.Errorf("%s on %d master(s): %d runs with seed 42 gave %d distinct history hashes, want 1", tc.name, tc.masters, runs, len(hashes))
+			t.Errorf("%s on %d master(s), %s order: %d runs with seed %d gave %d distinct history hashes, want 1", tc.name, tc.masters, tc.il, runs, seed, len(hashes))
 		}
 		// The same test must tell seeds apart, or it would pass on a
 		// run that ignores its seed.
-		other, err := runOnce(t, runConfig{name: tc.name, setup: tc.setup, spec: s, seed: 43})
+		other, err := runOnce(t, runConfig{name: tc.name, setup: tc.setup, spec: s, seed: seed + 1, interleave: tc.il, section: section})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if other.History.Hash() == first.History.Hash() {
-			t.Errorf("%s on %d master(s): seeds 42 and 43 gave the same history: the seed does not reach the run", tc.name, tc.masters)
+			t.Errorf("%s on %d master(s): seeds %d and %d gave the same history: the seed does not reach the run", tc.name, tc.masters, seed, seed+1)
 		}
 	}
 }

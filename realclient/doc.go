@@ -31,7 +31,19 @@
 // is durably blocked (synctest.Wait), carries out one thing (a world
 // effect, a world event, or the smallest pending client action in an order
 // fixed by content), and waits again; so the world sees the same sequence
-// whatever the Go scheduler does.
+// whatever the Go scheduler does. Every go-redis command of the package's
+// clients first waits for its turn from the governor (interleave.go), so
+// that goroutines woken together do not race for go-redis's connection
+// pool. With WithInterleave(InterleaveRandom) the run's seed, not the
+// content, chooses which pending action goes next (each goroutine's and
+// each connection's program order kept), which explores the races between
+// a library's watchdog, its Unlock and the caller.
+//
+// Beyond Check's generated runs: WithExhaustive(1 or 2) places every fault
+// at every point of the client's own fault-free run (engine's exhaustive
+// mode, with its bounded guarantee and danger map), and Fuzz runs Go's
+// coverage-guided fuzzer over the fault schedules. docs/realclient-search.md
+// shows all three.
 //
 // Determinism: each run seeds crypto/rand (testing/cryptotest) and the
 // global math/rand (with GODEBUG randseednop=0, set through t.Setenv) from

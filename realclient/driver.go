@@ -9,6 +9,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"math/rand/v2"
+
 	"github.com/pkg/errors"
 
 	"locksim/model/history"
@@ -60,15 +62,19 @@ type driver struct {
 	sleepers []*action          // governed sleeps, by wake time then seq
 	seq      uint64             // orders sleepers posted at the same instant
 	ending   atomic.Bool        // the run is over: actions fail at once
+	// pick chooses among pending actions (InterleaveRandom); nil: the
+	// fixed order. Governor only.
+	pick *rand.Rand
 	// poolTimers is set when a go-redis pool may have waited for a turn,
 	// on a timer of its process-wide pool (see clearPools).
 	poolTimers atomic.Bool
 
 	// The world's state as of the last call into it (refresh).
-	next      time.Duration
-	nextOK    bool
-	worldDone bool
-	running   int // client programs not yet returned
+	next       time.Duration
+	nextOK     bool
+	worldDone  bool
+	running    int // client programs not yet returned
+	worldCalls int // calls into the world so far (exhaustive mode's steps)
 }
 
 type actKind uint8
@@ -80,6 +86,7 @@ const (
 	actClose
 	actTimeout
 	actSend
+	actGate // a go-redis command asks for its turn (gateHook)
 	actDial
 	actCall
 	actSleep
@@ -92,7 +99,10 @@ type action struct {
 	kind actKind
 	c    *conn    // actSend, actClose, actTimeout
 	info *cmdInfo // actSend: what the process noted about the command
-	seq  uint64   // actSend: position on the connection; actSleep: post order
+	// seq: actSend, its position on the connection (from 1); actClose and
+	// actTimeout, how many commands the connection had posted before it
+	// (they wait for those); actSleep, post order; actRecord, the task's.
+	seq  uint64
 	args []string // actSend, actCall: the command
 	node string   // actDial: the group or node
 	ev   sim.Event
@@ -169,13 +179,19 @@ func actionCmp(a, b *action) int {
 }
 
 // takeAction removes and returns the smallest pending action of a process
-// that is not paused, or nil.
-func (d *driver) takeAction() *action {
+// that is not paused, or nil. In interleaving mode (d.pick) the seed
+// chooses among the candidates instead (choose), due governed sleeps
+// among them: wake reports that a is a sleeper to wake.
+func (d *driver) takeAction(now time.Duration) (a *action, wake bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.pick != nil && !d.ending.Load() {
+		return d.choose(now)
+	}
+	waits := d.connWaits()
 	best := -1
 	for i, a := range d.pending {
-		if a.p.paused {
+		if a.p.paused || waits(a) {
 			continue
 		}
 		if best < 0 || actionCmp(a, d.pending[best]) < 0 {
@@ -183,11 +199,31 @@ func (d *driver) takeAction() *action {
 		}
 	}
 	if best < 0 {
-		return nil
+		return nil, false
 	}
-	a := d.pending[best]
-	d.pending = slices.Delete(d.pending, best, best+1)
-	return a
+	return d.removePending(best), false
+}
+
+// connWaits returns a test (under d.mu) of whether a pending close or
+// timeout must wait for a command posted before it on its connection:
+// a goroutine wrote, then closed (or timed out on) the same connection,
+// and the world must see them in that order.
+func (d *driver) connWaits() func(a *action) bool {
+	first := map[*conn]uint64{} // the first pending command's position, per connection
+	for _, a := range d.pending {
+		if a.kind == actSend {
+			if s, ok := first[a.c]; !ok || a.seq < s {
+				first[a.c] = a.seq
+			}
+		}
+	}
+	return func(a *action) bool {
+		if a.kind != actClose && a.kind != actTimeout {
+			return false
+		}
+		s, ok := first[a.c]
+		return ok && s <= a.seq
+	}
 }
 
 // run is the governor loop; it returns when the world's run is over and
@@ -212,7 +248,7 @@ func (d *driver) run(start func()) {
 			continue
 		}
 		if d.ending.Load() {
-			if a := d.takeAction(); a != nil {
+			if a, _ := d.takeAction(0); a != nil {
 				d.refuse(a)
 				continue
 			}
@@ -245,9 +281,11 @@ func (d *driver) run(start func()) {
 			settled = true // a step only queues effects: it wakes no goroutine
 			continue
 		}
-		if a := d.takeAction(); a != nil {
-			d.hand(a)
-			settled = true // completions are queued as effects, not sent here
+		if a, wake := d.takeAction(now); wake {
+			d.wake(a)
+			continue
+		} else if a != nil {
+			settled = d.hand(a) // completions are queued as effects, not sent here
 			continue
 		}
 		if s := d.firstSleeper(); s != nil && s.at <= now {
@@ -291,6 +329,7 @@ func (d *driver) refresh() {
 // step runs one world event and queues its effects.
 func (d *driver) step() {
 	var effs []sim.Effect
+	d.worldCalls++
 	d.proxy.do(func() {
 		d.w.Step()
 		effs = d.w.TakeEffects()
@@ -304,6 +343,7 @@ func (d *driver) step() {
 func (d *driver) world(f func(w *sim.World)) {
 	now := d.now()
 	var effs []sim.Effect
+	d.worldCalls++
 	d.proxy.do(func() {
 		d.w.AdvanceTo(now)
 		f(d.w)
@@ -323,16 +363,22 @@ func (d *driver) queueEffects(effs []sim.Effect) {
 // then queues f after the effects already queued.
 func (d *driver) then(f func()) { d.effects = append(d.effects, f) }
 
-// hand gives one action to the world.
-func (d *driver) hand(a *action) {
+// hand gives one action to the world. It reports whether no goroutine
+// was woken (a gate's turn wakes its goroutine at once; every other
+// completion is queued as an effect).
+func (d *driver) hand(a *action) (settled bool) {
+	settled = true
 	p := a.p
 	if p.exited {
 		// A library goroutine still at work after the program returned
 		// (a dial the pool queued): the process is gone for the world.
 		d.then(func() { d.refuse(a) })
-		return
+		return true
 	}
 	switch a.kind {
+	case actGate:
+		a.done <- outcome{} // the world sees nothing: the command follows
+		return false
 	case actRecord:
 		d.world(func(w *sim.World) { w.External(p.name).Record(a.ev) })
 		if a.done != nil {
@@ -418,6 +464,7 @@ func (d *driver) hand(a *action) {
 		})
 		d.sleepers = slices.Insert(d.sleepers, i, a)
 	}
+	return settled
 }
 
 func callKey(proc string, id uint64) string { return proc + "/" + strconvU(id) }
@@ -457,7 +504,9 @@ func (d *driver) apply(e sim.Effect) {
 		d.mu.Lock()
 		p.paused, p.dead = true, true
 		d.mu.Unlock()
-		d.running--
+		if !p.exited {
+			d.running-- // an exited program was counted off at its exit
+		}
 	case sim.EffectRestart:
 		np := newXproc(d, p.name, p.idx, p.key)
 		d.procs = append(d.procs, np)
@@ -564,7 +613,7 @@ func (d *driver) refuse(a *action) {
 			d.running--
 		}
 		a.done <- outcome{}
-	case actRecord, actSleep:
+	case actRecord, actSleep, actGate:
 		if a.done != nil {
 			a.done <- outcome{}
 		}

@@ -1,8 +1,10 @@
 package realclient
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"locksim"
@@ -19,13 +21,16 @@ import (
 // schedules guided by the coverage they reach in your library, go-redis
 // and locksim. A failing input is saved under testdata/fuzz/<FuzzName>/
 // and fails again under plain `go test`; the log shows the shrunk
-// schedule, the explanation and the timeline, and the case is saved for
-// Run.
+// schedule, the explanation and the timeline, the case is saved for Run,
+// and the HTML report is written as Check writes it (WithReportDir,
+// LOCKSIM_REPORT_DIR).
 //
 //	func FuzzMyLock(f *testing.F) { realclient.Fuzz(f, mySetup, realclient.WithName("my-lock")) }
 //
-// Options are Check's; the run budgets do not apply. Fuzz must not run in
-// parallel with other tests (runs seed process-wide generators).
+// Options are Check's; the run budgets and WithExhaustive do not apply;
+// with WithInterleave the input's hash also seeds the interleaving. Fuzz
+// must not run in parallel with other tests (runs seed process-wide
+// generators).
 func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 	f.Helper()
 	c, err := newConfig(opts)
@@ -71,7 +76,20 @@ func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 		if err := locksim.NewCase(r).Save(path); err != nil {
 			saved = "(not saved: " + err.Error() + ")"
 		}
-		t.Logf("realclient: configuration %s\n%s", scenarios.Describe(r.Spec), failureReport(r, saved, name))
+		c.saveReport(t.Logf, name, r)
+		t.Logf("realclient: configuration %s\n%s", scenarios.Describe(r.Spec), fuzzReplay(c.failureReport(r, saved, name), name, saved))
 		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 	})
+}
+
+// fuzzReplay replaces a failure report's replay line (rapid's) with the
+// fuzzer's: Go saves the failing input under testdata/fuzz/<FuzzName>/
+// and prints the -run pattern that replays it; the case file replays it
+// from Go.
+func fuzzReplay(text, fuzzName, casePath string) string {
+	if i := strings.LastIndex(text, "replay: "); i >= 0 {
+		text = text[:i]
+	}
+	return text + fmt.Sprintf("replay: go test -run '^%s$' replays every input under testdata/fuzz/%s (plain go test does too; go test -fuzz prints the one that failed),\n"+
+		"   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", fuzzName, fuzzName, casePath)
 }

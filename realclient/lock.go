@@ -115,6 +115,7 @@ func (e Env) NewFailoverClient(master string, tweak func(*redis.FailoverOptions)
 	}
 	e.p.notePoolSize(opt.PoolSize)
 	c := redis.NewFailoverClient(opt)
+	c.AddHook(gateHook{p: e.p, group: master})
 	e.p.closeAtExit(c)
 	return c
 }

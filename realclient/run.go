@@ -29,6 +29,11 @@ type runConfig struct {
 	caller       Caller
 	onLockError  LockErrorPolicy
 	seed         uint64
+	interleave   Interleave
+	// steps, if set, receives for each event of the history the number
+	// of the governor's calls into the world so far (exhaustive mode's
+	// point boundaries: events of one call are one moment).
+	steps *[]int
 }
 
 // placeholder stands in for the design when the spec's simulation config
@@ -99,6 +104,11 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var d *driver
+	if rc.steps != nil {
+		// On the world's goroutine, while the governor waits for it.
+		cfg.Observe = func(*sim.World, sim.Event) { *rc.steps = append(*rc.steps, d.worldCalls) }
+	}
 	w, err := sim.New(cfg, rc.seed)
 	if err != nil {
 		return nil, err
@@ -115,7 +125,8 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	}
 	proxy := newWorldProxy()
 	defer proxy.stop()
-	d := newDriver(proxy, w, cfg)
+	d = newDriver(proxy, w, cfg)
+	d.pick = newPicker(rc.interleave, rc.seed)
 	var notesMu sync.Mutex
 	var notes []string
 	synctest.Test(t, func(bt *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,7 +140,12 @@ func TestUserCheckTwin(t *testing.T) {
 	if !ok {
 		t.Skip("run by TestCheckCatchesEachBugAndPassesItsTwin")
 	}
-	Check(t, newTwin(build), WithName("twin-"+os.Getenv("REALCLIENT_TWIN")), WithOptions(model.Options{Extend: true}),
+	var exhaustive []Option
+	if n, err := strconv.Atoi(os.Getenv("REALCLIENT_EXHAUSTIVE")); err == nil {
+		// TestExhaustiveCheckTwins: one configuration, every placement.
+		exhaustive = append(exhaustive, WithExhaustive(n), WithWorkload(model.Workload{Cycles: 2, Work: 50 * time.Millisecond, Start: 5 * time.Millisecond}))
+	}
+	Check(t, newTwin(build), append([]Option{WithName("twin-" + os.Getenv("REALCLIENT_TWIN")), WithOptions(model.Options{Extend: true}),
 		// Without fencing every lock writes stale under a pause between
 		// its check and its write, and a single node without fsync or
 		// with a fast clock loses every lock: what these bugs break is
@@ -148,7 +154,7 @@ func TestUserCheckTwin(t *testing.T) {
 		WithInvariants(invariant.MutualExclusion, invariant.Liveness),
 		WithFaults(sim.FaultPause, sim.FaultPartition, sim.FaultDelay, sim.FaultDrop, sim.FaultNodeCrash),
 		WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}),
-		WithCaseDir(os.Getenv("REALCLIENT_CASE_DIR")))
+		WithCaseDir(os.Getenv("REALCLIENT_CASE_DIR"))}, exhaustive...)...)
 }
 
 // realclient.Check at its default budget (100 generated runs) catches the
@@ -191,15 +197,21 @@ func FuzzTwin(f *testing.F) {
 }
 
 // Plain go test on FuzzTwin's seed corpus fails the plain-DEL build and
-// passes the correct one.
+// passes the correct one; the failure writes its HTML report to
+// LOCKSIM_REPORT_DIR, as Check's do.
 func TestFuzzTwinSeedCorpus(t *testing.T) {
 	for build, fails := range map[string]bool{"plain-del": true, "correct": false} {
+		reports := t.TempDir()
 		cmd := exec.Command(os.Args[0], "-test.run=^FuzzTwin$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "REALCLIENT_TWIN="+build, "REALCLIENT_CASE_DIR="+t.TempDir())
+		cmd.Env = append(os.Environ(), "REALCLIENT_TWIN="+build, "REALCLIENT_CASE_DIR="+t.TempDir(), "LOCKSIM_REPORT_DIR="+reports)
 		cmd.Dir = t.TempDir()
 		out, err := cmd.CombinedOutput()
 		if (err != nil) != fails {
 			t.Errorf("%s: failed = %v, want %v:\n%s", build, err != nil, fails, out)
+		}
+		written, _ := filepath.Glob(filepath.Join(reports, "*.html"))
+		if fails != (len(written) == 1) {
+			t.Errorf("%s: %d reports written to LOCKSIM_REPORT_DIR (%v), want %d", build, len(written), written, map[bool]int{true: 1}[fails])
 		}
 	}
 }

@@ -47,7 +47,9 @@ func (p *xproc) program(rc *runConfig) string {
 			rc.redisOptions(opt)
 		}
 		p.notePoolSize(opt.PoolSize)
-		env.Clients = append(env.Clients, redis.NewClient(opt))
+		c := redis.NewClient(opt)
+		c.AddHook(gateHook{p: p, group: group})
+		env.Clients = append(env.Clients, c)
 	}
 	defer func() {
 		for _, c := range env.Clients {

@@ -137,8 +137,10 @@ func (x *External) effect(e Effect) {
 }
 
 // startExternal is proc.start for an external process: it counts as live
-// until Exit.
+// until Exit. A restart after the program had exited (a crash after its
+// task-end) starts a new program, as a simulated client's Main runs again.
 func (x *External) start() {
+	x.exited = false
 	x.w.ext.live++
 }
 
@@ -194,7 +196,9 @@ func (x *External) crashed() {
 			s.broken, s.closed, s.inflight = true, true, nil
 		}
 	}
-	w.ext.live--
+	if !x.exited {
+		w.ext.live-- // an exited program no longer counted
+	}
 	x.effect(Effect{Kind: EffectCrash})
 }
 
