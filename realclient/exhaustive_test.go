@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/report"
