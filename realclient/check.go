@@ -134,7 +134,7 @@ func newConfig(opts []Option) (config, error) {
 		return c, err
 	}
 	if c.interleave > InterleaveRandom {
-		return c, errors.Errorf("realclient: interleave mode %d: want InterleaveFixed or InterleaveRandom", uint8(c.interleave))
+		return c, errors.Errorf("interleave mode %d: want InterleaveFixed or InterleaveRandom", uint8(c.interleave))
 	}
 	if len(c.invariants) > 0 {
 		ids, err := invariant.Parse(invariant.Names(c.invariants))

@@ -68,7 +68,7 @@ func (c *config) exhaustiveCheck(t *testing.T, setup Setup) (*engine.ExhaustiveR
 		}
 	}
 	if len(kinds) == 0 {
-		return nil, errors.Errorf("realclient: none of the fault kinds %v is placed by exhaustive mode (%v)", c.gen.Kinds, engine.ExhaustiveKinds)
+		return nil, errors.Errorf("none of the fault kinds %v is placed by exhaustive mode (%v)", c.gen.Kinds, engine.ExhaustiveKinds)
 	}
 	base := c.spec
 	base.Custom = placeholder{base.Design}
