@@ -34,9 +34,15 @@ func ExhaustiveText(w io.Writer, r *engine.ExhaustiveResult, show int, replay fu
 		p.line(fmt.Sprintf("schedule %d stopped with an error, so the check stopped: %s\n  %s", e.Index, e.Error, strings.Join(e.Lines(), "\n  ")))
 	}
 	p.line("")
-	// A map of a stopped exploration would show danger where nothing ran.
+	// A map of a stopped exploration would show danger where nothing ran,
+	// and one where no fault was placed (--faults none with reorders)
+	// would call every moment safe from faults that never ran.
 	var d *Danger
-	if len(r.Danger) > 0 && r.FirstError == nil {
+	if !faultsPlaced(r) && r.FirstError == nil {
+		p.line("No fault was placed (fault kinds: none), so there is no danger map: the verdicts above judge the fault-free run (and its reorders, if any), not faults.")
+		p.line("")
+	}
+	if len(r.Danger) > 0 && r.FirstError == nil && faultsPlaced(r) {
 		d = DangerMap(r)
 		p.line("Danger map of " + r.Design + ": what one fault at each moment of its fault-free run breaks")
 		if err := p.dangerPicture(d, 0); err != nil {
@@ -62,15 +68,32 @@ func ExhaustiveText(w io.Writer, r *engine.ExhaustiveResult, show int, replay fu
 	return err
 }
 
+// faultsPlaced reports whether any one-fault schedule ran at a point of
+// the map: without one the map has nothing to show.
+func faultsPlaced(r *engine.ExhaustiveResult) bool {
+	for _, p := range r.Danger {
+		if p.Schedules > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // DangerMap is the danger map of an exhaustive result (for DangerText
 // and DangerHTML): the fault-free run with
 // each point's worst harm.
 func DangerMap(r *engine.ExhaustiveResult) *Danger {
 	d := &Danger{Run: r.Baseline, Guarantee: r.Guarantee(), Limits: r.Limits(), Design: r.Design}
+	if !faultsPlaced(r) {
+		d.Limits += "; no fault was placed, so the map has no points"
+	}
 	if len(r.Counted) < len(invariant.All) {
 		d.Limits += "; the map colours only the counted invariants (" + invariant.Names(r.Counted) + "); the others are tallied above"
 	}
 	for _, p := range r.Danger {
+		if !faultsPlaced(r) {
+			break
+		}
 		text := fmt.Sprintf("%d of %d faults here broke a counted invariant", p.Broken, p.Schedules)
 		if p.Worst != "" {
 			text += "; the smallest that did the worst (" + invariant.Names(p.Invariants) + "): " + p.WorstFault

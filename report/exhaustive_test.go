@@ -8,6 +8,7 @@ import (
 
 	"locksim/engine"
 	"locksim/model"
+	"locksim/sim"
 )
 
 func exhaustive(t *testing.T, c engine.ExhaustiveConfig) *engine.ExhaustiveResult {
@@ -130,5 +131,23 @@ func TestExhaustiveTextDangerRowsFirstWaysGrouped(t *testing.T) {
 	}
 	if len(listed) != len(r.Breaks) || len(seen) < 2 {
 		t.Errorf("%d of %d ways listed in %d groups", len(listed), len(r.Breaks), len(seen))
+	}
+}
+
+// With no fault placed (--faults none, reorders only) the text draws no
+// danger map: a map would call every moment safe from faults that never
+// ran.
+func TestExhaustiveTextWithoutFaultsHasNoDangerMap(t *testing.T) {
+	r := exhaustive(t, engine.ExhaustiveConfig{Base: model.Spec{Design: model.SetPxLua}, Kinds: []sim.FaultKind{}, Preemptions: 1})
+	var b strings.Builder
+	if err := ExhaustiveText(&b, r, 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "Danger map") || strings.Contains(out, "No single fault") || !strings.Contains(out, "No fault was placed") {
+		t.Errorf("a run without faults reads as a danger map:\n%s", out)
+	}
+	if d := DangerMap(r); len(d.Points) != 0 {
+		t.Errorf("the danger map of a run without faults has %d points", len(d.Points))
 	}
 }
