@@ -198,6 +198,18 @@ func TestMakefileTargetsSelectWhatTheyName(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command on PATH")
 	}
+	// The distinct list commands run two at a time (most of each is the
+	// go command's own start and link); their results are read in order.
+	type listed struct {
+		l         goTestLine
+		args      []string
+		pat       string
+		fuzz      bool
+		out       []byte
+		err       error
+		completed chan struct{}
+	}
+	var runs []*listed
 	seen := map[string]bool{}
 	for _, l := range lines {
 		args, pat, fuzz := listCommand(l.args)
@@ -206,11 +218,23 @@ func TestMakefileTargetsSelectWhatTheyName(t *testing.T) {
 			continue
 		}
 		seen[key] = true
-		cmd := exec.Command(goBin, args...)
-		cmd.Dir = l.dir
-		cmd.Env = append(os.Environ(), l.env...)
-		out, err := cmd.CombinedOutput()
-		text := string(out)
+		runs = append(runs, &listed{l: l, args: args, pat: pat, fuzz: fuzz, completed: make(chan struct{})})
+	}
+	slots := make(chan struct{}, 2)
+	for _, r := range runs {
+		go func() {
+			slots <- struct{}{}
+			defer func() { <-slots; close(r.completed) }()
+			cmd := exec.Command(goBin, r.args...)
+			cmd.Dir = r.l.dir
+			cmd.Env = append(os.Environ(), r.l.env...)
+			r.out, r.err = cmd.CombinedOutput()
+		}()
+	}
+	for _, r := range runs {
+		<-r.completed
+		l, args, pat, fuzz, err := r.l, r.args, r.pat, r.fuzz, r.err
+		text := string(r.out)
 		if err != nil || strings.Contains(text, "flag provided but not defined") {
 			t.Errorf("make %s: %q as `go %s` in %s: %v\n%s", l.target, l.text, strings.Join(args, " "), l.dir, err, text)
 			continue
