@@ -12,7 +12,7 @@ import (
 	"locksim/sim"
 )
 
-// FuzzFencedKeepsTheData is the README's example: the fenced design's
+// FuzzFencedKeepsTheData is docs/search.md's example: the fenced design's
 // resource never accepts a write older than one it took, whatever the
 // fuzzer draws (its lost updates are real: a stale holder that writes
 // before the next holder's first write is accepted). Plain `go test`

@@ -18,7 +18,7 @@ import (
 // catalogue's ~215 bytes a run: a longer campaign is more shards), and
 // MaxShardValueBytes each value in it (the campaign, one run, the
 // summary): merge reads a shard as a stream, so its memory is bounded by
-// the second, not by the file. README, Limits: shard-bytes.
+// the second, not by the file. docs/limits.md: shard-bytes.
 const (
 	MaxShardBytes      = 16 << 30
 	MaxShardValueBytes = 16 << 20

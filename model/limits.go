@@ -14,7 +14,7 @@ import (
 // meet them there; the CLI and the scenario parser check the same
 // constants earlier for a message that names the flag or the line. Each
 // error names its limit ("(limits: masters)"). Scripts and node keyspaces
-// have their own limits (package sim/script, sim.NodeLimits); the README
+// have their own limits (package sim/script, sim.NodeLimits); docs/limits.md
 // lists them all.
 const (
 	// MaxTTL bounds the lease TTL, a critical section's work, the think

@@ -9,10 +9,10 @@ import (
 	"testing"
 )
 
-// The README's "From another repository", as a CI job runs it: a fresh
+// docs/ci.md's "From another repository", as a CI job runs it: a fresh
 // module with locksim checked out into ./locksim (here a link to this
-// checkout), the README's go mod commands, the Go API's example and the
-// real-client section's example as its tests, and LOCKSIM_REPORT_DIR
+// checkout), that section's go mod commands, the README's two examples
+// (the Go API's and the real client's) as its tests, and LOCKSIM_REPORT_DIR
 // naming a directory that does not exist yet. The tests fail (their locks
 // break, as the README says) and the directory then holds each failing
 // test's HTML report, from locksim.Check and realclient.Check alike. It
@@ -26,17 +26,16 @@ func TestCIFromAnotherRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(b)
-	section := func(start string) string {
-		i := strings.Index(readme, start)
-		if i < 0 {
-			t.Fatalf("the README has no %q", start)
+	section := func(page, start string) string {
+		b, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			t.Fatal(err)
 		}
-		return readme[i:]
+		i := strings.Index(string(b), start)
+		if i < 0 {
+			t.Fatalf("%s has no %q", page, start)
+		}
+		return string(b)[i:]
 	}
 	block := func(text, lang string) string {
 		m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindStringSubmatch(text)
@@ -45,7 +44,7 @@ func TestCIFromAnotherRepository(t *testing.T) {
 		}
 		return m[1]
 	}
-	steps := block(section("**From another repository.**"), "sh")
+	steps := block(section(filepath.Join("docs", "ci.md"), "## From another repository"), "sh")
 	dir := t.TempDir()
 	if err := os.Symlink(root, filepath.Join(dir, "locksim")); err != nil {
 		t.Skipf("no symlink for the checkout: %v", err)
@@ -56,8 +55,8 @@ func TestCIFromAnotherRepository(t *testing.T) {
 		}
 	}
 	write("go.mod", "module mylock\n\ngo 1.26\n")
-	write("mylock_test.go", block(section("### The Go API, in your CI"), "go"))
-	write("realclient_test.go", block(section("## Testing your real client"), "go"))
+	write("mylock_test.go", block(section("README.md", "## The Go API, in your tests"), "go"))
+	write("realclient_test.go", block(section("README.md", "## Your real client in the simulation"), "go"))
 	reports := filepath.Join(dir, "ci-tmp", "locksim-reports")
 	goCmd := func(args ...string) (string, error) {
 		cmd := exec.Command("go", args...)
@@ -77,7 +76,7 @@ func TestCIFromAnotherRepository(t *testing.T) {
 		}
 	}
 	if ran < 3 {
-		t.Fatalf("the README's steps have %d go mod commands, want the two edits and tidy:\n%s", ran, steps)
+		t.Fatalf("docs/ci.md's steps have %d go mod commands, want the two edits and tidy:\n%s", ran, steps)
 	}
 	gomod, _ := os.ReadFile(filepath.Join(dir, "go.mod"))
 	for _, want := range []string{"locksim => ./locksim", "locksim/realclient => ./locksim/realclient"} {

@@ -24,7 +24,7 @@ import (
 // production under an explicit schedule of at most two faults, and the
 // fixed build keeps every invariant under the same schedule on several
 // seeds and under variations of it (other durations and offsets of the
-// same faults). The README's "Field-bug corpus" table lists them.
+// same faults). docs/realclient.md's "Field-bug corpus" table lists them.
 
 // fieldBug is one corpus entry.
 type fieldBug struct {

@@ -27,7 +27,11 @@ func TestReadmeExampleFromAFreshModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	section := string(readme)
-	section = section[strings.Index(section, "## Testing your real client"):]
+	i := strings.Index(section, "## Your real client in the simulation")
+	if i < 0 {
+		t.Fatal("the README has no section \"## Your real client in the simulation\"")
+	}
+	section = section[i:]
 	example := regexp.MustCompile("(?s)```go\n(.*?)```").FindStringSubmatch(section)
 	if example == nil {
 		t.Fatal("the README's real-client section has no Go example")

@@ -83,9 +83,8 @@
 //
 // Times are true (simulation) time, printed as sim.FormatTime does
 // ("1.050000s") everywhere but the HTML page's prose (see msText). Every lane is drawn from the run's history.Index: the
-// critical sections are exactly those the checkers judged (ending at
-// release, crash, the end of the task, or the instant the lease the client
-// believes it has runs out on its own monotonic clock), pauses run from
+// critical sections are exactly those the checkers judged (history.Section;
+// CONTRIBUTING.md, "The critical section"), pauses run from
 // pause to resume, each key's value on each node from one key event to the
 // next, and each write from the instant the client prepared it, through
 // the request that carried it (where the client row draws it; 'p' marks

@@ -86,8 +86,8 @@ var runCases = []struct {
 		{args: cmdArgs("SET", "lease", "v", "PX", "200")},
 		{args: cmdArgs("WAIT", "1", "2000")},
 		{replica: true, args: cmdArgs("GET", "lease")},
-		// Replicas hold keys without TTLs until promoted (README, known
-		// differences); Redis's replica reports the TTL.
+		// Replicas hold keys without TTLs until promoted (docs/limits.md,
+		// known differences); Redis's replica reports the TTL.
 		{replica: true, args: cmdArgs("PTTL", "lease"), mode: knownGap},
 		{sleep: 300 * time.Millisecond, replica: true, args: cmdArgs("GET", "lease")},
 		{replica: true, args: cmdArgs("EXISTS", "lease")},

@@ -52,7 +52,7 @@ func TestExitCodes(t *testing.T) {
 		{"check zero nodes", []string{"check", "--design", "redlock", "--nodes", "0"}, exitUsage, "--nodes 0"},
 		{"check zero runs", []string{"check", "--design", "redlock", "--runs", "0"}, exitUsage, "--runs 0"},
 		{"check bad persistence", []string{"check", "--design", "fenced", "--persistence", "rdb"}, exitUsage, "--persistence \"rdb\""},
-		// The README's tour command: a crash with aof-always keeps the
+		// docs/tour.md's command: a crash with aof-always keeps the
 		// token counter, so no token is granted twice.
 		{"check with aof-always", []string{"check", "--design", "fenced", "--faults", "node-crash", "--persistence", "aof-always", "--invariants", "token-unique", "--progress=false", "--save", os.TempDir() + "/locksim-test-aof.json"}, exitSafe, "token-unique      held"},
 		{"check without persistence", []string{"check", "--design", "fenced", "--faults", "node-crash", "--persistence", "none", "--invariants", "token-unique", "--runs", "200", "--progress=false", "--save", os.TempDir() + "/locksim-test-aof.json"}, exitViolation, "token-unique      broken"},

@@ -11,14 +11,11 @@
 //
 // An Index, built in one pass, holds:
 //
-//   - critical sections: from an acquired event (hold count 1) to the first
-//     of release invoked, the client's crash, the end of its task, a new
-//     acquisition, the instant its believed lease runs out on its own
-//     monotonic clock (acquired's Dur, extended by renewals that came back
-//     in time; on its wall clock, steps included, for a lease flagged
-//     wall), or the end of the history; each shared (a read hold) or
-//     exclusive, with its grants (a key on a node, several keys of one
-//     node for the one-instance "Redlock");
+//   - critical sections (Section, whose doc is the definition every
+//     checker and report uses; CONTRIBUTING.md, "The critical section",
+//     says it in words): each shared (a read hold) or exclusive, with its
+//     grants (a key on a node, several keys of one node for the
+//     one-instance "Redlock");
 //   - acquisitions and acquisition attempts, with their outcomes, when
 //     each attempt's request first reached a node and where a node granted
 //     it (the order a fair lock's queue follows);

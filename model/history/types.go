@@ -26,6 +26,7 @@ const NoDeadline time.Duration = -1
 // monotonic clock, or the end of the history. The client believes it holds
 // the lock exactly over [From, To). A belief that ran out and was revived by
 // a successful renewal is a second section of the same hold (Revived).
+// CONTRIBUTING.md, "The critical section", says the same in words.
 type Section struct {
 	Client, Task string
 	// Acq is the acquired event that opened the section, or for a

@@ -5,12 +5,9 @@
 // The invariants (IDs as in the catalogue):
 //
 //   - mutual-exclusion: no two clients' exclusive critical sections
-//     overlap in true time. A critical section runs from a successful
-//     acquire to the first of: release invoked, the client's crash, the end
-//     of its task, and the instant the lease the client believes it has
-//     runs out on its own monotonic clock (designs that compute a validity:
-//     redlock, the deadline option; the wall clock under the wall-clock
-//     option). Shared holds (read locks) are not judged here.
+//     overlap in true time. The critical sections are history.Section's
+//     (defined in words in CONTRIBUTING.md, "The critical section").
+//     Shared holds (read locks) are not judged here.
 //   - stale-write: the resource accepted a write from a client whose lease
 //     was already lost on the nodes that granted it (on enough of them that
 //     another client could gather its quorum: Config.Quorum): the key

@@ -158,8 +158,8 @@ func TestSyntaxLevelsAsRedis7(t *testing.T) {
 	}
 }
 
-// TestReplyOrderKnownDifference pins the documented difference (README,
-// known differences): the fast path replies HGETALL, HKEYS, HVALS and
+// TestReplyOrderKnownDifference pins the documented difference
+// (docs/limits.md, known differences): the fast path replies HGETALL, HKEYS, HVALS and
 // SMEMBERS sorted, as miniredis does; Redis 7.0 replies a small hash in
 // insertion order and a set of strings in its hash table's order. The
 // real replies are logged, the fast path's checked.
@@ -177,7 +177,7 @@ func TestReplyOrderKnownDifference(t *testing.T) {
 	}
 	if want := arr(arr(b("b"), b("2"), b("a"), b("3"), b("c"), b("1")), arr(b("b"), b("a"), b("c")), arr(b("2"), b("3"), b("1"))); r.Kind == resp.Array && len(r.Elems) == 4 {
 		if got := arr(r.Elems[:3]...); got.String() != want.String() {
-			t.Errorf("real Redis %s: the README says small hashes reply in insertion order %s", got, want)
+			t.Errorf("real Redis %s: docs/limits.md says small hashes reply in insertion order %s", got, want)
 		}
 	}
 	t.Logf("known difference: real Redis %s, fast path %s", r, f)

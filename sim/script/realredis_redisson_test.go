@@ -46,7 +46,7 @@ func redissonScripts(t *testing.T) map[string]string {
 // passes on the real server while the fast path's clock stands still:
 // replies and values marked as times (PTTLs, queue deadlines) agree
 // within timeSlackMS. Hash fields are compared sorted (HGETALL order
-// differs: README, known differences).
+// differs: docs/limits.md, known differences).
 func TestRedissonScriptsAgainstRealRedis(t *testing.T) {
 	const timeSlackMS = 2000
 	s := redissonScripts(t)
