@@ -68,6 +68,7 @@ golden:
 	$(GO) test -timeout 10m -run 'TestTimelines|TestVerdicts' ./scenarios/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestCheckExhaustiveGolden|TestFieldRunGolden|TestLuaDesignGoldens|TestMatrixGolden|TestRunGolden' ./cmd/locksim/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestScenarioVerdicts' ./consensus/ -args -rewrite
+	$(GO) test -timeout 10m -run 'TestCheckData' ./model/invariant/ -args -rewrite
 
 fmt:
 	gofmt -w .
