@@ -9,7 +9,7 @@ help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
 	@echo "make test   - run all tests (what CI runs): about 3 minutes on 2 cores; actionlint on every workflow"
 	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of every parser"
-	@echo "              (scenario, fault, case file, RESP, CLI flags) and of fault schedules (locksim.Fuzz, realclient.Fuzz),"
+	@echo "              (scenario, fault, case file, RESP, history line, CLI flags) and of fault schedules (locksim.Fuzz, realclient.Fuzz),"
 	@echo "              the real-client determinism test under GOMAXPROCS=1 and -race"
 	@echo "make bench  - one table: runs/s with CPU time beside wall time, the ratios, worker scaling,"
 	@echo "              each speed target met or not; the mutation score, random and exhaustive;"
@@ -41,6 +41,7 @@ check:
 	$(GO) test -run '^$$' -fuzz FuzzParseFault -fuzztime 10s -timeout 5m ./scenarios/
 	$(GO) test -run '^$$' -fuzz FuzzParseCase -fuzztime 10s -timeout 5m ./engine/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 10s -timeout 5m ./sim/resp/
+	$(GO) test -run '^$$' -fuzz FuzzParseLine -fuzztime 10s -timeout 5m ./sim/
 	$(GO) test -run '^$$' -fuzz FuzzCLI -fuzztime 10s -timeout 5m ./cmd/locksim/
 	$(GO) test -run '^$$' -fuzz '^FuzzFencedKeepsTheData$$' -fuzztime 10s -timeout 5m .  # coverage-guided fault schedules (locksim.Fuzz)
 	cd realclient && $(GO) vet ./... && $(GO) test -timeout 10m ./...
@@ -67,6 +68,7 @@ golden:
 	$(GO) test -timeout 10m -run 'TestTimelines|TestVerdicts' ./scenarios/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestCheckExhaustiveGolden|TestFieldRunGolden|TestLuaDesignGoldens|TestMatrixGolden|TestRunGolden' ./cmd/locksim/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestScenarioVerdicts' ./consensus/ -args -rewrite
+	$(GO) test -timeout 10m -run 'TestCheckData' ./model/invariant/ -args -rewrite
 
 fmt:
 	gofmt -w .

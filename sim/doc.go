@@ -80,6 +80,10 @@
 // as a Sentinel RESP endpoint (sentinel_endpoint.go), so that a real
 // Sentinel client finds the primary and hears +switch-master.
 //
+// A history's text (Event.Line, History.Text: one stable line per event)
+// reads back with ParseLine and ParseHistory (history_parse.go), so tests
+// and tools can keep histories as text (model/invariant's testdata/check).
+//
 // Example:
 //
 //	h, err := sim.Run(sim.Config{
