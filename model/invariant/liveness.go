@@ -126,7 +126,10 @@ func livenessPoints(ix *history.Index) []livenessPoint {
 		}
 	}
 	for _, s := range ix.Sections {
-		ps = append(ps, livenessPoint{at: s.From, pos: s.Acq, holding: 1})
+		// A revived section (a renewal reported after the belief lapsed)
+		// holds the lock again without an acquired event: it ends a gap as
+		// an acquisition does.
+		ps = append(ps, livenessPoint{at: s.From, pos: s.Acq, holding: 1, acquired: s.Revived})
 		switch {
 		case s.End == history.EndDeadline:
 			ps = append(ps, livenessPoint{at: s.To, pos: -1, holding: -1})
