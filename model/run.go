@@ -201,6 +201,7 @@ func (s Spec) CheckConfig() invariant.Config {
 		Fencing:       rule,
 		Quorum:        quorumOf(s),
 		LivenessBound: s.livenessBound(),
+		Tokens:        t.Fenced || s.Fencing.Tokens(),
 		Reentrant:     t.Reentrant,
 		Fair:          t.Fair,
 		Shared:        t.Shared,

@@ -313,7 +313,7 @@ func TestVerdicts(t *testing.T) {
 		"mutual-exclusion broken 2 true ",
 		"stale-write held 0 true ",
 		"lost-update held 0 true ",
-		"token-unique held 0 true ",
+		"token-unique not-checked 0 true the design grants no fencing tokens",
 		"fencing not-checked 0 true the resource is not fenced",
 		"liveness held 0 true ",
 		"reentrancy not-checked 0 true the design is not reentrant",

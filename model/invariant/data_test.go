@@ -37,7 +37,8 @@ import (
 // judges when none is named; token-order names both token invariants),
 // then the config (dataConfig): quorum=N fencing=strict|nonstrict|version
 // liveness=DURATION (Go syntax: 1s, 500ms) and the flags reentrant, fair,
-// shared, client-wall, per-client.
+// shared, client-wall, per-client, and no-tokens (the design grants no
+// fencing tokens: token-unique is not judged; by default it is).
 //
 // The history is in sim.Event.Line's form (sim.ParseLine), each line one
 // event, Seq its position among the case's events from 0; local= may be
@@ -132,7 +133,7 @@ func (f *dataFile) render() string {
 // and the config.
 func dataConfig(words []string) ([]ID, Config, error) {
 	var ids []ID
-	var cfg Config
+	cfg := Config{Tokens: true} // the histories carry the tokens they test; no-tokens says a design grants none
 	for _, w := range words {
 		name, val, hasVal := strings.Cut(w, "=")
 		var err error
@@ -153,6 +154,8 @@ func dataConfig(words []string) ([]ID, Config, error) {
 			cfg.Fencing = rule
 		case hasVal:
 			err = errors.New("unknown option (quorum=, fencing=, liveness=)")
+		case w == "no-tokens":
+			cfg.Tokens = false
 		case w == "reentrant":
 			cfg.Reentrant = true
 		case w == "fair":

@@ -87,6 +87,10 @@ type Config struct {
 	// LivenessBound is how long (true time) after the last fault heals a
 	// wanted, free lock must be acquired; 0 does not judge liveness.
 	LivenessBound time.Duration
+	// Tokens judges token-unique: the design grants fencing tokens (or
+	// the resource's rule asks for them). Without tokens the invariant
+	// holds of nothing, so it is not judged.
+	Tokens bool
 	// Reentrant judges reentrant hold counts.
 	Reentrant bool
 	// Fair judges grant order (FIFO): the design queues its waiters.

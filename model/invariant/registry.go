@@ -67,7 +67,7 @@ var Registry = []Info{
 		Check:     func(ix *history.Index, _ Config) []Violation { return checkLostUpdate(ix) }},
 	{ID: TokenUnique, Code: "TU", Harm: HarmLease,
 		About:     "no fencing token is granted twice, and tokens grow with grant order",
-		NotJudged: always,
+		NotJudged: unless(func(c Config) bool { return c.Tokens }, "the design grants no fencing tokens"),
 		Check:     func(ix *history.Index, _ Config) []Violation { return checkTokenUnique(ix) }},
 	{ID: Fencing, Code: "FE", Harm: HarmData, Window: WindowWrite,
 		About: "the resource accepts no token its rule forbids",
