@@ -236,6 +236,9 @@ func Check(t TB, design any, opts ...Option) {
 		if res.VacuousRuns > 0 {
 			vac = fmt.Sprintf(", %d vacuous (no client acquired)", res.VacuousRuns)
 		}
+		if n := res.Undecided[invariant.Liveness]; n > 0 {
+			vac += fmt.Sprintf(", %d with no liveness verdict (a fault never healed, or the run ended before the bound)", n)
+		}
 		t.Logf("locksim: design %s held in %d runs (seed %d)%s%s", res.Design, res.Runs, c.check.Seed, vac, cov.String())
 		return
 	}

@@ -73,8 +73,12 @@ type RunOutcome struct {
 	// Unfired are the indexes (into Faults, from 0) of the faults that
 	// never took effect (sim.FaultOutcome).
 	Unfired []int `json:"unfired,omitempty"`
-	// Vacuous: the run found nothing because no client ever acquired.
+	// Vacuous: the run found nothing because no client ever acquired
+	// (it broke no counted invariant; an uncounted one may have broken).
 	Vacuous bool `json:"vacuous,omitempty"`
+	// Undecided are the counted invariants the run judged without a
+	// verdict (model.Outcome.Undecided): neither held nor broken.
+	Undecided []invariant.ID `json:"undecided,omitempty"`
 	// Config is the run's drawn configuration (scenarios.Describe).
 	Config string `json:"config,omitempty"`
 	// Choices and Lanes are what a same-instant scheduler other than the
@@ -97,6 +101,10 @@ type CheckResult struct {
 	FailoverRuns int
 	// VacuousRuns counts runs that judged nothing: no client acquired.
 	VacuousRuns int
+	// Undecided counts, per invariant, the runs that judged it without a
+	// verdict (liveness: a fault never healed, or the run ended before the
+	// bound): they are no evidence that it held.
+	Undecided map[invariant.ID]int
 	// Coverage is what the runs' faults did (fired per kind and
 	// placement, runs with a clock step or a crash).
 	Coverage Coverage
@@ -120,8 +128,9 @@ type CheckResult struct {
 func (r *CheckResult) Failed() bool { return r.FirstFail != nil }
 
 // NoVerdict says why a finished check judged nothing, or "" when it did:
-// no run was made (a time budget spent before the first run), or in every
-// run no client acquired. A check with no verdict is neither held nor
+// no run was made (a time budget spent before the first run), in every
+// run no client acquired, no drawn fault took effect in any run, or every
+// counted invariant had no verdict in every run. A check with no verdict is neither held nor
 // broken (the CLI exits 2). A run that stopped with an error is
 // FirstError, not this.
 func (r *CheckResult) NoVerdict() string {
@@ -134,8 +143,28 @@ func (r *CheckResult) NoVerdict() string {
 		return "no run was made"
 	case r.VacuousRuns == r.Runs:
 		return "in every run (" + plural(r.Runs, "run") + ") no client acquired the lock, so nothing was judged"
+	case len(r.Coverage.AskedKinds) > 0 && r.Coverage.Fired == 0:
+		return "no fault took effect in any run (" + plural(r.Coverage.Drawn, "fault") + " drawn, of kinds " + kindList(r.Coverage.AskedKinds) +
+			"), so the runs judged the design without faults; ask for kinds that act on it, or --faults none to check it fault-free"
+	case r.allUndecided():
+		return "in every run (" + plural(r.Runs, "run") + ") each counted invariant (" + invariant.Names(r.Counted) +
+			") had no verdict: a fault never healed, or the run ended before the liveness bound"
 	}
 	return ""
+}
+
+// allUndecided reports whether every counted invariant was judged without
+// a verdict in every run, or not judged at all: nothing held.
+func (r *CheckResult) allUndecided() bool {
+	if r.Runs == 0 || len(r.Undecided) == 0 {
+		return false
+	}
+	for _, id := range r.Counted {
+		if r.Judged[id] == "" && r.Undecided[id] < r.Runs {
+			return false
+		}
+	}
+	return true
 }
 
 // RunSpec returns run i's spec and seed: Base with its configuration and
@@ -181,6 +210,12 @@ func (c CheckConfig) Validate() error {
 	}
 	if err := c.Base.ValidateSettings(); err != nil {
 		return err
+	}
+	// Named (not "any", every place): a design without a watchdog has no
+	// place there, and the pauses once went silently elsewhere.
+	named := len(c.Gen.PauseAt) < len(scenarios.Places)
+	if named && slices.Contains(c.Gen.PauseAt, scenarios.PlaceWatchdog) && !c.Base.Traits().Renews {
+		return errors.Errorf("pause-at watchdog: design %s has no watchdog (it does not renew), so no pause or crash would go there", designName(c.Base))
 	}
 	s, _ := c.RunSpec(0)
 	s.Faults = nil
@@ -319,8 +354,12 @@ func (c CheckConfig) run(i int) RunOutcome {
 		o.Error = out.Err.Error()
 	default:
 		o.Failovers = out.Failovers
-		o.Vacuous = out.Vacuous
 		counted := c.counted()
+		for _, id := range out.Undecided {
+			if slices.Contains(counted, id) {
+				o.Undecided = append(o.Undecided, id)
+			}
+		}
 		for _, id := range invariant.Broken(out.Violations) {
 			if slices.Contains(counted, id) {
 				o.Broken = append(o.Broken, id)
@@ -328,6 +367,9 @@ func (c CheckConfig) run(i int) RunOutcome {
 				o.Uncounted = append(o.Uncounted, id)
 			}
 		}
+		// Nobody acquired and nothing counted broke: the run judged
+		// nothing that counts, whatever uncounted invariant it broke.
+		o.Vacuous = out.NoneAcquired && len(o.Broken) == 0
 	}
 	return o
 }
@@ -371,6 +413,12 @@ func (r *CheckResult) add(o RunOutcome) {
 	}
 	for _, id := range o.Uncounted {
 		r.Uncounted[id]++
+	}
+	for _, id := range o.Undecided {
+		if r.Undecided == nil {
+			r.Undecided = map[invariant.ID]int{}
+		}
+		r.Undecided[id]++
 	}
 }
 

@@ -59,7 +59,7 @@
 //	  },
 //	  "runs": [                      // RunOutcome, in run order
 //	    {"index": 0, "seed": 1, "broken": ["mutual-exclusion"],
-//	     "uncounted": ["liveness"], "failovers": 1, "error": "...",
+//	     "uncounted": ["liveness"], "undecided": ["liveness"], "failovers": 1, "error": "...",
 //	     "faults": ["pause A for 1.5s after A write #1"],
 //	     "config": "clients A,B; ttl 1s; work 50ms; ..."}
 //	  ],
@@ -68,6 +68,14 @@
 //	    "broken_runs": 12,
 //	    "invariants": {"mutual-exclusion": 12},   // counted, runs per invariant
 //	    "uncounted": {"liveness": 3},
+//	    "undecided": {"liveness": 59},  // runs judged without a verdict
+//	    "verdicts": [                   // CheckResult.VerdictOf, every invariant in report order
+//	      {"invariant": "mutual-exclusion", "verdict": "broken", "counted": true, "broken_runs": 12},
+//	      {"invariant": "liveness", "verdict": "held", "counted": true, "broken_runs": 0, "undecided_runs": 59},
+//	      {"invariant": "fencing", "verdict": "not-checked", "counted": true, "broken_runs": 0,
+//	       "why": "the resource is not fenced"}
+//	    ],
+//	    "no_verdict": "...",            // why the check judged nothing (then exit 2)
 //	    "failover_runs": 40,
 //	    "first_failure": { ...RunOutcome... },
 //	    "minimal_schedule": ["pause A for 1.5s after A write #1"],

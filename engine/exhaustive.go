@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/model/invariant"
 	"locksim/scenarios"
 	"locksim/sim"
@@ -101,6 +102,10 @@ type ExhaustiveResult struct {
 	// guarantee.
 	UnfiredSchedules  int
 	Counts, Uncounted map[invariant.ID]int
+	// Undecided counts, per counted invariant, the schedules that judged
+	// it without a verdict (liveness: a fault never healed, or the run
+	// ended before the bound): they are no evidence that it held.
+	Undecided map[invariant.ID]int
 	// Breaks are the distinct ways the design broke, in order of their
 	// first schedule.
 	Breaks []*Break
@@ -133,6 +138,9 @@ type Schedule struct {
 	Classes   []string       `json:"classes"`
 	Broken    []invariant.ID `json:"broken,omitempty"`
 	Uncounted []invariant.ID `json:"uncounted,omitempty"`
+	// Undecided are the counted invariants it judged without a verdict
+	// (model.Outcome.Undecided).
+	Undecided []invariant.ID `json:"undecided,omitempty"`
 	Error     string         `json:"error,omitempty"`
 	// Unfired: a fault of the schedule never took effect (its trigger
 	// never came, its target was gone): unless it broke something, the
@@ -352,7 +360,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 		x.counted = invariant.All
 	}
 	res := &ExhaustiveResult{Design: spec.Design, Spec: spec, Seed: seed, Depth: x.depth(), Kinds: kinds, Classes: x.classes, Preemptions: c.Preemptions,
-		Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{}, Counted: x.counted, Judged: map[invariant.ID]string{}, runFn: c.Run}
+		Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{}, Undecided: map[invariant.ID]int{}, Counted: x.counted, Judged: map[invariant.ID]string{}, runFn: c.Run}
 	if spec.Custom != nil {
 		res.Design = spec.Custom.Name()
 	}
@@ -370,6 +378,9 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	x.baseSchedule = Schedule{points: r.Interleave.Points}
 	if r.Err != nil {
 		return nil, nil, errors.Wrap(r.Err, "exhaustive: the fault-free run stopped")
+	}
+	if r.Vacuous() {
+		return nil, nil, errors.New("exhaustive: in the fault-free run no client acquired the lock and no counted invariant broke, so no schedule around it would judge anything (count liveness to ask whether the lock is ever granted)")
 	}
 	x.base = r.History
 	x.points = pointsOf(r.History, steps, -1, x.roles)
@@ -454,6 +465,11 @@ func (x *explorer) run(s Schedule) Schedule {
 				s.Uncounted = append(s.Uncounted, id)
 			}
 		}
+		for _, id := range out.Undecided {
+			if slices.Contains(x.counted, id) {
+				s.Undecided = append(s.Undecided, id)
+			}
+		}
 	}
 	return s
 }
@@ -467,7 +483,13 @@ func (x *explorer) verdict(s model.Spec) (model.Outcome, error) {
 	if err != nil {
 		return model.Outcome{}, err
 	}
-	return model.Outcome{Violations: r.Violations, Err: r.Err, FaultOutcomes: r.FaultOutcomes}, nil
+	o := model.Outcome{Violations: r.Violations, Err: r.Err, FaultOutcomes: r.FaultOutcomes}
+	if r.Err == nil && len(r.History) > 0 && !slices.ContainsFunc(r.Violations, func(v invariant.Violation) bool { return v.Invariant == invariant.Liveness }) {
+		if _, undecided := invariant.LivenessUndecided(history.New(r.History), s.CheckConfig()); undecided {
+			o.Undecided = []invariant.ID{invariant.Liveness}
+		}
+	}
+	return o, nil
 }
 
 // pickClasses keeps the named classes of all, in all's order.

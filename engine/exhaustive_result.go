@@ -72,6 +72,12 @@ func (a *aggregate) add(s Schedule, depthOne bool) {
 		r.UnfiredSchedules++ // tested nothing it names: not toward the guarantee
 		return
 	}
+	for _, id := range s.Undecided {
+		if r.Undecided == nil {
+			r.Undecided = map[invariant.ID]int{}
+		}
+		r.Undecided[id]++
+	}
 	if a.keepClean && clean(s) {
 		a.clean = append(a.clean, s)
 	}

@@ -63,7 +63,7 @@ func (ic *InterleaveCoverage) Bound() string {
 		if ic.MaxChoices > h {
 			s += fmt.Sprintf(" where its orderings fall within the first %d choice points (runs had up to %d: raise H with pct:%d/%d)", h, ic.MaxChoices, d, ic.MaxChoices)
 		} else if ic.Runs > 0 && p > 0 {
-			s += fmt.Sprintf(", so the %d runs find it with probability at least %s", ic.Runs, percent(1-math.Pow(1-p, float64(ic.Runs))))
+			s += fmt.Sprintf(", so the %d runs find one that every run's drawn configuration and faults can reach with probability at least %s", ic.Runs, percent(1-math.Pow(1-p, float64(ic.Runs))))
 		}
 		return s
 	}

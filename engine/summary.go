@@ -90,27 +90,31 @@ func CheckJSONObjects(c CheckConfig, r *CheckResult, casePath string) (campaign,
 
 // jsonSummary is the summary object of locksim.check/v1.
 type jsonSummary struct {
-	Design       string               `json:"design"`
-	Runs         int                  `json:"runs"`
-	Planned      int                  `json:"planned,omitempty"`
-	BrokenRuns   int                  `json:"broken_runs"`
-	Invariants   map[invariant.ID]int `json:"invariants"`
-	Uncounted    map[invariant.ID]int `json:"uncounted,omitempty"`
-	FailoverRuns int                  `json:"failover_runs"`
-	VacuousRuns  int                  `json:"vacuous_runs,omitempty"`
-	NoVerdict    string               `json:"no_verdict,omitempty"`
-	Coverage     *jsonCoverage        `json:"coverage,omitempty"`
-	FirstFail    *RunOutcome          `json:"first_failure,omitempty"`
-	Minimal      []string             `json:"minimal_schedule"`
-	MinimalSeed  uint64               `json:"minimal_seed,omitempty"`
-	Case         string               `json:"case,omitempty"`
-	Error        *RunOutcome          `json:"error,omitempty"`
+	Design     string               `json:"design"`
+	Runs       int                  `json:"runs"`
+	Planned    int                  `json:"planned,omitempty"`
+	BrokenRuns int                  `json:"broken_runs"`
+	Invariants map[invariant.ID]int `json:"invariants"`
+	Uncounted  map[invariant.ID]int `json:"uncounted,omitempty"`
+	Undecided  map[invariant.ID]int `json:"undecided,omitempty"`
+	// Verdicts is every invariant's verdict over the runs (VerdictOf):
+	// held, broken, not-checked or no-verdict, with why.
+	Verdicts     []InvariantVerdict `json:"verdicts"`
+	FailoverRuns int                `json:"failover_runs"`
+	VacuousRuns  int                `json:"vacuous_runs,omitempty"`
+	NoVerdict    string             `json:"no_verdict,omitempty"`
+	Coverage     *jsonCoverage      `json:"coverage,omitempty"`
+	FirstFail    *RunOutcome        `json:"first_failure,omitempty"`
+	Minimal      []string           `json:"minimal_schedule"`
+	MinimalSeed  uint64             `json:"minimal_seed,omitempty"`
+	Case         string             `json:"case,omitempty"`
+	Error        *RunOutcome        `json:"error,omitempty"`
 }
 
 func summaryOf(r *CheckResult, casePath string) jsonSummary {
 	s := jsonSummary{Design: r.Design, Runs: r.Runs, Planned: r.Planned, BrokenRuns: r.BrokenRuns, Invariants: r.Counts,
 		FailoverRuns: r.FailoverRuns, FirstFail: r.FirstFail, Minimal: []string{}, Error: r.FirstError,
-		VacuousRuns: r.VacuousRuns, NoVerdict: r.NoVerdict()}
+		VacuousRuns: r.VacuousRuns, NoVerdict: r.NoVerdict(), Verdicts: r.Verdicts()}
 	if r.Runs > 0 {
 		cv := r.Coverage
 		s.Coverage = &jsonCoverage{Drawn: cv.Drawn, Fired: cv.Fired, Kinds: cv.Kinds, Places: cv.Places,
@@ -124,6 +128,9 @@ func summaryOf(r *CheckResult, casePath string) jsonSummary {
 	}
 	if len(r.Uncounted) > 0 {
 		s.Uncounted = r.Uncounted
+	}
+	if len(r.Undecided) > 0 {
+		s.Undecided = r.Undecided
 	}
 	if m := r.Minimal; m != nil {
 		for _, f := range m.Spec.Faults {

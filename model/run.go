@@ -297,6 +297,15 @@ type Outcome struct {
 	// Vacuous: the run finished with no violation and no client ever
 	// acquired (Result.Vacuous): it judged nothing.
 	Vacuous bool
+	// NoneAcquired: no client ever acquired. With no counted violation
+	// such a run judged nothing that counts (a lock that never grants
+	// breaks only liveness).
+	NoneAcquired bool
+	// Undecided are the invariants the run judged without a verdict:
+	// liveness when a fault never healed or the history ended before the
+	// bound was reached (invariant.LivenessUndecided). Such a run is no
+	// evidence that the invariant held.
+	Undecided []invariant.ID
 	// FaultOutcomes says, for each fault of the spec, whether it took
 	// effect (Result.FaultOutcomes).
 	FaultOutcomes []sim.FaultOutcome
@@ -329,10 +338,15 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 	o := Outcome{Err: runErr, FaultOutcomes: w.FaultOutcomes(), Interleave: w.InterleaveStats()}
 	if runErr == nil {
 		ix := history.New(h)
-		o.Violations = invariant.CheckIndex(ix, s.CheckConfig())
+		cc := s.CheckConfig()
+		o.Violations = invariant.CheckIndex(ix, cc)
 		o.Failovers = len(ix.Promotions)
 		o.WriteAccepted = ix.WriteAccepted()
 		o.Vacuous = len(o.Violations) == 0 && len(ix.Acquisitions) == 0
+		o.NoneAcquired = len(ix.Acquisitions) == 0
+		if _, undecided := invariant.LivenessUndecided(ix, cc); undecided {
+			o.Undecided = []invariant.ID{invariant.Liveness}
+		}
 	}
 	clear(h) // drop references into the run before the memory is reused
 	*buf = h[:0]

@@ -253,10 +253,10 @@ func unfired(os []sim.FaultOutcome) []int {
 }
 
 // Vacuous reports whether the run judged nothing: it finished, found no
-// violation, and no client ever acquired the lock (a run cut short before
+// counted violation, and no client ever acquired the lock (a run cut short before
 // the first grant, a lock that nobody reached).
 func (r *Result) Vacuous() bool {
-	if r.Err != nil || len(r.Violations) > 0 {
+	if r.Err != nil || len(r.Failures()) > 0 {
 		return false
 	}
 	for i := range r.History {
@@ -265,6 +265,32 @@ func (r *Result) Vacuous() bool {
 		}
 	}
 	return true
+}
+
+// Undecided reports whether the run judged every counted invariant it
+// judges at all without a verdict (liveness with a fault that never
+// healed, or a history that ended before the bound) and broke none: a
+// "held" from it would be no evidence.
+func (r *Result) Undecided() bool {
+	if r.Err != nil || len(r.Failures()) > 0 || len(r.History) == 0 {
+		return false
+	}
+	cfg := r.Spec.CheckConfig()
+	counted := r.Counted
+	if len(counted) == 0 {
+		counted = invariant.All
+	}
+	decided := false
+	for _, id := range counted {
+		if judged, _ := cfg.Judged(id); judged && id != invariant.Liveness {
+			decided = true
+		}
+	}
+	if decided || cfg.LivenessBound <= 0 {
+		return false
+	}
+	_, undecided := invariant.LivenessUndecided(history.New(r.History), cfg)
+	return undecided
 }
 
 // CountOnly makes only the listed invariants count as a failure (none

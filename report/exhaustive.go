@@ -96,7 +96,7 @@ func DangerMap(r *engine.ExhaustiveResult) *Danger {
 		}
 		text := fmt.Sprintf("%d of %d faults here broke a counted invariant", p.Broken, p.Schedules)
 		if p.Worst != "" {
-			text += "; the smallest that did the worst (" + invariant.Names(p.Invariants) + "): " + p.WorstFault
+			text += " (between them " + invariant.Names(p.Invariants) + "); the smallest that did the worst harm (" + p.Harm.String() + "): " + p.WorstFault
 		}
 		d.Points = append(d.Points, DangerPoint{At: p.At, Actor: p.Actor, Harm: p.Harm, Label: p.Trigger + " (" + p.Phase + ")", Detail: text})
 	}
@@ -144,10 +144,17 @@ func verdictWord(r *engine.ExhaustiveResult, id invariant.ID) (word, class strin
 	case !counted:
 		return "held (not counted)", "held"
 	}
-	if n := r.UnfiredSchedules; n > 0 {
-		return "held in all " + thousands(r.Total()-n) + " whose faults fired", "held"
+	judged := r.Total() - r.UnfiredSchedules
+	whose := ""
+	if r.UnfiredSchedules > 0 {
+		whose = " whose faults fired"
 	}
-	return "held in all " + thousands(r.Total()), "held"
+	if n := r.Undecided[id]; n >= judged && n > 0 {
+		return "no verdict in all " + thousands(judged) + whose + " (" + undecidedWhy + ")", "unchecked"
+	} else if n > 0 {
+		return "held in " + thousands(judged-n) + whose + "; no verdict in " + thousands(n) + " (" + undecidedWhy + ")", "held"
+	}
+	return "held in all " + thousands(judged) + whose, "held"
 }
 
 // pct0 renders n/total as a whole percentage.

@@ -74,28 +74,38 @@ func SummaryText(w io.Writer, r *engine.CheckResult, casePath string) error {
 	return err
 }
 
-// tallyWord says what the runs showed of one invariant.
+// tallyWord says what the runs showed of one invariant, in the words of
+// its verdict (engine.CheckResult.VerdictOf, which the JSON lists too).
 func tallyWord(r *engine.CheckResult, id invariant.ID) string {
-	counted := false
-	for _, c := range r.Counted {
-		counted = counted || c == id
+	v := r.VerdictOf(id)
+	switch v.Verdict {
+	case engine.VerdictNone:
+		switch {
+		case r.FirstError != nil:
+			return "no verdict (the check stopped at run " + strconv.Itoa(r.FirstError.Index) + ")"
+		case r.NoVerdict() != "":
+			return "no verdict"
+		}
+		return "no verdict in all " + plural(r.Runs, "run") + " (" + undecidedWhy + ")"
+	case engine.VerdictBroken:
+		if v.Counted {
+			return "broken in " + plural(v.BrokenRuns, "run") + pct(v.BrokenRuns, r.Runs)
+		}
+		return "broken (not counted) in " + plural(v.BrokenRuns, "run")
+	case engine.VerdictNotChecked:
+		return "not checked (" + v.Why + ")"
 	}
 	switch {
-	case r.FirstError != nil && r.Counts[id] == 0 && r.Uncounted[id] == 0 && r.Judged[id] == "":
-		return "no verdict (the check stopped at run " + strconv.Itoa(r.FirstError.Index) + ")"
-	case r.NoVerdict() != "" && r.Judged[id] == "":
-		return "no verdict"
-	case counted && r.Counts[id] > 0:
-		return "broken in " + plural(r.Counts[id], "run") + pct(r.Counts[id], r.Runs)
-	case !counted && r.Uncounted[id] > 0:
-		return "broken (not counted) in " + plural(r.Uncounted[id], "run")
-	case r.Judged[id] != "":
-		return "not checked (" + r.Judged[id] + ")"
-	case !counted:
+	case !v.Counted:
 		return "held (not counted)"
+	case v.UndecidedRuns > 0:
+		return "held in " + plural(r.Runs-v.UndecidedRuns, "run") + "; no verdict in " + plural(v.UndecidedRuns, "run") + " (" + undecidedWhy + ")"
 	}
 	return "held"
 }
+
+// undecidedWhy is why a run judged liveness without a verdict.
+const undecidedWhy = "a fault never healed, or the run ended before the liveness bound"
 
 // FaultList renders a schedule one fault per line, numbered.
 func FaultList(fs []sim.Fault) string {

@@ -24,14 +24,12 @@ func SummaryHTML(w io.Writer, c engine.CheckConfig, r *engine.CheckResult, caseP
 	headline, _, _ := strings.Cut(head.String(), "\n")
 	p := CheckPage{Title: "locksim check: design " + r.Design, Headline: headline}
 	for _, id := range invariant.All {
-		word := tallyWord(r, id)
+		word, v := tallyWord(r, id), r.VerdictOf(id)
 		class := "held"
 		switch {
-		case strings.HasPrefix(word, "broken (not counted)"):
-			class = "not-checked"
-		case strings.HasPrefix(word, "broken"):
+		case v.Verdict == engine.VerdictBroken && v.Counted:
 			class = "broken"
-		case strings.HasPrefix(word, "not checked"), strings.HasPrefix(word, "no verdict"):
+		case v.Verdict != engine.VerdictHeld: // uncounted breaks, not checked, no verdict
 			class = "not-checked"
 		}
 		p.Tallies = append(p.Tallies, CheckTally{Invariant: string(id), Verdict: class, Text: word})

@@ -184,6 +184,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}}, append(lua.inputs(), scenarioInput("--scenario", *scenario))...); err != nil {
 		return exitUsage, err
 	}
+	if flagSet(fs, "for") && *budget <= 0 {
+		return exitUsage, usagef("--for %v: give a positive wall time, or leave --for out to make --runs runs", *budget)
+	}
 	nRuns := *runs
 	if flagSet(fs, "for") && !flagSet(fs, "runs") {
 		nRuns = 0 // only the budget bounds the runs
@@ -264,8 +267,10 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 		return usagef("--ttl %v: the lease TTL must be positive", f.ttl)
 	case set("ttl") && f.ttl > model.MaxTTL:
 		return usagef("--ttl %v: at most %v (limits: ttl)", f.ttl, model.MaxTTL)
+	case set("clients") && f.clients == 1:
+		return usagef("--clients 1: one client has nobody to exclude, so mutual exclusion and lost updates could only read held; give 2 to 26")
 	case set("clients") && (f.clients < 1 || f.clients > 26):
-		return usagef("--clients %d: give 1 to 26", f.clients)
+		return usagef("--clients %d: give 2 to 26", f.clients)
 	case set("work") && (f.work <= 0 || f.work > model.MaxTTL):
 		return usagef("--work %v: give a positive length up to %v", f.work, model.MaxTTL)
 	case set("stagger") && (f.stagger <= 0 || f.stagger > model.MaxTTL):

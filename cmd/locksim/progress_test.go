@@ -147,8 +147,8 @@ func TestCheckProgressBytesFor20000Runs(t *testing.T) {
 	old := terminal
 	terminal = func(io.Writer) bool { return true }
 	t.Cleanup(func() { terminal = old })
-	// The cheapest runs there are (one client, one cycle, one fault kind).
-	code, _, errs := runCLI("check", "--design", "setnx-expire", "--runs", "20000", "--clients", "1", "--cycles", "1",
+	// The cheapest runs there are (two clients, one cycle, one fault kind).
+	code, _, errs := runCLI("check", "--design", "setnx-expire", "--runs", "20000", "--clients", "2", "--cycles", "1",
 		"--swarm=false", "--faults", "evict", "--progress", "--save", t.TempDir()+"/c.json")
 	if code != exitViolation {
 		t.Fatalf("exit %d: %s", code, errs)

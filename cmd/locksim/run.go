@@ -133,6 +133,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if r.Vacuous() {
 		return exitUsage, errors.Errorf("no verdict: %s (the run judged nothing)", report.VacuousWhy)
 	}
+	if r.Undecided() {
+		return exitUsage, errors.New("no verdict: liveness, the one counted invariant, had none (a fault never healed, or the run ended before the liveness bound)")
+	}
 	return exitFor(r), nil
 }
 

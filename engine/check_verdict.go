@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"slices"
+	"strconv"
+
+	"locksim/model/invariant"
+)
+
+// The verdict classes of an invariant over a check's runs, as the
+// locksim.check/v1 summary's verdicts list and every report name them.
+const (
+	VerdictHeld       = "held"
+	VerdictBroken     = "broken"
+	VerdictNotChecked = "not-checked"
+	VerdictNone       = "no-verdict"
+)
+
+// InvariantVerdict is what a check's runs showed of one invariant.
+type InvariantVerdict struct {
+	Invariant invariant.ID `json:"invariant"`
+	// Verdict is VerdictHeld, VerdictBroken, VerdictNotChecked or
+	// VerdictNone.
+	Verdict string `json:"verdict"`
+	// Counted: a break of it fails the check.
+	Counted bool `json:"counted"`
+	// BrokenRuns counts the runs that broke it; UndecidedRuns those that
+	// judged it without a verdict (liveness: a fault never healed, or the
+	// run ended before the bound). A "held" with undecided runs held in
+	// the others only.
+	BrokenRuns    int    `json:"broken_runs"`
+	UndecidedRuns int    `json:"undecided_runs,omitempty"`
+	Why           string `json:"why,omitempty"`
+}
+
+// Verdicts returns the verdict of every invariant, in report order.
+func (r *CheckResult) Verdicts() []InvariantVerdict {
+	var out []InvariantVerdict
+	for _, id := range invariant.All {
+		out = append(out, r.VerdictOf(id))
+	}
+	return out
+}
+
+// VerdictOf says what the runs showed of one invariant: broken when a run
+// broke it; not checked when the design's runs cannot judge it; no
+// verdict when the check stopped or judged nothing, or every run judged
+// it without a verdict; else held.
+func (r *CheckResult) VerdictOf(id invariant.ID) InvariantVerdict {
+	counted := slices.Contains(r.Counted, id)
+	v := InvariantVerdict{Invariant: id, Counted: counted, UndecidedRuns: r.Undecided[id]}
+	if counted {
+		v.BrokenRuns = r.Counts[id]
+	} else {
+		v.BrokenRuns = r.Uncounted[id]
+	}
+	judged := r.Judged[id] == ""
+	switch {
+	case r.FirstError != nil && v.BrokenRuns == 0 && judged:
+		v.Verdict, v.Why = VerdictNone, "the check stopped at run "+strconv.Itoa(r.FirstError.Index)
+	case r.NoVerdict() != "" && judged:
+		v.Verdict, v.Why = VerdictNone, r.NoVerdict()
+	case v.BrokenRuns > 0:
+		v.Verdict = VerdictBroken
+	case !judged:
+		v.Verdict, v.Why = VerdictNotChecked, r.Judged[id]
+	case v.UndecidedRuns > 0 && v.UndecidedRuns >= r.Runs:
+		v.Verdict, v.Why = VerdictNone, "a fault never healed, or the run ended before the liveness bound, in every run"
+	default:
+		v.Verdict = VerdictHeld
+	}
+	return v
+}
