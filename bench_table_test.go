@@ -125,29 +125,11 @@ func TestBenchTable(t *testing.T) {
 		}
 	})
 	// The floor: the same command stream straight into dispatch.
-	r, _ := model.Run(standardSpec(), 0)
-	type cmd struct {
-		local time.Duration
-		args  []string
-	}
-	var stream []cmd
-	for _, e := range r.History {
-		if e.Actor == "r1" && e.Kind == sim.KindExec {
-			stream = append(stream, cmd{e.Local, e.Args})
-		}
-	}
+	stream := floorStream()
 	floor := measure("same command stream into dispatch (floor)", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			m := miniredis.NewMiniRedis()
-			m.SetTime(clock.Epoch)
-			m.ClockTTL(true)
-			e, _ := script.NewEngine(m, script.Options{})
-			c := e.NewConn()
-			for _, x := range stream {
-				m.SetTime(clock.Epoch.Add(x.local))
-				c.Do(x.args...)
-			}
+			runFloor(stream)
 		}
 	})
 	// What `check` and property tests run: the design's default workload
@@ -419,4 +401,75 @@ func benchZoo(t *testing.T, deadline time.Time) {
 			m.name, r.caught, 100*r.fraction, r.firstRun, first.Round(time.Millisecond), r.faults, !r.twinFlagged)
 	}
 	fmt.Printf("  score: %d of %d mutants caught (%.0f%%), %d of %d twins held (%d of %d pairs tried)\n", caught, total, 100*float64(caught)/float64(max(total, 1)), twins, total, total, len(zoo()))
+}
+
+// BenchmarkStandardRunSimOnly is the standard 60s run's simulation alone
+// (no checkers, the history memory reused): the table's "simulation only"
+// row, for benchstat and profiles.
+func BenchmarkStandardRunSimOnly(b *testing.B) {
+	b.ReportAllocs()
+	s := standardSpec().WithDefaults()
+	var buf sim.History
+	for i := 0; i < b.N; i++ {
+		cfg, err := s.Config()
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg.HistoryBuf = buf
+		w, err := sim.New(cfg, uint64(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		h, err := w.Run()
+		if err != nil {
+			b.Fatal(err)
+		}
+		clear(h)
+		buf = h[:0]
+	}
+}
+
+// floorCmd is one command of the standard run's stream on r1: the node's
+// clock when it ran, and the command.
+type floorCmd struct {
+	local time.Duration
+	args  []string
+}
+
+// floorStream returns the commands r1 ran in the standard run with seed 0.
+func floorStream() []floorCmd {
+	r, _ := model.Run(standardSpec(), 0)
+	var stream []floorCmd
+	for _, e := range r.History {
+		if e.Actor == "r1" && e.Kind == sim.KindExec {
+			stream = append(stream, floorCmd{e.Local, e.Args})
+		}
+	}
+	return stream
+}
+
+// runFloor replays stream straight into dispatch (SetTime per command, no
+// simulation): the floor the simulator's overhead is measured against.
+func runFloor(stream []floorCmd) {
+	m := miniredis.NewMiniRedis()
+	m.SetTime(clock.Epoch)
+	m.ClockTTL(true)
+	e, _ := script.NewEngine(m, script.Options{})
+	c := e.NewConn()
+	for _, x := range stream {
+		m.SetTime(clock.Epoch.Add(x.local))
+		c.Do(x.args...)
+	}
+}
+
+// BenchmarkStandardRunFloor is the table's floor row (the standard run's
+// command stream into dispatch), for same-run pairs with
+// BenchmarkStandardRunSimOnly and BenchmarkStandardRunVerdict.
+func BenchmarkStandardRunFloor(b *testing.B) {
+	stream := floorStream()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		runFloor(stream)
+	}
 }
