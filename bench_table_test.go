@@ -26,6 +26,7 @@ const cliGCPercent = 400
 
 var (
 	benchTable  = flag.Bool("benchtable", false, "print the benchmark table (make bench)")
+	benchQuick  = flag.Bool("benchtable.quick", false, "print only the speed rows, the worker scaling and the targets (no zoo, exhaustive or first-catch parts): for before/after pairs")
 	benchBudget = flag.Duration("benchtable.budget", 4*time.Minute, "wall time for the bench table's zoo and exhaustive parts together; rows past it are skipped and say so (make long runs the whole zoo under exhaustive mode)")
 )
 
@@ -212,6 +213,9 @@ func TestBenchTable(t *testing.T) {
 			fmt.Sprintf("%.2fx wall, CPU per run %+.0f%% (wall needs 2 idle cores)", speedup, 100*(cpuGrowth-1)))
 	}
 	fmt.Printf("  %-62s %-7s %s\n", "real clients >= 500x on 1 node, >= 200x on 5", "", "see realclient's table at the end of make bench")
+	if *benchQuick {
+		return
+	}
 	deadline := time.Now().Add(*benchBudget) // wall-clock ok: a benchmark report's bound
 	benchZoo(t, deadline)
 	benchExhaustive(t, deadline)
