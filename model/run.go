@@ -281,6 +281,10 @@ func RunObserved(s Spec, seed uint64, observe sim.Observer) (*Result, error) {
 // histPool holds history buffers for Verdict, whose callers keep no history.
 var histPool = sync.Pool{New: func() any { return new(sim.History) }}
 
+// indexPool holds history indexes for Verdict to rebuild (Index.Reuse):
+// building one anew allocated about half of a standard run's bytes.
+var indexPool = sync.Pool{New: func() any { return history.New(nil) }}
+
 // Outcome is what a run ended with, without its history.
 type Outcome struct {
 	// Violations are what the checkers found; nil when Err is set.
@@ -327,11 +331,12 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 	h, runErr := w.Run()
 	o := Outcome{Err: runErr, FaultOutcomes: w.FaultOutcomes(), Interleave: w.InterleaveStats()}
 	if runErr == nil {
-		ix := history.New(h)
+		ix := indexPool.Get().(*history.Index).Reuse(h)
 		o.Violations = invariant.CheckIndex(ix, s.CheckConfig())
 		o.Failovers = len(ix.Promotions)
 		o.WriteAccepted = ix.WriteAccepted()
 		o.Vacuous = len(o.Violations) == 0 && len(ix.Acquisitions) == 0
+		indexPool.Put(ix)
 	}
 	clear(h) // drop references into the run before the memory is reused
 	*buf = h[:0]

@@ -52,6 +52,24 @@ func newBuilder(ix *Index) *builder {
 		actors: map[string]*actorEvents{}}
 }
 
+// reset empties the builder for a new pass over h (Index.Reuse): its maps
+// cleared, each actor's positions kept as empty buffers.
+func (b *builder) reset(h sim.History) {
+	b.h = h
+	clear(b.pending)
+	clear(b.open)
+	clear(b.paused)
+	clear(b.crashed)
+	clear(b.down)
+	clear(b.restored)
+	clear(b.lastExec)
+	clear(b.requests)
+	clear(b.prepared)
+	for _, a := range b.actors {
+		a.pos, a.client = a.pos[:0], false
+	}
+}
+
 func (b *builder) add(pos int) {
 	ix, e := b.ix, &b.h[pos]
 	if !IsTraffic(e.Kind) {
@@ -347,23 +365,23 @@ func (b *builder) resourceAnswer(pos int) {
 func (b *builder) finish() {
 	ix := b.ix
 	for c, a := range b.actors {
-		if a.client {
+		if a.client && len(a.pos) > 0 { // an actor of an earlier history (Reuse) has none
 			ix.clientPos[c] = a.pos
 		}
 	}
-	var out []Section
+	out := slices.Grow(ix.spare[:0], len(ix.Sections))
 	revived := false
 	for _, s := range ix.Sections {
-		held := ix.settle(s)
-		revived = revived || len(held) > 1
-		out = append(out, held...)
+		n := len(out)
+		out = ix.settle(out, s)
+		revived = revived || len(out)-n > 1
 	}
 	if revived {
 		// Ordered by start, as the overlap scans need; a revived hold
 		// starts at its renewal, after its client's earlier holds.
 		slices.SortStableFunc(out, func(a, b Section) int { return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.Acq, b.Acq)) })
 	}
-	ix.Sections = out
+	ix.Sections, ix.spare = out, ix.Sections[:0]
 }
 
 // settle ends a section as its close and its beliefs say: at its release
@@ -376,14 +394,14 @@ func (b *builder) finish() {
 // renewal with a spent validity (Dur < 0) revives nothing, and neither does
 // one a careful caller did not believe (Dur 0: package model's workload
 // records that for a renewal after its own deadline).
-func (ix *Index) settle(s Section) []Section {
+// It appends the sections to out and returns it.
+func (ix *Index) settle(out []Section, s Section) []Section {
 	s.To, s.EndPos, s.End = s.closeAt, s.closePos, s.closeHow
 	if s.closePos < 0 {
 		s.To, s.End = ix.End, EndHistory
 	}
 	beliefs := s.beliefs
 	s.beliefs = nil
-	var out []Section
 	cur := s
 	for _, p := range beliefs {
 		e := ix.H[p]
