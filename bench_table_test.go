@@ -15,6 +15,8 @@ import (
 	"locksim/clock"
 	"locksim/engine"
 	"locksim/model"
+	"locksim/model/history"
+	"locksim/model/invariant"
 	"locksim/network"
 	"locksim/scenarios"
 	"locksim/sim"
@@ -475,5 +477,22 @@ func BenchmarkStandardRunFloor(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		runFloor(stream)
+	}
+}
+
+// BenchmarkStandardRunCheckers is the checkers alone on the standard
+// run's history (seed 0): the index rebuilt (history.Index.Reuse, as
+// model.Verdict does) and every invariant judged.
+func BenchmarkStandardRunCheckers(b *testing.B) {
+	s := standardSpec().WithDefaults()
+	r, err := model.Run(s, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix := history.New(nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		invariant.CheckIndex(ix.Reuse(r.History), s.CheckConfig())
 	}
 }
