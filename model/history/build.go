@@ -30,6 +30,7 @@ type builder struct {
 	// client-only kinds are the clients, whose Local is a monotonic clock.
 	// One map lookup per event (a pointer): two maps cost three.
 	actors map[string]*actorEvents
+	recent []namedActor // the first actors of the history, for actor
 }
 
 // actorEvents is one actor's events (positions) and whether it recorded
@@ -37,6 +38,36 @@ type builder struct {
 type actorEvents struct {
 	pos    []int
 	client bool
+}
+
+// actor returns name's events, added when new. The few actors of a run
+// are searched in a short list first: an event's Actor is most often the
+// very string of an earlier event's, which compares without reading its
+// bytes, and hashing it for the map was a tenth of the pass.
+func (b *builder) actor(name string) *actorEvents {
+	for i := range b.recent {
+		if b.recent[i].name == name {
+			return b.recent[i].a
+		}
+	}
+	a := b.actors[name]
+	if a == nil {
+		a = &actorEvents{pos: make([]int, 0, 64)}
+		b.actors[name] = a
+	}
+	if len(b.recent) < maxRecentActors {
+		b.recent = append(b.recent, namedActor{name, a})
+	}
+	return a
+}
+
+// maxRecentActors bounds builder.recent: past it, actors are looked up in
+// the map alone.
+const maxRecentActors = 16
+
+type namedActor struct {
+	name string
+	a    *actorEvents
 }
 
 type request struct {
@@ -68,6 +99,7 @@ func (b *builder) reset(h sim.History) {
 	for _, a := range b.actors {
 		a.pos, a.client = a.pos[:0], false
 	}
+	b.recent = b.recent[:0]
 }
 
 func (b *builder) add(pos int) {
@@ -83,11 +115,7 @@ func (b *builder) add(pos int) {
 		ix.Faults = append(ix.Faults, pos)
 	}
 	if e.Actor != sim.FaultActor && e.Actor != ResourceName {
-		a := b.actors[e.Actor]
-		if a == nil {
-			a = &actorEvents{pos: make([]int, 0, 64)}
-			b.actors[e.Actor] = a
-		}
+		a := b.actor(e.Actor)
 		a.pos = append(a.pos, pos)
 		if !a.client && info.recorder == sim.ByClient {
 			a.client = true
@@ -328,7 +356,11 @@ func (b *builder) keyChange(pos int) {
 
 func (b *builder) resourceCall(pos int) {
 	ix, e := b.ix, &b.h[pos]
-	switch strings.ToUpper(e.Args[0]) {
+	cmd := e.Args[0]
+	if cmd != "READ" && cmd != "WRITE" { // package model's own spelling: no copy to compare
+		cmd = strings.ToUpper(cmd)
+	}
+	switch cmd {
 	case "READ":
 		ix.Reads = append(ix.Reads, Read{Client: e.Actor, Sent: pos, Served: -1})
 		b.requests[e.Actor] = append(b.requests[e.Actor], request{false, len(ix.Reads) - 1})
