@@ -496,3 +496,15 @@ func BenchmarkStandardRunCheckers(b *testing.B) {
 		invariant.CheckIndex(ix.Reuse(r.History), s.CheckConfig())
 	}
 }
+
+// BenchmarkStandardRunKept is the standard 60s run through model.Run,
+// which keeps the history (the table's "history kept" row; exhaustive
+// mode, the matrix and case files run so).
+func BenchmarkStandardRunKept(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if r, err := model.Run(standardSpec(), uint64(i)); err != nil || r.Err != nil {
+			b.Fatal(err, r.Err)
+		}
+	}
+}
