@@ -53,7 +53,7 @@ check:
 bench:
 	$(GO) test -run TestBenchTable -timeout 20m -v . -args -benchtable | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 	$(GO) test -run '^$$' -bench . -benchtime 0.5s -benchmem -timeout 20m ./...
-	cd realclient && $(GO) test -count=1 -run TestBenchRealClient -timeout 10m . -args -realbench | grep -v -e '^PASS' -e '^ok'
+	cd realclient && $(GO) test -count=1 -run TestBenchRealClient -timeout 10m -v . -args -realbench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 
 long:
 	$(GO) test -run Prop -timeout 60m . -args -rapid.checks=10000

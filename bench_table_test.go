@@ -15,6 +15,8 @@ import (
 	"locksim/clock"
 	"locksim/engine"
 	"locksim/model"
+	"locksim/model/history"
+	"locksim/model/invariant"
 	"locksim/network"
 	"locksim/scenarios"
 	"locksim/sim"
@@ -26,6 +28,8 @@ const cliGCPercent = 400
 
 var (
 	benchTable  = flag.Bool("benchtable", false, "print the benchmark table (make bench)")
+	benchRounds = flag.Int("benchtable.rounds", 3, "rounds of the four rows the ratios compare (standard run kept, Verdict, simulation only, floor), interleaved; each row keeps its least CPU")
+	benchQuick  = flag.Bool("benchtable.quick", false, "print only the speed rows, the worker scaling and the targets (no zoo, exhaustive or first-catch parts): for before/after pairs")
 	benchBudget = flag.Duration("benchtable.budget", 4*time.Minute, "wall time for the bench table's zoo and exhaustive parts together; rows past it are skipped and say so (make long runs the whole zoo under exhaustive mode)")
 )
 
@@ -78,78 +82,65 @@ func TestBenchTable(t *testing.T) {
 	fmt.Printf("locksim benchmarks (GOMAXPROCS=%d, %d CPUs); cpu/op is getrusage's user+system time of the\n", runtime.GOMAXPROCS(0), runtime.NumCPU())
 	fmt.Printf("whole process per op (the garbage collector's threads too), which a loaded machine inflates far less\n")
 	fmt.Printf("than wall time (contention for caches and cores still adds to it: compare rows of one run);\n")
-	fmt.Printf("every ratio and runs/s below is of CPU time, measured in this one run\n\n")
+	fmt.Printf("every ratio and runs/s below is of CPU time, measured in this one run; the four standard-run rows\n")
+	fmt.Printf("are each the least CPU of %d interleaved rounds (-benchtable.rounds)\n\n", max(*benchRounds, 1))
 	fmt.Printf("%-46s %11s %11s %10s %10s\n", "", "wall/op", "cpu/op", "allocs/op", "B/op")
 	fast, slow := measure("EVAL release script, fast path", eval(false)), measure("EVAL release script, miniredis's own EVAL", eval(true))
 
+	// The four rows the ratios compare, measured in interleaved rounds:
+	// the standard run keeping its history, through model.Verdict, the
+	// simulation alone (no checkers, the history memory reused), and the
+	// floor (the same command stream straight into dispatch).
 	var events int
-	std := measure("standard run (60s virtual), history kept", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
-			r, err := model.Run(standardSpec(), uint64(i))
-			if err != nil || r.Err != nil {
-				b.Fatal(err, r.Err)
+	stream := floorStream()
+	rows := measureRounds(*benchRounds,
+		row{"standard run (60s virtual), history kept", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				r, err := model.Run(standardSpec(), uint64(i))
+				if err != nil || r.Err != nil {
+					b.Fatal(err, r.Err)
+				}
+				events = len(r.History)
 			}
-			events = len(r.History)
-		}
-	})
-	verdict := measure("standard run, history reused (model.Verdict)", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
-			if o, err := model.Verdict(standardSpec(), uint64(i)); err != nil || o.Err != nil {
-				b.Fatal(err, o.Err)
+		}},
+		row{"standard run, history reused (model.Verdict)", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if o, err := model.Verdict(standardSpec(), uint64(i)); err != nil || o.Err != nil {
+					b.Fatal(err, o.Err)
+				}
 			}
-		}
-	})
-	// The simulation alone: no checkers, the history memory reused.
-	simOnly := measure("standard run, simulation only (no checkers)", func(b *testing.B) {
-		b.ReportAllocs()
-		s := standardSpec().WithDefaults()
-		var buf sim.History
-		for i := 0; i < b.N; i++ {
-			cfg, err := s.Config()
-			if err != nil {
-				b.Fatal(err)
+		}},
+		row{"standard run, simulation only (no checkers)", func(b *testing.B) {
+			b.ReportAllocs()
+			s := standardSpec().WithDefaults()
+			var buf sim.History
+			for i := 0; i < b.N; i++ {
+				cfg, err := s.Config()
+				if err != nil {
+					b.Fatal(err)
+				}
+				cfg.HistoryBuf = buf
+				w, err := sim.New(cfg, uint64(i))
+				if err != nil {
+					b.Fatal(err)
+				}
+				h, err := w.Run()
+				if err != nil {
+					b.Fatal(err)
+				}
+				clear(h)
+				buf = h[:0]
 			}
-			cfg.HistoryBuf = buf
-			w, err := sim.New(cfg, uint64(i))
-			if err != nil {
-				b.Fatal(err)
+		}},
+		row{"same command stream into dispatch (floor)", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				runFloor(stream)
 			}
-			h, err := w.Run()
-			if err != nil {
-				b.Fatal(err)
-			}
-			clear(h)
-			buf = h[:0]
-		}
-	})
-	// The floor: the same command stream straight into dispatch.
-	r, _ := model.Run(standardSpec(), 0)
-	type cmd struct {
-		local time.Duration
-		args  []string
-	}
-	var stream []cmd
-	for _, e := range r.History {
-		if e.Actor == "r1" && e.Kind == sim.KindExec {
-			stream = append(stream, cmd{e.Local, e.Args})
-		}
-	}
-	floor := measure("same command stream into dispatch (floor)", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
-			m := miniredis.NewMiniRedis()
-			m.SetTime(clock.Epoch)
-			m.ClockTTL(true)
-			e, _ := script.NewEngine(m, script.Options{})
-			c := e.NewConn()
-			for _, x := range stream {
-				m.SetTime(clock.Epoch.Add(x.local))
-				c.Do(x.args...)
-			}
-		}
-	})
+		}})
+	std, verdict, simOnly, floor := rows[0], rows[1], rows[2], rows[3]
 	// What `check` and property tests run: the design's default workload
 	// under a random fault schedule, history reused; at the Go runtime's
 	// default GC pacing (GOGC=100, what a library user's test runs with)
@@ -230,6 +221,9 @@ func TestBenchTable(t *testing.T) {
 			fmt.Sprintf("%.2fx wall, CPU per run %+.0f%% (wall needs 2 idle cores)", speedup, 100*(cpuGrowth-1)))
 	}
 	fmt.Printf("  %-62s %-7s %s\n", "real clients >= 500x on 1 node, >= 200x on 5", "", "see realclient's table at the end of make bench")
+	if *benchQuick {
+		return
+	}
 	deadline := time.Now().Add(*benchBudget) // wall-clock ok: a benchmark report's bound
 	benchZoo(t, deadline)
 	benchExhaustive(t, deadline)
@@ -246,6 +240,13 @@ type measured struct {
 // time is that of the last round testing.Benchmark ran (the one it
 // reports), setup included, over its b.N ops.
 func measure(name string, f func(b *testing.B)) measured {
+	m := measureQuiet(f)
+	m.print(name)
+	return m
+}
+
+// measureQuiet is measure without the row printed.
+func measureQuiet(f func(b *testing.B)) measured {
 	runtime.GC()
 	var cpu time.Duration
 	r := testing.Benchmark(func(b *testing.B) {
@@ -253,9 +254,38 @@ func measure(name string, f func(b *testing.B)) measured {
 		f(b)
 		cpu = (cpuTime() - c0) / time.Duration(b.N)
 	})
-	m := measured{BenchmarkResult: r, cpu: cpu}
-	fmt.Printf("%-46s %11v %11v %10d %10d\n", name, roundDur(time.Duration(r.NsPerOp())), roundDur(m.cpu), r.AllocsPerOp(), r.AllocedBytesPerOp())
-	return m
+	return measured{BenchmarkResult: r, cpu: cpu}
+}
+
+func (m measured) print(name string) {
+	fmt.Printf("%-46s %11v %11v %10d %10d\n", name, roundDur(time.Duration(m.NsPerOp())), roundDur(m.cpu), m.AllocsPerOp(), m.AllocedBytesPerOp())
+}
+
+// row is one benchmark of the table, by name.
+type row struct {
+	name string
+	f    func(b *testing.B)
+}
+
+// measureRounds measures rows in rounds times, interleaved (each row
+// once, then again), keeps each row's round with the least CPU per op,
+// and prints the rows. On a machine others use, a row measured while
+// they ran is slower in CPU time too (caches, memory bandwidth): rows
+// interleaved and each at its best compare like moments, where single
+// measurements in a row swung a ratio by half.
+func measureRounds(rounds int, rows ...row) []measured {
+	best := make([]measured, len(rows))
+	for r := 0; r < max(rounds, 1); r++ {
+		for i, x := range rows {
+			if m := measureQuiet(x.f); r == 0 || m.cpu < best[i].cpu {
+				best[i] = m
+			}
+		}
+	}
+	for i, x := range rows {
+		best[i].print(x.name)
+	}
+	return best
 }
 
 // roundDur keeps a row's figure to about four digits.
@@ -419,4 +449,104 @@ func benchZoo(t *testing.T, deadline time.Time) {
 			m.name, r.caught, 100*r.fraction, r.firstRun, first.Round(time.Millisecond), r.faults, !r.twinFlagged)
 	}
 	fmt.Printf("  score: %d of %d mutants caught (%.0f%%), %d of %d twins held (%d of %d pairs tried)\n", caught, total, 100*float64(caught)/float64(max(total, 1)), twins, total, total, len(zoo()))
+}
+
+// BenchmarkStandardRunSimOnly is the standard 60s run's simulation alone
+// (no checkers, the history memory reused): the table's "simulation only"
+// row, for benchstat and profiles.
+func BenchmarkStandardRunSimOnly(b *testing.B) {
+	b.ReportAllocs()
+	s := standardSpec().WithDefaults()
+	var buf sim.History
+	for i := 0; i < b.N; i++ {
+		cfg, err := s.Config()
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg.HistoryBuf = buf
+		w, err := sim.New(cfg, uint64(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		h, err := w.Run()
+		if err != nil {
+			b.Fatal(err)
+		}
+		clear(h)
+		buf = h[:0]
+	}
+}
+
+// floorCmd is one command of the standard run's stream on r1: the node's
+// clock when it ran, and the command.
+type floorCmd struct {
+	local time.Duration
+	args  []string
+}
+
+// floorStream returns the commands r1 ran in the standard run with seed 0.
+func floorStream() []floorCmd {
+	r, _ := model.Run(standardSpec(), 0)
+	var stream []floorCmd
+	for _, e := range r.History {
+		if e.Actor == "r1" && e.Kind == sim.KindExec {
+			stream = append(stream, floorCmd{e.Local, e.Args})
+		}
+	}
+	return stream
+}
+
+// runFloor replays stream straight into dispatch (SetTime per command, no
+// simulation): the floor the simulator's overhead is measured against.
+func runFloor(stream []floorCmd) {
+	m := miniredis.NewMiniRedis()
+	m.SetTime(clock.Epoch)
+	m.ClockTTL(true)
+	e, _ := script.NewEngine(m, script.Options{})
+	c := e.NewConn()
+	for _, x := range stream {
+		m.SetTime(clock.Epoch.Add(x.local))
+		c.Do(x.args...)
+	}
+}
+
+// BenchmarkStandardRunFloor is the table's floor row (the standard run's
+// command stream into dispatch), for same-run pairs with
+// BenchmarkStandardRunSimOnly and BenchmarkStandardRunVerdict.
+func BenchmarkStandardRunFloor(b *testing.B) {
+	stream := floorStream()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		runFloor(stream)
+	}
+}
+
+// BenchmarkStandardRunCheckers is the checkers alone on the standard
+// run's history (seed 0): the index rebuilt (history.Index.Reuse, as
+// model.Verdict does) and every invariant judged.
+func BenchmarkStandardRunCheckers(b *testing.B) {
+	s := standardSpec().WithDefaults()
+	r, err := model.Run(s, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix := history.New(nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		invariant.CheckIndex(ix.Reuse(r.History), s.CheckConfig())
+	}
+}
+
+// BenchmarkStandardRunKept is the standard 60s run through model.Run,
+// which keeps the history (the table's "history kept" row; exhaustive
+// mode, the matrix and case files run so).
+func BenchmarkStandardRunKept(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if r, err := model.Run(standardSpec(), uint64(i)); err != nil || r.Err != nil {
+			b.Fatal(err, r.Err)
+		}
+	}
 }

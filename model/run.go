@@ -282,6 +282,10 @@ func RunObserved(s Spec, seed uint64, observe sim.Observer) (*Result, error) {
 // histPool holds history buffers for Verdict, whose callers keep no history.
 var histPool = sync.Pool{New: func() any { return new(sim.History) }}
 
+// indexPool holds history indexes for Verdict to rebuild (Index.Reuse):
+// building one anew allocated about half of a standard run's bytes.
+var indexPool = sync.Pool{New: func() any { return history.New(nil) }}
+
 // Outcome is what a run ended with, without its history.
 type Outcome struct {
 	// Violations are what the checkers found; nil when Err is set.
@@ -337,7 +341,7 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 	h, runErr := w.Run()
 	o := Outcome{Err: runErr, FaultOutcomes: w.FaultOutcomes(), Interleave: w.InterleaveStats()}
 	if runErr == nil {
-		ix := history.New(h)
+		ix := indexPool.Get().(*history.Index).Reuse(h)
 		cc := s.CheckConfig()
 		o.Violations = invariant.CheckIndex(ix, cc)
 		o.Failovers = len(ix.Promotions)
@@ -347,6 +351,7 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 		if _, undecided := invariant.LivenessUndecided(ix, cc); undecided {
 			o.Undecided = []invariant.ID{invariant.Liveness}
 		}
+		indexPool.Put(ix)
 	}
 	clear(h) // drop references into the run before the memory is reused
 	*buf = h[:0]

@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -41,6 +42,26 @@ type conn struct {
 	reported    bool // a timeout was recorded for the oldest outstanding command
 
 	notify chan struct{} // cap 1: state changed
+
+	// timer is the connection's read timer, reused by one Read at a time
+	// (timerBusy): a new timer per wait was a channel and a timer each.
+	timer     *time.Timer
+	timerBusy atomic.Bool
+}
+
+// readTimer returns a timer that fires after wait: the connection's own
+// (own), or a new one while another Read holds it. The caller stops it,
+// then clears timerBusy if it was its own.
+func (c *conn) readTimer(wait time.Duration) (t *time.Timer, own bool) {
+	if !c.timerBusy.CompareAndSwap(false, true) {
+		return time.NewTimer(wait), false
+	}
+	if c.timer == nil {
+		c.timer = time.NewTimer(wait)
+	} else {
+		c.timer.Reset(wait)
+	}
+	return c.timer, true
 }
 
 // cmdInfo is what the process notes about a command it sent: whether it
@@ -134,12 +155,15 @@ func (c *conn) Read(b []byte) (int, error) {
 			<-c.notify
 			continue
 		}
-		t := time.NewTimer(wait)
+		t, own := c.readTimer(wait)
 		select {
 		case <-c.notify:
 		case <-t.C:
 		}
 		t.Stop()
+		if own {
+			c.timerBusy.Store(false)
+		}
 	}
 }
 

@@ -234,7 +234,7 @@ func (d *driver) run(start func()) {
 	d.proxy.do(func() { d.w.Start() })
 	start()
 	d.proxy.do(d.refresh) // now that the programs count as running
-	var grace *time.Timer
+	var grace, timer *time.Timer
 	settled := false // nothing was woken since the last Wait
 	for {
 		if !settled {
@@ -301,7 +301,11 @@ func (d *driver) run(start func()) {
 		if s := d.firstSleeper(); s != nil {
 			until = min(until, s.at)
 		}
-		timer := time.NewTimer(until - now)
+		if timer == nil {
+			timer = time.NewTimer(until - now)
+		} else {
+			timer.Reset(until - now) // one timer for the loop: a new one per sleep was a channel and a timer each
+		}
 		select {
 		case <-timer.C:
 		case <-d.kick:

@@ -2,9 +2,12 @@ package realclient
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"locksim/model"
 	"locksim/model/invariant"
@@ -117,5 +120,17 @@ func TestInterleaveDeterminism(t *testing.T) {
 func TestInterleaveUnknownModeRefused(t *testing.T) {
 	if _, err := newConfig([]Option{WithInterleave(Interleave(9))}); err == nil || !strings.Contains(err.Error(), "interleave mode 9") {
 		t.Errorf("got %v; want the mode refused", err)
+	}
+}
+
+// TestCmdArgsAsSprint checks that cmdArgs renders every kind of argument
+// go-redis passes as fmt.Sprint does: the text orders the turns.
+func TestCmdArgsAsSprint(t *testing.T) {
+	args := []any{"SET", "lock", int(-3), int64(1 << 40), uint64(7), 1.5, true, []byte("v"), time.Second, nil}
+	got := cmdArgs(nil, redis.NewCmd(context.Background(), args...))
+	for i, a := range args {
+		if want := fmt.Sprint(a); got[i] != want {
+			t.Errorf("argument %d (%T): cmdArgs = %q, fmt.Sprint = %q", i, a, got[i], want)
+		}
 	}
 }

@@ -223,7 +223,7 @@ func (n *node) handle(client string, c *call) {
 		n.w.sendReply(c, resp.Reply{}, ErrRefused)
 		return
 	}
-	if n.whenServing(func() { n.handle(client, c) }) {
+	if n.stalled && n.whenServing(func() { n.handle(client, c) }) { // the closure only when stalled: one allocation per request otherwise
 		return
 	}
 	args := c.args

@@ -35,7 +35,8 @@ type World struct {
 	services map[string]*service
 	sentinel *sentinel
 
-	callSlab []call // calls not handed out yet (newCall)
+	callSlab []call            // calls not handed out yet (newCall)
+	slabs    []*[callSlab]call // every slab the run took, for releaseCalls
 
 	triggers []*armedTrigger
 	// faultOut is what became of each of cfg.Faults (FaultOutcomes);
@@ -233,6 +234,7 @@ func (w *World) shutdown() {
 	for _, n := range w.nodeList {
 		n.release()
 	}
+	w.releaseCalls()
 }
 
 // Events returns how many events the loop processed.

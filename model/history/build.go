@@ -30,6 +30,7 @@ type builder struct {
 	// client-only kinds are the clients, whose Local is a monotonic clock.
 	// One map lookup per event (a pointer): two maps cost three.
 	actors map[string]*actorEvents
+	recent []namedActor // the first actors of the history, for actor
 }
 
 // actorEvents is one actor's events (positions) and whether it recorded
@@ -37,6 +38,36 @@ type builder struct {
 type actorEvents struct {
 	pos    []int
 	client bool
+}
+
+// actor returns name's events, added when new. The few actors of a run
+// are searched in a short list first: an event's Actor is most often the
+// very string of an earlier event's, which compares without reading its
+// bytes, and hashing it for the map was a tenth of the pass.
+func (b *builder) actor(name string) *actorEvents {
+	for i := range b.recent {
+		if b.recent[i].name == name {
+			return b.recent[i].a
+		}
+	}
+	a := b.actors[name]
+	if a == nil {
+		a = &actorEvents{pos: make([]int, 0, 64)}
+		b.actors[name] = a
+	}
+	if len(b.recent) < maxRecentActors {
+		b.recent = append(b.recent, namedActor{name, a})
+	}
+	return a
+}
+
+// maxRecentActors bounds builder.recent: past it, actors are looked up in
+// the map alone.
+const maxRecentActors = 16
+
+type namedActor struct {
+	name string
+	a    *actorEvents
 }
 
 type request struct {
@@ -52,27 +83,48 @@ func newBuilder(ix *Index) *builder {
 		actors: map[string]*actorEvents{}}
 }
 
+// reset empties the builder for a new pass over h (Index.Reuse): its maps
+// cleared, each actor's positions kept as empty buffers.
+func (b *builder) reset(h sim.History) {
+	b.h = h
+	clear(b.pending)
+	clear(b.open)
+	clear(b.paused)
+	clear(b.crashed)
+	clear(b.down)
+	clear(b.restored)
+	clear(b.lastExec)
+	clear(b.requests)
+	clear(b.prepared)
+	for _, a := range b.actors {
+		a.pos, a.client = a.pos[:0], false
+	}
+	b.recent = b.recent[:0]
+}
+
 func (b *builder) add(pos int) {
 	ix, e := b.ix, &b.h[pos]
-	if !IsTraffic(e.Kind) {
+	info, ok := kindInfos[e.Kind]
+	if !ok {
+		info = newKindInfo(e.Kind, 0)
+	}
+	if !info.traffic {
 		ix.Marked = append(ix.Marked, pos)
 	}
-	if IsFault(e.Kind) {
+	if info.fault {
 		ix.Faults = append(ix.Faults, pos)
 	}
 	if e.Actor != sim.FaultActor && e.Actor != ResourceName {
-		a := b.actors[e.Actor]
-		if a == nil {
-			a = &actorEvents{pos: make([]int, 0, 64)}
-			b.actors[e.Actor] = a
-		}
+		a := b.actor(e.Actor)
 		a.pos = append(a.pos, pos)
-		if !a.client && kindRecorders[e.Kind] == sim.ByClient {
+		if !a.client && info.recorder == sim.ByClient {
 			a.client = true
 		}
 	}
-	if r, ok := b.restored[e.Actor]; ok && (e.Kind != sim.KindKey || e.Note != "restart" || e.At != ix.Downs[e.Actor][r].To) {
-		delete(b.restored, e.Actor)
+	if len(b.restored) > 0 { // a node restarted: most histories have none
+		if r, ok := b.restored[e.Actor]; ok && (e.Kind != sim.KindKey || e.Note != "restart" || e.At != ix.Downs[e.Actor][r].To) {
+			delete(b.restored, e.Actor)
+		}
 	}
 	switch e.Kind {
 	case sim.KindExec:
@@ -176,11 +228,24 @@ func (b *builder) add(pos int) {
 	}
 }
 
-// kindRecorders maps every known kind to who records it.
-var kindRecorders = func() map[sim.Kind]sim.Recorders {
-	m := map[sim.Kind]sim.Recorders{}
+// kindInfo is what one pass over a history asks of each event's kind:
+// IsTraffic, IsFault and who records it, in one map lookup instead of
+// three (a tenth of the pass).
+type kindInfo struct {
+	traffic, fault bool
+	recorder       sim.Recorders
+}
+
+func newKindInfo(k sim.Kind, r sim.Recorders) kindInfo {
+	return kindInfo{traffic: IsTraffic(k), fault: IsFault(k), recorder: r}
+}
+
+// kindInfos holds every known kind's kindInfo; add computes an unknown
+// kind's (no recorder).
+var kindInfos = func() map[sim.Kind]kindInfo {
+	m := map[sim.Kind]kindInfo{}
 	for _, k := range All() {
-		m[k.Kind] = k.Recorder
+		m[k.Kind] = newKindInfo(k.Kind, k.Recorder)
 	}
 	return m
 }()
@@ -291,7 +356,11 @@ func (b *builder) keyChange(pos int) {
 
 func (b *builder) resourceCall(pos int) {
 	ix, e := b.ix, &b.h[pos]
-	switch strings.ToUpper(e.Args[0]) {
+	cmd := e.Args[0]
+	if cmd != "READ" && cmd != "WRITE" { // package model's own spelling: no copy to compare
+		cmd = strings.ToUpper(cmd)
+	}
+	switch cmd {
 	case "READ":
 		ix.Reads = append(ix.Reads, Read{Client: e.Actor, Sent: pos, Served: -1})
 		b.requests[e.Actor] = append(b.requests[e.Actor], request{false, len(ix.Reads) - 1})
@@ -347,23 +416,23 @@ func (b *builder) resourceAnswer(pos int) {
 func (b *builder) finish() {
 	ix := b.ix
 	for c, a := range b.actors {
-		if a.client {
+		if a.client && len(a.pos) > 0 { // an actor of an earlier history (Reuse) has none
 			ix.clientPos[c] = a.pos
 		}
 	}
-	var out []Section
+	out := slices.Grow(ix.spare[:0], len(ix.Sections))
 	revived := false
 	for _, s := range ix.Sections {
-		held := ix.settle(s)
-		revived = revived || len(held) > 1
-		out = append(out, held...)
+		n := len(out)
+		out = ix.settle(out, s)
+		revived = revived || len(out)-n > 1
 	}
 	if revived {
 		// Ordered by start, as the overlap scans need; a revived hold
 		// starts at its renewal, after its client's earlier holds.
 		slices.SortStableFunc(out, func(a, b Section) int { return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.Acq, b.Acq)) })
 	}
-	ix.Sections = out
+	ix.Sections, ix.spare = out, ix.Sections[:0]
 }
 
 // settle ends a section as its close and its beliefs say: at its release
@@ -376,14 +445,14 @@ func (b *builder) finish() {
 // renewal with a spent validity (Dur < 0) revives nothing, and neither does
 // one a careful caller did not believe (Dur 0: package model's workload
 // records that for a renewal after its own deadline).
-func (ix *Index) settle(s Section) []Section {
+// It appends the sections to out and returns it.
+func (ix *Index) settle(out []Section, s Section) []Section {
 	s.To, s.EndPos, s.End = s.closeAt, s.closePos, s.closeHow
 	if s.closePos < 0 {
 		s.To, s.End = ix.End, EndHistory
 	}
 	beliefs := s.beliefs
 	s.beliefs = nil
-	var out []Section
 	cur := s
 	for _, p := range beliefs {
 		e := ix.H[p]

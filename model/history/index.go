@@ -59,6 +59,11 @@ type Index struct {
 	// the client's monotonic clock, which TrueAt interpolates.
 	clientPos map[string][]int
 	groupOf   map[string]string // node -> group, from failover events
+
+	// spare is the other buffer of sections finish settles into, and b
+	// the builder: kept for Reuse.
+	spare []Section
+	b     *builder
 }
 
 // NodeKey names a key on a node.
@@ -82,7 +87,6 @@ func (s Span) Covers(t time.Duration) bool { return s.From <= t && t < s.To }
 // New indexes h.
 func New(h sim.History) *Index {
 	ix := &Index{
-		H:      h,
 		Marked: make([]int, 0, len(h)/2+16),
 		Pauses: map[string][]Span{}, Crashes: map[string][]Span{},
 		Downs:     map[string][]Down{},
@@ -91,15 +95,50 @@ func New(h sim.History) *Index {
 		clientPos: map[string][]int{},
 		groupOf:   map[string]string{},
 	}
+	ix.build(h)
+	return ix
+}
+
+// Reuse indexes h into ix's memory and returns ix: the same index New
+// builds, without allocating it again. ix must be an index nobody reads
+// any more: every slice and map it holds is overwritten. A loop of runs
+// that keeps only each run's verdicts (model.Verdict) reuses one index.
+func (ix *Index) Reuse(h sim.History) *Index {
+	*ix = Index{
+		Sections: ix.Sections[:0], Acquisitions: ix.Acquisitions[:0], Attempts: ix.Attempts[:0],
+		Pauses: ix.Pauses, Crashes: ix.Crashes, Downs: ix.Downs, Keys: ix.Keys,
+		Promotions: ix.Promotions[:0], Partitions: ix.Partitions[:0],
+		Reads: ix.Reads[:0], Writes: ix.Writes[:0], Faults: ix.Faults[:0], Marked: ix.Marked[:0],
+		owner: ix.owner, clientPos: ix.clientPos, groupOf: ix.groupOf,
+		spare: ix.spare[:0], b: ix.b,
+	}
+	clear(ix.Pauses)
+	clear(ix.Crashes)
+	clear(ix.Downs)
+	clear(ix.Keys)
+	clear(ix.owner)
+	clear(ix.clientPos)
+	clear(ix.groupOf)
+	ix.build(h)
+	return ix
+}
+
+// build indexes h into ix, whose slices are empty and maps clear.
+func (ix *Index) build(h sim.History) {
+	ix.H = h
 	if len(h) > 0 {
 		ix.End = h[len(h)-1].At
 	}
-	b := newBuilder(ix)
+	if ix.b == nil {
+		ix.b = newBuilder(ix)
+	} else {
+		ix.b.reset(h)
+	}
+	b := ix.b
 	for pos := range h {
 		b.add(pos)
 	}
 	b.finish()
-	return ix
 }
 
 // WriteAccepted reports whether the resource applied any write: a run where

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pkg/errors"
@@ -160,7 +161,17 @@ const MaxPerInvariant = 5
 // Check judges a history: it indexes it (history.New) and runs the
 // checker of every invariant the config judges (Registry). Violations are sorted by From, then Invariant, then Clients, at
 // most MaxPerInvariant per invariant.
-func Check(h sim.History, cfg Config) []Violation { return CheckIndex(history.New(h), cfg) }
+func Check(h sim.History, cfg Config) []Violation {
+	ix := indexPool.Get().(*history.Index).Reuse(h)
+	vs := CheckIndex(ix, cfg)
+	indexPool.Put(ix) // no violation refers to the index's memory
+	return vs
+}
+
+// indexPool holds the indexes Check rebuilds (history.Index.Reuse): the
+// caller never sees them, and building one anew allocated as much as the
+// run that made the history.
+var indexPool = sync.Pool{New: func() any { return history.New(nil) }}
 
 // CheckIndex is Check on an index already built.
 func CheckIndex(ix *history.Index, cfg Config) []Violation {

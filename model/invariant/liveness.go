@@ -118,7 +118,7 @@ type livenessPoint struct {
 // livenessPoints lists the changes of who tries and who holds, in time
 // order.
 func livenessPoints(ix *history.Index) []livenessPoint {
-	var ps []livenessPoint
+	ps := make([]livenessPoint, 0, 2*len(ix.Attempts)+2*len(ix.Sections)+len(ix.Acquisitions))
 	for _, a := range ix.Attempts {
 		ps = append(ps, livenessPoint{at: ix.H[a.Start].At, pos: a.Start, trying: 1})
 		if a.EndPos >= 0 {

@@ -66,6 +66,9 @@ func (r Reply) String() string {
 	case NilBulk, NilArray:
 		return "(nil)"
 	case Int:
+		if r.Int >= 0 && r.Int < int64(len(smallInts)) {
+			return smallInts[r.Int]
+		}
 		return "(integer) " + strconv.FormatInt(r.Int, 10)
 	case Bulk:
 		return strconv.Quote(r.Str)
@@ -74,6 +77,15 @@ func (r Reply) String() string {
 	r.write(&b)
 	return b.String()
 }
+
+// smallInts are the rendered integer replies 0 to 15, made once: most
+// replies a lock design gets (DEL, PEXPIRE, EVAL's 0 or 1) are among them.
+var smallInts = func() (out [16]string) {
+	for i := range out {
+		out[i] = "(integer) " + strconv.Itoa(i)
+	}
+	return out
+}()
 
 func (r Reply) write(b *strings.Builder) {
 	switch r.Kind {
