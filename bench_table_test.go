@@ -112,28 +112,7 @@ func TestBenchTable(t *testing.T) {
 				}
 			}
 		}},
-		row{"standard run, simulation only (no checkers)", func(b *testing.B) {
-			b.ReportAllocs()
-			s := standardSpec().WithDefaults()
-			var buf sim.History
-			for i := 0; i < b.N; i++ {
-				cfg, err := s.Config()
-				if err != nil {
-					b.Fatal(err)
-				}
-				cfg.HistoryBuf = buf
-				w, err := sim.New(cfg, uint64(i))
-				if err != nil {
-					b.Fatal(err)
-				}
-				h, err := w.Run()
-				if err != nil {
-					b.Fatal(err)
-				}
-				clear(h)
-				buf = h[:0]
-			}
-		}},
+		row{"standard run, simulation only (no checkers)", BenchmarkStandardRunSimOnly},
 		row{"same command stream into dispatch (floor)", func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {

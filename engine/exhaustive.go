@@ -484,10 +484,8 @@ func (x *explorer) verdict(s model.Spec) (model.Outcome, error) {
 		return model.Outcome{}, err
 	}
 	o := model.Outcome{Violations: r.Violations, Err: r.Err, FaultOutcomes: r.FaultOutcomes}
-	if r.Err == nil && len(r.History) > 0 && !slices.ContainsFunc(r.Violations, func(v invariant.Violation) bool { return v.Invariant == invariant.Liveness }) {
-		if _, undecided := invariant.LivenessUndecided(history.New(r.History), s.CheckConfig()); undecided {
-			o.Undecided = []invariant.ID{invariant.Liveness}
-		}
+	if r.Err == nil && len(r.History) > 0 {
+		o.Undecided = model.UndecidedOf(history.New(r.History), s.CheckConfig(), r.Violations)
 	}
 	return o, nil
 }

@@ -321,6 +321,19 @@ type Outcome struct {
 // Unfired returns the indexes of the faults that never took effect.
 func (o Outcome) Unfired() []int { return unfired(o.FaultOutcomes) }
 
+// UndecidedOf returns the invariants a run judged without a verdict
+// (Outcome.Undecided): liveness, when it did not break and
+// invariant.LivenessUndecided says the run could not decide it.
+func UndecidedOf(ix *history.Index, cfg invariant.Config, vs []invariant.Violation) []invariant.ID {
+	if cfg.LivenessBound <= 0 || slices.ContainsFunc(vs, func(v invariant.Violation) bool { return v.Invariant == invariant.Liveness }) {
+		return nil // not judged, or broken: decided either way
+	}
+	if _, undecided := invariant.LivenessUndecided(ix, cfg); undecided {
+		return []invariant.ID{invariant.Liveness}
+	}
+	return nil
+}
+
 // Verdict runs a spec and returns only its outcome, reusing history
 // memory across calls: the path for sweeps, `check` and property tests,
 // which run many worlds and keep none of their histories. The error is for
@@ -348,9 +361,7 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 		o.WriteAccepted = ix.WriteAccepted()
 		o.Vacuous = len(o.Violations) == 0 && len(ix.Acquisitions) == 0
 		o.NoneAcquired = len(ix.Acquisitions) == 0
-		if _, undecided := invariant.LivenessUndecided(ix, cc); undecided {
-			o.Undecided = []invariant.ID{invariant.Liveness}
-		}
+		o.Undecided = UndecidedOf(ix, cc, o.Violations)
 		indexPool.Put(ix)
 	}
 	clear(h) // drop references into the run before the memory is reused

@@ -286,11 +286,7 @@ func (r *Result) Undecided() bool {
 			decided = true
 		}
 	}
-	if decided || cfg.LivenessBound <= 0 {
-		return false
-	}
-	_, undecided := invariant.LivenessUndecided(history.New(r.History), cfg)
-	return undecided
+	return !decided && len(UndecidedOf(history.New(r.History), cfg, r.Violations)) > 0
 }
 
 // CountOnly makes only the listed invariants count as a failure (none
