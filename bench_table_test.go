@@ -79,7 +79,13 @@ func TestBenchTable(t *testing.T) {
 			}
 		}
 	}
-	fmt.Printf("locksim benchmarks (GOMAXPROCS=%d, %d CPUs); cpu/op is getrusage's user+system time of the\n", runtime.GOMAXPROCS(0), runtime.NumCPU())
+	// The speed rows are one-core figures, as issue 29's targets are: at
+	// GOMAXPROCS=1 the collector's background workers share the one core
+	// instead of adding a second core's CPU time to each op. The worker
+	// scaling below runs at the machine's own GOMAXPROCS again.
+	procs := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(procs)
+	fmt.Printf("locksim benchmarks (speed rows at GOMAXPROCS=1, worker scaling at %d; %d CPUs); cpu/op is getrusage's user+system time of the\n", procs, runtime.NumCPU())
 	fmt.Printf("whole process per op (the garbage collector's threads too), which a loaded machine inflates far less\n")
 	fmt.Printf("than wall time (contention for caches and cores still adds to it: compare rows of one run);\n")
 	fmt.Printf("every ratio and runs/s below is of CPU time, measured in this one run; the four standard-run rows\n")
@@ -147,7 +153,8 @@ func TestBenchTable(t *testing.T) {
 
 	// Sweep scaling: the same runs on 1 worker and on 2 (and more, up to
 	// the CPUs), wall and CPU time per run for each.
-	runs := 16 * runtime.NumCPU()
+	runtime.GOMAXPROCS(procs)
+	runs := 64 * runtime.NumCPU()
 	scale := func(workers int) (wall, cpu time.Duration) {
 		c0 := cpuTime()
 		start := time.Now() // wall-clock ok: a benchmark report, outside any run
@@ -169,18 +176,30 @@ func TestBenchTable(t *testing.T) {
 		wg.Wait()
 		return time.Since(start), cpuTime() - c0
 	}
-	oneWall, oneCPU := scale(1)
-	fmt.Printf("\nworker scaling (%d standard runs, model.Verdict; wall time depends on what else the machine runs):\n", runs)
-	fmt.Printf("  1 worker:  %8v wall (%6.1f runs/s), %.2f ms CPU per run\n", oneWall.Round(time.Millisecond), float64(runs)/oneWall.Seconds(), ms(oneCPU/time.Duration(runs)))
-	speedup, cpuGrowth := 0.0, 0.0
-	for w := 2; w <= max(2, runtime.GOMAXPROCS(0)); w *= 2 {
-		d, c := scale(w)
-		if w == 2 {
-			speedup, cpuGrowth = oneWall.Seconds()/d.Seconds(), c.Seconds()/oneCPU.Seconds()
+	// sweep measures 1 worker against 2 (and more) at one GC pacing and
+	// prints it; it returns the 2-worker speed-up and CPU-per-run growth.
+	// At the runtime's default pacing one worker's collector runs on the
+	// idle second core, which flatters the one-worker wall time; the CLI's
+	// pacing (GOGC=400) is what `locksim check` runs its workers with.
+	sweep := func(pacing string, gcPercent int) (speedup, cpuGrowth float64) {
+		old := debug.SetGCPercent(gcPercent)
+		defer debug.SetGCPercent(old)
+		oneWall, oneCPU := scale(1)
+		fmt.Printf("  %s:\n", pacing)
+		fmt.Printf("    1 worker:  %8v wall (%6.1f runs/s), %.2f ms CPU per run\n", oneWall.Round(time.Millisecond), float64(runs)/oneWall.Seconds(), ms(oneCPU/time.Duration(runs)))
+		for w := 2; w <= max(2, runtime.GOMAXPROCS(0)); w *= 2 {
+			d, c := scale(w)
+			if w == 2 {
+				speedup, cpuGrowth = oneWall.Seconds()/d.Seconds(), c.Seconds()/oneCPU.Seconds()
+			}
+			fmt.Printf("    %d workers: %8v wall (%6.1f runs/s, %.2fx), %.2f ms CPU per run (%+.0f%%)\n", w, d.Round(time.Millisecond),
+				float64(runs)/d.Seconds(), oneWall.Seconds()/d.Seconds(), ms(c/time.Duration(runs)), 100*(c.Seconds()/oneCPU.Seconds()-1))
 		}
-		fmt.Printf("  %d workers: %8v wall (%6.1f runs/s, %.2fx), %.2f ms CPU per run (%+.0f%%)\n", w, d.Round(time.Millisecond),
-			float64(runs)/d.Seconds(), oneWall.Seconds()/d.Seconds(), ms(c/time.Duration(runs)), 100*(c.Seconds()/oneCPU.Seconds()-1))
+		return speedup, cpuGrowth
 	}
+	fmt.Printf("\nworker scaling (%d standard runs, model.Verdict; wall time depends on what else the machine runs):\n", runs)
+	speedup, cpuGrowth := sweep("GOGC=400 (the CLI's pacing)", cliGCPercent)
+	sweep("GOGC=100 (the runtime's default, a library user's go test)", 100)
 
 	// The targets of issue 29, each met or not, from the figures above.
 	fmt.Printf("\ntargets (issue 29):\n")
@@ -196,7 +215,7 @@ func TestBenchTable(t *testing.T) {
 	target("check run, set-px-lua >= 4,200 runs/s on one core", 1/checkSetPx.cpu.Seconds() >= 4200, fmt.Sprintf("%.0f runs/s", 1/checkSetPx.cpu.Seconds()))
 	target("check run, redlock on 5 masters >= 1,050 runs/s on one core", 1/checkRedlock.cpu.Seconds() >= 1050, fmt.Sprintf("%.0f runs/s", 1/checkRedlock.cpu.Seconds()))
 	if runtime.GOMAXPROCS(0) >= 2 {
-		target("1 -> 2 workers >= 1.8x wall, CPU per run within 10%", speedup >= 1.8 && cpuGrowth <= 1.10,
+		target("1 -> 2 workers >= 1.8x wall, CPU per run within 10% (GOGC=400)", speedup >= 1.8 && cpuGrowth <= 1.10,
 			fmt.Sprintf("%.2fx wall, CPU per run %+.0f%% (wall needs 2 idle cores)", speedup, 100*(cpuGrowth-1)))
 	}
 	fmt.Printf("  %-62s %-7s %s\n", "real clients >= 500x on 1 node, >= 200x on 5", "", "see realclient's table at the end of make bench")
