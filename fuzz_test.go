@@ -7,18 +7,21 @@ import (
 	"testing"
 
 	"locksim"
+	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/scenarios"
 	"locksim/sim"
 )
 
-// FuzzFencedKeepsTheData is docs/search.md's example: the fenced design's
-// resource never accepts a write older than one it took, whatever the
-// fuzzer draws (its lost updates are real: a stale holder that writes
-// before the next holder's first write is accepted). Plain `go test`
-// runs its seed corpus; `go test -fuzz=FuzzFencedKeepsTheData` explores.
+// FuzzFencedKeepsTheData is docs/search.md's example: the fenced design
+// whose resource also checks the token of each read (strict-reads) loses
+// no update, whatever pauses and delays the fuzzer draws (with write-only
+// fencing its lost updates are real: a stale holder that writes before
+// the next holder's first write is accepted). Plain `go test` runs its
+// seed corpus; `go test -fuzz=FuzzFencedKeepsTheData` explores.
 func FuzzFencedKeepsTheData(f *testing.F) {
-	locksim.Fuzz(f, "fenced", locksim.WithInvariants(invariant.Fencing))
+	locksim.Fuzz(f, "fenced", locksim.WithFencing(model.FenceStrictReads), locksim.WithFaults(sim.FaultPause, sim.FaultDelay),
+		locksim.WithInvariants(invariant.LostUpdate))
 }
 
 // FuzzUserDesign fuzzes the design LOCKSIM_FUZZ_DESIGN names (run by

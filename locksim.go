@@ -132,8 +132,10 @@ func WithSeed(seed uint64) Option { return func(c *config) { c.check.Seed = seed
 func WithWorkers(n int) Option { return func(c *config) { c.check.Workers = n } }
 
 // WithInvariants makes only these invariants count as a failure, e.g.
-// WithInvariants(invariant.LostUpdate, invariant.Fencing) to ask whether
-// the data survives rather than whether the lease held.
+// WithInvariants(invariant.LostUpdate) to ask whether the data survives
+// rather than whether the lease held. An invariant that cannot break for
+// the design and resource (invariant.Fencing on a strict resource, which
+// enforces it itself) is refused: counting it would judge nothing.
 func WithInvariants(ids ...invariant.ID) Option {
 	return func(c *config) { c.check.Invariants = ids }
 }

@@ -286,7 +286,7 @@ func TestGuaranteeSentence(t *testing.T) {
 	r := exhaustive(t, ExhaustiveConfig{Base: model.Spec{Design: model.Fenced, Fencing: model.FenceStrictReads}})
 	g := r.Guarantee()
 	for _, want := range []string{"explored all " + thousands(r.Total()) + " one-fault schedules of design fenced",
-		thousands(r.Points) + " points of the fault-free run", "7 fault kinds", "0 broke lost-update", "0 broke fencing"} {
+		thousands(r.Points) + " points of the fault-free run", "7 fault kinds", "0 broke lost-update", "0 broke liveness"} {
 		if !strings.Contains(g, want) {
 			t.Errorf("guarantee %q lacks %q", g, want)
 		}

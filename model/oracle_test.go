@@ -50,6 +50,7 @@ type oracle struct {
 	inAttempt  map[string]bool
 
 	resValue, maxAccepted int64
+	maxValue              string // the lock value of the first accepted write with maxAccepted
 
 	counts map[string]int64 // reentrant hold counts
 
@@ -312,10 +313,14 @@ func (o *oracle) accepted(w *sim.World, e sim.Event) {
 	}
 	o.resValue = res.Value
 	if e.Token > 0 {
-		if o.maxAccepted > 0 && (e.Token < o.maxAccepted || e.Token == o.maxAccepted && o.rule != model.FenceNonstrict) && o.rule.Tokens() {
+		// Only a nonstrict resource can break fencing: below the largest
+		// accepted token, or equal to it under another lock value.
+		if o.rule == model.FenceNonstrict && o.maxAccepted > 0 && (e.Token < o.maxAccepted || e.Token == o.maxAccepted && e.Value != o.maxValue) {
 			o.broken[invariant.Fencing] = true
 		}
-		o.maxAccepted = max(o.maxAccepted, e.Token)
+		if e.Token > o.maxAccepted {
+			o.maxAccepted, o.maxValue = e.Token, e.Value
+		}
 	}
 	b := o.byValue[e.Value]
 	if b == nil || b.client != e.Peer {

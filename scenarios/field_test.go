@@ -23,7 +23,7 @@ type fieldFix struct {
 var (
 	twoHolders    = []invariant.ID{invariant.MutualExclusion}
 	twoHoldersAnd = []invariant.ID{invariant.MutualExclusion, invariant.LostUpdate}
-	theData       = []invariant.ID{invariant.LostUpdate, invariant.Fencing}
+	theData       = []invariant.ID{invariant.LostUpdate}
 )
 
 func strictReads(s *model.Spec) { s.Fencing = model.FenceStrictReads }

@@ -22,7 +22,7 @@ func TestCheckMarkdown(t *testing.T) {
 		}
 	}
 	md := filepath.Join(dir, "summary.md")
-	code, out, _ = runCLI("check", "--design", "fenced", "--fencing", "strict-reads", "--faults", "pause,delay", "--invariants", "lost-update,fencing",
+	code, out, _ = runCLI("check", "--design", "fenced", "--fencing", "strict-reads", "--faults", "pause,delay", "--invariants", "lost-update",
 		"--runs", "100", "--format", "md", "-o", md, "--progress=false")
 	if code != exitSafe || !strings.Contains(out, "summary in "+md) {
 		t.Errorf("exit %d, want 0: %s", code, out)

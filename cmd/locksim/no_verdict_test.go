@@ -26,6 +26,10 @@ func TestNoVerdictExitsTwo(t *testing.T) {
 		{[]string{"check", "--design", "fenced", "--for", "0s"}, "--for 0s"},
 		{[]string{"check", "--design", "fenced", "--clients", "1", "--runs", "3"}, "--clients 1"},
 		{[]string{"check", "--design", "etcd-lease", "--faults", "evict", "--runs", "5"}, "no fault took effect"},
+		// A strict resource enforces fencing itself: counting it alone
+		// would judge nothing.
+		{[]string{"check", "--design", "fenced", "--invariants", "fencing", "--runs", "3"}, "a strict resource rejects such a write itself"},
+		{[]string{"run", "gc-pause", "--design", "fenced", "--fencing", "strict-reads", "--invariants", "fencing"}, "a strict resource rejects"},
 	} {
 		code, _, errs := runCLI(tc.args...)
 		if code != exitUsage || !strings.Contains(errs, tc.want) {

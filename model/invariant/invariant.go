@@ -33,8 +33,10 @@ const (
 	// acquisitions, and an acquisition that starts after a grant gets a
 	// larger token.
 	TokenUnique ID = "token-unique"
-	// Fencing: the resource never accepts a token its rule forbids: at or
-	// below one it accepted before (strict), or below it (nonstrict).
+	// Fencing: a nonstrict resource never accepts a token below one it
+	// accepted, nor one equal to a token another acquisition wrote with
+	// (a token the source reissued). A strict resource rejects both by
+	// its own rule, so fencing is not judged there: it could not break.
 	Fencing ID = "fencing"
 	// Liveness: after the last fault heals, a wanted lock that nobody
 	// holds is acquired within a bound.

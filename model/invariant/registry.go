@@ -70,13 +70,15 @@ var Registry = []Info{
 		NotJudged: unless(func(c Config) bool { return c.Tokens }, "the design grants no fencing tokens"),
 		Check:     func(ix *history.Index, _ Config) []Violation { return checkTokenUnique(ix) }},
 	{ID: Fencing, Code: "FE", Harm: HarmData, Window: WindowWrite,
-		About: "the resource accepts no token its rule forbids",
+		About: "a nonstrict resource accepts no token another acquisition already used or passed",
 		NotJudged: func(c Config) string {
 			switch c.Fencing {
 			case NoFencing:
 				return "the resource is not fenced"
 			case VersionCheck:
 				return "the resource checks row versions, not tokens"
+			case TokenAbove:
+				return "a strict resource rejects such a write itself; lost-update and stale-write judge what it saved"
 			}
 			return ""
 		},

@@ -85,11 +85,14 @@ func tokenRegression(ix *history.Index, prev, pos, start int) Violation {
 	return tokenViolation(TokenUnique, a, b, a.Actor, b.Actor, x, text)
 }
 
-// checkFencing judges the resource's rule over its accepted writes: with
-// TokenAbove (strict, strict-reads) no accepted token is at or below one
-// accepted before; with TokenAtLeast (nonstrict) none is below. A write
-// without a token (0) is not fenced and not judged; nor is any write under
-// VersionCheck, which compares versions instead.
+// checkFencing judges a resource's accepted writes against the token
+// order: none below a token accepted before, and none equal to a token
+// another acquisition (another lock value) wrote with. The registry runs
+// it for TokenAtLeast (nonstrict) only: a TokenAbove resource (strict,
+// strict-reads) also rejects its own holder's second write with one token,
+// so it rejects all of these itself and the invariant could not break
+// there. A write without a token (0) is not fenced and not judged; nor is
+// any write under NoFencing or VersionCheck.
 func checkFencing(ix *history.Index, rule FenceRule) []Violation {
 	if rule == NoFencing || rule == VersionCheck {
 		return nil
@@ -102,9 +105,9 @@ func checkFencing(ix *history.Index, rule FenceRule) []Violation {
 	}
 	slices.SortFunc(accepted, func(a, b *history.Write) int { return a.Applied - b.Applied })
 	var vs []Violation
-	var best *history.Write // the accepted write with the largest token
+	var best *history.Write // the first accepted write with the largest token
 	for _, w := range accepted {
-		if best != nil && (w.Token < best.Token || rule == TokenAbove && w.Token == best.Token) {
+		if best != nil && (w.Token < best.Token || w.Token == best.Token && (rule == TokenAbove || w.Value != best.Value)) {
 			vs = append(vs, acceptedOld(ix, best, w, rule))
 		}
 		if best == nil || w.Token > best.Token {
@@ -122,9 +125,13 @@ func acceptedOld(ix *history.Index, a, b *history.Write, rule FenceRule) Violati
 	text := "the resource accepted " + b.Client + "'s write with token " + strconv.FormatInt(b.Token, 10) + " at " +
 		sim.FormatTime(eb.At) + " although it had already accepted token " + strconv.FormatInt(a.Token, 10) +
 		" from " + a.Client + " at " + sim.FormatTime(ea.At)
-	if rule == TokenAbove {
+	switch {
+	case rule == TokenAbove:
 		text += ": a strict resource must reject a token at or below one it accepted"
-	} else {
+	case b.Token == a.Token:
+		text += " under another acquisition: the token was granted twice, and a nonstrict resource, " +
+			"which accepts a token equal to the last, cannot tell the two holders apart (a strict one would have rejected it)"
+	default:
 		text += ": a nonstrict resource must reject a token below one it accepted"
 	}
 	return tokenViolation(Fencing, ea, eb, a.Client, b.Client, x, text)
