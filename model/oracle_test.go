@@ -61,11 +61,15 @@ type oracle struct {
 	pauseEnds   map[string]time.Duration
 	forever     map[string]int  // partitions and delays that never end, not healed
 	crashed     map[string]bool // nodes that crashed
-	live        []livePoint
-	holds       []hold // closed holds
-	seq         int    // orders points: 2k+1 for the k-th point, 2k for a hold starting just before it
-	lastFault   time.Duration
-	lastEvent   time.Duration
+	// stalled nodes, from their stall to their resume: a stalled node
+	// gives up no key until it serves again (the keys whose TTL ran out
+	// go at the resume), so its holds are what it had when it stalled.
+	stalled   map[string]bool
+	live      []livePoint
+	holds     []hold // closed holds
+	seq       int    // orders points: 2k+1 for the k-th point, 2k for a hold starting just before it
+	lastFault time.Duration
+	lastEvent time.Duration
 }
 
 // wait is an acquisition in progress, for FIFO: when its first request
@@ -104,7 +108,7 @@ func newOracle(s model.Spec) *oracle {
 		waits:  map[string]*wait{},
 		grants: map[int64]string{}, seenGrant: map[string]bool{}, maxAtStart: map[string]int64{},
 		inAttempt: map[string]bool{}, counts: map[string]int64{},
-		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}}
+		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}, stalled: map[string]bool{}}
 }
 
 func (o *oracle) believes(w *sim.World, b *belief) bool {
@@ -121,23 +125,34 @@ func (o *oracle) clientNow(w *sim.World, b *belief) time.Duration {
 }
 
 // holds reports whether node holds lock value v for key now: read live
-// when the node is up; while it is down, what it had when last up (nobody
-// can take the lock there meanwhile).
+// when the node is serving; while it is down or stalled, what it had when
+// it last served (nobody can take the lock there meanwhile).
 func (o *oracle) nodeHolds(w *sim.World, node, key, v string) bool {
 	val := o.lastSeen[node][key]
-	if w.NodeUp(node) {
+	if o.serving(w, node) {
 		val = w.NodeValue(node, key)
 	}
 	return history.HoldsLease(val, v)
 }
 
+// serving reports whether a node is up and not stalled.
+func (o *oracle) serving(w *sim.World, node string) bool {
+	return w.NodeUp(node) && !o.stalled[node]
+}
+
 func (o *oracle) observe(w *sim.World, e sim.Event) {
 	o.lastEvent = e.At
+	switch e.Kind {
+	case sim.KindNodeStall:
+		o.stalled[e.Actor] = true
+	case sim.KindNodeResume, sim.KindNodeCrash:
+		o.stalled[e.Actor] = false // a crash ends a stall
+	}
 	if (e.Kind == sim.KindKey || e.Kind == sim.KindExpire) && !slices.Contains(o.keys, e.Key) {
 		o.keys = append(o.keys, e.Key)
 	}
 
-	if w.NodeUp(e.Actor) {
+	if o.serving(w, e.Actor) {
 		seen := o.lastSeen[e.Actor]
 		if seen == nil {
 			seen = map[string]string{}

@@ -13,8 +13,9 @@ import (
 // client is granted the lock while another client, whose attempt arrived
 // earlier, was still waiting: its attempt had not been granted, given up,
 // crashed or ended (history.Attempt.Left). A waiter a node granted was
-// served in its turn, even if it never learnt it (a lost reply); one that
-// gave up or crashed is owed nothing; one that was paused or slow to poll is still
+// served in its turn, even if it never learnt it (a lost reply), and such
+// a grant passes the waiters ahead of it all the same; one that gave up
+// or crashed is owed nothing; one that was paused or slow to poll is still
 // owed its turn, so a queue that drops a live waiter breaks FIFO. Each
 // grant is reported once, naming the earliest waiter it passed.
 func checkFIFO(ix *history.Index) []Violation {
@@ -22,7 +23,10 @@ func checkFIFO(ix *history.Index) []Violation {
 	n := len(ix.H)
 	for i := range ix.Attempts {
 		y := &ix.Attempts[i]
-		if y.End != history.AttemptAcquired || y.Arrived < 0 {
+		// y was granted when a node made the lock hold its value, even if
+		// y never learnt it (its reply late or lost): the node served it
+		// then, in or out of turn.
+		if y.Arrived < 0 || y.End != history.AttemptAcquired && y.Granted < 0 {
 			continue
 		}
 		g := y.Left(n) // where the node granted y
@@ -51,7 +55,15 @@ func fifoViolation(ix *history.Index, x, y *history.Attempt, g int) Violation {
 	xa, ya, ge := h[x.Arrived], h[y.Arrived], h[g]
 	ex.add(x.Arrived, x.Client+"'s acquisition reached "+xa.Actor+" at "+sim.FormatTime(xa.At), x.Start, x.Arrived)
 	ex.add(y.Arrived, y.Client+"'s reached "+ya.Actor+" later, at "+sim.FormatTime(ya.At), y.Start, y.Arrived)
-	ex.add(g, ge.Actor+" granted the lock to "+y.Client+" at "+sim.FormatTime(ge.At), g, y.EndPos)
+	granted := ge.Actor + " granted the lock to " + y.Client + " at " + sim.FormatTime(ge.At)
+	switch {
+	case y.End == history.AttemptAcquired:
+	case y.EndPos >= 0:
+		granted += " (a grant " + y.Client + " never learnt of; its attempt ended: " + string(y.End) + ")"
+	default:
+		granted += " (a grant " + y.Client + " never learnt of)"
+	}
+	ex.add(g, granted, g, y.EndPos)
 	for _, p := range ix.Pauses[x.Client] {
 		if p.To > xa.At && p.From < ge.At {
 			ex.addPause(x.Client, p)

@@ -109,6 +109,28 @@ func TestFIFO(t *testing.T) {
 				at(1500).add(acquired("B", "B:1", 0, "r1", 1)).h,
 		},
 		{
+			// A node grant the client never learns of (its request came
+			// late, after its call timed out; it then gave up) still
+			// serves it out of turn: C reached r1 first and was waiting.
+			// The checkers once judged only acquisitions their client saw
+			// (the oracle caught it: a delayed request and a clock jump
+			// on a fair lock).
+			name: "a grant the client never learnt of passes the waiters ahead",
+			h: newHist().
+				at(0).add(acquired("A", "A:1", 0, "r1", 1), keySet("r1", "A:1=1", "EVAL")).
+				at(5).add(acqStart("C", "C:1")).
+				at(6).add(ask("r1", "C", "C:1")).
+				at(10).add(acqStart("B", "B:1")).
+				at(12).add(ask("r1", "B", "B:1")).
+				at(100).add(release("A", "A:1", 0), keyGone("r1", "EVAL")).
+				at(101).add(grant("r1", "B", "B:1")...).
+				at(102).add(exec("r1", "B", "EVAL", "fair-release", "B:1"), keyGone("r1", "EVAL")).
+				at(103).add(grant("r1", "C", "C:1")...).
+				at(104).add(acquired("C", "C:1", 0, "r1", 1)).
+				at(110).add(acqFailed("B", "B:1")).h,
+			want: []Violation{{Invariant: FIFO, Clients: []string{"C", "B"}, From: ms(6), To: ms(101)}},
+		},
+		{
 			// A checker that took a waiter's latest request as its place
 			// would miss a queue that drops a live waiter: B keeps asking,
 			// and its latest request comes after C's first.
