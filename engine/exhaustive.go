@@ -160,6 +160,16 @@ type Schedule struct {
 	points []sim.ChoicePoint
 }
 
+// NoFaultMechanism is the mechanism of a break with no fault: the
+// fault-free run's own.
+const NoFaultMechanism = "no fault at all"
+
+// FaultFreeOnly reports whether the fault-free run was the only run
+// judged: it broke a counted invariant, so no schedule ran.
+func (r *ExhaustiveResult) FaultFreeOnly() bool {
+	return r.Total() == 0 && len(r.Breaks) == 1 && r.Breaks[0].Mechanism == NoFaultMechanism
+}
+
 // Break is one way the design broke: every schedule whose faults have the
 // same mechanisms (whatever their lengths) and that broke a counted
 // invariant.
@@ -386,11 +396,23 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	x.points = pointsOf(r.History, steps, -1, x.roles)
 	res.Events, res.Points = len(r.History), len(x.points)
 	if f := invariant.Broken(r.Failures()); len(f) > 0 {
+		// The fault-free run is the one run judged: its other verdicts
+		// are tallied as a schedule's would be.
 		res.BrokenSchedules = 1
 		for _, id := range f {
 			res.Counts[id]++
 		}
-		res.Breaks = []*Break{{Mechanism: "no fault at all", Broken: f, Schedules: 1, Smallest: &Schedule{}}}
+		for _, id := range invariant.Broken(r.Violations) {
+			if !slices.Contains(x.counted, id) {
+				res.Uncounted[id]++
+			}
+		}
+		for _, id := range model.UndecidedOf(history.New(r.History), spec.CheckConfig(), r.Violations) {
+			if slices.Contains(x.counted, id) {
+				res.Undecided[id]++
+			}
+		}
+		res.Breaks = []*Break{{Mechanism: NoFaultMechanism, Broken: f, Schedules: 1, Smallest: &Schedule{}}}
 		res.Schedules = []int{0}
 	}
 	return x, res, nil

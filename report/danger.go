@@ -9,6 +9,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/sim"
@@ -200,7 +201,11 @@ func (p *printer) dangerWays(ways []DangerWay, more int) {
 		p.line(fmt.Sprintf("  %s: %s (%s), breaking %s", g.Kind, g.Count, plural(g.Schedules, "schedule"), g.Broken))
 		for _, w := range g.Ways {
 			p.line(fmt.Sprintf("    %d. %s", w.N, w.Mechanism))
-			p.line(fmt.Sprintf("       breaks %s (%s; durations %s)", w.Broken, plural(w.Schedules, "schedule"), w.Classes))
+			if w.Classes == "" {
+				p.line(fmt.Sprintf("       breaks %s (%s)", w.Broken, plural(w.Schedules, "schedule")))
+			} else {
+				p.line(fmt.Sprintf("       breaks %s (%s; durations %s)", w.Broken, plural(w.Schedules, "schedule"), w.Classes))
+			}
 			for _, l := range w.Smallest {
 				p.line("       " + l)
 			}
@@ -274,6 +279,9 @@ func groupWays(ways []DangerWay) []dangerGroup {
 	at := map[string]int{}
 	for _, w := range ways {
 		kind, _, _ := strings.Cut(w.Mechanism, " ")
+		if w.Mechanism == engine.NoFaultMechanism {
+			kind = "no fault"
+		}
 		i, ok := at[kind]
 		if !ok {
 			i = len(out)

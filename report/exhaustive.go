@@ -38,7 +38,7 @@ func ExhaustiveText(w io.Writer, r *engine.ExhaustiveResult, show int, replay fu
 	// and one where no fault was placed (--faults none with reorders)
 	// would call every moment safe from faults that never ran.
 	var d *Danger
-	if !faultsPlaced(r) && r.FirstError == nil {
+	if !faultsPlaced(r) && r.FirstError == nil && !r.FaultFreeOnly() {
 		p.line("No fault was placed (fault kinds: none), so there is no danger map: the verdicts above judge the fault-free run (and its reorders, if any), not faults.")
 		p.line("")
 	}
@@ -135,6 +135,10 @@ func verdictWord(r *engine.ExhaustiveResult, id invariant.ID) (word, class strin
 		return "no verdict (exhaustive mode stopped at an error)", "unchecked"
 	case r.NoVerdict() != "" && r.Judged[id] == "":
 		return "no verdict", "unchecked"
+	case counted && r.Counts[id] > 0 && r.FaultFreeOnly():
+		return "broken in the fault-free run", "broken"
+	case !counted && r.Uncounted[id] > 0 && r.FaultFreeOnly():
+		return "broken (not counted) in the fault-free run", "broken"
 	case counted && r.Counts[id] > 0:
 		return "broken by " + plural(r.Counts[id], "schedule"), "broken"
 	case !counted && r.Uncounted[id] > 0:
@@ -143,6 +147,12 @@ func verdictWord(r *engine.ExhaustiveResult, id invariant.ID) (word, class strin
 		return "not checked (" + r.Judged[id] + ")", "unchecked"
 	case !counted:
 		return "held (not counted)", "held"
+	}
+	if r.FaultFreeOnly() {
+		if r.Undecided[id] > 0 {
+			return "no verdict in the fault-free run (" + undecidedWhy + "; nothing else ran)", "unchecked"
+		}
+		return "held in the fault-free run (nothing else ran)", "held"
 	}
 	judged := r.Total() - r.UnfiredSchedules
 	whose := ""

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"locksim/engine"
 	"locksim/model"
+	"locksim/model/invariant"
 	"locksim/sim"
 )
 
@@ -149,5 +151,46 @@ func TestExhaustiveTextWithoutFaultsHasNoDangerMap(t *testing.T) {
 	}
 	if d := DangerMap(r); len(d.Points) != 0 {
 		t.Errorf("the danger map of a run without faults has %d points", len(d.Points))
+	}
+}
+
+// When the fault-free run breaks, it is the one run judged: the verdicts
+// say so rather than "held in all 0", the text does not claim no fault was
+// placed, and its one way is grouped as no fault, with no durations.
+func TestExhaustiveTextOfAFaultFreeBreak(t *testing.T) {
+	r := exhaustive(t, engine.ExhaustiveConfig{Base: model.Spec{Design: model.SetPxLua, Workload: model.Workload{Work: 1500 * time.Millisecond}},
+		Invariants: []invariant.ID{invariant.MutualExclusion}})
+	if !r.FaultFreeOnly() {
+		t.Fatalf("want a fault-free break: %s", r.Guarantee())
+	}
+	var b strings.Builder
+	if err := ExhaustiveText(&b, r, 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"mutual-exclusion  broken in the fault-free run",
+		"stale-write       broken (not counted) in the fault-free run",
+		"liveness          held (not counted)",
+		"  no fault: one way (1 schedule), breaking mutual-exclusion",
+		"       breaks mutual-exclusion (1 schedule)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the text lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"in all 0", "No fault was placed", "durations )"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the text says %q:\n%s", bad, out)
+		}
+	}
+	// Counting everything, what held is held in that one run.
+	all := exhaustive(t, engine.ExhaustiveConfig{Base: model.Spec{Design: model.SetPxLua, Workload: model.Workload{Work: 1500 * time.Millisecond}}})
+	b.Reset()
+	if err := ExhaustiveText(&b, all, 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "held in the fault-free run (nothing else ran)") {
+		t.Errorf("no held-in-the-fault-free-run verdict:\n%s", b.String())
 	}
 }
