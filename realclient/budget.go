@@ -77,9 +77,10 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 		seed = 1
 	}
 	runs := 0
+	judged := newTally(c.invariants)
 	for i := 0; c.runs == 0 || i < c.runs; i++ {
-		if c.budget > 0 && time.Since(start) >= c.budget {
-			break
+		if c.budget > 0 && time.Since(start) >= c.budget && i > 0 {
+			break // the budget decides how many runs, but one always runs
 		}
 		s := c.gen.Run(scenarios.Rand(seed+uint64(i)), c.spec)
 		r, err := c.run(t, s, seed+uint64(i), setup)
@@ -91,6 +92,7 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 		}
 		runs++
 		if len(r.Failures()) == 0 {
+			judged.add(r)
 			continue
 		}
 		broken := invariant.Broken(r.Failures())
@@ -118,7 +120,11 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 		return
 	}
-	t.Logf("realclient: %s held in %d runs (seeds %d..%d)", c.name, runs, seed, seed+uint64(max(runs, 1)-1))
+	if nv := judged.noVerdict(c.spec.WithDefaults().CheckConfig()); nv != "" {
+		t.Fatalf("realclient: %s: no verdict: %s", c.name, nv)
+		return
+	}
+	t.Logf("realclient: %s held in %d runs (seeds %d..%d)%s", c.name, runs, seed, seed+uint64(max(runs, 1)-1), judged)
 }
 
 func brokenText(r *model.Result) string {

@@ -147,6 +147,9 @@ func newConfig(opts []Option) (config, error) {
 	// zero (clients, work, latency, call timeout...), then fills in the
 	// rest (scenarios.Gen.RunRapid ends with Spec.WithDefaults).
 	c.spec.Design = DesignPrefix + c.name
+	if id, why := c.spec.WithDefaults().CheckConfig().Unjudged(c.invariants); id != "" {
+		return c, errors.Errorf("invariant %s cannot apply to %s (%s): counting it would pass without judging anything", id, c.name, why)
+	}
 	return c, nil
 }
 
@@ -201,6 +204,17 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 		c.checkSeeded(t, setup, casePath)
 		return
 	}
+	judged := newTally(c.invariants)
+	defer func() {
+		if t.Failed() {
+			return
+		}
+		// rapid's runs all held: they must have judged something.
+		if nv := judged.noVerdict(c.spec.WithDefaults().CheckConfig()); nv != "" {
+			t.Fatalf("realclient: %s: no verdict: %s", c.name, nv)
+		}
+		t.Logf("realclient: %s held in %d runs%s", c.name, judged.runs, judged)
+	}()
 	rapid.Check(rapidTB(t), func(rt *rapid.T) {
 		// The configuration and faults come from the same generator as
 		// locksim check's, through rapid, which shrinks them.
@@ -217,6 +231,7 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 			rt.Fatalf("realclient: %s: run failed: %v", c.name, r.Err)
 		}
 		if len(r.Failures()) == 0 {
+			judged.add(r)
 			return
 		}
 		saved := casePath

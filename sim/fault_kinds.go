@@ -547,7 +547,19 @@ func (w *World) applyNodeStall(i int, f Fault, _ time.Duration) {
 }
 
 func (w *World) applyEvict(i int, f Fault, _ time.Duration) {
-	if !w.nodes[f.Target].evict(f.Key) {
+	n := w.nodes[f.Target]
+	// A stalled node's thread evicts nothing until it runs again: the
+	// eviction waits for the resume, and fires only if it finds the key.
+	if n.up && n.stalled {
+		w.faultOut[i] = FaultNoTarget
+		n.whenServing(func() {
+			if n.evict(f.Key) {
+				w.faultOut[i] = FaultFired
+			}
+		})
+		return
+	}
+	if !n.evict(f.Key) {
 		w.faultOut[i] = FaultNoTarget
 	}
 }

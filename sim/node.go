@@ -420,6 +420,9 @@ func (n *node) rescheduleWatch() {
 	for k := range n.watch {
 		n.watch[k] = -1 // differs from any recomputed expiry: forces a new check
 	}
+	if n.stalled {
+		return // the resume finds the keys the new clock expired (stall.go)
+	}
 	n.why = "clock change"
 	n.afterWrite()
 }

@@ -8,9 +8,11 @@ import "time"
 // serves nothing: client requests, replication entries, replicas'
 // acknowledgements and WAIT timeouts that reach it wait in arrival order;
 // the sentinel gets no answer (a stall past down-after fails the group
-// over); expiry checks do not run. Its clock runs on. At the resume the
-// node first drops the keys whose time passed meanwhile (as Redis's lazy
-// and active expiry find them gone), then runs what waited, in order.
+// over); expiry checks do not run, nor does an eviction (it waits for
+// the resume). Its clock runs on, and a clock fault moves it at once, but
+// the keys it expires go at the resume too. At the resume the node first
+// drops the keys whose time passed meanwhile (as Redis's lazy and active
+// expiry find them gone), then runs what waited, in order.
 // A machine node (machine.go) stalls the same way: its requests, messages
 // and timers wait for the resume (a process stopped by a long GC or a
 // swapped-out page), and it has no Redis expiry to run.

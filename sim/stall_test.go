@@ -107,3 +107,55 @@ func TestNodeStallLine(t *testing.T) {
 		t.Errorf("a stall of a client: err = %v", err)
 	}
 }
+
+// TestStalledNodeEvictsAndExpiresAtTheResume: a stalled node's thread
+// runs nothing, so an eviction placed during the stall waits for the
+// resume, and a clock jump moves its clock at once but the key it expires
+// goes at the resume too; an eviction that finds its key gone by then
+// never fired.
+func TestStalledNodeEvictsAndExpiresAtTheResume(t *testing.T) {
+	set := func(ttl string) func(c *Ctx) error {
+		return func(c *Ctx) error {
+			c.Call("m1", 50*ms, "SET", "lock", "a", "PX", ttl)
+			c.Sleep(time.Second)
+			return nil
+		}
+	}
+	for _, tc := range []struct {
+		name, ttl string
+		fault     Fault
+		kind      Kind // the event that takes the key
+		fired     bool
+	}{
+		{"evict", "5000", Fault{Kind: FaultEvict, Target: "r1", Key: "lock", At: 100 * ms}, KindKey, true},
+		{"clock jump", "300", Fault{Kind: FaultClockJump, Target: "r1", By: time.Second, At: 100 * ms}, KindExpire, true},
+		// the key's TTL runs out during the stall: nothing is left to evict
+		{"evict after the TTL", "100", Fault{Kind: FaultEvict, Target: "r1", Key: "lock", At: 200 * ms}, KindExpire, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := oneNode(ClientConfig{Name: "A", Main: set(tc.ttl)})
+			cfg.Network.Default.Max = cfg.Network.Default.Min
+			cfg.Faults = []Fault{{Kind: FaultNodeStall, Target: "r1", At: 50 * ms, Dur: 300 * ms}, tc.fault}
+			w, err := New(cfg, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := w.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gone []Event
+			for _, e := range h {
+				if e.Actor == "r1" && e.Key == "lock" && (e.Kind == KindExpire || e.Kind == KindKey && e.Value == "") {
+					gone = append(gone, e)
+				}
+			}
+			if len(gone) != 1 || gone[0].Kind != tc.kind || gone[0].At != 350*ms {
+				t.Errorf("the key went by %v; want one %s at the resume (350ms)\n%s", gone, tc.kind, h.Text())
+			}
+			if got := w.FaultOutcomes()[1].Fired(); got != tc.fired {
+				t.Errorf("the %s fired: %v, want %v", tc.fault.Kind, got, tc.fired)
+			}
+		})
+	}
+}
