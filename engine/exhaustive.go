@@ -160,6 +160,15 @@ type Schedule struct {
 	points []sim.ChoicePoint
 }
 
+// judgedSchedules is how many runs judged the invariants: the schedules
+// whose faults fired, or the fault-free run alone when it broke.
+func (r *ExhaustiveResult) judgedSchedules() int {
+	if r.FaultFreeOnly() {
+		return 1
+	}
+	return r.Total() - r.UnfiredSchedules
+}
+
 // NoFaultMechanism is the mechanism of a break with no fault: the
 // fault-free run's own.
 const NoFaultMechanism = "no fault at all"

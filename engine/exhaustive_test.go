@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -321,5 +322,36 @@ func TestStopAtFirstHitsTheBound(t *testing.T) {
 	}
 	if g := r.Guarantee(); !strings.HasPrefix(g, "no break in the first 300 schedules") || !strings.Contains(g, "not a guarantee") {
 		t.Errorf("guarantee %q", g)
+	}
+}
+
+// The JSON says no-verdict where the text does: an invariant without a
+// verdict in every schedule judged is not "held".
+func TestExhaustiveJSONNoVerdict(t *testing.T) {
+	r := &ExhaustiveResult{Design: "d", Schedules: []int{10}, Counted: invariant.All, Judged: map[invariant.ID]string{},
+		Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{}, Undecided: map[invariant.ID]int{invariant.Liveness: 10}}
+	var b strings.Builder
+	if err := ExhaustiveJSON(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Invariants []struct{ ID, Verdict string } `json:"invariants"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &j); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range j.Invariants {
+		want := "held"
+		if v.ID == string(invariant.Liveness) {
+			want = "no-verdict"
+		}
+		if v.Verdict != want {
+			t.Errorf("%s: %s, want %s", v.ID, v.Verdict, want)
+		}
+	}
+	r.Undecided[invariant.Liveness] = 9 // one schedule decided it
+	b.Reset()
+	if err := ExhaustiveJSON(&b, r, nil); err != nil || !strings.Contains(b.String(), `"verdict": "held"`) || strings.Contains(b.String(), "no-verdict") {
+		t.Errorf("9 of 10 undecided: %v\n%s", err, b.String())
 	}
 }

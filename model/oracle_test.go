@@ -50,7 +50,8 @@ type oracle struct {
 	inAttempt  map[string]bool
 
 	resValue, maxAccepted int64
-	maxValue              string // the lock value of the first accepted write with maxAccepted
+	maxValue              string         // of the accepted writes with maxAccepted, the newest acquisition's lock value
+	grantOrder            map[string]int // lock value -> the order its acquisition was granted in
 
 	counts map[string]int64 // reentrant hold counts
 
@@ -108,7 +109,7 @@ func newOracle(s model.Spec) *oracle {
 		waits:  map[string]*wait{},
 		grants: map[int64]string{}, seenGrant: map[string]bool{}, maxAtStart: map[string]int64{},
 		inAttempt: map[string]bool{}, counts: map[string]int64{},
-		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}, stalled: map[string]bool{}}
+		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}, stalled: map[string]bool{}, grantOrder: map[string]int{}}
 }
 
 func (o *oracle) believes(w *sim.World, b *belief) bool {
@@ -265,6 +266,9 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 
 func (o *oracle) acquired(w *sim.World, e sim.Event) {
 	c := e.Actor
+	if _, ok := o.grantOrder[e.Value]; !ok {
+		o.grantOrder[e.Value] = len(o.grantOrder)
+	}
 	o.reentrancy(c, e.N, +1)
 	if b := o.open[c]; b != nil && b.open && e.N > 1 {
 		return // a nested hold
@@ -329,11 +333,14 @@ func (o *oracle) accepted(w *sim.World, e sim.Event) {
 	o.resValue = res.Value
 	if e.Token > 0 {
 		// Only a nonstrict resource can break fencing: below the largest
-		// accepted token, or equal to it under another lock value.
-		if o.rule == model.FenceNonstrict && o.maxAccepted > 0 && (e.Token < o.maxAccepted || e.Token == o.maxAccepted && e.Value != o.maxValue) {
+		// accepted token, or equal to it from an acquisition granted
+		// before the newest one that wrote with it.
+		gw, okw := o.grantOrder[e.Value]
+		gn, okn := o.grantOrder[o.maxValue]
+		if o.rule == model.FenceNonstrict && o.maxAccepted > 0 && (e.Token < o.maxAccepted || e.Token == o.maxAccepted && okw && okn && gw < gn) {
 			o.broken[invariant.Fencing] = true
 		}
-		if e.Token > o.maxAccepted {
+		if e.Token > o.maxAccepted || e.Token == o.maxAccepted && okw && okn && gw > gn {
 			o.maxAccepted, o.maxValue = e.Token, e.Value
 		}
 	}
@@ -800,6 +807,10 @@ func TestCheckersAgreeWithTheOracle(t *testing.T) {
 		}
 	}
 	// The runs must exercise every invariant, or agreement says little.
+	// Fencing is the exception: it breaks only on a nonstrict resource
+	// whose token the source reissued, when the older holder's write
+	// lands after the newer one's, which 25,000 runs did not reach; the
+	// checker's cases are in testdata/check/tokens.txt.
 	for _, id := range []invariant.ID{invariant.MutualExclusion, invariant.StaleWrite, invariant.LostUpdate, invariant.TokenUnique, invariant.Liveness, invariant.FIFO, invariant.RWExclusion} {
 		if seen[id] == 0 && runs >= 1000 {
 			t.Errorf("no run broke %s: the generator does not reach it", id)

@@ -234,6 +234,9 @@ func (s Spec) CanCount(ids []invariant.ID) error {
 	if s.Custom != nil {
 		name = s.Custom.Name()
 	}
+	if id == invariant.Fencing && slices.Contains(ids, invariant.TokenUnique) {
+		why += "; token-order means token-unique,fencing: ask for token-unique alone here"
+	}
 	return errors.Errorf("invariant %s cannot apply to design %s (%s): counting it would pass without judging anything", id, name, why)
 }
 

@@ -49,7 +49,7 @@ func (t *tally) add(r *model.Result) {
 func (t *tally) noVerdict(cfg invariant.Config) string {
 	switch {
 	case t.runs == 0:
-		return "no run was made: the time budget ran out before the first run finished"
+		return "no run was made (the time budget ran out before the first, or -rapid.checks is 0)"
 	case t.vacuous == t.runs:
 		return fmt.Sprintf("in every run (%d) no client acquired the lock, so nothing was judged", t.runs)
 	case t.drawn > 0 && t.fired == 0:

@@ -60,10 +60,9 @@
 //     table (Matrix, Cell: engine.MatrixResult, filled by engine.Matrix), each cell held, broken (with the first
 //     violation's explanation and the seed that showed it), n/a with a
 //     reason, or not run. A broken cell says whether the data was lost
-//     (stale-write, lost-update or fencing broke: '!', ❌ in Markdown, red
-//     in HTML) or only the lease broke while the data held (mutual
-//     exclusion, token uniqueness, liveness or reentrancy: '~', ⚠️,
-//     amber). With Matrix.Brief the text and the Markdown leave out the
+//     (lost-update broke: '!', ❌ in Markdown, red in HTML) or only the
+//     lease broke while the data held (mutual exclusion, a stale write,
+//     token uniqueness, fencing, liveness or reentrancy: '~', ⚠️, amber). With Matrix.Brief the text and the Markdown leave out the
 //     per-cell explanations: the Markdown is then the table and a one-line
 //     legend, to paste into a pull request.
 //   - SweepText, SweepSVG: a two-parameter map (Sweep) of safe, broken

@@ -77,9 +77,9 @@ func short2(inv invariant.ID) string {
 }
 
 // dataInvariants are the invariants that judge the data (invariant.HarmOf
-// says HarmData): when one broke, an update was lost or the fence let a
-// forbidden token through. The others judge the lease: mutual exclusion,
-// a write outside its lease (stale-write), token uniqueness, liveness,
+// says HarmData): when one broke, an update was lost. The others judge
+// the lease: mutual exclusion, a write outside its lease (stale-write),
+// token uniqueness, an old holder let past the fence (fencing), liveness,
 // reentrancy; a fenced resource can keep the data when they break.
 var dataInvariants, leaseInvariants = byHarm()
 
@@ -254,6 +254,9 @@ func classRule(c string) string {
 		var out []string
 		for _, id := range ids {
 			out = append(out, short2(id))
+		}
+		if len(out) == 1 {
+			return out[0]
 		}
 		return strings.Join(out[:len(out)-1], ", ") + sep + out[len(out)-1]
 	}

@@ -19,11 +19,11 @@
 //     accepted value.
 //   - token-unique (the token source): no token is granted twice, and an
 //     acquisition that starts after a grant gets a larger token.
-//   - fencing (a nonstrict resource): the resource never accepts a token
-//     below one it accepted, nor one equal to a token another acquisition
-//     wrote with (a reissued token). Not judged on a strict or strict-reads
-//     resource, which rejects both itself, so a "held" would judge
-//     nothing. The two token invariants were one, token-order, which Parse
+//   - fencing (a nonstrict resource): the resource lets no older holder
+//     write after a newer one: no token below one it accepted, and, for a
+//     reissued token, no write of the older acquisition after the newer
+//     one's. Not judged on a strict or strict-reads resource, which
+//     rejects both itself, so a "held" would judge nothing. The two token invariants were one, token-order, which Parse
 //     still reads as both: a strict resource keeps the data even when a
 //     failover makes the source reissue a token.
 //   - liveness: after the last fault heals, a wanted lock nobody holds is

@@ -13,11 +13,10 @@ const (
 	HarmLiveness
 	// HarmLease: the lock broke (two holders, a reader beside a writer, a
 	// waiter passed in a fair queue, a token issued twice, a write
-	// accepted outside its writer's lease, hold counts off), but every
-	// update survived.
+	// accepted outside its writer's lease or let past the fence, hold
+	// counts off), but every update survived.
 	HarmLease
-	// HarmData: an update was lost, or the fence let through a token its
-	// rule must reject.
+	// HarmData: an update was lost.
 	HarmData
 )
 

@@ -33,10 +33,11 @@ const (
 	// acquisitions, and an acquisition that starts after a grant gets a
 	// larger token.
 	TokenUnique ID = "token-unique"
-	// Fencing: a nonstrict resource never accepts a token below one it
-	// accepted, nor one equal to a token another acquisition wrote with
-	// (a token the source reissued). A strict resource rejects both by
-	// its own rule, so fencing is not judged there: it could not break.
+	// Fencing: a nonstrict resource lets no older holder write after a
+	// newer one: no token below one it accepted, and, for a token the
+	// source reissued, no write of the older acquisition after the newer
+	// one's. A strict resource rejects both by its own rule, so fencing is
+	// not judged there: it could not break.
 	Fencing ID = "fencing"
 	// Liveness: after the last fault heals, a wanted lock that nobody
 	// holds is acquired within a bound.

@@ -69,8 +69,8 @@ var Registry = []Info{
 		About:     "no fencing token is granted twice, and tokens grow with grant order",
 		NotJudged: unless(func(c Config) bool { return c.Tokens }, "the design grants no fencing tokens"),
 		Check:     func(ix *history.Index, _ Config) []Violation { return checkTokenUnique(ix) }},
-	{ID: Fencing, Code: "FE", Harm: HarmData, Window: WindowWrite,
-		About: "a nonstrict resource accepts no token another acquisition already used or passed",
+	{ID: Fencing, Code: "FE", Harm: HarmLease, Window: WindowWrite,
+		About: "a nonstrict resource lets no older holder write after a newer one (a lower token, or a reissued equal one)",
 		NotJudged: func(c Config) string {
 			switch c.Fencing {
 			case NoFencing:

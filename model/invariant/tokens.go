@@ -86,13 +86,16 @@ func tokenRegression(ix *history.Index, prev, pos, start int) Violation {
 }
 
 // checkFencing judges a resource's accepted writes against the token
-// order: none below a token accepted before, and none equal to a token
-// another acquisition (another lock value) wrote with. The registry runs
+// order: none below a token accepted before, and, with an equal token,
+// none from an older acquisition (granted earlier) after a newer one's
+// write (a token the source reissued: a nonstrict resource accepts the
+// equal token, so the fence no longer keeps the old holder out). Two
+// acquisitions that wrote one after the other with one token, the older
+// first, are not flagged: nothing got past the fence. The registry runs
 // it for TokenAtLeast (nonstrict) only: a TokenAbove resource (strict,
-// strict-reads) also rejects its own holder's second write with one token,
-// so it rejects all of these itself and the invariant could not break
-// there. A write without a token (0) is not fenced and not judged; nor is
-// any write under NoFencing or VersionCheck.
+// strict-reads) rejects all of these itself, so the invariant could not
+// break there. A write without a token (0) is not fenced and not judged;
+// nor is any write under NoFencing or VersionCheck.
 func checkFencing(ix *history.Index, rule FenceRule) []Violation {
 	if rule == NoFencing || rule == VersionCheck {
 		return nil
@@ -104,14 +107,36 @@ func checkFencing(ix *history.Index, rule FenceRule) []Violation {
 		}
 	}
 	slices.SortFunc(accepted, func(a, b *history.Write) int { return a.Applied - b.Applied })
-	var vs []Violation
-	var best *history.Write // the first accepted write with the largest token
-	for _, w := range accepted {
-		if best != nil && (w.Token < best.Token || w.Token == best.Token && (rule == TokenAbove || w.Value != best.Value)) {
-			vs = append(vs, acceptedOld(ix, best, w, rule))
+	granted := map[string]int{} // lock value -> where its acquisition was first granted
+	for _, a := range ix.Acquisitions {
+		if _, ok := granted[a.Value]; !ok {
+			granted[a.Value] = a.Pos
 		}
-		if best == nil || w.Token > best.Token {
-			best = w
+	}
+	// older reports whether w's acquisition was granted before n's; false
+	// when either is unknown.
+	older := func(w, n *history.Write) bool {
+		pw, okw := granted[w.Value]
+		pn, okn := granted[n.Value]
+		return okw && okn && pw < pn
+	}
+	var vs []Violation
+	var best *history.Write   // the first accepted write with the largest token
+	var newest *history.Write // of the accepted writes with best's token, the one of the newest acquisition
+	for _, w := range accepted {
+		switch {
+		case best == nil || w.Token > best.Token:
+			best, newest = w, w
+			continue
+		case w.Token < best.Token:
+			vs = append(vs, acceptedOld(ix, best, w, rule))
+		case rule == TokenAbove:
+			vs = append(vs, acceptedOld(ix, best, w, rule))
+		case w.Value != newest.Value && older(w, newest):
+			vs = append(vs, acceptedOld(ix, newest, w, rule))
+		}
+		if w.Token == best.Token && older(newest, w) {
+			newest = w
 		}
 	}
 	return vs
@@ -129,12 +154,22 @@ func acceptedOld(ix *history.Index, a, b *history.Write, rule FenceRule) Violati
 	case rule == TokenAbove:
 		text += ": a strict resource must reject a token at or below one it accepted"
 	case b.Token == a.Token:
-		text += " under another acquisition: the token was granted twice, and a nonstrict resource, " +
-			"which accepts a token equal to the last, cannot tell the two holders apart (a strict one would have rejected it)"
+		text += ", a newer acquisition's: the token was granted twice, and a nonstrict resource, which accepts a token " +
+			"equal to the last, let the older holder back in after the newer one had written (a strict one would have rejected it)"
 	default:
 		text += ": a nonstrict resource must reject a token below one it accepted"
 	}
-	return tokenViolation(Fencing, ea, eb, a.Client, b.Client, x, text)
+	// The writer of the accepted write comes first, with its token: its
+	// critical section holds the violation's instant (WindowWrite).
+	return Violation{
+		Invariant:   Fencing,
+		Clients:     distinct(b.Client, a.Client),
+		From:        eb.At,
+		To:          eb.At,
+		Tokens:      []int64{b.Token, a.Token},
+		Events:      x.seqs(),
+		Explanation: text,
+	}
 }
 
 // tokenViolation is a token violation at b's instant between the tokens of
