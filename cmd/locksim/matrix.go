@@ -12,6 +12,7 @@ import (
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/report"
+	"locksim/scenarios"
 )
 
 const matrixUsage = `matrix [--designs IDS] [--acquire FILE --release FILE [--renew FILE]] [--fencing F] [--invariants LIST] [--seeds N] [--format text|markdown|html] [-o FILE]
@@ -241,9 +242,11 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	return exitSafe, nil
 }
 
-// judgedBySome refuses an invariant to show that no design column judges
+// judgedBySome refuses an invariant to show that no cell judges
 // (model.Spec.Judges): every cell would show it held without judging it.
-// Cells of the designs that do not judge it show it as not checked.
+// A cell runs its design in its scenario (engine.InScenario), which may
+// change what is judged (token-regression's nonstrict resource judges
+// fencing); cells that do not judge it show it as not checked.
 func judgedBySome(ids []invariant.ID, cols []model.Spec) error {
 	if len(cols) == 0 { // the catalogue's designs
 		for _, d := range model.DesignIDs() {
@@ -254,14 +257,23 @@ func judgedBySome(ids []invariant.ID, cols []model.Spec) error {
 		why := ""
 		some := false
 		for _, c := range cols {
-			ok, w := c.WithDefaults().CheckConfig().Judged(id)
-			some = some || ok
-			if why == "" {
-				why = w
+			for _, sc := range scenarios.All() {
+				spec, na, err := engine.InScenario(sc, c)
+				if err != nil || na != "" {
+					continue
+				}
+				ok, w := spec.WithDefaults().CheckConfig().Judged(id)
+				some = some || ok
+				if why == "" {
+					why = w
+				}
+			}
+			if some {
+				break
 			}
 		}
 		if !some {
-			return errors.Errorf("invariant %s cannot apply to any design of the matrix (%s): every cell would pass without judging it", id, why)
+			return errors.Errorf("invariant %s cannot apply to any cell of the matrix (%s): every cell would pass without judging it", id, why)
 		}
 	}
 	return nil
