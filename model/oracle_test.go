@@ -211,6 +211,7 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 	switch e.Kind {
 	case sim.KindExec:
 		o.fifo(w, e)
+		o.nodeGrant(w, e)
 	case history.KindAcquireStart:
 		o.waits[e.Actor] = &wait{value: e.Value}
 		o.maxAtStart[e.Actor] = o.maxGrant
@@ -264,10 +265,23 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 	}
 }
 
+// nodeGrant orders acquisitions by where a node first granted them: the
+// command after which the node's lock key holds the value of the attempt
+// its client is making, which may come long before the client hears of it.
+func (o *oracle) nodeGrant(w *sim.World, e sim.Event) {
+	a := o.waits[e.Peer]
+	if a == nil || !slices.Contains(e.Args, a.value) {
+		return
+	}
+	if _, ok := o.grantOrder[a.value]; !ok && history.HoldsLease(w.NodeValue(e.Actor, "lock"), a.value) {
+		o.grantOrder[a.value] = len(o.grantOrder)
+	}
+}
+
 func (o *oracle) acquired(w *sim.World, e sim.Event) {
 	c := e.Actor
 	if _, ok := o.grantOrder[e.Value]; !ok {
-		o.grantOrder[e.Value] = len(o.grantOrder)
+		o.grantOrder[e.Value] = len(o.grantOrder) // no node grant seen
 	}
 	o.reentrancy(c, e.N, +1)
 	if b := o.open[c]; b != nil && b.open && e.N > 1 {

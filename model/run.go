@@ -235,7 +235,7 @@ func (s Spec) CanCount(ids []invariant.ID) error {
 		name = s.Custom.Name()
 	}
 	if id == invariant.Fencing && slices.Contains(ids, invariant.TokenUnique) {
-		why += "; token-order means token-unique,fencing: ask for token-unique alone here"
+		why += "; on this resource ask for token-unique alone (token-order means token-unique,fencing)"
 	}
 	return errors.Errorf("invariant %s cannot apply to design %s (%s): counting it would pass without judging anything", id, name, why)
 }

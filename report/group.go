@@ -224,7 +224,7 @@ func (t *timeline) consequence(a string, ms []invariant.Violation) string {
 	case invariant.StaleWrite:
 		return "the resource accepted " + count(n) + " of " + a + "'s writes after its lease was lost" + tokensNote(t.writeTokens(ms))
 	case invariant.Fencing:
-		return "the resource accepted " + count(n) + " of " + a + "'s writes with a token another acquisition had used or passed"
+		return "the resource accepted " + count(n) + " of " + a + "'s writes after a newer acquisition's write (a lower or reissued token)"
 	case invariant.LostUpdate:
 		var whose []string
 		for _, v := range ms {

@@ -30,7 +30,7 @@ func TestNoVerdictExitsTwo(t *testing.T) {
 		// would judge nothing.
 		{[]string{"check", "--design", "fenced", "--invariants", "fencing", "--runs", "3"}, "a strict resource rejects such a write itself"},
 		{[]string{"run", "gc-pause", "--design", "fenced", "--fencing", "strict-reads", "--invariants", "fencing"}, "a strict resource rejects"},
-		{[]string{"check", "--design", "fenced", "--invariants", "token-order", "--runs", "3"}, "ask for token-unique alone here"},
+		{[]string{"check", "--design", "fenced", "--invariants", "token-order", "--runs", "3"}, "ask for token-unique alone (token-order means token-unique,fencing)"},
 	} {
 		code, _, errs := runCLI(tc.args...)
 		if code != exitUsage || !strings.Contains(errs, tc.want) {

@@ -107,18 +107,13 @@ func checkFencing(ix *history.Index, rule FenceRule) []Violation {
 		}
 	}
 	slices.SortFunc(accepted, func(a, b *history.Write) int { return a.Applied - b.Applied })
-	granted := map[string]int{} // lock value -> where its acquisition was first granted
-	for _, a := range ix.Acquisitions {
-		if _, ok := granted[a.Value]; !ok {
-			granted[a.Value] = a.Pos
-		}
-	}
+	grantOf := writeGrants(ix)
 	// older reports whether w's acquisition was granted before n's; false
 	// when either is unknown.
 	older := func(w, n *history.Write) bool {
-		pw, okw := granted[w.Value]
-		pn, okn := granted[n.Value]
-		return okw && okn && pw < pn
+		gw, okw := grantOf(w)
+		gn, okn := grantOf(n)
+		return okw && okn && gw < gn
 	}
 	var vs []Violation
 	var best *history.Write   // the first accepted write with the largest token
@@ -132,7 +127,7 @@ func checkFencing(ix *history.Index, rule FenceRule) []Violation {
 			vs = append(vs, acceptedOld(ix, best, w, rule))
 		case rule == TokenAbove:
 			vs = append(vs, acceptedOld(ix, best, w, rule))
-		case w.Value != newest.Value && older(w, newest):
+		case older(w, newest):
 			vs = append(vs, acceptedOld(ix, newest, w, rule))
 		}
 		if w.Token == best.Token && older(newest, w) {
@@ -140,6 +135,53 @@ func checkFencing(ix *history.Index, rule FenceRule) []Violation {
 		}
 	}
 	return vs
+}
+
+// writeGrants returns, for a write, where a node granted the acquisition
+// it was written under: the client's latest acquisition with the write's
+// lock value before the write (a value may come back in a later
+// acquisition), at the command that made a key hold the value
+// (Attempt.Granted), which can come long before the client heard of it
+// (a paused client, a late reply); the acquired event where no grant was
+// seen. ok is false for a write under no known acquisition.
+func writeGrants(ix *history.Index) func(*history.Write) (pos int, ok bool) {
+	nodeGrant := map[int]int{} // attempt start -> where a node granted it
+	for _, a := range ix.Attempts {
+		if a.Granted >= 0 {
+			nodeGrant[a.Start] = a.Granted
+		}
+	}
+	type grant struct {
+		client, value string
+		acquired, at  int
+	}
+	var grants []grant
+	for _, a := range ix.Acquisitions {
+		if a.Count > 1 {
+			continue // a nested hold: its outer acquisition's grant
+		}
+		at := a.Pos
+		if g, ok := nodeGrant[a.Start]; ok {
+			at = g
+		}
+		grants = append(grants, grant{a.Client, a.Value, a.Pos, at})
+	}
+	return func(w *history.Write) (int, bool) {
+		by := w.Prepared
+		if by < 0 {
+			by = w.Sent
+		}
+		if by < 0 {
+			by = w.Applied
+		}
+		pos, ok := 0, false
+		for _, g := range grants {
+			if g.client == w.Client && g.value == w.Value && g.acquired <= by {
+				pos, ok = g.at, true
+			}
+		}
+		return pos, ok
+	}
 }
 
 // acceptedOld explains the resource accepting b's token after a's.
