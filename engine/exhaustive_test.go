@@ -355,3 +355,15 @@ func TestExhaustiveJSONNoVerdict(t *testing.T) {
 		t.Errorf("9 of 10 undecided: %v\n%s", err, b.String())
 	}
 }
+
+// The JSON of a fault-free break says so, as the text does.
+func TestExhaustiveJSONFaultFreeOnly(t *testing.T) {
+	r := exhaustive(t, ExhaustiveConfig{Base: model.Spec{Design: model.SetPxLua, Workload: model.Workload{Work: 1500 * time.Millisecond}}})
+	var b strings.Builder
+	if err := ExhaustiveJSON(&b, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"fault_free_only": true`) {
+		t.Errorf("no fault_free_only:\n%s", b.String())
+	}
+}

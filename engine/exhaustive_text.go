@@ -115,17 +115,21 @@ type exhaustiveJSON struct {
 	Schedules []int           `json:"schedules"`
 	// Preemptions and Preempted: the most same-instant reorders a schedule
 	// added, and the schedules run per reorder count.
-	Preemptions int             `json:"preemptions,omitempty"`
-	Preempted   []int           `json:"reorder_schedules,omitempty"`
-	PerEvent    int             `json:"schedules_per_event"`
-	Broken      int             `json:"broken_schedules"`
-	Unfired     int             `json:"unfired_schedules,omitempty"`
-	NoVerdict   string          `json:"no_verdict,omitempty"`
-	Invariants  []invariantJSON `json:"invariants"`
-	Breaks      []breakJSON     `json:"breaks"`
-	Danger      []DangerPoint   `json:"danger"`
-	Error       *Schedule       `json:"error,omitempty"`
-	ErrorFault  []string        `json:"error_faults,omitempty"`
+	Preemptions int    `json:"preemptions,omitempty"`
+	Preempted   []int  `json:"reorder_schedules,omitempty"`
+	PerEvent    int    `json:"schedules_per_event"`
+	Broken      int    `json:"broken_schedules"`
+	Unfired     int    `json:"unfired_schedules,omitempty"`
+	NoVerdict   string `json:"no_verdict,omitempty"`
+	// FaultFreeOnly: the fault-free run broke a counted invariant, so it
+	// is the one run judged (schedules [0], broken_schedules 1) and no
+	// fault was placed.
+	FaultFreeOnly bool            `json:"fault_free_only,omitempty"`
+	Invariants    []invariantJSON `json:"invariants"`
+	Breaks        []breakJSON     `json:"breaks"`
+	Danger        []DangerPoint   `json:"danger"`
+	Error         *Schedule       `json:"error,omitempty"`
+	ErrorFault    []string        `json:"error_faults,omitempty"`
 }
 
 type invariantJSON struct {
@@ -154,7 +158,7 @@ func ExhaustiveJSON(w io.Writer, r *ExhaustiveResult, cases map[int]string) erro
 	j := exhaustiveJSON{Schema: ExhaustiveSchema, Design: r.Design, Config: scenarios.Describe(r.Spec), Seed: r.Seed, Depth: r.Depth,
 		Guarantee: r.Guarantee(), Kinds: r.Kinds, Classes: r.Classes, Events: r.Events, Points: r.Points, Schedules: r.Schedules,
 		PerEvent: r.PerEvent, Broken: r.BrokenSchedules, Danger: r.Danger, Breaks: []breakJSON{},
-		Unfired: r.UnfiredSchedules, NoVerdict: r.NoVerdict(), Preemptions: r.Preemptions, Preempted: r.Preempted}
+		Unfired: r.UnfiredSchedules, NoVerdict: r.NoVerdict(), FaultFreeOnly: r.FaultFreeOnly(), Preemptions: r.Preemptions, Preempted: r.Preempted}
 	for _, id := range invariant.All {
 		v := invariantJSON{ID: id}
 		counted := false

@@ -278,6 +278,21 @@ func Describe(s model.Spec) string {
 	if t.MinReplicasToWrite > 0 {
 		parts = append(parts, fmt.Sprintf("min-replicas-to-write %d, max lag %s", t.MinReplicasToWrite, sim.FormatDuration(t.MinReplicasMaxLag)))
 	}
+	if s.Fencing != "" && s.Fencing != model.FenceOff {
+		parts = append(parts, "fencing "+string(s.Fencing))
+	}
+	// The design options the spec changed (quorum=2, deadline=true): a
+	// guarantee or a replay line that left them out would describe
+	// another design.
+	var set []string
+	for _, w := range s.Settings() {
+		if !strings.HasPrefix(w, "call-timeout=") { // shown above
+			set = append(set, w)
+		}
+	}
+	if len(set) > 0 {
+		parts = append(parts, "options "+strings.Join(set, " "))
+	}
 	return strings.Join(parts, "; ")
 }
 

@@ -23,8 +23,9 @@ const checkUsage = `check (--design ID | --acquire FILE --release FILE [--renew 
 
 Runs the design under --runs random runs (or for --for of wall time); run i
 uses seed --seed+i to draw its configuration (unless fixed by a flag) and
-its fault schedule. Exit 0 nothing counted broke, 1 a violation, 2 bad input
-or a run that stopped with an error.
+its fault schedule. Exit 0 nothing counted broke, 1 a violation, 2 bad input,
+a run that stopped with an error, or no verdict (no run made, nothing
+acquired, no drawn fault took effect, no counted invariant decided).
 
 ` + shardHelp
 

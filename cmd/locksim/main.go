@@ -44,7 +44,7 @@ Usage:
   locksim version                      the version and the file formats it reads
 
 Run 'locksim COMMAND --help' for a command's flags.
-Exit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error.
+Exit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error, or no verdict (nothing was judged).
 `
 
 func main() {
