@@ -174,7 +174,9 @@ func saveBreaks(res *engine.ExhaustiveResult, dir string, show int, stderr io.Wr
 	}
 	var paths []string
 	for i, b := range res.Breaks {
-		if i == show || len(b.Smallest.Faults) == 0 && b.Smallest.Preempt == "" {
+		// A way with no fault and no reorder is the fault-free run's own
+		// break, saved so that replay tells why; no other way is empty.
+		if i == show || len(b.Smallest.Faults) == 0 && b.Smallest.Preempt == "" && b.Mechanism != engine.NoFaultMechanism {
 			break
 		}
 		paths = append(paths, filepath.Join(dir, fmt.Sprintf("%02d.json", i+1)))

@@ -202,3 +202,17 @@ func TestListHelpVersion(t *testing.T) {
 		t.Errorf("help nope: exit %d %s", code, errs)
 	}
 }
+
+// A design whose fault-free run breaks: nothing else is explored, and the
+// one way is saved so that replay tells why (it used to save nothing).
+func TestExhaustiveFaultFreeBreakIsReplayable(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI("check", "--design", "redlock", "--quorum", "2", "--exhaustive", "--save-dir", dir, "--progress=false")
+	if code != exitViolation || !strings.Contains(out, "with no fault at all: nothing else was explored") ||
+		!strings.Contains(out, "replay: locksim replay "+filepath.Join(dir, "01.json")) || !strings.Contains(out, "options quorum=2") {
+		t.Fatalf("exit %d:\n%s%s", code, out, errs)
+	}
+	if code, rout, rerr := runCLI("replay", filepath.Join(dir, "01.json")); code != exitViolation || !strings.Contains(rout, "mutual-exclusion") {
+		t.Errorf("replay: exit %d:\n%s%s", code, rout, rerr)
+	}
+}
