@@ -181,12 +181,15 @@ func overlapInvariant(id invariant.ID) bool {
 func (t *timeline) cause(ms []invariant.Violation) string {
 	a, _ := t.sectionOf(ms[0])
 	lead := a.Client + " held the lock from " + fmtT(a.From) + tokenNote(a.Token)
-	first, last := ms[0].From, ms[0].To
+	first := ms[0].From
 	for _, v := range ms {
-		first, last = min(first, v.From), max(last, v.To)
+		first = min(first, v.From)
 	}
+	// A pause is the cause only if it was under way when the first
+	// violation began: one that came later (after a failover already
+	// broke the lease) is not.
 	for _, p := range t.ix.Pauses[a.Client] {
-		if p.From < last && p.To > a.From && p.To > first {
+		if p.From <= first && p.To > a.From && p.To > first {
 			lead = a.Client + " was paused " + fmtT(p.To-p.From) + " from " + fmtT(p.From)
 			break
 		}

@@ -254,3 +254,29 @@ func TestTeachingReflows(t *testing.T) {
 		t.Errorf("the teaching text reads\n%s\nwant it to contain\n%s", b.String()[:strings.Index(b.String(), "Timeline")], want)
 	}
 }
+
+// A pause that came after the lease was already broken is not the cause:
+// r1 restarts empty 5ms after A acquired, B takes the lock, and only then
+// is A paused after its write. The headline names A's hold, not the pause
+// (it once said "A was paused 0.5s" for an overlap that began before it).
+func TestGroupCauseIsNotALaterPause(t *testing.T) {
+	s := model.Spec{Design: model.Fenced, Fencing: model.FenceNonstrict, Clients: []string{"A", "B"},
+		Options: model.Options{TTL: time.Second}, Workload: model.Workload{Cycles: 1, Work: 50 * time.Millisecond, Start: 10 * time.Millisecond},
+		Topology: model.Topology{Masters: 1, Persistence: sim.PersistNone},
+		Faults: []sim.Fault{
+			{Kind: sim.FaultNodeCrash, Target: "r1", Dur: 5 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}},
+			{Kind: sim.FaultPause, Target: "A", Dur: 500 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindWrite}},
+		}}
+	r, err := model.Run(s, 1)
+	if err != nil || r.Err != nil {
+		t.Fatal(err, r.Err)
+	}
+	var b bytes.Buffer
+	if err := Text(&b, r, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	if !strings.Contains(text, "with one cause: A held the lock from") || strings.Contains(text, "with one cause: A was paused") {
+		t.Errorf("the headline names the later pause as the cause:\n%s", text)
+	}
+}
