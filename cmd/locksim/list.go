@@ -40,6 +40,7 @@ func cmdList(args []string, stdout, stderr io.Writer) (int, error) {
 	for _, id := range invariant.All {
 		fmt.Fprintf(tw, "  %s\t%s\n", id, invariant.AboutOf(id))
 	}
+	fmt.Fprintf(tw, "  %s\t%s\n", invariant.TokenOrder, "both token invariants: token-unique,fencing (an older name)")
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "FENCING (--fencing): what the resource accepts")
 	for _, f := range model.Fencings {

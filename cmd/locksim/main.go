@@ -32,7 +32,7 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 const overview = `locksim: where does this Redis lease break, and does fencing save the data?
 
 Usage:
-  locksim list                         scenarios and designs, one line each
+  locksim list                         designs, scenarios, faults, invariants, fencing rules, one line each
   locksim run SCENARIO [flags]         tell one named scenario as a timeline
   locksim check --design ID [flags]    a design under thousands of random fault schedules,
                                        or --exhaustive: every fault at every point
