@@ -79,7 +79,9 @@ type RunOutcome struct {
 	// Undecided are the counted invariants the run judged without a
 	// verdict (model.Outcome.Undecided): neither held nor broken.
 	Undecided []invariant.ID `json:"undecided,omitempty"`
-	// Config is the run's drawn configuration (scenarios.Describe).
+	// Config is the run's drawn configuration (scenarios.Describe), set
+	// for a run that broke a counted invariant or stopped with an error,
+	// and for every run when CheckConfig.Each is set.
 	Config string `json:"config,omitempty"`
 	// Choices and Lanes are what a same-instant scheduler other than the
 	// fixed order saw (sim.InterleaveStats); 0 under the fixed order.
@@ -340,7 +342,7 @@ func (c CheckConfig) counted() []invariant.ID {
 // run makes run i and judges it.
 func (c CheckConfig) run(i int) RunOutcome {
 	s, seed := c.RunSpec(i)
-	o := RunOutcome{Index: i, Seed: seed, Config: scenarios.Describe(s)}
+	o := RunOutcome{Index: i, Seed: seed}
 	for _, f := range s.Faults {
 		o.Faults = append(o.Faults, f.String())
 	}
@@ -370,6 +372,11 @@ func (c CheckConfig) run(i int) RunOutcome {
 		// Nobody acquired and nothing counted broke: the run judged
 		// nothing that counts, whatever uncounted invariant it broke.
 		o.Vacuous = out.NoneAcquired && len(o.Broken) == 0
+	}
+	// The configuration line costs more than some runs' checks: render it
+	// only where it is read (a failure, an error, Each).
+	if c.Each != nil || o.Error != "" || len(o.Broken) > 0 {
+		o.Config = scenarios.Describe(s)
 	}
 	return o
 }

@@ -160,9 +160,9 @@ type Schedule struct {
 	points []sim.ChoicePoint
 }
 
-// judgedSchedules is how many runs judged the invariants: the schedules
+// JudgedSchedules is how many runs judged the invariants: the schedules
 // whose faults fired, or the fault-free run alone when it broke.
-func (r *ExhaustiveResult) judgedSchedules() int {
+func (r *ExhaustiveResult) JudgedSchedules() int {
 	if r.FaultFreeOnly() {
 		return 1
 	}
@@ -176,7 +176,7 @@ const NoFaultMechanism = "no fault at all"
 // FaultFreeOnly reports whether the fault-free run was the only run
 // judged: it broke a counted invariant, so no schedule ran.
 func (r *ExhaustiveResult) FaultFreeOnly() bool {
-	return r.Total() == 0 && len(r.Breaks) == 1 && r.Breaks[0].Mechanism == NoFaultMechanism
+	return r.Total() == 0 && r.BrokenSchedules > 0
 }
 
 // Break is one way the design broke: every schedule whose faults have the

@@ -176,7 +176,7 @@ func ExhaustiveJSON(w io.Writer, r *ExhaustiveResult, cases map[int]string) erro
 			v.Verdict, v.Why = "not-checked", r.Judged[id]
 		case !counted:
 			v.Verdict = "held-not-counted"
-		case r.Undecided[id] > 0 && r.Undecided[id] >= r.judgedSchedules():
+		case r.Undecided[id] > 0 && r.Undecided[id] >= r.JudgedSchedules():
 			v.Verdict = "no-verdict" // as the text's "no verdict in all N"
 		default:
 			v.Verdict = "held"

@@ -77,7 +77,7 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 		seed = 1
 	}
 	runs := 0
-	judged := newTally(c.invariants)
+	judged := newTally(c.invariants, c.spec.WithDefaults().CheckConfig(), c.gen.KindsDrawn(), c.runs)
 	for i := 0; c.runs == 0 || i < c.runs; i++ {
 		if c.budget > 0 && time.Since(start) >= c.budget && i > 0 {
 			break // the budget decides how many runs, but one always runs
@@ -120,7 +120,7 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 		return
 	}
-	if nv := judged.noVerdict(c.spec.WithDefaults().CheckConfig()); nv != "" {
+	if nv := judged.noVerdict(); nv != "" {
 		t.Fatalf("realclient: %s: no verdict: %s", c.name, nv)
 		return
 	}

@@ -147,8 +147,8 @@ func newConfig(opts []Option) (config, error) {
 	// zero (clients, work, latency, call timeout...), then fills in the
 	// rest (scenarios.Gen.RunRapid ends with Spec.WithDefaults).
 	c.spec.Design = DesignPrefix + c.name
-	if id, why := c.spec.WithDefaults().CheckConfig().Unjudged(c.invariants); id != "" {
-		return c, errors.Errorf("invariant %s cannot apply to %s (%s): counting it would pass without judging anything", id, c.name, why)
+	if err := c.spec.CanCount(c.invariants); err != nil {
+		return c, err
 	}
 	return c, nil
 }
@@ -204,16 +204,16 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 		c.checkSeeded(t, setup, casePath)
 		return
 	}
-	judged := newTally(c.invariants)
+	judged := newTally(c.invariants, c.spec.WithDefaults().CheckConfig(), c.gen.KindsDrawn(), 1) // rapid plans its -rapid.checks
 	defer func() {
 		if t.Failed() {
 			return
 		}
 		// rapid's runs all held: they must have judged something.
-		if nv := judged.noVerdict(c.spec.WithDefaults().CheckConfig()); nv != "" {
+		if nv := judged.noVerdict(); nv != "" {
 			t.Fatalf("realclient: %s: no verdict: %s", c.name, nv)
 		}
-		t.Logf("realclient: %s held in %d runs%s", c.name, judged.runs, judged)
+		t.Logf("realclient: %s held in %d runs%s", c.name, judged.res.Runs, judged)
 	}()
 	rapid.Check(rapidTB(t), func(rt *rapid.T) {
 		// The configuration and faults come from the same generator as

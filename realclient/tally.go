@@ -5,82 +5,67 @@ import (
 	"slices"
 	"strings"
 
+	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
+	"locksim/sim"
 )
 
-// tally is what a Check's runs that broke nothing judged: so that "held"
-// says what it rests on, and a check whose runs judged nothing fails
-// instead of passing (as locksim.Check and `locksim check` refuse one).
-type tally struct {
-	counted []invariant.ID // the invariants that count; all when empty
-	runs    int
-	// vacuous counts runs in which no client acquired and nothing broke.
-	vacuous int
-	// undecided counts, per counted invariant, the runs that judged it
-	// without a verdict (liveness whose faults never healed, or a run that
-	// ended before the bound).
-	undecided map[invariant.ID]int
-	// drawn and fired count the faults the runs placed and those that
-	// took effect.
-	drawn, fired int
-}
+// tally is what a Check's runs that broke nothing judged, kept in an
+// engine.CheckResult so that a real client's check says "no verdict" for
+// the same reasons and in the same words as locksim.Check and `locksim
+// check` (engine.CheckResult.NoVerdict), and its "held" says what it
+// rests on.
+type tally struct{ res engine.CheckResult }
 
-func newTally(counted []invariant.ID) *tally {
-	return &tally{counted: counted, undecided: map[invariant.ID]int{}}
+// newTally starts the tally of a check that counts the invariants counted
+// (all when empty) under cfg, draws faults of the kinds asked, and plans
+// planned runs (0: a time budget decides).
+func newTally(counted []invariant.ID, cfg invariant.Config, asked []sim.FaultKind, planned int) *tally {
+	if len(counted) == 0 {
+		counted = invariant.All
+	}
+	t := &tally{res: engine.CheckResult{Planned: planned, Counted: counted, Judged: map[invariant.ID]string{},
+		Undecided: map[invariant.ID]int{}, Coverage: engine.Coverage{AskedKinds: asked}}}
+	for _, id := range invariant.All {
+		if ok, why := cfg.Judged(id); !ok {
+			t.res.Judged[id] = why
+		}
+	}
+	return t
 }
 
 // add tallies one finished run that broke no counted invariant.
 func (t *tally) add(r *model.Result) {
-	t.runs++
+	t.res.Runs++
 	if r.Vacuous() {
-		t.vacuous++
+		t.res.VacuousRuns++
 	}
 	for _, id := range undecided(r) {
-		if len(t.counted) == 0 || slices.Contains(t.counted, id) {
-			t.undecided[id]++
+		if slices.Contains(t.res.Counted, id) {
+			t.res.Undecided[id]++
 		}
 	}
-	t.drawn += len(r.Spec.Faults)
-	t.fired += len(r.Spec.Faults) - len(r.Unfired())
+	t.res.Coverage.Drawn += len(r.Spec.Faults)
+	t.res.Coverage.Fired += len(r.Spec.Faults) - len(r.Unfired())
 }
 
 // noVerdict says why the runs judged nothing, or "" when they did.
-func (t *tally) noVerdict(cfg invariant.Config) string {
-	switch {
-	case t.runs == 0:
-		return "no run was made (the time budget ran out before the first, or -rapid.checks is 0)"
-	case t.vacuous == t.runs:
-		return fmt.Sprintf("in every run (%d) no client acquired the lock, so nothing was judged", t.runs)
-	case t.drawn > 0 && t.fired == 0:
-		return fmt.Sprintf("no fault took effect in any run (%d drawn), so the runs judged the lock without faults", t.drawn)
-	}
-	ids := t.counted
-	if len(ids) == 0 {
-		ids = invariant.All
-	}
-	for _, id := range ids {
-		if ok, _ := cfg.Judged(id); ok && t.undecided[id] < t.runs {
-			return ""
-		}
-	}
-	return fmt.Sprintf("in every run (%d) each counted invariant (%s) had no verdict: a fault never healed, or the run ended before the liveness bound",
-		t.runs, invariant.Names(ids))
-}
+func (t *tally) noVerdict() string { return t.res.NoVerdict() }
 
 // String is what the runs judged, for the log line after "held in".
 func (t *tally) String() string {
 	var parts []string
 	for _, id := range invariant.All {
-		if n := t.undecided[id]; n > 0 {
+		if n := t.res.Undecided[id]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s: no verdict in %d of them", id, n))
 		}
 	}
-	if t.vacuous > 0 {
-		parts = append(parts, fmt.Sprintf("%d acquired nothing", t.vacuous))
+	if n := t.res.VacuousRuns; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d acquired nothing", n))
 	}
-	if t.drawn > 0 {
-		parts = append(parts, fmt.Sprintf("%d of %d drawn faults took effect", t.fired, t.drawn))
+	if c := t.res.Coverage; c.Drawn > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d drawn faults took effect", c.Fired, c.Drawn))
 	}
 	if len(parts) == 0 {
 		return ""

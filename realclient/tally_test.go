@@ -28,16 +28,16 @@ func TestTallyEarnsItsHeld(t *testing.T) {
 	}{
 		{"no run", nil, "no run was made", ""},
 		{"nothing acquired", []*model.Result{run(nil, nil), run(nil, nil)}, "no client acquired the lock", ""},
-		{"no fault fired", []*model.Result{run(acquired, pause, sim.FaultNoTarget)}, "no fault took effect in any run (1 drawn)", ""},
+		{"no fault fired", []*model.Result{run(acquired, pause, sim.FaultNoTarget)}, "no fault took effect in any run (1 fault drawn, of kinds pause)", ""},
 		{"judged", []*model.Result{run(acquired, pause, sim.FaultFired), run(nil, nil)}, "",
 			"; 1 acquired nothing; 1 of 1 drawn faults took effect"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ta := newTally(nil)
+			ta := newTally(nil, cfg, []sim.FaultKind{sim.FaultPause}, 0)
 			for _, r := range tc.runs {
 				ta.add(r)
 			}
-			if got := ta.noVerdict(cfg); tc.noVerd == "" && got != "" || !strings.Contains(got, tc.noVerd) {
+			if got := ta.noVerdict(); tc.noVerd == "" && got != "" || !strings.Contains(got, tc.noVerd) {
 				t.Errorf("noVerdict = %q, want %q", got, tc.noVerd)
 			}
 			if tc.noVerd == "" && ta.String() != tc.held {
@@ -47,13 +47,13 @@ func TestTallyEarnsItsHeld(t *testing.T) {
 	}
 	// Every run without a liveness verdict, liveness the one counted: no
 	// verdict; one run with one: held, and the other tallied apart.
-	ta := newTally([]invariant.ID{invariant.Liveness})
-	ta.runs, ta.undecided[invariant.Liveness] = 2, 2
-	if got := ta.noVerdict(cfg); !strings.Contains(got, "each counted invariant (liveness) had no verdict") {
+	ta := newTally([]invariant.ID{invariant.Liveness}, cfg, nil, 2)
+	ta.res.Runs, ta.res.Undecided[invariant.Liveness] = 2, 2
+	if got := ta.noVerdict(); !strings.Contains(got, "each counted invariant (liveness) had no verdict") {
 		t.Errorf("all undecided: noVerdict = %q", got)
 	}
-	ta.undecided[invariant.Liveness] = 1
-	if got := ta.noVerdict(cfg); got != "" || !strings.Contains(ta.String(), "liveness: no verdict in 1 of them") {
+	ta.res.Undecided[invariant.Liveness] = 1
+	if got := ta.noVerdict(); got != "" || !strings.Contains(ta.String(), "liveness: no verdict in 1 of them") {
 		t.Errorf("one undecided: noVerdict = %q, String = %q", got, ta.String())
 	}
 }

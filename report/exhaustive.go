@@ -154,7 +154,7 @@ func verdictWord(r *engine.ExhaustiveResult, id invariant.ID) (word, class strin
 		}
 		return "held in the fault-free run (nothing else ran)", "held"
 	}
-	judged := r.Total() - r.UnfiredSchedules
+	judged := r.JudgedSchedules()
 	whose := ""
 	if r.UnfiredSchedules > 0 {
 		whose = " whose faults fired"

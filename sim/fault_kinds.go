@@ -550,7 +550,7 @@ func (w *World) applyEvict(i int, f Fault, _ time.Duration) {
 	n := w.nodes[f.Target]
 	// A stalled node's thread evicts nothing until it runs again: the
 	// eviction waits for the resume, and fires only if it finds the key.
-	if n.up && n.stalled {
+	if n.stalled { // only while up (stall.go)
 		w.faultOut[i] = FaultNoTarget
 		n.whenServing(func() {
 			if n.evict(f.Key) {

@@ -173,10 +173,10 @@ func saveBreaks(res *engine.ExhaustiveResult, dir string, show int, stderr io.Wr
 		return cases, nil
 	}
 	var paths []string
-	for i, b := range res.Breaks {
-		// A way with no fault and no reorder is the fault-free run's own
-		// break, saved so that replay tells why; no other way is empty.
-		if i == show || len(b.Smallest.Faults) == 0 && b.Smallest.Preempt == "" && b.Mechanism != engine.NoFaultMechanism {
+	for i := range res.Breaks {
+		// Every way is saved, the fault-free run's own break too (its
+		// schedule is empty): its replay tells why it broke.
+		if i == show {
 			break
 		}
 		paths = append(paths, filepath.Join(dir, fmt.Sprintf("%02d.json", i+1)))

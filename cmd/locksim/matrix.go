@@ -263,7 +263,10 @@ func judgedBySome(ids []invariant.ID, cols []model.Spec) error {
 					continue
 				}
 				ok, w := spec.WithDefaults().CheckConfig().Judged(id)
-				some = some || ok
+				if ok {
+					some = true
+					break
+				}
 				if why == "" {
 					why = w
 				}
