@@ -4,16 +4,31 @@ GO ?= go
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 
-.PHONY: help run test check bench long golden fmt
+# The tools module's commands (tools/testcpu, tools/benchab), built into
+# tools/bin (not committed) by the toolbin prerequisite of test and bench.
+TOOLBIN := $(CURDIR)/tools/bin
+TESTCPU := $(TOOLBIN)/testcpu
+BENCHAB := $(TOOLBIN)/benchab
+# make bench BASE=<rev> BENCH=<regexp>: the base commit and the benchmarks
+# of the A/B comparison (default base: where HEAD left main; see benchab).
+BASE ?=
+BENCH ?=
+BENCHAB_FLAGS = $(if $(BASE),-base '$(BASE)') $(if $(BENCH),-bench '$(BENCH)')
+
+.PHONY: help run test check bench bench-quick long golden fmt toolbin
 help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
-	@echo "make test   - run all tests (what CI runs): about 3 minutes on 2 cores; actionlint on every workflow"
+	@echo "make test   - run all tests (what CI runs) and print each package's CPU time; actionlint on every workflow."
+	@echo "              Budget (issue 41): 200 s of CPU, 4 minutes on 2 idle cores. Measured: PLACEHOLDER, under load (see docs/speed.md)"
 	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of every parser"
 	@echo "              (scenario, fault, case file, RESP, history line, CLI flags) and of fault schedules (locksim.Fuzz, realclient.Fuzz),"
 	@echo "              the real-client determinism test under GOMAXPROCS=1 and -race"
-	@echo "make bench  - one table: runs/s with CPU time beside wall time, the ratios, worker scaling,"
+	@echo "make bench  - every benchmark A/B against a base commit in the same run: median head/base CPU ratio,"
+	@echo "              its spread, load average (BASE=<rev>, default where HEAD left main; BENCH=<regexp>);"
+	@echo "              then one table: runs/s with CPU time beside wall time, the ratios, worker scaling,"
 	@echo "              each speed target met or not; the mutation score, random and exhaustive;"
-	@echo "              the benchmarks; real clients' virtual seconds per CPU second (under 8 minutes)"
+	@echo "              real clients' virtual seconds per CPU second (under 8 minutes)"
+	@echo "make bench-quick - the A/B comparison alone, 6 shorter rounds: measure a refactor (BASE=, BENCH= as above)"
 	@echo "make long   - property tests with 10,000 checks each; 100,000 checker/oracle agreement runs;"
 	@echo "              exhaustive mode against every design x one-fault scenario, a whole depth-2 space"
 	@echo "make golden - rewrite every golden file under testdata/ from the simulation (-rewrite);"
@@ -26,10 +41,16 @@ run:
 # test-binary flags (or after -args): TestMakefileTargetsSelectWhatTheyName
 # runs each with -list and fails on a flag error or a name that selects
 # nothing.
-test:
-	$(GO) test -timeout 20m ./...
-	cd realclient && $(GO) test -timeout 10m ./...  # the nested module: real go-redis lock libraries in the simulation
-	cd tools && $(GO) test -timeout 10m ./...       # actionlint v1.7.12 on every workflow (a module of its own: the root's dependencies stay)
+# $(TESTCPU) runs a go test line with each test binary wrapped (-exec) to
+# print every package's CPU time after go test's own lines; the exit
+# status is go test's. Wrapped binaries are never cached.
+test: toolbin
+	$(TESTCPU) $(GO) test -timeout 20m ./...
+	cd realclient && $(TESTCPU) $(GO) test -timeout 10m ./...  # the nested module: real go-redis lock libraries in the simulation
+	cd tools && $(TESTCPU) $(GO) test -timeout 10m ./...       # actionlint v1.7.12 on every workflow, testcpu and benchab (a module of its own: the root's dependencies stay)
+
+toolbin:
+	$(GO) build -C tools -o bin/ ./testcpu ./benchab
 
 check:
 	$(GO) vet ./...
@@ -50,10 +71,15 @@ check:
 	cd realclient && GOMAXPROCS=1 $(GO) test -count=1 -timeout 10m -run TestDeterminism .
 	cd realclient && $(GO) test -race -count=1 -timeout 10m -run TestDeterminism .
 
-bench:
+# The A/B comparison first (docs/speed.md, "Comparing against a base
+# commit"): every benchmark of the root module, 8 rounds.
+bench: toolbin
+	$(BENCHAB) $(BENCHAB_FLAGS) ./...
 	$(GO) test -run TestBenchTable -timeout 20m -v . -args -benchtable | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
-	$(GO) test -run '^$$' -bench . -benchtime 0.5s -benchmem -timeout 20m ./...
 	cd realclient && $(GO) test -count=1 -run TestBenchRealClient -timeout 10m -v . -args -realbench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
+
+bench-quick: toolbin
+	$(BENCHAB) -quick $(BENCHAB_FLAGS) ./...
 
 long:
 	$(GO) test -run Prop -timeout 60m . -args -rapid.checks=10000

@@ -21,12 +21,14 @@ type goTestLine struct {
 	target, text string
 	dir          string   // relative to the module root
 	env          []string // VAR=value prefixes
+	wrapped      bool     // run through $(TESTCPU), which prints each package's CPU time
 	args         []string // the words after `go test`
 }
 
 // makefileGoTests reads the Makefile's recipes and returns every go test
-// command in them: `cd DIR && ...` chains, VAR=value prefixes, pipes and
-// trailing comments are understood as sh would.
+// command in them: `cd DIR && ...` chains, VAR=value prefixes, the
+// $(TESTCPU) wrapper (tools/testcpu: it runs the go test command it is
+// given), pipes and trailing comments are understood as sh would.
 func makefileGoTests(t *testing.T, path string) []goTestLine {
 	f, err := os.Open(path)
 	if err != nil {
@@ -64,8 +66,12 @@ func makefileGoTests(t *testing.T, path string) []goTestLine {
 			for len(words) > 0 && strings.Contains(words[0], "=") && !strings.HasPrefix(words[0], "-") {
 				env, words = append(env, words[0]), words[1:]
 			}
+			wrapped := len(words) > 0 && words[0] == "$(TESTCPU)"
+			if wrapped {
+				words = words[1:]
+			}
 			if len(words) >= 2 && words[0] == "$(GO)" && words[1] == "test" {
-				out = append(out, goTestLine{target: target, text: strings.TrimSpace(line), dir: dir, env: env, args: words[2:]})
+				out = append(out, goTestLine{target: target, text: strings.TrimSpace(line), dir: dir, env: env, wrapped: wrapped, args: words[2:]})
 			}
 		}
 	}
@@ -180,6 +186,11 @@ func TestMakefileTargetsSelectWhatTheyName(t *testing.T) {
 		}
 	}
 	for _, l := range lines {
+		if l.target == "test" && !l.wrapped {
+			t.Errorf("make test: %q is not run through $(TESTCPU), so its packages' CPU time is not printed", l.text)
+		}
+	}
+	for _, l := range lines {
 		hasTimeout := false
 		for _, a := range l.args {
 			if a == "-args" {
@@ -284,6 +295,11 @@ func TestMakefileParse(t *testing.T) {
 	want := []string{"GOMAXPROCS=1", "$(GO)", "test", "-run", "^$", "-fuzz", "F x", "./a/"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("shellWords = %q, want %q", got, want)
+	}
+	mk := filepath.Join(t.TempDir(), "Makefile")
+	os.WriteFile(mk, []byte("test: toolbin\n\tcd sub && $(TESTCPU) $(GO) test -timeout 5m ./...  # note\n\tGOMAXPROCS=1 $(GO) test -timeout 1m .\n"), 0o644)
+	if ls := makefileGoTests(t, mk); len(ls) != 2 || !ls[0].wrapped || ls[0].dir != "sub" || strings.Join(ls[0].args, " ") != "-timeout 5m ./..." || ls[1].wrapped || ls[1].env[0] != "GOMAXPROCS=1" {
+		t.Errorf("makefileGoTests = %+v", ls)
 	}
 	args, pat, fuzz := listCommand([]string{"-run", "X|Y", "-race", "-count=1", "-timeout", "5m", "./model/", "-args", "-oracle.runs=5"})
 	if pat != "X|Y" || fuzz || strings.Join(args, " ") != "test -list X|Y -timeout 5m ./model/ -args -oracle.runs=5" {
