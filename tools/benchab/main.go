@@ -459,8 +459,19 @@ func runBench(bin, dir, pattern, benchtime string, procs int) (string, float64, 
 	return out.String(), cpu, nil
 }
 
-// iterationsFor returns N for a benchmark one op of which took nsPerOp in
-// a first run: about target's worth, at least 1.
+// cpuShare is the share of a core a process got: its CPU time over its
+// wall time, kept within [0.05, 1]. A benchmark's ns/op is wall time; on a
+// loaded machine it is several times its CPU time per op, and N set from
+// it alone would give a few ms of CPU where -target asked for 300.
+func cpuShare(cpu float64, wall time.Duration) float64 {
+	if wall <= 0 || cpu <= 0 {
+		return 1
+	}
+	return min(1, max(0.05, cpu/wall.Seconds()))
+}
+
+// iterationsFor returns N for a benchmark one op of which took nsPerOp of
+// CPU in a first run: about target's worth, at least 1.
 func iterationsFor(nsPerOp float64, target time.Duration) int {
 	if nsPerOp <= 0 {
 		return 1
@@ -484,7 +495,9 @@ func measureAll(c config, pkgs []*pkg, head, base side, progress io.Writer) ([]*
 	failed := 0
 	for _, p := range pkgs {
 		headDir, baseDir := filepath.Join(head.srcDir, p.rel), filepath.Join(base.srcDir, p.rel)
-		out, _, err := runBench(p.headBin, headDir, c.bench, "50ms", c.procs)
+		t0 := time.Now() // wall-clock ok: the calibration's share of a core, below
+		out, cpu, err := runBench(p.headBin, headDir, c.bench, "50ms", c.procs)
+		share := cpuShare(cpu, time.Since(t0))
 		headLines := parseBench(out, c.procs)
 		if err != nil {
 			results = append(results, &result{name: p.importPath, headFailed: err.Error()})
@@ -503,7 +516,7 @@ func measureAll(c config, pkgs []*pkg, head, base side, progress io.Writer) ([]*
 			}
 		}
 		for _, l := range headLines {
-			r := &result{name: p.importPath + "." + l.name, bench: l.name, iterations: iterationsFor(l.nsPerOp, c.target)}
+			r := &result{name: p.importPath + "." + l.name, bench: l.name, iterations: iterationsFor(l.nsPerOp*share, c.target)}
 			switch {
 			case baseErr != "":
 				r.noBase = baseErr

@@ -149,6 +149,15 @@ func TestPerOpAndIterations(t *testing.T) {
 		t.Errorf("perOp of one op = %v", got)
 	}
 	for _, tc := range []struct {
+		cpu  float64
+		wall time.Duration
+		want float64
+	}{{1, 2 * time.Second, 0.5}, {1, time.Second / 2, 1}, {0.001, time.Second, 0.05}, {0, time.Second, 1}, {1, 0, 1}} {
+		if got := cpuShare(tc.cpu, tc.wall); !near(got, tc.want) {
+			t.Errorf("cpuShare(%v, %v) = %v, want %v", tc.cpu, tc.wall, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
 		ns   float64
 		want int
 	}{{1e6, 300}, {3e5, 1000}, {1e9, 1}, {0, 1}, {0.001, 1e9}} {
