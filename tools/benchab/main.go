@@ -193,6 +193,9 @@ func compare(c config, stdout, stderr io.Writer) error {
 	}
 
 	results, failed := measureAll(c, pkgs, head, bside, stderr)
+	if len(results) == 0 {
+		return fail(2, "no benchmark matches -bench %q in %s", c.bench, strings.Join(c.pkgs, " "))
+	}
 	fmt.Fprintf(stdout, "\nhead/base CPU per op (user+sys of each benchmark's own process, GOMAXPROCS=%d, the same iteration count\n", c.procs)
 	fmt.Fprintf(stdout, "on both sides), median of %d rounds run base-head then head-base; below 1.00 head is cheaper; spread:\n", c.rounds)
 	fmt.Fprintf(stdout, "the least and greatest round. faster/slower: head was cheaper/dearer in too many rounds to be chance\n")

@@ -119,6 +119,10 @@ func TestBaseThatDoesNotBuild(t *testing.T) {
 		t.Errorf("a broken base: exit %d, stderr:\n%s", code, errb.String())
 	}
 	errb.Reset()
+	if code := run([]string{"-C", dir, "-base", good, "-bench", "NoSuch", "./"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), `no benchmark matches -bench "NoSuch"`) {
+		t.Errorf("a -bench that selects nothing: exit %d, stderr: %s", code, errb.String())
+	}
+	errb.Reset()
 	if code := run([]string{"-C", dir, "-base", "no-such-rev"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), `base "no-such-rev": git cannot resolve it`) {
 		t.Errorf("an unknown base: exit %d, stderr: %s", code, errb.String())
 	}
