@@ -252,8 +252,8 @@ func table(recs []record, goCPU, wall time.Duration) string {
 		}
 		fmt.Fprintf(&b, "  %8s  %-44s wall %8s%s\n", secs(r.cpu), r.pkg, secs(r.wall), status)
 	}
-	fmt.Fprintf(&b, "  %8s  total of %d test binaries; with compiling and vet, go test used %s of CPU in %s of wall time\n",
-		secs(sum), len(recs), secs(goCPU), wall.Round(time.Second))
+	fmt.Fprintf(&b, "  %8s  total of %d test %s; with compiling and vet, go test used %s of CPU in %s of wall time\n",
+		secs(sum), len(recs), map[bool]string{true: "binary", false: "binaries"}[len(recs) == 1], secs(goCPU), wall.Round(time.Second))
 	return b.String()
 }
 
