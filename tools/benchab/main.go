@@ -474,12 +474,17 @@ func cpuShare(cpu float64, wall time.Duration) float64 {
 }
 
 // iterationsFor returns N for a benchmark one op of which took nsPerOp of
-// CPU in a first run: about target's worth, at least 1.
+// CPU in a first run: about target's worth, and at least 10 ops where 10
+// take at most 4 targets (with fewer, the one-op run subtracted from each
+// figure is too large a part of it); at least 1.
 func iterationsFor(nsPerOp float64, target time.Duration) int {
 	if nsPerOp <= 0 {
 		return 1
 	}
 	n := math.Ceil(float64(target) / nsPerOp)
+	if n < 10 {
+		n = min(10, math.Floor(4*float64(target)/nsPerOp))
+	}
 	return int(max(1, min(n, 1e9)))
 }
 

@@ -160,7 +160,7 @@ func TestPerOpAndIterations(t *testing.T) {
 	for _, tc := range []struct {
 		ns   float64
 		want int
-	}{{1e6, 300}, {3e5, 1000}, {1e9, 1}, {0, 1}, {0.001, 1e9}} {
+	}{{1e6, 300}, {3e5, 1000}, {26e6, 12}, {100e6, 10}, {500e6, 2}, {1e9, 1}, {0, 1}, {0.001, 1e9}} {
 		if got := iterationsFor(tc.ns, 300*time.Millisecond); got != tc.want {
 			t.Errorf("iterationsFor(%v) = %d, want %d", tc.ns, got, tc.want)
 		}
