@@ -98,3 +98,64 @@ func prob(p float64) string {
 	}
 	return fmt.Sprintf("%.3g", p)
 }
+
+// AdviceText renders the advisor's answer: the current and recommended
+// risk side by side, what was tried, and the sensitivity line.
+func AdviceText(a *risk.Advice) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "advice for %s under the profile %s: target %s per acquisition on every invariant, by its 95%% upper bound\n", a.Current.Design, a.Current.Profile, prob(a.Target))
+	fmt.Fprintf(&b, "searched %d settings in preference order (shortest wait for a dead holder's lock, then least renewal traffic, then fewest masters), %d runs in all\n\n", len(a.Tried), a.RunsUsed)
+	for _, t := range a.Tried {
+		mark := "over"
+		if t.Met {
+			mark = "meets"
+		}
+		fmt.Fprintf(&b, "  %-34s %-5s (highest upper bound: %s %s)\n", settingText(t.Setting), mark, t.Worst, prob(t.WorstUpper))
+	}
+	b.WriteByte('\n')
+	if a.Recommended == nil {
+		fmt.Fprintf(&b, "no recommendation: %s\n", a.Unresolved)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "recommended: %s\n\n", settingText(*a.Recommended))
+	fmt.Fprintf(&b, "  %-18s %-28s %s\n", "invariant", "current [95%]", "recommended [95%]")
+	for i, e := range a.Estimate.Estimates {
+		cur := "-"
+		if i < len(a.Current.Estimates) {
+			cur = estimateText(a.Current.Estimates[i])
+		}
+		fmt.Fprintf(&b, "  %-18s %-28s %s\n", e.ID, cur, estimateText(e))
+	}
+	if a.Sensitivity != nil {
+		worst, id := 0.0, ""
+		for _, e := range a.Sensitivity.Estimates {
+			if e.CI95High >= worst {
+				worst, id = e.CI95High, string(e.ID)
+			}
+		}
+		verdict := "still meets the target"
+		if worst >= a.Target {
+			verdict = "no longer meets the target"
+		}
+		fmt.Fprintf(&b, "\nsensitivity: with every pause twice as long (the p99 pause doubled), the recommendation %s (highest upper bound: %s %s)\n", verdict, id, prob(worst))
+	}
+	return b.String()
+}
+
+func settingText(s risk.Setting) string {
+	t := "ttl " + time.Duration(s.TTL).String()
+	if s.RenewEvery > 0 {
+		t += ", renew every " + time.Duration(s.RenewEvery).String()
+	}
+	if s.Masters > 0 {
+		t += fmt.Sprintf(", %d masters", s.Masters)
+	}
+	return t
+}
+
+func estimateText(e risk.Estimate) string {
+	if e.UpperBoundOnly {
+		return "below " + prob(e.CI95High)
+	}
+	return fmt.Sprintf("%s [%s, %s]", prob(e.PerAcquisition), prob(e.CI95Low), prob(e.CI95High))
+}

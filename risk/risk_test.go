@@ -281,3 +281,37 @@ func TestShardsMergeToTheSameBytes(t *testing.T) {
 		t.Error("a missing shard merged")
 	}
 }
+
+// TestAdviceMeetsItsTargetReestimated: the advisor's recommendation,
+// estimated again from another seed, is under the target; the current
+// setting's line and the sensitivity line are there.
+func TestAdviceMeetsItsTargetReestimated(t *testing.T) {
+	p := validationProfile(heavyPauses)
+	spec := model.Spec{Design: "set-px-lua"}
+	spec.Options.TTL = 500 * time.Millisecond
+	a, err := Advise(AdviseConfig{Spec: spec, Profile: p, Target: 1e-3, RunsEach: 600, Budget: 40000, Seed: 1,
+		Invariants: []invariant.ID{invariant.MutualExclusion}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Recommended == nil {
+		t.Fatalf("no recommendation: %s (%+v)", a.Unresolved, a.Tried)
+	}
+	t.Logf("recommended %+v after %d settings; current upper %.3g, recommended %.3g", *a.Recommended, len(a.Tried), a.Current.Estimates[0].CI95High, a.Estimate.Estimates[0].CI95High)
+	again, err := Run(Config{Spec: a.Recommended.apply(spec), Profile: p, Runs: 600, Seed: 99, Invariants: []invariant.ID{invariant.MutualExclusion}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if up := again.Estimates[0].CI95High; up >= a.Target {
+		t.Errorf("re-estimated from another seed the recommendation's upper bound is %.3g, over the target %.3g", up, a.Target)
+	}
+	if a.Sensitivity == nil || a.Current == nil {
+		t.Error("no current or sensitivity line")
+	}
+	// A budget of one setting cannot search: unresolved, and says so.
+	b, err := Advise(AdviseConfig{Spec: spec, Profile: p, Target: 1e-9, RunsEach: 20, Budget: 200, Seed: 1,
+		Invariants: []invariant.ID{invariant.MutualExclusion}})
+	if err != nil || b.Recommended != nil || !strings.Contains(b.Unresolved, "budget") {
+		t.Errorf("a tight budget: %v, %+v", err, b)
+	}
+}

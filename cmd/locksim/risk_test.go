@@ -102,3 +102,23 @@ func TestRiskShardsMerge(t *testing.T) {
 		t.Errorf("a merge missing a shard exits %d, want 2", code)
 	}
 }
+
+func TestAdviseExitCodes(t *testing.T) {
+	prof := shortProfile(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"advise", "--design", "set-px-lua", "--profile", prof, "--target", "0.5", "--runs", "20"}, 0, "recommended: ttl 500ms"},
+		{[]string{"advise", "--design", "set-px-lua", "--profile", prof, "--target", "1e-9", "--runs", "20", "--budget", "200"}, 1, "budget of 200 runs ran out"},
+		{[]string{"advise", "--design", "set-px-lua", "--runs", "20"}, 2, "target"},
+		{[]string{"advise", "--target", "0.1"}, 2, "give --design"},
+		{[]string{"advise", "--design", "set-px-lua", "--target", "0.1", "--format", "html"}, 2, "--format"},
+	} {
+		code, out, errs := runCLI(c.args...)
+		if code != c.code || !strings.Contains(out+errs, c.want) {
+			t.Errorf("%v: exit %d (want %d), output lacks %q:\n%.800s\n%.300s", c.args, code, c.code, c.want, out, errs)
+		}
+	}
+}
