@@ -14,7 +14,7 @@ import (
 // bound.
 func RiskText(r *risk.Result, target float64) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "risk of %s under the profile %s: %d runs of %v (seed %d)\n", r.Design, r.Profile, r.Runs, time.Duration(r.Horizon), r.Seed)
+	fmt.Fprintf(&b, "risk of %s under the profile %s: %d runs, each counting %v with %v to settle before and after (seed %d)\n", r.Design, r.Profile, r.Runs, time.Duration(r.Horizon), time.Duration(r.Settle), r.Seed)
 	fmt.Fprintf(&b, "method: %s\n", riskMethod(r))
 	if r.Tally != nil {
 		fmt.Fprintf(&b, "faults: %.2f a run under the profile", r.ExpectedFaults)
@@ -87,8 +87,12 @@ func riskMethod(r *risk.Result) string {
 		}
 		return s
 	}
-	return fmt.Sprintf("importance sampling, a defensive mixture: %.0f%% of runs from the profile, the rest with rare faults raised to %g a run and %g sizes a run from the tails (chosen by a pilot of %d runs per tilt); weights are the likelihood ratio",
-		100*r.Proposal.Defensive, r.Proposal.Tilt.Boost, r.Proposal.Tilt.Tail, r.PilotRuns)
+	win := ""
+	if w := r.Proposal.Tilt.Window; w > 0 {
+		win = fmt.Sprintf(", %.0f%% of those in the critical sections of a fault-free run", 100*w)
+	}
+	return fmt.Sprintf("importance sampling, a defensive mixture: %.0f%% of runs from the profile, the rest with rare faults raised to %g a run and %g sizes a run from the tails%s (chosen by a pilot of %d runs per tilt); weights are the likelihood ratio",
+		100*r.Proposal.Defensive, r.Proposal.Tilt.Boost, r.Proposal.Tilt.Tail, win, r.PilotRuns)
 }
 
 // prob writes a probability or rate with three significant digits.

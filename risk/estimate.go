@@ -28,10 +28,12 @@ type Outcome struct {
 	Err       error
 }
 
-// RunOne runs one sampled schedule and counts what it broke: an
-// acquisition is involved in a violation when it is the latest one its
+// RunOne runs one sampled schedule and counts, in its counted window, the
+// acquisitions started and what the violations that began in it involved:
+// an acquisition is involved in a violation when it is the latest one its
 // client started at or before the end of the violation's window.
-func RunOne(s model.Spec, seed uint64) Outcome {
+func RunOne(smp Sample, seed uint64) Outcome {
+	s := smp.Spec
 	s = s.WithDefaults()
 	cfg, err := s.Config()
 	if err != nil {
@@ -48,9 +50,17 @@ func RunOne(s model.Spec, seed uint64) Outcome {
 	ix := history.New(h)
 	cc := s.CheckConfig()
 	vs := invariant.CheckIndexAll(ix, cc)
-	r := Outcome{Attempts: len(ix.Attempts), Faults: len(s.Faults), Undecided: model.UndecidedOf(ix, cc, vs)}
+	r := Outcome{Faults: len(s.Faults), Undecided: model.UndecidedOf(ix, cc, vs)}
+	for _, a := range ix.Attempts {
+		if at := ix.H[a.Start].At; at >= smp.CountFrom && at < smp.CountTo {
+			r.Attempts++
+		}
+	}
 	seen := map[invariant.ID]map[int]bool{}
 	for _, v := range vs {
+		if v.From < smp.CountFrom || v.From >= smp.CountTo {
+			continue
+		}
 		end := max(v.To, v.From)
 		for _, c := range v.Clients {
 			i := latestAttempt(ix, c, end)
@@ -371,7 +381,7 @@ func (c Campaign) Tally() (*Tally, error) {
 		if c.Judge != nil {
 			r = c.Judge(smp, c.Seed+uint64(i))
 		} else {
-			r = RunOne(smp.Spec, c.Seed+uint64(i))
+			r = RunOne(smp, c.Seed+uint64(i))
 		}
 		r.Weight = smp.Weight
 		t.Add(r)

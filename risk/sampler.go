@@ -3,6 +3,7 @@ package risk
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/pkg/errors"
@@ -20,16 +21,25 @@ import (
 //     Boost arrivals per run to Boost arrivals per run (its rate times
 //     k = Boost / expected arrivals); a process already that frequent is
 //     left alone.
+//
 //   - Tail makes that many of a run's sized faults, on average, draw their
 //     size uniformly among the distribution's tail segments (those
 //     starting at or above the TailFrom quantile) instead of by the
 //     profile's weights: each size is a tail draw with probability
 //     Tail / (expected sized faults per run).
 //
+//   - Window puts that share of a tilted run's arrivals of each process
+//     inside its danger window: for a client's pauses, the spans from each
+//     acquire-start to the end of the critical section in a fault-free
+//     reference run of the design; for a node's faults, the union of every
+//     client's. The rest arrive uniformly over the run, so every instant
+//     keeps a density above zero.
+//
 // The zero Tilt is the profile itself.
 type Tilt struct {
-	Boost float64 `json:"boost"`
-	Tail  float64 `json:"tail"`
+	Boost  float64 `json:"boost"`
+	Tail   float64 `json:"tail"`
+	Window float64 `json:"window,omitempty"`
 }
 
 // TailFrom is where a distribution's tail starts, as a quantile.
@@ -55,11 +65,17 @@ var PlainProposal = Proposal{Defensive: 1}
 // bug-hunting generator of `check` (scenarios.Gen), whose draws have no
 // probability under any environment.
 type Sampler struct {
-	p       Profile
-	base    model.Spec // defaults applied; Faults empty
-	horizon time.Duration
-	procs   []arrivalProcess
-	nodes   []string
+	p    Profile
+	base model.Spec // defaults applied; Faults empty
+	// horizon is the counted window's length; settle the time before it
+	// (faults already arriving, so the window starts warm) and after it
+	// (clients still working, so a fault near its end has its effect).
+	// Faults arrive over [0, settle+horizon); clients work until
+	// horizon+2*settle; an estimate counts the acquisitions started, and
+	// the violations that began, in [settle, settle+horizon).
+	horizon, settle time.Duration
+	procs           []arrivalProcess
+	nodes           []string
 }
 
 // arrivalProcess is one Poisson process of faults: kind at target.
@@ -68,7 +84,8 @@ type arrivalProcess struct {
 	target   string
 	from, to string // a drop's link
 	perHour  float64
-	size     *Dist // nil: a drop (no size)
+	window   window // where a windowed tilt puts its arrivals
+	size     *Dist  // nil: a drop (no size)
 	backward float64
 	clients  []string // a partition's other side
 }
@@ -87,37 +104,43 @@ func NewSampler(p Profile, base model.Spec) (*Sampler, error) {
 	}
 	h := p.HorizonOrDefault()
 	cycle := time.Duration(float64(time.Second) * float64(p.Workload.Clients) / p.Workload.AcquisitionsPerSecond)
-	s.Workload = model.Workload{Duration: h, Think: max(0, cycle-p.Workload.Section.Mean()), Work: p.Workload.Section.Mean()}
+	s.Workload = model.Workload{Think: max(0, cycle-p.Workload.Section.Mean()), Work: p.Workload.Section.Mean()}
 	if p.Network.LatencyMax > 0 {
 		s.Network.Default = network.Latency{Min: time.Duration(p.Network.LatencyMin), Max: time.Duration(p.Network.LatencyMax)}
 	}
 	s.Faults = nil
+	settle := Settle(p, s.WithDefaults().Options.TTL)
+	s.Workload.Duration = h + 2*settle
 	s = s.WithDefaults()
 	if _, err := s.Config(); err != nil {
 		return nil, errors.Wrap(err, "the design cannot run")
 	}
 	r := s.Roster()
-	sm := &Sampler{p: p, base: s, horizon: h, nodes: r.Nodes}
+	sm := &Sampler{p: p, base: s, horizon: h, settle: settle, nodes: r.Nodes}
+	own, all, err := dangerWindows(s, sm.span())
+	if err != nil {
+		return nil, err
+	}
 	if a := p.Pauses; a != nil && a.PerHour > 0 {
 		for _, c := range s.Clients {
-			sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultPause, target: c, perHour: a.PerHour, size: &a.Size})
+			sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultPause, target: c, perHour: a.PerHour, size: &a.Size, window: own[c]})
 		}
 	}
 	for _, n := range r.Nodes {
 		if a := p.Partitions; a != nil && a.PerHour > 0 {
-			sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultPartition, target: n, perHour: a.PerHour, size: &a.Size, clients: s.Clients})
+			sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultPartition, target: n, perHour: a.PerHour, size: &a.Size, clients: s.Clients, window: all})
 		}
 		if a := p.NodeCrashes; a != nil && a.PerHour > 0 {
-			sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultNodeCrash, target: n, perHour: a.PerHour, size: &a.Size})
+			sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultNodeCrash, target: n, perHour: a.PerHour, size: &a.Size, window: all})
 		}
 		if j := p.ClockJumps; j != nil && j.PerHour > 0 {
-			sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultClockJump, target: n, perHour: j.PerHour, size: &j.Size, backward: j.BackwardFraction})
+			sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultClockJump, target: n, perHour: j.PerHour, size: &j.Size, backward: j.BackwardFraction, window: all})
 		}
 	}
 	if p.Network.DropsPerLinkHour > 0 {
 		for _, c := range s.Clients {
 			for _, n := range r.Nodes {
-				sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultDrop, from: c, to: n, perHour: p.Network.DropsPerLinkHour})
+				sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultDrop, from: c, to: n, perHour: p.Network.DropsPerLinkHour, window: own[c]})
 			}
 		}
 	}
@@ -127,8 +150,25 @@ func NewSampler(p Profile, base model.Spec) (*Sampler, error) {
 // Spec is the design as the sampler runs it, without faults.
 func (sm *Sampler) Spec() model.Spec { return sm.base }
 
-// Horizon is one run's virtual time.
+// Horizon is the length of a run's counted window.
 func (sm *Sampler) Horizon() time.Duration { return sm.horizon }
+
+// span is how long faults arrive for: the settle time and the window.
+func (sm *Sampler) span() time.Duration { return sm.settle + sm.horizon }
+
+// Settle is how long before and after its counted window a run goes on:
+// twice the TTL plus the longest of the profile's 0.999 quantiles of a
+// fault's size, at most a quarter of the horizon. Faults that outlast it
+// are rare by definition; their effects beyond it are not counted.
+func Settle(p Profile, ttl time.Duration) time.Duration {
+	longest := time.Duration(0)
+	for _, a := range []*Arrivals{p.Pauses, p.Partitions, p.NodeCrashes, p.jumps()} {
+		if a != nil && a.PerHour > 0 {
+			longest = max(longest, a.Size.Quantile(0.999))
+		}
+	}
+	return min(p.HorizonOrDefault()/4, 2*ttl+longest)
+}
 
 // ExpectedFaults is how many faults a run of the tilt draws on average.
 func (sm *Sampler) ExpectedFaults(t Tilt) float64 {
@@ -140,7 +180,7 @@ func (sm *Sampler) ExpectedFaults(t Tilt) float64 {
 }
 
 // mean is a process's expected arrivals per run under the profile.
-func (sm *Sampler) mean(p arrivalProcess) float64 { return p.perHour * sm.horizon.Hours() }
+func (sm *Sampler) mean(p arrivalProcess) float64 { return p.perHour * sm.span().Hours() }
 
 // boost is the factor a tilt multiplies a process's rate by (1 or more).
 func (sm *Sampler) boost(p arrivalProcess, t Tilt) float64 {
@@ -178,6 +218,8 @@ type Sample struct {
 	Weight float64
 	// Tilted: the mixture drew this run from the tilted profile.
 	Tilted bool
+	// CountFrom and CountTo bound the counted window.
+	CountFrom, CountTo time.Duration
 }
 
 // Draw draws run index of a campaign with the given seed: the same
@@ -190,10 +232,6 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 	s.Workload.Work = max(time.Microsecond, sm.p.Workload.Section.Quantile(r.Float64()))
 	tilted := pr.Defensive < 1 && r.Float64() >= pr.Defensive
 	tail := sm.tailShare(pr.Tilt)
-	useTail := 0.0
-	if tilted {
-		useTail = tail
-	}
 	var faults []sim.Fault
 	if ppm := sm.p.ClockDriftPPM; ppm > 0 {
 		n := int64(ppm)
@@ -213,14 +251,72 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 		if tilted {
 			draw *= k
 		}
-		n := 0
-		for t := r.ExpFloat64() / draw; t < float64(sm.horizon); t += r.ExpFloat64() / draw {
-			n++
-			f := sim.Fault{Kind: p.kind, Target: p.target, At: time.Duration(t)}
+		H := float64(sm.span())
+		gamma := 0.0
+		if pr.Tilt.Window > 0 && p.window.total > 0 {
+			gamma = pr.Tilt.Window
+		}
+		var ts []int
+		if p.size != nil {
+			ts = tailSegments(*p.size)
+		}
+		type arrival struct {
+			at  time.Duration
+			seg int
+		}
+		var arr []arrival
+		nominalSeg := func() int {
+			if p.size == nil {
+				return -1
+			}
+			return sizeSegment(r, *p.size, 0)
+		}
+		if tilted {
+			// k λ H arrivals on average; each, with probability tail, a
+			// tail size placed in the danger window with probability
+			// gamma; else a size by the profile's weights, anywhere.
+			for t := r.ExpFloat64(); t < draw*H; t += r.ExpFloat64() {
+				a := arrival{seg: -1}
+				if p.size != nil && r.Float64() < tail {
+					a.seg = ts[r.IntN(len(ts))]
+					if gamma > 0 && r.Float64() < gamma {
+						a.at = p.window.at(r.Float64())
+					} else {
+						a.at = time.Duration(r.Float64() * H)
+					}
+				} else {
+					a.seg = nominalSeg()
+					a.at = time.Duration(r.Float64() * H)
+				}
+				arr = append(arr, a)
+			}
+			slices.SortStableFunc(arr, func(x, y arrival) int { return int(x.at - y.at) })
+		} else {
+			for t := r.ExpFloat64() / draw; t < H; t += r.ExpFloat64() / draw {
+				arr = append(arr, arrival{at: time.Duration(t), seg: nominalSeg()})
+			}
+		}
+		n := len(arr)
+		for _, a := range arr {
+			f := sim.Fault{Kind: p.kind, Target: p.target, At: a.at}
 			if p.size != nil {
-				seg := sizeSegment(r, *p.size, useTail)
-				logRatio += math.Log(tiltedMass(*p.size, seg, tail) / p.size.mass(seg))
-				size := p.size.inSegment(seg, r.Float64())
+				// One arrival's (time, size) density under the tilt over
+				// the profile's: (1 - tail) + tail x (the tail's segment
+				// weight over the profile's) x (H x the window's time
+				// density), the last two only for a tail segment.
+				ratio := 1 - tail
+				if tail > 0 && slices.Contains(ts, a.seg) {
+					hq := 1.0
+					if gamma > 0 {
+						hq = 1 - gamma
+						if p.window.contains(a.at) {
+							hq += gamma * H / float64(p.window.total)
+						}
+					}
+					ratio += tail / (float64(len(ts)) * p.size.mass(a.seg)) * hq
+				}
+				logRatio += math.Log(ratio)
+				size := p.size.inSegment(a.seg, r.Float64())
 				switch p.kind {
 				case sim.FaultClockJump:
 					f.By = size
@@ -240,17 +336,17 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 			}
 			faults = append(faults, f)
 		}
-		// Poisson process density over [0, H): rate^n e^(-rate H); the
-		// arrival times are uniform under both, so only the count and the
-		// rates enter the ratio.
-		logRatio += float64(n)*math.Log(k) - (k-1)*lambda*float64(sm.horizon)
+		// Poisson process of marked arrivals over [0, H): rate^n
+		// e^(-rate H) times each arrival's (time, size) density; the
+		// per-arrival ratios are above, the rates' part here.
+		logRatio += float64(n)*math.Log(k) - (k-1)*lambda*H
 	}
 	s.Faults = faults
 	w := 1.0
 	if pr.Defensive < 1 {
 		w = 1 / (pr.Defensive + (1-pr.Defensive)*math.Exp(logRatio))
 	}
-	return Sample{Spec: s, LogRatio: logRatio, Weight: w, Tilted: tilted}
+	return Sample{Spec: s, LogRatio: logRatio, Weight: w, Tilted: tilted, CountFrom: sm.settle, CountTo: sm.settle + sm.horizon}
 }
 
 // sizeSegment draws a size's segment: with probability tail uniformly among
@@ -284,18 +380,4 @@ func tailSegments(d Dist) []int {
 		}
 	}
 	return ts
-}
-
-// tiltedMass is segment i's weight under a tail tilt.
-func tiltedMass(d Dist, i int, tail float64) float64 {
-	m := (1 - tail) * d.mass(i)
-	if tail > 0 {
-		ts := tailSegments(d)
-		for _, t := range ts {
-			if t == i {
-				m += tail / float64(len(ts))
-			}
-		}
-	}
-	return m
 }

@@ -66,7 +66,7 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 	seed := fs.Uint64("seed", 1, "seed: the same seed gives the same estimate, byte for byte")
 	method := fs.String("method", "auto", "auto (importance sampling from the tilt a seeded pilot chooses) or plain (Monte Carlo from the profile itself)")
 	target := fs.Float64("target", 0, "a probability per acquisition: exit 1 when an invariant's upper bound is at or above it")
-	format := fs.String("format", "text", "output format: text, markdown or json (locksim.risk/v1; shards are merged with 'locksim risk merge')")
+	format := fs.String("format", "text", "output format: text, markdown, json (locksim.risk/v1; shards are merged with 'locksim risk merge') or html (one page with a plot of the first invariant's risk against the TTL at half, the profile's and twice its pauses: 18 more estimates of --runs each; with -o FILE)")
 	out := fs.String("o", "", "write the estimate to this file instead of stdout")
 	shard := fs.String("shard", "", "run only shard i of n (i/n): every shard runs the same pilot, and 'locksim risk merge' gives the unsharded bytes")
 	if done, code, err := fs.parse(args); done {
@@ -99,8 +99,12 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	switch *format {
 	case "text", "markdown", "json":
+	case "html":
+		if *out == "" {
+			return exitUsage, usagef("--format html writes a page: give -o FILE")
+		}
 	default:
-		return exitUsage, usagef("--format %q: want text, markdown or json", *format)
+		return exitUsage, usagef("--format %q: want text, markdown, json or html", *format)
 	}
 	if *target < 0 || *target >= 1 {
 		return exitUsage, usagef("--target %v: give a probability above 0 and below 1", *target)
@@ -139,6 +143,16 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if cfg.Shards > 1 && *format != "json" {
 		return exitUsage, usagef("--shard writes a shard's tally: give --format json and merge the shards with 'locksim risk merge'")
+	}
+	if *format == "html" {
+		curve, err := risk.Curve(cfg, res.Estimates[0].ID)
+		if err != nil {
+			return exitUsage, usagef("risk: the plot: %v", err)
+		}
+		if err := atomicfile.Write(*out, func(w io.Writer) error { return report.RiskHTML(w, res, curve) }); err != nil {
+			return exitUsage, usagef("-o: %v", err)
+		}
+		return riskExit(res, *target), nil
 	}
 	return writeRisk(res, *format, *out, *target, stdout)
 }
@@ -184,17 +198,22 @@ func writeRisk(res *risk.Result, format, out string, target float64, stdout io.W
 	} else if err := atomicfile.Write(out, func(w io.Writer) error { _, err := io.WriteString(w, b.String()); return err }); err != nil {
 		return exitUsage, usagef("-o: %v", err)
 	}
-	code := exitSafe
+	return riskExit(res, target), nil
+}
+
+// riskExit is 1 when an invariant's upper bound is at or above the target.
+func riskExit(res *risk.Result, target float64) int {
 	for _, e := range res.Estimates {
 		if target > 0 && e.CI95High >= target {
-			code = exitViolation
+			return exitViolation
 		}
 	}
-	return code, nil
+	return exitSafe
 }
 
 func cmdRiskProfile(args []string, stdout io.Writer) (int, error) {
 	fs := newFlags("risk profile", riskUsage, stdout)
+	out := fs.String("o", "", "write the profile to this file instead of stdout")
 	gctrace := fs.String("from-gctrace", "", "take the pauses from Go GODEBUG=gctrace=1 output (stop-the-world phases)")
 	jvm := fs.String("from-jvm-gc", "", "take the pauses from a JVM unified GC log (-Xlog:gc with the uptime decoration)")
 	if done, code, err := fs.parse(args); done {
@@ -240,6 +259,12 @@ func cmdRiskProfile(args []string, stdout io.Writer) (int, error) {
 	b, err := p.JSON()
 	if err != nil {
 		return exitUsage, err
+	}
+	if *out != "" {
+		if err := atomicfile.Write(*out, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+			return exitUsage, usagef("-o: %v", err)
+		}
+		return exitSafe, nil
 	}
 	_, err = stdout.Write(b)
 	return exitSafe, err

@@ -122,3 +122,30 @@ func TestAdviseExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestRiskHTMLPlot writes the page and checks it holds the table and a
+// point per TTL and pause scale.
+func TestRiskHTMLPlot(t *testing.T) {
+	prof := shortProfile(t)
+	out := filepath.Join(t.TempDir(), "risk.html")
+	code, _, errs := runCLI("risk", "--design", "set-px-lua", "--profile", prof, "--runs", "20", "--method", "plain", "--invariants", "mutual-exclusion", "--format", "html", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	if n := strings.Count(page, "<circle"); n != len(risk.CurveTTLs)*len(risk.CurveScales) {
+		t.Errorf("%d points, want %d", n, len(risk.CurveTTLs)*len(risk.CurveScales))
+	}
+	for _, want := range []string{"<table>", "mutual-exclusion", "pauses x2", "<svg"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if code, _, errs := runCLI("risk", "--design", "set-px-lua", "--format", "html"); code != 2 || !strings.Contains(errs, "-o FILE") {
+		t.Errorf("html without -o: exit %d, %s", code, errs)
+	}
+}
