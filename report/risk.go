@@ -111,10 +111,13 @@ func AdviceText(a *risk.Advice) string {
 	fmt.Fprintf(&b, "searched %d settings in preference order (shortest wait for a dead holder's lock, then least renewal traffic, then fewest masters), %d runs in all\n\n", len(a.Tried), a.RunsUsed)
 	for _, t := range a.Tried {
 		mark := "over"
-		if t.Met {
-			mark = "meets"
+		switch {
+		case t.Met:
+			mark = "meets (confirmed from a second seed)"
+		case t.Unconfirmed:
+			mark = "met once, not confirmed from a second seed"
 		}
-		fmt.Fprintf(&b, "  %-34s %-5s (highest upper bound: %s %s)\n", settingText(t.Setting), mark, t.Worst, prob(t.WorstUpper))
+		fmt.Fprintf(&b, "  %-24s %s (highest upper bound: %s %s)\n", settingText(t.Setting), mark, t.Worst, prob(t.WorstUpper))
 	}
 	b.WriteByte('\n')
 	if a.Recommended == nil {

@@ -115,7 +115,13 @@ type Tried struct {
 	// Worst is the invariant whose upper bound was highest, and that bound.
 	Worst      invariant.ID `json:"worst"`
 	WorstUpper float64      `json:"worst_upper"`
+	// Unconfirmed: it met the target, but not when estimated again from
+	// another seed (Worst is then the second estimate's).
+	Unconfirmed bool `json:"unconfirmed,omitempty"`
 }
+
+// confirmSalt derives the confirming estimate's seed.
+const confirmSalt = 0xc0f1_2a7e
 
 // Advise searches the grid in preference order and recommends the first
 // setting that meets the target on every invariant by its upper bound.
@@ -158,6 +164,27 @@ func Advise(cfg AdviseConfig) (*Advice, error) {
 			}
 			if e.CI95High >= cfg.Target {
 				tr.Met = false
+			}
+		}
+		if tr.Met {
+			// Confirm from an independent seed: the first upper bound of
+			// many to dip under the target is biased low (the winner's
+			// curse), so a recommendation must meet it twice.
+			if a.RunsUsed+cfg.RunsEach > cfg.Budget {
+				a.Tried = append(a.Tried, tr)
+				a.Unresolved = errors.Errorf("the budget of %d runs ran out before ttl %v could be confirmed from a second seed", cfg.Budget, time.Duration(st.TTL)).Error()
+				return a, nil
+			}
+			c, err := Run(Config{Spec: st.apply(cfg.Spec), Profile: cfg.Profile, Runs: cfg.RunsEach, Seed: cfg.Seed ^ confirmSalt, Method: Auto, Invariants: cfg.Invariants, Context: cfg.Context})
+			if err != nil {
+				return nil, errors.Wrapf(err, "confirming ttl %v", time.Duration(st.TTL))
+			}
+			a.RunsUsed += cfg.RunsEach + len(Pilot)*c.PilotRuns
+			for _, e := range c.Estimates {
+				if e.CI95High >= cfg.Target {
+					tr.Met, tr.Unconfirmed = false, true
+					tr.Worst, tr.WorstUpper = e.ID, e.CI95High
+				}
 			}
 		}
 		a.Tried = append(a.Tried, tr)

@@ -110,7 +110,7 @@ func TestAdviseExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"advise", "--design", "set-px-lua", "--profile", prof, "--target", "0.5", "--runs", "20"}, 0, "recommended: ttl 500ms"},
+		{[]string{"advise", "--design", "set-px-lua", "--profile", prof, "--target", "0.99", "--runs", "20", "--invariants", "mutual-exclusion"}, 0, "recommended: ttl"},
 		{[]string{"advise", "--design", "set-px-lua", "--profile", prof, "--target", "1e-9", "--runs", "20", "--budget", "200"}, 1, "budget of 200 runs ran out"},
 		{[]string{"advise", "--design", "set-px-lua", "--runs", "20"}, 2, "target"},
 		{[]string{"advise", "--target", "0.1"}, 2, "give --design"},
