@@ -30,7 +30,7 @@ help:
 	@echo "              each speed target met or not; the mutation score, random and exhaustive;"
 	@echo "              real clients' virtual seconds per CPU second (under 8 minutes)"
 	@echo "make bench-quick - the A/B comparison alone, 6 shorter rounds: measure a refactor (BASE=, BENCH= as above)"
-	@echo "make long   - property tests with 10,000 checks each; 100,000 checker/oracle agreement runs;"
+	@echo "make long   - property tests with 10,000 checks each; 100,000 checker/oracle agreement runs; the risk validation table;"
 	@echo "              exhaustive mode against every design x one-fault scenario, a whole depth-2 space"
 	@echo "make golden - rewrite every golden file under testdata/ from the simulation (-rewrite);"
 	@echo "              review the diff with git diff and commit only what you understand"
@@ -86,6 +86,7 @@ long:
 	$(GO) test -run Prop -timeout 60m . -args -rapid.checks=10000
 	$(GO) test -run TestCheckersAgreeWithTheOracle -timeout 60m ./model/ -args -oracle.runs=100000
 	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all
+	$(GO) test -run TestImportanceSamplingAgreesWithPlain -timeout 60m ./risk/ -args -risk.validate  # the risk estimator's validation table (docs/risk.md)
 
 # golden runs every test that compares with a golden file (package
 # internal/goldenfile) with -rewrite; TestMakeGoldenRewritesEveryGolden

@@ -54,6 +54,9 @@ var exitNote = regexp.MustCompile(`\(exit (\d)\b`)
 
 var shBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
 
+// gcLog is a page's example GC log, in a text block that starts "# gc.log".
+var gcLog = regexp.MustCompile("(?s)```text\n# gc.log\n(.*?)```")
+
 // luaScripts is a page's acquire.lua and release.lua, in one lua block.
 var luaScripts = regexp.MustCompile("(?s)```lua\n-- acquire.lua\n(.*?)-- release.lua\n(.*?)```")
 
@@ -134,6 +137,7 @@ var minDocCommands = map[string]int{
 	"docs/consensus.md":  12,
 	"docs/search.md":     2,
 	"docs/node-stall.md": 3,
+	"docs/risk.md":       7,
 }
 
 // runDocCommand runs one command in the current directory with only the
@@ -185,6 +189,9 @@ func TestDocCommands(t *testing.T) {
 			if lua != nil {
 				os.WriteFile("acquire.lua", []byte(lua[1]), 0o644)
 				os.WriteFile("release.lua", []byte(lua[2]), 0o644)
+			}
+			if log := gcLog.FindStringSubmatch(text); log != nil {
+				os.WriteFile("gc.log", []byte(log[1]), 0o644)
 			}
 			for _, c := range cmds {
 				if c.code < 0 {

@@ -40,6 +40,9 @@ Usage:
   locksim sweep [flags]                where leases break, over two parameters
   locksim replay FILE [flags]          run a saved case again, byte for byte
   locksim merge SHARD.json...          one summary from a sharded check's JSON files
+  locksim risk --design ID [flags]     how likely a violation is per acquisition under a fault
+                                       profile, with 95% intervals (docs/risk.md)
+  locksim advise --design ID --target P  the settings (TTL, renewal, masters) that keep it under P
   locksim help scenarios               the scenario file format and the event kinds
   locksim version                      the version and the file formats it reads
 
@@ -64,7 +67,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"list": cmdList, "run": cmdRun, "check": cmdCheck,
 		"matrix": cmdMatrix, "sweep": cmdSweep, "replay": cmdReplay,
-		"merge": cmdMerge, "help": cmdHelp, "version": cmdVersion,
+		"merge": cmdMerge, "help": cmdHelp, "version": cmdVersion, "risk": cmdRisk, "advise": cmdAdvise,
 	}
 }
 

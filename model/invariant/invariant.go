@@ -178,6 +178,13 @@ var indexPool = sync.Pool{New: func() any { return history.New(nil) }}
 
 // CheckIndex is Check on an index already built.
 func CheckIndex(ix *history.Index, cfg Config) []Violation {
+	return capPer(CheckIndexAll(ix, cfg), MaxPerInvariant)
+}
+
+// CheckIndexAll is CheckIndex without the cap of MaxPerInvariant: every
+// violation the checkers find, for a caller that counts them (a risk
+// estimate counts every acquisition involved).
+func CheckIndexAll(ix *history.Index, cfg Config) []Violation {
 	var vs []Violation
 	for _, in := range Registry {
 		if in.NotJudged(cfg) == "" {
@@ -185,7 +192,7 @@ func CheckIndex(ix *history.Index, cfg Config) []Violation {
 		}
 	}
 	sortViolations(vs)
-	return capPer(vs, MaxPerInvariant)
+	return vs
 }
 
 // sortViolations orders vs by From, then Invariant, then Clients; the sort

@@ -1,0 +1,96 @@
+package risk
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"locksim/model"
+	"locksim/model/invariant"
+)
+
+// validation is one configuration of the plain-versus-importance-sampling
+// table (docs/risk.md, "Validation"): a design and a profile where plain
+// Monte Carlo reaches the risk (1e-4 per acquisition and above).
+type validation struct {
+	design  string
+	faults  string // the profile's fault lines
+	inv     invariant.ID
+	runs    int
+	quick   bool // also in make test
+	options func(*model.Spec)
+}
+
+func validationProfile(faults string) Profile {
+	section := "20ms"
+	if strings.Contains(faults, "node_crashes") || strings.Contains(faults, "clock_jumps") {
+		// A node must come back, or its clock jump, while the holder
+		// still holds and the other client waits.
+		section = "600ms"
+	}
+	p, err := Parse(strings.NewReader(`{"name": "validate", "horizon": "3s",
+		"workload": {"clients": 2, "acquisitions_per_second": 10, "section": {"fixed": "` + section + `"}}, ` + faults + `}`))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+const (
+	heavyPauses = `"pauses": {"per_hour": 3600, "size": {"quantiles": {"0": "1ms", "0.9": "50ms", "0.99": "900ms", "1": "4s"}}}`
+	crashes     = `"node_crashes": {"per_hour": 1800, "size": {"quantiles": {"0": "20ms", "1": "300ms"}}}`
+	jumps       = `"clock_jumps": {"per_hour": 600, "size": {"quantiles": {"0": "100ms", "1": "3s"}}, "backward_fraction": 0}`
+	partitions  = `"partitions": {"per_hour": 600, "size": {"quantiles": {"0": "100ms", "1": "3s"}}}`
+)
+
+var validations = []validation{
+	{design: "set-px-lua", faults: heavyPauses, inv: invariant.MutualExclusion, runs: 600, quick: true},
+	{design: "set-px-lua", faults: heavyPauses, inv: invariant.StaleWrite, runs: 600},
+	{design: "fenced", faults: heavyPauses, inv: invariant.MutualExclusion, runs: 600},
+	{design: "watchdog", faults: heavyPauses, inv: invariant.MutualExclusion, runs: 600},
+	{design: "setnx-expire", faults: heavyPauses, inv: invariant.MutualExclusion, runs: 600},
+	{design: "set-px-lua", faults: crashes, inv: invariant.MutualExclusion, runs: 600, quick: true},
+	{design: "fenced", faults: crashes, inv: invariant.TokenUnique, runs: 600},
+	{design: "set-px-lua", faults: jumps, inv: invariant.MutualExclusion, runs: 600},
+	{design: "redlock", faults: crashes, inv: invariant.MutualExclusion, runs: 400},
+	{design: "set-px-lua", faults: partitions + `, ` + heavyPauses, inv: invariant.MutualExclusion, runs: 600},
+}
+
+// TestImportanceSamplingAgreesWithPlain estimates each configuration both
+// ways and requires overlapping 95% intervals. make test runs the quick
+// ones; -risk.validate (make long) all, and prints the table.
+func TestImportanceSamplingAgreesWithPlain(t *testing.T) {
+	var table []string
+	for _, v := range validations {
+		if !v.quick && !*longValidation {
+			continue
+		}
+		name := fmt.Sprintf("%s/%s", v.design, v.inv)
+		t.Run(name, func(t *testing.T) {
+			spec := model.Spec{Design: v.design}
+			var got [2]Estimate
+			for i, m := range []Method{Plain, Auto} {
+				res, err := Run(Config{Spec: spec, Profile: validationProfile(v.faults), Runs: v.runs, Seed: 5, Method: m, Invariants: []invariant.ID{v.inv}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[i] = res.Estimates[0]
+			}
+			p, s := got[0], got[1]
+			line := fmt.Sprintf("| %s | %s | %.3g [%.3g, %.3g] | %.3g [%.3g, %.3g] | %d, %d |", v.design, v.inv,
+				p.PerAcquisition, p.CI95Low, p.CI95High, s.PerAcquisition, s.CI95Low, s.CI95High, p.Hits, s.Hits)
+			table = append(table, line)
+			t.Log(line)
+			if p.Hits == 0 {
+				t.Fatalf("plain sampling saw no violation: the configuration does not reach 1e-4")
+			}
+			if p.CI95High < s.CI95Low || s.CI95High < p.CI95Low {
+				t.Errorf("the intervals do not overlap: plain [%.3g, %.3g], importance [%.3g, %.3g]", p.CI95Low, p.CI95High, s.CI95Low, s.CI95High)
+			}
+		})
+	}
+	if *longValidation {
+		fmt.Println("| design | invariant | plain per acquisition [95%] | importance sampling [95%] | runs broken (plain, IS) |\n|---|---|---|---|---|")
+		fmt.Println(strings.Join(table, "\n"))
+	}
+}
