@@ -4,6 +4,8 @@ package realclient
 // (invariant.Check, model.Spec.CheckConfig): keep every call to it here.
 
 import (
+	"slices"
+
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
@@ -12,9 +14,15 @@ import (
 
 // verdict checks a real client's history with the catalogue's checkers.
 // A lock on several masters is judged as Redlock is: a lease is alive while
-// a majority (Options.Quorum) of the nodes that granted it still hold it.
-func verdict(h sim.History, s model.Spec) []invariant.Violation {
-	return invariant.Check(h, checkConfig(s))
+// a majority (Options.Quorum) of the nodes that granted it still hold it;
+// a lock with several keys on one node, over its keys (keys.quorum).
+func verdict(h sim.History, s model.Spec, keys lockKeySet) []invariant.Violation {
+	cfg := checkConfig(s)
+	cfg.LockKeys = keys.keys
+	if keys.quorum > 0 {
+		cfg.Quorum = keys.quorum
+	}
+	return invariant.Check(h, cfg)
 }
 
 // undecided returns the invariants a judged run had no verdict on
@@ -23,7 +31,30 @@ func undecided(r *model.Result) []invariant.ID {
 	if r.Err != nil || len(r.History) == 0 {
 		return nil
 	}
-	return model.UndecidedOf(history.New(r.History), checkConfig(r.Spec), r.Violations)
+	cfg := checkConfig(r.Spec)
+	cfg.LockKeys = historyLockKeys(r.History)
+	return model.UndecidedOf(history.New(r.History), cfg, r.Violations)
+}
+
+// historyLockKeys returns the lock keys a real client's history names
+// (after rewriteKeys): its acquisitions' Key and granted keys.
+func historyLockKeys(h sim.History) []string {
+	var keys []string
+	for _, e := range h {
+		if e.Kind != history.KindAcquired {
+			continue
+		}
+		if !slices.Contains(keys, e.Key) {
+			keys = append(keys, e.Key)
+		}
+		for _, g := range history.Grants(e.Peer, e.Key) {
+			if !slices.Contains(keys, g.Key) {
+				keys = append(keys, g.Key)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func checkConfig(s model.Spec) invariant.Config {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"net"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -88,7 +87,7 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 	o := s.Options
 	caller := cmp.Or(rc.caller, CallerValidity)
 	var value string
-	var grants []string
+	var acq acquisition
 	var err error
 	unlocked := false
 	for try := 0; ; try++ {
@@ -97,7 +96,9 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 		ctx, cancel := context.WithTimeout(context.Background(), o.AcquireWait)
 		err = lock.Lock(ctx)
 		cancel()
-		value, grants = p.endAcquire()
+		acq = p.endAcquire()
+		value = acq.value
+		p.d.noteAcquisition(p.name, acq, err == nil)
 		if err == nil {
 			break
 		}
@@ -129,14 +130,20 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 	if hasValidity && !unlocked {
 		deadline = validity.Until()
 	}
-	acq := sim.Event{Kind: history.KindAcquired, Key: p.key, Value: value, Token: token, Peer: strings.Join(grants, ","), N: 1}
+	ev := sim.Event{Kind: history.KindAcquired, Key: p.key, Value: value, Token: token, Peer: grantPeer(p.key, acq.grants), N: 1}
 	if caller != CallerTrusting && !deadline.IsZero() {
-		acq.Dur = believed(deadline)
+		ev.Dur = believed(deadline)
 	}
 	if unlocked {
-		acq.Peer, acq.Note = "", NoteUnlocked
+		ev.Peer, ev.Note = "", NoteUnlocked
 	}
-	p.record(acq)
+	p.record(ev)
+	p.d.mu.Lock()
+	p.lockKeys = acq.keys
+	if len(p.lockKeys) == 0 {
+		p.lockKeys = []string{p.key} // a value from Valuer: Env.Key
+	}
+	p.d.mu.Unlock()
 	p.setPhase(true, false)
 
 	lease := newLeaseClock(deadline)
