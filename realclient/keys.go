@@ -93,10 +93,14 @@ func discoverKeys(h sim.History, rc *runConfig, notes []acqNote, placeholder str
 	// The values of every client's acquisitions.
 	values := map[string][]string{}
 	acquiredAt := map[string][]int{} // client + "\x00" + value -> acquired events
+	acquired := 0
 	for i, e := range h {
 		switch e.Kind {
 		case history.KindAcquired:
-			if e.Note == NoteUnlocked || e.Value == "" {
+			if e.Note == NoteUnlocked {
+				continue
+			}
+			if acquired++; e.Value == "" {
 				continue
 			}
 			acquiredAt[e.Actor+"\x00"+e.Value] = append(acquiredAt[e.Actor+"\x00"+e.Value], i)
@@ -110,6 +114,9 @@ func discoverKeys(h sim.History, rc *runConfig, notes []acqNote, placeholder str
 		if !slices.Contains(values[e.Actor], e.Value) {
 			values[e.Actor] = append(values[e.Actor], e.Value)
 		}
+	}
+	if rc.lockKeys != "" && acquired > 0 && len(values) == 0 {
+		return lockKeySet{}, errors.Errorf("WithLockKeys(%q): no lock command wrote a value to a key matching it", rc.lockKeys)
 	}
 	if len(values) == 0 {
 		return lockKeySet{keys: []string{placeholder}}, nil // nothing acquired: nothing to find
