@@ -72,6 +72,9 @@ type driver struct {
 	// acquisitions wrote (keys.go).
 	keyPattern string
 	acqs       acqNotes
+	// tracking names the first process that sent CLIENT TRACKING (under
+	// mu): the run is refused (noTracking).
+	tracking string
 
 	// The world's state as of the last call into it (refresh).
 	next       time.Duration

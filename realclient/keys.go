@@ -121,25 +121,7 @@ func discoverKeys(h sim.History, rc *runConfig, notes []acqNote, placeholder str
 	if len(values) == 0 {
 		return lockKeySet{keys: []string{placeholder}}, nil // nothing acquired: nothing to find
 	}
-	found := map[string]bool{}
-	ttl := map[string]bool{} // the key held the value with an expiry at least once
-	for _, nk := range sortedNodeKeys(ix) {
-		if rc.lockKeys != "" && !matchKey(rc.lockKeys, nk.Key) {
-			continue
-		}
-		for _, c := range ix.Keys[nk] {
-			if c.By == "" || c.ExecPos < 0 || c.Cause == "replication" || c.Value == "" {
-				continue
-			}
-			if !slices.ContainsFunc(values[c.By], func(v string) bool { return history.HoldsLease(c.Value, v) }) {
-				continue
-			}
-			found[nk.Key] = true
-			if h[c.Pos].Dur > 0 {
-				ttl[nk.Key] = true
-			}
-		}
-	}
+	found, ttl := foundKeys(h, ix, values, rc.lockKeys)
 	keys := sortedKeys(found)
 	if len(keys) == 0 {
 		if rc.lockKeys != "" {
@@ -212,6 +194,43 @@ func discoverKeys(h sim.History, rc *runConfig, notes []acqNote, placeholder str
 	return set, nil
 }
 
+// foundKeys returns the keys a client's command set to one of that
+// client's lock values (values), by name, and those that held one with an
+// expiry at least once; only keys matching pattern, if set.
+func foundKeys(h sim.History, ix *history.Index, values map[string][]string, pattern string) (found, ttl map[string]bool) {
+	found, ttl = map[string]bool{}, map[string]bool{}
+	for _, nk := range sortedNodeKeys(ix) {
+		if pattern != "" && !matchKey(pattern, nk.Key) {
+			continue
+		}
+		for _, c := range ix.Keys[nk] {
+			if c.By == "" || c.ExecPos < 0 || c.Cause == "replication" || c.Value == "" {
+				continue
+			}
+			if !slices.ContainsFunc(values[c.By], func(v string) bool { return history.HoldsLease(c.Value, v) }) {
+				continue
+			}
+			found[nk.Key] = true
+			if h[c.Pos].Dur > 0 {
+				ttl[nk.Key] = true
+			}
+		}
+	}
+	return found, ttl
+}
+
+// acquisitionValues returns each client's lock values: those of its
+// acquired (not fail-open) and acquire-failed events.
+func acquisitionValues(h sim.History) map[string][]string {
+	values := map[string][]string{}
+	for _, e := range h {
+		if (e.Kind == history.KindAcquired && e.Note != NoteUnlocked || e.Kind == history.KindAcquireFailed) && e.Value != "" && !slices.Contains(values[e.Actor], e.Value) {
+			values[e.Actor] = append(values[e.Actor], e.Value)
+		}
+	}
+	return values
+}
+
 func grantKeys(keys []string) string { return strings.Join(keys, ",") }
 
 func quoteList(ss []string) string {
@@ -274,3 +293,65 @@ func WithLockKeys(pattern string) Option { return func(c *config) { c.lockKeys =
 // was seen writing. A lease is judged alive while no other client could
 // gather that many. Over nodes the quorum is Options.Quorum.
 func WithKeyQuorum(q int) Option { return func(c *config) { c.keyQuorum = q } }
+
+// renameValues renames the lock values in h in the order of their first
+// use (v1, v2, ...): a library's own random values (rueidislock's draw
+// from math/rand/v2, which nothing can seed) then cannot make two runs'
+// histories, cases and reports differ, and a binary value does not reach
+// a report or a JSON case. A value is what a client event carries as its
+// lock value (acquire-send, acquired, acquire-failed, release...); it is
+// renamed wherever it appears: values, command arguments, replies, notes.
+func renameValues(h sim.History, clients []string) {
+	names := map[string]string{}
+	var olds []string
+	for _, e := range h {
+		if e.Value == "" || !slices.Contains(clients, e.Actor) {
+			continue
+		}
+		if _, ok := names[e.Value]; !ok {
+			names[e.Value] = "v" + strconv.Itoa(len(names)+1)
+			olds = append(olds, e.Value)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	// Longest first, so that a value inside a longer one is not taken
+	// for it.
+	slices.SortStableFunc(olds, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(olds))
+	for _, o := range olds {
+		pairs = append(pairs, o, names[o])
+	}
+	r := strings.NewReplacer(pairs...)
+	sub := func(s string) string {
+		if s == "" {
+			return s
+		}
+		if n, ok := names[s]; ok {
+			return n
+		}
+		for _, o := range olds {
+			if strings.Contains(s, o) {
+				return r.Replace(s)
+			}
+		}
+		return s
+	}
+	for i := range h {
+		e := &h[i]
+		e.Value, e.Reply, e.Note = sub(e.Value), sub(e.Reply), sub(e.Note)
+		var args []string
+		for j, a := range e.Args {
+			if n := sub(a); n != a {
+				if args == nil {
+					args = slices.Clone(e.Args) // the world may share the slice
+				}
+				args[j] = n
+			}
+		}
+		if args != nil {
+			e.Args = args
+		}
+	}
+}

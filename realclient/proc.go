@@ -35,6 +35,9 @@ type xproc struct {
 	// lockKeys are the keys the current hold's value was written to (the
 	// commands of its Extend and Unlock name them).
 	lockKeys []string
+	// hello3: the process asked for RESP3 (HELLO 3), which the nodes
+	// refuse.
+	hello3 bool
 	// holding: between the acquired record and the release record (the
 	// lock's commands then are its extensions); releasing: inside Unlock.
 	holding, releasing bool
@@ -202,6 +205,16 @@ func (p *xproc) endAcquire() acquisition {
 // writes; it returns what to remember until the command's reply and which
 // placement event the command marks (see sendMark).
 func (p *xproc) noteCommand(args []string) *cmdInfo {
+	if len(args) >= 2 {
+		switch strings.ToUpper(args[0]) {
+		case "HELLO":
+			p.hello3 = p.hello3 || args[1] == "3"
+		case "CLIENT":
+			if strings.EqualFold(args[1], "TRACKING") && p.d.tracking == "" {
+				p.d.tracking = p.name
+			}
+		}
+	}
 	switch {
 	case p.acquiring:
 		v, keys := lockWrite(args, p.d.keyPattern)

@@ -191,13 +191,20 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	if runErr == nil && len(notes) > 0 {
 		runErr = errors.New("" + strings.Join(notes, "; "))
 	}
+	if d.tracking != "" {
+		return nil, errors.Errorf("%s sent CLIENT TRACKING: %s, so a library that waits for them to learn that a lock was released (rueidislock in its default client-side-caching mode) cannot be judged; turn client-side caching off (rueidis: ClientOption.DisableCache)", d.tracking, noRESP3)
+	}
 	keys, err := discoverKeys(h, &rc, d.acqs.notes, lockKeyName)
 	if err != nil {
 		return nil, err
 	}
 	rewriteKeys(h, keys, lockKeyName, rc.spec.Clients)
+	renameValues(h, rc.spec.Clients)
 	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec, keys), Err: runErr, FaultOutcomes: outs}, nil
 }
+
+// noRESP3 says what the simulated nodes do not speak.
+const noRESP3 = "the simulated nodes speak RESP2 only (they refuse HELLO 3) and push no client-side-caching invalidations"
 
 // lockKeyName is Env.Key: the lock's name, and the key client events
 // name until the run's lock keys are found (keys.go).

@@ -4,8 +4,6 @@ package realclient
 // (invariant.Check, model.Spec.CheckConfig): keep every call to it here.
 
 import (
-	"slices"
-
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
@@ -36,25 +34,21 @@ func undecided(r *model.Result) []invariant.ID {
 	return model.UndecidedOf(history.New(r.History), cfg, r.Violations)
 }
 
-// historyLockKeys returns the lock keys a real client's history names
-// (after rewriteKeys): its acquisitions' Key and granted keys.
+// historyLockKeys returns the lock keys a real client's history shows
+// (after rewriteKeys): its acquisitions' Key and granted keys, and every
+// key a client's command set to one of its lock values.
 func historyLockKeys(h sim.History) []string {
-	var keys []string
+	found, _ := foundKeys(h, history.New(h), acquisitionValues(h), "")
 	for _, e := range h {
 		if e.Kind != history.KindAcquired {
 			continue
 		}
-		if !slices.Contains(keys, e.Key) {
-			keys = append(keys, e.Key)
-		}
+		found[e.Key] = true
 		for _, g := range history.Grants(e.Peer, e.Key) {
-			if !slices.Contains(keys, g.Key) {
-				keys = append(keys, g.Key)
-			}
+			found[g.Key] = true
 		}
 	}
-	slices.Sort(keys)
-	return keys
+	return sortedKeys(found)
 }
 
 func checkConfig(s model.Spec) invariant.Config {
