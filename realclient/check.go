@@ -272,6 +272,9 @@ func (c *config) saveReport(logf func(string, ...any), testName string, r *model
 // failureReport is locksim.FailureReport with a real client's replay line.
 func failureReport(r *model.Result, casePath, testName string) string {
 	text := locksim.FailureReport(r, casePath, testName)
+	if note := unseedable(r.History); note != "" {
+		text += "note: " + note + "\n"
+	}
 	if strings.HasPrefix(casePath, "(not saved") {
 		return text // no replay line names a file that is not a case
 	}

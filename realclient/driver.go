@@ -75,6 +75,9 @@ type driver struct {
 	// tracking names the first process that sent CLIENT TRACKING (under
 	// mu): the run is refused (noTracking).
 	tracking string
+	// sentValues are the lock values the acquisitions' commands carried
+	// (under mu), which renameValues renames.
+	sentValues map[string]bool
 
 	// The world's state as of the last call into it (refresh).
 	next       time.Duration

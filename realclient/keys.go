@@ -299,18 +299,26 @@ func WithKeyQuorum(q int) Option { return func(c *config) { c.keyQuorum = q } }
 // from math/rand/v2, which nothing can seed) then cannot make two runs'
 // histories, cases and reports differ, and a binary value does not reach
 // a report or a JSON case. A value is what a client event carries as its
-// lock value (acquire-send, acquired, acquire-failed, release...); it is
-// renamed wherever it appears: values, command arguments, replies, notes.
-func renameValues(h sim.History, clients []string) {
+// lock value (acquire-send, acquired, acquire-failed, release...) or what
+// a lock command of an acquisition carried (sent); it is renamed wherever
+// it appears: values, command arguments, replies, notes.
+func renameValues(h sim.History, clients []string, sent map[string]bool) {
 	names := map[string]string{}
 	var olds []string
-	for _, e := range h {
-		if e.Value == "" || !slices.Contains(clients, e.Actor) {
-			continue
+	use := func(v string) {
+		if _, ok := names[v]; !ok {
+			names[v] = "v" + strconv.Itoa(len(names)+1)
+			olds = append(olds, v)
 		}
-		if _, ok := names[e.Value]; !ok {
-			names[e.Value] = "v" + strconv.Itoa(len(names)+1)
-			olds = append(olds, e.Value)
+	}
+	for _, e := range h {
+		if e.Value != "" && (sent[e.Value] || slices.Contains(clients, e.Actor)) {
+			use(e.Value)
+		}
+		for _, a := range e.Args {
+			if sent[a] {
+				use(a)
+			}
 		}
 	}
 	if len(names) == 0 {
@@ -354,4 +362,19 @@ func renameValues(h sim.History, clients []string) {
 			e.Args = args
 		}
 	}
+}
+
+// unseedable says, for a run's history, which library linked into it
+// draws randomness that changes timing from a source nothing can seed
+// (the client announced it with CLIENT SETINFO LIB-NAME), and what to set
+// so that its runs replay; "" for none. Lock values need nothing: they
+// are renamed (renameValues).
+func unseedable(h sim.History) string {
+	for _, e := range h {
+		if e.Kind == sim.KindCall && len(e.Args) == 4 && strings.EqualFold(e.Args[0], "CLIENT") && strings.EqualFold(e.Args[1], "SETINFO") &&
+			strings.EqualFold(e.Args[2], "LIB-NAME") && strings.HasPrefix(e.Args[3], "rueidis") {
+			return "rueidis draws its retry delay's jitter from math/rand/v2, which nothing can seed: a run in which a command is retried (a lost reply, a reset) may replay with other timings, unless the setup sets rueidis.ClientOption.RetryDelay"
+		}
+	}
+	return ""
 }

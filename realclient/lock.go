@@ -93,6 +93,16 @@ type Env struct {
 	p *xproc
 }
 
+// Turn waits for the process's turn before a command of a client the
+// harness did not build goes out (the harness's own go-redis clients do
+// this in a hook). Call it first thing in your client's command path
+// (rueidis: a rueidis.Client wrapper's Do and DoMulti, through
+// rueidislock's LockerOption.ClientBuilder), with the group the client
+// talks to ("m1") and the command: goroutines of one process woken
+// together (a library's goroutine per key, each releasing at once) then go
+// one at a time in an order the governor fixes, not the Go scheduler.
+func (e Env) Turn(group string, args ...string) { e.p.turn(group, args) }
+
 // SentinelAddr is the address of the simulated sentinel.
 const SentinelAddr = sim.SentinelName + ":26379"
 

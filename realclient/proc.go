@@ -224,6 +224,10 @@ func (p *xproc) noteCommand(args []string) *cmdInfo {
 		if !slices.Contains(p.values, v) {
 			p.values = append(p.values, v)
 		}
+		if p.d.sentValues == nil {
+			p.d.sentValues = map[string]bool{}
+		}
+		p.d.sentValues[v] = true
 		return &cmdInfo{acquire: true, value: v, keys: keys, mark: history.KindAcquireSend}
 	case p.releasing && namesAny(args, p.lockKeys):
 		return &cmdInfo{mark: history.KindReleaseSend}
