@@ -324,34 +324,59 @@ func renameValues(h sim.History, clients []string, sent map[string]bool) {
 	if len(names) == 0 {
 		return
 	}
-	// Longest first, so that a value inside a longer one is not taken
-	// for it.
-	slices.SortStableFunc(olds, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*len(olds))
+	// Only whole values are renamed, never a part of a string (a value
+	// "1" must not turn "1000" into "v1000"): a field that is the value, a
+	// command argument that is, a reply that is the value quoted (a bulk
+	// string; quoted inside an array), a hash field named by the value
+	// (a key event's "value=count" rendering).
+	var quoted *strings.Replacer
+	qpairs := make([]string, 0, 2*len(olds))
 	for _, o := range olds {
-		pairs = append(pairs, o, names[o])
+		qpairs = append(qpairs, strconv.Quote(o), strconv.Quote(names[o]))
 	}
-	r := strings.NewReplacer(pairs...)
-	sub := func(s string) string {
+	quoted = strings.NewReplacer(qpairs...)
+	value := func(s string) string {
 		if s == "" {
 			return s
 		}
 		if n, ok := names[s]; ok {
 			return n
 		}
-		for _, o := range olds {
-			if strings.Contains(s, o) {
-				return r.Replace(s)
+		if !strings.Contains(s, "=") {
+			return s
+		}
+		parts := strings.Split(s, ",")
+		changed := false
+		for i, p := range parts {
+			if k, rest, ok := strings.Cut(p, "="); ok {
+				if n, ok := names[k]; ok {
+					parts[i], changed = n+"="+rest, true
+				}
 			}
+		}
+		if !changed {
+			return s
+		}
+		return strings.Join(parts, ",")
+	}
+	reply := func(s string) string {
+		if n, ok := names[s]; ok {
+			return n // a status reply
+		}
+		if strings.Contains(s, `"`) {
+			return quoted.Replace(s)
 		}
 		return s
 	}
 	for i := range h {
 		e := &h[i]
-		e.Value, e.Reply, e.Note = sub(e.Value), sub(e.Reply), sub(e.Note)
+		e.Value, e.Reply = value(e.Value), reply(e.Reply)
+		if n, ok := names[e.Note]; ok {
+			e.Note = n
+		}
 		var args []string
 		for j, a := range e.Args {
-			if n := sub(a); n != a {
+			if n, ok := names[a]; ok {
 				if args == nil {
 					args = slices.Clone(e.Args) // the world may share the slice
 				}

@@ -72,7 +72,10 @@ type Env struct {
 	// Clients has one go-redis client per independent master, m1..mN,
 	// each dialing through the simulated network.
 	Clients []*redis.Client
-	// Key is the lock key the checkers watch ("lock").
+	// Key is the lock's name ("lock"): use it as the key or as the name
+	// the library builds its keys from. The checkers watch the keys the
+	// lock's commands write its value to, whatever their names
+	// (WithLockKeys where that is ambiguous).
 	Key string
 	// TTL is the lease the run is about (model.Options.TTL); give it to
 	// the library.
