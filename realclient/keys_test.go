@@ -295,3 +295,17 @@ func TestOneWallClockPEXPIREAT(t *testing.T) {
 		t.Errorf("no PEXPIREAT extension succeeded")
 	}
 }
+
+// A client that turns on client-side-caching invalidations (CLIENT
+// TRACKING), which the nodes never push, has its run refused with the
+// reason, not judged.
+func TestClientTrackingIsRefused(t *testing.T) {
+	setup := func(env Env) (Lock, error) {
+		env.Clients[0].Do(context.Background(), "CLIENT", "TRACKING", "ON")
+		return newKeyLock(keyLock{keys: []string{"lock"}})(env)
+	}
+	_, err := Run(t, locksim.Case{Spec: keySpec("tracking"), Seed: 1}, setup)
+	if err == nil || !strings.Contains(err.Error(), "sent CLIENT TRACKING") || !strings.Contains(err.Error(), "RESP2 only") {
+		t.Errorf("error %v, want the run refused: the nodes push no invalidations", err)
+	}
+}
