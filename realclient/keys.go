@@ -326,7 +326,8 @@ func renameValues(h sim.History, clients []string, sent map[string]bool) {
 	}
 	// Only whole values are renamed, never a part of a string (a value
 	// "1" must not turn "1000" into "v1000"): a field that is the value, a
-	// command argument that is, a reply that is the value quoted (a bulk
+	// command argument that is, where a value can be (valueArgsFrom: not
+	// an EVAL's key count), a reply that is the value quoted (a bulk
 	// string; quoted inside an array), a hash field named by the value
 	// (a key event's "value=count" rendering).
 	var quoted *strings.Replacer
@@ -375,7 +376,11 @@ func renameValues(h sim.History, clients []string, sent map[string]bool) {
 			e.Note = n
 		}
 		var args []string
+		from := valueArgsFrom(e.Args)
 		for j, a := range e.Args {
+			if j < from {
+				continue
+			}
 			if n, ok := names[a]; ok {
 				if args == nil {
 					args = slices.Clone(e.Args) // the world may share the slice
@@ -387,6 +392,22 @@ func renameValues(h sim.History, clients []string, sent map[string]bool) {
 			e.Args = args
 		}
 	}
+}
+
+// valueArgsFrom returns the first argument of a command that may be a
+// lock value: an EVAL's ARGV (not its script, key count or keys), any
+// other command's arguments after its key.
+func valueArgsFrom(args []string) int {
+	if len(args) > 2 {
+		switch strings.ToUpper(args[0]) {
+		case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO":
+			if n, err := strconv.Atoi(args[2]); err == nil && n >= 0 {
+				return 3 + n
+			}
+			return len(args)
+		}
+	}
+	return 2
 }
 
 // unseedable says, for a run's history, which library linked into it

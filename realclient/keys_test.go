@@ -309,3 +309,43 @@ func TestClientTrackingIsRefused(t *testing.T) {
 		t.Errorf("error %v, want the run refused: the nodes push no invalidations", err)
 	}
 }
+
+// Lock values are renamed whole, in order of first use: a value "1" is
+// renamed where it is a field, an argument, a quoted reply or a hash
+// field, never inside "1000" or "(integer) 1".
+func TestRenameValuesWhole(t *testing.T) {
+	h := sim.History{
+		{Actor: "A", Kind: history.KindAcquireSend, Value: "zz", Args: []string{"SET", "lock", "zz", "PX", "1000"}},
+		{Actor: "r1", Kind: sim.KindExec, Peer: "A", Args: []string{"SET", "lock", "zz", "PX", "1000"}, Reply: "OK"},
+		{Actor: "B", Kind: history.KindAcquired, Value: "1", Reply: "(integer) 1"},
+		{Actor: "r1", Kind: sim.KindExec, Peer: "B", Args: []string{"GET", "lock"}, Reply: `"1"`},
+		{Actor: "r1", Kind: sim.KindKey, Key: "h", Value: "1=2,10=1"},
+		{Actor: "r1", Kind: sim.KindExec, Peer: "B", Args: []string{"EVAL", "s", "1", "lock", "1000"}, Reply: `1) "1000"`},
+		{Actor: "r1", Kind: sim.KindExec, Peer: "B", Args: []string{"EVALSHA", "s", "1", "1", "1"}},
+	}
+	renameValues(h, []string{"A", "B"}, map[string]bool{"zz": true})
+	want := []string{
+		`A acquire-send args=[SET lock v1 PX 1000] value=v1`,
+		`r1 exec args=[SET lock v1 PX 1000] reply=OK`,
+		`B acquired value=v2 reply=(integer) 1`,
+		`r1 exec args=[GET lock] reply="v2"`,
+		`r1 key value=v2=2,10=1`,
+		`r1 exec args=[EVAL s 1 lock 1000] reply=1) "1000"`,
+		`r1 exec args=[EVALSHA s 1 1 v2]`,
+	}
+	for i, e := range h {
+		got := e.Actor + " " + string(e.Kind)
+		if len(e.Args) > 0 {
+			got += " args=[" + strings.Join(e.Args, " ") + "]"
+		}
+		if e.Value != "" {
+			got += " value=" + e.Value
+		}
+		if e.Reply != "" {
+			got += " reply=" + e.Reply
+		}
+		if got != want[i] {
+			t.Errorf("event %d: %s, want %s", i, got, want[i])
+		}
+	}
+}
