@@ -29,6 +29,7 @@ type xproc struct {
 	// its commands wrote in the order first sent, each value's answers by
 	// node/key (true: OK), and the last value a node granted.
 	acquiring   bool
+	acqCommands int // commands written during it
 	values      []string
 	answers     map[string]map[string]bool
 	lastGranted string
@@ -48,6 +49,7 @@ type xproc struct {
 	connList []*conn     // governor only
 	exited   bool        // governor only: the program's exit was handed
 	closers  []io.Closer // the program's own clients: closed when it ends
+	addrN    uint64      // the process's own address number (Env.Addr), 0 until asked
 }
 
 // KindAcquireSend is history.KindAcquireSend: recorded by this package's
@@ -134,7 +136,7 @@ func (p *xproc) call(target string, timeout time.Duration, args ...string) (resp
 // granting nodes.
 func (p *xproc) beginAcquire() {
 	p.d.mu.Lock()
-	p.acquiring, p.values, p.answers, p.lastGranted = true, nil, map[string]map[string]bool{}, ""
+	p.acquiring, p.acqCommands, p.values, p.answers, p.lastGranted = true, 0, nil, map[string]map[string]bool{}, ""
 	p.d.mu.Unlock()
 }
 
@@ -161,6 +163,8 @@ type acquisition struct {
 	// (a library that retries with a new value, or a second key written
 	// with a value of its own), with their grants.
 	others map[string][]history.Grant
+	// commands is how many commands the process wrote during it.
+	commands int
 }
 
 // endAcquire stops watching and returns what the acquisition wrote.
@@ -168,7 +172,7 @@ func (p *xproc) endAcquire() acquisition {
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	p.acquiring = false
-	a := acquisition{value: p.lastGranted}
+	a := acquisition{value: p.lastGranted, commands: p.acqCommands}
 	if a.value == "" && len(p.values) > 0 {
 		a.value = p.values[len(p.values)-1]
 	}
@@ -205,6 +209,9 @@ func (p *xproc) endAcquire() acquisition {
 // writes; it returns what to remember until the command's reply and which
 // placement event the command marks (see sendMark).
 func (p *xproc) noteCommand(args []string) *cmdInfo {
+	if p.acquiring {
+		p.acqCommands++
+	}
 	if len(args) >= 2 {
 		switch strings.ToUpper(args[0]) {
 		case "HELLO":

@@ -106,6 +106,9 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 		value = acq.value
 		p.d.noteAcquisition(p.name, acq, err == nil)
 		if err == nil {
+			if acq.commands == 0 {
+				return noRedisNote(p.name)
+			}
 			break
 		}
 		p.record(sim.Event{Kind: history.KindAcquireFailed, Key: p.key, Value: value, Note: "lock: " + err.Error()})
