@@ -67,7 +67,11 @@
 // so go-redis speaks RESP2, and CLIENT SETINFO with OK; a client that sends
 // CLIENT TRACKING (invalidations the nodes never push) has its run
 // refused. A client the package does not build calls Env.Turn before each
-// command, as its go-redis hook does. TestDeterminism
+// command, as its go-redis hook does; a go-redis client a library builds
+// itself takes Env.Hook (dial hook and turns) and Env.Addr (an address of
+// the process's own, for a library that caches clients by address), and
+// Env.CloseAtExit closes it. A Lock that succeeds without one command
+// through the simulation is refused (ownclient.go). TestDeterminism
 // checks 50 runs per library for one history hash.
 //
 // Invariants and limits:
