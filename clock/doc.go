@@ -12,8 +12,10 @@
 //   - Mono, the monotonic clock a client uses to measure elapsed time: it
 //     follows the rate but ignores the offset and every jump, as
 //     CLOCK_MONOTONIC does.
-//   - Wall, the wall clock: Epoch + offset + drifted time + jumps. A Redis
-//     node's key TTLs run on its Wall clock.
+//   - Wall, the wall clock: Epoch + offset + drifted time + jumps (Local is
+//     the same without Epoch). A Redis node's key TTLs run on its wall
+//     clock; a world may count it from another instant than Epoch
+//     (sim.Config.Epoch: package realclient uses the synctest bubble's).
 //
 // Invariants: Mono never decreases; true time never decreases; a Clock is a
 // pure function of true time (no state is mutated by reading it), so the

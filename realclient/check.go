@@ -3,6 +3,7 @@ package realclient
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -41,6 +42,8 @@ type config struct {
 	exhaustive   int           // WithExhaustive: the depth, 0 for generated runs
 	maxSchedules int           // WithMaxSchedules
 	durations    []string      // WithDurations
+	lockKeys     string        // WithLockKeys
+	keyQuorum    int           // WithKeyQuorum
 }
 
 // Option configures Check, Run and RunScenario.
@@ -133,6 +136,14 @@ func newConfig(opts []Option) (config, error) {
 	if err := validateCaller(c.caller, c.onLockError); err != nil {
 		return c, err
 	}
+	if c.lockKeys != "" {
+		if _, err := path.Match(c.lockKeys, ""); err != nil {
+			return c, errors.Errorf("WithLockKeys(%q): %v", c.lockKeys, err)
+		}
+	}
+	if c.keyQuorum < 0 {
+		return c, errors.Errorf("WithKeyQuorum(%d): want at least 1", c.keyQuorum)
+	}
 	if c.interleave > InterleaveRandom {
 		return c, errors.Errorf("interleave mode %d: want InterleaveFixed or InterleaveRandom", uint8(c.interleave))
 	}
@@ -154,7 +165,7 @@ func newConfig(opts []Option) (config, error) {
 }
 
 func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*model.Result, error) {
-	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave})
+	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave, lockKeys: c.lockKeys, keyQuorum: c.keyQuorum})
 	if err == nil {
 		r.CountOnly(c.invariants)
 	}
@@ -261,6 +272,9 @@ func (c *config) saveReport(logf func(string, ...any), testName string, r *model
 // failureReport is locksim.FailureReport with a real client's replay line.
 func failureReport(r *model.Result, casePath, testName string) string {
 	text := locksim.FailureReport(r, casePath, testName)
+	if note := unseedable(r.History); note != "" {
+		text += "note: " + note + "\n"
+	}
 	if strings.HasPrefix(casePath, "(not saved") {
 		return text // no replay line names a file that is not a case
 	}

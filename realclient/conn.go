@@ -69,6 +69,7 @@ func (c *conn) readTimer(wait time.Duration) (t *time.Timer, own bool) {
 type cmdInfo struct {
 	acquire bool
 	value   string
+	keys    []string // the keys it may write value to
 	mark    sim.Kind // the placement event the command marks (sendMark), "" for none
 	marked  bool     // governor only: a mark recorded before the send was recorded
 }

@@ -14,7 +14,7 @@
 // A Setup builds one client process's Lock from one *redis.Client per
 // master (Env.Clients); the workload then runs the catalogue's cycles:
 // record acquire-start, Lock, record acquired (the value read from the
-// SET or EVAL the library sent, the nodes that answered it OK, the
+// SET or EVAL the library sent, the node/key pairs that answered it OK, the
 // validity the lock reports through Validity), the read-modify-write of
 // the fenced resource (model.Resource, with the token of a Fencer), and
 // Unlock. Check runs rapid properties over generated fault schedules,
@@ -45,13 +45,33 @@
 // coverage-guided fuzzer over the fault schedules. docs/realclient-search.md
 // shows all three.
 //
+// The library's own keys (keys.go): a lock key is a key a command of the
+// lock wrote the lock's value to; the driver notes on the wire which keys
+// each lock command may write, and after the run the nodes' key changes
+// say which took the value. The history then names the first of them and
+// each grant as node/key; a lease is judged with the library's quorum,
+// over nodes (Options.Quorum) or over keys on one node (WithKeyQuorum,
+// default a majority). Ambiguous keys are refused with the reason;
+// WithLockKeys names them. Lock values are renamed v1, v2, ... in the
+// order of first use, so a library's unseedable values do not reach the
+// history. The nodes' wall clocks count from the bubble's epoch
+// (BubbleEpoch, sim.Config.Epoch), so absolute times a library sends
+// (PEXPIREAT, SET PXAT) mean what they mean on the client.
+//
 // Determinism: each run seeds crypto/rand (testing/cryptotest) and the
 // global math/rand (with GODEBUG randseednop=0, set through t.Setenv) from
 // the run's seed, uses PoolSize 10 rather than 10 x GOMAXPROCS, turns
 // go-redis's maintenance notifications off (their auto mode does a real
 // DNS lookup), and empties go-redis's process-wide timer pool between
 // bubbles when a run may have used it. Nodes answer HELLO with an error,
-// so go-redis speaks RESP2, and CLIENT SETINFO with OK. TestDeterminism
+// so go-redis speaks RESP2, and CLIENT SETINFO with OK; a client that sends
+// CLIENT TRACKING (invalidations the nodes never push) has its run
+// refused. A client the package does not build calls Env.Turn before each
+// command, as its go-redis hook does; a go-redis client a library builds
+// itself takes Env.Hook (dial hook and turns) and Env.Addr (an address of
+// the process's own, for a library that caches clients by address), and
+// Env.CloseAtExit closes it. A Lock that succeeds without one command
+// through the simulation is refused (ownclient.go). TestDeterminism
 // checks 50 runs per library for one history hash.
 //
 // Invariants and limits:

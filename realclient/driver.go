@@ -68,6 +68,16 @@ type driver struct {
 	// poolTimers is set when a go-redis pool may have waited for a turn,
 	// on a timer of its process-wide pool (see clearPools).
 	poolTimers atomic.Bool
+	// keyPattern is WithLockKeys's pattern; acqs what the run's
+	// acquisitions wrote (keys.go).
+	keyPattern string
+	acqs       acqNotes
+	// tracking names the first process that sent CLIENT TRACKING (under
+	// mu): the run is refused (noTracking).
+	tracking string
+	// sentValues are the lock values the acquisitions' commands carried
+	// (under mu), which renameValues renames.
+	sentValues map[string]bool
 
 	// The world's state as of the last call into it (refresh).
 	next       time.Duration

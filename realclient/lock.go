@@ -14,10 +14,13 @@ import (
 )
 
 // dialHost returns the simulated endpoint of a go-redis address
-// ("m1:6379" -> "m1").
+// ("m1:6379" -> "m1"; a run's own address, Env.Addr's "m1~3:6379", -> "m1").
 func dialHost(addr string) string {
 	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
-		return addr[:i]
+		addr = addr[:i]
+	}
+	if i := strings.IndexByte(addr, '~'); i >= 0 {
+		addr = addr[:i]
 	}
 	return addr
 }
@@ -72,7 +75,10 @@ type Env struct {
 	// Clients has one go-redis client per independent master, m1..mN,
 	// each dialing through the simulated network.
 	Clients []*redis.Client
-	// Key is the lock key the checkers watch ("lock").
+	// Key is the lock's name ("lock"): use it as the key or as the name
+	// the library builds its keys from. The checkers watch the keys the
+	// lock's commands write its value to, whatever their names
+	// (WithLockKeys where that is ambiguous).
 	Key string
 	// TTL is the lease the run is about (model.Options.TTL); give it to
 	// the library.
@@ -92,6 +98,16 @@ type Env struct {
 
 	p *xproc
 }
+
+// Turn waits for the process's turn before a command of a client the
+// harness did not build goes out (the harness's own go-redis clients do
+// this in a hook). Call it first thing in your client's command path
+// (rueidis: a rueidis.Client wrapper's Do and DoMulti, through
+// rueidislock's LockerOption.ClientBuilder), with the group the client
+// talks to ("m1") and the command: goroutines of one process woken
+// together (a library's goroutine per key, each releasing at once) then go
+// one at a time in an order the governor fixes, not the Go scheduler.
+func (e Env) Turn(group string, args ...string) { e.p.turn(group, args) }
 
 // SentinelAddr is the address of the simulated sentinel.
 const SentinelAddr = sim.SentinelName + ":26379"

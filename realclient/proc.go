@@ -25,13 +25,23 @@ type xproc struct {
 	paused bool
 	dead   bool          // crashed: this incarnation never acts again (paused for good)
 	resume chan struct{} // closed when a pause ends
-	// The current acquisition, as seen in the commands sent.
-	acquiring bool
-	value     string
+	// The current acquisition, as seen in the commands sent: the values
+	// its commands wrote in the order first sent, each value's answers by
+	// node/key (true: OK), and the last value a node granted.
+	acquiring   bool
+	acqCommands int // commands written during it
+	values      []string
+	answers     map[string]map[string]bool
+	lastGranted string
+	// lockKeys are the keys the current hold's value was written to (the
+	// commands of its Extend and Unlock name them).
+	lockKeys []string
+	// hello3: the process asked for RESP3 (HELLO 3), which the nodes
+	// refuse.
+	hello3 bool
 	// holding: between the acquired record and the release record (the
 	// lock's commands then are its extensions); releasing: inside Unlock.
 	holding, releasing bool
-	grants             map[string]bool
 	recSeq             map[string]uint64 // records posted, by task
 	live               map[string]int    // go-redis connections open or being dialed, by group
 	poolSize           int               // the smallest go-redis PoolSize of the process's clients
@@ -39,6 +49,7 @@ type xproc struct {
 	connList []*conn     // governor only
 	exited   bool        // governor only: the program's exit was handed
 	closers  []io.Closer // the program's own clients: closed when it ends
+	addrN    uint64      // the process's own address number (Env.Addr), 0 until asked
 }
 
 // KindAcquireSend is history.KindAcquireSend: recorded by this package's
@@ -125,7 +136,7 @@ func (p *xproc) call(target string, timeout time.Duration, args ...string) (resp
 // granting nodes.
 func (p *xproc) beginAcquire() {
 	p.d.mu.Lock()
-	p.acquiring, p.value, p.grants = true, "", map[string]bool{}
+	p.acquiring, p.acqCommands, p.values, p.answers, p.lastGranted = true, 0, nil, map[string]map[string]bool{}, ""
 	p.d.mu.Unlock()
 }
 
@@ -138,39 +149,96 @@ func (p *xproc) setPhase(holding, releasing bool) {
 	p.d.mu.Unlock()
 }
 
-// endAcquire stops watching and returns the value the library sent and
-// the nodes whose last answer to a command carrying it was OK, sorted.
-func (p *xproc) endAcquire() (string, []string) {
+// acquisition is what the wire showed of one acquisition.
+type acquisition struct {
+	// value is the lock value: the last value a node granted (answered OK
+	// to a command carrying it), else the last value sent.
+	value string
+	// grants are the node/key pairs whose last answer to a command
+	// carrying value was OK, sorted; keys every key a command carrying
+	// value named.
+	grants []history.Grant
+	keys   []string
+	// others are the other values nodes granted during the acquisition
+	// (a library that retries with a new value, or a second key written
+	// with a value of its own), with their grants.
+	others map[string][]history.Grant
+	// commands is how many commands the process wrote during it.
+	commands int
+}
+
+// endAcquire stops watching and returns what the acquisition wrote.
+func (p *xproc) endAcquire() acquisition {
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	p.acquiring = false
-	var nodes []string
-	for n, ok := range p.grants {
-		if ok {
-			nodes = append(nodes, n)
+	a := acquisition{value: p.lastGranted, commands: p.acqCommands}
+	if a.value == "" && len(p.values) > 0 {
+		a.value = p.values[len(p.values)-1]
+	}
+	granted := func(v string) []history.Grant {
+		var gs []history.Grant
+		for _, nk := range sortedKeys(p.answers[v]) {
+			if p.answers[v][nk] {
+				node, key, _ := strings.Cut(nk, "/")
+				gs = append(gs, history.Grant{Node: node, Key: key})
+			}
+		}
+		return gs
+	}
+	a.grants = granted(a.value)
+	for _, nk := range sortedKeys(p.answers[a.value]) {
+		_, key, _ := strings.Cut(nk, "/")
+		if !slices.Contains(a.keys, key) {
+			a.keys = append(a.keys, key)
 		}
 	}
-	slices.Sort(nodes)
-	return p.value, nodes
+	for _, v := range p.values {
+		if gs := granted(v); v != a.value && len(gs) > 0 {
+			if a.others == nil {
+				a.others = map[string][]history.Grant{}
+			}
+			a.others[v] = gs
+		}
+	}
+	p.answers = nil
+	return a
 }
 
 // noteCommand is called, under d.mu, for every command the process
 // writes; it returns what to remember until the command's reply and which
 // placement event the command marks (see sendMark).
 func (p *xproc) noteCommand(args []string) *cmdInfo {
+	if p.acquiring {
+		p.acqCommands++
+	}
+	if len(args) >= 2 {
+		switch strings.ToUpper(args[0]) {
+		case "HELLO":
+			p.hello3 = p.hello3 || args[1] == "3"
+		case "CLIENT":
+			if strings.EqualFold(args[1], "TRACKING") && p.d.tracking == "" {
+				p.d.tracking = p.name
+			}
+		}
+	}
 	switch {
 	case p.acquiring:
-		v := lockValue(args, p.key)
+		v, keys := lockWrite(args, p.d.keyPattern)
 		if v == "" {
 			return nil
 		}
-		if p.value == "" {
-			p.value = v
+		if !slices.Contains(p.values, v) {
+			p.values = append(p.values, v)
 		}
-		return &cmdInfo{acquire: true, value: v, mark: history.KindAcquireSend}
-	case p.releasing && namesKey(args, p.key):
+		if p.d.sentValues == nil {
+			p.d.sentValues = map[string]bool{}
+		}
+		p.d.sentValues[v] = true
+		return &cmdInfo{acquire: true, value: v, keys: keys, mark: history.KindAcquireSend}
+	case p.releasing && namesAny(args, p.lockKeys):
 		return &cmdInfo{mark: history.KindReleaseSend}
-	case p.holding && namesKey(args, p.key):
+	case p.holding && namesAny(args, p.lockKeys):
 		return &cmdInfo{mark: history.KindExtendSend}
 	}
 	return nil
@@ -181,10 +249,21 @@ func (p *xproc) noteCommand(args []string) *cmdInfo {
 func (p *xproc) noteGrant(node string, info *cmdInfo, r resp.Reply) {
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
-	if !p.acquiring || info.value != p.value {
+	if !p.acquiring || p.answers == nil {
 		return
 	}
-	p.grants[node] = r.Kind == resp.Status && r.Str == "OK"
+	ok := r.Kind == resp.Status && r.Str == "OK"
+	m := p.answers[info.value]
+	if m == nil {
+		m = map[string]bool{}
+		p.answers[info.value] = m
+	}
+	for _, k := range info.keys {
+		m[node+"/"+k] = ok
+	}
+	if ok {
+		p.lastGranted = info.value
+	}
 }
 
 // sendMark returns the placement event a's command marks, if any: the
@@ -209,33 +288,57 @@ func sendMark(a *action, key string) (sim.Event, bool) {
 	return e, true
 }
 
-// namesKey reports whether a command names key among its arguments (the
-// lock's own commands: DEL lock, PEXPIRE lock, EVAL with lock in KEYS).
-func namesKey(args []string, key string) bool {
-	return len(args) > 1 && slices.Contains(args[1:], key)
+// namesAny reports whether a command names one of keys among its
+// arguments (the lock's own commands: DEL lock, PEXPIRE lock, EVAL with
+// lock in KEYS).
+func namesAny(args []string, keys []string) bool {
+	if len(args) < 2 {
+		return false
+	}
+	for _, k := range keys {
+		if slices.Contains(args[1:], k) {
+			return true
+		}
+	}
+	return false
 }
 
-// lockValue returns the value a command writes to key: SET/SETNX key
-// value, or the first ARGV of an EVAL/EVALSHA whose KEYS include key.
-func lockValue(args []string, key string) string {
+// lockWrite returns the value a command may write as a lock value and the
+// keys it may write it to: SET/SETNX key value, SETEX/PSETEX key ttl
+// value, or the first ARGV of an EVAL/EVALSHA with the keys of its KEYS.
+// Which of those keys took the value is read from the nodes after the
+// run (discoverKeys). With a WithLockKeys pattern, only the keys that
+// match it count.
+func lockWrite(args []string, pattern string) (string, []string) {
 	if len(args) < 3 {
-		return ""
+		return "", nil
 	}
+	var v string
+	var keys []string
 	switch strings.ToUpper(args[0]) {
 	case "SET", "SETNX":
-		if args[1] == key {
-			return args[2]
+		v, keys = args[2], args[1:2]
+	case "SETEX", "PSETEX":
+		if len(args) < 4 {
+			return "", nil
 		}
+		v, keys = args[3], args[1:2]
 	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO":
 		n, err := strconv.Atoi(args[2])
-		if err != nil || n < 0 || 3+n >= len(args) {
-			return ""
+		if err != nil || n < 1 || 3+n >= len(args) {
+			return "", nil
 		}
-		if slices.Contains(args[3:3+n], key) {
-			return args[3+n]
-		}
+		v, keys = args[3+n], args[3:3+n]
+	default:
+		return "", nil
 	}
-	return ""
+	if pattern != "" {
+		keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return !matchKey(pattern, k) })
+	}
+	if v == "" || len(keys) == 0 {
+		return "", nil
+	}
+	return v, keys
 }
 
 // exit ends the process's program; it is handed to the world even after

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/cryptotest"
 	"testing/synctest"
+	"time"
 
 	"github.com/pkg/errors"
 	"github.com/redis/go-redis/v9"
@@ -30,6 +31,8 @@ type runConfig struct {
 	onLockError  LockErrorPolicy
 	seed         uint64
 	interleave   Interleave
+	lockKeys     string // WithLockKeys's pattern
+	keyQuorum    int    // WithKeyQuorum
 	// steps, if set, receives for each event of the history the number
 	// of the governor's calls into the world so far (exhaustive mode's
 	// point boundaries: events of one call are one moment).
@@ -85,8 +88,19 @@ func simConfig(s model.Spec, name string) (sim.Config, error) {
 		cfg.Clients[i].Main = nil
 		cfg.Clients[i].External = true
 	}
+	// One wall clock: the nodes count from the instant the clients'
+	// clock (the bubble's) starts at, so that a library's absolute times
+	// (PEXPIREAT, SET PXAT, a time-based lock value) mean on the nodes
+	// what they mean on the client, as against real Redis.
+	cfg.Epoch = BubbleEpoch
 	return cfg, nil
 }
+
+// BubbleEpoch is the instant a testing/synctest bubble's clock starts at
+// (midnight UTC, 2000-01-01): true time zero of a real client's run, on
+// the clients' clock and, before node clock faults, on the nodes' wall
+// clocks.
+var BubbleEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // quietLogger drops go-redis's log lines (a dial that failed under a fault
 // is the point of the run, not news).
@@ -127,9 +141,17 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	defer proxy.stop()
 	d = newDriver(proxy, w, cfg)
 	d.pick = newPicker(rc.interleave, rc.seed)
+	d.keyPattern = rc.lockKeys
 	var notesMu sync.Mutex
 	var notes []string
+	var epochErr error
 	synctest.Test(t, func(bt *testing.T) {
+		if now := time.Now(); !now.Equal(BubbleEpoch) {
+			// The nodes were given BubbleEpoch: a Go whose bubbles start
+			// elsewhere would put the two clocks apart.
+			epochErr = errors.Errorf("the synctest bubble's clock starts at %s, not at %s: the nodes' wall clocks would not match the clients'", now.UTC().Format(time.RFC3339), BubbleEpoch.Format(time.RFC3339))
+			return
+		}
 		// The libraries' lock values (crypto/rand) and retry jitter
 		// (math/rand: redsync's retry delay, go-redis's backoff).
 		cryptotest.SetGlobalRandom(bt, rc.seed)
@@ -148,7 +170,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 		}
 		d.run(func() {
 			for i, name := range rc.spec.Clients {
-				p := newXproc(d, name, i, "lock")
+				p := newXproc(d, name, i, lockKeyName)
 				d.procs = append(d.procs, p)
 				d.byName[name] = p
 				d.launch(p)
@@ -156,6 +178,9 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 			}
 		})
 	})
+	if epochErr != nil {
+		return nil, epochErr
+	}
 	if d.poolTimers.Load() {
 		poolsDirty.Store(true)
 	}
@@ -166,8 +191,25 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	if runErr == nil && len(notes) > 0 {
 		runErr = errors.New("" + strings.Join(notes, "; "))
 	}
-	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec), Err: runErr, FaultOutcomes: outs}, nil
+	if d.tracking != "" {
+		return nil, errors.Errorf("%s sent CLIENT TRACKING: %s, so a library that waits for them to learn that a lock was released (rueidislock in its default client-side-caching mode) cannot be judged; turn client-side caching off (rueidis: ClientOption.DisableCache)", d.tracking, noRESP3)
+	}
+	keys, err := discoverKeys(h, &rc, d.acqs.notes, lockKeyName)
+	if err != nil {
+		return nil, err
+	}
+	rewriteKeys(h, keys, lockKeyName, rc.spec.Clients)
+	renameValues(h, rc.spec.Clients, d.sentValues)
+	plainAddrs(h)
+	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec, keys), Err: runErr, FaultOutcomes: outs}, nil
 }
+
+// noRESP3 says what the simulated nodes do not speak.
+const noRESP3 = "the simulated nodes speak RESP2 only (they refuse HELLO 3) and push no client-side-caching invalidations"
+
+// lockKeyName is Env.Key: the lock's name, and the key client events
+// name until the run's lock keys are found (keys.go).
+const lockKeyName = "lock"
 
 // poolsDirty says sync.Pools may hold a timer made outside the next run's
 // bubble: at first (any code may have used go-redis before), then after a

@@ -16,7 +16,12 @@ import (
 // the same reasons and in the same words as locksim.Check and `locksim
 // check` (engine.CheckResult.NoVerdict), and its "held" says what it
 // rests on.
-type tally struct{ res engine.CheckResult }
+type tally struct {
+	res engine.CheckResult
+	// unseedable is a note on a library whose randomness changes timing
+	// and cannot be seeded (unseedable), "" for none.
+	unseedable string
+}
 
 // newTally starts the tally of a check that counts the invariants counted
 // (all when empty) under cfg, draws faults of the kinds asked, and plans
@@ -46,6 +51,9 @@ func (t *tally) add(r *model.Result) {
 			t.res.Undecided[id]++
 		}
 	}
+	if t.unseedable == "" {
+		t.unseedable = unseedable(r.History)
+	}
 	t.res.Coverage.Drawn += len(r.Spec.Faults)
 	t.res.Coverage.Fired += len(r.Spec.Faults) - len(r.Unfired())
 }
@@ -66,6 +74,9 @@ func (t *tally) String() string {
 	}
 	if c := t.res.Coverage; c.Drawn > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d drawn faults took effect", c.Fired, c.Drawn))
+	}
+	if t.unseedable != "" {
+		parts = append(parts, "note: "+t.unseedable)
 	}
 	if len(parts) == 0 {
 		return ""

@@ -12,9 +12,15 @@ import (
 
 // verdict checks a real client's history with the catalogue's checkers.
 // A lock on several masters is judged as Redlock is: a lease is alive while
-// a majority (Options.Quorum) of the nodes that granted it still hold it.
-func verdict(h sim.History, s model.Spec) []invariant.Violation {
-	return invariant.Check(h, checkConfig(s))
+// a majority (Options.Quorum) of the nodes that granted it still hold it;
+// a lock with several keys on one node, over its keys (keys.quorum).
+func verdict(h sim.History, s model.Spec, keys lockKeySet) []invariant.Violation {
+	cfg := checkConfig(s)
+	cfg.LockKeys = keys.keys
+	if keys.quorum > 0 {
+		cfg.Quorum = keys.quorum
+	}
+	return invariant.Check(h, cfg)
 }
 
 // undecided returns the invariants a judged run had no verdict on
@@ -23,7 +29,26 @@ func undecided(r *model.Result) []invariant.ID {
 	if r.Err != nil || len(r.History) == 0 {
 		return nil
 	}
-	return model.UndecidedOf(history.New(r.History), checkConfig(r.Spec), r.Violations)
+	cfg := checkConfig(r.Spec)
+	cfg.LockKeys = historyLockKeys(r.History)
+	return model.UndecidedOf(history.New(r.History), cfg, r.Violations)
+}
+
+// historyLockKeys returns the lock keys a real client's history shows
+// (after rewriteKeys): its acquisitions' Key and granted keys, and every
+// key a client's command set to one of its lock values.
+func historyLockKeys(h sim.History) []string {
+	found, _ := foundKeys(h, history.New(h), acquisitionValues(h), "")
+	for _, e := range h {
+		if e.Kind != history.KindAcquired {
+			continue
+		}
+		found[e.Key] = true
+		for _, g := range history.Grants(e.Peer, e.Key) {
+			found[g.Key] = true
+		}
+	}
+	return sortedKeys(found)
 }
 
 func checkConfig(s model.Spec) invariant.Config {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"net"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -58,6 +57,12 @@ func (p *xproc) program(rc *runConfig) string {
 	}()
 	lock, err := rc.setup(env)
 	if err != nil {
+		p.d.mu.Lock()
+		hello3 := p.hello3
+		p.d.mu.Unlock()
+		if hello3 {
+			return "setup: " + err.Error() + " (" + noRESP3 + ")"
+		}
 		return "setup: " + err.Error()
 	}
 	if lock == nil {
@@ -88,7 +93,7 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 	o := s.Options
 	caller := cmp.Or(rc.caller, CallerValidity)
 	var value string
-	var grants []string
+	var acq acquisition
 	var err error
 	unlocked := false
 	for try := 0; ; try++ {
@@ -97,8 +102,13 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 		ctx, cancel := context.WithTimeout(context.Background(), o.AcquireWait)
 		err = lock.Lock(ctx)
 		cancel()
-		value, grants = p.endAcquire()
+		acq = p.endAcquire()
+		value = acq.value
+		p.d.noteAcquisition(p.name, acq, err == nil)
 		if err == nil {
+			if acq.commands == 0 {
+				return noRedisNote(p.name)
+			}
 			break
 		}
 		p.record(sim.Event{Kind: history.KindAcquireFailed, Key: p.key, Value: value, Note: "lock: " + err.Error()})
@@ -129,14 +139,20 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 	if hasValidity && !unlocked {
 		deadline = validity.Until()
 	}
-	acq := sim.Event{Kind: history.KindAcquired, Key: p.key, Value: value, Token: token, Peer: strings.Join(grants, ","), N: 1}
+	ev := sim.Event{Kind: history.KindAcquired, Key: p.key, Value: value, Token: token, Peer: grantPeer(p.key, acq.grants), N: 1}
 	if caller != CallerTrusting && !deadline.IsZero() {
-		acq.Dur = believed(deadline)
+		ev.Dur = believed(deadline)
 	}
 	if unlocked {
-		acq.Peer, acq.Note = "", NoteUnlocked
+		ev.Peer, ev.Note = "", NoteUnlocked
 	}
-	p.record(acq)
+	p.record(ev)
+	p.d.mu.Lock()
+	p.lockKeys = acq.keys
+	if len(p.lockKeys) == 0 {
+		p.lockKeys = []string{p.key} // a value from Valuer: Env.Key
+	}
+	p.d.mu.Unlock()
 	p.setPhase(true, false)
 
 	lease := newLeaseClock(deadline)

@@ -152,6 +152,14 @@ type Config struct {
 	// Observe, if set, is called after every recorded event (see
 	// Observer); it must only read the world.
 	Observe Observer
+	// Epoch is the wall-clock instant at true time zero for the nodes and
+	// clients (the instant their clocks count from, before offsets, drift
+	// and jumps); the zero value is clock.Epoch. Histories record wall
+	// clocks as durations since it, so it changes only what the nodes'
+	// Redis sees (TIME, EXPIREAT, SET PXAT) and what Ctx.Wall returns:
+	// package realclient sets the synctest bubble's epoch, so that a
+	// library's absolute times and the nodes' agree.
+	Epoch time.Time
 	// HistoryBuf, if non-nil, is memory the run's history is appended to
 	// (from length 0). A caller that runs many worlds and keeps no history
 	// passes the previous run's history back to avoid reallocating it.

@@ -116,7 +116,7 @@ func (n *node) boot() error {
 	// from it (preHook): seeding costs ~10us, a tenth of a short run, and
 	// lock designs never draw.
 	n.mSeed, n.mSeeded = int(n.w.rng("node/"+n.name).Int64N(1<<31)), false
-	m.SetTime(n.clock.Wall(n.w.now))
+	m.SetTime(n.w.wall(n.clock))
 	m.ClockTTL(true)
 	n.m, n.srv = m, m.Server()
 	n.srv.SetPreHook(n.preHook)
@@ -146,7 +146,7 @@ func (n *node) local() time.Duration { return n.clock.Local(n.w.now) }
 
 // sync sets miniredis's clock to the node's wall clock; every access to
 // the instance must come after it.
-func (n *node) sync() { n.m.SetTime(n.clock.Wall(n.w.now)) }
+func (n *node) sync() { n.m.SetTime(n.w.wall(n.clock)) }
 
 func (n *node) conn(client string) *script.Conn {
 	c := n.conns[client]

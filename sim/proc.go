@@ -385,7 +385,7 @@ func (c *Ctx) Task() string { return c.t.name }
 func (c *Ctx) Now() time.Duration { return c.t.p.clock.Mono(c.w.now) }
 
 // Wall returns the process's wall clock reading.
-func (c *Ctx) Wall() time.Time { return c.t.p.clock.Wall(c.w.now) }
+func (c *Ctx) Wall() time.Time { return c.w.wall(c.t.p.clock) }
 
 // Rand returns the process's generator, derived from the run's seed.
 func (c *Ctx) Rand() *rand.Rand { return c.t.p.rng }

@@ -173,7 +173,7 @@ func (n *node) checkRedisRules(cmd string, args []string) (errText string, repla
 	if isWriteCommand(cmd) && n.refusesWrites() {
 		return msgNoReplicas, nil // min-replicas-to-write (minreplicas.go)
 	}
-	nowMs := n.clock.Wall(n.w.now).UnixMilli()
+	nowMs := n.w.wall(n.clock).UnixMilli()
 	switch cmd {
 	case "SET", "GETEX":
 		isSet := cmd == "SET"

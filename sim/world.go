@@ -117,6 +117,15 @@ func New(cfg Config, seed uint64) (*World, error) {
 	return w, nil
 }
 
+// wall returns clock c's wall-clock reading now: Config.Epoch (by default
+// clock.Epoch) plus the clock's local reading.
+func (w *World) wall(c *clock.Clock) time.Time {
+	if w.cfg.Epoch.IsZero() {
+		return c.Wall(w.now)
+	}
+	return w.cfg.Epoch.Add(c.Local(w.now))
+}
+
 // rng derives an independent generator for one component from the seed.
 func (w *World) rng(component string) *rand.Rand {
 	h := fnv.New64a()

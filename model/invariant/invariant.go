@@ -105,6 +105,11 @@ type Config struct {
 	// fair lock's queue, the wall-clock option), so a step back of a
 	// client's wall clock delays the heal (history.Index.Heal).
 	ClientWall bool
+	// LockKeys, if set, are every key that holds the lock (a real client's
+	// keys, found in its run: package realclient): the liveness checks
+	// count a value on any of them as the lock held, besides the
+	// acquisitions' own Key and its companions.
+	LockKeys []string
 	// PerClient also judges each client's liveness: an acquisition that
 	// gave up while the lock was free, after the heal, is a violation
 	// (checkRefusedWhileFree). Package realclient sets it.

@@ -76,7 +76,7 @@ func scanLiveness(ix *history.Index, bound time.Duration, cfg Config) (vs []Viol
 	trying, holding := 0, 0
 	for _, p := range livenessPoints(ix) {
 		if g != nil && p.at > g.from+bound {
-			vs = append(vs, livenessViolation(ix, *g, heal, healPos, bound))
+			vs = append(vs, livenessViolation(ix, *g, heal, healPos, bound, cfg.LockKeys))
 			g, suppressed = nil, true
 		}
 		trying += p.trying
@@ -100,7 +100,7 @@ func scanLiveness(ix *history.Index, bound time.Duration, cfg Config) (vs []Viol
 		}
 	}
 	if g != nil && ix.End >= g.from+bound {
-		vs = append(vs, livenessViolation(ix, *g, heal, healPos, bound))
+		vs = append(vs, livenessViolation(ix, *g, heal, healPos, bound, cfg.LockKeys))
 		g = nil
 	}
 	return vs, g, heal, true
@@ -154,7 +154,7 @@ type gap struct {
 
 // livenessViolation explains a gap: the last fault, who was trying, and
 // what the lock key held on each node over the gap.
-func livenessViolation(ix *history.Index, g gap, heal time.Duration, healPos int, bound time.Duration) Violation {
+func livenessViolation(ix *history.Index, g gap, heal time.Duration, healPos int, bound time.Duration, lockKeys []string) Violation {
 	x := &explanation{ix: ix}
 	if healPos >= 0 {
 		e := ix.H[healPos]
@@ -177,6 +177,9 @@ func livenessViolation(ix *history.Index, g gap, heal time.Duration, healPos int
 	end := g.from + bound
 	var clients []string
 	keys := map[string]bool{}
+	for _, k := range lockKeys {
+		keys[k] = true
+	}
 	for _, a := range ix.Attempts {
 		// Who was trying once the gap began.
 		if a.Start > g.pos || a.EndPos >= 0 && a.EndPos <= g.pos {

@@ -27,7 +27,7 @@ func checkRefusedWhileFree(ix *history.Index, cfg Config) []Violation {
 			continue
 		}
 		from, to := ix.H[a.Start].At, ix.H[a.EndPos].At
-		if from < heal || !freeOver(ix, a) {
+		if from < heal || !freeOver(ix, a, cfg.LockKeys) {
 			continue
 		}
 		x := &explanation{ix: ix}
@@ -52,8 +52,9 @@ func checkRefusedWhileFree(ix *history.Index, cfg Config) []Violation {
 
 // freeOver reports whether the lock was free over attempt a: no critical
 // section overlaps it and no node's lock key (or companion key) holds a
-// value at any instant from its start to its end.
-func freeOver(ix *history.Index, a history.Attempt) bool {
+// value at any instant from its start to its end. lockKeys are more keys
+// of the lock (Config.LockKeys).
+func freeOver(ix *history.Index, a history.Attempt, lockKeys []string) bool {
 	from, to := ix.H[a.Start].At, ix.H[a.EndPos].At
 	for _, s := range ix.Sections {
 		if s.From <= to && from < s.To {
@@ -61,8 +62,11 @@ func freeOver(ix *history.Index, a history.Attempt) bool {
 		}
 	}
 	keys := map[string]bool{a.Key: true}
+	for _, k := range lockKeys {
+		keys[k] = true
+	}
 	for k, ch := range ix.Keys {
-		if k.Key != a.Key && !companionKey(keys, k.Key) {
+		if !keys[k.Key] && !companionKey(keys, k.Key) {
 			continue
 		}
 		if ix.ValueAt(k.Node, k.Key, a.Start) != "" {

@@ -1,0 +1,90 @@
+package realclient
+
+import (
+	"context"
+	"io"
+	"net"
+	"regexp"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/redis/go-redis/v9"
+
+	"locksim/sim"
+)
+
+// Libraries that build their own clients (go-zero's redis lock builds a
+// go-redis client from an address and caches it process-wide by that
+// address: in one Go process, the simulated processes would share it).
+// Three things let such a library run in the simulation:
+// Env.Hook, a go-redis hook to give it (go-zero: redis.WithHook) whose
+// dial hook dials through the simulation and whose process hooks wait for
+// the governor's turn; Env.Addr, an address of the process's own, so that
+// a client cached by another process or an earlier run (whose connections
+// and timers belong to that run's bubble) is never reused; and Env.CloseAtExit, to close the
+// run's clients when the process's program ends. A lock whose Lock
+// succeeds without one command through the simulation (a library that
+// dialed a real address, or answered from memory) is refused, naming the
+// construction it needs.
+
+// Hook returns a go-redis hook for a client your library builds itself
+// for group ("m1"): its dial hook dials through the simulated network,
+// whatever the client's own address and dialer, and its process hooks
+// wait for the process's turn, as the harness's own clients do. Give it to
+// the library (go-zero: redis.New(env.Addr("m1"), redis.WithHook(env.Hook("m1")))).
+// Set the client's maintenance notifications off if the library lets you:
+// their auto mode does a real DNS lookup.
+func (e Env) Hook(group string) redis.Hook { return simHook{gateHook{p: e.p, group: group}} }
+
+type simHook struct{ gateHook }
+
+func (h simHook) DialHook(redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, _, addr string) (net.Conn, error) { return h.p.dial(ctx, dialHost(addr)) }
+}
+
+// runAddrs numbers the processes' own addresses (Env.Addr).
+var runAddrs atomic.Uint64
+
+// Addr returns an address for group ("m1~7:6379") that no other process
+// or run in the Go process has: a library that caches its clients by
+// address then builds one for this process of this run, as it would in
+// its own OS process (two simulated processes share one Go process).
+// Env.Dialer and Env.Hook dial it to the group; the history's texts show
+// the plain address ("m1:6379").
+func (e Env) Addr(group string) string {
+	if e.p.addrN == 0 {
+		e.p.addrN = runAddrs.Add(1)
+	}
+	return group + "~" + strconv.FormatUint(e.p.addrN, 10) + ":6379"
+}
+
+// CloseAtExit closes c when the process's program ends (after its last
+// cycle, or when the run stops it): a client your library built and
+// cached, which must not outlive the run's bubble.
+func (e Env) CloseAtExit(c io.Closer) { e.p.closeAtExit(c) }
+
+// runAddrSuffix matches what Env.Addr adds to a group's name.
+var runAddrSuffix = regexp.MustCompile(`~[0-9]+:`)
+
+// plainAddrs takes the run's own address numbers (Env.Addr) out of the
+// history's texts (a go-redis error names the address), so that they do
+// not make two runs differ.
+func plainAddrs(h sim.History) {
+	for i := range h {
+		e := &h[i]
+		if e.Note != "" {
+			e.Note = runAddrSuffix.ReplaceAllString(e.Note, ":")
+		}
+		if e.Reply != "" {
+			e.Reply = runAddrSuffix.ReplaceAllString(e.Reply, ":")
+		}
+	}
+}
+
+// noRedisNote is the note that ends a process whose Lock succeeded
+// without one command through the simulation.
+func noRedisNote(client string) string {
+	return "the lock gave no sign of Redis: " + client + "'s Lock returned nil without one command through the simulated network. " +
+		"A library that builds its own Redis client must dial through the simulation: give it Env.Dialer (go-redis Options.Dialer), " +
+		"a go-redis hook Env.Hook(group) (go-zero: redis.WithHook), or the clients of Env.Clients; one that takes none of these cannot be judged"
+}
