@@ -157,6 +157,12 @@ func settingText(s risk.Setting) string {
 	if s.Masters > 0 {
 		t += fmt.Sprintf(", %d masters", s.Masters)
 	}
+	if s.Fencing != "" {
+		t += ", fencing " + string(s.Fencing)
+	}
+	if s.DriftFactor > 0 {
+		t += fmt.Sprintf(", drift %g", s.DriftFactor)
+	}
 	return t
 }
 

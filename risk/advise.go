@@ -22,13 +22,22 @@ var (
 	GridRenewShare = []float64{1.0 / 2, 1.0 / 3, 1.0 / 5}
 	// GridMasters are the masters tried for quorum designs, fewest first.
 	GridMasters = []int{3, 5, 7}
+	// GridFencing are the resource rules tried for designs that grant
+	// tokens: without fencing first, since fencing needs the resource to
+	// check tokens.
+	GridFencing = []model.Fencing{model.FenceOff, model.FenceStrict}
+	// GridDrift are the clock-drift allowances tried for designs that
+	// compute their validity (redlock), the longest usable lease first.
+	GridDrift = []float64{0.01, 0.05}
 )
 
 // Setting is one point of the grid.
 type Setting struct {
-	TTL        Duration `json:"ttl"`
-	RenewEvery Duration `json:"renew_every,omitempty"`
-	Masters    int      `json:"masters,omitempty"`
+	TTL         Duration      `json:"ttl"`
+	RenewEvery  Duration      `json:"renew_every,omitempty"`
+	Masters     int           `json:"masters,omitempty"`
+	Fencing     model.Fencing `json:"fencing,omitempty"`
+	DriftFactor float64       `json:"drift_factor,omitempty"`
 }
 
 // apply puts a setting into a spec.
@@ -40,12 +49,19 @@ func (st Setting) apply(s model.Spec) model.Spec {
 	if st.Masters > 0 {
 		s.Topology.Masters = st.Masters
 	}
+	if st.Fencing != "" {
+		s.Fencing = st.Fencing
+	}
+	if st.DriftFactor > 0 {
+		s.Options.DriftFactor = st.DriftFactor
+	}
 	return s
 }
 
 // Grid lists the settings tried for a design, in preference order: the
 // shortest wait for a lock whose holder died (the TTL) first, then the
-// least renewal traffic, then the fewest masters.
+// least renewal traffic, then the fewest masters, then without fencing
+// before with it, then the smaller drift allowance.
 func Grid(s model.Spec) []Setting {
 	t := s.Traits()
 	renews := []float64{0}
@@ -56,15 +72,27 @@ func Grid(s model.Spec) []Setting {
 	if t.Quorum {
 		masters = GridMasters
 	}
+	fencings := []model.Fencing{""}
+	if t.Fenced {
+		fencings = GridFencing
+	}
+	drifts := []float64{0}
+	if t.Validity {
+		drifts = GridDrift
+	}
 	var g []Setting
 	for _, ttl := range GridTTL {
 		for _, r := range renews {
 			for _, m := range masters {
-				st := Setting{TTL: Duration(ttl), Masters: m}
-				if r > 0 {
-					st.RenewEvery = Duration(time.Duration(float64(ttl) * r))
+				for _, f := range fencings {
+					for _, d := range drifts {
+						st := Setting{TTL: Duration(ttl), Masters: m, Fencing: f, DriftFactor: d}
+						if r > 0 {
+							st.RenewEvery = Duration(time.Duration(float64(ttl) * r))
+						}
+						g = append(g, st)
+					}
 				}
-				g = append(g, st)
 			}
 		}
 	}

@@ -334,3 +334,27 @@ func TestAdviceMeetsItsTargetReestimated(t *testing.T) {
 		t.Errorf("a tight budget: %v, %+v", err, b)
 	}
 }
+
+// TestGridDimensionsFollowTheDesign: each design gets the dimensions that
+// apply to it, in the stated order.
+func TestGridDimensionsFollowTheDesign(t *testing.T) {
+	for _, c := range []struct {
+		design string
+		n      int
+	}{
+		{"set-px-lua", len(GridTTL)},
+		{"watchdog", len(GridTTL) * len(GridRenewShare)},
+		{"fenced", len(GridTTL) * len(GridRenewShare) * len(GridFencing)}, // fenced renews too
+		{"redlock", len(GridTTL) * len(GridMasters) * len(GridDrift)},
+	} {
+		g := Grid(model.Spec{Design: c.design}.WithDefaults())
+		if len(g) != c.n {
+			t.Errorf("%s: %d settings, want %d", c.design, len(g), c.n)
+		}
+		for i := 1; i < len(g); i++ {
+			if g[i].TTL < g[i-1].TTL {
+				t.Errorf("%s: the grid is not in TTL order at %d", c.design, i)
+			}
+		}
+	}
+}
