@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -220,7 +222,7 @@ func TestSignalsStopCampaignsWithAPartialSummary(t *testing.T) {
 		{"check SIGHUP", syscall.SIGHUP, []string{"check", "--design", "set-px-lua", "--runs", "100000000", "--format", "json"},
 			"PARTIAL: interrupted after", "locksim check: interrupted: no verdict"},
 		{"check SIGINT text", syscall.SIGINT, []string{"check", "--design", "set-px-lua", "--runs", "100000000"},
-			"no verdict: interrupted after", "wrote the partial summary above"},
+			"no verdict (interrupted after", "wrote the partial summary above"},
 		{"exhaustive SIGINT", syscall.SIGINT, []string{"check", "--design", "watchdog", "--exhaustive", "--depth", "2", "--max-schedules", "100000000", "--save-dir", "cases"},
 			"PARTIAL: interrupted after", "locksim check: interrupted: no guarantee"},
 		{"matrix SIGTERM", syscall.SIGTERM, []string{"matrix", "--seeds", "1000"},
@@ -257,6 +259,75 @@ func TestSignalsStopCampaignsWithAPartialSummary(t *testing.T) {
 			}
 			if cases, _ := filepath.Glob(filepath.Join(dir, "cases", "*.json")); len(cases) > 0 {
 				t.Errorf("an interrupted run saved cases: %v", cases)
+			}
+		})
+	}
+}
+
+// signalChildEnv makes the test binary a process that is writing an
+// output when a signal comes (TestSignalChild).
+const signalChildEnv = "LOCKSIM_SIGNAL_CHILD_DIR"
+
+// TestSignalChild is the child of TestSignalRemovesOwnTemporaries: main's
+// signal handler installed, an output half written, waiting.
+func TestSignalChild(t *testing.T) {
+	dir := os.Getenv(signalChildEnv)
+	if dir == "" {
+		t.Skip("run by TestSignalRemovesOwnTemporaries")
+	}
+	exitOnSignal(os.Stderr)
+	w, _, err := output(filepath.Join(dir, "out.txt"), os.Stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, "half")
+	os.Stdout.WriteString("ready\n")
+	time.Sleep(time.Minute)
+}
+
+// A command without a campaign to stop (run, replay, merge) that gets
+// SIGINT, SIGTERM or SIGHUP while it writes an output removes its
+// temporary file, leaves the output as it was and another process's
+// temporary file alone, and exits 130.
+func TestSignalRemovesOwnTemporaries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "out.txt"), []byte("before\n"), 0o644)
+			foreign := filepath.Join(dir, ".out.txt.tmp-12345")
+			os.WriteFile(foreign, []byte("a shard's"), 0o644)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSignalChild$")
+			cmd.Env = append(os.Environ(), signalChildEnv+"="+dir)
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, _ := bufio.NewReader(stdout).ReadString('\n')
+			if line != "ready\n" {
+				t.Fatalf("child said %q; stderr %s", line, errb.String())
+			}
+			if tmp, _ := filepath.Glob(filepath.Join(dir, ".out.txt.tmp-*")); len(tmp) != 2 {
+				t.Fatalf("temporaries while writing: %v, want the child's and the foreign one", tmp)
+			}
+			cmd.Process.Signal(sig)
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted || !strings.Contains(errb.String(), "stopped; no output was written") {
+				t.Errorf("exit %v, stderr %q; want %d and the note", err, errb.String(), exitInterrupted)
+			}
+			if tmp, _ := filepath.Glob(filepath.Join(dir, ".out.txt.tmp-*")); len(tmp) != 1 || tmp[0] != foreign {
+				t.Errorf("temporaries after the signal: %v, want only the foreign one", tmp)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "out.txt")); string(b) != "before\n" {
+				t.Errorf("out.txt is %q", b)
 			}
 		})
 	}
