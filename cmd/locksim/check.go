@@ -148,7 +148,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	case flagSet(fs, "runs") && (*runs < 1 || *runs > engine.MaxRuns):
 		return exitUsage, usagef("--runs %d: give 1 to %d (limits: runs)", *runs, engine.MaxRuns)
 	case *budget < 0 || *budget > engine.MaxBudget:
-		return exitUsage, usagef("--for %v: give up to %v (limits: budget)", *budget, engine.MaxBudget)
+		return exitUsage, usagef("--for %v: give a positive wall time up to %v (limits: budget)", *budget, engine.MaxBudget)
 	case *workers < 1 || *workers > engine.MaxWorkers:
 		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", *workers, engine.MaxWorkers)
 	case *maxFaults < 1 || *maxFaults > 20:
