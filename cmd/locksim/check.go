@@ -23,7 +23,10 @@ Runs the design under --runs random runs (or for --for of wall time); run i
 uses seed --seed+i to draw its configuration (unless fixed by a flag) and
 its fault schedule. Exit 0 nothing counted broke, 1 a violation, 2 bad input,
 a run that stopped with an error, or no verdict (no run made, nothing
-acquired, no drawn fault took effect, no counted invariant decided).
+acquired, no drawn fault took effect, no counted invariant decided, an
+--invariants the design cannot judge), 130 interrupted by SIGINT, SIGTERM or
+SIGHUP (the tally so far is printed marked PARTIAL; -o FILE is kept as it
+was, no case is saved).
 
 ` + shardHelp
 
