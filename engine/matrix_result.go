@@ -7,6 +7,7 @@ import (
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
+	"locksim/sim"
 )
 
 // MatrixResult is the designs x scenarios table: for each pair, which
@@ -35,6 +36,27 @@ type MatrixResult struct {
 	// Interrupted: the matrix was stopped (MatrixConfig.Context) before
 	// every cell ran; the table is partial and the cells not run show "-".
 	Interrupted bool
+}
+
+// JudgedAny reports whether some cell judged anything: a run in which a
+// client acquired, or one that broke an invariant shown (Invariants; a
+// lock that never grants breaks liveness). A table of none is no verdict
+// (the CLI exits 2).
+func (m *MatrixResult) JudgedAny() bool {
+	for _, c := range m.Cells {
+		if c.NA != "" {
+			continue
+		}
+		if c.Runs > c.NoneAcquired {
+			return true
+		}
+		for _, r := range c.Results {
+			if r.Broken && (m.Invariants == nil || slices.Contains(m.Invariants, r.Invariant)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ErrorCells counts the cells with a run that stopped with an error (or a
@@ -77,6 +99,11 @@ type MatrixCell struct {
 	// has none in this cell. Error is the first one's, with its seed.
 	Errors int
 	Error  string
+	// NoneAcquired counts the runs (of Runs) in which no client ever
+	// acquired: they judged only what they broke (liveness), so a cell of
+	// such runs showing other invariants only has no verdict (check's
+	// rule for a run that broke only an uncounted invariant).
+	NoneAcquired int
 }
 
 // InvariantResult is one invariant over the runs of a cell.
@@ -135,6 +162,9 @@ func CellOf(all []*model.Result) MatrixCell {
 	}
 	for _, r := range runs {
 		c.Idle = c.Idle && !history.New(r.History).WriteAccepted()
+		if !slices.ContainsFunc(r.History, func(e sim.Event) bool { return e.Kind == history.KindAcquired }) {
+			c.NoneAcquired++
+		}
 	}
 	ids := slices.Clone(invariant.All)
 	for _, r := range runs {

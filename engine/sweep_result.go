@@ -22,6 +22,19 @@ type SweepResult struct {
 	Interrupted bool
 }
 
+// JudgedAny reports whether some cell judged anything (Runs counts the
+// runs that did). A map of none is no verdict (the CLI exits 2).
+func (s *SweepResult) JudgedAny() bool {
+	for _, row := range s.Cells {
+		for _, c := range row {
+			if c.Runs > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ErrorCells counts the cells with a run that stopped with an error and
 // names the first (bottom row first, left to right) with its error.
 func (s *SweepResult) ErrorCells() (n int, first string) {

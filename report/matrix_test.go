@@ -226,7 +226,7 @@ func TestCellOf(t *testing.T) {
 		{Invariant: invariant.LostUpdate},
 		{Invariant: invariant.Liveness},
 		{Invariant: "custom", Broken: true, BrokenRuns: 1, Seed: 2},
-	}}
+	}, NoneAcquired: 2} // seeds 2 and 3 broke without an acquisition in their histories
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CellOf (-want +got):\n%s", diff)
 	}
@@ -264,13 +264,15 @@ func TestMatrixErrorCellsShown(t *testing.T) {
 	m.Set("lua", "gc-pause", Cell{Errors: 3, Error: "seed 1: endless loop"})
 	m.Set("lua", "no-faults", Cell{Runs: 2, Results: held, Errors: 1, Error: "seed 3: boom"})
 	m.Set("lua", "stale-release", Cell{Runs: 1, Results: broken, Errors: 1, Error: "seed 1: boom"})
+	// No run acquired and none broke what is shown: no verdict, not "ok".
+	m.Set("lua", "fair-queue", Cell{Runs: 2, Results: held, NoneAcquired: 2})
 	m.Interrupted, m.Brief = true, true
 	var b bytes.Buffer
 	if err := MatrixText(&b, m); err != nil {
 		t.Fatal(err)
 	}
 	text := b.String()
-	for _, want := range []string{"PARTIAL: interrupted", "gc-pause       ERR", "no-faults      ERR", "ME+ERR", "ERR: a run stopped with an error", "3 cells: a run stopped with an error"} {
+	for _, want := range []string{"PARTIAL: interrupted", "gc-pause       ERR", "no-faults      ERR", "ME+ERR", "fair-queue     ?", "ERR: a run stopped with an error", "3 cells: a run stopped with an error"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
 		}

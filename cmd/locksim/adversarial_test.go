@@ -87,7 +87,7 @@ func readAdversarial(t *testing.T) []adversarialRow {
 func adversarialFixtures(t *testing.T, dir string) {
 	t.Helper()
 	release, _, _ := luaFixtures(t, dir)
-	files := map[string]string{"empty.txt": "", "empty.lua": "", "garbage.json": `{"version":1,`, "binary.txt": "name x\x00\x01\n", "plain": "a file\n"}
+	files := map[string]string{"never.lua": "return 0\n", "empty.txt": "", "empty.lua": "", "garbage.json": `{"version":1,`, "binary.txt": "name x\x00\x01\n", "plain": "a file\n"}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)

@@ -22,8 +22,9 @@ Runs every design against every catalogue scenario, each cell over seeds
 unless --designs names catalogue designs too).
 
 Exit 0 when every cell ran (broken cells included: the table is the
-result), 2 on bad input or when a cell has a run that stopped with an
-error (the cell shows ERR, --details lists the errors: no verdict), 130
+result), 2 on bad input, when a cell has a run that stopped with an error
+(the cell shows ERR, --details lists the errors: no verdict) or when no
+cell judged anything (no client ever acquired), 130
 when SIGINT, SIGTERM or SIGHUP stopped it (the cells run so far are printed
 as a table marked PARTIAL; -o FILE keeps its previous contents).`
 
@@ -114,6 +115,9 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	if n, first := m.ErrorCells(); n > 0 {
 		return exitUsage, errors.Errorf("no verdict in %s: a run stopped with an error (shown as ERR; --details lists them); the first: %s", plural(n, "cell"), first)
 	}
+	if !m.JudgedAny() {
+		return exitUsage, errors.New("no verdict: no cell judged anything (in every run no client acquired the lock)")
+	}
 	return exitSafe, nil
 }
 
@@ -167,8 +171,9 @@ Axes: a list (250ms,500ms,1s) or a range FROM:TO:STEPS[:log] (default a
 20 x 20 grid).
 
 Exit 0 when every cell ran (broken cells included: the map is the result),
-2 on bad input or when a cell has a run that stopped with an error (the
-cell shows E, the errors are listed under the map: no verdict), 130 when
+2 on bad input, when a cell has a run that stopped with an error (the
+cell shows E, the errors are listed under the map: no verdict) or when no
+cell judged anything (no client ever acquired), 130 when
 SIGINT, SIGTERM or SIGHUP stopped it (the cells run so far are printed as a
 map marked PARTIAL; -o FILE keeps its previous contents).`
 
@@ -302,6 +307,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if n, first := sw.ErrorCells(); n > 0 {
 		return exitUsage, errors.Errorf("no verdict in %s: a run stopped with an error (shown as E; listed under the map); the first: %s", plural(n, "cell"), first)
+	}
+	if !sw.JudgedAny() {
+		return exitUsage, errors.New("no verdict: no cell judged anything (in every run no client acquired the lock and nothing counted broke)")
 	}
 	return exitSafe, nil
 }
