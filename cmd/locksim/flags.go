@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pkg/errors"
+
 	"locksim/internal/atomicfile"
 	"locksim/model"
 	"locksim/report"
@@ -228,7 +230,7 @@ func writableDir(dir string) error {
 		st, err := os.Stat(dir)
 		if err == nil {
 			if !st.IsDir() {
-				return fmt.Errorf("%s is not a directory", dir)
+				return errors.Errorf("%s is not a directory", dir)
 			}
 			break
 		}
