@@ -168,10 +168,19 @@ func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out st
 	c := engine.ExhaustiveConfig{Base: spec, Seed: seed, Invariants: invs}
 	var end func()
 	c.Progress, end = startProgress(isTerminal(stderr), stderr, "schedules", 0)
+	ctx, stop := interruptContext()
+	c.Context = ctx
 	res, err := engine.Exhaustive(c)
+	stop()
 	end()
 	if err != nil {
 		return exitUsage, usagef("%v", err)
+	}
+	if res.Interrupted {
+		// The tally so far, marked PARTIAL; no map drawn, -o kept.
+		fmt.Fprintln(partialTo(out, format, stdout, stderr), res.Guarantee())
+		fmt.Fprintf(stderr, "locksim run: interrupted: no danger map%s\n", keptNote(out))
+		return exitInterrupted, nil
 	}
 	w, closeOut, err := output(out, stdout)
 	if err != nil {
