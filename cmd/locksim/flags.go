@@ -216,7 +216,7 @@ func checkWritable(outs ...namedPath) error {
 			return usagef("%s %s is a directory; give a file", o.what, o.path)
 		}
 		if err := writableDir(filepath.Dir(o.path)); err != nil {
-			return usagef("%s %s cannot be written: %v", o.what, o.path, err)
+			return usagef("%s %s cannot be written: %v; give a path this process can write (checked before anything runs)", o.what, o.path, err)
 		}
 	}
 	return nil
