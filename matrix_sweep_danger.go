@@ -1,6 +1,8 @@
 package locksim
 
 import (
+	"github.com/pkg/errors"
+
 	"locksim/engine"
 	"locksim/model"
 	"locksim/report"
@@ -19,7 +21,8 @@ func WithAxes(x, y engine.Axis) Option { return func(c *config) { c.x, c.y = x, 
 // MatrixHTML to render. design is as for Check; compare extra designs
 // (catalogue IDs) in the same table with also. WithFencing and
 // WithOptions apply to your design; WithSeeds sets the seeds per cell
-// (default 3).
+// (default 3). A cell with a run that stopped with an error (shown ERR)
+// returns the table and an error naming the first: no verdict there.
 func Matrix(design any, also []string, opts ...Option) (*report.Matrix, error) {
 	c, err := mapConfig(design, opts)
 	if err != nil {
@@ -30,20 +33,36 @@ func Matrix(design any, also []string, opts ...Option) (*report.Matrix, error) {
 		cols = append(cols, model.Spec{Design: id})
 	}
 	cols = append(cols, c.check.Base)
-	return engine.Matrix(engine.MatrixConfig{Designs: cols, Scenarios: scenarios.All(), Seeds: c.seeds, Workers: c.check.Workers})
+	m, err := engine.Matrix(engine.MatrixConfig{Designs: cols, Scenarios: scenarios.All(), Seeds: c.seeds, Workers: c.check.Workers})
+	if err != nil {
+		return nil, err
+	}
+	if n, first := m.ErrorCells(); n > 0 {
+		return m, errors.Errorf("no verdict in %d cell(s): a run stopped with an error; the first: %s", n, first)
+	}
+	return m, nil
 }
 
 // Sweep maps where a design breaks over two parameters (the same map as
 // `locksim sweep --param param`, see engine.SweepParams), for
 // report.SweepText or SweepSVG to render. WithAxes changes the axes,
 // WithSeeds the seeds per cell (default 2), WithInvariants which count.
+// A cell with a run that stopped with an error (shown E) returns the map
+// and an error naming the first: no verdict there.
 func Sweep(design any, param string, opts ...Option) (*report.Sweep, error) {
 	c, err := mapConfig(design, opts)
 	if err != nil {
 		return nil, err
 	}
-	return engine.Sweep(engine.SweepConfig{Param: param, Design: c.check.Base, X: c.x, Y: c.y,
+	sw, err := engine.Sweep(engine.SweepConfig{Param: param, Design: c.check.Base, X: c.x, Y: c.y,
 		Seeds: c.seeds, Workers: c.check.Workers, Invariants: c.check.Invariants})
+	if err != nil {
+		return nil, err
+	}
+	if n, first := sw.ErrorCells(); n > 0 {
+		return sw, errors.Errorf("no verdict in %d cell(s): a run stopped with an error; the first: %s", n, first)
+	}
+	return sw, nil
 }
 
 func mapConfig(design any, opts []Option) (config, error) {

@@ -36,8 +36,18 @@ type Axis struct {
 const MaxAxisSteps = 50
 
 // ParseAxis reads an axis's values: a list ("250ms,500ms,1s") or a range
-// "FROM:TO:STEPS[:log]" ("100ms:5s:20:log"; linear without :log).
+// "FROM:TO:STEPS[:log]" ("100ms:5s:20:log"; linear without :log). A
+// duration or a factor must be above 0: a zero would run the design's
+// default under the zero's label (a cell "ttl=0s" that ran a 1s TTL).
 func ParseAxis(name string, unit Unit, s string) (Axis, error) {
+	a, err := parseAxis(name, unit, s)
+	if err == nil && unit != UnitPPM && a.Values[0] <= 0 {
+		err = errors.Errorf("axis %s %q: every %s must be above 0 (0 would run the default in its place)", name, s, unit)
+	}
+	return a, err
+}
+
+func parseAxis(name string, unit Unit, s string) (Axis, error) {
 	a := Axis{Name: name, Unit: unit}
 	bad := func(why string) (Axis, error) {
 		return Axis{}, errors.Errorf("axis %s %q: %s (want a list like 250ms,1s or a range FROM:TO:STEPS[:log])", name, s, why)

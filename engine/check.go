@@ -139,6 +139,8 @@ func (r *CheckResult) NoVerdict() string {
 	switch {
 	case r.FirstError != nil || r.Failed():
 		return ""
+	case r.Interrupted:
+		return "interrupted after " + plural(r.Runs, "run") + ": a partial tally"
 	case r.Runs == 0 && r.Planned == 0:
 		return "no run was made: the time budget ran out before the first run finished"
 	case r.Runs == 0:

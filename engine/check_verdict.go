@@ -45,7 +45,8 @@ func (r *CheckResult) Verdicts() []InvariantVerdict {
 // VerdictOf says what the runs showed of one invariant: broken when a run
 // broke it; not checked when the design's runs cannot judge it; no
 // verdict when the check stopped or judged nothing, or every run judged
-// it without a verdict; else held.
+// it without a verdict, or the check was interrupted before it broke;
+// else held.
 func (r *CheckResult) VerdictOf(id invariant.ID) InvariantVerdict {
 	counted := slices.Contains(r.Counted, id)
 	v := InvariantVerdict{Invariant: id, Counted: counted, UndecidedRuns: r.Undecided[id]}
@@ -58,6 +59,10 @@ func (r *CheckResult) VerdictOf(id invariant.ID) InvariantVerdict {
 	switch {
 	case r.FirstError != nil && v.BrokenRuns == 0 && judged:
 		v.Verdict, v.Why = VerdictNone, "the check stopped at run "+strconv.Itoa(r.FirstError.Index)
+	case r.Interrupted && v.BrokenRuns == 0 && judged:
+		// A break in the runs made is evidence; a hold in part of the
+		// runs asked for is not.
+		v.Verdict, v.Why = VerdictNone, "interrupted after "+plural(r.Runs, "run")
 	case r.NoVerdict() != "" && judged:
 		v.Verdict, v.Why = VerdictNone, r.NoVerdict()
 	case v.BrokenRuns > 0:

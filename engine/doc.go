@@ -32,7 +32,10 @@
 //     Merged.Config.Base.Custom to merge its campaign.
 //   - Matrix: designs x scenarios (MatrixResult, CellOf); Sweep: a
 //     two-parameter map (SweepResult). A design is a model.Spec naming a catalogue design,
-//     a Lua design or a Go design; InScenario puts it into a scenario.
+//     a Lua design or a Go design; InScenario puts it into a scenario. A
+//     run that stops with an error is counted in its cell (Errors, Error;
+//     ErrorCells), never dropped; a Context stops either between cells
+//     (Interrupted), as it stops Check and Exhaustive between runs.
 //   - Case, LoadCase, Replay: a run saved to a file and run again byte for
 //     byte (the history hash must match).
 //

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"time"
@@ -62,6 +63,11 @@ type ExhaustiveConfig struct {
 	// Workers to 1 unless Run may be called concurrently. It takes no
 	// Preemptions (a real client's goroutines are not sim's lanes).
 	Run RunFunc
+	// Context, if set, stops the exploration between schedules when it is
+	// done (SIGINT, SIGTERM): the schedules started finish and are
+	// tallied, no further depth or reorder round starts, and the result
+	// says Interrupted. An interrupted result is no guarantee.
+	Context context.Context
 }
 
 // RunFunc runs one spec (the configuration and a schedule's faults) under
@@ -119,9 +125,10 @@ type ExhaustiveResult struct {
 	Preemptions int
 	Preempted   []int
 	// Stopped is set when StopAtFirst stopped the exploration at a break;
-	// HitBound when it reached MaxSchedules without one.
-	Stopped, HitBound bool
-	Counted           []invariant.ID
+	// HitBound when it reached MaxSchedules without one; Interrupted when
+	// ExhaustiveConfig.Context stopped it (a partial tally, no guarantee).
+	Stopped, HitBound, Interrupted bool
+	Counted                        []invariant.ID
 	// Judged tells, per invariant, why the design's runs do not judge it.
 	Judged map[invariant.ID]string
 
@@ -285,7 +292,7 @@ func Exhaustive(c ExhaustiveConfig) (*ExhaustiveResult, error) {
 	}
 	var ran []Schedule
 	done := 0
-	ordered(len(one), c.Workers, nil, func(j int) Schedule { return x.run(one[j]) }, func(j int, s Schedule) bool {
+	ordered(len(one), c.Workers, x.more(), func(j int) Schedule { return x.run(one[j]) }, func(j int, s Schedule) bool {
 		agg.add(s, true)
 		ran = append(ran, s)
 		done++
@@ -295,6 +302,10 @@ func Exhaustive(c ExhaustiveConfig) (*ExhaustiveResult, error) {
 		return s.Error == "" && !agg.stop(s)
 	})
 	res.Schedules = []int{len(ran)}
+	if x.interrupted() {
+		res.Interrupted = true
+		return agg.finish(), nil
+	}
 	if res.FirstError == nil && !res.Stopped && x.depth() >= 2 {
 		if err := x.depthTwo(ran, agg, c.Progress, done); err != nil {
 			return nil, err
@@ -307,8 +318,20 @@ func Exhaustive(c ExhaustiveConfig) (*ExhaustiveResult, error) {
 			return nil, err
 		}
 	}
+	res.Interrupted = x.interrupted()
 	return agg.finish(), nil
 }
+
+// more is the ordered feed's test: false once the context is done.
+func (x *explorer) more() func(int) bool {
+	if x.cfg.Context == nil {
+		return nil
+	}
+	return func(int) bool { return x.cfg.Context.Err() == nil }
+}
+
+// interrupted reports whether the context stopped the exploration.
+func (x *explorer) interrupted() bool { return x.cfg.Context != nil && x.cfg.Context.Err() != nil }
 
 func (x *explorer) depth() int { return max(x.cfg.Depth, 1) }
 

@@ -77,7 +77,10 @@ func (x *explorer) preempt(bases []Schedule, agg *aggregate, done int) error {
 		}
 		bases = bases[:0]
 		n := 0
-		ordered(len(next), x.cfg.Workers, nil, func(j int) Schedule { return x.run(next[j]) }, func(_ int, s Schedule) bool {
+		if x.interrupted() {
+			return nil
+		}
+		ordered(len(next), x.cfg.Workers, x.more(), func(j int) Schedule { return x.run(next[j]) }, func(_ int, s Schedule) bool {
 			s.Index = done
 			done++
 			n++

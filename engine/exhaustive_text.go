@@ -26,6 +26,13 @@ func (r *ExhaustiveResult) Guarantee() string {
 		return b.String()
 	}
 	words := []string{"one-fault", "two-fault"}
+	if r.Interrupted {
+		fmt.Fprintf(&b, "PARTIAL: interrupted after %s schedules of design %s, so no guarantee", thousands(r.Total()), r.Design)
+		if r.Failed() {
+			fmt.Fprintf(&b, "; %s schedules broke a counted invariant so far", thousands(r.BrokenSchedules))
+		}
+		return b.String()
+	}
 	if nv := r.NoVerdict(); nv != "" {
 		fmt.Fprintf(&b, "no guarantee for design %s: %s", r.Design, nv)
 		return b.String()

@@ -28,7 +28,7 @@ func (x *explorer) depthTwo(ran []Schedule, agg *aggregate, progress func(done, 
 			return errors.Errorf("exhaustive: about %d one- and two-fault schedules, more than the bound of %d: %s", est, x.max(), narrow)
 		}
 		total := 0
-		ordered(len(firsts), x.cfg.Workers, nil, func(j int) int {
+		ordered(len(firsts), x.cfg.Workers, x.more(), func(j int) int {
 			ss, _ := x.seconds(firsts[j])
 			return len(ss)
 		}, func(_ int, n int) bool { total += n; return true })
@@ -38,7 +38,7 @@ func (x *explorer) depthTwo(ran []Schedule, agg *aggregate, progress func(done, 
 		planned = len(ran) + total
 	}
 	n := 0
-	ordered(len(firsts), x.cfg.Workers, nil, func(j int) []Schedule {
+	ordered(len(firsts), x.cfg.Workers, x.more(), func(j int) []Schedule {
 		ss, err := x.seconds(firsts[j])
 		if err != nil {
 			return []Schedule{{Faults: firsts[j].Faults, Mechanism: firsts[j].Mechanism, Error: err.Error()}}

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"context"
+	"strconv"
+
 	"locksim/model"
 	"locksim/scenarios"
 )
@@ -18,6 +21,10 @@ type MatrixConfig struct {
 	// Workers runs that many cells at once; 0 means GOMAXPROCS. The table
 	// does not depend on it.
 	Workers int
+	// Context, if set, stops the matrix between cells when it is done
+	// (SIGINT, SIGTERM): the cells started finish, the others stay unrun
+	// ("-"), and the result says Interrupted.
+	Context context.Context
 }
 
 // Matrix runs every design against every scenario, each cell over seeds
@@ -54,33 +61,36 @@ func Matrix(c MatrixConfig) (*MatrixResult, error) {
 			jobs = append(jobs, job{sc, d})
 		}
 	}
-	type out struct {
-		cell MatrixCell
-		err  error
+	// A pair that cannot run (InScenario's or model.Run's error) is a
+	// cell with an error, as a run that stopped is: shown as such, never
+	// as a cell that judged nothing, and the table is kept.
+	var more func(int) bool
+	if c.Context != nil {
+		more = func(int) bool { return c.Context.Err() == nil }
 	}
-	var firstErr error
-	ordered(len(jobs), c.Workers, nil, func(j int) out {
+	n := ordered(len(jobs), c.Workers, more, func(j int) MatrixCell {
 		spec, na, err := InScenario(jobs[j].sc, jobs[j].d)
-		if err != nil || na != "" {
-			return out{cell: MatrixCell{NA: na}, err: err}
+		if err != nil {
+			return MatrixCell{Errors: 1, Error: err.Error()}
+		}
+		if na != "" {
+			return MatrixCell{NA: na}
 		}
 		var runs []*model.Result
 		for s := 1; s <= seeds; s++ {
 			r, err := model.Run(spec, uint64(s))
 			if err != nil {
-				return out{err: err}
+				return MatrixCell{Errors: 1, Error: "seed " + strconv.Itoa(s) + ": " + err.Error()}
 			}
 			runs = append(runs, r)
 		}
-		return out{cell: CellOf(runs)}
-	}, func(j int, o out) bool {
-		if o.err != nil && firstErr == nil {
-			firstErr = o.err
-		}
-		m.Set(designName(jobs[j].d), jobs[j].sc.Name, o.cell)
+		return CellOf(runs)
+	}, func(j int, cell MatrixCell) bool {
+		m.Set(designName(jobs[j].d), jobs[j].sc.Name, cell)
 		return true
 	})
-	return m, firstErr
+	m.Interrupted = n < len(jobs)
+	return m, nil
 }
 
 // InScenario puts design d into a scenario: for a catalogue design the

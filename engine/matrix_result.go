@@ -2,10 +2,12 @@ package engine
 
 import (
 	"slices"
+	"strconv"
 
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
+	"locksim/sim"
 )
 
 // MatrixResult is the designs x scenarios table: for each pair, which
@@ -31,6 +33,50 @@ type MatrixResult struct {
 	// Cells holds the result of each {design, scenario} pair. A missing
 	// cell was not run.
 	Cells map[[2]string]MatrixCell
+	// Interrupted: the matrix was stopped (MatrixConfig.Context) before
+	// every cell ran; the table is partial and the cells not run show "-".
+	Interrupted bool
+}
+
+// JudgedAny reports whether some cell judged anything: a run in which a
+// client acquired, or one that broke an invariant shown (Invariants; a
+// lock that never grants breaks liveness). A table of none is no verdict
+// (the CLI exits 2).
+func (m *MatrixResult) JudgedAny() bool {
+	for _, c := range m.Cells {
+		if c.NA != "" {
+			continue
+		}
+		if c.Runs > c.NoneAcquired {
+			return true
+		}
+		for _, r := range c.Results {
+			if r.Broken && (m.Invariants == nil || slices.Contains(m.Invariants, r.Invariant)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ErrorCells counts the cells with a run that stopped with an error (or a
+// pair that could not run), and names the first in display order with its
+// error: such a cell has no verdict for what did not break, and the CLI
+// exits 2.
+func (m *MatrixResult) ErrorCells() (n int, first string) {
+	for _, s := range m.Scenarios {
+		for _, d := range m.Designs {
+			c, ok := m.Cells[[2]string{d, s}]
+			if !ok || c.NA != "" || c.Errors == 0 {
+				continue
+			}
+			if n == 0 {
+				first = s + " x " + d + ": " + c.Error
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // MatrixCell is what the runs of one design under one scenario showed.
@@ -47,6 +93,17 @@ type MatrixCell struct {
 	// (e.g. every client's deadline ran out before it wrote): a cell whose
 	// invariants all held shows "idle", not "ok".
 	Idle bool
+	// Errors counts the runs that stopped with an error (a script error, a
+	// limit, a design that cannot run here; 1 when the pair could not run
+	// at all): they have no verdict, so an invariant no other run broke
+	// has none in this cell. Error is the first one's, with its seed.
+	Errors int
+	Error  string
+	// NoneAcquired counts the runs (of Runs) in which no client ever
+	// acquired: they judged only what they broke (liveness), so a cell of
+	// such runs showing other invariants only has no verdict (check's
+	// rule for a run that broke only an uncounted invariant).
+	NoneAcquired int
 }
 
 // InvariantResult is one invariant over the runs of a cell.
@@ -81,22 +138,33 @@ func (m *MatrixResult) Set(design, scenario string, c MatrixCell) {
 // invariant.All the runs judge (invariant.Config.Judged; and any other a
 // violation names) is checked; an invariant is broken if any run broke it,
 // with the first such run's seed and explanation (runs in the order
-// given). A run that stopped with an error or judged nothing (vacuous: no
-// client acquired) is left out: a cell with no other run has no verdict
-// (nothing checked).
+// given). A run that judged nothing (vacuous: no client acquired) is left
+// out: a cell with no other run has no verdict (nothing checked). A run
+// that stopped with an error is left out and counted in Errors, with the
+// first one's error.
 func CellOf(all []*model.Result) MatrixCell {
 	var runs []*model.Result
+	errs, first := 0, ""
 	for _, r := range all {
-		if r.Err == nil && !r.Vacuous() {
+		switch {
+		case r.Err != nil:
+			if errs == 0 {
+				first = "seed " + strconv.FormatUint(r.Seed, 10) + ": " + r.Err.Error()
+			}
+			errs++
+		case !r.Vacuous():
 			runs = append(runs, r)
 		}
 	}
-	c := MatrixCell{Runs: len(runs), Idle: len(runs) > 0}
+	c := MatrixCell{Runs: len(runs), Idle: len(runs) > 0, Errors: errs, Error: first}
 	if len(runs) == 0 {
 		return c
 	}
 	for _, r := range runs {
 		c.Idle = c.Idle && !history.New(r.History).WriteAccepted()
+		if !slices.ContainsFunc(r.History, func(e sim.Event) bool { return e.Kind == history.KindAcquired }) {
+			c.NoneAcquired++
+		}
 	}
 	ids := slices.Clone(invariant.All)
 	for _, r := range runs {

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -177,6 +179,10 @@ type SweepConfig struct {
 	// Progress, if set, is called after each cell with the cells done and
 	// the cells planned.
 	Progress func(done, planned int)
+	// Context, if set, stops the sweep between cells when it is done
+	// (SIGINT, SIGTERM): the cells started finish, the others stay unrun,
+	// and the result says Interrupted.
+	Context context.Context
 }
 
 // Sweep runs the grid, each cell over seeds 1..Seeds, and returns the map
@@ -216,17 +222,33 @@ func Sweep(c SweepConfig) (*SweepResult, error) {
 	for range sw.Ys {
 		sw.Cells = append(sw.Cells, make([]SweepCell, len(sw.Xs)))
 	}
-	var firstErr error
-	cell := func(yi, xi int) (SweepCell, error) {
+	base := model.Spec{Design: d.Design, Lua: d.Lua, Custom: d.Custom, Fencing: d.Fencing, Options: d.Options, Topology: d.Topology}
+	if err := p.spec(base, x.Values[0], y.Values[0]).CanCount(c.Invariants); err != nil {
+		return nil, err
+	}
+	// A run that stopped with an error (or a cell whose spec cannot run)
+	// is counted in the cell's Errors, never dropped: the map shows it and
+	// the CLI exits 2.
+	cell := func(yi, xi int) SweepCell {
 		var rc SweepCell
 		seen := map[invariant.ID]bool{}
-		base := model.Spec{Design: d.Design, Lua: d.Lua, Custom: d.Custom, Fencing: d.Fencing, Options: d.Options, Topology: d.Topology}
 		for s := 1; s <= seeds; s++ {
 			o, err := model.Verdict(p.spec(base, x.Values[xi], y.Values[yi]), uint64(s))
-			if err != nil {
-				return rc, err
+			if err == nil {
+				err = o.Err
 			}
-			if o.Err != nil || o.Vacuous {
+			if err != nil {
+				if rc.Errors == 0 {
+					rc.Error = "seed " + strconv.Itoa(s) + ": " + err.Error()
+				}
+				rc.Errors++
+				continue
+			}
+			// As check: a run in which no client acquired and nothing
+			// counted broke judged nothing that counts, whatever
+			// uncounted invariant (liveness) it broke.
+			if o.NoneAcquired && len(invariant.Only(o.Violations, c.Invariants)) == 0 {
+				rc.Vacuous++
 				continue // no verdict: a cell of such runs only has none
 			}
 			rc.Runs++
@@ -243,31 +265,25 @@ func Sweep(c SweepConfig) (*SweepResult, error) {
 				}
 			}
 		}
-		return rc, nil
+		return rc
 	}
 	nx, n := len(sw.Xs), len(sw.Xs)*len(sw.Ys)
-	type out struct {
-		c   SweepCell
-		err error
+	var more func(int) bool
+	if c.Context != nil {
+		more = func(int) bool { return c.Context.Err() == nil }
 	}
 	done := 0
-	ordered(n, c.Workers, nil, func(j int) out {
-		rc, err := cell(j/nx, j%nx)
-		return out{rc, err}
-	}, func(j int, o out) bool {
-		sw.Cells[j/nx][j%nx] = o.c
-		if o.err != nil && firstErr == nil {
-			firstErr = o.err
-		}
+	started := ordered(n, c.Workers, more, func(j int) SweepCell {
+		return cell(j/nx, j%nx)
+	}, func(j int, rc SweepCell) bool {
+		sw.Cells[j/nx][j%nx] = rc
 		done++
 		if c.Progress != nil {
 			c.Progress(done, n)
 		}
-		return o.err == nil
+		return true
 	})
-	if firstErr != nil {
-		return nil, firstErr
-	}
+	sw.Interrupted = started < n
 	for _, r := range p.refs(d) {
 		if line := refLine(x, y, r); len(line.Points) >= 2 {
 			sw.Refs = append(sw.Refs, line)

@@ -17,6 +17,39 @@ type SweepResult struct {
 	Cells [][]SweepCell
 	// Refs are reference lines drawn over the map (pause = TTL).
 	Refs []SweepRef
+	// Interrupted: the sweep was stopped (SweepConfig.Context) before
+	// every cell ran; the map is partial, the cells not run are blank.
+	Interrupted bool
+}
+
+// JudgedAny reports whether some cell judged anything (Runs counts the
+// runs that did). A map of none is no verdict (the CLI exits 2).
+func (s *SweepResult) JudgedAny() bool {
+	for _, row := range s.Cells {
+		for _, c := range row {
+			if c.Runs > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ErrorCells counts the cells with a run that stopped with an error and
+// names the first (bottom row first, left to right) with its error.
+func (s *SweepResult) ErrorCells() (n int, first string) {
+	for i, row := range s.Cells {
+		for j, c := range row {
+			if c.Errors == 0 {
+				continue
+			}
+			if n == 0 {
+				first = s.XName + "=" + s.Xs[j] + ", " + s.YName + "=" + s.Ys[i] + ": " + c.Error
+			}
+			n++
+		}
+	}
+	return n, first
 }
 
 // SweepRef is a reference line over a sweep: its name and its points in
@@ -37,4 +70,12 @@ type SweepCell struct {
 	Invariants []invariant.ID
 	// Idle is how many runs' resource accepted no write.
 	Idle int
+	// Vacuous counts the runs that judged nothing (no client acquired):
+	// not in Runs.
+	Vacuous int
+	// Errors counts the runs that stopped with an error (a script error,
+	// a limit, a design that cannot run here): not in Runs, no verdict.
+	// Error is the first one's, with its seed.
+	Errors int
+	Error  string
 }

@@ -103,7 +103,7 @@ const (
 
 // cellState is one cell's summary for display.
 type cellState struct {
-	kind   string // "ok", "broken", "na", "none" (not run), "unchecked"
+	kind   string // "ok", "broken", "na", "none" (not run), "unchecked", "error"
 	class  string // for a broken cell: classLost, classSafe or classBroken
 	text   string // the broken invariants' abbreviations, "ok", "n/a", ...
 	some   bool   // the class holds in some runs only (lost: every data invariant broke in some runs only)
@@ -171,13 +171,27 @@ func cellStateOf(m *Matrix, pc placedCell, invs []invariant.ID) cellState {
 			}
 			st.some = st.some && r.BrokenRuns > 0 && r.BrokenRuns < pc.cell.Runs
 		}
-	case checked == 0:
+		if pc.cell.Errors > 0 {
+			st.text += "+" + errMark // what else held has no verdict
+		}
+	case pc.cell.Errors > 0:
+		st.kind, st.text = "error", errMark
+	case checked == 0 || pc.cell.NoneAcquired >= pc.cell.Runs:
+		// No invariant shown was judged, or no run acquired and none
+		// shown broke: nothing shown held.
 		st.kind, st.text = "unchecked", "?"
 	case pc.cell.Idle:
 		st.text = "idle"
 	}
 	return st
 }
+
+// errMark marks a cell with a run that stopped with an error: no verdict
+// for what no other run broke.
+const errMark = "ERR"
+
+// errWords explains errMark in the legends.
+const errWords = errMark + ": a run stopped with an error, so the cell has no verdict for what did not break (the errors are listed with --details)"
 
 // textMark is the mark a broken cell's text starts with, by class: the
 // plain-text matrix and the HTML page use it (the HTML also colours).
@@ -225,6 +239,9 @@ func matrixLegend(m *Matrix, invs []invariant.ID, marks map[string]string) strin
 	if anyIdleCell(m, invs) {
 		s += "idle: every checked invariant held, but no run's resource accepted a write (the lock did no work); "
 	}
+	if anyErrorCell(m) {
+		s += errWords + "; "
+	}
 	if marks != nil {
 		classes, _ := classesUsed(m, invs)
 		for _, c := range classes {
@@ -237,6 +254,25 @@ func matrixLegend(m *Matrix, invs []invariant.ID, marks map[string]string) strin
 	return s + "invariants: " + strings.Join(parts, ", ") +
 		"; a suffix (7/10) means broken in 7 of 10 runs; n/a: does not apply; -: not run; ?: nothing checked."
 }
+
+// anyErrorCell reports whether a cell had a run that stopped with an error.
+func anyErrorCell(m *Matrix) bool {
+	n, _ := m.ErrorCells()
+	return n > 0
+}
+
+// errorNote is an error cell's line for the lists: its runs that stopped,
+// and the first one's error.
+func errorNote(c Cell) string {
+	runs := "a run"
+	if c.Errors > 1 {
+		runs = strconv.Itoa(c.Errors) + " runs"
+	}
+	return runs + " stopped with an error: " + c.Error
+}
+
+// partialNote heads an interrupted matrix.
+const partialNote = "PARTIAL: interrupted before every cell ran; the cells not run show -, and this table is no verdict on them."
 
 // anyIdleCell reports whether a cell shows "idle".
 func anyIdleCell(m *Matrix, invs []invariant.ID) bool {
@@ -289,6 +325,9 @@ func MatrixText(w io.Writer, m *Matrix) error {
 	if m.Title != "" {
 		fmt.Fprintf(&b, "%s\n\n", m.Title)
 	}
+	if m.Interrupted {
+		b.WriteString(partialNote + "\n\n")
+	}
 	sw := len("scenario")
 	for _, s := range m.Scenarios {
 		sw = max(sw, len(s))
@@ -326,10 +365,13 @@ func MatrixText(w io.Writer, m *Matrix) error {
 		row(s, cells)
 	}
 	b.WriteString("\n")
-	var broken, na []string
+	var broken, na, errs []string
 	for _, pc := range sortedCells(m) {
 		st := states[[2]string{pc.design, pc.scenario}]
 		where := pc.scenario + " x " + pc.design
+		if pc.ok && pc.cell.NA == "" && pc.cell.Errors > 0 {
+			errs = append(errs, where+": "+errorNote(pc.cell))
+		}
 		switch st.kind {
 		case "na":
 			na = append(na, where+": "+pc.cell.NA)
@@ -361,8 +403,12 @@ func MatrixText(w io.Writer, m *Matrix) error {
 		if len(broken) > 0 {
 			b.WriteString("See a cell's story with: locksim run SCENARIO --design DESIGN --seed N (each cell ran seeds 1..N; --details lists every first violation).\n\n")
 		}
+		if len(errs) > 0 {
+			fmt.Fprintf(&b, "%s: a run stopped with an error (no verdict); --details lists the errors.\n\n", plural(len(errs), "cell"))
+		}
 	} else {
 		list("Broken (first violation; see it with: locksim run SCENARIO --design DESIGN --seed SEED):", broken)
+		list("Errors (no verdict; see one with: locksim run SCENARIO --design DESIGN --seed SEED):", errs)
 		list("Not applicable:", na)
 	}
 	for _, l := range wrap("Legend: "+matrixLegend(m, invs, textMark), 100, "") {
@@ -393,6 +439,9 @@ func MatrixMarkdown(w io.Writer, m *Matrix) error {
 	if m.Title != "" {
 		fmt.Fprintf(&b, "## %s\n\n", mdEscape(m.Title))
 	}
+	if m.Interrupted {
+		b.WriteString("**" + partialNote + "**\n\n")
+	}
 	b.WriteString("| scenario |")
 	for _, d := range m.Designs {
 		b.WriteString(" " + mdEscape(d) + " |")
@@ -402,13 +451,16 @@ func MatrixMarkdown(w io.Writer, m *Matrix) error {
 		b.WriteString("---|")
 	}
 	b.WriteString("\n")
-	var broken, na []string
+	var broken, na, errs []string
 	for _, s := range m.Scenarios {
 		b.WriteString("| " + mdEscape(s) + " |")
 		for _, d := range m.Designs {
 			c, ok := m.Cells[[2]string{d, s}]
 			st := cellStateOf(m, placedCell{d, s, c, ok}, invs)
 			where := "`" + s + "` × `" + d + "`"
+			if ok && c.NA == "" && c.Errors > 0 {
+				errs = append(errs, where+": "+mdEscape(errorNote(c)))
+			}
 			switch st.kind {
 			case "broken":
 				if st.class == classSafe {
@@ -434,11 +486,20 @@ func MatrixMarkdown(w io.Writer, m *Matrix) error {
 	}
 	b.WriteString("\n" + mdEscape(matrixLegend(m, invs, mdMark)) + "\n")
 	if m.Brief {
-		broken, na = nil, nil
+		if len(errs) > 0 {
+			fmt.Fprintf(&b, "\n%s: a run stopped with an error (no verdict); --details lists the errors.\n", plural(len(errs), "cell"))
+		}
+		broken, na, errs = nil, nil, nil
 	}
 	if len(broken) > 0 {
 		b.WriteString("\n### Broken\n\n")
 		for _, it := range broken {
+			b.WriteString("- " + it + "\n")
+		}
+	}
+	if len(errs) > 0 {
+		b.WriteString("\n### Errors (no verdict)\n\n")
+		for _, it := range errs {
 			b.WriteString("- " + it + "\n")
 		}
 	}
@@ -477,7 +538,9 @@ type matrixHTMLPage struct {
 	Title    string
 	Designs  []string
 	Rows     []matrixHTMLRow
+	Partial  string
 	Broken   []matrixHTMLNote
+	Errors   []matrixHTMLNote
 	NA       []matrixHTMLNote
 	Swatches []matrixHTMLSwatch
 	Legend   string
@@ -506,6 +569,9 @@ func MatrixHTML(w io.Writer, m *Matrix) error {
 	if p.Title == "" {
 		p.Title = "locksim matrix"
 	}
+	if m.Interrupted {
+		p.Partial = partialNote
+	}
 	for _, s := range m.Scenarios {
 		rw := matrixHTMLRow{Scenario: s}
 		for _, d := range m.Designs {
@@ -519,7 +585,12 @@ func MatrixHTML(w io.Writer, m *Matrix) error {
 				hc.Kind += " some"
 			}
 			where := s + " × " + d
+			if ok && c.NA == "" && c.Errors > 0 {
+				p.Errors = append(p.Errors, matrixHTMLNote{Where: where, NA: errorNote(c)})
+			}
 			switch st.kind {
+			case "error":
+				hc.Tip = errorNote(c)
 			case "na":
 				hc.Tip = "n/a: " + c.NA
 				p.NA = append(p.NA, matrixHTMLNote{Where: where, NA: c.NA})

@@ -226,7 +226,7 @@ func TestCellOf(t *testing.T) {
 		{Invariant: invariant.LostUpdate},
 		{Invariant: invariant.Liveness},
 		{Invariant: "custom", Broken: true, BrokenRuns: 1, Seed: 2},
-	}}
+	}, NoneAcquired: 2} // seeds 2 and 3 broke without an acquisition in their histories
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CellOf (-want +got):\n%s", diff)
 	}
@@ -249,5 +249,75 @@ func TestCellOf(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "idle") || !strings.Contains(b.String(), "idle: every checked invariant held") {
 		t.Errorf("an idle cell's matrix does not say so:\n%s", b.String())
+	}
+}
+
+// A cell with a run that stopped with an error is marked ERR (with the
+// breaks other runs found: +ERR), explained in the legend, listed with
+// --details and in every format, never shown as "?" or "ok"; a partial
+// (interrupted) matrix says so first. A matrix without errors has no ERR
+// in its legend.
+func TestMatrixErrorCellsShown(t *testing.T) {
+	m := &Matrix{}
+	held := []InvariantResult{{Invariant: invariant.MutualExclusion}, {Invariant: invariant.LostUpdate}}
+	broken := []InvariantResult{{Invariant: invariant.MutualExclusion, Broken: true, BrokenRuns: 1, Seed: 2}, {Invariant: invariant.LostUpdate}}
+	m.Set("lua", "gc-pause", Cell{Errors: 3, Error: "seed 1: endless loop"})
+	m.Set("lua", "no-faults", Cell{Runs: 2, Results: held, Errors: 1, Error: "seed 3: boom"})
+	m.Set("lua", "stale-release", Cell{Runs: 1, Results: broken, Errors: 1, Error: "seed 1: boom"})
+	// No run acquired and none broke what is shown: no verdict, not "ok".
+	m.Set("lua", "fair-queue", Cell{Runs: 2, Results: held, NoneAcquired: 2})
+	m.Interrupted, m.Brief = true, true
+	var b bytes.Buffer
+	if err := MatrixText(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, want := range []string{"PARTIAL: interrupted", "gc-pause       ERR", "no-faults      ERR", "ME+ERR", "fair-queue     ?", "ERR: a run stopped with an error", "3 cells: a run stopped with an error"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	m.Brief = false
+	b.Reset()
+	MatrixText(&b, m)
+	if !strings.Contains(b.String(), "gc-pause x lua: 3 runs stopped with an error: seed 1: endless loop") {
+		t.Errorf("--details lacks the error list:\n%s", b.String())
+	}
+	b.Reset()
+	MatrixMarkdown(&b, m)
+	if md := b.String(); !strings.Contains(md, "| ERR |") || !strings.Contains(md, "### Errors (no verdict)") || !strings.Contains(md, "**PARTIAL") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	b.Reset()
+	MatrixHTML(&b, m)
+	if h := b.String(); !strings.Contains(h, `<td class="error" title="3 runs stopped with an error: seed 1: endless loop">ERR</td>`) || !strings.Contains(h, `id="errors"`) || !strings.Contains(h, "PARTIAL") {
+		t.Errorf("html lacks the error cell, list or partial note")
+	}
+	b.Reset()
+	MatrixText(&b, sampleMatrix())
+	if strings.Contains(b.String(), "ERR") || strings.Contains(b.String(), "PARTIAL") {
+		t.Errorf("a matrix without errors mentions ERR or PARTIAL:\n%s", b.String())
+	}
+}
+
+// A sweep cell with a run that stopped shows E (no verdict), one whose
+// runs all judged nothing '?', and the errors are listed under the map.
+func TestSweepErrorCellsShown(t *testing.T) {
+	s := &Sweep{XName: "ttl", YName: "pause", Xs: []string{"1s", "2s", "4s"}, Ys: []string{"100ms"},
+		Cells: [][]SweepCell{{{Errors: 2, Error: "seed 1: boom"}, {Vacuous: 2}, {Runs: 2}}}, Interrupted: true}
+	var b bytes.Buffer
+	if err := SweepText(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, want := range []string{"PARTIAL: interrupted", "100ms |  E  ?  .", "E: no verdict", "?: no verdict", "ttl=1s, pause=100ms: 2 runs stopped with an error: seed 1: boom"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	b.Reset()
+	SweepSVG(&b, s)
+	if svg := b.String(); !strings.Contains(svg, `data-state="error"`) || !strings.Contains(svg, `data-state="no-verdict"`) || !strings.Contains(svg, "no verdict: a run stopped with an error (1 cells") {
+		t.Errorf("svg lacks the error and no-verdict cells")
 	}
 }

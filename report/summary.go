@@ -83,6 +83,8 @@ func tallyWord(r *engine.CheckResult, id invariant.ID) string {
 		switch {
 		case r.FirstError != nil:
 			return "no verdict (the check stopped at run " + strconv.Itoa(r.FirstError.Index) + ")"
+		case r.Interrupted:
+			return "no verdict (" + v.Why + ")"
 		case r.NoVerdict() != "":
 			return "no verdict"
 		}

@@ -49,11 +49,18 @@ func abs(f float64) float64 {
 	return f
 }
 
-// cellGlyph returns '.', 'o', '#', '+' or ' ' for safe, safe but idle (no
-// run's resource accepted a write: the lock did no work), broken, mixed,
-// not run.
+// cellGlyph returns '.', 'o', '#', '+', 'E', '?' or ' ' for safe, safe
+// but idle (no run's resource accepted a write: the lock did no work),
+// broken, mixed, a run stopped with an error and none broke (no verdict),
+// no run judged anything (no client acquired), not run.
 func cellGlyph(c SweepCell) byte {
 	switch {
+	case c.Errors > 0 && c.Broken == 0:
+		return 'E'
+	case c.Errors > 0:
+		return '+' // broken in some runs; the others stopped
+	case c.Runs == 0 && c.Vacuous > 0:
+		return '?'
 	case c.Runs == 0:
 		return ' '
 	case c.Broken == 0 && c.Idle >= c.Runs:
@@ -131,6 +138,9 @@ func SweepText(w io.Writer, s *Sweep) error {
 	if s.Title != "" {
 		b.WriteString(s.Title + "\n\n")
 	}
+	if s.Interrupted {
+		b.WriteString(sweepPartial + "\n\n")
+	}
 	yw := len(s.YName)
 	for _, y := range s.Ys {
 		yw = max(yw, len(y))
@@ -163,6 +173,13 @@ func SweepText(w io.Writer, s *Sweep) error {
 	b.WriteString(line + "\n")
 	fmt.Fprintf(&b, "%s  %s ->\n\n", strings.Repeat(" ", yw+2), s.XName)
 	b.WriteString("Legend: . safe in every run; # broken in every run; + broken in some runs; blank: not run.\n")
+	if anySweepGlyph(s, '?') {
+		b.WriteString("?: no verdict, no run judged anything (no client acquired).\n")
+	}
+	nerr, _ := s.ErrorCells()
+	if nerr > 0 {
+		b.WriteString("E: no verdict, a run stopped with an error and no run broke anything (the errors are listed below).\n")
+	}
 	if anySweepIdle(s) {
 		b.WriteString("o: safe, but no run's resource accepted a write (the lock did no work: every client gave up or stopped before writing).\n")
 	}
@@ -178,9 +195,31 @@ func SweepText(w io.Writer, s *Sweep) error {
 			b.WriteString(l + "\n")
 		}
 	}
+	if nerr > 0 {
+		b.WriteString("Errors (no verdict):\n")
+		for i, row := range s.Cells {
+			for j, c := range row {
+				if c.Errors == 0 {
+					continue
+				}
+				runs := "a run"
+				if c.Errors > 1 {
+					runs = strconv.Itoa(c.Errors) + " runs"
+				}
+				ls := wrap(fmt.Sprintf("%s=%s, %s=%s: %s stopped with an error: %s", s.XName, s.Xs[j], s.YName, s.Ys[i], runs, c.Error), 100, "    ")
+				ls[0] = "  - " + strings.TrimPrefix(ls[0], "    ")
+				for _, l := range ls {
+					b.WriteString(l + "\n")
+				}
+			}
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return errors.Wrap(err, "writing sweep")
 }
+
+// sweepPartial heads an interrupted sweep.
+const sweepPartial = "PARTIAL: interrupted before every cell ran; the cells not run are blank, and this map is no verdict on them."
 
 // Sweep SVG geometry, in pixels.
 const (
@@ -192,6 +231,12 @@ const (
 // sweepColor colours a cell by its broken fraction: green when safe,
 // through amber, to red when broken in every run; grey when not run.
 func sweepColor(c SweepCell) string {
+	switch cellGlyph(c) {
+	case 'E':
+		return "#e879f9" // a run stopped with an error: no verdict
+	case '?':
+		return "#c7d2fe" // no run judged anything
+	}
 	if c.Runs == 0 {
 		return "#f3f4f6"
 	}
@@ -249,6 +294,9 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 		width = max(width, 32+len(s.Title)*9)
 	}
 	height := legendY + 56
+	if n, _ := s.ErrorCells(); n > 0 || s.Interrupted {
+		height += 36
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="system-ui, -apple-system, Segoe UI, Roboto, Arial, sans-serif" font-size="12">`+"\n", width, height, width, height)
 	b.WriteString(`<rect width="100%" height="100%" fill="#fff"/>` + "\n")
@@ -262,9 +310,14 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 		for j := range s.Xs {
 			c := s.Cells[i][j]
 			tip := fmt.Sprintf("%s=%s, %s=%s: ", s.XName, s.Xs[j], s.YName, s.Ys[i])
-			if c.Runs == 0 {
-				tip += "no verdict (not run, or no run judged anything)"
-			} else {
+			switch {
+			case c.Errors > 0 && c.Broken == 0:
+				tip += "no verdict: " + strconv.Itoa(c.Errors) + " run(s) stopped with an error (" + c.Error + ")"
+			case c.Runs == 0 && c.Vacuous > 0:
+				tip += "no verdict: no run judged anything (no client acquired)"
+			case c.Runs == 0:
+				tip += "not run"
+			default:
 				tip += fmt.Sprintf("%d of %d runs broken", c.Broken, c.Runs)
 				if c.Idle > 0 {
 					tip += fmt.Sprintf("; %d accepted no write", c.Idle)
@@ -273,6 +326,9 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 					invs := slices.Clone(c.Invariants)
 					slices.Sort(invs)
 					tip += " (" + strings.ReplaceAll(invariant.Names(slices.Compact(invs)), ",", ", ") + ")"
+				}
+				if c.Errors > 0 {
+					tip += "; " + strconv.Itoa(c.Errors) + " run(s) stopped with an error (" + c.Error + ")"
 				}
 			}
 			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s" stroke="#fff" stroke-width="1" data-state="%s"><title>%s</title></rect>`+"\n",
@@ -352,9 +408,27 @@ func SweepSVG(w io.Writer, s *Sweep) error {
 	if bc := brokenCounts(s); len(bc) > 0 {
 		fmt.Fprintf(&b, `<text x="0" y="46" fill="#6b7280">broken: %s</text>`+"\n", esc(strings.Join(bc, ", ")))
 	}
+	if n, _ := s.ErrorCells(); n > 0 {
+		fmt.Fprintf(&b, `<rect x="0" y="54" width="24" height="14" fill="%s"/><text x="30" y="65">no verdict: a run stopped with an error (%d cells; hover one for its error)</text>`+"\n", sweepColor(SweepCell{Errors: 1}), n)
+	}
+	if s.Interrupted {
+		fmt.Fprintf(&b, `<text x="0" y="82" font-weight="bold" fill="#b91c1c">%s</text>`+"\n", esc(sweepPartial))
+	}
 	b.WriteString("</g>\n</svg>\n")
 	_, err := io.WriteString(w, b.String())
 	return errors.Wrap(err, "writing sweep svg")
+}
+
+// anySweepGlyph reports whether a cell shows glyph g.
+func anySweepGlyph(s *Sweep, g byte) bool {
+	for _, r := range s.Cells {
+		for _, c := range r {
+			if cellGlyph(c) == g {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // anySweepIdle reports whether a cell is safe but idle.
@@ -379,6 +453,10 @@ func sweepState(c SweepCell) string {
 		return "broken"
 	case '+':
 		return "mixed"
+	case 'E':
+		return "error"
+	case '?':
+		return "no-verdict"
 	}
 	return "none"
 }

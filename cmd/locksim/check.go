@@ -1,20 +1,18 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
+	"locksim/report"
 	"locksim/scenarios"
 	"locksim/sim"
 )
@@ -25,7 +23,10 @@ Runs the design under --runs random runs (or for --for of wall time); run i
 uses seed --seed+i to draw its configuration (unless fixed by a flag) and
 its fault schedule. Exit 0 nothing counted broke, 1 a violation, 2 bad input,
 a run that stopped with an error, or no verdict (no run made, nothing
-acquired, no drawn fault took effect, no counted invariant decided).
+acquired, no drawn fault took effect, no counted invariant decided, an
+--invariants the design cannot judge), 130 interrupted by SIGINT, SIGTERM or
+SIGHUP (the tally so far is printed marked PARTIAL; -o FILE is kept as it
+was, no case is saved).
 
 ` + shardHelp
 
@@ -140,6 +141,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		if err := distinctOutputs([]namedPath{{"-o", *out}}, append(lua.inputs(), scenarioInput("--scenario", *scenario))...); err != nil {
 			return exitUsage, err
 		}
+		if err := exhaustiveOutputs(*out, *ex.saveDir, append(lua.inputs(), scenarioInput("--scenario", *scenario))); err != nil {
+			return exitUsage, err
+		}
 		return cmdExhaustive(fs, ex, base, exhaustiveRun{faults: *faults, invariants: *invs, seed: *seed, workers: *workers,
 			format: *format, out: *out, progress: *progress}, stdout, stderr)
 	}
@@ -147,7 +151,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	case flagSet(fs, "runs") && (*runs < 1 || *runs > engine.MaxRuns):
 		return exitUsage, usagef("--runs %d: give 1 to %d (limits: runs)", *runs, engine.MaxRuns)
 	case *budget < 0 || *budget > engine.MaxBudget:
-		return exitUsage, usagef("--for %v: give up to %v (limits: budget)", *budget, engine.MaxBudget)
+		return exitUsage, usagef("--for %v: give a positive wall time up to %v (limits: budget)", *budget, engine.MaxBudget)
 	case *workers < 1 || *workers > engine.MaxWorkers:
 		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", *workers, engine.MaxWorkers)
 	case *maxFaults < 1 || *maxFaults > 20:
@@ -185,6 +189,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}}, append(lua.inputs(), scenarioInput("--scenario", *scenario))...); err != nil {
 		return exitUsage, err
 	}
+	if err := checkWritable(namedPath{"-o", *out}, namedPath{"--save", *save}); err != nil {
+		return exitUsage, err
+	}
 	if flagSet(fs, "for") && *budget <= 0 {
 		return exitUsage, usagef("--for %v: give a positive wall time, or leave --for out to make --runs runs", *budget)
 	}
@@ -216,9 +223,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	c.Each = sum.each()
 	var endProgress func()
 	c.Progress, endProgress = startProgress(*progress, stderr, "runs", c.For)
-	// SIGINT or SIGTERM stops the check between runs: the engine finishes
-	// the runs it started, the output file keeps its previous contents.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT, SIGTERM or SIGHUP stops the check between runs: the engine
+	// finishes the runs it started, the output file keeps its previous
+	// contents, and a partial summary is printed.
+	ctx, stop := interruptContext()
 	c.Context = ctx
 	res, err := engine.Check(c)
 	stop()
@@ -233,7 +241,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		if res.Planned > 0 {
 			planned = fmt.Sprintf("of %d planned runs", res.Planned)
 		}
-		fmt.Fprintf(stderr, "locksim check: interrupted: no verdict; it ran %d %s (%d broke a counted invariant so far), saved no case, and wrote no summary%s\n",
+		w := partialTo(*out, *format, stdout, stderr)
+		fmt.Fprintf(w, "PARTIAL: interrupted after %d %s; the tally below is of those runs only, and no verdict\n", res.Runs, planned)
+		report.SummaryText(w, res, "")
+		fmt.Fprintf(stderr, "locksim check: interrupted: no verdict; it ran %d %s (%d broke a counted invariant so far), saved no case, and wrote the partial summary above%s\n",
 			res.Runs, planned, res.BrokenRuns, keptNote(*out))
 		return exitInterrupted, nil
 	}

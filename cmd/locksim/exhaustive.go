@@ -110,15 +110,26 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 	c.Invariants = invs
 	var end func()
 	c.Progress, end = startProgress(r.progress, stderr, "schedules", 0)
+	ctx, stop := interruptContext()
+	c.Context = ctx
 	res, err := engine.Exhaustive(c)
+	stop()
 	end()
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	cases, err := saveBreaks(res, *ex.saveDir, *ex.show, stderr)
-	if err != nil {
-		return exitUsage, err
+	if res.Interrupted {
+		// The schedules so far, marked PARTIAL (the guarantee line says
+		// so); no case saved, -o FILE left as it was.
+		w := partialTo(r.out, r.format, stdout, stderr)
+		report.ExhaustiveText(w, res, *ex.show, func(int) string { return "" })
+		fmt.Fprintf(stderr, "locksim check: interrupted: no guarantee; it ran %d schedules (%d broke a counted invariant so far), saved no case, and wrote the partial summary above%s\n",
+			res.Total(), res.BrokenSchedules, keptNote(r.out))
+		return exitInterrupted, nil
 	}
+	// A case that cannot be saved loses no work: the summary is written
+	// first, then the error reported (exit 2).
+	cases, saveErr := saveBreaks(res, *ex.saveDir, *ex.show, stderr)
 	w, closeOut, err := output(r.out, stdout)
 	if err != nil {
 		return exitUsage, err
@@ -149,6 +160,9 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 	if r.out != "" && r.out != "-" {
 		fmt.Fprintln(stdout, res.Guarantee())
 		fmt.Fprintf(stdout, "written to %s\n", r.out)
+	}
+	if saveErr != nil {
+		return exitUsage, errors.Wrapf(saveErr, "the summary is written, but the cases could not be saved to --save-dir %s", *ex.saveDir)
 	}
 	if e := res.FirstError; e != nil {
 		return exitUsage, errors.Errorf("schedule %d stopped: %s", e.Index, e.Error)
@@ -215,4 +229,37 @@ func saveBreaks(res *engine.ExhaustiveResult, dir string, show int, stderr io.Wr
 		cases[i] = path
 	}
 	return cases, nil
+}
+
+// exhaustiveOutputs refuses, before the exploration, an -o that a saved
+// case could take (NN.json inside --save-dir: the run writes and removes
+// those) or that is --save-dir itself, a --save-dir that is an input's
+// directory entry or not a directory, and outputs that cannot be written.
+func exhaustiveOutputs(out, saveDir string, ins []namedPath) error {
+	if err := checkWritable(namedPath{"-o", out}); err != nil {
+		return err
+	}
+	if saveDir == "" {
+		return nil
+	}
+	if st, err := os.Stat(saveDir); err == nil && !st.IsDir() {
+		return usagef("--save-dir %s is a file, not a directory", saveDir)
+	}
+	if err := writableDir(saveDir); err != nil {
+		return usagef("--save-dir %s cannot be written: %v", saveDir, err)
+	}
+	if out != "" && out != "-" {
+		if sameFile(out, saveDir) {
+			return usagef("-o %s is --save-dir: give a file outside it", out)
+		}
+		if ok, _ := filepath.Match("[0-9][0-9].json", filepath.Base(out)); ok && sameFile(filepath.Dir(out), saveDir) {
+			return usagef("-o %s is inside --save-dir %s, where this run saves and replaces its cases (NN.json): give a file outside it", out, saveDir)
+		}
+	}
+	for _, in := range ins {
+		if ok, _ := filepath.Match("[0-9][0-9].json", filepath.Base(in.path)); ok && in.path != "" && sameFile(filepath.Dir(in.path), saveDir) {
+			return usagef("%s %s is inside --save-dir %s, where this run saves and replaces its cases (NN.json): give another --save-dir", in.what, in.path, saveDir)
+		}
+	}
+	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pkg/errors"
+
 	"locksim/internal/atomicfile"
 	"locksim/model"
 	"locksim/report"
@@ -198,4 +200,61 @@ func parseShard(s string) (int, int, error) {
 		return 0, 0, usagef("--shard %q: want i/n with 0 <= i < n, e.g. 0/2", s)
 	}
 	return i, n, nil
+}
+
+// checkWritable refuses, before anything runs, an output that cannot be
+// written: a directory given as a file, a parent that is a file, or a
+// directory (the nearest one that exists: the output creates the rest)
+// this process cannot create a file in. The campaign's work is never
+// lost to an output found unwritable at its end.
+func checkWritable(outs ...namedPath) error {
+	for _, o := range outs {
+		if o.path == "" || o.path == "-" {
+			continue
+		}
+		if st, err := os.Stat(o.path); err == nil && st.IsDir() {
+			return usagef("%s %s is a directory; give a file", o.what, o.path)
+		}
+		if err := writableDir(filepath.Dir(o.path)); err != nil {
+			return usagef("%s %s cannot be written: %v; give a path this process can write (checked before anything runs)", o.what, o.path, err)
+		}
+	}
+	return nil
+}
+
+// writableDir checks that files can be created in dir, or in the nearest
+// directory above it that exists (where the output would create dir), by
+// creating and removing a probe file of this process's own.
+func writableDir(dir string) error {
+	for {
+		st, err := os.Stat(dir)
+		if err == nil {
+			if !st.IsDir() {
+				return errors.Errorf("%s is not a directory", dir)
+			}
+			break
+		}
+		if !os.IsNotExist(err) {
+			return err
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return err
+		}
+		dir = up
+	}
+	f, err := os.CreateTemp(dir, ".locksim-probe-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// plural is n with word, pluralised.
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }

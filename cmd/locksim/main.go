@@ -17,8 +17,9 @@ const (
 	exitSafe      = 0 // nothing broke
 	exitViolation = 1 // a violation was found
 	exitUsage     = 2 // usage or input error
-	// exitInterrupted: SIGINT or SIGTERM stopped a check (128 + SIGINT, as
-	// a shell reports it): no verdict.
+	// exitInterrupted: SIGINT, SIGTERM or SIGHUP stopped the command
+	// (128 + SIGINT, as a shell reports it): no verdict; a campaign prints
+	// a partial summary marked PARTIAL (interrupt.go).
 	exitInterrupted = 130
 )
 
@@ -47,7 +48,9 @@ Usage:
   locksim version                      the version and the file formats it reads
 
 Run 'locksim COMMAND --help' for a command's flags.
-Exit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error, or no verdict (nothing was judged).
+Exit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error, a run
+that stopped with an error, or no verdict (nothing was judged); 130 interrupted
+(SIGINT, SIGTERM or SIGHUP: a campaign prints a partial summary marked PARTIAL).
 `
 
 func main() {
@@ -56,6 +59,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "locksim: stdout is closed, so the output would be lost; give it a file, or >/dev/null to discard it")
 		os.Exit(exitUsage)
 	}
+	exitOnSignal(os.Stderr)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -19,8 +19,14 @@ const matrixUsage = `matrix [--designs IDS] [--acquire FILE --release FILE [--re
 
 Runs every design against every catalogue scenario, each cell over seeds
 1..N. With --acquire/--release your Lua design is a column (the only one
-unless --designs names catalogue designs too). Exit 0 when it ran, 2 on bad
-input.`
+unless --designs names catalogue designs too).
+
+Exit 0 when every cell ran (broken cells included: the table is the
+result), 2 on bad input, when a cell has a run that stopped with an error
+(the cell shows ERR, --details lists the errors: no verdict) or when no
+cell judged anything (no client ever acquired), 130
+when SIGINT, SIGTERM or SIGHUP stopped it (the cells run so far are printed
+as a table marked PARTIAL; -o FILE keeps its previous contents).`
 
 func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("matrix", matrixUsage, stdout)
@@ -38,6 +44,9 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
+	}
+	if err := distinctOutputs([]namedPath{{"-o", *out}}, lua.inputs()...); err != nil {
+		return exitUsage, err
 	}
 	if *seeds < 1 || *seeds > 1000 {
 		return exitUsage, usagef("--seeds %d: give 1 to 1000 (limits: seeds)", *seeds)
@@ -61,30 +70,53 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, usagef("--invariants: %v", err)
 		}
 	}
-	m, err := engine.Matrix(engine.MatrixConfig{Designs: cols, Seeds: *seeds, Workers: *workers})
+	if err := checkWritable(namedPath{"-o", *out}); err != nil {
+		return exitUsage, err
+	}
+	ctx, stop := interruptContext()
+	m, err := engine.Matrix(engine.MatrixConfig{Designs: cols, Seeds: *seeds, Workers: *workers, Context: ctx})
+	stop()
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
 	m.Brief = !*details
 	m.Invariants = shown
+	render := func(w io.Writer, format string) error {
+		switch format {
+		case "markdown", "md":
+			return report.MatrixMarkdown(w, m)
+		case "html":
+			return report.MatrixHTML(w, m)
+		}
+		return report.MatrixText(w, m)
+	}
+	if m.Interrupted {
+		// The table so far, marked PARTIAL; -o FILE is left as it was.
+		if *out != "" && *out != "-" {
+			render(stdout, "text")
+		} else {
+			render(stdout, *format)
+		}
+		fmt.Fprintf(stderr, "locksim matrix: interrupted: %d of %d cells ran; the partial table is above, no verdict on the others%s\n",
+			len(m.Cells), len(m.Designs)*len(m.Scenarios), keptNote(*out))
+		return exitInterrupted, nil
+	}
 	w, done, err := output(*out, stdout)
 	if err != nil {
 		return exitUsage, err
 	}
-	switch *format {
-	case "text":
-		err = report.MatrixText(w, m)
-	case "markdown", "md":
-		err = report.MatrixMarkdown(w, m)
-	case "html":
-		err = report.MatrixHTML(w, m)
-	}
-	err = done(err)
+	err = done(render(w, *format))
 	if err != nil {
 		return exitUsage, err
 	}
 	if *out != "" && *out != "-" {
 		fmt.Fprintf(stdout, "matrix: %d designs x %d scenarios; written to %s\n", len(m.Designs), len(m.Scenarios), *out)
+	}
+	if n, first := m.ErrorCells(); n > 0 {
+		return exitUsage, errors.Errorf("no verdict in %s: a run stopped with an error (shown as ERR; --details lists them); the first: %s", plural(n, "cell"), first)
+	}
+	if !m.JudgedAny() {
+		return exitUsage, errors.New("no verdict: no cell judged anything (in every run no client acquired the lock)")
 	}
 	return exitSafe, nil
 }
@@ -136,7 +168,14 @@ Maps where leases break over two parameters, each cell over seeds 1..N,
 with reference lines where the boundary should be. Params:
 %s
 Axes: a list (250ms,500ms,1s) or a range FROM:TO:STEPS[:log] (default a
-20 x 20 grid). Exit 0 when it ran, 2 on bad input.`
+20 x 20 grid).
+
+Exit 0 when every cell ran (broken cells included: the map is the result),
+2 on bad input, when a cell has a run that stopped with an error (the
+cell shows E, the errors are listed under the map: no verdict) or when no
+cell judged anything (no client ever acquired), 130 when
+SIGINT, SIGTERM or SIGHUP stopped it (the cells run so far are printed as a
+map marked PARTIAL; -o FILE keeps its previous contents).`
 
 func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	var about []string
@@ -178,6 +217,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	case *ttl < 0 || *ttl > model.MaxTTL:
 		return exitUsage, usagef("--ttl %v: give a positive TTL up to %v", *ttl, model.MaxTTL)
 	}
+	if err := distinctOutputs([]namedPath{{"-o", *out}}, lua.inputs()...); err != nil {
+		return exitUsage, err
+	}
 	c := engine.SweepConfig{Param: *param, Seeds: *seeds, Workers: *workers}
 	c.Design.Options.TTL = *ttl
 	switch {
@@ -215,29 +257,59 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, usagef("--y: %v", err)
 		}
 	}
+	if err := checkWritable(namedPath{"-o", *out}); err != nil {
+		return exitUsage, err
+	}
 	var endProgress func()
 	c.Progress, endProgress = startProgress(*progress, stderr, "cells", 0)
+	ctx, stop := interruptContext()
+	c.Context = ctx
 	sw, err := engine.Sweep(c)
+	stop()
 	endProgress()
 	if err != nil {
 		return exitUsage, usagef("%v", err)
+	}
+	render := func(w io.Writer, format string) error {
+		if format == "svg" {
+			return report.SweepSVG(w, sw)
+		}
+		return report.SweepText(w, sw)
+	}
+	if sw.Interrupted {
+		if *out != "" && *out != "-" {
+			render(stdout, "text")
+		} else {
+			render(stdout, *format)
+		}
+		done := 0
+		for _, row := range sw.Cells {
+			for _, c := range row {
+				if c.Runs+c.Vacuous+c.Errors > 0 {
+					done++
+				}
+			}
+		}
+		fmt.Fprintf(stderr, "locksim sweep: interrupted: %d of %d cells ran; the partial map is above, no verdict on the others%s\n",
+			done, len(sw.Xs)*len(sw.Ys), keptNote(*out))
+		return exitInterrupted, nil
 	}
 	w, done, err := output(*out, stdout)
 	if err != nil {
 		return exitUsage, err
 	}
-	switch *format {
-	case "text":
-		err = report.SweepText(w, sw)
-	case "svg":
-		err = report.SweepSVG(w, sw)
-	}
-	err = done(err)
+	err = done(render(w, *format))
 	if err != nil {
 		return exitUsage, err
 	}
 	if *out != "" && *out != "-" {
 		fmt.Fprintf(stdout, "sweep %s: %d x %d cells; written to %s\n", *param, len(sw.Xs), len(sw.Ys), *out)
+	}
+	if n, first := sw.ErrorCells(); n > 0 {
+		return exitUsage, errors.Errorf("no verdict in %s: a run stopped with an error (shown as E; listed under the map); the first: %s", plural(n, "cell"), first)
+	}
+	if !sw.JudgedAny() {
+		return exitUsage, errors.New("no verdict: no cell judged anything (in every run no client acquired the lock and nothing counted broke)")
 	}
 	return exitSafe, nil
 }

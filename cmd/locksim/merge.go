@@ -56,6 +56,9 @@ func cmdMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}}, ins...); err != nil {
 		return exitUsage, err
 	}
+	if err := checkWritable(namedPath{"-o", *out}, namedPath{"--save", *save}); err != nil {
+		return exitUsage, err
+	}
 	var shards []*engine.Shard
 	for _, p := range paths {
 		f, err := os.Open(p)

@@ -40,6 +40,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}}, append(lua.inputs(), scenarioInput("the scenario file", fs.Arg(0)))...); err != nil {
 		return exitUsage, err
 	}
+	if err := checkWritable(namedPath{"-o", *out}, namedPath{"--save", *save}); err != nil {
+		return exitUsage, err
+	}
 	sc, err := loadScenario(fs.Arg(0))
 	if err != nil {
 		return exitUsage, usagef("%v", err)
@@ -112,21 +115,32 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("%v", err)
 	}
 	r.CountOnly(invList)
+	var saveErr error
 	if *save != "" {
 		c := locksim.NewCase(r)
 		if _, err := scenarios.Lookup(sc.Name); err == nil {
 			c.Scenario = sc.Name
 		}
-		if err := c.Save(*save); err != nil {
-			return exitUsage, err
+		if saveErr = c.Save(*save); saveErr == nil {
+			fmt.Fprintf(stderr, "locksim run: case saved to %s (locksim replay %s)\n", *save, *save)
 		}
-		fmt.Fprintf(stderr, "locksim run: case saved to %s (locksim replay %s)\n", *save, *save)
 	}
 	meta := report.Meta{Scenario: sc.Name, Title: sc.Title, Design: d, Seed: *seed, Teaching: teaching(sc, spec)}
 	if err := writeReport(*out, *format, r, meta, stdout); err != nil {
 		return exitUsage, err
 	}
 	writtenTo(stdout, *out)
+	if saveErr != nil {
+		return exitUsage, errors.Wrapf(saveErr, "the report is written, but the case could not be saved to %s", *save)
+	}
+	return runVerdict(r)
+}
+
+// runVerdict is the exit code of one run (run, replay) by check's rules:
+// 2 with the reason for a run that stopped with an error, one that judged
+// nothing (no client acquired) or one whose only counted invariant had
+// no verdict; else 1 for a counted violation, 0 when none.
+func runVerdict(r *model.Result) (int, error) {
 	if r.Err != nil {
 		return exitUsage, r.Err
 	}
@@ -154,10 +168,19 @@ func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out st
 	c := engine.ExhaustiveConfig{Base: spec, Seed: seed, Invariants: invs}
 	var end func()
 	c.Progress, end = startProgress(isTerminal(stderr), stderr, "schedules", 0)
+	ctx, stop := interruptContext()
+	c.Context = ctx
 	res, err := engine.Exhaustive(c)
+	stop()
 	end()
 	if err != nil {
 		return exitUsage, usagef("%v", err)
+	}
+	if res.Interrupted {
+		// The tally so far, marked PARTIAL; no map drawn, -o kept.
+		fmt.Fprintln(partialTo(out, format, stdout, stderr), res.Guarantee())
+		fmt.Fprintf(stderr, "locksim run: interrupted: no danger map%s\n", keptNote(out))
+		return exitInterrupted, nil
 	}
 	w, closeOut, err := output(out, stdout)
 	if err != nil {
@@ -233,6 +256,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := distinctOutputs([]namedPath{{"-o", *out}}, namedPath{"the case file", fs.Arg(0)}); err != nil {
 		return exitUsage, err
 	}
+	if err := checkWritable(namedPath{"-o", *out}); err != nil {
+		return exitUsage, err
+	}
 	c, err := locksim.LoadCase(fs.Arg(0))
 	if err != nil {
 		return exitUsage, usagef("%v", err)
@@ -241,6 +267,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 		if c.Invariants, err = invariant.Parse(*invs); err != nil {
 			return exitUsage, usagef("--invariants: %v", err)
 		}
+	}
+	// As run and check: an invariant the case's design cannot judge is
+	// refused, whether given here or saved in the case.
+	if err := c.Spec.CanCount(c.Invariants); err != nil {
+		return exitUsage, usagef("--invariants: %v", err)
 	}
 	r, err := c.Replay(nil)
 	if err != nil {
@@ -254,13 +285,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	writtenTo(stdout, *out)
-	if r.Err != nil {
-		return exitUsage, r.Err
+	if r.Err == nil {
+		if why := c.Mismatch(r.History.Hash()); why != "" {
+			io.WriteString(stderr, "locksim replay: warning: "+why+"\n")
+		}
 	}
-	if why := c.Mismatch(r.History.Hash()); why != "" {
-		io.WriteString(stderr, "locksim replay: warning: "+why+"\n")
-	}
-	return exitFor(r), nil
+	return runVerdict(r)
 }
 
 // errOrEmpty renders err, or nothing.

@@ -56,15 +56,17 @@ var errAborted = errors.New("aborted")
 // else 0.
 func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (int, error) {
 	saved := ""
+	var saveErr error
 	if res.Minimal != nil {
 		if _, err := os.Stat(s.save); err == nil {
 			fmt.Fprintf(stderr, "locksim %s: overwriting %s with the new minimal case\n", s.cmd, s.save)
 		}
-		if err := engine.NewCase(res.Minimal).Save(s.save); err != nil {
-			s.close(err)
-			return exitUsage, err
+		// A case that cannot be saved (checked up front, but a disk can
+		// fill) loses no work: the summary is still written, then the
+		// error is reported (exit 2).
+		if saveErr = engine.NewCase(res.Minimal).Save(s.save); saveErr == nil {
+			saved = s.save
 		}
-		saved = s.save
 	}
 	var err error
 	switch {
@@ -82,6 +84,9 @@ func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (
 	}
 	if s.path != "" && s.path != "-" {
 		fmt.Fprintf(stdout, "design %s: %d runs, %d broke a counted invariant; summary in %s\n", res.Design, res.Runs, res.BrokenRuns, s.path)
+	}
+	if saveErr != nil {
+		return exitUsage, errors.Wrapf(saveErr, "the summary is written, but the minimal case could not be saved to %s", s.save)
 	}
 	if e := res.FirstError; e != nil {
 		// A run that could not finish (a script error, a limit) makes the

@@ -2,8 +2,12 @@
 // bytes go to a temporary file in the target's directory, which replaces
 // the target by a rename only once everything is written and closed. A
 // write that fails, or a process stopped half way, leaves the previous
-// file as it was (a process killed outright may leave its temporary file,
-// named .NAME.tmp-*, next to it).
+// file as it was. The temporary files of this process are tracked: Cleanup
+// removes them (a signal handler calls it before exiting), and a new
+// Create of a path first removes the temporary files this process left
+// for it. Files another process created are never touched (concurrent
+// shards share a directory); a process killed outright (SIGKILL) may leave
+// its temporary file, named .NAME.tmp-*, next to the target.
 //
 //	f, err := atomicfile.Create("out.json")
 //	...write to f...
@@ -14,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/pkg/errors"
 )
@@ -24,6 +29,63 @@ type File struct {
 	path   string
 	done   bool
 	direct bool // not a regular file (/dev/stdout, a pipe): written in place
+}
+
+// live are this process's temporary files not yet committed or removed,
+// by the target path they stand for.
+var live = struct {
+	sync.Mutex
+	tmps map[string][]string
+}{tmps: map[string][]string{}}
+
+func track(path, tmp string) {
+	live.Lock()
+	defer live.Unlock()
+	live.tmps[path] = append(live.tmps[path], tmp)
+}
+
+func untrack(path, tmp string) {
+	live.Lock()
+	defer live.Unlock()
+	ts := live.tmps[path]
+	for i, t := range ts {
+		if t == tmp {
+			live.tmps[path] = append(ts[:i], ts[i+1:]...)
+			break
+		}
+	}
+	if len(live.tmps[path]) == 0 {
+		delete(live.tmps, path)
+	}
+}
+
+// removeLeft removes the temporary files this process left for path.
+func removeLeft(path string) {
+	live.Lock()
+	ts := live.tmps[path]
+	delete(live.tmps, path)
+	live.Unlock()
+	for _, t := range ts {
+		os.Remove(t)
+	}
+}
+
+// Cleanup removes every temporary file this process created and has not
+// committed or aborted (a signal handler's last act), and returns their
+// names. Other files, another process's temporary files included, are
+// left alone.
+func Cleanup() []string {
+	live.Lock()
+	var all []string
+	for _, ts := range live.tmps {
+		all = append(all, ts...)
+	}
+	clear(live.tmps)
+	live.Unlock()
+	for _, t := range all {
+		os.Remove(t)
+	}
+	return all
 }
 
 // Create starts writing path, creating its directory when it is missing.
@@ -41,6 +103,10 @@ func Create(path string) (*File, error) {
 			return &File{tmp: f, path: path, direct: true}, nil
 		}
 	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	removeLeft(path)
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -49,6 +115,7 @@ func Create(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	track(path, tmp.Name())
 	return &File{tmp: tmp, path: path}, nil
 }
 
@@ -76,6 +143,7 @@ func (f *File) Commit() error {
 	if err != nil {
 		os.Remove(name)
 	}
+	untrack(f.path, name)
 	return err
 }
 
@@ -89,6 +157,7 @@ func (f *File) Abort() {
 	f.tmp.Close()
 	if !f.direct {
 		os.Remove(f.tmp.Name())
+		untrack(f.path, f.tmp.Name())
 	}
 }
 

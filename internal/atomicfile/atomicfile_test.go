@@ -75,3 +75,71 @@ func TestWriteThroughLinksAndDevices(t *testing.T) {
 		t.Errorf("%s is now %v (%v)", os.DevNull, st, err)
 	}
 }
+
+// tmpsOf lists the temporary files next to path.
+func tmpsOf(t *testing.T, path string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The temporary files this process left are removed by Cleanup and by the
+// next Create of the same path; another process's (a shard sharing the
+// directory) are never touched.
+func TestCleanupRemovesOnlyOwnTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	foreign := filepath.Join(dir, ".out.json.tmp-4242")
+	if err := os.WriteFile(foreign, []byte("another process"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other.json")
+	f1, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(f1, "left half way")
+	g, err := Create(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(tmpsOf(t, path)); n != 2 {
+		t.Fatalf("%d temporaries for out.json, want 2 (ours and the foreign one)", n)
+	}
+	// Writing the same output again removes what this process left for it.
+	f2, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(f1.tmp.Name()); !os.IsNotExist(err) {
+		t.Errorf("the first write's temporary %s survived a second Create of the same path", f1.tmp.Name())
+	}
+	if _, err := os.Stat(g.tmp.Name()); err != nil {
+		t.Errorf("another path's temporary was removed: %v", err)
+	}
+	removed := Cleanup()
+	if len(removed) != 2 {
+		t.Errorf("Cleanup removed %v, want the two live temporaries", removed)
+	}
+	for _, p := range []string{f2.tmp.Name(), g.tmp.Name()} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s survived Cleanup", p)
+		}
+	}
+	if b, err := os.ReadFile(foreign); err != nil || string(b) != "another process" {
+		t.Errorf("the foreign temporary: %q, %v; want it untouched", b, err)
+	}
+	if len(Cleanup()) != 0 {
+		t.Error("a second Cleanup found temporaries")
+	}
+	// A committed file is no longer tracked.
+	if err := Write(path, func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if len(Cleanup()) != 0 {
+		t.Error("Cleanup found a committed file's temporary")
+	}
+}
