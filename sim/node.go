@@ -249,8 +249,6 @@ func (n *node) handle(client string, c *call) {
 	cmd := strings.ToUpper(args[0])
 	var r resp.Reply
 	switch {
-	case !n.knownCommand(cmd):
-		r = resp.ErrorReply(msgUnknownCommand(args[0], args[1:]))
 	case cmd == "WAIT":
 		n.wait(client, c)
 		return
@@ -263,6 +261,9 @@ func (n *node) handle(client string, c *call) {
 		var ok bool
 		if r, ok = n.do(c.connKey(client), args); !ok {
 			return // the run stops: the instance is unusable
+		}
+		if r.Kind == resp.Error && cmd != args[0] && !n.knownCommand(cmd) {
+			r = resp.ErrorReply(msgUnknownCommand(args[0], args[1:])) // the name as sent; the hook saw it upper case
 		}
 	}
 	c.rendered = r.String()

@@ -73,7 +73,7 @@ func parseRedisInt(s string) (int64, bool) {
 	if strings.HasPrefix(d, "-") {
 		d = d[1:]
 	}
-	if d == "" || (d[0] == '0' && len(d) > 1) {
+	if d == "" || (d[0] == '0' && (len(d) > 1 || len(s) > 1)) { // "05" and "-0" are refused
 		return 0, false
 	}
 	var v uint64
@@ -248,7 +248,7 @@ func (n *node) redisRules(cmd string, args []string, cond **setArgs) (errText st
 		}
 		v, ok := parseRedisInt(args[1])
 		if !ok {
-			return "", nil // miniredis's error
+			return msgNotInteger, nil // miniredis reads "+5" and "05" as 5
 		}
 		var base int64
 		if cmd == "EXPIRE" || cmd == "PEXPIRE" {

@@ -154,8 +154,11 @@ func (c *Conn) execSegment(cmds [][]string) (resp.Reply, bool) {
 
 // queueTimeRefusal reports whether msg is an error Redis gives before it
 // queues a command in MULTI, flagging the transaction: READONLY on a
-// replica, NOREPLICAS on a primary short of good replicas, and locksim's
-// limits (as Redis's OOM).
+// replica, NOREPLICAS on a primary short of good replicas, locksim's
+// limits (as Redis's OOM), and a command the node's release does not have
+// (Redis's wording, which package sim's pre-hook gives; miniredis's own,
+// with backquotes, does not flag the transaction).
 func queueTimeRefusal(msg string) bool {
-	return strings.HasPrefix(msg, "READONLY ") || strings.HasPrefix(msg, "NOREPLICAS ") || strings.Contains(msg, "(limits: ")
+	return strings.HasPrefix(msg, "READONLY ") || strings.HasPrefix(msg, "NOREPLICAS ") || strings.Contains(msg, "(limits: ") ||
+		strings.HasPrefix(msg, "ERR unknown command '")
 }
