@@ -142,6 +142,16 @@ func Missing(t testing.TB) {
 	t.Skip("redis-server not on PATH (Debian package redis-server); " + RequireEnv + "=1 makes this a failure")
 }
 
+// NoteMissing is Missing for a test that has more to check without the
+// server: it fails under RequireEnv, and otherwise logs and goes on.
+func NoteMissing(t testing.TB) {
+	t.Helper()
+	if Required() {
+		Missing(t)
+	}
+	t.Log("redis-server not on PATH: the simulation alone is checked (" + RequireEnv + "=1 makes this a failure)")
+}
+
 // Mismatch reports that the installed server runs release got where the
 // tests compare with want: an error when the differential is required,
 // else a log line.
