@@ -31,6 +31,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
 	danger := fs.Bool("danger", false, "instead of the scenario's faults, draw its danger map: every fault placed at every point of the fault-free run (check --exhaustive), each moment coloured by what one fault there breaks")
 	minReplicas := addMinReplicasFlags(fs)
+	server := addServerFlag(fs)
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -92,6 +93,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	if err := minReplicas(&spec); err != nil {
+		return exitUsage, err
+	}
+	if err := server(&spec); err != nil {
 		return exitUsage, err
 	}
 	invList, err := invariant.Parse(*invs)
