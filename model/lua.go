@@ -10,8 +10,8 @@ import (
 	"github.com/pkg/errors"
 	"github.com/yuin/gopher-lua/parse"
 
-	"locksim/sim/resp"
 	"locksim/sim"
+	"locksim/sim/resp"
 	luascript "locksim/sim/script"
 )
 
