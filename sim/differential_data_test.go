@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -233,5 +234,40 @@ func TestRedisDataFiles(t *testing.T) {
 	}
 	if real != nil && realRelease != Redis70.String() {
 		redistest.Mismatch(t, realRelease, Redis70.String())
+	}
+}
+
+// TestFeatureTableCoversMiniredis: every command miniredis (and the node)
+// implements that the real redis-server here lacks has a first release in
+// the feature table, so that the default release refuses it as Redis 7.0
+// does; and every command the table gives a release the default lacks.
+func TestFeatureTableCoversMiniredis(t *testing.T) {
+	if !redistest.Available() {
+		redistest.Missing(t)
+	}
+	real := redistest.Start(t, nil)
+	if rel := redistest.Release(t, real.Client); rel != Redis70.String() {
+		redistest.Mismatch(t, rel, Redis70.String())
+		return
+	}
+	has := map[string]bool{}
+	for _, c := range real.Client.Do(t, "COMMAND", "LIST").Elems {
+		has[strings.ToUpper(c.Str)] = true
+	}
+	if len(has) < 200 {
+		t.Fatalf("COMMAND LIST gave %d commands", len(has))
+	}
+	for _, c := range append(slices.Clone(allMiniredisCommands), "DIGEST", "DELIFEQ") {
+		if _, listed := features[c]; !has[c] && !listed {
+			t.Errorf("%s: miniredis or the node has it, redis-server 7.0 does not, and the feature table gives it no release", c)
+		}
+	}
+	for name := range features {
+		if !strings.Contains(name, " ") && has[name] {
+			t.Errorf("%s: the feature table gives it a release after 7.0, but redis-server 7.0 has it", name)
+		}
+		if Redis70.Has(name) {
+			t.Errorf("%s: listed, yet redis-7.0 has it", name)
+		}
 	}
 }
