@@ -174,12 +174,13 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 	}
 	// A SET with a comparison and a replaced command come back here as
 	// the SET or command miniredis runs, which is then charged.
-	switch msg, replace, cond := n.checkRedisRules(cmd, args); {
+	var cond setArgs
+	switch msg, replace, isCond := n.checkRedisRules(cmd, args, &cond); {
 	case msg != "":
 		c.WriteError(msg)
 		return true
-	case cond != nil:
-		n.conditionalSet(c, args, *cond)
+	case isCond:
+		n.conditionalSet(c, args, cond)
 		return true
 	case replace != nil:
 		n.srv.Dispatch(c, replace)

@@ -173,14 +173,14 @@ func expireMillis(cmd string, e expireOpt, nowMs int64) (int64, string) {
 // checkRedisRules applies the rules above to cmd and args (after the
 // name). It returns an error text to reply with, or replacement arguments
 // (with the name) that miniredis reads as Redis reads args, or neither;
-// cond is set for a valid SET with a comparison option, which the node
-// runs itself (conditionalSet).
-func (n *node) checkRedisRules(cmd string, args []string) (errText string, replace []string, cond *setArgs) {
-	errText, replace = n.redisRules(cmd, args, &cond)
-	return errText, replace, cond
+// isCond reports a valid SET with a comparison option, which the node
+// runs itself (conditionalSet) with the options it stored in *cond.
+func (n *node) checkRedisRules(cmd string, args []string, cond *setArgs) (errText string, replace []string, isCond bool) {
+	errText, replace = n.redisRules(cmd, args, cond)
+	return errText, replace, errText == "" && cond.cond.kind != ""
 }
 
-func (n *node) redisRules(cmd string, args []string, cond **setArgs) (errText string, replace []string) {
+func (n *node) redisRules(cmd string, args []string, cond *setArgs) (errText string, replace []string) {
 	if n.role == roleReplica && isWriteCommand(cmd) {
 		return msgReadOnlyReplica, nil
 	}
@@ -203,7 +203,7 @@ func (n *node) redisRules(cmd string, args []string, cond **setArgs) (errText st
 			return msgSyntaxError, nil
 		}
 		if a.cond.kind != "" {
-			*cond = &a
+			*cond = a
 		}
 		if a.expiries == 0 {
 			return "", nil
@@ -211,7 +211,6 @@ func (n *node) redisRules(cmd string, args []string, cond **setArgs) (errText st
 		e := a.expiry
 		at, msg := expireMillis(cmd, e, nowMs)
 		if msg != "" {
-			*cond = nil
 			return msg, nil
 		}
 		tooFar := at-nowMs > maxTTLMillis
