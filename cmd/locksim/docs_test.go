@@ -134,6 +134,7 @@ var minDocCommands = map[string]int{
 	"docs/consensus.md":  12,
 	"docs/search.md":     2,
 	"docs/node-stall.md": 3,
+	"docs/limits.md":     3,
 }
 
 // runDocCommand runs one command in the current directory with only the
