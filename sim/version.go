@@ -38,6 +38,13 @@ var (
 	Valkey90 = Version{"valkey", 9, 0, 0}
 )
 
+// VersionAbout says what each modelled release adds, for listings.
+var VersionAbout = map[Version]string{
+	Redis70:  "the default: Redis 7.0, measured against redis-server 7.0.15",
+	Redis84:  "adds SET IFEQ/IFNE/IFDEQ/IFDNE, DELEX, DIGEST (and hash-field expiry)",
+	Valkey90: "adds SET IFEQ, DELIFEQ (and hash-field expiry); no DELEX or DIGEST",
+}
+
 // Versions lists the releases locksim models, the default first.
 var Versions = []Version{Redis70, Redis84, Valkey90}
 

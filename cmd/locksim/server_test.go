@@ -30,3 +30,13 @@ func TestRedisReleaseFlag(t *testing.T) {
 		}
 	}
 }
+
+// locksim list names every modelled release and says what it adds.
+func TestListNamesReleases(t *testing.T) {
+	code, out, _ := runCLI("list")
+	for _, want := range []string{"SERVER RELEASES (--redis)", "redis-7.0   the default", "redis-8.4   adds SET IFEQ", "valkey-9.0  adds SET IFEQ, DELIFEQ", "set-ifeq"} {
+		if code != exitSafe || !strings.Contains(out, want) {
+			t.Errorf("list: exit %d, no %q", code, want)
+		}
+	}
+}
