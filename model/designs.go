@@ -27,6 +27,8 @@ const (
 	ExplicitLease  = "explicit-lease"
 	MultiLock      = "multi-lock"
 	RedlockOneNode = "redlock-one-node"
+	// SetIfeq locks without Lua on a newer server (Redis 8.4, Valkey 9).
+	SetIfeq = "set-ifeq"
 )
 
 var catalogue = []struct {
@@ -46,6 +48,7 @@ var catalogue = []struct {
 	{ExplicitLease, "Redisson tryLock(wait, lease): RLock with the lease given, no watchdog", func() Design { return explicitLease{} }},
 	{MultiLock, "Redisson MultiLock: an RLock on each of N independent masters, all needed", func() Design { return multiLock{} }},
 	{RedlockOneNode, "a common mistake: a Redlock (2 of 3) over three keys of one Redis instance, one failure domain", func() Design { return multiLock{oneNode: true} }},
+	{SetIfeq, "no Lua: SET NX PX, a watchdog renewing by SET IFEQ, release by DELEX IFEQ (Redis 8.4; DELIFEQ on Valkey 9)", func() Design { return setIfeq{} }},
 }
 
 // DesignIDs returns the catalogue design IDs in catalogue order.
@@ -423,4 +426,50 @@ func waitAcked(c *Client) bool {
 		need = o.WaitReplicas
 	}
 	return err == nil && r.Kind == resp.Int && r.Int >= int64(need)
+}
+
+// --- set-ifeq ---------------------------------------------------------------
+
+// setIfeq is a lock without Lua on the compare-and-set and
+// compare-and-delete commands of newer servers: acquire with SET NX PX,
+// renew with SET value IFEQ value PX ttl (which sets only while the key
+// still holds the client's value, and never recreates a lapsed key), and
+// release with DELEX key IFEQ value (Redis 8.4) or DELIFEQ key value
+// (Valkey 9.0). It is the watchdog design (set-px-lua with a watchdog)
+// with each script replaced by one command, so it should hold where that
+// holds and break where that breaks.
+type setIfeq struct{}
+
+func (setIfeq) Name() string { return SetIfeq }
+
+func (setIfeq) Traits() Traits {
+	return Traits{Renews: true, Needs: []string{"SET IFEQ", "DELEX|DELIFEQ"}}
+}
+
+func (setIfeq) TryAcquire(c *Client, value string) (Lease, bool, error) {
+	g := single(c)
+	node := c.Primary(g)
+	ok, err := setPX(c, g, value)
+	return Lease{Key: c.Key, Value: value, Nodes: []string{node}}, ok, err
+}
+
+func (setIfeq) Renew(c *Client, l *Lease) (bool, error) {
+	r, err := c.Call(single(c), "SET", c.Key, l.Value, "IFEQ", l.Value, "PX", c.TTLms())
+	if err != nil {
+		return false, err
+	}
+	return r.Kind == resp.Status && r.Str == "OK", replyErr(r)
+}
+
+func (setIfeq) Release(c *Client, l *Lease) error {
+	c.Releasing(l)
+	args := []string{"DELEX", c.Key, "IFEQ", l.Value}
+	if !c.Ctx().Server().Has("DELEX") {
+		args = []string{"DELIFEQ", c.Key, l.Value}
+	}
+	r, err := c.Call(single(c), args...)
+	if err != nil {
+		return err
+	}
+	return replyErr(r)
 }

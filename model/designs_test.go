@@ -134,6 +134,7 @@ func TestBadSpecs(t *testing.T) {
 func TestLuaScriptErrors(t *testing.T) {
 	for name, src := range map[string]string{
 		"runtime error": "return redis.call('NOPE', KEYS[1])",
+		"newer command": "return redis.call('DELEX', KEYS[1], 'IFEQ', ARGV[1])",
 		"endless":       "while true do end",
 		"memory":        "local s = 'x' while true do s = s .. s end",
 		"wrong reply":   "return {1, 2}",
@@ -154,8 +155,12 @@ func TestLuaScriptErrors(t *testing.T) {
 			if name == "runtime error" && strings.Contains(r.Err.Error(), "&c.") {
 				t.Errorf("run error = %v, carries miniredis's script SHA", r.Err)
 			}
-			if name == "runtime error" && !strings.Contains(r.Err.Error(), "Unknown Redis command called from script (NOPE: no such Redis command)") {
+			if name == "runtime error" && !strings.Contains(r.Err.Error(), "Unknown Redis command called from script (NOPE: no such command in redis-7.0)") {
 				t.Errorf("run error = %v, want it to name the unknown command", r.Err)
+			}
+			// Redis 8.4's DELEX under the default release: unknown, and named.
+			if name == "newer command" && !strings.Contains(r.Err.Error(), "Unknown Redis command called from script (DELEX: no such command in redis-7.0)") {
+				t.Errorf("run error = %v, want it to name DELEX", r.Err)
 			}
 			if name == "memory" && (!strings.Contains(r.Err.Error(), "run-time error: script exceeded the memory budget") || strings.Contains(r.Err.Error(), "f_")) {
 				t.Errorf("run error = %v, want the memory budget without the script's SHA", r.Err)

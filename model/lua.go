@@ -10,6 +10,7 @@ import (
 	"github.com/pkg/errors"
 	"github.com/yuin/gopher-lua/parse"
 
+	"locksim/sim"
 	"locksim/sim/resp"
 	luascript "locksim/sim/script"
 )
@@ -120,7 +121,7 @@ var scriptLine = regexp.MustCompile(`(?:<string>|user_script)?:(\d+):`)
 // scriptMessage turns a script error reply into a message naming the file
 // and line: miniredis words run-time errors as "Error compiling script"
 // and gives the line without the file.
-func scriptMessage(file, src, reply string) string {
+func scriptMessage(file, src, reply string, v sim.Version) string {
 	msg := oneLine(reply)
 	if budget.MatchString(msg) {
 		return "run-time error: the script did not finish within " + budget.FindStringSubmatch(msg)[1] +
@@ -133,7 +134,7 @@ func scriptMessage(file, src, reply string) string {
 	msg = scriptSHA.ReplaceAllString(msg, "")
 	msg = oneLine(scriptLine.ReplaceAllString(msg, " line $1:"))
 	if strings.Contains(msg, "Unknown Redis command called from script") {
-		msg += unknownCommands(src)
+		msg += unknownCommands(src, v)
 	}
 	return msg
 }
@@ -145,19 +146,19 @@ var callSHA = regexp.MustCompile(`\s*\(call to f_[0-9a-f]{40}\)`)
 // redisCall matches a literal command name in redis.call or redis.pcall.
 var redisCall = regexp.MustCompile(`redis\.p?call\s*\(\s*['"]([A-Za-z_|.-]+)['"]`)
 
-// unknownCommands names the literal commands of src that Redis does not
-// have, which Redis's error leaves out.
-func unknownCommands(src string) string {
+// unknownCommands names the literal commands of src that release v does
+// not have, which Redis's error leaves out.
+func unknownCommands(src string, v sim.Version) string {
 	var bad []string
 	for _, m := range redisCall.FindAllStringSubmatch(src, -1) {
-		if !luascript.KnownCommand(m[1]) && !slices.Contains(bad, m[1]) {
+		if !sim.KnownCommand(v, m[1], luascript.KnownCommand) && !slices.Contains(bad, m[1]) {
 			bad = append(bad, m[1])
 		}
 	}
 	if len(bad) == 0 {
 		return " (the command name is computed at run time: check what the script passes to redis.call)"
 	}
-	return " (" + strings.Join(bad, ", ") + ": no such Redis command)"
+	return " (" + strings.Join(bad, ", ") + ": no such command in " + v.String() + ")"
 }
 
 // budget matches the instruction-budget error of package sim/script.
@@ -187,7 +188,7 @@ func (d luaDesign) eval(c *Client, g, file, src string, m ArgMap, value string) 
 		return r, err
 	}
 	if r.IsError() {
-		return r, &ScriptError{File: file, Msg: scriptMessage(file, src, r.Str)}
+		return r, &ScriptError{File: file, Msg: scriptMessage(file, src, r.Str, c.Ctx().Server())}
 	}
 	return r, nil
 }

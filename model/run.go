@@ -136,8 +136,13 @@ func (s Spec) Config() (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, err
 	}
+	server, err := s.ServerVersion()
+	if err != nil {
+		return sim.Config{}, err
+	}
 	res := &Resource{Fencing: s.Fencing}
 	cfg := sim.Config{
+		Server:     server.String(),
 		Interleave: il,
 		Network:    s.Network,
 		Sentinel:   t.Sentinel,

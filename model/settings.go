@@ -1,6 +1,12 @@
 package model
 
-import "github.com/pkg/errors"
+import (
+	"strings"
+
+	"github.com/pkg/errors"
+
+	"locksim/sim"
+)
 
 // ValidateSettings refuses settings that cannot apply to the spec's
 // design: the one rule that a scenario file, `run --option`, check's
@@ -29,5 +35,39 @@ func (s Spec) ValidateSettings() error {
 	case o.WaitReplicas != 0 && t.Replicas > 0 && o.WaitReplicas > replicas:
 		return errors.Errorf("wait-replicas %d: more than the %d replica(s) per master, so WAIT could never be satisfied", o.WaitReplicas, replicas)
 	}
-	return nil
+	_, err := s.ServerVersion()
+	return err
+}
+
+// ServerVersion returns the release the spec's nodes model: Topology.Server,
+// or when that is "" the first modelled release with what the design needs.
+// It refuses an unknown release and one the design cannot run on, saying
+// which releases it needs.
+func (s Spec) ServerVersion() (sim.Version, error) {
+	t := s.Traits()
+	name := s.Design
+	if s.Custom != nil {
+		name = s.Custom.Name()
+	}
+	if s.Topology.Server == "" {
+		for _, v := range sim.Versions {
+			if ok, _ := t.Serves(v); ok {
+				return v, nil
+			}
+		}
+		return sim.Version{}, errors.Errorf("%s needs %s, which no modelled release has", name, strings.Join(t.Needs, " and "))
+	}
+	v, err := sim.ParseVersion(s.Topology.Server)
+	if err != nil {
+		return v, err
+	}
+	if ok, need := t.Serves(v); !ok {
+		alts := strings.Split(need, "|")
+		var in []string
+		for _, a := range alts {
+			in = append(in, a+" ("+sim.Needs(a)+")")
+		}
+		return v, errors.Errorf("%s sends %s, which %s does not have: it needs %s", name, strings.Join(alts, " or "), v, strings.Join(in, " or "))
+	}
+	return v, nil
 }

@@ -185,6 +185,12 @@ type Topology struct {
 	// as Redis takes it. Default 10s (Redis's) with MinReplicasToWrite;
 	// only with it.
 	MinReplicasMaxLag time.Duration `json:",omitempty"`
+	// Server is the Redis or Valkey release the nodes model
+	// (sim.ParseVersion: "redis-7.0", "redis-8.4", "valkey-9.0"). ""
+	// takes the first modelled release that has what the design needs
+	// (Traits.Needs): redis-7.0 for every design but set-ifeq, which
+	// takes redis-8.4.
+	Server string `json:",omitempty"`
 }
 
 // Spec is one run: a design under a topology, workload and fault schedule.

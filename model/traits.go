@@ -1,6 +1,12 @@
 package model
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"locksim/sim"
+)
 
 // LockKey is the lock's key on every node (a design with several keys on
 // one node numbers them: lock1, lock2, ...).
@@ -70,6 +76,23 @@ type Traits struct {
 	// model.Deployer) named r1..rN for Masters of them, so it runs with no
 	// Redis replicas and no Sentinel.
 	OwnNodes bool
+	// Needs are the commands and options the design sends that Redis 7.0
+	// lacks, as sim.Version.Has names them ("SET IFEQ"); "A|B" needs
+	// either. A run refuses a server release without them
+	// (Spec.ValidateServer), and picks the first that has them when none
+	// is given.
+	Needs []string
+}
+
+// Serves reports whether release v has everything the traits need, and
+// otherwise names the first need it lacks.
+func (t Traits) Serves(v sim.Version) (bool, string) {
+	for _, need := range t.Needs {
+		if !slices.ContainsFunc(strings.Split(need, "|"), v.Has) {
+			return false, need
+		}
+	}
+	return true, ""
 }
 
 // Traited is a Design that declares its traits. Designs that do not are

@@ -13,6 +13,8 @@ require (
 require github.com/redis/rueidis v1.0.79
 
 require (
+	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
+	github.com/zeebo/xxh3 v1.1.0 // indirect
 	go.etcd.io/raft/v3 v3.7.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )

@@ -118,7 +118,8 @@
 //	    "clients": ["A", "B"],
 //	    "masters": 1, "replicas": 0, "persistence": "none",  // when set
 //	    "faults": ["pause A after A acquired for 1.5s"],      // sim.Fault.String
-//	    "min_replicas_to_write": 1, "min_replicas_max_lag_ns": 1000000000 // when set
+//	    "min_replicas_to_write": 1, "min_replicas_max_lag_ns": 1000000000, // when set
+//	    "server": "redis-8.4"        // the release the nodes modelled, when not redis-7.0
 //	  },
 //	  "error": "...",                // only when the run stopped early
 //	  "history": [ ... ],            // sim.Event values as recorded, in order:

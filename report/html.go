@@ -290,6 +290,9 @@ func designLine(design string, s specSummary) string {
 	if s.Deadline {
 		opts = append(opts, "client deadline")
 	}
+	if s.Server != "" {
+		opts = append(opts, "server "+s.Server)
+	}
 	if s.MinReplicasToWrite > 0 {
 		opts = append(opts, "min-replicas-to-write "+strconv.Itoa(s.MinReplicasToWrite), "min-replicas-max-lag "+short(s.MinReplicasMaxLag))
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"locksim/model"
+	"locksim/sim"
 )
 
 // specSummary is the part of a Spec a reader needs: what ran under which
@@ -27,6 +28,10 @@ type specSummary struct {
 	// MinReplicasToWrite and MinReplicasMaxLag are Redis's settings, when set.
 	MinReplicasToWrite int           `json:"min_replicas_to_write,omitempty"`
 	MinReplicasMaxLag  time.Duration `json:"min_replicas_max_lag_ns,omitempty"`
+
+	// Server is the Redis or Valkey release the nodes modelled, when it
+	// is not redis-7.0 (model.Spec.ServerVersion).
+	Server string `json:"server,omitempty"`
 
 	// Settings are the design options that differ from its defaults, as a
 	// scenario's option line writes them ("queue-wait=500ms").
@@ -51,6 +56,9 @@ func summarize(r *model.Result, t *timeline) specSummary {
 		Faults:      []string{},
 	}
 	out.MinReplicasToWrite, out.MinReplicasMaxLag = s.Topology.MinReplicasToWrite, s.Topology.MinReplicasMaxLag
+	if v, err := s.ServerVersion(); err == nil && v != sim.Redis70 {
+		out.Server = v.String()
+	}
 	for _, w := range s.Settings() {
 		if !strings.HasPrefix(w, "deadline=") { // the design line says it
 			out.Settings = append(out.Settings, w)

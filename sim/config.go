@@ -137,6 +137,11 @@ type Config struct {
 	Network  network.Config
 	Sentinel SentinelConfig
 	Faults   []Fault
+	// Server is the Redis or Valkey release every node models
+	// (ParseVersion: "redis-7.0", "redis-8.4", "valkey-9.0"); "" is
+	// DefaultServer. It decides which commands and options the nodes
+	// accept (version.go).
+	Server string `json:",omitempty"`
 	// Until ends the run at this true time even if clients are still
 	// running (no error). Zero: the run ends when every client's Main has
 	// returned.
@@ -259,6 +264,9 @@ func (c *Config) Validate() error {
 		}
 		seen[name] = kind
 		return nil
+	}
+	if _, err := ParseVersion(c.Server); err != nil {
+		return err
 	}
 	if c.Limits.MaxEvents < 0 {
 		return errors.Errorf("limits.max_events %d is negative", c.Limits.MaxEvents)

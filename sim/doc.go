@@ -25,7 +25,12 @@
 // delivery, and key expiry observed as an event at the true instant it
 // happens. Nodes follow Redis 7's rules where miniredis is looser
 // (redisrules.go): replicas refuse exactly the write commands, SET's
-// options and expiry arguments are checked with Redis's texts. Each node
+// options and expiry arguments are checked with Redis's texts. The nodes
+// model one server release (Config.Server, version.go: redis-7.0 by
+// default, redis-8.4, valkey-9.0): a command the release lacks gets
+// Redis's unknown-command reply, and the commands and SET options of the
+// newer releases (DELEX, DIGEST, DELIFEQ, SET IFEQ ...) are served by the
+// pre-hook as those releases document them (versioned.go). Each node
 // bounds what it stores (limits.go: a value at most 1 MiB, a keyspace at
 // most 16 MiB), charged before a command runs; an event records at most
 // MaxRecordedBytes of each argument and reply.

@@ -122,7 +122,8 @@ func (n *node) boot() error {
 	n.srv.SetPreHook(n.preHook)
 	// Lua runs on a reused interpreter with a deterministic instruction
 	// budget: an endless script errors instead of hanging the run.
-	eng, err := script.NewEngine(m, script.Options{Seed: n.w.rng("lua/" + n.name).Uint64()})
+	registerNodeCommands(n.srv)
+	eng, err := script.NewEngine(m, script.Options{Seed: n.w.rng("lua/" + n.name).Uint64(), RunsAlone: runsAlone})
 	if err != nil {
 		return errors.Wrapf(err, "node %s", n.name)
 	}
@@ -164,15 +165,33 @@ func (n *node) conn(client string) *script.Conn {
 // simulator models itself (PUBLISH), refuses what would break determinism,
 // and seeds miniredis's generator before its first use.
 func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
-	if msg, replace := n.checkRedisRules(cmd, args); msg != "" {
+	if !n.knownCommand(cmd) {
+		// The release does not have it (version.go), or nor does
+		// miniredis; node.handle gives a client's command this reply with
+		// the name as sent, here it is upper case (MULTI, scripts).
+		c.WriteError(msgUnknownCommand(cmd, args))
+		return true
+	}
+	// A SET with a comparison and a replaced command come back here as
+	// the SET or command miniredis runs, which is then charged.
+	var cond setArgs
+	switch msg, replace, isCond := n.checkRedisRules(cmd, args, &cond); {
+	case msg != "":
 		c.WriteError(msg)
 		return true
-	} else if replace != nil {
+	case isCond:
+		n.conditionalSet(c, args, cond)
+		return true
+	case replace != nil:
 		n.srv.Dispatch(c, replace)
 		return true
 	}
 	if msg := n.checkGrowth(c, cmd, args); msg != "" {
 		c.WriteError(msg)
+		return true
+	}
+	if nodeCommands[cmd] {
+		n.runNodeCommand(c, cmd, args)
 		return true
 	}
 	switch cmd {
@@ -243,6 +262,9 @@ func (n *node) handle(client string, c *call) {
 		var ok bool
 		if r, ok = n.do(c.connKey(client), args); !ok {
 			return // the run stops: the instance is unusable
+		}
+		if r.Kind == resp.Error && cmd != args[0] && !n.knownCommand(cmd) {
+			r = resp.ErrorReply(msgUnknownCommand(args[0], args[1:])) // the name as sent; the hook saw it upper case
 		}
 	}
 	c.rendered = r.String()

@@ -459,3 +459,7 @@ func (c *Ctx) IsNode(name string) bool { return c.w.nodes[name] != nil }
 
 // Primary returns the node this process believes is group's primary.
 func (c *Ctx) Primary(group string) string { return c.t.p.view[group] }
+
+// Server returns the Redis or Valkey release the nodes model
+// (Config.Server).
+func (c *Ctx) Server() Version { return c.w.version }

@@ -28,7 +28,7 @@ import (
 // "write" flag (TestWriteCommandsComplete classifies every other one).
 var writeCommands = setOf(
 	"APPEND", "BITOP", "BLMOVE", "BLPOP", "BRPOP", "BRPOPLPUSH", "BZMPOP", "BZPOPMAX", "BZPOPMIN",
-	"COPY", "DECR", "DECRBY", "DEL", "DELEX", "EXPIRE", "EXPIREAT", "FLUSHALL", "FLUSHDB",
+	"COPY", "DECR", "DECRBY", "DEL", "DELEX", "DELIFEQ", "EXPIRE", "EXPIREAT", "FLUSHALL", "FLUSHDB",
 	"GEOADD", "GEORADIUS", "GEORADIUSBYMEMBER", "GETDEL", "GETEX", "GETSET",
 	"HDEL", "HEXPIRE", "HINCRBY", "HINCRBYFLOAT", "HMSET", "HPERSIST", "HSET", "HSETEX", "HSETNX",
 	"INCR", "INCRBY", "INCRBYFLOAT", "LINSERT", "LMOVE", "LMPOP", "LPOP", "LPUSH", "LPUSHX",
@@ -73,7 +73,7 @@ func parseRedisInt(s string) (int64, bool) {
 	if strings.HasPrefix(d, "-") {
 		d = d[1:]
 	}
-	if d == "" || (d[0] == '0' && len(d) > 1) {
+	if d == "" || (d[0] == '0' && (len(d) > 1 || len(s) > 1)) { // "05" and "-0" are refused
 		return 0, false
 	}
 	var v uint64
@@ -106,22 +106,29 @@ type expireOpt struct {
 // (parseExtendedStringArgumentsOrReply).
 type setArgs struct {
 	nx, xx, get, keepTTL, persist bool
+	cond                          condition // IFEQ ... (a newer release; versioned.go)
 	expiry                        expireOpt // the last one, which counts
 	expiries                      int       // how many were given
 }
 
 // parseSetOptions parses opts (after the key, and the value for SET) the
-// way Redis does for SET (isSet) or GETEX; ok is false for a syntax error.
-func parseSetOptions(opts []string, isSet bool) (a setArgs, ok bool) {
+// way release v does for SET (isSet) or GETEX; ok is false for a syntax
+// error. SET's comparison options (IFEQ ...) are options only in the
+// releases that have them; NX, XX and they exclude one another.
+func parseSetOptions(opts []string, isSet bool, v Version) (a setArgs, ok bool) {
 	for j := 0; j < len(opts); j++ {
 		opt := strings.ToUpper(opts[j])
 		hasNext := j+1 < len(opts)
 		exp := a.expiry.name
+		free := !a.nx && !a.xx && a.cond.kind == "" // no existence or comparison condition yet
 		switch {
-		case opt == "NX" && !a.xx && isSet:
+		case opt == "NX" && !a.xx && a.cond.kind == "" && isSet: // NX twice is allowed
 			a.nx = true
-		case opt == "XX" && !a.nx && isSet:
+		case opt == "XX" && !a.nx && a.cond.kind == "" && isSet:
 			a.xx = true
+		case setConditions[opt] && free && isSet && hasNext && v.Has("SET "+opt):
+			a.cond = condition{opt, opts[j+1]}
+			j++
 		case opt == "GET" && isSet:
 			a.get = true
 		case opt == "KEEPTTL" && !a.persist && exp == "" && isSet:
@@ -165,8 +172,15 @@ func expireMillis(cmd string, e expireOpt, nowMs int64) (int64, string) {
 
 // checkRedisRules applies the rules above to cmd and args (after the
 // name). It returns an error text to reply with, or replacement arguments
-// (with the name) that miniredis reads as Redis reads args, or neither.
-func (n *node) checkRedisRules(cmd string, args []string) (errText string, replace []string) {
+// (with the name) that miniredis reads as Redis reads args, or neither;
+// isCond reports a valid SET with a comparison option, which the node
+// runs itself (conditionalSet) with the options it stored in *cond.
+func (n *node) checkRedisRules(cmd string, args []string, cond *setArgs) (errText string, replace []string, isCond bool) {
+	errText, replace = n.redisRules(cmd, args, cond)
+	return errText, replace, errText == "" && cond.cond.kind != ""
+}
+
+func (n *node) redisRules(cmd string, args []string, cond *setArgs) (errText string, replace []string) {
 	if n.role == roleReplica && isWriteCommand(cmd) {
 		return msgReadOnlyReplica, nil
 	}
@@ -184,9 +198,12 @@ func (n *node) checkRedisRules(cmd string, args []string) (errText string, repla
 		if len(args) < fixed {
 			return "", nil // miniredis's arity error
 		}
-		a, ok := parseSetOptions(args[fixed:], isSet)
+		a, ok := parseSetOptions(args[fixed:], isSet, n.w.version)
 		if !ok {
 			return msgSyntaxError, nil
+		}
+		if a.cond.kind != "" {
+			*cond = a
 		}
 		if a.expiries == 0 {
 			return "", nil
@@ -230,7 +247,7 @@ func (n *node) checkRedisRules(cmd string, args []string) (errText string, repla
 		}
 		v, ok := parseRedisInt(args[1])
 		if !ok {
-			return "", nil // miniredis's error
+			return msgNotInteger, nil // miniredis reads "+5" and "05" as 5
 		}
 		var base int64
 		if cmd == "EXPIRE" || cmd == "PEXPIRE" {

@@ -121,6 +121,15 @@ func TestWriteCommandsComplete(t *testing.T) {
 	}
 	defer m.Close()
 	srv := m.Server()
+	registerNodeCommands(srv)
+	for c := range nodeCommands {
+		if !srv.IsRegisteredCommand(c) {
+			t.Errorf("%s: a node command the server does not know (registerNodeCommands)", c)
+		}
+		if srv.IsReadOnlyCommand(c) == isWriteCommand(c) {
+			t.Errorf("%s: the server's read-only flag and writeCommands disagree", c)
+		}
+	}
 	for _, c := range allMiniredisCommands {
 		if !srv.IsRegisteredCommand(c) {
 			t.Errorf("%s: not a miniredis command (the list is out of date)", c)
@@ -129,7 +138,7 @@ func TestWriteCommandsComplete(t *testing.T) {
 			t.Errorf("%s: read-only in miniredis, a write in writeCommands", c)
 		}
 	}
-	known := setOf(allMiniredisCommands...)
+	known := setOf(append(allMiniredisCommands, "DIGEST", "DELIFEQ")...)
 	for c := range writeCommands {
 		if !known[c] {
 			t.Errorf("%s: in writeCommands but not a miniredis command", c)

@@ -54,6 +54,8 @@ type World struct {
 	// ext holds the external processes and their streams (external.go,
 	// stream.go); nil when the run has none.
 	ext *externals
+	// version is the release the nodes model (Config.Server).
+	version Version
 }
 
 type armedTrigger struct {
@@ -74,6 +76,7 @@ func New(cfg Config, seed uint64) (*World, error) {
 		groups: map[string]*group{}, services: map[string]*service{},
 		log: newEventLog(cfg.HistoryBuf),
 	}
+	w.version, _ = ParseVersion(cfg.Server) // validated
 	var err error
 	w.net, err = network.New(cfg.Network, w.rng("network"))
 	if err != nil {

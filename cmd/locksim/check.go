@@ -54,6 +54,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	callTimeout := fs.Duration("call-timeout", 0, "per-command timeout (drawn per run by default)")
 	downAfter := fs.Duration("down-after", 0, "Sentinel's down-after with replicas (drawn per run relative to the TTL by default)")
 	minReplicas := addMinReplicasFlags(fs)
+	server := addServerFlag(fs)
 	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count as a failure, comma-separated (e.g. lost-update to ask only whether the data survives; token-order means token-unique,fencing; fencing applies to a nonstrict resource only)")
 	interleave := fs.String("interleave", "fixed", "how events due at the same virtual instant are ordered: fixed (the order they were scheduled in), random (uniform among the concurrent ones) or pct:D (PCT with bug depth D; pct:D/H draws its change points among the first H choice points); the summary states the bound")
 	runs := fs.Int("runs", engine.DefaultRuns, "number of runs")
@@ -120,6 +121,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	if err := minReplicas(&base); err != nil {
+		return exitUsage, err
+	}
+	if err := server(&base); err != nil {
 		return exitUsage, err
 	}
 	if il, err := sim.ParseInterleave(*interleave); err != nil {

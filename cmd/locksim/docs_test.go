@@ -138,6 +138,7 @@ var minDocCommands = map[string]int{
 	"docs/search.md":     2,
 	"docs/node-stall.md": 3,
 	"docs/risk.md":       7,
+	"docs/limits.md":     3,
 }
 
 // runDocCommand runs one command in the current directory with only the

@@ -51,5 +51,10 @@ func cmdList(args []string, stdout, stderr io.Writer) (int, error) {
 	for _, p := range sim.Persistences {
 		fmt.Fprintf(tw, "  %s\t%s\n", p, sim.PersistenceAbout[p])
 	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "SERVER RELEASES (--redis): what the simulated nodes accept (docs/limits.md)")
+	for _, v := range sim.Versions {
+		fmt.Fprintf(tw, "  %s\t%s\n", v, sim.VersionAbout[v])
+	}
 	return exitSafe, tw.Flush()
 }

@@ -31,6 +31,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
 	danger := fs.Bool("danger", false, "instead of the scenario's faults, draw its danger map: every fault placed at every point of the fault-free run (check --exhaustive), each moment coloured by what one fault there breaks")
 	minReplicas := addMinReplicasFlags(fs)
+	server := addServerFlag(fs)
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -95,6 +96,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	if err := minReplicas(&spec); err != nil {
+		return exitUsage, err
+	}
+	if err := server(&spec); err != nil {
 		return exitUsage, err
 	}
 	invList, err := invariant.Parse(*invs)
@@ -243,8 +247,9 @@ func flagSet(fs *flags, name string) bool {
 }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("replay", "replay FILE [--invariants LIST] [--format text|json|html] [-o FILE]", stdout)
+	fs := newFlags("replay", "replay FILE [--invariants LIST] [--format text|json|html] [-o FILE] | replay FILE --against-redis", stdout)
 	invs := fs.String("invariants", "", "the invariants that count, comma-separated (default: those the case was saved with, else all)")
+	againstRedis := fs.Bool("against-redis", false, "instead of the report, replay the commands each node ran against a real redis-server started on loopback (one per node, no persistence, paced in real time) and print the first reply that differs from the simulation's; exit 0 when all agree, 1 at a difference")
 	format := fs.String("format", "text", "output format: text, json or html")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	if done, code, err := fs.parse(args); done {
@@ -276,6 +281,19 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	r, err := c.Replay(nil)
 	if err != nil {
 		return exitUsage, usagef("%v", err)
+	}
+	if *againstRedis {
+		if flagSet(fs, "o") || flagSet(fs, "format") || flagSet(fs, "invariants") {
+			return exitUsage, usagef("--against-redis prints a comparison, not a report: it takes no -o, --format or --invariants")
+		}
+		if r.Err != nil {
+			io.WriteString(stderr, "locksim replay: the simulated run stopped early ("+r.Err.Error()+"); comparing what it ran\n")
+		}
+		release, err := c.Spec.ServerVersion()
+		if err != nil {
+			return exitUsage, usagef("%v", err)
+		}
+		return replayAgainstRedis(r.History, release, stdout)
 	}
 	meta := report.Meta{Design: c.Spec.Design, Seed: c.Seed}
 	if sc, err := scenarios.Lookup(c.Scenario); c.Scenario != "" && err == nil {

@@ -122,7 +122,7 @@ func (e *Engine) load(s *script) bool {
 // runScript checks numkeys (first, as miniredis does), compiles s if needed
 // and runs it. ok reports whether the script compiled and ran without error.
 func (e *Engine) runScript(c *Conn, s *script, readOnly bool, args []string) (resp.Reply, bool) {
-	n, err := strconv.Atoi(args[0])
+	n, err := redisInt(args[0])
 	switch {
 	case err != nil:
 		return resp.ErrorReply(msgInvalidInt), false
@@ -132,4 +132,17 @@ func (e *Engine) runScript(c *Conn, s *script, readOnly bool, args []string) (re
 		return resp.ErrorReply(msgInvalidKeysNumber), false
 	}
 	return e.execute(c, s, readOnly, args[1:1+n], args[1+n:])
+}
+
+// redisInt reads an integer as Redis's string2ll does (numkeys): an
+// optional '-', then "0" or digits without a leading zero, within int64
+// ("01", "+1" and " 1" are refused; strconv.Atoi, which miniredis uses,
+// takes the first two).
+func redisInt(s string) (int, error) {
+	d := strings.TrimPrefix(s, "-")
+	if d == "" || d[0] == '0' && len(s) > 1 || d[0] < '0' || d[0] > '9' { // "01", "-0"
+		return 0, strconv.ErrSyntax
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return int(n), err
 }

@@ -114,6 +114,14 @@ func (c *chunkChecker) stmt(s ast.Stmt, depth int) {
 		return
 	}
 	switch s := s.(type) {
+	case *ast.GotoStmt:
+		// Lua 5.2's goto and labels, which gopher-lua has and Redis's Lua
+		// 5.1 does not: there `goto x` is "'=' expected near 'x'" and
+		// `::x::` "unexpected symbol near ':'". The text is gopher-lua's
+		// form of a syntax error, as for every other one (doc.go).
+		c.fail(errors.Errorf("<string> line:%d near '%s':   syntax error (Redis's Lua 5.1 has no goto)", s.Line(), s.Label))
+	case *ast.LabelStmt:
+		c.fail(errors.Errorf("<string> line:%d near '::':   syntax error (Redis's Lua 5.1 has no labels)", s.Line()))
 	case *ast.AssignStmt:
 		c.exprs(s.Lhs, depth+1)
 		c.exprs(s.Rhs, depth+1)

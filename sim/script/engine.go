@@ -54,6 +54,13 @@ type Options struct {
 	// engine and is not reseeded per run, as in Redis 7; math.randomseed(n)
 	// reseeds it with (n, 0).
 	Seed uint64
+	// RunsAlone, if set, reports whether a command is one the caller's
+	// pre-hook runs itself rather than miniredis (a command or option of a
+	// newer server release, package sim's versioned.go). Queued in MULTI,
+	// such a command is validated by the hook (Engine.Validating), and at
+	// EXEC it runs on its own between miniredis's MULTI/EXEC segments, as
+	// a script does, so that it runs after the commands queued before it.
+	RunsAlone func(args []string) bool
 }
 
 // Engine owns the scripts and the reused Lua state of ONE simulated Redis
@@ -61,6 +68,7 @@ type Options struct {
 type Engine struct {
 	srv             *server.Server
 	slow            bool
+	runsAlone       func(args []string) bool
 	maxInstructions int64
 	maxMemory       int64 // bytes per script run
 
@@ -147,6 +155,7 @@ func NewEngine(m *miniredis.Miniredis, opts Options) (*Engine, error) {
 	e := &Engine{
 		srv:             m.Server(),
 		slow:            opts.Slow,
+		runsAlone:       opts.RunsAlone,
 		maxInstructions: opts.MaxInstructions,
 		maxMemory:       opts.MaxMemory,
 		bySource:        map[string]*script{},
@@ -174,6 +183,11 @@ func NewEngine(m *miniredis.Miniredis, opts Options) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// Validating reports whether p is the peer that checks a command queued in
+// MULTI (see Options.RunsAlone): a pre-hook then answers QUEUED or the
+// queue-time error, and runs the command only at EXEC.
+func (e *Engine) Validating(p *server.Peer) bool { return p == e.valPeer }
 
 // NewConn returns a new client connection to the node, with DB 0 selected.
 func (e *Engine) NewConn() *Conn {

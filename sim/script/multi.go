@@ -105,17 +105,25 @@ func (c *Conn) exec() resp.Reply {
 			q = q[n:]
 		}
 		if len(q) > 0 {
-			info, _ := lookup(q[0][0], &e.nameBuf)
-			out = append(out, c.scriptCommand(info, q[0]))
+			if info, ok := lookup(q[0][0], &e.nameBuf); ok {
+				out = append(out, c.scriptCommand(info, q[0]))
+			} else {
+				out = append(out, e.dispatch(c.peer, q[0])) // Options.RunsAlone
+			}
 			q = q[1:]
 		}
 	}
 	return resp.Reply{Kind: resp.Array, Elems: out}
 }
 
+// isScript reports whether a queued command runs on its own at EXEC: a
+// script command, or one Options.RunsAlone claims.
 func (c *Conn) isScript(args []string) bool {
 	info, ok := lookup(args[0], &c.e.nameBuf)
-	return ok && (info.kind == kindEval || info.kind == kindEvalSHA || info.kind == kindScript)
+	if ok && (info.kind == kindEval || info.kind == kindEvalSHA || info.kind == kindScript) {
+		return true
+	}
+	return !ok && c.e.runsAlone != nil && c.e.runsAlone(args)
 }
 
 // execSegment runs plain commands in one miniredis MULTI/EXEC on c's peer.
@@ -146,8 +154,11 @@ func (c *Conn) execSegment(cmds [][]string) (resp.Reply, bool) {
 
 // queueTimeRefusal reports whether msg is an error Redis gives before it
 // queues a command in MULTI, flagging the transaction: READONLY on a
-// replica, NOREPLICAS on a primary short of good replicas, and locksim's
-// limits (as Redis's OOM).
+// replica, NOREPLICAS on a primary short of good replicas, locksim's
+// limits (as Redis's OOM), and a command the node's release does not have
+// (Redis's wording, which package sim's pre-hook gives; miniredis's own,
+// with backquotes, does not flag the transaction).
 func queueTimeRefusal(msg string) bool {
-	return strings.HasPrefix(msg, "READONLY ") || strings.HasPrefix(msg, "NOREPLICAS ") || strings.Contains(msg, "(limits: ")
+	return strings.HasPrefix(msg, "READONLY ") || strings.HasPrefix(msg, "NOREPLICAS ") || strings.Contains(msg, "(limits: ") ||
+		strings.HasPrefix(msg, "ERR unknown command '")
 }

@@ -1,14 +1,18 @@
 // Package redistest starts a real redis-server for differential tests and
 // talks RESP2 to it. Tests that use it skip when redis-server is not on
-// PATH (CI installs the Debian package redis-server; the tests are written
-// against 7.0.15).
+// PATH, and fail instead when the environment variable
+// LOCKSIM_REQUIRE_REDIS is 1 (RequireEnv), as .ci/run sets it: CI installs
+// the Debian package redis-server, and the tests are written against
+// 7.0.15.
 package redistest
 
 import (
 	"bytes"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
@@ -67,7 +71,7 @@ func Start(t testing.TB, killWithParent func(*exec.Cmd), extra ...string) *Serve
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		t.Skip("redis-server not on PATH (Debian package redis-server)")
+		Missing(t)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -111,4 +115,71 @@ func (s *Server) Dial(t testing.TB) *Client {
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	return &Client{conn: conn}
+}
+
+// RequireEnv is the environment variable that makes a missing
+// redis-server (or one of another release than the tests are written
+// against) fail a differential test instead of skipping it: CI sets it
+// to 1, so a green CI proves the fidelity claims.
+const RequireEnv = "LOCKSIM_REQUIRE_REDIS"
+
+// Required reports whether RequireEnv is set to 1.
+func Required() bool { return os.Getenv(RequireEnv) == "1" }
+
+// Available reports whether redis-server is on PATH.
+func Available() bool {
+	_, err := exec.LookPath("redis-server")
+	return err == nil
+}
+
+// Missing skips t because redis-server is not installed, or fails it when
+// the differential is required (RequireEnv).
+func Missing(t testing.TB) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("redis-server is not on PATH and %s=1: the differential against real Redis must run (install the Debian package redis-server)", RequireEnv)
+	}
+	t.Skip("redis-server not on PATH (Debian package redis-server); " + RequireEnv + "=1 makes this a failure")
+}
+
+// NoteMissing is Missing for a test that has more to check without the
+// server: it fails under RequireEnv, and otherwise logs and goes on.
+func NoteMissing(t testing.TB) {
+	t.Helper()
+	if Required() {
+		Missing(t)
+	}
+	t.Log("redis-server not on PATH: the simulation alone is checked (" + RequireEnv + "=1 makes this a failure)")
+}
+
+// Mismatch reports that the installed server runs release got where the
+// tests compare with want: an error when the differential is required,
+// else a log line.
+func Mismatch(t testing.TB, got, want string) {
+	t.Helper()
+	if Required() {
+		t.Errorf("redis-server here is %s; the differential is written against %s (%s=1)", got, want, RequireEnv)
+		return
+	}
+	t.Logf("redis-server here is %s; the cases of %s were not compared with a real server", got, want)
+}
+
+var (
+	versionLine = regexp.MustCompile(`(?m)^(redis)_version:(\d+)\.(\d+)\.`)
+	valkeyLine  = regexp.MustCompile(`(?m)^(valkey)_version:(\d+)\.(\d+)\.`)
+)
+
+// Release returns the release a running server reports in INFO server, as
+// package sim names releases: "redis-7.0", "valkey-9.0".
+func Release(t testing.TB, c *Client) string {
+	t.Helper()
+	r := c.Do(t, "INFO", "server")
+	m := valkeyLine.FindStringSubmatch(r.Str) // Valkey also reports a redis_version
+	if m == nil {
+		m = versionLine.FindStringSubmatch(r.Str)
+	}
+	if m == nil {
+		t.Fatalf("INFO server names no version: %s", r)
+	}
+	return m[1] + "-" + m[2] + "." + m[3]
 }
