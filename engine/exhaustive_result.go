@@ -34,6 +34,12 @@ type DangerPoint struct {
 	Worst      string `json:"worst,omitempty"`
 	WorstFault string `json:"worst_fault,omitempty"`
 	worstSize  time.Duration
+	// Chance, when a fault profile was given (check --exhaustive
+	// --profile), is how likely it makes WorstFault start in this point's
+	// span, for the acquisition the point belongs to (risk.PointChance);
+	// ChanceOf says what was counted, or why there is no chance.
+	Chance   *float64 `json:"profile_chance,omitempty"`
+	ChanceOf string   `json:"profile_chance_of,omitempty"`
 }
 
 // aggregate tallies schedules in order into a result.

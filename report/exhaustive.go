@@ -98,6 +98,12 @@ func DangerMap(r *engine.ExhaustiveResult) *Danger {
 		if p.Worst != "" {
 			text += " (between them " + invariant.Names(p.Invariants) + "); the smallest that did the worst harm (" + p.Harm.String() + "): " + p.WorstFault
 		}
+		switch {
+		case p.Chance != nil:
+			text += fmt.Sprintf("; under the profile, about %s per acquisition (%s)", prob(*p.Chance), p.ChanceOf)
+		case p.ChanceOf != "":
+			text += "; under the profile: " + p.ChanceOf
+		}
 		d.Points = append(d.Points, DangerPoint{At: p.At, Actor: p.Actor, Harm: p.Harm, Label: p.Trigger + " (" + p.Phase + ")", Detail: text})
 	}
 	for _, id := range invariant.All {

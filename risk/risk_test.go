@@ -358,3 +358,17 @@ func TestGridDimensionsFollowTheDesign(t *testing.T) {
 		}
 	}
 }
+
+func TestPointChance(t *testing.T) {
+	p := shortProfile()
+	// Pauses: 1800 an hour; over 500ms with probability 0.01 (the top
+	// segment starts at 500ms): in 100ms, 1 - exp(-1800/3600/s x 0.1 s x 0.01).
+	got, _, ok := PointChance(p, sim.Fault{Kind: sim.FaultPause, Dur: 500 * time.Millisecond}, 100*time.Millisecond)
+	want := -math.Expm1(-0.5 * 0.1 * 0.01)
+	if !ok || math.Abs(got-want) > 1e-12 {
+		t.Errorf("pause: %v (ok %v), want %v", got, ok, want)
+	}
+	if _, why, ok := PointChance(p, sim.Fault{Kind: sim.FaultDelay}, time.Second); ok || !strings.Contains(why, "no delay") {
+		t.Errorf("a kind the profile lacks: ok %v, %q", ok, why)
+	}
+}

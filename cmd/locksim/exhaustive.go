@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/pkg/errors"
 
@@ -14,6 +15,8 @@ import (
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/report"
+	"locksim/risk"
+	"locksim/scenarios"
 )
 
 // exhaustiveHelp is check's help on --exhaustive.
@@ -39,6 +42,7 @@ type exhaustiveFlags struct {
 	saveDir   *string
 	first     *bool
 	preempt   *int
+	profile   *string
 }
 
 func addExhaustiveFlags(fs *flags) exhaustiveFlags {
@@ -51,6 +55,7 @@ func addExhaustiveFlags(fs *flags) exhaustiveFlags {
 		saveDir:   fs.String("save-dir", "locksim-exhaustive", "with --exhaustive: where the listed breaks' smallest schedules are saved as case files (\"\": nowhere)"),
 		first:     fs.Bool("stop-at-first", false, "with --exhaustive: stop at the first schedule that breaks a counted invariant (a counterexample, not a guarantee)"),
 		preempt:   fs.Int("preemptions", 0, "with --exhaustive: also try every ordering of at most this many same-instant choices (0-2) on the fault-free run and on every fault schedule that broke nothing; with --faults none, only the fault-free run's"),
+		profile:   fs.String("profile", "", "with --exhaustive: a fault profile (docs/risk.md; 'default' for the built-in one): each danger point also says how likely the profile makes its smallest breaking fault start in its span"),
 	}
 }
 
@@ -64,7 +69,7 @@ type exhaustiveRun struct {
 
 // exhaustiveOnly are check's flags that mean something only with
 // --exhaustive.
-var exhaustiveOnly = []string{"depth", "max-schedules", "durations", "show", "save-dir", "stop-at-first", "preemptions"}
+var exhaustiveOnly = []string{"depth", "max-schedules", "durations", "show", "save-dir", "stop-at-first", "preemptions", "profile"}
 
 // randomOnly are check's flags that mean nothing when every fault is placed.
 var randomOnly = []string{"runs", "for", "shard", "shards", "pause-at", "delay-max", "links", "max-faults", "swarm", "save"}
@@ -108,6 +113,19 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 		return exitUsage, usagef("--invariants: %v", err)
 	}
 	c.Invariants = invs
+	var prof *risk.Profile
+	switch *ex.profile {
+	case "":
+	case "default":
+		p := risk.Default()
+		prof = &p
+	default:
+		p, err := readProfile(*ex.profile)
+		if err != nil {
+			return exitUsage, err
+		}
+		prof = &p
+	}
 	var end func()
 	c.Progress, end = startProgress(r.progress, stderr, "schedules", 0)
 	ctx, stop := interruptContext()
@@ -117,6 +135,9 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 	end()
 	if err != nil {
 		return exitUsage, usagef("%v", err)
+	}
+	if prof != nil {
+		dangerChances(res, *prof)
 	}
 	if res.Interrupted {
 		// The schedules so far, marked PARTIAL (the guarantee line says
@@ -262,4 +283,40 @@ func exhaustiveOutputs(out, saveDir string, ins []namedPath) error {
 		}
 	}
 	return nil
+}
+
+// dangerChances puts into each danger point with a breaking fault how
+// likely the profile makes that fault start in the point's span: from the
+// point to its actor's next one in history order (the last, to the end of
+// the fault-free run), as the map's zones run.
+func dangerChances(res *engine.ExhaustiveResult, p risk.Profile) {
+	end := time.Duration(0)
+	if res.Baseline != nil && len(res.Baseline.History) > 0 {
+		end = res.Baseline.History[len(res.Baseline.History)-1].At
+	}
+	for i := range res.Danger {
+		d := &res.Danger[i]
+		if d.WorstFault == "" {
+			continue
+		}
+		f, err := scenarios.ParseFault(d.WorstFault)
+		if err != nil {
+			d.ChanceOf = "its fault does not parse: " + err.Error()
+			continue
+		}
+		// The actor's next point in history order: a point that shares its
+		// instant with the next one has a span of zero.
+		next := end
+		for _, o := range res.Danger[i+1:] {
+			if o.Actor == d.Actor {
+				next = o.At
+				break
+			}
+		}
+		c, what, ok := risk.PointChance(p, f, max(next-d.At, 0))
+		d.ChanceOf = what
+		if ok {
+			d.Chance = &c
+		}
+	}
 }

@@ -149,3 +149,56 @@ func TestRiskHTMLPlot(t *testing.T) {
 		t.Errorf("html without -o: exit %d, %s", code, errs)
 	}
 }
+
+// TestDangerMapWithProfile: each danger point says how likely the profile
+// makes its smallest breaking fault; a point sharing its instant with the
+// next has no span; --profile needs --exhaustive.
+func TestDangerMapWithProfile(t *testing.T) {
+	code, out, errs := runCLI("check", "--design", "set-px-lua", "--exhaustive", "--faults", "pause", "--profile", "default", "--save-dir", "", "--format", "json")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Danger []struct {
+			At       int64    `json:"at_ns"`
+			Actor    string   `json:"actor"`
+			Worst    string   `json:"worst_fault"`
+			Chance   *float64 `json:"profile_chance"`
+			ChanceOf string   `json:"profile_chance_of"`
+		} `json:"danger"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	with := 0
+	for i, d := range doc.Danger {
+		if d.Worst == "" {
+			if d.Chance != nil {
+				t.Errorf("point %d breaks nothing but has a chance", i)
+			}
+			continue
+		}
+		if d.Chance == nil || !strings.Contains(d.ChanceOf, "pause of at least") {
+			t.Errorf("point %d (%s): no chance: %q", i, d.Worst, d.ChanceOf)
+			continue
+		}
+		with++
+		if *d.Chance < 0 || *d.Chance > 1e-3 {
+			t.Errorf("point %d: chance %v of a pause over the TTL in milliseconds", i, *d.Chance)
+		}
+		for _, o := range doc.Danger[i+1:] {
+			if o.Actor == d.Actor {
+				if o.At == d.At && *d.Chance != 0 {
+					t.Errorf("point %d shares its instant with the next but has chance %v", i, *d.Chance)
+				}
+				break
+			}
+		}
+	}
+	if with == 0 {
+		t.Error("no danger point has a chance")
+	}
+	if code, _, errs := runCLI("check", "--design", "set-px-lua", "--profile", "default"); code != 2 || !strings.Contains(errs, "--profile goes with --exhaustive") {
+		t.Errorf("--profile without --exhaustive: exit %d, %s", code, errs)
+	}
+}
