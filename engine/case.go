@@ -28,6 +28,10 @@ const maxCaseBytes = 16 << 20
 // name and replays with the same Design value from Go.
 type Case struct {
 	Version int `json:"version"`
+	// Locksim is the locksim that saved the case: its Fingerprint says
+	// which simulator made the history (Mismatch names it). Cases saved
+	// before fingerprints have none.
+	Locksim *Build `json:"locksim,omitempty"`
 	// Scenario names the catalogue scenario the run came from, if any (for
 	// the report's title and teaching text on replay).
 	Scenario string     `json:"scenario,omitempty"`
@@ -73,6 +77,12 @@ func (c Case) Mismatch(hash string) string {
 		return ""
 	case c.InputHash != "" && c.InputHash != c.inputHash():
 		return "the case's history hash does not match its contents: its spec or seed was edited after it was saved, so this is a different run"
+	case c.InputHash != "" && c.Locksim != nil && c.Locksim.Fingerprint == Fingerprint:
+		return "the history differs from the one saved although the case is unchanged and was saved by this simulator (fingerprint " + Fingerprint +
+			"): the simulation was not deterministic, or code outside the simulator (a Go design, a real client's library) changed"
+	case c.InputHash != "" && c.Locksim != nil && c.Locksim.Fingerprint != "":
+		return "the history differs from the one saved although the case is unchanged: the simulator changed since it was saved (saved by fingerprint " +
+			c.Locksim.Fingerprint + ", locksim " + c.Locksim.Version + "; this is fingerprint " + Fingerprint + ")"
 	case c.InputHash != "":
 		return "the history differs from the one saved although the case is unchanged: the simulator changed since it was saved"
 	}
@@ -85,7 +95,8 @@ func NewCase(r *model.Result) Case {
 	if s.Custom != nil {
 		s.Design = s.Custom.Name()
 	}
-	c := Case{Version: CaseVersion, Spec: s, Seed: r.Seed, Broken: invariant.Broken(r.Failures()), HistoryHash: r.History.Hash()}
+	b := ThisBuild()
+	c := Case{Version: CaseVersion, Locksim: &b, Spec: s, Seed: r.Seed, Broken: invariant.Broken(r.Failures()), HistoryHash: r.History.Hash()}
 	c.InputHash = c.inputHash()
 	for _, i := range r.Unfired() {
 		if i < len(s.Faults) {
