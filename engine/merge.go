@@ -11,6 +11,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/internal/bounded"
 	"locksim/model"
 )
 
@@ -104,7 +105,7 @@ func OpenShard(name string, r io.Reader) (*Shard, error) {
 				return nil, s.wrap(err)
 			}
 			if schema != CheckSchema {
-				return nil, errors.Errorf("%s has schema %q; merge reads %s (check --format json)", name, schema, CheckSchema)
+				return nil, errors.Errorf("%s has schema %s; merge reads %s (check --format json)", name, bounded.Q(schema), CheckSchema)
 			}
 		case "locksim":
 			if err := s.dec.Decode(&s.Build); err != nil {
@@ -413,7 +414,7 @@ func rerunnable(s model.Spec) error {
 		return nil
 	}
 	if !slices.Contains([]string{"", model.LuaDesignID}, s.Design) {
-		return errors.Errorf("design %q is a Go design: the shards' JSON names it but cannot run it, so its tally and first failure cannot be rebuilt from the files; merge from Go with engine.Merge, setting Merged.Config.Base.Custom to the design", s.Design)
+		return errors.Errorf("design %s is a Go design: the shards' JSON names it but cannot run it, so its tally and first failure cannot be rebuilt from the files; merge from Go with engine.Merge, setting Merged.Config.Base.Custom to the design", bounded.Q(s.Design))
 	}
-	return errors.Errorf("the campaign's design %q cannot be run: its JSON has no Lua scripts", s.Design)
+	return errors.Errorf("the campaign's design %s cannot be run: its JSON has no Lua scripts", bounded.Q(s.Design))
 }

@@ -245,8 +245,8 @@ func (n *node) handle(client string, c *call) {
 			return // the run stops: the instance is unusable
 		}
 	}
-	c.rendered = r.String()
-	n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+	c.rendered = recordedReply(r)
+	n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
 	if !n.up {
 		return // the node crashed right after executing (a triggered fault): no reply, nothing replicated
 	}
@@ -595,8 +595,8 @@ func (n *node) unsubscribe(channel, client string) {
 func (n *node) wait(client string, c *call) {
 	args := c.args
 	done := func(r resp.Reply) {
-		c.rendered = r.String()
-		n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+		c.rendered = recordedReply(r)
+		n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
 		n.w.sendReply(c, r, nil)
 	}
 	if len(args) != 3 {
