@@ -171,7 +171,7 @@ func scriptMessage(file, src, reply string) string {
 
 // scriptPos matches the start of a script error message up to the
 // script's own words: "run-time error line 3: ".
-var scriptPos = regexp.MustCompile(`^[^:]{0,60}line \d+: `)
+var scriptPos = regexp.MustCompile(`^.{0,60}?line \d+: `)
 
 // callSHA matches "(call to f_<sha>)", the function name Redis gives a
 // script in run-time errors: the file name says it better.
