@@ -15,7 +15,7 @@ BASE ?=
 BENCH ?=
 BENCHAB_FLAGS = $(if $(BASE),-base '$(BASE)') $(if $(BENCH),-bench '$(BENCH)')
 
-.PHONY: help run test check bench bench-quick long golden fmt toolbin
+.PHONY: help run test check bench bench-quick long golden fingerprint fmt toolbin
 help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
 	@echo "make test   - run all tests (what CI runs) and print each package's CPU time; actionlint on every workflow."
@@ -34,6 +34,8 @@ help:
 	@echo "              exhaustive mode against every design x one-fault scenario, a whole depth-2 space"
 	@echo "make golden - rewrite every golden file under testdata/ from the simulation (-rewrite);"
 	@echo "              review the diff with git diff and commit only what you understand"
+	@echo "make fingerprint - refresh the simulator fingerprint (internal/fingerprint/sum.go) after changing"
+	@echo "              a non-test Go file, an embedded file or go.sum; commit it with the change"
 
 run:
 	-$(GO) run ./cmd/locksim run gc-pause  # exits 1: the scenario finds a violation
@@ -90,13 +92,22 @@ long:
 
 # golden runs every test that compares with a golden file (package
 # internal/goldenfile) with -rewrite; TestMakeGoldenRewritesEveryGolden
-# fails when a golden test is missing here.
+# fails when a golden test is missing here. Goldens hold FINGERPRINT in
+# place of the simulator fingerprint; a source change needs make
+# fingerprint, not make golden.
 golden:
 	$(GO) test -timeout 10m -run 'TestDangerMapGoldens|TestHTMLGolden|TestJSONGolden|TestMatrixBriefText|TestMatrixHTML|TestMatrixMarkdown|TestMatrixMarkdownBrief|TestMatrixText|TestSweepSVG|TestSummaryMarkdownGolden|TestSweepText|TestTextColorGolden|TestTextGolden' ./report/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestTimelines|TestVerdicts' ./scenarios/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestCheckExhaustiveGolden|TestFieldRunGolden|TestLuaDesignGoldens|TestMatrixGolden|TestRunGolden' ./cmd/locksim/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestScenarioVerdicts' ./consensus/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestCheckData' ./model/invariant/ -args -rewrite
+	@echo "golden files hold FINGERPRINT for the simulator fingerprint: after a source change run make fingerprint too"
+
+# fingerprint regenerates internal/fingerprint/sum.go, the hash of the
+# module's non-test sources that shards, cases and reports carry and merge
+# compares; TestSumIsFresh fails until it is run after a source change.
+fingerprint:
+	$(GO) generate ./internal/fingerprint/
 
 fmt:
 	gofmt -w .

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/internal/bounded"
 	"locksim/sim"
 )
 
@@ -50,7 +51,7 @@ func ParseAxis(name string, unit Unit, s string) (Axis, error) {
 func parseAxis(name string, unit Unit, s string) (Axis, error) {
 	a := Axis{Name: name, Unit: unit}
 	bad := func(why string) (Axis, error) {
-		return Axis{}, errors.Errorf("axis %s %q: %s (want a list like 250ms,1s or a range FROM:TO:STEPS[:log])", name, s, why)
+		return Axis{}, errors.Errorf("axis %s %s: %s (want a list like 250ms,1s or a range FROM:TO:STEPS[:log])", name, bounded.Q(s), why)
 	}
 	if strings.Contains(s, ":") {
 		p := strings.Split(s, ":")

@@ -4,12 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/pkg/errors"
 
 	"locksim/internal/atomicfile"
+	"locksim/internal/bounded"
 
 	"locksim/model"
 	"locksim/model/invariant"
@@ -22,12 +22,20 @@ const CaseVersion = 1
 // long Lua scripts is well under it.
 const maxCaseBytes = 16 << 20
 
+// CaseLimit bounds a case file (limits: case-bytes): LoadCase reads at
+// most that much of whatever the path names, a file, a pipe or a device.
+var CaseLimit = bounded.Limit{What: "a case file", Bytes: maxCaseBytes, Name: "case-bytes"}
+
 // Case is one run saved to a file: everything needed to replay it byte for
 // byte (`locksim replay FILE`, or Replay from Go). A case with a custom Go
 // design cannot be replayed from the command line: it records the design's
 // name and replays with the same Design value from Go.
 type Case struct {
 	Version int `json:"version"`
+	// Locksim is the locksim that saved the case: its Fingerprint says
+	// which simulator made the history (Mismatch names it). Cases saved
+	// before fingerprints have none.
+	Locksim *Build `json:"locksim,omitempty"`
 	// Scenario names the catalogue scenario the run came from, if any (for
 	// the report's title and teaching text on replay).
 	Scenario string     `json:"scenario,omitempty"`
@@ -73,6 +81,12 @@ func (c Case) Mismatch(hash string) string {
 		return ""
 	case c.InputHash != "" && c.InputHash != c.inputHash():
 		return "the case's history hash does not match its contents: its spec or seed was edited after it was saved, so this is a different run"
+	case c.InputHash != "" && c.Locksim != nil && c.Locksim.Fingerprint == Fingerprint:
+		return "the history differs from the one saved although the case is unchanged and was saved by this simulator (fingerprint " + Fingerprint +
+			"): the simulation was not deterministic, or code outside the simulator (a Go design, a real client's library) changed"
+	case c.InputHash != "" && c.Locksim != nil && c.Locksim.Fingerprint != "":
+		return "the history differs from the one saved although the case is unchanged: the simulator changed since it was saved (saved by fingerprint " +
+			c.Locksim.Fingerprint + ", locksim " + c.Locksim.Version + "; this is fingerprint " + Fingerprint + ")"
 	case c.InputHash != "":
 		return "the history differs from the one saved although the case is unchanged: the simulator changed since it was saved"
 	}
@@ -85,7 +99,8 @@ func NewCase(r *model.Result) Case {
 	if s.Custom != nil {
 		s.Design = s.Custom.Name()
 	}
-	c := Case{Version: CaseVersion, Spec: s, Seed: r.Seed, Broken: invariant.Broken(r.Failures()), HistoryHash: r.History.Hash()}
+	b := ThisBuild()
+	c := Case{Version: CaseVersion, Locksim: &b, Spec: s, Seed: r.Seed, Broken: invariant.Broken(r.Failures()), HistoryHash: r.History.Hash()}
 	c.InputHash = c.inputHash()
 	for _, i := range r.Unfired() {
 		if i < len(s.Faults) {
@@ -115,9 +130,13 @@ func (c Case) Save(path string) error {
 	}), "saving case")
 }
 
-// LoadCase reads a case file.
+// LoadCase reads a case file, through CaseLimit.
 func LoadCase(path string) (Case, error) {
-	b, err := os.ReadFile(path)
+	b, err := CaseLimit.ReadFile(path)
+	var le *bounded.Error
+	if errors.As(err, &le) {
+		return Case{}, err
+	}
 	if err != nil {
 		return Case{}, errors.Wrap(err, "reading case")
 	}
@@ -129,7 +148,7 @@ func LoadCase(path string) (Case, error) {
 // spec meets the limits when it runs (model.Spec.Config).
 func ParseCase(path string, b []byte) (Case, error) {
 	if len(b) > maxCaseBytes {
-		return Case{}, errors.Errorf("%s is %d bytes; a case file is at most %d (limits: case-bytes)", path, len(b), maxCaseBytes)
+		return Case{}, &bounded.Error{Path: path, Limit: CaseLimit, Size: int64(len(b))}
 	}
 	var c Case
 	if err := unmarshalReadable(b, &c); err != nil {
@@ -155,11 +174,11 @@ func (c Case) Replay(custom model.Design) (*model.Result, error) {
 	s := c.Spec
 	if custom != nil {
 		if custom.Name() != s.Design {
-			return nil, errors.Errorf("the case was saved for design %q; Replay got design %q", s.Design, custom.Name())
+			return nil, errors.Errorf("the case was saved for design %s; Replay got design %s", bounded.Q(s.Design), bounded.Q(custom.Name()))
 		}
 		s.Custom = custom
 	} else if _, err := model.LookupDesign(s.Design); err != nil && s.Design != model.LuaDesignID {
-		return nil, errors.Errorf("case design %q is not a catalogue design; if it is your Go design, replay the case from Go with Case.Replay(yourDesign)", s.Design)
+		return nil, errors.Errorf("case design %s is not a catalogue design; if it is your Go design, replay the case from Go with Case.Replay(yourDesign)", bounded.Q(s.Design))
 	}
 	r, err := model.Run(s, c.Seed)
 	if err == nil && len(c.Invariants) > 0 {

@@ -51,7 +51,8 @@
 //
 //	{
 //	  "schema": "locksim.check/v1",
-//	  "locksim": {"version": "0.4.0", "commit": "...", "modified": true},  // ThisBuild: who wrote it
+//	  "locksim": {"version": "0.4.0", "fingerprint": "0123456789abcdef",  // ThisBuild: who wrote it; merge
+//	              "commit": "...", "modified": true},                     // compares the Fingerprint only
 //	  "config_hash": "sha256:...",   // ConfigHash(campaign): the same in every shard of one check
 //	  "campaign": {                  // Campaign: enough to re-derive every run
 //	    "base": { ... },             // model.Spec: the design and fixed configuration

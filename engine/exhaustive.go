@@ -8,6 +8,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/internal/bounded"
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
@@ -358,7 +359,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 		return nil, nil, errors.New("exhaustive: preemptions reorder the simulated world's same-instant events; a real client's runs take none (use its interleave mode)")
 	}
 	if c.Preemptions > 0 && c.Base.Interleave != "" && c.Base.Interleave != "fixed" {
-		return nil, nil, errors.Errorf("exhaustive: preemptions explore the orders of the fixed one; the interleave %q draws them instead: give one or the other", c.Base.Interleave)
+		return nil, nil, errors.Errorf("exhaustive: preemptions explore the orders of the fixed one; the interleave %s draws them instead: give one or the other", bounded.Q(c.Base.Interleave))
 	}
 	kinds := c.Kinds
 	if kinds == nil {
@@ -372,7 +373,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	}
 	for _, k := range kinds {
 		if !slices.Contains(PlacedKinds(), k) {
-			return nil, nil, errors.Errorf("exhaustive: fault kind %q is not placed exhaustively (these are: %s)", k, kindList(PlacedKinds()))
+			return nil, nil, errors.Errorf("exhaustive: fault kind %s is not placed exhaustively (these are: %s)", bounded.Q(k), kindList(PlacedKinds()))
 		}
 	}
 	seed := c.Seed
@@ -557,7 +558,7 @@ func pickClasses(all []DurClass, names []string) ([]DurClass, error) {
 			for _, c := range all {
 				known = append(known, c.Name)
 			}
-			return nil, errors.Errorf("exhaustive: no duration class %q in this configuration (it has: %s)", n, strings.Join(known, ", "))
+			return nil, errors.Errorf("exhaustive: no duration class %s in this configuration (it has: %s)", bounded.Q(n), strings.Join(known, ", "))
 		}
 	}
 	for _, c := range all {

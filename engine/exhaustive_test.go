@@ -335,10 +335,14 @@ func TestExhaustiveJSONNoVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	var j struct {
+		Locksim    Build                          `json:"locksim"`
 		Invariants []struct{ ID, Verdict string } `json:"invariants"`
 	}
 	if err := json.Unmarshal([]byte(b.String()), &j); err != nil {
 		t.Fatal(err)
+	}
+	if j.Locksim.Fingerprint != Fingerprint || j.Locksim.Version != Version {
+		t.Errorf("the JSON names the simulator %+v, want fingerprint %s", j.Locksim, Fingerprint)
 	}
 	for _, v := range j.Invariants {
 		want := "held"

@@ -109,7 +109,9 @@ func (r *ExhaustiveResult) Limits() string {
 
 // exhaustiveJSON is the JSON of an exhaustive check.
 type exhaustiveJSON struct {
-	Schema    string          `json:"schema"`
+	Schema string `json:"schema"`
+	// Locksim is the simulator that ran the schedules (ThisBuild).
+	Locksim   Build           `json:"locksim"`
 	Design    string          `json:"design"`
 	Config    string          `json:"config"`
 	Seed      uint64          `json:"seed"`
@@ -162,7 +164,7 @@ type breakJSON struct {
 // locksim.exhaustive/v1); cases maps a break's index to its saved case
 // file, if any.
 func ExhaustiveJSON(w io.Writer, r *ExhaustiveResult, cases map[int]string) error {
-	j := exhaustiveJSON{Schema: ExhaustiveSchema, Design: r.Design, Config: scenarios.Describe(r.Spec), Seed: r.Seed, Depth: r.Depth,
+	j := exhaustiveJSON{Schema: ExhaustiveSchema, Locksim: ThisBuild(), Design: r.Design, Config: scenarios.Describe(r.Spec), Seed: r.Seed, Depth: r.Depth,
 		Guarantee: r.Guarantee(), Kinds: r.Kinds, Classes: r.Classes, Events: r.Events, Points: r.Points, Schedules: r.Schedules,
 		PerEvent: r.PerEvent, Broken: r.BrokenSchedules, Danger: r.Danger, Breaks: []breakJSON{},
 		Unfired: r.UnfiredSchedules, NoVerdict: r.NoVerdict(), FaultFreeOnly: r.FaultFreeOnly(), Preemptions: r.Preemptions, Preempted: r.Preempted}

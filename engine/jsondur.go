@@ -10,6 +10,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/internal/bounded"
 	"locksim/sim"
 )
 
@@ -66,7 +67,7 @@ func unmarshalReadable(b []byte, v any) error {
 		}
 		d, err := time.ParseDuration(s)
 		if err != nil {
-			return nil, errors.Errorf("duration %q: want a Go duration such as 1.5s or 250ms", s)
+			return nil, errors.Errorf("duration %s: want a Go duration such as 1.5s or 250ms", bounded.Q(s))
 		}
 		return json.Number(strconv.FormatInt(int64(d), 10)), nil
 	})

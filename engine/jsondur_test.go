@@ -102,8 +102,19 @@ func TestCaseMismatch(t *testing.T) {
 	if why := loaded.Mismatch(c.HistoryHash); why != "" {
 		t.Errorf("an unchanged replay: %q", why)
 	}
+	if loaded.Locksim == nil || loaded.Locksim.Fingerprint != Fingerprint {
+		t.Fatalf("the case does not carry the simulator's fingerprint: %+v", loaded.Locksim)
+	}
+	if why := loaded.Mismatch("other"); !strings.Contains(why, "saved by this simulator (fingerprint "+Fingerprint+"): the simulation was not deterministic") {
+		t.Errorf("an unchanged case of this simulator with another history: %q", why)
+	}
+	loaded.Locksim = &Build{Version: "0.3.9", Fingerprint: "00000000000000ff"}
+	if why := loaded.Mismatch("other"); !strings.Contains(why, "the simulator changed since it was saved (saved by fingerprint 00000000000000ff, locksim 0.3.9; this is fingerprint "+Fingerprint+")") {
+		t.Errorf("an unchanged case of another simulator with another history: %q", why)
+	}
+	loaded.Locksim = nil
 	if why := loaded.Mismatch("other"); !strings.Contains(why, "the simulator changed") {
-		t.Errorf("an unchanged case with another history: %q", why)
+		t.Errorf("an unchanged case without a fingerprint with another history: %q", why)
 	}
 	loaded.Seed++
 	if why := loaded.Mismatch("other"); !strings.Contains(why, "does not match its contents") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/internal/bounded"
 	"locksim/model"
 )
 
@@ -104,7 +105,7 @@ func OpenShard(name string, r io.Reader) (*Shard, error) {
 				return nil, s.wrap(err)
 			}
 			if schema != CheckSchema {
-				return nil, errors.Errorf("%s has schema %q; merge reads %s (check --format json)", name, schema, CheckSchema)
+				return nil, errors.Errorf("%s has schema %s; merge reads %s (check --format json)", name, bounded.Q(schema), CheckSchema)
 			}
 		case "locksim":
 			if err := s.dec.Decode(&s.Build); err != nil {
@@ -123,8 +124,8 @@ func OpenShard(name string, r io.Reader) (*Shard, error) {
 			if schema == "" || !campaign {
 				return nil, errors.Errorf("%s: its runs come before its schema and campaign; merge reads the document as check --format json writes it", name)
 			}
-			if s.Build.Version == "" || s.ConfigHash == "" {
-				return nil, errors.Errorf("%s has no locksim version or config_hash: written by a locksim before 0.4.0's shard format, or edited; run the shards again with this locksim (%s)", name, ThisBuild())
+			if s.ConfigHash == "" {
+				return nil, errors.Errorf("%s has no config_hash: written by a locksim before 0.4.0's shard format, or edited; run the shards again with this locksim (%s)", name, ThisBuild())
 			}
 			if h := ConfigHash(s.Campaign); h != s.ConfigHash {
 				return nil, errors.Errorf("%s: its config_hash %s is not its campaign's (%s): the file was edited after the check wrote it", name, s.ConfigHash, h)
@@ -240,12 +241,10 @@ func Merge(shards ...*Shard) (*Merged, error) {
 	first := shards[0]
 	n := first.Campaign.Shards
 	byIndex := make([]*Shard, n)
-	this := ThisBuild()
+	if err := sameSimulator(shards); err != nil {
+		return nil, err
+	}
 	for _, s := range shards {
-		if s.Build != this {
-			return nil, errors.Errorf("%s was written by locksim %s; this is locksim %s: another build may make other runs from the same seeds, so its runs cannot be merged or its failure shrunk again here; merge with the build that ran the shards, or run them again",
-				s.Name, s.Build, this)
-		}
 		c := s.Campaign
 		if c.Shards != n {
 			return nil, errors.Errorf("%s is shard %d of %d, %s shard %d of %d: not the shards of one check",
@@ -278,6 +277,33 @@ func Merge(shards ...*Shard) (*Merged, error) {
 		return nil, errors.Wrapf(err, "%s", first.Name)
 	}
 	return &Merged{Config: cfg, shards: byIndex}, nil
+}
+
+// sameSimulator checks that every shard was written by this simulator:
+// the same Fingerprint (the version and the VCS commit are not compared:
+// a build without VCS information has the fingerprint all the same). A
+// shard without a fingerprint is refused: nothing says which simulator
+// made its runs.
+func sameSimulator(shards []*Shard) error {
+	this := ThisBuild()
+	for _, s := range shards {
+		if s.Build.Fingerprint == "" {
+			return errors.Errorf("%s has no simulator fingerprint (written by locksim %s: a locksim before fingerprints, or the file was edited); this merge's simulator is %s: nothing says which simulator made its runs, so they cannot be merged; run the shards again with this locksim",
+				s.Name, s.Build, this)
+		}
+	}
+	first := shards[0]
+	for _, s := range shards[1:] {
+		if s.Build.Fingerprint != first.Build.Fingerprint {
+			return errors.Errorf("%s and %s were written by different simulators: fingerprint %s (locksim %s) and fingerprint %s (locksim %s); shards of one check come from one simulator: run them again with one locksim",
+				first.Name, s.Name, first.Build.Fingerprint, first.Build, s.Build.Fingerprint, s.Build)
+		}
+	}
+	if first.Build.Fingerprint != this.Fingerprint {
+		return errors.Errorf("%s was written by a simulator with fingerprint %s (locksim %s); this merge's simulator has fingerprint %s (locksim %s): another simulator may make other runs from the same seeds, so its runs cannot be merged or its failure shrunk again here; merge with the locksim that ran the shards, or run them again",
+			first.Name, first.Build.Fingerprint, first.Build, this.Fingerprint, this)
+	}
+	return nil
 }
 
 // campaignDiff names the first field two shards' campaigns differ in
@@ -388,7 +414,7 @@ func rerunnable(s model.Spec) error {
 		return nil
 	}
 	if !slices.Contains([]string{"", model.LuaDesignID}, s.Design) {
-		return errors.Errorf("design %q is a Go design: the shards' JSON names it but cannot run it, so its tally and first failure cannot be rebuilt from the files; merge from Go with engine.Merge, setting Merged.Config.Base.Custom to the design", s.Design)
+		return errors.Errorf("design %s is a Go design: the shards' JSON names it but cannot run it, so its tally and first failure cannot be rebuilt from the files; merge from Go with engine.Merge, setting Merged.Config.Base.Custom to the design", bounded.Q(s.Design))
 	}
-	return errors.Errorf("the campaign's design %q cannot be run: its JSON has no Lua scripts", s.Design)
+	return errors.Errorf("the campaign's design %s cannot be run: its JSON has no Lua scripts", bounded.Q(s.Design))
 }

@@ -241,11 +241,18 @@ func TestMergeRefuses(t *testing.T) {
 		{"runs and count missing", []string{docs[0], docs[1], strings.Replace(noRuns, `"runs": 13,`, `"runs": 0,`, 1)}, "shard-2.json ends after 0 runs; shard 2 of 3 has 13"},
 		{"another schema", []string{strings.Replace(docs[0], CheckSchema, "locksim.report/v2", 1)}, `schema "locksim.report/v2"`},
 		{"a Go design", []string{goDoc.String()}, `design "my-lock" is a Go design`},
-		{"another version", []string{docs[0], strings.Replace(docs[1], `"version":"`+Version+`"`, `"version":"0.3.9"`, 1), docs[2]},
-			"shard-1.json was written by locksim 0.3.9; this is locksim " + ThisBuild().String()},
-		{"another commit", []string{docs[0], docs[1], strings.Replace(docs[2], `"version":"`+Version+`"`, `"version":"`+Version+`","commit":"0123456789abcdef"`, 1)},
-			"shard-2.json was written by locksim " + Version + " commit 0123456789ab; this is"},
-		{"no version", []string{strings.Replace(docs[0], `"locksim": {"version":"`+Version+`"},`, "", 1)}, "shard-0.json has no locksim version or config_hash"},
+		{"another simulator's shard", []string{docs[0], strings.Replace(docs[1], `"fingerprint":"`+Fingerprint+`"`, `"fingerprint":"00000000000000ff"`, 1), docs[2]},
+			"shard-0.json and shard-1.json were written by different simulators: fingerprint " + Fingerprint + " (locksim " + ThisBuild().String() + ") and fingerprint 00000000000000ff"},
+		{"another simulator's shards", []string{
+			strings.Replace(docs[0], `"fingerprint":"`+Fingerprint+`"`, `"fingerprint":"00000000000000ff"`, 1),
+			strings.Replace(docs[1], `"fingerprint":"`+Fingerprint+`"`, `"fingerprint":"00000000000000ff"`, 1),
+			strings.Replace(docs[2], `"fingerprint":"`+Fingerprint+`"`, `"fingerprint":"00000000000000ff"`, 1)},
+			"shard-0.json was written by a simulator with fingerprint 00000000000000ff (locksim " + Version + " fingerprint 00000000000000ff); this merge's simulator has fingerprint " + Fingerprint},
+		{"another version, same sources", []string{docs[0], strings.Replace(docs[1], `"version":"`+Version+`"`, `"version":"0.3.9"`, 1), strings.Replace(docs[2], `"fingerprint":"`, `"fingerprint":"0`, 1)},
+			"shard-0.json and shard-2.json were written by different simulators"}, // the version is not what decides
+		{"no fingerprint", []string{docs[0], docs[1], strings.Replace(docs[2], `,"fingerprint":"`+Fingerprint+`"`, "", 1)},
+			"shard-2.json has no simulator fingerprint (written by locksim " + Version + " (no fingerprint)"},
+		{"no config_hash", []string{strings.Replace(docs[0], `"config_hash": "`, `"config_hash_was": "`, 1)}, "shard-0.json has no config_hash"},
 		{"an edited campaign", []string{docs[0], strings.Replace(docs[1], `"runs":40,`, `"runs":41,`, 1), docs[2]}, "shard-1.json: its config_hash sha256:"},
 		{"another config_hash", []string{docs[0], strings.Replace(docs[1], `"config_hash": "sha256:`, `"config_hash": "sha256:0`, 1), docs[2]}, "is not its campaign's"},
 	} {
@@ -270,6 +277,26 @@ func TestMergeRefuses(t *testing.T) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// The simulator fingerprint decides, not the VCS stamp or the version
+// string: shards with this fingerprint merge (the unsharded check's
+// result) even when one says another commit and another version, as a
+// -buildvcs=false build and a checkout of the same sources do.
+func TestMergeComparesTheFingerprint(t *testing.T) {
+	c := base()
+	c.Runs = 40
+	want, _ := checkJSON(t, c)
+	docs := shardDocs(t, c, 3)
+	if !strings.Contains(docs[0], `"locksim": {"version":"`+Version+`","fingerprint":"`+Fingerprint+`"}`) {
+		t.Fatalf("a shard does not carry the fingerprint:\n%.300s", docs[0])
+	}
+	docs[1] = strings.Replace(docs[1], `"fingerprint":"`+Fingerprint+`"`, `"fingerprint":"`+Fingerprint+`","commit":"0123456789abcdef","modified":true`, 1)
+	docs[2] = strings.Replace(docs[2], `"version":"`+Version+`"`, `"version":"0.3.9"`, 1)
+	got, _ := mergeJSON(t, docs)
+	if diff := cmp.Diff(want.result, got.result); diff != "" {
+		t.Errorf("result (-unsharded +merged):\n%s", diff)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/clock"
+	"locksim/internal/bounded"
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
@@ -190,7 +191,7 @@ type SweepConfig struct {
 func Sweep(c SweepConfig) (*SweepResult, error) {
 	p, ok := SweepParams[c.Param]
 	if !ok {
-		return nil, errors.Errorf("unknown sweep param %q (want %s)", c.Param, strings.Join(SweepParamNames(), ", "))
+		return nil, errors.Errorf("unknown sweep param %s (want %s)", bounded.Q(c.Param), strings.Join(SweepParamNames(), ", "))
 	}
 	d := c.Design
 	if d.Design == "" && d.Lua == nil && d.Custom == nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/internal/bounded"
 	"locksim/sim/resp"
 )
 
@@ -91,9 +92,9 @@ func LookupDesign(id string) (Design, error) {
 		}
 	}
 	if id == LuaDesignID {
-		return nil, errors.Errorf("design %q is your own Lua scripts: give them with --acquire FILE --release FILE [--renew FILE] (from Go: a *model.LuaScripts)", id)
+		return nil, errors.Errorf("design %s is your own Lua scripts: give them with --acquire FILE --release FILE [--renew FILE] (from Go: a *model.LuaScripts)", bounded.Q(id))
 	}
-	return nil, errors.Errorf("unknown design %q (known: %s)", id, strings.Join(DesignIDs(), ", "))
+	return nil, errors.Errorf("unknown design %s (known: %s)", bounded.Q(id), strings.Join(DesignIDs(), ", "))
 }
 
 // single is the first (only) master of single-primary designs.

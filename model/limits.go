@@ -7,6 +7,8 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/sim"
+
+	"locksim/internal/bounded"
 )
 
 // The limits of a spec: the one table every entry point shares. Spec.Config
@@ -96,7 +98,7 @@ func (s Spec) checkLimits() error {
 		}
 	}
 	for i, f := range s.Faults {
-		what := "faults[" + strconv.Itoa(i) + "] (" + string(f.Kind) + ")"
+		what := "faults[" + strconv.Itoa(i) + "] (" + bounded.Clip(string(f.Kind)) + ")"
 		for _, v := range []time.Duration{f.At, f.Dur, f.Extra, f.By, -f.By} {
 			if v > MaxRunTime {
 				return limitError(what+" time", sim.FormatDuration(v), sim.FormatDuration(MaxRunTime), "run-time")

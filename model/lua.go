@@ -1,7 +1,6 @@
 package model
 
 import (
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"github.com/pkg/errors"
 	"github.com/yuin/gopher-lua/parse"
 
+	"locksim/internal/bounded"
 	"locksim/sim"
 	"locksim/sim/resp"
 	luascript "locksim/sim/script"
@@ -44,6 +44,11 @@ type LuaScripts struct {
 	Held                                Held   `json:",omitempty"`
 }
 
+// LuaFileLimit bounds a Lua script file (limits: max-script-source-bytes,
+// the most source EVAL runs): LoadLua reads at most that much of whatever
+// the path names, a file, a pipe or a device.
+var LuaFileLimit = bounded.Limit{What: "a Lua script", Bytes: luascript.MaxScriptBytes, Name: "max-script-source-bytes"}
+
 // LoadLua reads and syntax-checks the scripts; renew may be "". Errors
 // name the file and line.
 func LoadLua(acquire, release, renew string) (*LuaScripts, error) {
@@ -55,7 +60,11 @@ func LoadLua(acquire, release, renew string) (*LuaScripts, error) {
 		if f.path == "" {
 			continue
 		}
-		b, err := os.ReadFile(f.path)
+		b, err := LuaFileLimit.ReadFile(f.path)
+		var le *bounded.Error
+		if errors.As(err, &le) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, errors.Wrap(err, "reading lua script")
 		}
@@ -121,7 +130,17 @@ var scriptLine = regexp.MustCompile(`(?:<string>|user_script)?:(\d+):`)
 // scriptMessage turns a script error reply into a message naming the file
 // and line: miniredis words run-time errors as "Error compiling script"
 // and gives the line without the file.
+//
+// The script's own words are quoted by a bounded prefix: the reply is read
+// through its first few KiB (the wording miniredis puts around them is
+// shorter) and the message keeps bounded.MaxQuote bytes of what the
+// script said, however long its error.
 func scriptMessage(file, src, reply string, v sim.Version) string {
+	const head = 4 << 10
+	more := 0
+	if len(reply) > head {
+		reply, more = reply[:head], len(reply)-head
+	}
 	msg := oneLine(reply)
 	if budget.MatchString(msg) {
 		return "run-time error: the script did not finish within " + budget.FindStringSubmatch(msg)[1] +
@@ -130,14 +149,30 @@ func scriptMessage(file, src, reply string, v sim.Version) string {
 	msg = strings.Replace(msg, "ERR Error compiling script (new function): ", "run-time error: ", 1)
 	msg = strings.Replace(msg, "ERR Error running script ", "run-time error ", 1)
 	msg = callSHA.ReplaceAllString(msg, "")
-	msg, _, _ = strings.Cut(msg, " stack traceback:")
+	msg, _, traceback := strings.Cut(msg, " stack traceback:")
+	if traceback {
+		more = 0 // what was cut is the traceback's
+	}
 	msg = scriptSHA.ReplaceAllString(msg, "")
 	msg = oneLine(scriptLine.ReplaceAllString(msg, " line $1:"))
-	if strings.Contains(msg, "Unknown Redis command called from script") {
-		msg += unknownCommands(src, v)
+	unknown := strings.Contains(msg, "Unknown Redis command called from script")
+	// What the script said follows the position ("run-time error line
+	// 3: "): keep its first MaxQuote bytes.
+	keep := 0
+	if loc := scriptPos.FindStringIndex(msg); loc != nil {
+		keep = loc[1]
+	}
+	words := msg[keep:]
+	msg = msg[:keep] + bounded.ClipPrefix(words, len(words)+more)
+	if unknown {
+		msg += bounded.Clip(unknownCommands(src, v))
 	}
 	return msg
 }
+
+// scriptPos matches the start of a script error message up to the
+// script's own words: "run-time error line 3: ".
+var scriptPos = regexp.MustCompile(`^.{0,60}?line \d+: `)
 
 // callSHA matches "(call to f_<sha>)", the function name Redis gives a
 // script in run-time errors: the file name says it better.
@@ -211,7 +246,7 @@ func acquiredReply(r resp.Reply, file string, held Held) (bool, int64, error) {
 	case r.Kind == resp.Int && r.Int == 0, r.Kind == resp.NilBulk, r.Kind == resp.NilArray:
 		return false, 0, nil
 	}
-	return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.String() + "; want a positive integer (a fencing token) or OK when acquired, 0 or nil when not"}
+	return false, 0, &ScriptError{File: file, Msg: "acquire returned " + r.Short() + "; want a positive integer (a fencing token) or OK when acquired, 0 or nil when not"}
 }
 
 func (d luaDesign) TryAcquire(c *Client, value string) (Lease, bool, error) {

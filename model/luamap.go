@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/pkg/errors"
+
+	"locksim/internal/bounded"
 )
 
 // ArgMap says what a Lua script takes in KEYS and ARGV, so real-world
@@ -38,17 +40,17 @@ func ParseArgMap(s string) (ArgMap, error) {
 		}
 		switch {
 		case !ok:
-			return ArgMap{}, errors.Errorf("argument map %q: want KEYS=a,b ARGV=c,d", s)
+			return ArgMap{}, errors.Errorf("argument map %s: want KEYS=a,b ARGV=c,d", bounded.Q(s))
 		case strings.EqualFold(k, "KEYS"):
 			m.Keys = items
 		case strings.EqualFold(k, "ARGV"):
 			m.Argv = items
 		default:
-			return ArgMap{}, errors.Errorf("argument map %q: %q is neither KEYS nor ARGV", s, k)
+			return ArgMap{}, errors.Errorf("argument map %s: %s is neither KEYS nor ARGV", bounded.Q(s), bounded.Q(k))
 		}
 	}
 	if len(m.Keys)+len(m.Argv) > 32 {
-		return ArgMap{}, errors.Errorf("argument map %q: at most 32 keys and arguments", s)
+		return ArgMap{}, errors.Errorf("argument map %s: at most 32 keys and arguments", bounded.Q(s))
 	}
 	return m, nil
 }
@@ -116,5 +118,5 @@ func ParseHeld(s string) (Held, error) {
 	case HeldNil:
 		return HeldNil, nil
 	}
-	return "", errors.Errorf("unknown reply convention %q (want ok or nil)", s)
+	return "", errors.Errorf("unknown reply convention %s (want ok or nil)", bounded.Q(s))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/internal/bounded"
 	"locksim/model/history"
 	"locksim/model/invariant"
 	"locksim/network"
@@ -130,7 +131,7 @@ func (s Spec) Config() (sim.Config, error) {
 		return sim.Config{}, errors.New("workload cycles, duration, work, think, start, reentry and readers must not be negative")
 	}
 	if !slices.Contains(Fencings, s.Fencing) {
-		return sim.Config{}, errors.Errorf("unknown fencing %q (want %s)", s.Fencing, FencingNames())
+		return sim.Config{}, errors.Errorf("unknown fencing %s (want %s)", bounded.Q(s.Fencing), FencingNames())
 	}
 	il, err := sim.ParseInterleave(s.Interleave)
 	if err != nil {
@@ -178,12 +179,12 @@ func (s Spec) Config() (sim.Config, error) {
 	}
 	for name := range t.NodeClocks {
 		if !slices.ContainsFunc(cfg.Nodes, func(n sim.NodeConfig) bool { return n.Name == name }) {
-			return sim.Config{}, errors.Errorf("a clock names unknown node %q", name)
+			return sim.Config{}, errors.Errorf("a clock names unknown node %s", bounded.Q(name))
 		}
 	}
 	for name := range t.ClientClocks {
 		if !slices.ContainsFunc(cfg.Clients, func(c sim.ClientConfig) bool { return c.Name == name }) {
-			return sim.Config{}, errors.Errorf("a clock names unknown client %q", name)
+			return sim.Config{}, errors.Errorf("a clock names unknown client %s", bounded.Q(name))
 		}
 	}
 	return cfg, nil

@@ -106,6 +106,7 @@
 //
 //	{
 //	  "schema": "locksim.report/v2",
+//	  "locksim": {"version": "0.4.0", "fingerprint": "0123456789abcdef"},  // engine.ThisBuild: the simulator
 //	  "meta": {                      // Meta; empty strings are left out
 //	    "scenario": "gc-pause", "title": "...", "design": "set-px-lua",
 //	    "seed": 1, "teaching": "..."

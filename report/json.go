@@ -7,6 +7,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/sim"
@@ -25,10 +26,13 @@ const MaxReportEvents = 20_000
 
 // jsonReport is the JSON report, schema locksim.report/v2.
 type jsonReport struct {
-	Schema string      `json:"schema"`
-	Meta   Meta        `json:"meta"`
-	Spec   specSummary `json:"spec"`
-	Error  string      `json:"error,omitempty"`
+	Schema string `json:"schema"`
+	// Locksim is the simulator that made the run: its version and
+	// fingerprint (engine.ThisBuild).
+	Locksim engine.Build `json:"locksim"`
+	Meta    Meta         `json:"meta"`
+	Spec    specSummary  `json:"spec"`
+	Error   string       `json:"error,omitempty"`
 	// Vacuous is set (VacuousWhy) when no client acquired: the run judged
 	// nothing.
 	Vacuous string      `json:"vacuous,omitempty"`
@@ -54,6 +58,7 @@ type jsonViolation struct {
 func newJSONReport(r *model.Result, meta Meta, t *timeline) jsonReport {
 	out := jsonReport{
 		Schema:     Schema,
+		Locksim:    engine.ThisBuild(),
 		Meta:       meta.withResult(r),
 		Spec:       summarize(r, t),
 		History:    r.History,

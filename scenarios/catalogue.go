@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/pkg/errors"
+
+	"locksim/internal/bounded"
 )
 
 // IDs are the catalogue's scenarios, in CATALOGUE.md order. Each has a
@@ -82,7 +84,7 @@ func parseEmbedded(id string) (*Scenario, error) {
 		return nil, err
 	}
 	if s.Name != id {
-		return nil, errors.Errorf("%s: name %q does not match the file name", name, s.Name)
+		return nil, errors.Errorf("%s: name %s does not match the file name", name, bounded.Q(s.Name))
 	}
 	return s, nil
 }
@@ -113,7 +115,7 @@ func Lookup(id string) (*Scenario, error) {
 			return s.clone(), nil
 		}
 	}
-	return nil, errors.Errorf("unknown scenario %q (known: %s)", id, strings.Join(IDs, ", "))
+	return nil, errors.Errorf("unknown scenario %s (known: %s)", bounded.Q(id), strings.Join(IDs, ", "))
 }
 
 // clone returns a deep copy of s.

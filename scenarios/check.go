@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/clock"
+	"locksim/internal/bounded"
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/sim"
@@ -78,7 +79,7 @@ func (w *world) resolve(name string, want ...string) (string, error) {
 	wanted := strings.Join(want, " or ")
 	switch {
 	case k == nameAny:
-		return "", errors.Errorf("%q is not allowed here; want a %s", name, wanted)
+		return "", errors.Errorf("%s is not allowed here; want a %s", bounded.Q(name), wanted)
 	case k != "":
 		return "", errors.Errorf("%s is a %s; want a %s", name, k, wanted)
 	case name == sim.SentinelName:
@@ -88,9 +89,9 @@ func (w *world) resolve(name string, want ...string) (string, error) {
 	case strings.HasPrefix(name, "r") && nodeOrGroup.MatchString(name) && w.nodes == nil:
 		return "", errors.Errorf("names node %s, but the file fixes no layout: add topology masters=N replicas=N (node names depend on it)", name)
 	case strings.HasPrefix(name, "r") && nodeOrGroup.MatchString(name):
-		return "", errors.Errorf("unknown node %q (nodes: %s)", name, listNames(w.nodes))
+		return "", errors.Errorf("unknown node %s (nodes: %s)", bounded.Q(name), listNames(w.nodes))
 	}
-	return "", errors.Errorf("unknown %s %q (clients: %s)", wanted, name, strings.Join(w.clients, ", "))
+	return "", errors.Errorf("unknown %s %s (clients: %s)", wanted, bounded.Q(name), strings.Join(w.clients, ", "))
 }
 
 // listNames abbreviates long node lists: "r1..r15".
@@ -261,7 +262,7 @@ func checkTrigger(w *world, t sim.Trigger) error {
 	}
 	info, ok := history.Info(t.Kind)
 	if !ok {
-		return errors.Errorf("trigger: unknown event kind %q (kinds: %s)", t.Kind, strings.Join(EventKinds(), ", "))
+		return errors.Errorf("trigger: unknown event kind %s (kinds: %s)", bounded.Q(t.Kind), strings.Join(EventKinds(), ", "))
 	}
 	by := map[string]sim.Recorders{nameClient: sim.ByClient, nameNode: sim.ByNode, nameResource: sim.ByService, nameFault: sim.ByFault}[k]
 	if by == 0 || !info.Recorder.Has(by) {
@@ -270,7 +271,7 @@ func checkTrigger(w *world, t sim.Trigger) error {
 	if t.Since != "" {
 		si, ok := history.Info(t.Since)
 		if !ok {
-			return errors.Errorf("trigger: since: unknown event kind %q (kinds: %s)", t.Since, strings.Join(EventKinds(), ", "))
+			return errors.Errorf("trigger: since: unknown event kind %s (kinds: %s)", bounded.Q(t.Since), strings.Join(EventKinds(), ", "))
 		}
 		if !si.Recorder.Has(by) {
 			return errors.Errorf("trigger: since %s: %s is a %s, but only a %s records it", t.Since, t.Actor, k, si.Recorder)

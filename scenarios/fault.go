@@ -9,6 +9,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/clock"
+	"locksim/internal/bounded"
 	"locksim/model"
 	"locksim/sim"
 )
@@ -32,7 +33,7 @@ const (
 func ParseFault(s string) (sim.Fault, error) {
 	f, err := parseFault(strings.Fields(s))
 	if err != nil {
-		return sim.Fault{}, errors.Errorf("fault %q: %s", s, err)
+		return sim.Fault{}, errors.Errorf("fault %s: %s", bounded.Q(s), err)
 	}
 	return f, nil
 }
@@ -47,7 +48,7 @@ func parseFault(toks []string) (sim.Fault, error) {
 	f := sim.Fault{Kind: sim.FaultKind(toks[0])}
 	info, ok := sim.FaultKindOf(f.Kind)
 	if !ok {
-		return f, errors.Errorf("unknown fault kind %q (want %s)", toks[0], kindList())
+		return f, errors.Errorf("unknown fault kind %s (want %s)", bounded.Q(toks[0]), kindList())
 	}
 	a := &faultArgs{kind: f.Kind, rest: toks[1:]}
 	if err := info.ParseArgs(&f, a); err != nil {
@@ -193,7 +194,7 @@ func parseClauses(f *sim.Fault, info sim.FaultKindInfo, rest []string) error {
 			rest = rest[1:]
 		case info.SetFlag(f, tok):
 		default:
-			return errors.Errorf("unexpected %q in a %s fault", tok, f.Kind)
+			return errors.Errorf("unexpected %s in a %s fault", bounded.Q(tok), f.Kind)
 		}
 		if err != nil {
 			return err
@@ -245,7 +246,7 @@ func parseDur(s, what string) (time.Duration, error) {
 func parseSignedDur(s, what string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, errors.Errorf("%sbad duration %q (want Go syntax such as 1.5s or 250ms)", prefix(what), s)
+		return 0, errors.Errorf("%sbad duration %s (want Go syntax such as 1.5s or 250ms)", prefix(what), bounded.Q(s))
 	}
 	if d > maxDuration || d < -maxDuration {
 		return 0, errors.Errorf("%sduration %s is beyond the limit of %s", prefix(what), s, fmtDur(maxDuration))
@@ -264,7 +265,7 @@ func prefix(what string) string {
 func parseInt(s, what string, lo, hi int64) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, errors.Errorf("%sbad number %q", prefix(what), s)
+		return 0, errors.Errorf("%sbad number %s", prefix(what), bounded.Q(s))
 	}
 	if n < lo || n > hi {
 		return 0, errors.Errorf("%s%d is out of range [%d, %d]", prefix(what), n, lo, hi)
@@ -276,7 +277,7 @@ func parseInt(s, what string, lo, hi int64) (int64, error) {
 func parsePPM(s string, unit bool, what string) (int64, error) {
 	n, ok := strings.CutSuffix(s, "ppm")
 	if unit && !ok {
-		return 0, errors.Errorf("%s: want a rate like +20000ppm, got %q", what, s)
+		return 0, errors.Errorf("%s: want a rate like +20000ppm, got %s", what, bounded.Q(s))
 	}
 	return parseInt(n, what, -maxPPM, maxPPM)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/pkg/errors"
 	"pgregory.net/rapid"
 
+	"locksim/internal/bounded"
 	"locksim/model"
 	"locksim/sim"
 )
@@ -137,7 +138,7 @@ func ParsePlaces(list string) ([]Place, error) {
 		case slices.Contains(Places, p):
 			out = append(out, p)
 		default:
-			return nil, errors.Errorf("unknown place %q (want acquire, critical, write, release, watchdog, time or any)", p)
+			return nil, errors.Errorf("unknown place %s (want acquire, critical, write, release, watchdog, time or any)", bounded.Q(p))
 		}
 	}
 	if len(out) == 0 {
@@ -154,11 +155,11 @@ func (g Gen) Validate() error {
 	case g.MaxFaults < 0 || g.MaxFaults > 20:
 		return errors.Errorf("max faults %d out of range [0, 20]", g.MaxFaults)
 	case g.Links != "" && g.Links != LinksRedis && g.Links != LinksResource && g.Links != LinksAll:
-		return errors.Errorf("unknown links %q (want redis, resource or all)", g.Links)
+		return errors.Errorf("unknown links %s (want redis, resource or all)", bounded.Q(g.Links))
 	}
 	for _, k := range g.Kinds {
 		if !slices.Contains(sim.FaultKinds, k) {
-			return errors.Errorf("unknown fault kind %q", k)
+			return errors.Errorf("unknown fault kind %s", bounded.Q(k))
 		}
 	}
 	return nil

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/clock"
+	"locksim/internal/bounded"
 	"locksim/model"
 	"locksim/network"
 	"locksim/sim"
@@ -48,9 +48,15 @@ func (e *ParseError) Error() string {
 	return e.File + ": " + e.Msg
 }
 
-// Load reads and parses a scenario file. Errors name the path as given.
+// FileLimit bounds a scenario file (limits: scenario-bytes): Load reads
+// at most that much of whatever the path names, a file, a pipe or a
+// device.
+var FileLimit = bounded.Limit{What: "a scenario file", Bytes: maxFileBytes, Name: "scenario-bytes"}
+
+// Load reads and parses a scenario file, through FileLimit. Errors name
+// the path as given.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := FileLimit.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +69,7 @@ func Load(path string) (*Scenario, error) {
 // format.
 func Parse(name string, data []byte) (*Scenario, error) {
 	if len(data) > maxFileBytes {
-		return nil, &ParseError{File: name, Msg: "file is larger than 1 MiB"}
+		return nil, &ParseError{File: name, Msg: (&bounded.Error{Path: "the file", Limit: FileLimit, Size: int64(len(data))}).Error()}
 	}
 	p := &parser{
 		file:  name,
@@ -176,7 +182,7 @@ func (p *parser) parse(data string) error {
 		word := args[0]
 		d, ok := directives[word]
 		if !ok {
-			msg := "unknown directive " + strconv.Quote(word)
+			msg := "unknown directive " + bounded.Quote(word)
 			if s := suggest(word); s != "" {
 				msg += " (did you mean " + strconv.Quote(s) + "?)"
 			}
@@ -295,7 +301,7 @@ func (p *parser) name(line int, args []string, _ string) error {
 		return err
 	}
 	if !scenarioName.MatchString(n) {
-		return errors.Errorf("bad name %q (letters, digits, '.', '_' and '-', at most 64)", n)
+		return errors.Errorf("bad name %s (letters, digits, '.', '_' and '-', at most 64)", bounded.Q(n))
 	}
 	p.s.Name = n
 	return nil
@@ -311,7 +317,7 @@ func (p *parser) title(_ int, _ []string, rest string) error {
 
 func checkDesign(id string) error {
 	if !slices.Contains(KnownDesigns, id) {
-		return errors.Errorf("unknown design %q (known: %s)", id, strings.Join(KnownDesigns, ", "))
+		return errors.Errorf("unknown design %s (known: %s)", bounded.Q(id), strings.Join(KnownDesigns, ", "))
 	}
 	return nil
 }
@@ -356,10 +362,10 @@ func keyvals(args []string, known ...string) ([][2]string, error) {
 	for _, a := range args {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || v == "" {
-			return nil, errors.Errorf("want key=value, got %q", a)
+			return nil, errors.Errorf("want key=value, got %s", bounded.Q(a))
 		}
 		if !slices.Contains(known, k) {
-			return nil, errors.Errorf("unknown key %q (want %s)", k, strings.Join(known, ", "))
+			return nil, errors.Errorf("unknown key %s (want %s)", bounded.Q(k), strings.Join(known, ", "))
 		}
 		if seen[k] {
 			return nil, errors.Errorf("%s given twice", k)
@@ -396,7 +402,7 @@ func (p *parser) topology(_ int, args []string, _ string) error {
 		case "persistence":
 			m := sim.Persistence(kv[1])
 			if !slices.Contains(sim.Persistences, m) {
-				return errors.Errorf("unknown persistence %q (want %s)", kv[1], sim.PersistenceNames())
+				return errors.Errorf("unknown persistence %s (want %s)", bounded.Q(kv[1]), sim.PersistenceNames())
 			}
 			t.Persistence = m
 		case "min-replicas-to-write":
@@ -460,7 +466,7 @@ func (p *parser) priority(line int, args []string, _ string) error {
 	for _, a := range args {
 		n, v, ok := strings.Cut(a, "=")
 		if !ok || n == "" {
-			return errors.Errorf("want NODE=N, got %q", a)
+			return errors.Errorf("want NODE=N, got %s", bounded.Q(a))
 		}
 		pr, err := parseInt(v, "priority "+n, 1, maxPriority)
 		if err != nil {
@@ -488,9 +494,9 @@ func (p *parser) clients(_ int, args []string, _ string) error {
 	for i, c := range args {
 		switch {
 		case !clientName.MatchString(c):
-			return errors.Errorf("bad client name %q (a letter, then letters, digits, '_' or '-'; at most 32)", c)
+			return errors.Errorf("bad client name %s (a letter, then letters, digits, '_' or '-'; at most 32)", bounded.Q(c))
 		case slices.Contains(reserved, c) || nodeOrGroup.MatchString(c):
-			return errors.Errorf("client name %q is reserved (node, group, endpoint or syntax word)", c)
+			return errors.Errorf("client name %s is reserved (node, group, endpoint or syntax word)", bounded.Q(c))
 		case slices.Contains(args[:i], c):
 			return errors.Errorf("client %s listed twice", c)
 		}
@@ -580,7 +586,7 @@ func (p *parser) fencing(_ int, args []string, _ string) error {
 		p.s.Spec.Fencing = f
 		return nil
 	}
-	return errors.Errorf("unknown fencing %q (want %s)", a, model.FencingNames())
+	return errors.Errorf("unknown fencing %s (want %s)", bounded.Q(a), model.FencingNames())
 }
 
 // optionKeys are the `option` keys, in the order Format writes them.
@@ -623,7 +629,7 @@ func (p *parser) option(_ int, args []string, _ string) error {
 		case "deadline", "extend", "wall-clock", "wait-check":
 			b, err := strconv.ParseBool(v)
 			if err != nil || (v != "true" && v != "false") {
-				return errors.Errorf("%s: want true or false, got %q", k, v)
+				return errors.Errorf("%s: want true or false, got %s", k, bounded.Q(v))
 			}
 			switch k {
 			case "deadline":
@@ -639,7 +645,7 @@ func (p *parser) option(_ int, args []string, _ string) error {
 		case "drift-factor":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f >= 0 && f < 1) {
-				return errors.Errorf("drift-factor: want a number in [0, 1), got %q", v)
+				return errors.Errorf("drift-factor: want a number in [0, 1), got %s", bounded.Q(v))
 			}
 			o.DriftFactor = f
 			continue

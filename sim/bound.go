@@ -1,6 +1,10 @@
 package sim
 
-import "strconv"
+import (
+	"strconv"
+
+	"locksim/sim/resp"
+)
 
 // MaxRecordedBytes bounds each command argument and each reply an event
 // records: a longer one is cut to its first bytes and its length, so that a
@@ -31,4 +35,14 @@ func boundText(s string) string {
 		return s
 	}
 	return s[:MaxRecordedBytes] + "...(" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// recordedReply is boundText(r.String()), rendering only the bytes it
+// keeps: a 60 MB reply is not rendered whole to record its first 4 KiB.
+func recordedReply(r resp.Reply) string {
+	head, total := r.StringHead(MaxRecordedBytes)
+	if total <= MaxRecordedBytes {
+		return head
+	}
+	return head + "...(" + strconv.Itoa(total) + " bytes)"
 }

@@ -301,12 +301,12 @@ func (x *External) callReplied(c *call) {
 		return
 	}
 	if x.calls[c.id] != c {
-		w.record(Event{Actor: p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
+		w.recordBounded(Event{Actor: p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
 		return
 	}
 	x.deliver(func() {
 		if x.calls[c.id] != c {
-			w.record(Event{Actor: p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
+			w.recordBounded(Event{Actor: p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
 			return
 		}
 		delete(x.calls, c.id)
@@ -314,7 +314,7 @@ func (x *External) callReplied(c *call) {
 		if c.err == ErrRefused {
 			kind = KindRefused
 		}
-		w.record(Event{Actor: p.name, Task: "main", Kind: kind, Local: x.Now(), Peer: c.to, Reply: c.text()})
+		w.recordBounded(Event{Actor: p.name, Task: "main", Kind: kind, Local: x.Now(), Peer: c.to, Reply: c.text()})
 		x.effect(Effect{Kind: EffectCallDone, Call: c.id, Reply: c.reply, Err: c.err})
 	})
 }

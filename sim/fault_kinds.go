@@ -9,6 +9,8 @@ import (
 
 	"locksim/clock"
 	"locksim/network"
+
+	"locksim/internal/bounded"
 )
 
 // FaultKind names a kind of fault. The names are the catalogue's and are
@@ -284,13 +286,13 @@ func faultKindTable() []FaultKindInfo {
 				case strings.HasPrefix(r, "rate="):
 					n, ok := strings.CutSuffix(strings.TrimPrefix(r, "rate="), "ppm")
 					if !ok {
-						return errors.Errorf("clock-drift rate: want a rate like +20000ppm, got %q", strings.TrimPrefix(r, "rate="))
+						return errors.Errorf("clock-drift rate: want a rate like +20000ppm, got %s", bounded.Q(strings.TrimPrefix(r, "rate=")))
 					}
 					f.RatePPM, err = a.Int(n, "clock-drift rate", -clock.MaxRatePPM, clock.MaxRatePPM)
 				case strings.HasPrefix(r, "ppm="):
 					f.RatePPM, err = a.Int(strings.TrimPrefix(r, "ppm="), "clock-drift ppm", -clock.MaxRatePPM, clock.MaxRatePPM)
 				default:
-					err = errors.Errorf("clock-drift: want rate=±Nppm, got %q", r)
+					err = errors.Errorf("clock-drift: want rate=±Nppm, got %s", bounded.Q(r))
 				}
 				return err
 			},
@@ -417,7 +419,7 @@ func keyed(a FaultArgs, k FaultKind, key, what string) (string, error) {
 	}
 	v, ok := strings.CutPrefix(w, key+"=")
 	if !ok || v == "" {
-		return "", errors.Errorf("%s: want %s=%s, got %q", k, key, what, w)
+		return "", errors.Errorf("%s: want %s=%s, got %s", k, key, what, bounded.Q(w))
 	}
 	return v, nil
 }
@@ -441,12 +443,12 @@ func splitNames(s string, a FaultArgs) ([]string, error) {
 	ns := strings.Split(s, ",")
 	for _, n := range ns {
 		if n == "" {
-			return nil, errors.Errorf("partition: empty name in %q", s)
+			return nil, errors.Errorf("partition: empty name in %s", bounded.Q(s))
 		}
 		if a.IsClause(n) || strings.ContainsAny(n, "|>") {
 			// The formatted fault would read it as a clause: refuse it
 			// here so that every fault that parses formats back.
-			return nil, errors.Errorf("partition: %q is not a name", n)
+			return nil, errors.Errorf("partition: %s is not a name", bounded.Q(n))
 		}
 	}
 	return ns, nil
@@ -460,7 +462,7 @@ func parseLinkArg(f *Fault, a FaultArgs) error {
 	}
 	from, to, ok := strings.Cut(s, "->")
 	if !ok || from == "" || to == "" || strings.Contains(to, "->") {
-		return errors.Errorf("want a link FROM->TO, got %q", s)
+		return errors.Errorf("want a link FROM->TO, got %s", bounded.Q(s))
 	}
 	f.From, f.To = from, to
 	return nil

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
+
+	"locksim/internal/bounded"
 )
 
 // FaultKinds lists every kind, in catalogue order: FaultKindTable's.
@@ -143,7 +145,7 @@ func FormatDuration(d time.Duration) string {
 // Validate checks one fault against the world's names and limits. i is the
 // fault's index, used in error messages.
 func (f Fault) validate(i int, w *names, maxTime time.Duration) error {
-	field := "faults[" + strconv.Itoa(i) + "] (" + string(f.Kind) + ")"
+	field := "faults[" + strconv.Itoa(i) + "] (" + bounded.Clip(string(f.Kind)) + ")"
 	if f.At < 0 {
 		return errors.Errorf("%s: at %v is negative", field, f.At)
 	}
@@ -154,14 +156,14 @@ func (f Fault) validate(i int, w *names, maxTime time.Duration) error {
 		return errors.Errorf("%s: duration %v is negative", field, f.Dur)
 	}
 	if f.After != nil && !w.any(f.After.Actor) {
-		return errors.Errorf("%s: trigger names unknown actor %q", field, f.After.Actor)
+		return errors.Errorf("%s: trigger names unknown actor %s", field, bounded.Q(f.After.Actor))
 	}
 	if t := f.After; t != nil && (t.Nth < 0 || t.SinceNth < 0 || t.SinceNth > 0 && t.Since == "") {
 		return errors.Errorf("%s: trigger counts must be positive (and #since needs a since kind)", field)
 	}
 	info, ok := FaultKindOf(f.Kind)
 	if !ok {
-		return errors.Errorf("%s: unknown fault kind %q", field, f.Kind)
+		return errors.Errorf("%s: unknown fault kind %s", field, bounded.Q(f.Kind))
 	}
 	if err := w.checkTargets(info.Targets, f); err != nil {
 		return errors.Wrap(err, field)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
+
+	"locksim/internal/bounded"
 )
 
 // Limits of ParseLine and ParseHistory: they read text a person wrote or
@@ -72,11 +74,11 @@ func ParseLine(line string) (Event, error) {
 	e.At = at
 	actor, task, hasTask := strings.Cut(words[1], "/")
 	if actor == "" || hasTask && task == "" {
-		return e, errors.Errorf("actor %q: want a name, or name/task", words[1])
+		return e, errors.Errorf("actor %s: want a name, or name/task", bounded.Q(words[1]))
 	}
 	e.Actor, e.Task = actor, task
 	if strings.Contains(words[2], "=") {
-		return e, errors.Errorf("%q is not an event kind (a line is: time actor[/task] kind [field=value ...] local=time)", words[2])
+		return e, errors.Errorf("%s is not an event kind (a line is: time actor[/task] kind [field=value ...] local=time)", bounded.Q(words[2]))
 	}
 	e.Kind = Kind(words[2])
 	rest = strings.TrimLeft(rest, " ")
@@ -99,7 +101,7 @@ func parseFields(e *Event, rest string) error {
 			return errNoLocal
 		case !ok || i < 0:
 			word, _, _ := strings.Cut(rest, " ")
-			return errors.Errorf("unknown field %q (the fields, in order: %s)", word, strings.Join(lineFields, " "))
+			return errors.Errorf("unknown field %s (the fields, in order: %s)", bounded.Q(word), strings.Join(lineFields, " "))
 		case i < next:
 			return errors.Errorf("field %s= out of order or repeated (the fields, in order: %s)", name, strings.Join(lineFields, " "))
 		}
@@ -113,7 +115,7 @@ func parseFields(e *Event, rest string) error {
 		}
 		if name == "local" {
 			if after != "" {
-				return errors.Errorf("text after local=: %q (local= ends the line)", after)
+				return errors.Errorf("text after local=: %s (local= ends the line)", bounded.Q(after))
 			}
 			return nil
 		}
@@ -167,7 +169,7 @@ func fieldValue(name, s string) (string, string, error) {
 		}
 		val = s[:end]
 		if strings.TrimSpace(val) != val {
-			return "", "", errors.Errorf("reply %q starts or ends with a space", val)
+			return "", "", errors.Errorf("reply %s starts or ends with a space", bounded.Q(val))
 		}
 	default:
 		val, _, _ = strings.Cut(s, " ")
@@ -268,7 +270,7 @@ func setField(e *Event, name, val string) error {
 		e.Local, err = parseSeconds(val)
 	}
 	if numErr := (*strconv.NumError)(nil); errors.As(err, &numErr) {
-		return errors.Errorf("%q is not an integer in range", val)
+		return errors.Errorf("%s is not an integer in range", bounded.Q(val))
 	}
 	return err
 }
@@ -276,7 +278,7 @@ func setField(e *Event, name, val string) error {
 // parseSeconds reads a time as FormatTime writes it: [-]seconds[.fraction]s
 // with at most nine decimals.
 func parseSeconds(s string) (time.Duration, error) {
-	bad := errors.Errorf("%q is not a time in seconds (like 1.050000s)", clip(s))
+	bad := errors.Errorf("%s is not a time in seconds (like 1.050000s)", bounded.Q(clip(s)))
 	body, ok := strings.CutSuffix(s, "s")
 	neg := strings.HasPrefix(body, "-")
 	body = strings.TrimPrefix(body, "-")
@@ -286,7 +288,7 @@ func parseSeconds(s string) (time.Duration, error) {
 	}
 	sec, err := strconv.ParseInt(whole, 10, 64)
 	if err != nil || sec > math.MaxInt64/int64(time.Second)-1 {
-		return 0, errors.Errorf("time %q is out of range", clip(s))
+		return 0, errors.Errorf("time %s is out of range", bounded.Q(clip(s)))
 	}
 	ns := int64(0)
 	if hasFrac {

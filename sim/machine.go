@@ -112,8 +112,8 @@ func (mc *MachineCtx) Reply(r Request, reply resp.Reply) {
 	if !n.up || n.incarnation != r.inc {
 		return
 	}
-	r.c.rendered = reply.String()
-	n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: r.From, Args: r.Args, Reply: r.c.rendered})
+	r.c.rendered = recordedReply(reply)
+	n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: r.From, Args: r.Args, Reply: r.c.rendered})
 	if !n.up || n.incarnation != r.inc {
 		return // a fault triggered by the exec crashed the node: no reply
 	}

@@ -267,8 +267,8 @@ func (n *node) handle(client string, c *call) {
 			r = resp.ErrorReply(msgUnknownCommand(args[0], args[1:])) // the name as sent; the hook saw it upper case
 		}
 	}
-	c.rendered = r.String()
-	n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+	c.rendered = recordedReply(r)
+	n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
 	if !n.up {
 		return // the node crashed right after executing (a triggered fault): no reply, nothing replicated
 	}
@@ -617,8 +617,8 @@ func (n *node) unsubscribe(channel, client string) {
 func (n *node) wait(client string, c *call) {
 	args := c.args
 	done := func(r resp.Reply) {
-		c.rendered = r.String()
-		n.w.record(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+		c.rendered = recordedReply(r)
+		n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
 		n.w.sendReply(c, r, nil)
 	}
 	if len(args) != 3 {

@@ -161,7 +161,7 @@ func (w *World) wake(a action) {
 		if c.err == ErrRefused {
 			kind = KindRefused
 		}
-		w.record(Event{Actor: p.name, Task: t.name, Kind: kind, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
+		w.recordBounded(Event{Actor: p.name, Task: t.name, Kind: kind, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
 	case actWakeTimeout:
 		t.reply, t.callErr = resp.Reply{}, ErrTimeout
 		w.record(Event{Actor: p.name, Task: t.name, Kind: KindTimeout, Local: p.clock.Mono(w.now), Peer: a.c.to, Args: a.c.args})

@@ -54,7 +54,7 @@ func (w *World) sentinelServe(s *stream, c *call) {
 		replies = []resp.Reply{resp.ErrorReply("ERR unknown command '" + args[0] + "': locksim's sentinel answers SENTINEL GET-MASTER-ADDR-BY-NAME, SENTINELS, REPLICAS, SUBSCRIBE and PING")}
 	}
 	for i, r := range replies {
-		w.record(Event{Actor: SentinelName, Kind: KindExec, Local: w.now, Peer: s.x.p.name, Args: args, Reply: r.String()})
+		w.recordBounded(Event{Actor: SentinelName, Kind: KindExec, Local: w.now, Peer: s.x.p.name, Args: args, Reply: recordedReply(r)})
 		rc := c
 		if i > 0 { // a reply of its own for each channel of a SUBSCRIBE
 			cp := *c

@@ -235,14 +235,14 @@ func (s *stream) replyArrived(c *call) {
 		s.inflight = s.inflight[1:]
 	}
 	if s.closed {
-		w.record(Event{Actor: x.p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
+		w.recordBounded(Event{Actor: x.p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
 		return
 	}
 	x.deliver(func() {
 		if s.broken || s.closed {
 			return
 		}
-		w.record(Event{Actor: x.p.name, Task: "main", Kind: KindReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
+		w.recordBounded(Event{Actor: x.p.name, Task: "main", Kind: KindReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
 		x.effect(Effect{Kind: EffectData, Stream: s.id, Reply: c.reply})
 	})
 }

@@ -25,7 +25,7 @@ type call struct {
 
 	reply    resp.Reply
 	err      error
-	rendered string // the reply as recorded, once rendered
+	rendered string // the reply as recorded (bounded: recordedReply), once rendered
 }
 
 // callSlab is how many calls a world allocates at once: a client's every
@@ -138,7 +138,7 @@ func (w *World) deliverReply(c *call) {
 		return
 	}
 	if t.finished || t.waitingCall != c.id || t.wakeGen != c.gen {
-		w.record(Event{Actor: p.name, Task: t.name, Kind: KindLateReply, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
+		w.recordBounded(Event{Actor: p.name, Task: t.name, Kind: KindLateReply, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
 		return
 	}
 	w.wake(action{kind: actWakeReply, t: t, gen: c.gen, c: c})
@@ -153,9 +153,11 @@ func (w *World) callTimedOut(c *call) {
 	w.wake(action{kind: actWakeTimeout, t: t, gen: c.gen, c: c})
 }
 
+// replyText renders a reply (or error) as a history records it,
+// bounded (recordedReply).
 func replyText(r resp.Reply, err error) string {
 	if err != nil {
-		return err.Error()
+		return boundText(err.Error())
 	}
-	return r.String()
+	return recordedReply(r)
 }

@@ -177,9 +177,17 @@ func (w *World) run(a action) {
 // record appends e to the history, stamping Seq and At, and fires the
 // triggers it matches.
 func (w *World) record(e Event) {
+	e.Reply = boundText(e.Reply)
+	w.recordBounded(e)
+}
+
+// recordBounded is record of an event whose Reply is bounded already
+// (recordedReply, call.text): cut again, its "...(N bytes)" would count
+// the cut text.
+func (w *World) recordBounded(e Event) {
 	e.Seq = w.log.total
 	e.At = w.now
-	e.Args, e.Reply = boundArgs(e.Args), boundText(e.Reply)
+	e.Args = boundArgs(e.Args)
 	w.log.add(e)
 	if w.cfg.Observe != nil {
 		w.cfg.Observe(w, e)

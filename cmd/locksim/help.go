@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 
@@ -16,8 +15,8 @@ import (
 )
 
 // Version is locksim's version (engine.Version, which the shards' JSON
-// records). The build's VCS revision, when Go recorded one, is printed
-// with it.
+// records with the simulator fingerprint). The build's VCS revision, when
+// Go recorded one, is printed with them.
 const Version = engine.Version
 
 // helpTopics are `locksim help TOPIC`'s topics.
@@ -67,20 +66,9 @@ func cmdVersion(args []string, stdout, stderr io.Writer) (int, error) {
 	if len(args) > 0 {
 		return exitUsage, usagef("version takes no arguments")
 	}
-	rev := ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = " commit " + s.Value[:min(12, len(s.Value))]
-			case "vcs.modified":
-				if s.Value == "true" && rev != "" {
-					rev += " (modified)"
-				}
-			}
-		}
-	}
-	fmt.Fprintf(stdout, "locksim %s%s, %s\n", Version, rev, runtime.Version())
+	// The build: the version, the simulator fingerprint (what merge
+	// compares) and the VCS commit when Go recorded one.
+	fmt.Fprintf(stdout, "locksim %s, %s\n", engine.ThisBuild(), runtime.Version())
 	fmt.Fprintf(stdout, "formats: case files v%d, %s, %s, %s\n", engine.CaseVersion, report.Schema, engine.CheckSchema, engine.ExhaustiveSchema)
 	fmt.Fprintf(stdout, "simulated Redis: miniredis v2.40.0 with Redis 7's rules (sim/redisrules.go); event kinds: %d\n", len(sim.Kinds)+len(history.Kinds))
 	return exitSafe, nil

@@ -23,9 +23,10 @@ the same first failure, shrunk again and saved to --save, the same exit
 code: 0 nothing counted broke, 1 a violation, 2 bad input, shards that do
 not fit together, or a run that stopped with an error. A campaign of a Go
 design cannot be re-run from its files: merge it from Go (engine.Merge).
-It refuses shards written by another locksim build than its own or with
-another config_hash, a file past 16 GiB or with a value past 16 MiB, and
--o or --save naming one of its inputs or each other.`
+It refuses shards written by another simulator than its own (another
+fingerprint: locksim version prints it) or with no fingerprint, shards
+with another config_hash, a file past 16 GiB or with a value past 16 MiB,
+and -o or --save naming one of its inputs or each other.`
 
 func cmdMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("merge", mergeUsage, stdout)

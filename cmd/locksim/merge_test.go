@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"locksim/engine"
 )
 
 // mergeCase is one campaign, as check's flags.
@@ -92,6 +94,23 @@ func TestMergeRefuses(t *testing.T) {
 	seed := shard("seed.json", "--shard", "2/3", "--seed", "9")
 	text := filepath.Join(dir, "text.txt")
 	os.WriteFile(text, []byte("design set-px-lua: 40 runs\n"), 0o644)
+	// edit writes a copy of a shard with its "locksim" build replaced.
+	edit := func(src, name, build string) string {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		this := `"locksim": {"version":"` + Version + `","fingerprint":"` + engine.Fingerprint + `"}`
+		if !bytes.Contains(b, []byte(this)) {
+			t.Fatalf("%s does not carry %s", src, this)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, bytes.Replace(b, []byte(this), []byte(`"locksim": `+build), 1), 0o644)
+		return p
+	}
+	other := edit(s1, "other-1.json", `{"version":"`+Version+`","fingerprint":"00000000000000ff"}`)
+	none := edit(s2, "none-2.json", `{"version":"`+Version+`"}`)
+	vcs := edit(s2, "vcs-2.json", `{"version":"`+Version+`","fingerprint":"`+engine.Fingerprint+`","commit":"0123456789abcdef0123","modified":true}`)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -105,6 +124,8 @@ func TestMergeRefuses(t *testing.T) {
 		{"no such file", []string{s0, s1, filepath.Join(dir, "s-9.json")}, "s-9.json"},
 		{"no match", []string{filepath.Join(dir, "nothing-*.json")}, "no file matches"},
 		{"bad format", []string{"--format", "yaml", s0, s1, s2}, "unknown --format"},
+		{"another simulator", []string{s0, other, s2}, s0 + " and " + other + " were written by different simulators: fingerprint " + engine.Fingerprint + " (locksim " + Version + " fingerprint " + engine.Fingerprint + ") and fingerprint 00000000000000ff"},
+		{"no fingerprint", []string{s0, s1, none}, none + " has no simulator fingerprint"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := runCLI(append([]string{"merge"}, tc.args...)...)
@@ -115,6 +136,10 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	if code, out, errs := runCLI("merge", "--save", filepath.Join(dir, "m.json"), filepath.Join(dir, "s-*.json")); code != exitViolation || !strings.HasPrefix(out, "design set-px-lua: 40 runs") {
 		t.Errorf("merge of a pattern: exit %d %s %s", code, out, errs)
+	}
+	// The same fingerprint merges whatever the VCS stamp says.
+	if code, out, errs := runCLI("merge", "--save", filepath.Join(dir, "m.json"), s0, s1, vcs); code != exitViolation || !strings.HasPrefix(out, "design set-px-lua: 40 runs") {
+		t.Errorf("merge of shards with one fingerprint and another commit: exit %d %s %s", code, out, errs)
 	}
 }
 

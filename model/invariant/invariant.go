@@ -11,6 +11,8 @@ import (
 
 	"locksim/model/history"
 	"locksim/sim"
+
+	"locksim/internal/bounded"
 )
 
 // ID names an invariant. The IDs are the catalogue's and appear in flags,
@@ -252,7 +254,7 @@ func Parse(list string) ([]ID, error) {
 		case slices.Contains(All, id):
 			out = append(out, id)
 		default:
-			return nil, errors.Errorf("unknown invariant %q (known: %s; token-order means token-unique,fencing)", id, Names(All))
+			return nil, errors.Errorf("unknown invariant %s (known: %s; token-order means token-unique,fencing)", bounded.Q(id), Names(All))
 		}
 	}
 	if len(out) == 0 {

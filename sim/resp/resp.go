@@ -8,8 +8,11 @@ package resp
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pkg/errors"
+
+	"locksim/internal/bounded"
 )
 
 // Kind is the RESP2 type of a reply.
@@ -76,6 +79,114 @@ func (r Reply) String() string {
 	var b strings.Builder
 	r.write(&b)
 	return b.String()
+}
+
+// StringHead returns the first n bytes of r.String() and the length of
+// all of it, rendering about n bytes only: a history records the head of
+// a huge reply and its length, and never holds the whole rendering.
+func (r Reply) StringHead(n int) (head string, total int) {
+	h := headWriter{n: n}
+	r.writeHead(&h)
+	return h.b.String(), h.total
+}
+
+// headWriter keeps the first n bytes written to it and counts them all.
+type headWriter struct {
+	b        strings.Builder
+	n, total int
+	buf      []byte // reused by quote
+}
+
+func (h *headWriter) WriteString(s string) {
+	h.total += len(s)
+	if room := h.n - h.b.Len(); room > 0 {
+		h.b.WriteString(s[:min(len(s), room)])
+	}
+}
+
+// quote writes strconv.Quote(s) a chunk at a time. Quote escapes each
+// rune on its own (an invalid byte is one rune), so chunks cut where a
+// rune starts quote to the pieces of the whole.
+func (h *headWriter) quote(s string) {
+	const chunk = 16 << 10
+	h.WriteString(`"`)
+	for len(s) > 0 {
+		k := min(len(s), chunk)
+		for k < len(s) && !utf8.RuneStart(s[k]) {
+			k++
+		}
+		h.buf = strconv.AppendQuote(h.buf[:0], s[:k])
+		if q := h.buf[1 : len(h.buf)-1]; h.b.Len() < h.n {
+			h.WriteString(string(q))
+		} else {
+			h.total += len(q) // only counted
+		}
+		s = s[k:]
+	}
+	h.WriteString(`"`)
+}
+
+func (r Reply) writeHead(h *headWriter) {
+	switch r.Kind {
+	case Status:
+		h.WriteString(r.Str)
+	case Error:
+		h.WriteString("(error) ")
+		h.WriteString(r.Str)
+	case Bulk:
+		h.quote(r.Str)
+	case Array:
+		h.WriteString("[")
+		for i, e := range r.Elems {
+			if i > 0 {
+				h.WriteString(", ")
+			}
+			e.writeHead(h)
+		}
+		h.WriteString("]")
+	default:
+		var b strings.Builder
+		r.write(&b)
+		h.WriteString(b.String())
+	}
+}
+
+// Short renders r as String does, for a message: every string cut to
+// its first bounded.MaxQuote bytes (saying how many more there were) and
+// an array to the elements that fit in about that many bytes (saying how
+// many more), so that a message quoting a reply stays a few hundred bytes
+// however large the reply.
+func (r Reply) Short() string {
+	var b strings.Builder
+	r.writeShort(&b)
+	return b.String()
+}
+
+func (r Reply) writeShort(b *strings.Builder) {
+	switch r.Kind {
+	case Status:
+		b.WriteString(bounded.Clip(r.Str))
+	case Error:
+		b.WriteString("(error) ")
+		b.WriteString(bounded.Clip(r.Str))
+	case Bulk:
+		b.WriteString(bounded.Quote(r.Str))
+	case Array:
+		b.WriteByte('[')
+		for i, e := range r.Elems {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if b.Len() > bounded.MaxQuote {
+				b.WriteString("... (" + strconv.Itoa(len(r.Elems)-i) + " more elements)")
+				break
+			}
+			e.writeShort(b)
+		}
+		b.WriteByte(']')
+	default:
+		r.write(b)
+	}
 }
 
 // smallInts are the rendered integer replies 0 to 15, made once: most
