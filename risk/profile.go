@@ -178,10 +178,10 @@ func (p Profile) Validate() error {
 	}
 	n := p.Network
 	if n.LatencyMax < n.LatencyMin || time.Duration(n.LatencyMax) > time.Second {
-		return errors.Errorf("network: latency_min %v and latency_max %v must rise and stay under 1s", time.Duration(n.LatencyMin), time.Duration(n.LatencyMax))
+		return errors.Errorf("network.latency_min %v and network.latency_max %v: they must rise and stay under 1s", time.Duration(n.LatencyMin), time.Duration(n.LatencyMax))
 	}
 	if (n.LatencyMin == 0) != (n.LatencyMax == 0) {
-		return errors.New("network: give latency_min and latency_max together")
+		return errors.New("network.latency_min, network.latency_max: give both or neither")
 	}
 	if err := rate("network.drops_per_link_hour", n.DropsPerLinkHour, MaxPerHour); err != nil {
 		return err
