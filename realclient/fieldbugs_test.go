@@ -236,7 +236,7 @@ func validityCaller(h *fbHolds, work map[string]time.Duration) CriticalSection {
 				return nil
 			}
 		case Validity:
-			if !time.Now().Before(l.Until()) {
+			if until := l.Until(); !time.Now().Before(until) { // the library first, then the clock
 				return nil
 			}
 		}
