@@ -49,6 +49,10 @@ type Case struct {
 	// replay whose history differs can tell an edited case (InputHash no
 	// longer matches) from a changed simulator.
 	InputHash string `json:"input_hash,omitempty"`
+	// Modules names, for the reader, the library modules and versions a
+	// real client's run linked (model.Result.Modules). Replay ignores it:
+	// a replay links what its own build links.
+	Modules []string `json:"modules,omitempty"`
 }
 
 // inputHash hashes what a run is a function of: the spec and the seed.
@@ -87,6 +91,7 @@ func NewCase(r *model.Result) Case {
 	}
 	c := Case{Version: CaseVersion, Spec: s, Seed: r.Seed, Broken: invariant.Broken(r.Failures()), HistoryHash: r.History.Hash()}
 	c.InputHash = c.inputHash()
+	c.Modules = slices.Clone(r.Modules)
 	for _, i := range r.Unfired() {
 		if i < len(s.Faults) {
 			c.Unfired = append(c.Unfired, s.Faults[i].String()+": "+r.FaultOutcomes[i].String())

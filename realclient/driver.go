@@ -42,6 +42,7 @@ import (
 // do not depend on the Go scheduler. Bubble time is the world's true time
 // (the bubble's clock at the start of the run is true time 0).
 type driver struct {
+	modules moduleSet // the library modules seen on the clients' stacks (modules.go)
 	proxy *worldProxy
 	w     *sim.World
 	t0    time.Time

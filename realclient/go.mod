@@ -3,16 +3,14 @@ module locksim/realclient
 go 1.26.8
 
 require (
-	github.com/bsm/redislock v0.9.4
-	github.com/go-redsync/redsync/v4 v4.18.1
-	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/go-redis/v9 v9.0.0
 	locksim v0.0.0
 	pgregory.net/rapid v1.3.0
 )
 
-require github.com/redis/rueidis v1.0.79
-
 require (
+	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
 	go.etcd.io/raft/v3 v3.7.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )
@@ -22,8 +20,6 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/pkg/errors v0.9.1
 	github.com/yuin/gopher-lua v1.1.1 // indirect
-	go.uber.org/atomic v1.12.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 )
 
 replace locksim => ../

@@ -166,7 +166,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	if runErr == nil && len(notes) > 0 {
 		runErr = errors.New("" + strings.Join(notes, "; "))
 	}
-	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec), Err: runErr, FaultOutcomes: outs}, nil
+	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec), Err: runErr, FaultOutcomes: outs, Modules: d.modules.list()}, nil
 }
 
 // poolsDirty says sync.Pools may hold a timer made outside the next run's

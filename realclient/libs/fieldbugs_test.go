@@ -1,4 +1,4 @@
-package realclient
+package libs
 
 import (
 	"context"
@@ -13,7 +13,8 @@ import (
 	"locksim"
 	"locksim/model"
 	"locksim/model/invariant"
-	"locksim/realclient/fieldbugs"
+	. "locksim/realclient"
+	"locksim/realclient/libs/fieldbugs"
 	"locksim/scenarios"
 	"locksim/sim"
 )

@@ -1,0 +1,29 @@
+package realclient
+
+import (
+	"reflect"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// disableMaintNotifications turns go-redis's maintenance notifications
+// off where the linked go-redis has them (Options.MaintNotificationsConfig,
+// v9.16 on): their default auto mode resolves the address with a real DNS
+// lookup, outside the simulation. The field is set by reflection, so that
+// the harness does not import go-redis/v9/maintnotifications, which would
+// raise every user's go-redis to v9.16: the harness builds against v9.0.0.
+// Protocol 2 does not do it (the endpoint type is still detected). A user's
+// own setting (WithRedisOptions runs after) is kept.
+func disableMaintNotifications(opt *redis.Options) {
+	f := reflect.ValueOf(opt).Elem().FieldByName("MaintNotificationsConfig")
+	if !f.IsValid() || f.Kind() != reflect.Pointer || !f.IsNil() || f.Type().Elem().Kind() != reflect.Struct {
+		return
+	}
+	cfg := reflect.New(f.Type().Elem())
+	mode := cfg.Elem().FieldByName("Mode")
+	if !mode.IsValid() || mode.Kind() != reflect.String {
+		return
+	}
+	mode.SetString("disabled")
+	f.Set(cfg)
+}
