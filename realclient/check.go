@@ -34,13 +34,13 @@ type config struct {
 	section      CriticalSection
 	caller       Caller
 	onLockError  LockErrorPolicy
-	runs         int           // WithRuns: seeded runs instead of rapid's
-	budget       time.Duration // WithBudget
-	seed         uint64        // WithSeed
-	interleave   Interleave    // WithInterleave
-	exhaustive   int           // WithExhaustive: the depth, 0 for generated runs
-	maxSchedules int           // WithMaxSchedules
-	durations    []string      // WithDurations
+	runs         int             // WithRuns: seeded runs instead of rapid's
+	budget       time.Duration   // WithBudget
+	seed         uint64          // WithSeed
+	interleave   Interleave      // WithInterleave
+	exhaustive   int             // WithExhaustive: the depth, 0 for generated runs
+	maxSchedules int             // WithMaxSchedules
+	durations    []string        // WithDurations
 	linked       map[string]bool // the library modules the runs linked (Result.Modules)
 }
 

@@ -43,10 +43,10 @@ import (
 // (the bubble's clock at the start of the run is true time 0).
 type driver struct {
 	modules moduleSet // the library modules seen on the clients' stacks (modules.go)
-	proxy *worldProxy
-	w     *sim.World
-	t0    time.Time
-	maxT  time.Duration
+	proxy   *worldProxy
+	w       *sim.World
+	t0      time.Time
+	maxT    time.Duration
 
 	mu      sync.Mutex // guards pending, conns' buffers and procs' pause state
 	pending []*action
