@@ -28,7 +28,8 @@ run:
 # nothing.
 test:
 	$(GO) test -timeout 20m ./...
-	cd realclient && $(GO) test -timeout 10m ./...  # the nested module: real go-redis lock libraries in the simulation
+	cd realclient && $(GO) test -timeout 10m ./...  # the nested module: the real-client harness, at the oldest go-redis it supports
+	cd realclient/libs && $(GO) test -timeout 15m ./...  # the lock libraries' tests and the field-bug corpus (a module of its own: their pins raise nobody's)
 	cd tools && $(GO) test -timeout 10m ./...       # actionlint v1.7.12 on every workflow (a module of its own: the root's dependencies stay)
 
 check:
@@ -45,15 +46,18 @@ check:
 	$(GO) test -run '^$$' -fuzz FuzzCLI -fuzztime 10s -timeout 5m ./cmd/locksim/
 	$(GO) test -run '^$$' -fuzz '^FuzzFencedKeepsTheData$$' -fuzztime 10s -timeout 5m .  # coverage-guided fault schedules (locksim.Fuzz)
 	cd realclient && $(GO) vet ./... && $(GO) test -timeout 10m ./...
+	cd realclient/libs && $(GO) vet ./... && $(GO) test -timeout 15m ./...
 	cd realclient && $(GO) test -run '^$$' -fuzz '^FuzzTwin$$' -fuzztime 10s -timeout 5m .  # realclient.Fuzz on a real go-redis client
 	cd tools && $(GO) vet ./... && $(GO) test -timeout 10m ./...
 	cd realclient && GOMAXPROCS=1 $(GO) test -count=1 -timeout 10m -run TestDeterminism .
 	cd realclient && $(GO) test -race -count=1 -timeout 10m -run TestDeterminism .
+	cd realclient/libs && GOMAXPROCS=1 $(GO) test -count=1 -timeout 10m -run TestDeterminism .
+	cd realclient/libs && $(GO) test -race -count=1 -timeout 10m -run TestDeterminism .
 
 bench:
 	$(GO) test -run TestBenchTable -timeout 20m -v . -args -benchtable | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 	$(GO) test -run '^$$' -bench . -benchtime 0.5s -benchmem -timeout 20m ./...
-	cd realclient && $(GO) test -count=1 -run TestBenchRealClient -timeout 10m -v . -args -realbench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
+	cd realclient/libs && $(GO) test -count=1 -run TestBenchRealClient -timeout 10m -v . -args -realbench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 
 long:
 	$(GO) test -run Prop -timeout 60m . -args -rapid.checks=10000
