@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/pkg/errors"
 
@@ -153,6 +154,11 @@ func ParseCase(path string, b []byte) (Case, error) {
 	return c, nil
 }
 
+// RealClientPrefix starts the design name of a real client's case
+// (realclient.DesignPrefix): its history came from a real lock library,
+// so only realclient.Run replays it.
+const RealClientPrefix = "real:"
+
 // Replay runs the case again, judged by the case's Invariants when it has
 // them. custom, if non-nil, supplies a Go design (the file only names it). The result's history hash equals HistoryHash
 // when the simulation is unchanged.
@@ -164,6 +170,9 @@ func (c Case) Replay(custom model.Design) (*model.Result, error) {
 		}
 		s.Custom = custom
 	} else if _, err := model.LookupDesign(s.Design); err != nil && s.Design != model.LuaDesignID {
+		if strings.HasPrefix(s.Design, RealClientPrefix) {
+			return nil, errors.Errorf("case design %q is a real client's (package locksim/realclient): replay it from a Go test with realclient.Run(t, c, yourSetup), which runs your lock library again", s.Design)
+		}
 		return nil, errors.Errorf("case design %q is not a catalogue design; if it is your Go design, replay the case from Go with Case.Replay(yourDesign)", s.Design)
 	}
 	r, err := model.Run(s, c.Seed)

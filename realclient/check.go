@@ -269,7 +269,7 @@ func failureReport(r *model.Result, casePath, testName string) string {
 	if i := strings.LastIndex(text, "replay: "); i >= 0 {
 		text = text[:i]
 	}
-	return text + linkedLine(r.Modules) + fmt.Sprintf("replay: go test -run '^%s$' with rapid's -rapid.failfile above,\n   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", regexp.QuoteMeta(testName), casePath)
+	return text + linkedLine(r.Modules) + fmt.Sprintf("replay: go test -run '^%s$' (Check replays the saved case first),\n   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", regexp.QuoteMeta(testName), casePath)
 }
 
 // Run replays one case (saved by Check, or built by hand) with setup: the

@@ -1,12 +1,14 @@
 package realclient
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
 
 	"locksim"
 	"locksim/model"
+	"locksim/report"
 )
 
 func TestFrameModule(t *testing.T) {
@@ -38,6 +40,19 @@ func TestRunNamesLinkedModules(t *testing.T) {
 	}
 	if text := failureReport(r, "x.json", "TestX"); !strings.Contains(text, "linked: "+r.Modules[i]) {
 		t.Errorf("failure report does not name %s:\n%s", r.Modules[i], text)
+	}
+	for format, render := range map[string]func(*bytes.Buffer) error{
+		"text": func(b *bytes.Buffer) error { return report.Text(b, r, report.TextOptions{}) },
+		"json": func(b *bytes.Buffer) error { return report.JSON(b, r, report.Meta{}) },
+		"html": func(b *bytes.Buffer) error { return report.HTML(b, r, report.Meta{}) },
+	} {
+		var b bytes.Buffer
+		if err := render(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), r.Modules[i]) {
+			t.Errorf("the %s report does not name %s", format, r.Modules[i])
+		}
 	}
 	t.Logf("linked: %q", r.Modules)
 }

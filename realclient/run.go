@@ -15,6 +15,7 @@ import (
 	"github.com/pkg/errors"
 	"github.com/redis/go-redis/v9"
 
+	"locksim/engine"
 	"locksim/model"
 	"locksim/sim"
 )
@@ -50,7 +51,7 @@ func (placeholder) Release(*model.Client, *model.Lease) error {
 
 // DesignPrefix starts the design name of a real client's runs and cases:
 // "real:" + the name given with WithName.
-const DesignPrefix = "real:"
+const DesignPrefix = engine.RealClientPrefix
 
 // validate refuses what one bubble cannot simulate: a client's own clock
 // (all client goroutines share the bubble's clock).
