@@ -42,11 +42,10 @@ import (
 // do not depend on the Go scheduler. Bubble time is the world's true time
 // (the bubble's clock at the start of the run is true time 0).
 type driver struct {
-	modules moduleSet // the library modules seen on the clients' stacks (modules.go)
-	proxy   *worldProxy
-	w       *sim.World
-	t0      time.Time
-	maxT    time.Duration
+	proxy *worldProxy
+	w     *sim.World
+	t0    time.Time
+	maxT  time.Duration
 
 	mu      sync.Mutex // guards pending, conns' buffers and procs' pause state
 	pending []*action
@@ -76,6 +75,10 @@ type driver struct {
 	worldDone  bool
 	running    int // client programs not yet returned
 	worldCalls int // calls into the world so far (exhaustive mode's steps)
+
+	// modules are the library modules seen on the clients' stacks
+	// (modules.go).
+	modules moduleSet
 }
 
 type actKind uint8
