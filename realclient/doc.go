@@ -50,13 +50,14 @@
 // the run's seed, uses PoolSize 10 rather than 10 x GOMAXPROCS, turns
 // go-redis's maintenance notifications off where the linked go-redis has
 // them (their auto mode does a real DNS lookup; set by reflection, so the
-// harness builds against go-redis v9.0.0), and empties go-redis's process-wide timer pool between
+// harness does not import that package), and empties go-redis's process-wide timer pool between
 // bubbles when a run may have used it. Nodes answer HELLO with an error,
 // so go-redis speaks RESP2, and CLIENT SETINFO with OK. TestDeterminism
 // checks 50 runs per library for one history hash.
 //
-// Versions: the module requires only go-redis v9.0.0 and what the harness
-// imports, so a user's pins decide what runs; the lock libraries' tests
+// Versions: the module requires only go-redis v9.20.0 (older versions
+// draw retry jitter from a per-process generator no run can seed) and
+// what the harness imports, so a user's pins decide what runs; the lock libraries' tests
 // and the field-bug corpus are the module locksim/realclient/libs. Every
 // run records the library modules on its clients' stacks (modules.go:
 // module@version from the frames' file paths) in Result.Modules, which

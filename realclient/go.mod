@@ -3,15 +3,15 @@ module locksim/realclient
 go 1.26.8
 
 require (
-	github.com/redis/go-redis/v9 v9.0.0
+	github.com/redis/go-redis/v9 v9.20.0
 	locksim v0.0.0
 	pgregory.net/rapid v1.3.0
 )
 
 require (
-	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	go.etcd.io/raft/v3 v3.7.0 // indirect
+	go.uber.org/atomic v1.11.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )
 

@@ -220,6 +220,10 @@ func TestCheckReplaysTheSavedCaseFirst(t *testing.T) {
 	if err == nil || !strings.Contains(out, "realclient: twin broke mutual-exclusion") || !strings.Contains(out, "broke a counted invariant") {
 		t.Fatalf("first check: want a failure of 60 seeded runs:\n%s", out)
 	}
+	// The failure names the go-redis linked, with the replay line.
+	if !strings.Contains(out, "linked: github.com/redis/go-redis/v9 v9.") || !strings.Contains(out, "replay: go test -run '^TestUserCheckTwinRuns$' (Check replays the saved case first)") {
+		t.Errorf("first check: the failure does not name the linked go-redis and the replay:\n%s", out)
+	}
 	out, err = run("plain-del")
 	if err == nil || !strings.Contains(out, "the saved case still fails") {
 		t.Fatalf("second check: want the saved case replayed first, and failing:\n%s", out)
@@ -227,6 +231,9 @@ func TestCheckReplaysTheSavedCaseFirst(t *testing.T) {
 	out, err = run("correct")
 	if err != nil || !strings.Contains(out, "no longer fails") || !strings.Contains(out, "held in 60 runs") {
 		t.Fatalf("after the fix: want the case to pass and 60 fresh runs to hold:\n%s", out)
+	}
+	if !strings.Contains(out, "; linked: github.com/redis/go-redis/v9 v9.") {
+		t.Errorf("after the fix: the held line does not name the linked go-redis:\n%s", out)
 	}
 }
 
