@@ -55,8 +55,9 @@
 // so go-redis speaks RESP2, and CLIENT SETINFO with OK. TestDeterminism
 // checks 50 runs per library for one history hash.
 //
-// Versions: the module requires only go-redis v9.20.0 (older versions
-// draw retry jitter from a per-process generator no run can seed) and
+// Versions: the module requires only go-redis v9.22.0 (older versions
+// were measured to give irreproducible runs: before v9.20.0 retry jitter
+// comes from a per-process generator no run can seed) and
 // what the harness imports, so a user's pins decide what runs; the lock libraries' tests
 // and the field-bug corpus are the module locksim/realclient/libs. Every
 // run records the library modules on its clients' stacks (modules.go:

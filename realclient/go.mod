@@ -3,7 +3,7 @@ module locksim/realclient
 go 1.26.8
 
 require (
-	github.com/redis/go-redis/v9 v9.20.0
+	github.com/redis/go-redis/v9 v9.22.0
 	locksim v0.0.0
 	pgregory.net/rapid v1.3.0
 )
@@ -12,6 +12,7 @@ require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	go.etcd.io/raft/v3 v3.7.0 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
+	golang.org/x/sys v0.30.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )
 

@@ -56,7 +56,7 @@ func TestReadmeExampleFromAFreshModule(t *testing.T) {
 	steps := [][]string{
 		{"mod", "edit", "-require=locksim@v0.0.0", "-require=locksim/realclient@v0.0.0",
 			"-replace=locksim=" + root, "-replace=locksim/realclient=" + filepath.Join(root, "realclient")},
-		{"get", "github.com/redis/go-redis/v9@v9.21.0"},
+		{"get", "github.com/redis/go-redis/v9@v9.22.0"},
 		{"mod", "tidy"},
 	}
 	for _, s := range steps {
@@ -73,7 +73,7 @@ func TestReadmeExampleFromAFreshModule(t *testing.T) {
 		t.Errorf("want TestPlainDelRelease failing and TestCompareAndDeleteRelease passing:\n%s", out)
 	}
 	for _, want := range []string{"fault schedule:", "release-send", "broke mutual-exclusion", "compare-and-delete held in 20 runs (seeds 1..20)",
-		"linked: github.com/redis/go-redis/v9 v9.21.0", "replay: go test -run '^TestPlainDelRelease$'", "realclient.Run(t, c, yourSetup)"} {
+		"linked: github.com/redis/go-redis/v9 v9.22.0", "replay: go test -run '^TestPlainDelRelease$'", "realclient.Run(t, c, yourSetup)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q:\n%.4000s", want, out)
 		}

@@ -9,9 +9,9 @@ import (
 )
 
 // A user's module that pins older versions than the library tests use
-// (redsync v4.11.0, go-redis v9.21.0; realclient/libs pins v4.18.1 and
+// (redsync v4.11.0, go-redis v9.22.0; realclient/libs pins v4.18.1 and
 // v9.23.0) runs those versions, not newer ones: realclient's go.mod
-// requires only go-redis v9.20.0, and the library tests' pins live in
+// requires only go-redis v9.22.0, and the library tests' pins live in
 // realclient/libs. The check's
 // log names what ran, read from the clients' stacks. It needs the module
 // proxy (GOPROXY from the environment) or a module cache that has them.
@@ -20,7 +20,7 @@ func TestFreshModuleRunsItsPinnedVersions(t *testing.T) {
 		t.Skip("builds a module: not in -short")
 	}
 	if os.Getenv("GOPROXY") == "off" {
-		t.Skip("GOPROXY=off: this test downloads redsync v4.11.0 and go-redis v9.21.0 through the module proxy")
+		t.Skip("GOPROXY=off: this test downloads redsync v4.11.0 and go-redis v9.22.0 through the module proxy")
 	}
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -28,7 +28,7 @@ func TestFreshModuleRunsItsPinnedVersions(t *testing.T) {
 	}
 	dir := t.TempDir()
 	gomod := "module oldpins\n\ngo 1.26\n\nrequire (\n" +
-		"\tgithub.com/go-redsync/redsync/v4 v4.11.0\n\tgithub.com/redis/go-redis/v9 v9.21.0\n" +
+		"\tgithub.com/go-redsync/redsync/v4 v4.11.0\n\tgithub.com/redis/go-redis/v9 v9.22.0\n" +
 		"\tlocksim v0.0.0\n\tlocksim/realclient v0.0.0\n)\n\n" +
 		"replace locksim => " + root + "\n\nreplace locksim/realclient => " + filepath.Join(root, "realclient") + "\n"
 	test := `package oldpins
@@ -75,7 +75,7 @@ func TestOldRedsync(t *testing.T) {
 		t.Fatalf("go mod tidy: %v\n%s", err, out)
 	}
 	if out, err := goCmd("list", "-m", "github.com/go-redsync/redsync/v4", "github.com/redis/go-redis/v9"); err != nil ||
-		!strings.Contains(out, "redsync/v4 v4.11.0") || !strings.Contains(out, "go-redis/v9 v9.21.0") {
+		!strings.Contains(out, "redsync/v4 v4.11.0") || !strings.Contains(out, "go-redis/v9 v9.22.0") {
 		t.Fatalf("the module's build list raised its pins (%v):\n%s", err, out)
 	}
 	out, _ := goCmd("test", "-count=1", "-v", "-trimpath", ".")
@@ -84,19 +84,21 @@ func TestOldRedsync(t *testing.T) {
 			t.Log(strings.TrimSpace(line))
 		}
 	}
-	for _, want := range []string{"linked: ", "github.com/go-redsync/redsync/v4 v4.11.0", "github.com/redis/go-redis/v9 v9.21.0"} {
+	for _, want := range []string{"linked: ", "github.com/go-redsync/redsync/v4 v4.11.0", "github.com/redis/go-redis/v9 v9.22.0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the check's output does not name %q:\n%s", want, out)
 		}
 	}
 }
 
-// The go-redis floor: realclient requires go-redis v9.20.0, the first
-// whose retry jitter comes from math/rand (which every run seeds) rather
-// than its own per-process generator (internal/rand, before v9.20.0: the
-// same case gave a different history in every run of a process, with a
-// node crash). A higher requirement raises users' pins; a lower one lets
-// them run a go-redis whose histories the harness cannot reproduce.
+// The go-redis floor: realclient requires go-redis v9.22.0, the oldest
+// whose runs were measured reproducible (docs/realclient.md, Which
+// versions run): before v9.20.0 its retry jitter comes from its own
+// per-process generator (internal/rand: the same case gave a different
+// history in every run of a process, with a node crash), and at v9.20.0
+// the late-armed renewal check still differed between repetitions. A
+// higher requirement raises users' pins; a lower one lets them run a
+// go-redis whose histories the harness cannot reproduce.
 func TestGoRedisFloor(t *testing.T) {
 	mod, err := os.ReadFile("go.mod")
 	if err != nil {
@@ -104,8 +106,8 @@ func TestGoRedisFloor(t *testing.T) {
 	}
 	for _, line := range strings.Split(string(mod), "\n") {
 		if f := strings.Fields(line); len(f) >= 2 && f[0] == "github.com/redis/go-redis/v9" {
-			if f[1] != "v9.20.0" {
-				t.Errorf("realclient requires go-redis %s, want the floor v9.20.0 (docs/realclient.md, Which versions run)", f[1])
+			if f[1] != "v9.22.0" {
+				t.Errorf("realclient requires go-redis %s, want the floor v9.22.0 (docs/realclient.md, Which versions run)", f[1])
 			}
 			return
 		}
