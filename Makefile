@@ -49,7 +49,9 @@ run:
 # status is go test's. Wrapped binaries are never cached.
 test: toolbin
 	$(TESTCPU) $(GO) test -timeout 20m ./...
-	cd realclient && $(TESTCPU) $(GO) test -timeout 10m ./...  # the nested module: real go-redis lock libraries in the simulation
+	cd realclient && $(TESTCPU) $(GO) test -timeout 10m ./...  # the nested module: the real-client harness, at the oldest go-redis it supports
+	cd realclient/libs && $(TESTCPU) $(GO) test -timeout 15m ./...  # the lock libraries' tests and the field-bug corpus (a module of its own: their pins raise nobody's)
+	cd realclient/goredisv8 && $(TESTCPU) $(GO) test -timeout 10m ./...  # go-redis v8 clients for the harness (a module of its own: it raises nobody's v8 or v9 pin)
 	cd tools && $(TESTCPU) $(GO) test -timeout 10m ./...       # actionlint v1.7.12 on every workflow, testcpu and benchab (a module of its own: the root's dependencies stay)
 
 toolbin:
@@ -69,17 +71,21 @@ check:
 	$(GO) test -run '^$$' -fuzz FuzzCLI -fuzztime 10s -timeout 5m ./cmd/locksim/
 	$(GO) test -run '^$$' -fuzz '^FuzzFencedKeepsTheData$$' -fuzztime 10s -timeout 5m .  # coverage-guided fault schedules (locksim.Fuzz)
 	cd realclient && $(GO) vet ./... && $(GO) test -timeout 10m ./...
+	cd realclient/libs && $(GO) vet ./... && $(GO) test -timeout 15m ./...
+	cd realclient/goredisv8 && $(GO) vet ./... && $(GO) test -timeout 10m ./...
 	cd realclient && $(GO) test -run '^$$' -fuzz '^FuzzTwin$$' -fuzztime 10s -timeout 5m .  # realclient.Fuzz on a real go-redis client
 	cd tools && $(GO) vet ./... && $(GO) test -timeout 10m ./...
 	cd realclient && GOMAXPROCS=1 $(GO) test -count=1 -timeout 10m -run TestDeterminism .
 	cd realclient && $(GO) test -race -count=1 -timeout 10m -run TestDeterminism .
+	cd realclient/libs && GOMAXPROCS=1 $(GO) test -count=1 -timeout 10m -run TestDeterminism .
+	cd realclient/libs && $(GO) test -race -count=1 -timeout 10m -run TestDeterminism .
 
 # The A/B comparison first (docs/speed.md, "Comparing against a base
 # commit"): every benchmark of the root module, 8 rounds.
 bench: toolbin
 	$(BENCHAB) $(BENCHAB_FLAGS) ./...
 	$(GO) test -run TestBenchTable -timeout 20m -v . -args -benchtable | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
-	cd realclient && $(GO) test -count=1 -run TestBenchRealClient -timeout 10m -v . -args -realbench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
+	cd realclient/libs && $(GO) test -count=1 -run TestBenchRealClient -timeout 10m -v . -args -realbench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 
 bench-quick: toolbin
 	$(BENCHAB) -quick $(BENCHAB_FLAGS) ./...

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/pkg/errors"
 
@@ -57,6 +58,10 @@ type Case struct {
 	// replay whose history differs can tell an edited case (InputHash no
 	// longer matches) from a changed simulator.
 	InputHash string `json:"input_hash,omitempty"`
+	// Modules names, for the reader, the library modules and versions a
+	// real client's run linked (model.Result.Modules). Replay ignores it:
+	// a replay links what its own build links.
+	Modules []string `json:"modules,omitempty"`
 }
 
 // inputHash hashes what a run is a function of: the spec and the seed.
@@ -102,6 +107,7 @@ func NewCase(r *model.Result) Case {
 	b := ThisBuild()
 	c := Case{Version: CaseVersion, Locksim: &b, Spec: s, Seed: r.Seed, Broken: invariant.Broken(r.Failures()), HistoryHash: r.History.Hash()}
 	c.InputHash = c.inputHash()
+	c.Modules = slices.Clone(r.Modules)
 	for _, i := range r.Unfired() {
 		if i < len(s.Faults) {
 			c.Unfired = append(c.Unfired, s.Faults[i].String()+": "+r.FaultOutcomes[i].String())
@@ -167,6 +173,11 @@ func ParseCase(path string, b []byte) (Case, error) {
 	return c, nil
 }
 
+// RealClientPrefix starts the design name of a real client's case
+// (realclient.DesignPrefix): its history came from a real lock library,
+// so only realclient.Run replays it.
+const RealClientPrefix = "real:"
+
 // Replay runs the case again, judged by the case's Invariants when it has
 // them. custom, if non-nil, supplies a Go design (the file only names it). The result's history hash equals HistoryHash
 // when the simulation is unchanged.
@@ -178,6 +189,9 @@ func (c Case) Replay(custom model.Design) (*model.Result, error) {
 		}
 		s.Custom = custom
 	} else if _, err := model.LookupDesign(s.Design); err != nil && s.Design != model.LuaDesignID {
+		if strings.HasPrefix(s.Design, RealClientPrefix) {
+			return nil, errors.Errorf("case design %s is a real client's (package locksim/realclient): replay it from a Go test with realclient.Run(t, c, yourSetup), which runs your lock library again", bounded.Q(s.Design))
+		}
 		return nil, errors.Errorf("case design %s is not a catalogue design; if it is your Go design, replay the case from Go with Case.Replay(yourDesign)", bounded.Q(s.Design))
 	}
 	r, err := model.Run(s, c.Seed)

@@ -239,6 +239,11 @@ type Result struct {
 	// A driver that runs the world itself (package realclient) sets it
 	// from the world after Finish.
 	FaultOutcomes []sim.FaultOutcome
+	// Modules names the library code a real client's run linked
+	// ("github.com/go-redsync/redsync/v4 v4.18.1", or a package "(replaced
+	// or local ...)"), as package realclient read it from the clients'
+	// stacks; nil for a design's run.
+	Modules []string
 	// Interleave is what the same-instant scheduler saw (choice points,
 	// competing lanes); zero under the fixed order.
 	Interleave sim.InterleaveStats `json:"-"`

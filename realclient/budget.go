@@ -124,7 +124,7 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 		t.Fatalf("realclient: %s: no verdict: %s", c.name, nv)
 		return
 	}
-	t.Logf("realclient: %s held in %d runs (seeds %d..%d)%s", c.name, runs, seed, seed+uint64(max(runs, 1)-1), judged)
+	t.Logf("realclient: %s held in %d runs (seeds %d..%d)%s%s", c.name, runs, seed, seed+uint64(max(runs, 1)-1), judged, c.linkedLine())
 }
 
 func brokenText(r *model.Result) string {

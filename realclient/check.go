@@ -35,15 +35,16 @@ type config struct {
 	section      CriticalSection
 	caller       Caller
 	onLockError  LockErrorPolicy
-	runs         int           // WithRuns: seeded runs instead of rapid's
-	budget       time.Duration // WithBudget
-	seed         uint64        // WithSeed
-	interleave   Interleave    // WithInterleave
-	exhaustive   int           // WithExhaustive: the depth, 0 for generated runs
-	maxSchedules int           // WithMaxSchedules
-	durations    []string      // WithDurations
-	lockKeys     string        // WithLockKeys
-	keyQuorum    int           // WithKeyQuorum
+	runs         int             // WithRuns: seeded runs instead of rapid's
+	budget       time.Duration   // WithBudget
+	seed         uint64          // WithSeed
+	interleave   Interleave      // WithInterleave
+	exhaustive   int             // WithExhaustive: the depth, 0 for generated runs
+	maxSchedules int             // WithMaxSchedules
+	durations    []string        // WithDurations
+	lockKeys     string          // WithLockKeys
+	keyQuorum    int             // WithKeyQuorum
+	linked       map[string]bool // the library modules the runs linked (Result.Modules)
 }
 
 // Option configures Check, Run and RunScenario.
@@ -124,7 +125,7 @@ func WithRedisOptions(f func(*redis.Options)) Option {
 func WithCriticalSection(f CriticalSection) Option { return func(c *config) { c.section = f } }
 
 func newConfig(opts []Option) (config, error) {
-	c := config{name: "real-client", caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(locksim.ReportDirEnv), caller: CallerValidity, onLockError: LockErrorSkip}
+	c := config{linked: map[string]bool{}, name: "real-client", caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(locksim.ReportDirEnv), caller: CallerValidity, onLockError: LockErrorSkip}
 	c.gen = scenarios.Gen{Kinds: slices.Clone(scenarios.DefaultKinds), Swarm: true, NodeClocksOnly: true, Wire: true}
 	c.spec.Workload = model.Workload{Cycles: 2}
 	for _, o := range opts {
@@ -168,6 +169,7 @@ func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*mod
 	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave, lockKeys: c.lockKeys, keyQuorum: c.keyQuorum})
 	if err == nil {
 		r.CountOnly(c.invariants)
+		c.noteLinked(r)
 	}
 	return r, err
 }
@@ -224,7 +226,7 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 		if nv := judged.noVerdict(); nv != "" {
 			t.Fatalf("realclient: %s: no verdict: %s", c.name, nv)
 		}
-		t.Logf("realclient: %s held in %d runs%s", c.name, judged.res.Runs, judged)
+		t.Logf("realclient: %s held in %d runs%s%s", c.name, judged.res.Runs, judged, c.linkedLine())
 	}()
 	rapid.Check(rapidTB(t), func(rt *rapid.T) {
 		// The configuration and faults come from the same generator as
@@ -281,7 +283,7 @@ func failureReport(r *model.Result, casePath, testName string) string {
 	if i := strings.LastIndex(text, "replay: "); i >= 0 {
 		text = text[:i]
 	}
-	return text + fmt.Sprintf("replay: go test -run '^%s$' with rapid's -rapid.failfile above,\n   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", regexp.QuoteMeta(testName), casePath)
+	return text + linkedLine(r.Modules) + fmt.Sprintf("replay: go test -run '^%s$' (Check replays the saved case first),\n   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", regexp.QuoteMeta(testName), casePath)
 }
 
 // Run replays one case (saved by Check, or built by hand) with setup: the

@@ -61,8 +61,9 @@
 // Determinism: each run seeds crypto/rand (testing/cryptotest) and the
 // global math/rand (with GODEBUG randseednop=0, set through t.Setenv) from
 // the run's seed, uses PoolSize 10 rather than 10 x GOMAXPROCS, turns
-// go-redis's maintenance notifications off (their auto mode does a real
-// DNS lookup), and empties go-redis's process-wide timer pool between
+// go-redis's maintenance notifications off where the linked go-redis has
+// them (their auto mode does a real DNS lookup; set by reflection, so the
+// harness does not import that package), and empties go-redis's process-wide timer pool between
 // bubbles when a run may have used it. Nodes answer HELLO with an error,
 // so go-redis speaks RESP2, and CLIENT SETINFO with OK; a client that sends
 // CLIENT TRACKING (invalidations the nodes never push) has its run
@@ -73,6 +74,15 @@
 // Env.CloseAtExit closes it. A Lock that succeeds without one command
 // through the simulation is refused (ownclient.go). TestDeterminism
 // checks 50 runs per library for one history hash.
+//
+// Versions: the module requires only go-redis v9.22.0 (older versions
+// were measured to give irreproducible runs: before v9.20.0 retry jitter
+// comes from a per-process generator no run can seed) and
+// what the harness imports, so a user's pins decide what runs; the lock libraries' tests
+// and the field-bug corpus are the module locksim/realclient/libs. Every
+// run records the library modules on its clients' stacks (modules.go:
+// module@version from the frames' file paths) in Result.Modules, which
+// the check's log, the failure report, the case file and the reports name.
 //
 // Invariants and limits:
 //   - A pause freezes the process's network at once; its goroutines stop

@@ -85,6 +85,10 @@ type driver struct {
 	worldDone  bool
 	running    int // client programs not yet returned
 	worldCalls int // calls into the world so far (exhaustive mode's steps)
+
+	// modules are the library modules seen on the clients' stacks
+	// (modules.go).
+	modules moduleSet
 }
 
 type actKind uint8

@@ -80,6 +80,7 @@ func (c *config) exhaustiveCheck(t *testing.T, setup Setup) (*engine.ExhaustiveR
 			return nil, nil, err
 		}
 		r.Spec.Custom = nil // the case and the report name the real client by Design
+		c.noteLinked(r)
 		return r, steps, nil
 	}
 	return engine.Exhaustive(engine.ExhaustiveConfig{Base: base, Seed: c.seed, Depth: depth, Kinds: kinds,
@@ -128,7 +129,7 @@ func (c *config) checkExhaustive(t *testing.T, setup Setup, casePath string) {
 			t.Fatalf("realclient: %s: exhaustive check without a verdict: %s", c.name, nv)
 			return
 		}
-		t.Logf("realclient: %s: exhaustive, depth %d\n%s", c.name, res.Depth, text.String())
+		t.Logf("realclient: %s: exhaustive, depth %d%s\n%s", c.name, res.Depth, c.linkedLine(), text.String())
 		return
 	}
 	saved := casePath

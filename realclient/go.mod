@@ -3,19 +3,19 @@ module locksim/realclient
 go 1.26.8
 
 require (
-	github.com/bsm/redislock v0.9.4
-	github.com/go-redsync/redsync/v4 v4.18.1
-	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/go-redis/v9 v9.22.0
 	locksim v0.0.0
 	pgregory.net/rapid v1.3.0
 )
 
-require github.com/redis/rueidis v1.0.79
-
 require (
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	go.etcd.io/raft/v3 v3.7.0 // indirect
+	go.uber.org/atomic v1.11.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/sys v0.50.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )
 
@@ -24,8 +24,6 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/pkg/errors v0.9.1
 	github.com/yuin/gopher-lua v1.1.1 // indirect
-	go.uber.org/atomic v1.12.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
 )
 
 replace locksim => ../

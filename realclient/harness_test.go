@@ -16,15 +16,24 @@ import (
 )
 
 // A pause between the lock's reply and the workload's acquired record
-// (A's fourth reply is its SET's, after HELLO and two CLIENT SETINFO)
-// makes A record a validity that is already spent: a spent validity, not
-// "no validity", so A is not judged to hold the lock until its Unlock
-// (the false alarm this fixes), and A does not write.
+// (A's reply to its SET: after HELLO, and CLIENT SETINFO from go-redis
+// v9.5 on, so counted in a fault-free run) makes A record a validity that
+// is already spent: a spent validity, not "no validity", so A is not
+// judged to hold the lock until its Unlock (the false alarm this fixes),
+// and A does not write.
 func TestSpentValidityIsNotUnknown(t *testing.T) {
-	r := runSpec(t, "twin", model.Spec{
-		Workload: model.Workload{Cycles: 1, Work: 50 * time.Millisecond, Start: 10 * time.Millisecond},
-		Faults:   []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 1050 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: sim.KindReply, Nth: 4}}},
-	}, newTwin(twinBugs{}))
+	spec := model.Spec{Workload: model.Workload{Cycles: 1, Work: 50 * time.Millisecond, Start: 10 * time.Millisecond}}
+	nth := 0
+	for _, e := range runSpec(t, "twin", spec, newTwin(twinBugs{})).History {
+		if e.Actor == "A" && e.Kind == sim.KindReply {
+			nth++
+		}
+		if e.Actor == "A" && e.Kind == history.KindAcquired {
+			break
+		}
+	}
+	spec.Faults = []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 1050 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: sim.KindReply, Nth: nth}}}
+	r := runSpec(t, "twin", spec, newTwin(twinBugs{}))
 	explain(t, "twin", r)
 	var acq *sim.Event
 	for i, e := range r.History {
@@ -211,6 +220,10 @@ func TestCheckReplaysTheSavedCaseFirst(t *testing.T) {
 	if err == nil || !strings.Contains(out, "realclient: twin broke mutual-exclusion") || !strings.Contains(out, "broke a counted invariant") {
 		t.Fatalf("first check: want a failure of 60 seeded runs:\n%s", out)
 	}
+	// The failure names the go-redis linked, with the replay line.
+	if !strings.Contains(out, "linked: github.com/redis/go-redis/v9 v9.") || !strings.Contains(out, "replay: go test -run '^TestUserCheckTwinRuns$' (Check replays the saved case first)") {
+		t.Errorf("first check: the failure does not name the linked go-redis and the replay:\n%s", out)
+	}
 	out, err = run("plain-del")
 	if err == nil || !strings.Contains(out, "the saved case still fails") {
 		t.Fatalf("second check: want the saved case replayed first, and failing:\n%s", out)
@@ -218,6 +231,9 @@ func TestCheckReplaysTheSavedCaseFirst(t *testing.T) {
 	out, err = run("correct")
 	if err != nil || !strings.Contains(out, "no longer fails") || !strings.Contains(out, "held in 60 runs") {
 		t.Fatalf("after the fix: want the case to pass and 60 fresh runs to hold:\n%s", out)
+	}
+	if !strings.Contains(out, "; linked: github.com/redis/go-redis/v9 v9.") {
+		t.Errorf("after the fix: the held line does not name the linked go-redis:\n%s", out)
 	}
 }
 

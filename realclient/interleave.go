@@ -168,6 +168,7 @@ func (h gateHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (h gateHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.p.d.modules.note()
 		h.p.turn(h.group, cmdArgs(nil, cmd))
 		return next(ctx, cmd)
 	}
@@ -179,6 +180,7 @@ func (h gateHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 		for _, c := range cmds {
 			args = cmdArgs(args, c)
 		}
+		h.p.d.modules.note()
 		h.p.turn(h.group, args)
 		return next(ctx, cmds)
 	}

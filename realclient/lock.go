@@ -107,7 +107,14 @@ type Env struct {
 // talks to ("m1") and the command: goroutines of one process woken
 // together (a library's goroutine per key, each releasing at once) then go
 // one at a time in an order the governor fixes, not the Go scheduler.
-func (e Env) Turn(group string, args ...string) { e.p.turn(group, args) }
+//
+// It also records the calling stack's modules (Result.Modules), so a
+// client of your own (an older go-redis, rueidis) names the library
+// versions it ran. Call it only from the process's own goroutines.
+func (e Env) Turn(group string, args ...string) {
+	e.p.d.modules.note()
+	e.p.turn(group, args)
+}
 
 // SentinelAddr is the address of the simulated sentinel.
 const SentinelAddr = sim.SentinelName + ":26379"

@@ -88,3 +88,15 @@ func noRedisNote(client string) string {
 		"A library that builds its own Redis client must dial through the simulation: give it Env.Dialer (go-redis Options.Dialer), " +
 		"a go-redis hook Env.Hook(group) (go-zero: redis.WithHook), or the clients of Env.Clients; one that takes none of these cannot be judged"
 }
+
+// Own hands a client of your own, built in Setup, to the harness: it is
+// closed when the process's program ends (a crash, the run's end), as
+// Env.Clients are, so that its goroutines end with the run; poolSize is
+// its connection pool's size (0 for 10), which tells the harness when the
+// client may wait on a timer of a process-wide pool. Call it from Setup.
+// (Env.CloseAtExit is Own for a client whose pool the harness need not
+// know.)
+func (e Env) Own(c io.Closer, poolSize int) {
+	e.p.notePoolSize(poolSize)
+	e.p.closeAtExit(c)
+}

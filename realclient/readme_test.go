@@ -11,8 +11,10 @@ import (
 
 // The README's example, as a user would write it: a fresh module next to
 // the checkout with the README's replace directives, the test file
-// copied from the README, `go test`. Both tests fail, each with its fault
-// schedule and a replay line. It needs the modules in the module cache
+// copied from the README, `go test`. On the same seeds, the plain-DEL
+// build fails with its fault schedule (a pause inside the release), the
+// linked go-redis and a replay line, and the compare-and-delete twin
+// holds. It needs the modules in the module cache
 // (or a network); without them it skips.
 func TestReadmeExampleFromAFreshModule(t *testing.T) {
 	if testing.Short() {
@@ -54,7 +56,7 @@ func TestReadmeExampleFromAFreshModule(t *testing.T) {
 	steps := [][]string{
 		{"mod", "edit", "-require=locksim@v0.0.0", "-require=locksim/realclient@v0.0.0",
 			"-replace=locksim=" + root, "-replace=locksim/realclient=" + filepath.Join(root, "realclient")},
-		{"get", "github.com/go-redsync/redsync/v4@v4.18.1", "github.com/bsm/redislock@v0.9.4"},
+		{"get", "github.com/redis/go-redis/v9@v9.22.0"},
 		{"mod", "tidy"},
 	}
 	for _, s := range steps {
@@ -62,18 +64,18 @@ func TestReadmeExampleFromAFreshModule(t *testing.T) {
 			t.Skipf("go %s: %v (no module cache or network?)\n%s", strings.Join(s, " "), err, out)
 		}
 	}
-	out, err := goCmd("test", "-count=1", "./...")
+	out, err := goCmd("test", "-count=1", "-v", "./...")
 	if err == nil {
-		t.Fatalf("the README's tests passed; they should find the pause:\n%s", out)
+		t.Fatalf("the README's tests passed; the plain-DEL build should break:\n%s", out)
 	}
-	for _, name := range []string{"TestRedsyncUnderPauses", "TestRedislockUnderPauses"} {
-		if !strings.Contains(out, "--- FAIL: "+name) {
-			t.Errorf("%s did not fail:\n%s", name, out)
-		}
+	// The buggy build fails and its twin holds, on the same seeds.
+	if !strings.Contains(out, "--- FAIL: TestPlainDelRelease") || !strings.Contains(out, "--- PASS: TestCompareAndDeleteRelease") {
+		t.Errorf("want TestPlainDelRelease failing and TestCompareAndDeleteRelease passing:\n%s", out)
 	}
-	for _, want := range []string{"fault schedule:", "replay: go test -run"} {
-		if strings.Count(out, want) < 2 {
-			t.Errorf("the failures lack %q twice:\n%.3000s", want, out)
+	for _, want := range []string{"fault schedule:", "release-send", "broke mutual-exclusion", "compare-and-delete held in 20 runs (seeds 1..20)",
+		"linked: github.com/redis/go-redis/v9 v9.22.0", "replay: go test -run '^TestPlainDelRelease$'", "realclient.Run(t, c, yourSetup)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%.4000s", want, out)
 		}
 	}
 }

@@ -99,7 +99,9 @@ func readModifyWrite(work time.Duration, caller Caller, lease *leaseClock) Criti
 		r.Sleep(work)
 		switch caller {
 		case CallerValidity:
-			if l, ok := r.Lock.(Validity); ok && !time.Now().Before(l.Until()) {
+			// The library first, then the clock, as a user's caller
+			// does: an Until that asks Redis takes time.
+			if l, ok := r.Lock.(Validity); ok && !validNow(l) {
 				r.p.record(sim.Event{Kind: history.KindLeaseLost, Key: r.key, Value: r.Value, Note: "the lock's validity (Until) had passed before the write: not writing"})
 				return nil
 			}
@@ -112,6 +114,14 @@ func readModifyWrite(work time.Duration, caller Caller, lease *leaseClock) Criti
 		_, _ = r.Write(ctx, v+1)
 		return nil
 	}
+}
+
+// validNow asks the lock until when its hold is valid, then reads the
+// clock: an Until that queries Redis (a PTTL round trip) must be compared
+// with the time it answered, not the time it was asked.
+func validNow(l Validity) bool {
+	until := l.Until()
+	return time.Now().Before(until)
 }
 
 // leaseClock is CallerCareful's own idea of when its lease ends: the

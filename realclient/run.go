@@ -16,6 +16,7 @@ import (
 	"github.com/pkg/errors"
 	"github.com/redis/go-redis/v9"
 
+	"locksim/engine"
 	"locksim/model"
 	"locksim/sim"
 )
@@ -53,7 +54,7 @@ func (placeholder) Release(*model.Client, *model.Lease) error {
 
 // DesignPrefix starts the design name of a real client's runs and cases:
 // "real:" + the name given with WithName.
-const DesignPrefix = "real:"
+const DesignPrefix = engine.RealClientPrefix
 
 // validate refuses what one bubble cannot simulate: a client's own clock
 // (all client goroutines share the bubble's clock).
@@ -201,7 +202,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	rewriteKeys(h, keys, lockKeyName, rc.spec.Clients)
 	renameValues(h, rc.spec.Clients, d.sentValues)
 	plainAddrs(h)
-	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec, keys), Err: runErr, FaultOutcomes: outs}, nil
+	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec, keys), Err: runErr, FaultOutcomes: outs, Modules: d.modules.list()}, nil
 }
 
 // noRESP3 says what the simulated nodes do not speak.

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"locksim/model"
 	"locksim/model/history"
@@ -39,9 +38,8 @@ func (p *xproc) program(rc *runConfig) string {
 			// Fixed, not 10 x GOMAXPROCS: a run must not depend on the
 			// machine.
 			PoolSize: 10,
-			// Auto mode resolves the address with a real DNS lookup.
-			MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 		}
+		disableMaintNotifications(opt)
 		if rc.redisOptions != nil {
 			rc.redisOptions(opt)
 		}

@@ -22,6 +22,9 @@ type Meta struct {
 	Seed uint64 `json:"seed"`
 	// Teaching is a paragraph for people: what the scenario shows and why.
 	Teaching string `json:"teaching,omitempty"`
+	// Modules names the library modules and versions a real client's run
+	// linked (model.Result.Modules); nil means the Result's.
+	Modules []string `json:"modules,omitempty"`
 }
 
 // withResult fills the empty fields of m from r.
@@ -31,6 +34,9 @@ func (m Meta) withResult(r *model.Result) Meta {
 	}
 	if m.Seed == 0 {
 		m.Seed = r.Seed
+	}
+	if m.Modules == nil {
+		m.Modules = r.Modules
 	}
 	return m
 }

@@ -150,6 +150,9 @@ func (p *printer) header(m Meta, s specSummary, r *model.Result) {
 	p.line(p.style(title, ansiBold))
 	p.field("design", designLine(m.Design, s))
 	p.field("seed", strconv.FormatUint(m.Seed, 10))
+	if len(m.Modules) > 0 {
+		p.field("linked", strings.Join(m.Modules, ", "))
+	}
 	p.field("clients", strings.Join(s.Clients, ", "))
 	if len(s.Faults) == 0 {
 		p.field("faults", "none")

@@ -1,13 +1,10 @@
-package realclient
+package libs
 
 import (
 	"context"
 	"crypto/tls"
 	"net"
-	"os"
-	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +16,7 @@ import (
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
+	. "locksim/realclient"
 	"locksim/sim"
 )
 
@@ -117,7 +115,7 @@ func TestRueidislockJudged(t *testing.T) {
 	if len(keys) != 2 || keys[0] != "rueidislock:0:lock" || len(grants) < 4 {
 		t.Errorf("acquired keys %q grants %q, want rueidislock:0:lock and two grants or more each", keys, grants)
 	}
-	if got := historyLockKeys(r.History); strings.Join(got, " ") != "rueidislock:0:lock rueidislock:1:lock rueidislock:2:lock" {
+	if got := keysLike(r.History, "rueidislock:"); strings.Join(got, " ") != "rueidislock:0:lock rueidislock:1:lock rueidislock:2:lock" {
 		t.Errorf("lock keys %q, want rueidislock's three", got)
 	}
 
@@ -172,23 +170,17 @@ func TestRueidislockDefaultModeRefused(t *testing.T) {
 	}
 }
 
-// xprocEnv runs TestDeterminismAcrossProcesses's child: the history hash
-// of one library's run, printed for the parent.
-const xprocEnv = "REALCLIENT_XPROC_LIB"
-
-// xprocLibs are the libraries the cross-process determinism test runs:
-// the history of a run under faults must be the same in every process
-// (fresh crypto/rand, math/rand, math/rand/v2, maps), or the library is
-// listed with why not (refused).
-var xprocLibs = map[string]struct {
+// crossProcessLibs are the published libraries the cross-process
+// determinism test runs: the history of a run under faults must be the
+// same in every process (fresh crypto/rand, math/rand, math/rand/v2,
+// maps), or the library is listed with why not (refused).
+var crossProcessLibs = map[string]struct {
 	setup Setup
 	spec  func() model.Spec
 	// refused says why histories differ across processes; the test then
 	// shows the first difference instead of requiring one hash.
 	refused string
 }{
-	"twin":    {setup: newTwin(twinBugs{}), spec: func() model.Spec { return faultySpec("twin", 1) }},
-	"keylock": {setup: newKeyLock(keyLock{keys: quorumKeys, need: 2}), spec: func() model.Spec { return faultySpec("keylock", 1) }},
 	"rueidislock": {setup: rueidislockAsShipped(3, false, func(attempts int, _ rueidis.Completed, _ error) time.Duration {
 		return time.Duration(attempts) * 10 * time.Millisecond
 	}), spec: func() model.Spec { return faultySpec("rueidislock", 1) }},
@@ -200,84 +192,80 @@ var xprocLibs = map[string]struct {
 		s.Faults = []sim.Fault{{Kind: sim.FaultDrop, From: "r1", To: "A", Count: 1, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}}}
 		return s
 	}, refused: "rueidis draws its retry jitter from math/rand/v2, which nothing can seed: set ClientOption.RetryDelay"},
+	"redsync":   {setup: newRedsync(), spec: func() model.Spec { return faultySpec("redsync", 3) }},
+	"redislock": {setup: newRedislock, spec: func() model.Spec { return faultySpec("redislock", 1) }},
 }
 
-// TestDeterminismAcrossProcesses runs each library's run under faults
-// in three fresh processes (this test binary, run again) and wants one
-// history hash: lock values are renamed in order of first use, so a
-// library's own random values do not count; what still differs (a
-// library's unseedable jitter) is shown, for the libraries listed as
-// refused.
+// TestDeterminismAcrossProcesses runs each library's run under faults in
+// fresh processes (realclient.AcrossProcesses) and wants one history; a
+// library listed as refused runs until its histories differ (at most 10)
+// and the test shows what differs.
 func TestDeterminismAcrossProcesses(t *testing.T) {
-	if name := os.Getenv(xprocEnv); name != "" {
-		lib := xprocLibs[name]
-		r, err := Run(t, locksim.Case{Spec: lib.spec(), Seed: 7}, lib.setup)
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.Stdout.WriteString("HASH " + r.History.Hash() + "\n")
-		for _, e := range r.History {
-			os.Stdout.WriteString("EVENT " + e.Line() + "\n")
-		}
-		return
+	names := make([]string, 0, len(crossProcessLibs))
+	for n := range crossProcessLibs {
+		names = append(names, n)
 	}
-	for _, name := range sortedKeys(xprocLibs) {
-		lib := xprocLibs[name]
-		// A refused library runs until its histories differ (its jitter
-		// has few values: two processes may draw the same), at most 10.
+	slices.Sort(names)
+	for _, name := range names {
+		lib := crossProcessLibs[name]
 		procs := 3
 		if lib.refused != "" {
 			procs = 10
 		}
-		var hashes []string
-		var lines [][]string
-		for i := 0; i < procs; i++ {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestDeterminismAcrossProcesses$", "-test.count=1")
-			cmd.Env = append(os.Environ(), xprocEnv+"="+name)
-			out, err := cmd.CombinedOutput()
+		hashes, diff, ok := AcrossProcesses(t, name, procs, func(t *testing.T) *model.Result {
+			r, err := Run(t, locksim.Case{Spec: lib.spec(), Seed: 7}, lib.setup)
 			if err != nil {
-				t.Fatalf("%s: process %d: %v\n%s", name, i, err, out)
+				t.Fatal(err)
 			}
-			var hash string
-			var evs []string
-			for _, l := range strings.Split(string(out), "\n") {
-				if h, ok := strings.CutPrefix(l, "HASH "); ok {
-					hash = h
-				} else if e, ok := strings.CutPrefix(l, "EVENT "); ok {
-					evs = append(evs, e)
-				}
-			}
-			if hash == "" {
-				t.Fatalf("%s: process %d printed no hash:\n%s", name, i, out)
-			}
-			hashes, lines = append(hashes, hash), append(lines, evs)
-			if lib.refused != "" && hash != hashes[0] {
-				break
-			}
+			return r
+		})
+		if !ok {
+			continue
 		}
 		same := !slices.ContainsFunc(hashes, func(h string) bool { return h != hashes[0] })
 		switch {
 		case lib.refused == "" && !same:
-			t.Errorf("%s: %d processes gave hashes %v, want one; first difference:\n%s", name, procs, hashes, firstLineDiff(lines))
+			t.Errorf("%s: %d processes gave hashes %v, want one; first difference:\n%s", name, procs, hashes, diff)
 		case lib.refused != "" && same:
 			t.Logf("%s: %d processes gave one history this time, though %s", name, procs, lib.refused)
 		case lib.refused != "":
-			t.Logf("%s: not reproducible across processes (%s); first difference:\n%s", name, lib.refused, firstLineDiff(lines))
+			t.Logf("%s: not reproducible across processes (%s); first difference:\n%s", name, lib.refused, diff)
 		}
 	}
 }
 
-func firstLineDiff(runs [][]string) string {
-	for j := 1; j < len(runs); j++ {
-		a, b := runs[0], runs[j]
-		for i := 0; i < min(len(a), len(b)); i++ {
-			if a[i] != b[i] {
-				return "  event " + strconv.Itoa(i) + ":\n  " + a[i] + "\n  " + b[i]
+// acquiredKeys returns the Key and the grants of every acquired event.
+func acquiredKeys(h sim.History) (keys []string, grants []string) {
+	for _, e := range h {
+		if e.Kind == history.KindAcquired {
+			keys = append(keys, e.Key)
+			for _, g := range history.Grants(e.Peer, e.Key) {
+				grants = append(grants, g.Node+"/"+g.Key)
 			}
 		}
-		if len(a) != len(b) {
-			return "  one history is a prefix of the other"
+	}
+	return keys, grants
+}
+
+// keysLike returns the distinct keys with the prefix that the history's
+// events name, sorted.
+func keysLike(h sim.History, prefix string) []string {
+	var ks []string
+	for _, e := range h {
+		if strings.HasPrefix(e.Key, prefix) && !slices.Contains(ks, e.Key) {
+			ks = append(ks, e.Key)
 		}
 	}
-	return "  (none)"
+	slices.Sort(ks)
+	return ks
+}
+
+func violated(r *model.Result, id invariant.ID) []invariant.Violation {
+	var out []invariant.Violation
+	for _, v := range r.Violations {
+		if v.Invariant == id {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -7,7 +7,7 @@
 // The libraries are ordinary production code: no simulation hooks,
 // extension goroutines are plain goroutines on time.Timer, lock values
 // come from crypto/rand. locksim's realclient runs them unmodified in its
-// simulated world (realclient/fieldbugs_test.go): for each bug the buggy
+// simulated world (realclient/libs/fieldbugs_test.go): for each bug the buggy
 // build breaks an invariant under a schedule of at most two faults and
 // the fixed build keeps them all under the same fault model.
 //

@@ -1,4 +1,4 @@
-package realclient
+package libs
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
+	. "locksim/realclient"
 )
 
 // With Options.Extend the workload's watchdog extends the lease (redsync's

@@ -1,4 +1,4 @@
-package realclient
+package libs
 
 import (
 	"slices"
@@ -10,6 +10,7 @@ import (
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
+	. "locksim/realclient"
 	"locksim/sim"
 )
 

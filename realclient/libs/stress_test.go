@@ -1,4 +1,4 @@
-package realclient
+package libs
 
 import (
 	"os"
@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"locksim"
 	"locksim/model"
+	. "locksim/realclient"
 	"locksim/scenarios"
 	"locksim/sim"
 )
@@ -37,7 +39,7 @@ func TestStressRandomSchedules(t *testing.T) {
 		broken := 0
 		for i := 0; i < n; i++ {
 			s := gen.Run(scenarios.Rand(uint64(i)), base)
-			r, err := runOnce(t, runConfig{name: tc.name, setup: tc.setup, spec: s, seed: uint64(i)})
+			r, err := Run(t, locksim.Case{Spec: s, Seed: uint64(i)}, tc.setup)
 			if err != nil {
 				t.Fatalf("%s run %d %v: %v", tc.name, i, s.Faults, err)
 			}

@@ -1,4 +1,4 @@
-package realclient
+package libs
 
 import (
 	"context"
@@ -13,7 +13,8 @@ import (
 	"locksim"
 	"locksim/model"
 	"locksim/model/invariant"
-	"locksim/realclient/fieldbugs"
+	. "locksim/realclient"
+	"locksim/realclient/libs/fieldbugs"
 	"locksim/scenarios"
 	"locksim/sim"
 )
@@ -236,7 +237,7 @@ func validityCaller(h *fbHolds, work map[string]time.Duration) CriticalSection {
 				return nil
 			}
 		case Validity:
-			if !time.Now().Before(l.Until()) {
+			if until := l.Until(); !time.Now().Before(until) { // the library first, then the clock
 				return nil
 			}
 		}

@@ -1,4 +1,4 @@
-package realclient
+package libs
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"locksim"
 	"locksim/model"
+	. "locksim/realclient"
 	"locksim/sim"
 )
 

@@ -1,4 +1,4 @@
-package realclient
+package libs
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"github.com/go-redsync/redsync/v4/redis"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	goredislib "github.com/redis/go-redis/v9"
+
+	. "locksim/realclient"
 )
 
 // The two libraries as a user would wire them, for this package's tests.

@@ -1,4 +1,4 @@
-package realclient
+package libs
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
+	. "locksim/realclient"
 )
 
 // fencedLock is a user's own lock on go-redis: SET NX PX and INCR of a

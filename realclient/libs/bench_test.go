@@ -1,4 +1,4 @@
-package realclient
+package libs
 
 import (
 	"flag"
@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"locksim"
 	"locksim/model"
+	. "locksim/realclient"
 	"locksim/sim"
 )
 
@@ -48,7 +50,7 @@ func TestBenchRealClient(t *testing.T) {
 		for i := 0; i < reps; i++ {
 			start, cpu0 := time.Now(), cpuTime()
 			var err error
-			r, err = runOnce(t, runConfig{name: tc.name, setup: tc.setup, spec: s, seed: uint64(i + 1)})
+			r, err = Run(t, locksim.Case{Spec: s, Seed: uint64(i + 1)}, tc.setup)
 			wall += time.Since(start)
 			cpu += cpuTime() - cpu0
 			if err != nil || r.Err != nil {

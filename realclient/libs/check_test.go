@@ -1,4 +1,4 @@
-package realclient
+package libs
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 
 	"locksim"
 	"locksim/model"
+	. "locksim/realclient"
 	"locksim/sim"
 )
 
