@@ -671,10 +671,34 @@ func (p *printer) violations(t *timeline, r *model.Result) {
 	if len(vs) == 0 {
 		p.line("No violations found.")
 		p.line("")
+		p.whyHeld(t, r)
 		return
 	}
 	p.line("Violations:")
 	p.violationList(t, r)
+	p.line("")
+	p.heldItems("What still held (from the history):", t.stillHeld(r))
+	p.heldItems("Why fencing did not stop it (from the history):", t.fencingTraps(r))
+}
+
+// whyHeld writes the events that kept a run without violations safe,
+// and what that cost.
+func (p *printer) whyHeld(t *timeline, r *model.Result) {
+	p.heldItems("Why it held (from the history):", t.whyHeld(r))
+}
+
+// heldItems writes a titled list of saving events.
+func (p *printer) heldItems(title string, items []heldItem) {
+	if len(items) == 0 {
+		return
+	}
+	p.line(title)
+	width := p.wrapWidth()
+	for _, it := range items {
+		for _, l := range hang("- "+it.Text+".", width, "  ", "    ") {
+			p.line(l)
+		}
+	}
 	p.line("")
 }
 

@@ -169,6 +169,7 @@ type timeline struct {
 	cited    map[int]bool
 	h        sim.History
 	writeAt  map[int]int // history position of a write event -> its index in ix.Writes (writeOf)
+	ord      []int       // history positions in telling order (order)
 }
 
 // build turns a result into lanes, windows and key events.
@@ -437,6 +438,14 @@ func (t *timeline) clientLane(c string) lane {
 		e := t.h[p.FromPos]
 		pause.Spans = append(pause.Spans, span{Kind: spanCrashed, From: p.From, To: p.To, Open: p.Open(), Owner: c, Seq: e.Seq, Detail: describe(t, e)})
 	}
+	// The row is named for what it shows: a client that only crashed was
+	// never paused.
+	switch n := len(ix.Crashes[c]); {
+	case n > 0 && len(ix.Pauses[c]) == 0:
+		pause.Name = "crashed"
+	case n > 0:
+		pause.Name = "down"
+	}
 	for _, pos := range ix.Marked {
 		e := t.h[pos]
 		if e.Actor != c {
@@ -676,7 +685,8 @@ func (t *timeline) surprising(pos int) bool {
 // whose Seq is in also.
 func (t *timeline) keyEvents(also map[int]bool) []keyEvent {
 	ks := []keyEvent{}
-	for pos, e := range t.h {
+	for _, pos := range t.order() {
+		e := t.h[pos]
 		if !t.isKey(pos) && !t.cited[e.Seq] && !also[e.Seq] {
 			continue
 		}
