@@ -306,4 +306,3 @@ func proseProblems(sc *scenarios.Scenario, d string, r *model.Result) []string {
 	}
 	return out
 }
-

@@ -242,7 +242,7 @@ func (t *timeline) waits() (items, costs []heldItem) {
 		if len(tl.short) == 0 {
 			continue
 		}
-		txt := c + "'s WAIT " + tl.asked + " came back short (fewer than " + tl.asked + " replica acknowledged the lock) " + timesWord(len(tl.short)) +
+		txt := c + "'s WAIT " + tl.asked + " came back short (fewer replicas acknowledged the lock than the " + tl.asked + " it asked for) " + timesWord(len(tl.short)) +
 			", from " + fmtT(t.h[tl.short[0]].At) + " to " + fmtT(t.h[tl.short[len(tl.short)-1]].At) + ", and each time " + c + " gave the key back"
 		seqs := tl.short
 		if len(tl.ok) > 0 {
@@ -497,4 +497,26 @@ func (t *timeline) quorumNote(s history.Section) string {
 		txt += ", so nobody else could gather a majority"
 	}
 	return txt
+}
+
+// heldSection is a titled list of saving events: why a run held, what
+// still held in a run that broke, why fencing did not stop a stale write.
+type heldSection struct {
+	Title string     `json:"title"`
+	Items []heldItem `json:"items"`
+}
+
+// heldSections returns the report's saving-event sections, in the order
+// the reports show them.
+func (t *timeline) heldSections(r *model.Result) []heldSection {
+	var out []heldSection
+	add := func(title string, items []heldItem) {
+		if len(items) > 0 {
+			out = append(out, heldSection{Title: title, Items: items})
+		}
+	}
+	add("Why it held", t.whyHeld(r))
+	add("What still held", t.stillHeld(r))
+	add("Why fencing did not stop it", t.fencingTraps(r))
+	return out
 }

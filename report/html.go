@@ -116,6 +116,29 @@ func htmlViolations(t *timeline, r *model.Result, rep jsonReport) []htmlViolatio
 	return out
 }
 
+// htmlHeld is a section of saving events on the page.
+type htmlHeld struct {
+	Title string
+	Items []htmlHeldItem
+}
+
+// htmlHeldItem is one saving event: its text, the events it names
+// (space-separated seqs, for the script to mark), and whether it is a cost.
+type htmlHeldItem struct {
+	Text template.HTML
+	Seqs string
+	Cost bool
+}
+
+// seqList renders seqs space-separated.
+func seqList(seqs []int) string {
+	ss := make([]string, len(seqs))
+	for i, s := range seqs {
+		ss[i] = strconv.Itoa(s)
+	}
+	return strings.Join(ss, " ")
+}
+
 // htmlKeyEvent is one row of the key events: Time in milliseconds, Exact
 // as the text report prints it.
 type htmlKeyEvent struct {
@@ -134,7 +157,9 @@ type htmlPage struct {
 	Vacuous    string
 	Verdicts   []verdict
 	Violations []htmlViolation
-	KeyEvents  []htmlKeyEvent
+	// Held are the saving events (held.go), their texts in milliseconds.
+	Held      []htmlHeld
+	KeyEvents []htmlKeyEvent
 	// KeyEventsLeft counts the key events past the first MaxReportEvents/4,
 	// which the page does not list.
 	KeyEventsLeft int
@@ -197,6 +222,13 @@ func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline, *
 		extend(t, &page)
 	}
 	page.Violations = htmlViolations(t, r, rep)
+	for _, sec := range rep.Held {
+		h := htmlHeld{Title: sec.Title}
+		for _, it := range sec.Items {
+			h.Items = append(h.Items, htmlHeldItem{Text: msHTML(it.Text), Seqs: seqList(it.Seqs), Cost: it.Cost})
+		}
+		page.Held = append(page.Held, h)
+	}
 	for i, k := range t.Key {
 		if i == MaxReportEvents/4 {
 			page.KeyEventsLeft = len(t.Key) - i

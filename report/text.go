@@ -83,7 +83,12 @@ func ViolationsText(w io.Writer, r *model.Result, wrapWidth int) error {
 		return nil
 	}
 	p := &printer{wrapW: wrapWidth, crowded: map[int]bool{}}
-	p.violationList(build(r), r)
+	t := build(r)
+	p.violationList(t, r)
+	for _, sec := range t.heldSections(r) { // what still held, why fencing did not
+		p.line("")
+		p.heldSection(sec)
+	}
 	_, err := io.WriteString(w, p.b.String())
 	return errors.Wrap(err, "writing text")
 }
@@ -671,35 +676,33 @@ func (p *printer) violations(t *timeline, r *model.Result) {
 	if len(vs) == 0 {
 		p.line("No violations found.")
 		p.line("")
-		p.whyHeld(t, r)
+		p.heldItems(t, r)
 		return
 	}
 	p.line("Violations:")
 	p.violationList(t, r)
 	p.line("")
-	p.heldItems("What still held (from the history):", t.stillHeld(r))
-	p.heldItems("Why fencing did not stop it (from the history):", t.fencingTraps(r))
+	p.heldItems(t, r)
 }
 
-// whyHeld writes the events that kept a run without violations safe,
-// and what that cost.
-func (p *printer) whyHeld(t *timeline, r *model.Result) {
-	p.heldItems("Why it held (from the history):", t.whyHeld(r))
-}
-
-// heldItems writes a titled list of saving events.
-func (p *printer) heldItems(title string, items []heldItem) {
-	if len(items) == 0 {
-		return
+// heldItems writes the saving events of the run (heldSections): why it
+// held, what still held, why fencing did not stop a stale write.
+func (p *printer) heldItems(t *timeline, r *model.Result) {
+	for _, sec := range t.heldSections(r) {
+		p.heldSection(sec)
+		p.line("")
 	}
-	p.line(title)
+}
+
+// heldSection writes one section of saving events.
+func (p *printer) heldSection(sec heldSection) {
 	width := p.wrapWidth()
-	for _, it := range items {
+	p.line(sec.Title + " (from the history):")
+	for _, it := range sec.Items {
 		for _, l := range hang("- "+it.Text+".", width, "  ", "    ") {
 			p.line(l)
 		}
 	}
-	p.line("")
 }
 
 // violationList writes each violation explained, those that share a cause
