@@ -64,7 +64,7 @@ long:
 # internal/goldenfile) with -rewrite; TestMakeGoldenRewritesEveryGolden
 # fails when a golden test is missing here.
 golden:
-	$(GO) test -timeout 10m -run 'TestDangerMapGoldens|TestHTMLGolden|TestJSONGolden|TestMatrixBriefText|TestMatrixHTML|TestMatrixMarkdown|TestMatrixMarkdownBrief|TestMatrixText|TestSweepSVG|TestSummaryMarkdownGolden|TestSweepText|TestTextColorGolden|TestTextGolden' ./report/ -args -rewrite
+	$(GO) test -timeout 10m -run 'TestDangerMapGoldens|TestGlossaryDoc|TestHTMLGolden|TestJSONGolden|TestMatrixBriefText|TestMatrixHTML|TestMatrixMarkdown|TestMatrixMarkdownBrief|TestMatrixText|TestSweepSVG|TestSummaryMarkdownGolden|TestSweepText|TestTextColorGolden|TestTextGolden' ./report/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestTimelines|TestVerdicts' ./scenarios/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestCheckExhaustiveGolden|TestFieldRunGolden|TestLuaDesignGoldens|TestMatrixGolden|TestRunGolden' ./cmd/locksim/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestScenarioVerdicts' ./consensus/ -args -rewrite

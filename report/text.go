@@ -41,7 +41,8 @@ func Text(w io.Writer, r *model.Result, opts TextOptions) error {
 	p.timeline(t, width)
 	p.keyEvents(t)
 	p.violations(t, r)
-	p.verdicts(r, t.ix)
+	p.verdicts(r, t.ix, opts.Details)
+	p.terms()
 	_, err := io.WriteString(w, p.b.String())
 	return errors.Wrap(err, "writing text")
 }
@@ -155,6 +156,7 @@ func (p *printer) header(m Meta, s specSummary, r *model.Result) {
 	p.line(p.style(title, ansiBold))
 	p.field("design", designLine(m.Design, s))
 	p.field("seed", strconv.FormatUint(m.Seed, 10))
+	p.field("what if", strings.Join(m.WhatIf, ", "))
 	p.field("clients", strings.Join(s.Clients, ", "))
 	if len(s.Faults) == 0 {
 		p.field("faults", "none")
@@ -765,14 +767,23 @@ func (p *printer) violationList(t *timeline, r *model.Result) {
 	}
 }
 
-func (p *printer) verdicts(r *model.Result, ix *history.Index) {
+// verdicts writes each invariant's verdict. Without details, the
+// invariants not checked (the design or resource makes them meaningless)
+// are named on one line, not one line each with the reason: a beginner
+// reads what was judged.
+func (p *printer) verdicts(r *model.Result, ix *history.Index, details bool) {
 	p.line("Verdicts:")
 	ds := verdicts(r, ix)
 	w := 0
 	for _, d := range ds {
 		w = max(w, len(d.Invariant))
 	}
+	var folded []string
 	for _, d := range ds {
+		if !details && d.Verdict == verdictNotChecked {
+			folded = append(folded, d.Invariant)
+			continue
+		}
 		n := "1 violation"
 		if d.Violations != 1 {
 			n = strconv.Itoa(d.Violations) + " violations"
@@ -793,6 +804,27 @@ func (p *printer) verdicts(r *model.Result, ix *history.Index) {
 			s = p.style("held", ansiGreen) + " (not counted)"
 		}
 		p.line(fmt.Sprintf("  %-*s  %s", w, d.Invariant, s))
+	}
+	if len(folded) > 0 {
+		for _, l := range hang("  not checked here: "+strings.Join(folded, ", ")+" (--details says why)", p.wrapWidth(), "", "    ") {
+			p.line(p.style(l, ansiDim))
+		}
+	}
+}
+// terms ends the report with the glossary terms it used and where they
+// are explained.
+func (p *printer) terms() {
+	used := termsIn(p.b.String())
+	if len(used) == 0 {
+		return
+	}
+	names := make([]string, len(used))
+	for i, u := range used {
+		names[i] = glossary[u].Name
+	}
+	p.line("")
+	for _, l := range wrap("Terms used (docs/glossary.md explains each): "+strings.Join(names, ", ")+".", p.wrapWidth(), "") {
+		p.line(p.style(l, ansiDim))
 	}
 }
 
