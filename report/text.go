@@ -811,6 +811,7 @@ func (p *printer) verdicts(r *model.Result, ix *history.Index, details bool) {
 		}
 	}
 }
+
 // terms ends the report with the glossary terms it used and where they
 // are explained.
 func (p *printer) terms() {
