@@ -160,7 +160,7 @@ func describe(t *timeline, e sim.Event) string {
 		if _, v, ok := strings.Cut(strings.TrimSuffix(e.Reply, "]"), ", (integer) "); ok && strings.HasPrefix(e.Reply, "[") {
 			return "the resource served " + e.Peer + " a read (value " + itoa(history.ValueOf(e)) + ", version " + v + ")"
 		}
-		return "the resource served " + e.Peer + " a read (value " + itoa(history.ValueOf(e)) + ")"
+		return "the resource served " + e.Peer + " a read (value " + itoa(history.ValueOf(e)) + ")" + noteSuffix(e.Note)
 	case sim.KindKey:
 		c, _ := t.change(e.Seq)
 		if e.Value == "" {

@@ -360,7 +360,7 @@ func (t *timeline) freeSince(at time.Duration) time.Duration {
 // the newer holder has not written (or, under strict-reads, read) yet.
 func (t *timeline) fencingTraps(r *model.Result) []heldItem {
 	f := r.Spec.Fencing
-	if f != model.FenceStrict && f != model.FenceNonstrict && f != model.FenceStrictReads {
+	if f != model.FenceStrict && f != model.FenceNonstrict && f != model.FenceStrictReads && f != model.FenceLockValue {
 		return nil
 	}
 	var out []heldItem
@@ -371,10 +371,19 @@ func (t *timeline) fencingTraps(r *model.Result) []heldItem {
 		}
 		for _, seq := range v.Events {
 			e := t.h[seq]
-			if e.Kind != history.KindResWrite || e.Token == 0 || seen[seq] || e.Reply != resp.IntReply(1).String() {
+			if e.Kind != history.KindResWrite || seen[seq] || e.Reply != resp.IntReply(1).String() {
 				continue
 			}
 			seen[seq] = true
+			if f == model.FenceLockValue {
+				if it, ok := t.remarked(e); ok {
+					out = append(out, it)
+				}
+				continue
+			}
+			if e.Token == 0 {
+				continue
+			}
 			if it, ok := t.trap(e, f); ok {
 				out = append(out, it)
 			}
@@ -519,4 +528,34 @@ func (t *timeline) heldSections(r *model.Result) []heldSection {
 	add("What still held", t.stillHeld(r))
 	add("Why fencing did not stop it", t.fencingTraps(r))
 	return out
+}
+
+// remarked tells why a lock-value resource accepted the stale write e:
+// the writer's own read marked its value again after another client's
+// read had marked theirs.
+func (t *timeline) remarked(e sim.Event) (heldItem, bool) {
+	mine, other := -1, -1
+	for i := e.Seq - 1; i >= 0; i-- {
+		p := t.h[i]
+		if p.Kind != history.KindResRead || p.Value == "" {
+			continue
+		}
+		if mine < 0 && p.Value == e.Value {
+			mine = i
+			continue
+		}
+		if mine >= 0 && p.Value != e.Value {
+			other = i
+			break
+		}
+	}
+	if mine < 0 || other < 0 {
+		return heldItem{}, false
+	}
+	m, o := t.h[mine], t.h[other]
+	return heldItem{
+		Text: "the resource accepted " + e.Peer + "'s write at " + fmtT(e.At) + " because " + m.Peer + "'s own read at " + fmtT(m.At) +
+			" marked its lock value again, after " + o.Peer + "'s read at " + fmtT(o.At) + " had marked " + o.Peer +
+			"'s: a random value has no order, so the resource cannot tell a stale holder from a new one (Kleppmann's answer to antirez)",
+		Seqs: []int{m.Seq, o.Seq, e.Seq}}, true
 }
