@@ -45,9 +45,14 @@
 //     banded, then the teaching text, the explanations, the saving events,
 //     the key events, the whole history and the glossary entries of the
 //     terms the page links. In a 1280x800 window the badges and the whole
-//     timeline show without scrolling. It opens on the whole run; a click
-//     on a violation (its band, its entry or its "show" button) zooms on
-//     it, "whole run" zooms back; page.html#v2 opens zoomed on violation 2.
+//     timeline show without scrolling. It opens on the span the
+//     violations' story tells (cause.go; the whole run when that is most
+//     of it, or with #all); a click on a violation (its band, its entry or
+//     its "show" button) zooms on it, "whole run" zooms back;
+//     page.html#v2 opens zoomed on violation 2. A hold past the loss of
+//     its lease is drawn hollow ("believed, not held"), a command that
+//     changed another client's key is a line from where it was sent to
+//     where the node ran it, and marks at one instant sit side by side.
 //     Violations that share a cause (group.go: everything one hold of a
 //     client caused, whatever invariant each breaks: the overlaps of a
 //     paused A with each of B's holds, A's stale writes, the update A's
