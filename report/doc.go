@@ -38,6 +38,9 @@
 //     reports of every catalogue scenario with every design against
 //     their histories (replies, holders, owners, order, counts).
 //   - JSON: the machine-readable report, schema locksim.report/v2 below.
+//   - Markdown: the story for a course page or an issue (markdown.go):
+//     what ran, the teaching text, the violations, why it held, the
+//     verdicts as a table and the terms used with their meanings.
 //   - HTML, HTMLPath: one self-contained page (inline CSS, SVG and script;
 //     nothing is fetched): the verdicts as a row of badges, then the lanes
 //     as a zoomable SVG timeline (buttons, mouse wheel, drag to pan; hover

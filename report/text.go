@@ -71,8 +71,9 @@ func TimelineText(w io.Writer, r *model.Result, width int) error {
 // ViolationsText writes a run's violations explained, as Text does after
 // "Violations:": numbered as the timeline numbers them, those that share a
 // cause as one block (the cause, what they share, a line each, the history
-// retold once). wrapWidth is the prose width (0: DefaultWrap). A run with
-// no violations writes nothing.
+// retold once), then what still held and why fencing did not stop a stale
+// write (held.go). wrapWidth is the prose width (0: DefaultWrap). A run
+// with no violations writes nothing.
 func ViolationsText(w io.Writer, r *model.Result, wrapWidth int) error {
 	if r == nil {
 		return errors.New("nil result")

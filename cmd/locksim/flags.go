@@ -164,8 +164,10 @@ func renderOpts(w io.Writer, format string, r *model.Result, meta report.Meta, d
 		return report.JSON(w, r, meta)
 	case "html":
 		return report.HTML(w, r, meta)
+	case "markdown":
+		return report.Markdown(w, r, meta)
 	default:
-		return usagef("unknown --format %q (want text, json or html)", format)
+		return usagef("unknown --format %q (want text, json, html or markdown)", format)
 	}
 }
 

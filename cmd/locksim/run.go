@@ -18,7 +18,7 @@ import (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--option K=V,...] [--min-replicas-to-write N [--min-replicas-max-lag D]] [what-if flags: --ttl D --pause D --persistence P ...] [--seed N] [--details] [--format text|json|html] [-o FILE] [--save CASE]", stdout)
+	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--option K=V,...] [--min-replicas-to-write N [--min-replicas-max-lag D]] [what-if flags: --ttl D --pause D --persistence P ...] [--seed N] [--details] [--format text|json|html|markdown] [-o FILE] [--save CASE]", stdout)
 	design := fs.String("design", "", "lock design ID (default: the scenario's own)")
 	lua := addLuaFlags(fs)
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
@@ -26,7 +26,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	options := fs.String("option", "", `override the scenario's options, as its option line says them, comma- or space-separated: queue-wait=500ms,wall-clock=false (keys: locksim help scenarios)`)
 	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count (exit 1 and the verdicts), comma-separated")
 	seed := fs.Uint64("seed", 1, "seed of the run")
-	format := fs.String("format", "text", "output format: text, json or html")
+	format := fs.String("format", "text", "output format: text, json, html or markdown (the story, why it held, the verdicts, the terms: for a course page or an issue)")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
 	danger := fs.Bool("danger", false, "instead of the scenario's faults, draw its danger map: every fault placed at every point of the fault-free run (check --exhaustive), each moment coloured by what one fault there breaks")
@@ -248,9 +248,9 @@ func flagSet(fs *flags, name string) bool {
 }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("replay", "replay FILE [--invariants LIST] [--details] [--format text|json|html] [-o FILE]", stdout)
+	fs := newFlags("replay", "replay FILE [--invariants LIST] [--details] [--format text|json|html|markdown] [-o FILE]", stdout)
 	invs := fs.String("invariants", "", "the invariants that count, comma-separated (default: those the case was saved with, else all)")
-	format := fs.String("format", "text", "output format: text, json or html")
+	format := fs.String("format", "text", "output format: text, json, html or markdown")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	details := fs.Bool("details", false, "list every invariant's verdict, also those not checked and why (default: one line names them)")
 	if done, code, err := fs.parse(args); done {
