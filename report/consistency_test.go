@@ -73,6 +73,7 @@ var (
 	expireOwner = regexp.MustCompile(`expired on (\w+) \(it was (\w+)'s\)`)
 	timeWord    = regexp.MustCompile(`\d+\.\d{6}s`)
 	timesClaim  = regexp.MustCompile(`(\w+)'s watchdog renewed \S+ (once|twice|\w+ times) \((\d+\.\d{6}s)(?: to (\d+\.\d{6}s))?\)`)
+	trapClaim   = regexp.MustCompile(`accepted (\w+)'s token (\d+) at (\d+\.\d{6}s) because`)
 	shortClaim  = regexp.MustCompile(`(\w+)'s WAIT (\d+) came back short .* (once|twice|\w+ times), from`)
 )
 
@@ -168,6 +169,11 @@ func storyProblems(r *model.Result) []string {
 				bad("%q: the history has %d renewals by %s from %s", it.Text, n, m[1], m[3])
 			}
 		}
+		if m := trapClaim.FindStringSubmatch(it.Text); m != nil {
+			if why := trapWrong(tl, r, m[1], m[2], m[3]); why != "" {
+				bad("%q: %s", it.Text, why)
+			}
+		}
 		if m := shortClaim.FindStringSubmatch(it.Text); m != nil {
 			if n := shortWaits(tl.h, m[1], m[2]); n != wordCount(m[3]) {
 				bad("%q: the history has %d short WAITs by %s", it.Text, n, m[1])
@@ -247,6 +253,29 @@ func stillTheirs(tl *timeline, e sim.Event, c string) string {
 		}
 	}
 	return ""
+}
+
+// trapWrong checks a fencing-trap item: the resource accepted c's token
+// at the time said, and no accepted write (nor, under strict-reads, a
+// read) had carried a newer token before it.
+func trapWrong(tl *timeline, r *model.Result, c, token, at string) string {
+	tok, _ := strconv.ParseInt(token, 10, 64)
+	for _, e := range tl.h {
+		if fmtT(e.At) == at && e.Kind == history.KindResWrite && e.Peer == c && e.Token == tok {
+			if e.Reply != "(integer) 1" {
+				return "the resource did not accept that write"
+			}
+			for _, p := range tl.h[:e.Seq] {
+				seen := p.Kind == history.KindResWrite && p.Reply == "(integer) 1" ||
+					r.Spec.Fencing == model.FenceStrictReads && p.Kind == history.KindResRead && !strings.HasPrefix(p.Reply, "(error)")
+				if seen && p.Token > tok {
+					return fmt.Sprintf("token %d had reached the resource at %s", p.Token, fmtT(p.At))
+				}
+			}
+			return ""
+		}
+	}
+	return "no such write in the history"
 }
 
 // renewCount counts c's extended renewals from..to (to "" means from).
