@@ -170,7 +170,7 @@ func storyProblems(r *model.Result) []string {
 			}
 		}
 		if m := trapClaim.FindStringSubmatch(it.Text); m != nil {
-			if why := trapWrong(tl, r, m[1], m[2], m[3]); why != "" {
+			if why := trapWrong(tl, r, m[1], m[2], m[3], it.Text); why != "" {
 				bad("%q: %s", it.Text, why)
 			}
 		}
@@ -258,19 +258,30 @@ func stillTheirs(tl *timeline, e sim.Event, c string) string {
 // trapWrong checks a fencing-trap item: the resource accepted c's token
 // at the time said, and no accepted write (nor, under strict-reads, a
 // read) had carried a newer token before it.
-func trapWrong(tl *timeline, r *model.Result, c, token, at string) string {
+func trapWrong(tl *timeline, r *model.Result, c, token, at, text string) string {
 	tok, _ := strconv.ParseInt(token, 10, 64)
 	for _, e := range tl.h {
 		if fmtT(e.At) == at && e.Kind == history.KindResWrite && e.Peer == c && e.Token == tok {
 			if e.Reply != "(integer) 1" {
 				return "the resource did not accept that write"
 			}
+			high := int64(0)
 			for _, p := range tl.h[:e.Seq] {
 				seen := p.Kind == history.KindResWrite && p.Reply == "(integer) 1" ||
 					r.Spec.Fencing == model.FenceStrictReads && p.Kind == history.KindResRead && !strings.HasPrefix(p.Reply, "(error)")
 				if seen && p.Token > tok {
 					return fmt.Sprintf("token %d had reached the resource at %s", p.Token, fmtT(p.At))
 				}
+				if seen {
+					high = max(high, p.Token)
+				}
+			}
+			want := "no token had reached it yet"
+			if high > 0 {
+				want = fmt.Sprintf("the highest token that had reached it was %d", high)
+			}
+			if !strings.Contains(text, want) {
+				return "the history says " + want
 			}
 			return ""
 		}
