@@ -102,7 +102,7 @@ long:
 # place of the simulator fingerprint; a source change needs make
 # fingerprint, not make golden.
 golden:
-	$(GO) test -timeout 10m -run 'TestDangerMapGoldens|TestHTMLGolden|TestJSONGolden|TestMatrixBriefText|TestMatrixHTML|TestMatrixMarkdown|TestMatrixMarkdownBrief|TestMatrixText|TestSweepSVG|TestSummaryMarkdownGolden|TestSweepText|TestTextColorGolden|TestTextGolden' ./report/ -args -rewrite
+	$(GO) test -timeout 10m -run 'TestDangerMapGoldens|TestGlossaryDoc|TestHTMLGolden|TestJSONGolden|TestMatrixBriefText|TestMatrixHTML|TestMatrixMarkdown|TestMatrixMarkdownBrief|TestMatrixText|TestSweepSVG|TestSummaryMarkdownGolden|TestSweepText|TestTextColorGolden|TestTextGolden' ./report/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestTimelines|TestVerdicts' ./scenarios/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestCheckExhaustiveGolden|TestFieldRunGolden|TestLuaDesignGoldens|TestMatrixGolden|TestRunGolden' ./cmd/locksim/ -args -rewrite
 	$(GO) test -timeout 10m -run 'TestScenarioVerdicts' ./consensus/ -args -rewrite

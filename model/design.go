@@ -133,6 +133,7 @@ type Client struct {
 	Key, TokenKey string
 
 	reader     bool   // the client only reads, under shared holds
+	markReads  bool   // its reads carry its lock value (FenceLockValue)
 	subscribed string // the release channel the client subscribed to, "" none
 	acquiring  string // the lock value of the acquisition in progress
 }

@@ -39,6 +39,8 @@ type Resource struct {
 	// Version is the row's version under FenceVersion: how many writes it
 	// applied. It starts at 0 and only an applied write bumps it.
 	Version int64
+	// Holder is the lock value the last read marked under FenceLockValue.
+	Holder string
 }
 
 // ResourceName is the service's endpoint name (history.ResourceName).
@@ -64,6 +66,13 @@ func (r *Resource) Handle(sc *sim.ServiceCtx, from string, args []string) resp.R
 	case "READ":
 		if r.Fencing == FenceVersion {
 			return r.served(sc, from, 0)
+		}
+		if r.Fencing == FenceLockValue && len(args) == 2 {
+			r.Holder = args[1]
+			reply := resp.IntReply(r.Value)
+			sc.Record(sim.Event{Kind: history.KindResRead, Peer: from, Value: args[1], N: r.Value, Reply: reply.String(),
+				Note: "marked: writes now need lock value " + args[1]})
+			return reply
 		}
 		if r.Fencing == FenceStrictReads && len(args) == 2 {
 			token, err := strconv.ParseInt(args[1], 10, 64)
@@ -103,6 +112,14 @@ func (r *Resource) Handle(sc *sim.ServiceCtx, from string, args []string) resp.R
 			why := "rejected: version " + strconv.FormatInt(version, 10) + " is not the row's version " + strconv.FormatInt(r.Version, 10)
 			if version < 0 {
 				why = "rejected: no version given; the row's version is " + strconv.FormatInt(r.Version, 10)
+			}
+			sc.Record(sim.Event{Kind: history.KindResWrite, Peer: from, Token: token, Value: args[2], N: val, Reply: rejected, Note: why})
+			return resp.IntReply(0)
+		}
+		if r.Fencing == FenceLockValue && args[2] != r.Holder {
+			why := "rejected: lock value " + args[2] + " is not the marked " + r.Holder
+			if r.Holder == "" {
+				why = "rejected: no read marked a lock value"
 			}
 			sc.Record(sim.Event{Kind: history.KindResWrite, Peer: from, Token: token, Value: args[2], N: val, Reply: rejected, Note: why})
 			return resp.IntReply(0)

@@ -40,10 +40,18 @@ const (
 	// version writes as well as the rightful holder, and whichever writes
 	// second is refused. Tokens are not judged.
 	FenceVersion Fencing = "version"
+	// FenceLockValue uses the lock's random value as a check-and-set
+	// token, as antirez proposed in "Is Redlock safe?" (2016): a read
+	// carries the reader's lock value and marks it as the resource's
+	// holder, and a write applies only with the marked value. Random
+	// values have no order, so the resource cannot tell a stale holder
+	// from a new one: whoever read last owns the mark (Kleppmann's reply).
+	// Tokens are not judged.
+	FenceLockValue Fencing = "lock-value"
 )
 
 // Fencings lists the resource variants.
-var Fencings = []Fencing{FenceStrict, FenceNonstrict, FenceOff, FenceStrictReads, FenceVersion}
+var Fencings = []Fencing{FenceStrict, FenceNonstrict, FenceOff, FenceStrictReads, FenceVersion, FenceLockValue}
 
 // Tokens reports whether the variant judges fencing tokens (strict,
 // nonstrict, strict-reads): only then does an acquisition need a token and
@@ -53,7 +61,7 @@ func (f Fencing) Tokens() bool {
 }
 
 // FencingNames lists the variants for messages: "strict, nonstrict, off,
-// strict-reads or version".
+// strict-reads, version or lock-value".
 func FencingNames() string {
 	var b strings.Builder
 	for i, f := range Fencings {
@@ -324,4 +332,5 @@ var FencingAbout = map[Fencing]string{
 	FenceOff:         "every write (no fencing)",
 	FenceStrictReads: "strict, and reads carry the token too: a stale read-modify-write is refused",
 	FenceVersion:     "a write only with the row version its writer read (compare-and-set, optimistic locking): no token, not a lock",
+	FenceLockValue:   "a write only with the lock value the last read marked (antirez's check-and-set on the random value): no order, the last reader wins",
 }

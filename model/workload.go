@@ -24,6 +24,7 @@ func clientMain(d Design, opts Options, wl Workload, fencing Fencing, i int, rea
 	return func(ctx *sim.Ctx) error {
 		c := NewClient(ctx, opts)
 		c.reader = reader
+		c.markReads = fencing == FenceLockValue
 		if wl.Start > 0 && i > 0 {
 			c.Sleep(time.Duration(i) * wl.Start)
 		}
@@ -150,7 +151,7 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 			// The watchdog renews the holds this client took: a reader's
 			// are read holds, with their own keys to extend.
 			wc := NewClient(ctx, o)
-			wc.Key, wc.TokenKey, wc.reader = c.Key, c.TokenKey, c.reader
+			wc.Key, wc.TokenKey, wc.reader, wc.markReads = c.Key, c.TokenKey, c.reader, c.markReads
 			for {
 				wc.Sleep(o.RenewEvery)
 				if stop {
@@ -272,7 +273,10 @@ func leaseFlags(l *Lease) string {
 // shared hold (a reader) it reads and works but does not write.
 func work(c *Client, l *Lease, wl Workload) {
 	args := []string{"READ"}
-	if l.Token != 0 {
+	switch {
+	case c.markReads:
+		args = append(args, l.Value) // the read marks the holder (FenceLockValue)
+	case l.Token != 0:
 		args = append(args, strconv.FormatInt(l.Token, 10)) // fenced reads (strict-reads)
 	}
 	r, err := c.Call(ResourceName, args...)

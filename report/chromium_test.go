@@ -425,3 +425,55 @@ func TestHTMLScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestHTMLCauseAndEffect: clock-jump's page opens on the span its story
+// tells (#all on the whole run), draws A's hold after its key expired as
+// "believed, not held", puts the clock jump and the expiry it caused side
+// by side on r1 (the jump first); stale-release's page draws a line from
+// A's late DEL to the key of C's it deleted.
+func TestHTMLCauseAndEffect(t *testing.T) {
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Skip("chromium not on PATH")
+	}
+	page := func(id, design string) (string, *timeline) {
+		r := runStory(t, lookup(t, id), design)
+		path := filepath.Join(t.TempDir(), id+".html")
+		if err := HTMLPath(path, r, Meta{}); err != nil {
+			t.Fatal(err)
+		}
+		return path, build(r)
+	}
+	cj, tl := page("clock-jump", model.Redlock)
+	if tl.Story == nil {
+		t.Fatal("clock-jump has no story span")
+	}
+	dom := chromium(t, "--dump-dom", "file://"+cj)
+	body := regexp.MustCompile(`<body[^>]*>`).FindString(dom)
+	if z := attr(body, "data-zoom"); z != "story" || strings.Contains(body, "data-errors") {
+		t.Errorf("clock-jump opens on %q (%s), want story", z, body)
+	}
+	tag := regexp.MustCompile(`<svg id="lanes"[^>]*>`).FindString(dom)
+	if from, to := attr(tag, "data-view-from-ns"), attr(tag, "data-view-to-ns"); from != strconv.FormatInt(int64(tl.Story.From), 10) || to != strconv.FormatInt(int64(tl.Story.To), 10) {
+		t.Errorf("the view is %s..%s ns, want the story's %d..%d", from, to, tl.Story.From, tl.Story.To)
+	}
+	if n := strings.Count(dom, `class="believed"`); n != 1 {
+		t.Errorf("%d holds drawn as believed, not held; want A's one", n)
+	}
+	r1 := dom[strings.Index(dom, `data-lane="r1"`):]
+	r1 = r1[:strings.Index(r1, `data-lane="r2"`)]
+	jump, expire := strings.Index(r1, `data-mark="`+markClockJump+`"`), strings.Index(r1, `data-mark="`+markExpired+`"`)
+	if jump < 0 || expire < 0 || jump > expire {
+		t.Errorf("r1 draws the clock jump at %d and the expiry at %d: want both, the jump first", jump, expire)
+	}
+	if all := chromium(t, "--dump-dom", "file://"+cj+"#all"); attr(regexp.MustCompile(`<body[^>]*>`).FindString(all), "data-zoom") != "all" {
+		t.Error("#all does not open on the whole run")
+	}
+	sr, tl := page("stale-release", model.SetPxGetdel)
+	if len(tl.Hits) == 0 {
+		t.Fatal("stale-release has no command that hit another's key")
+	}
+	dom = chromium(t, "--dump-dom", "file://"+sr+"#all")
+	if n := strings.Count(dom, `class="hit"`); n != len(tl.Hits) {
+		t.Errorf("%d command lines drawn, want %d", n, len(tl.Hits))
+	}
+}

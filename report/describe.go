@@ -125,6 +125,9 @@ func describe(t *timeline, e sim.Event) string {
 		return s
 	case history.KindRenew:
 		if !history.Renew(e).Extended() {
+			if why, ok := t.failedRenewText(e.Seq); ok && strings.HasPrefix(e.Note, "returned 0") {
+				return a + "'s watchdog did not renew " + e.Key + ": " + why
+			}
 			return a + "'s watchdog did not renew " + e.Key + noteSuffix(renewNote(e.Note, a))
 		}
 		if e.Note != "" && e.Note != "extended" {
@@ -135,6 +138,10 @@ func describe(t *timeline, e sim.Event) string {
 		}
 		return a + "'s watchdog renewed " + e.Key
 	case history.KindWatchdogStop:
+		if strings.HasPrefix(e.Note, "renewal returned 0") {
+			// The renew event just before says which reply failed it.
+			return a + "'s watchdog stopped after that failed renewal"
+		}
 		return a + "'s watchdog stopped" + noteSuffix(e.Note)
 	case history.KindResWrite:
 		who := e.Peer + "'s write of " + itoa(history.ValueOf(e))
@@ -153,7 +160,7 @@ func describe(t *timeline, e sim.Event) string {
 		if _, v, ok := strings.Cut(strings.TrimSuffix(e.Reply, "]"), ", (integer) "); ok && strings.HasPrefix(e.Reply, "[") {
 			return "the resource served " + e.Peer + " a read (value " + itoa(history.ValueOf(e)) + ", version " + v + ")"
 		}
-		return "the resource served " + e.Peer + " a read (value " + itoa(history.ValueOf(e)) + ")"
+		return "the resource served " + e.Peer + " a read (value " + itoa(history.ValueOf(e)) + ")" + noteSuffix(e.Note)
 	case sim.KindKey:
 		c, _ := t.change(e.Seq)
 		if e.Value == "" {

@@ -23,20 +23,39 @@
 //     its own; where even that fails, one '+' stands for several events,
 //     all listed in the key events. Then the key events in order; one
 //     explanation per violation (the checker's, then a retelling built
-//     from the history); a verdict line per invariant: held, BROKEN,
-//     broken or held "(not counted)" for an invariant the caller did not
-//     ask about, not checked, or no verdict when the run stopped with an
-//     error. ANSI colour only with TextOptions.Color.
+//     from the history); the saving events (held.go: why a run held, what
+//     still held in one that broke, why fencing did not stop a stale
+//     write, and what safety cost), every sentence generated from the
+//     history's events and replies (renew.go words a failed renewal by
+//     the replies the watchdog got, and tells a fault before the
+//     expiries it caused at the same instant); a verdict line per
+//     invariant: held, BROKEN, broken or held "(not counted)" for an
+//     invariant the caller did not ask about, no verdict, and the ones
+//     not checked on one line (each with its reason with
+//     TextOptions.Details); then the glossary terms the report used
+//     (glossary.go, docs/glossary.md). ANSI colour only with
+//     TextOptions.Color. TestStoriesAgreeWithTheHistory reads the
+//     reports of every catalogue scenario with every design against
+//     their histories (replies, holders, owners, order, counts).
 //   - JSON: the machine-readable report, schema locksim.report/v2 below.
+//   - Markdown: the story for a course page or an issue (markdown.go):
+//     what ran, the teaching text, the violations, why it held, the
+//     verdicts as a table and the terms used with their meanings.
 //   - HTML, HTMLPath: one self-contained page (inline CSS, SVG and script;
 //     nothing is fetched): the verdicts as a row of badges, then the lanes
 //     as a zoomable SVG timeline (buttons, mouse wheel, drag to pan; hover
 //     for each event's details) with the violation windows shaded and
-//     banded, then the teaching text, the explanations, the key events and
-//     the whole history. In a 1280x800 window the badges and the whole
-//     timeline show without scrolling. It opens on the whole run; a click
-//     on a violation (its band, its entry or its "show" button) zooms on
-//     it, "whole run" zooms back; page.html#v2 opens zoomed on violation 2.
+//     banded, then the teaching text, the explanations, the saving events,
+//     the key events, the whole history and the glossary entries of the
+//     terms the page links. In a 1280x800 window the badges and the whole
+//     timeline show without scrolling. It opens on the span the
+//     violations' story tells (cause.go; the whole run when that is most
+//     of it, or with #all); a click on a violation (its band, its entry or
+//     its "show" button) zooms on it, "whole run" zooms back;
+//     page.html#v2 opens zoomed on violation 2. A hold past the loss of
+//     its lease is drawn hollow ("believed, not held"), a command that
+//     changed another client's key is a line from where it was sent to
+//     where the node ran it, and marks at one instant sit side by side.
 //     Violations that share a cause (group.go: everything one hold of a
 //     client caused, whatever invariant each breaks: the overlaps of a
 //     paused A with each of B's holds, A's stale writes, the update A's
@@ -109,7 +128,8 @@
 //	  "locksim": {"version": "0.4.0", "fingerprint": "0123456789abcdef"},  // engine.ThisBuild: the simulator
 //	  "meta": {                      // Meta; empty strings are left out
 //	    "scenario": "gc-pause", "title": "...", "design": "set-px-lua",
-//	    "seed": 1, "teaching": "..."
+//	    "seed": 1, "teaching": "...",
+//	    "what_if": ["--ttl 3s"]      // run's what-if flags, when given
 //	  },
 //	  "spec": {                      // what ran
 //	    "design": "set-px-lua",
@@ -149,6 +169,10 @@
 //	      "each": ["...", "...", "..."], // the rest of each explanation
 //	      "story": "..."             // the history retold once for all
 //	    }
+//	  ],
+//	  "held": [                      // the saving events (held.go), when any
+//	    {"title": "Why it held",     // or "What still held", "Why fencing did not stop it"
+//	     "items": [{"text": "...", "seqs": [306], "cost": true}]} // cost: a price paid
 //	  ],
 //	  "verdicts": [                  // every invariant.All entry in order,
 //	                                 // then any other invariant violated

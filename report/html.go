@@ -116,6 +116,63 @@ func htmlViolations(t *timeline, r *model.Result, rep jsonReport) []htmlViolatio
 	return out
 }
 
+// htmlTerm is one glossary entry at the foot of a page.
+type htmlTerm struct{ Anchor, Name, Def string }
+
+// linkGlossary links the glossary terms in the page's prose (the
+// teaching text, the explanations, the saving events, the key events) to
+// entries at the page's foot, which lists those it linked.
+func (page *htmlPage) linkGlossary() {
+	used := map[int]bool{}
+	if page.Meta.Teaching != "" {
+		page.TeachingHTML = linkTerms(prose(page.Meta.Teaching), used)
+	}
+	for i := range page.Violations {
+		v := &page.Violations[i]
+		v.Head, v.Explanation, v.Story = linkTerms(v.Head, used), linkTerms(v.Explanation, used), linkTerms(v.Story, used)
+		v.Cause, v.Shared = linkTerms(v.Cause, used), linkTerms(v.Shared, used)
+		for j := range v.Members {
+			v.Members[j].Text = linkTerms(v.Members[j].Text, used)
+		}
+	}
+	for i := range page.Held {
+		for j := range page.Held[i].Items {
+			page.Held[i].Items[j].Text = linkTerms(page.Held[i].Items[j].Text, used)
+		}
+	}
+	for i := range page.KeyEvents {
+		page.KeyEvents[i].HTML = linkTerms(page.KeyEvents[i].HTML, used)
+	}
+	for i, t := range glossary {
+		if used[i] {
+			page.Glossary = append(page.Glossary, htmlTerm{Anchor: termAnchor(i), Name: t.Name, Def: t.Def})
+		}
+	}
+}
+
+// htmlHeld is a section of saving events on the page.
+type htmlHeld struct {
+	Title string
+	Items []htmlHeldItem
+}
+
+// htmlHeldItem is one saving event: its text, the events it names
+// (space-separated seqs, for the script to mark), and whether it is a cost.
+type htmlHeldItem struct {
+	Text template.HTML
+	Seqs string
+	Cost bool
+}
+
+// seqList renders seqs space-separated.
+func seqList(seqs []int) string {
+	ss := make([]string, len(seqs))
+	for i, s := range seqs {
+		ss[i] = strconv.Itoa(s)
+	}
+	return strings.Join(ss, " ")
+}
+
 // htmlKeyEvent is one row of the key events: Time in milliseconds, Exact
 // as the text report prints it.
 type htmlKeyEvent struct {
@@ -134,7 +191,13 @@ type htmlPage struct {
 	Vacuous    string
 	Verdicts   []verdict
 	Violations []htmlViolation
-	KeyEvents  []htmlKeyEvent
+	// Held are the saving events (held.go), their texts in milliseconds.
+	Held []htmlHeld
+	// TeachingHTML is Meta.Teaching as prose, its glossary terms linked;
+	// Glossary the entries the page links to.
+	TeachingHTML template.HTML
+	Glossary     []htmlTerm
+	KeyEvents    []htmlKeyEvent
 	// KeyEventsLeft counts the key events past the first MaxReportEvents/4,
 	// which the page does not list.
 	KeyEventsLeft int
@@ -197,6 +260,13 @@ func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline, *
 		extend(t, &page)
 	}
 	page.Violations = htmlViolations(t, r, rep)
+	for _, sec := range rep.Held {
+		h := htmlHeld{Title: sec.Title}
+		for _, it := range sec.Items {
+			h.Items = append(h.Items, htmlHeldItem{Text: msHTML(it.Text), Seqs: seqList(it.Seqs), Cost: it.Cost})
+		}
+		page.Held = append(page.Held, h)
+	}
 	for i, k := range t.Key {
 		if i == MaxReportEvents/4 {
 			page.KeyEventsLeft = len(t.Key) - i
@@ -207,6 +277,7 @@ func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline, *
 	if rep.HistoryTotal > 0 {
 		page.HistoryShown = len(rep.History)
 	}
+	page.linkGlossary()
 	t.humanize() // after the stories and key events above read the exact texts
 	data, err := marshalIndent(htmlData{jsonReport: rep, Timeline: t}, true)
 	if err != nil {

@@ -43,8 +43,12 @@ type jsonReport struct {
 	Violations   []jsonViolation `json:"violations"`
 	// Groups are the violations that share a cause (two or more), as the
 	// text and the page show them; every violation stays in Violations.
-	Groups   []Group   `json:"groups,omitempty"`
-	Verdicts []verdict `json:"verdicts"`
+	Groups []Group `json:"groups,omitempty"`
+	// Held names the events that kept the run (or part of it) safe and
+	// why, and its costs: "Why it held", "What still held", "Why fencing
+	// did not stop it" (held.go).
+	Held     []heldSection `json:"held,omitempty"`
+	Verdicts []verdict     `json:"verdicts"`
 }
 
 // jsonViolation is a checker's violation plus the report's retelling of
@@ -81,6 +85,7 @@ func newJSONReport(r *model.Result, meta Meta, t *timeline) jsonReport {
 		out.Violations = append(out.Violations, jsonViolation{Violation: v, Story: t.story(v)})
 	}
 	out.Groups = t.jsonGroups(r.Violations)
+	out.Held = t.heldSections(r)
 	return out
 }
 

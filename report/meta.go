@@ -25,6 +25,9 @@ type Meta struct {
 	// Modules names the library modules and versions a real client's run
 	// linked (model.Result.Modules); nil means the Result's.
 	Modules []string `json:"modules,omitempty"`
+	// WhatIf lists the knobs a run changed from the scenario as written
+	// ("--ttl 3s"): run's what-if flags.
+	WhatIf []string `json:"what_if,omitempty"`
 }
 
 // withResult fills the empty fields of m from r.
@@ -55,6 +58,9 @@ type TextOptions struct {
 	// CLI sets it to the terminal's width when stdout is a terminal; a
 	// file keeps the default, so it stays the same bytes.
 	Wrap int
+	// Details lists every invariant's verdict with its reason; without
+	// it the invariants not checked are named on one line.
+	Details bool
 }
 
 // DefaultWrap is the width the text report's prose wraps at by default.

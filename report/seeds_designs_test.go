@@ -169,3 +169,51 @@ func runStory(t *testing.T, sc *scenarios.Scenario, design string) *model.Result
 	}
 	return r
 }
+
+// TestLockValueFencing: antirez's check-and-set on the lock's random value
+// (--fencing lock-value) refuses gc-pause's stale write, since B's read
+// marked B's value, but not version-check's, where A reads (and marks its
+// own value again) after B: the report says why from the reads.
+func TestLockValueFencing(t *testing.T) {
+	spec, err := lookup(t, "gc-pause").SpecFor(model.SetPxLua)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Fencing = model.FenceLockValue
+	r, err := model.Run(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(invariantViolations(r, "stale-write")); n != 0 {
+		t.Errorf("gc-pause under lock-value: %d stale writes, want 0 (B's read marked B)", n)
+	}
+	spec, err = lookup(t, "version-check").SpecFor(model.SetPxLua)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Fencing = model.FenceLockValue
+	r, err = model.Run(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(invariantViolations(r, "stale-write")); n != 1 {
+		t.Errorf("version-check under lock-value: %d stale writes, want 1 (A's late read marks A again)", n)
+	}
+	var b strings.Builder
+	if err := Text(&b, r, TextOptions{Wrap: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "because A's own read at 1.304131s marked its lock value again, after B's read at 1.060529s had marked B's"; !strings.Contains(b.String(), want) {
+		t.Errorf("the report does not say %q:\n%s", want, b.String())
+	}
+}
+
+func invariantViolations(r *model.Result, id string) []int {
+	var out []int
+	for i, v := range r.Violations {
+		if string(v.Invariant) == id {
+			out = append(out, i)
+		}
+	}
+	return out
+}

@@ -54,7 +54,8 @@ func (t *timeline) story(v invariant.Violation) string {
 			clauses = append(clauses, describe(t, e)+" from "+fmtT(e.At))
 		}
 	}
-	for _, e := range t.h {
+	for _, pos := range t.order() {
+		e := t.h[pos]
 		in := e.At >= lo && e.At <= to
 		if !in && !cited[e.Seq] {
 			continue

@@ -41,7 +41,8 @@ func Text(w io.Writer, r *model.Result, opts TextOptions) error {
 	p.timeline(t, width)
 	p.keyEvents(t)
 	p.violations(t, r)
-	p.verdicts(r, t.ix)
+	p.verdicts(r, t.ix, opts.Details)
+	p.terms()
 	_, err := io.WriteString(w, p.b.String())
 	return errors.Wrap(err, "writing text")
 }
@@ -70,8 +71,9 @@ func TimelineText(w io.Writer, r *model.Result, width int) error {
 // ViolationsText writes a run's violations explained, as Text does after
 // "Violations:": numbered as the timeline numbers them, those that share a
 // cause as one block (the cause, what they share, a line each, the history
-// retold once). wrapWidth is the prose width (0: DefaultWrap). A run with
-// no violations writes nothing.
+// retold once), then what still held and why fencing did not stop a stale
+// write (held.go). wrapWidth is the prose width (0: DefaultWrap). A run
+// with no violations writes nothing.
 func ViolationsText(w io.Writer, r *model.Result, wrapWidth int) error {
 	if r == nil {
 		return errors.New("nil result")
@@ -83,7 +85,12 @@ func ViolationsText(w io.Writer, r *model.Result, wrapWidth int) error {
 		return nil
 	}
 	p := &printer{wrapW: wrapWidth, crowded: map[int]bool{}}
-	p.violationList(build(r), r)
+	t := build(r)
+	p.violationList(t, r)
+	for _, sec := range t.heldSections(r) { // what still held, why fencing did not
+		p.line("")
+		p.heldSection(sec)
+	}
 	_, err := io.WriteString(w, p.b.String())
 	return errors.Wrap(err, "writing text")
 }
@@ -153,6 +160,7 @@ func (p *printer) header(m Meta, s specSummary, r *model.Result) {
 	if len(m.Modules) > 0 {
 		p.field("linked", strings.Join(m.Modules, ", "))
 	}
+	p.field("what if", strings.Join(m.WhatIf, ", "))
 	p.field("clients", strings.Join(s.Clients, ", "))
 	if len(s.Faults) == 0 {
 		p.field("faults", "none")
@@ -674,11 +682,33 @@ func (p *printer) violations(t *timeline, r *model.Result) {
 	if len(vs) == 0 {
 		p.line("No violations found.")
 		p.line("")
+		p.heldItems(t, r)
 		return
 	}
 	p.line("Violations:")
 	p.violationList(t, r)
 	p.line("")
+	p.heldItems(t, r)
+}
+
+// heldItems writes the saving events of the run (heldSections): why it
+// held, what still held, why fencing did not stop a stale write.
+func (p *printer) heldItems(t *timeline, r *model.Result) {
+	for _, sec := range t.heldSections(r) {
+		p.heldSection(sec)
+		p.line("")
+	}
+}
+
+// heldSection writes one section of saving events.
+func (p *printer) heldSection(sec heldSection) {
+	width := p.wrapWidth()
+	p.line(sec.Title + " (from the history):")
+	for _, it := range sec.Items {
+		for _, l := range hang("- "+it.Text+".", width, "  ", "    ") {
+			p.line(l)
+		}
+	}
 }
 
 // violationList writes each violation explained, those that share a cause
@@ -741,14 +771,23 @@ func (p *printer) violationList(t *timeline, r *model.Result) {
 	}
 }
 
-func (p *printer) verdicts(r *model.Result, ix *history.Index) {
+// verdicts writes each invariant's verdict. Without details, the
+// invariants not checked (the design or resource makes them meaningless)
+// are named on one line, not one line each with the reason: a beginner
+// reads what was judged.
+func (p *printer) verdicts(r *model.Result, ix *history.Index, details bool) {
 	p.line("Verdicts:")
 	ds := verdicts(r, ix)
 	w := 0
 	for _, d := range ds {
 		w = max(w, len(d.Invariant))
 	}
+	var folded []string
 	for _, d := range ds {
+		if !details && d.Verdict == verdictNotChecked {
+			folded = append(folded, d.Invariant)
+			continue
+		}
 		n := "1 violation"
 		if d.Violations != 1 {
 			n = strconv.Itoa(d.Violations) + " violations"
@@ -769,6 +808,28 @@ func (p *printer) verdicts(r *model.Result, ix *history.Index) {
 			s = p.style("held", ansiGreen) + " (not counted)"
 		}
 		p.line(fmt.Sprintf("  %-*s  %s", w, d.Invariant, s))
+	}
+	if len(folded) > 0 {
+		for _, l := range hang("  not checked here: "+strings.Join(folded, ", ")+" (--details says why)", p.wrapWidth(), "", "    ") {
+			p.line(p.style(l, ansiDim))
+		}
+	}
+}
+
+// terms ends the report with the glossary terms it used and where they
+// are explained.
+func (p *printer) terms() {
+	used := termsIn(p.b.String())
+	if len(used) == 0 {
+		return
+	}
+	names := make([]string, len(used))
+	for i, u := range used {
+		names[i] = glossary[u].Name
+	}
+	p.line("")
+	for _, l := range wrap("Terms used (docs/glossary.md explains each): "+strings.Join(names, ", ")+".", p.wrapWidth(), "") {
+		p.line(p.style(l, ansiDim))
 	}
 }
 

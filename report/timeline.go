@@ -88,6 +88,9 @@ type span struct {
 	Detail string `json:"detail"`
 	// Seq is the event that started the span.
 	Seq int `json:"seq"`
+	// Lost, on a held span, is when its lease was gone (cause.go): from
+	// then on the client believed it held the lock but did not.
+	Lost time.Duration `json:"lost_ns,omitempty"`
 }
 
 // mark is an instant, drawn as a glyph.
@@ -100,6 +103,9 @@ type mark struct {
 	Seq    int           `json:"seq"`
 	// Cited is set when a violation names this event.
 	Cited bool `json:"cited,omitempty"`
+	// rank is the event's place in the telling order plus one (order: a
+	// fault before the expiries it caused at one instant); 0: Seq's.
+	rank int
 }
 
 // row is one line of a lane.
@@ -161,6 +167,10 @@ type timeline struct {
 	Windows []window      `json:"windows"`
 	Links   []link        `json:"links"`
 	Key     []keyEvent    `json:"key_events"`
+	// Hits are the commands that changed another client's key; Story the
+	// span the violations' stories cover (cause.go).
+	Hits  []hit      `json:"hits,omitempty"`
+	Story *storySpan `json:"story,omitempty"`
 
 	ix       *history.Index
 	clients  []string
@@ -169,6 +179,8 @@ type timeline struct {
 	cited    map[int]bool
 	h        sim.History
 	writeAt  map[int]int // history position of a write event -> its index in ix.Writes (writeOf)
+	ord      []int       // history positions in telling order (order)
+	rank     []int       // history position -> place in ord + 1 (rankOf)
 }
 
 // build turns a result into lanes, windows and key events.
@@ -234,6 +246,9 @@ func build(r *model.Result) *timeline {
 		t.End = time.Millisecond
 	}
 	t.Key = t.keyEvents(nil)
+	t.markLost(r)
+	t.findHits()
+	t.findStory(r)
 	return t
 }
 
@@ -322,7 +337,7 @@ func (t *timeline) owner(v string) string {
 }
 
 func (t *timeline) mk(kind string, e sim.Event, owner, label, detail string) mark {
-	return mark{Kind: kind, At: e.At, Owner: owner, Label: label, Detail: detail, Seq: e.Seq, Cited: t.cited[e.Seq]}
+	return mark{Kind: kind, At: e.At, Owner: owner, Label: label, Detail: detail, Seq: e.Seq, Cited: t.cited[e.Seq], rank: t.rankOf(e.Seq)}
 }
 
 func tokenLabel(tok int64) string {
@@ -437,6 +452,14 @@ func (t *timeline) clientLane(c string) lane {
 		e := t.h[p.FromPos]
 		pause.Spans = append(pause.Spans, span{Kind: spanCrashed, From: p.From, To: p.To, Open: p.Open(), Owner: c, Seq: e.Seq, Detail: describe(t, e)})
 	}
+	// The row is named for what it shows: a client that only crashed was
+	// never paused.
+	switch n := len(ix.Crashes[c]); {
+	case n > 0 && len(ix.Pauses[c]) == 0:
+		pause.Name = "crashed"
+	case n > 0:
+		pause.Name = "down"
+	}
 	for _, pos := range ix.Marked {
 		e := t.h[pos]
 		if e.Actor != c {
@@ -519,7 +542,28 @@ func sortSpans(ss []span) {
 }
 
 func sortMarks(ms []mark) {
-	slices.SortStableFunc(ms, func(a, b mark) int { return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Seq, b.Seq)) })
+	rank := func(m mark) int {
+		if m.rank > 0 {
+			return m.rank
+		}
+		return m.Seq + 1
+	}
+	slices.SortStableFunc(ms, func(a, b mark) int { return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(rank(a), rank(b))) })
+}
+
+// rankOf returns the place of the event at pos in the telling order,
+// plus one.
+func (t *timeline) rankOf(pos int) int {
+	if t.rank == nil {
+		t.rank = make([]int, len(t.h))
+		for i, p := range t.order() {
+			t.rank[p] = i + 1
+		}
+	}
+	if pos < 0 || pos >= len(t.rank) {
+		return 0
+	}
+	return t.rank[pos]
 }
 
 // nodeLane draws a Redis node: each lock key's lifetime, crashes, roles.
@@ -676,7 +720,8 @@ func (t *timeline) surprising(pos int) bool {
 // whose Seq is in also.
 func (t *timeline) keyEvents(also map[int]bool) []keyEvent {
 	ks := []keyEvent{}
-	for pos, e := range t.h {
+	for _, pos := range t.order() {
+		e := t.h[pos]
 		if !t.isKey(pos) && !t.cited[e.Seq] && !also[e.Seq] {
 			continue
 		}

@@ -262,6 +262,9 @@ type checkFlags struct {
 	nodes, replicas, clients, cycles, quorum, readers                 int
 	work, stagger, renewEvery, callTimeout, downAfter, ttl, queueWait time.Duration
 	deadline, wallClock                                               bool
+	// nodesNotTopology: the command's --nodes is not the topology's
+	// masters (run's counts the masters Lua scripts run on).
+	nodesNotTopology bool
 }
 
 // applyCheckFlags puts the flags the user gave into the base spec,
@@ -271,9 +274,9 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 	t := s.Traits()
 	set := func(name string) bool { return flagSet(fs, name) }
 	switch {
-	case set("nodes") && (f.nodes < 1 || f.nodes > model.MaxMasters):
+	case set("nodes") && !f.nodesNotTopology && (f.nodes < 1 || f.nodes > model.MaxMasters):
 		return usagef("--nodes %d: give 1 to %d (limits: masters)", f.nodes, model.MaxMasters)
-	case set("nodes") && !t.Quorum && s.Lua == nil:
+	case set("nodes") && !f.nodesNotTopology && !t.Quorum && s.Lua == nil:
 		return usagef("--nodes applies to designs that take a quorum (redlock) and to Lua designs; %s takes the lock on one primary", s.Design)
 	case f.replicas < 0 || f.replicas > model.MaxReplicas:
 		return usagef("--replicas %d: give 0 to %d (limits: replicas)", f.replicas, model.MaxReplicas)
@@ -321,7 +324,7 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 	if f.fencing != "" {
 		s.Fencing = model.Fencing(f.fencing)
 	}
-	if set("nodes") {
+	if set("nodes") && !f.nodesNotTopology {
 		s.Topology.Masters = f.nodes
 	}
 	if set("replicas") {

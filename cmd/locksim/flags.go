@@ -153,25 +153,38 @@ func distinctOutputs(outs []namedPath, ins ...namedPath) error {
 
 // render writes one result in the chosen format.
 func render(w io.Writer, format string, r *model.Result, meta report.Meta) error {
+	return renderOpts(w, format, r, meta, false)
+}
+
+// renderOpts is render; details lists every verdict with its reason in
+// the text report.
+func renderOpts(w io.Writer, format string, r *model.Result, meta report.Meta, details bool) error {
 	switch format {
 	case "text", "":
-		return report.Text(w, r, report.TextOptions{Meta: meta, Wrap: wrapWidth(w)})
+		return report.Text(w, r, report.TextOptions{Meta: meta, Wrap: wrapWidth(w), Details: details})
 	case "json":
 		return report.JSON(w, r, meta)
 	case "html":
 		return report.HTML(w, r, meta)
+	case "markdown":
+		return report.Markdown(w, r, meta)
 	default:
-		return usagef("unknown --format %q (want text, json or html)", format)
+		return usagef("unknown --format %q (want text, json, html or markdown)", format)
 	}
 }
 
 // writeReport renders one result to -o FILE or stdout.
 func writeReport(path, format string, r *model.Result, meta report.Meta, stdout io.Writer) error {
+	return writeReportOpts(path, format, r, meta, stdout, false)
+}
+
+// writeReportOpts is writeReport; details as renderOpts.
+func writeReportOpts(path, format string, r *model.Result, meta report.Meta, stdout io.Writer, details bool) error {
 	w, done, err := output(path, stdout)
 	if err != nil {
 		return err
 	}
-	return done(render(w, format, r, meta))
+	return done(renderOpts(w, format, r, meta, details))
 }
 
 // exitFor maps a result to the exit code.

@@ -18,7 +18,7 @@ import (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--option K=V,...] [--min-replicas-to-write N [--min-replicas-max-lag D]] [--seed N] [--format text|json|html] [-o FILE] [--save CASE]", stdout)
+	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--option K=V,...] [--min-replicas-to-write N [--min-replicas-max-lag D]] [what-if flags: --ttl D --pause D --persistence P ...] [--seed N] [--details] [--format text|json|html|markdown] [-o FILE] [--save CASE]", stdout)
 	design := fs.String("design", "", "lock design ID (default: the scenario's own)")
 	lua := addLuaFlags(fs)
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
@@ -26,12 +26,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	options := fs.String("option", "", `override the scenario's options, as its option line says them, comma- or space-separated: queue-wait=500ms,wall-clock=false (keys: locksim help scenarios)`)
 	invs := fs.String("invariants", invariant.Names(invariant.All), "the invariants that count (exit 1 and the verdicts), comma-separated")
 	seed := fs.Uint64("seed", 1, "seed of the run")
-	format := fs.String("format", "text", "output format: text, json or html")
+	format := fs.String("format", "text", "output format: text, json, html or markdown (the story, why it held, the verdicts, the terms: for a course page or an issue)")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
 	danger := fs.Bool("danger", false, "instead of the scenario's faults, draw its danger map: every fault placed at every point of the fault-free run (check --exhaustive), each moment coloured by what one fault there breaks")
 	minReplicas := addMinReplicasFlags(fs)
 	server := addServerFlag(fs)
+	whatIf := addWhatIfFlags(fs)
+	details := fs.Bool("details", false, "list every invariant's verdict, also those not checked and why (default: one line names them)")
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -98,6 +100,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := minReplicas(&spec); err != nil {
 		return exitUsage, err
 	}
+	if err := whatIf.apply(fs, &spec); err != nil {
+		return exitUsage, err
+	}
 	if err := server(&spec); err != nil {
 		return exitUsage, err
 	}
@@ -129,8 +134,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 			fmt.Fprintf(stderr, "locksim run: case saved to %s (locksim replay %s)\n", *save, *save)
 		}
 	}
-	meta := report.Meta{Scenario: sc.Name, Title: sc.Title, Design: d, Seed: *seed, Teaching: teaching(sc, spec)}
-	if err := writeReport(*out, *format, r, meta, stdout); err != nil {
+	meta := report.Meta{Scenario: sc.Name, Title: sc.Title, Design: d, Seed: *seed, Teaching: teaching(sc, spec, whatIfSaid(fs)), WhatIf: whatIfSaid(fs)}
+	if err := writeReportOpts(*out, *format, r, meta, stdout, *details); err != nil {
 		return exitUsage, err
 	}
 	writtenTo(stdout, *out)
@@ -155,6 +160,18 @@ func runVerdict(r *model.Result) (int, error) {
 		return exitUsage, errors.New("no verdict: liveness, the one counted invariant, had none (a fault never healed, or the run ended before the liveness bound)")
 	}
 	return exitFor(r), nil
+}
+
+// whatIfSaid lists the what-if flags given, as the command line said
+// them ("--ttl 3s, --pause 500ms"), so the report says what was changed.
+func whatIfSaid(fs *flags) []string {
+	var out []string
+	for _, n := range whatIfNames {
+		if f := fs.Lookup(n); f != nil && flagSet(fs, n) {
+			out = append(out, "--"+n+" "+f.Value.String())
+		}
+	}
+	return out
 }
 
 // writtenTo says where a report went when -o named a file.
@@ -217,8 +234,19 @@ func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out st
 
 // teaching is the scenario's text for a run of spec, with a closing note
 // when the run swapped in another design than the one the story tells of.
-func teaching(sc *scenarios.Scenario, spec model.Spec) string {
-	if spec.Design == sc.Design || sc.Text == "" {
+func teaching(sc *scenarios.Scenario, spec model.Spec, whatIf []string) string {
+	if sc.Text == "" {
+		return ""
+	}
+	if len(whatIf) > 0 {
+		what := strings.Join(whatIf, ", ")
+		if spec.Design != sc.Design {
+			what = "design " + spec.Design + ", " + what
+		}
+		return sc.Text + "\n\nThe story above is told for the scenario as written; this run changes " + what +
+			", so the timeline, the events and the verdicts below are its own: compare them with the story."
+	}
+	if spec.Design == sc.Design {
 		return sc.Text
 	}
 	who := "design " + spec.Design
@@ -247,11 +275,12 @@ func flagSet(fs *flags, name string) bool {
 }
 
 func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("replay", "replay FILE [--invariants LIST] [--format text|json|html] [-o FILE] | replay FILE --against-redis", stdout)
+	fs := newFlags("replay", "replay FILE [--invariants LIST] [--details] [--format text|json|html|markdown] [-o FILE] | replay FILE --against-redis", stdout)
 	invs := fs.String("invariants", "", "the invariants that count, comma-separated (default: those the case was saved with, else all)")
 	againstRedis := fs.Bool("against-redis", false, "instead of the report, replay the commands each node ran against a real redis-server started on loopback (one per node, no persistence, paced in real time) and print the first reply that differs from the simulation's; exit 0 when all agree, 1 at a difference")
-	format := fs.String("format", "text", "output format: text, json or html")
+	format := fs.String("format", "text", "output format: text, json, html or markdown")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
+	details := fs.Bool("details", false, "list every invariant's verdict, also those not checked and why (default: one line names them)")
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
@@ -297,9 +326,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	meta := report.Meta{Design: c.Spec.Design, Seed: c.Seed}
 	if sc, err := scenarios.Lookup(c.Scenario); c.Scenario != "" && err == nil {
-		meta.Scenario, meta.Title, meta.Teaching = sc.Name, sc.Title, teaching(sc, c.Spec)
+		meta.Scenario, meta.Title, meta.Teaching = sc.Name, sc.Title, teaching(sc, c.Spec, nil)
 	}
-	if err := writeReport(*out, *format, r, meta, stdout); err != nil {
+	if err := writeReportOpts(*out, *format, r, meta, stdout, *details); err != nil {
 		return exitUsage, err
 	}
 	writtenTo(stdout, *out)

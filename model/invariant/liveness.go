@@ -252,7 +252,7 @@ func livenessViolation(ix *history.Index, g gap, heal time.Duration, healPos int
 		To:        end,
 		Events:    x.seqs(),
 		Explanation: "no client acquired the lock in the " + sim.FormatTime(bound) + " after " + sim.FormatTime(g.from) +
-			", when it was wanted and nobody held it: " + x.text(),
+			", when it was wanted and no client was in a critical section: " + x.text(),
 	}
 }
 

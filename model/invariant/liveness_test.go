@@ -41,7 +41,7 @@ func TestLiveness(t *testing.T) {
 				From:      0,
 				To:        time.Second,
 				Events:    []int{0},
-				Explanation: "no client acquired the lock in the 1.000000s after 0.000000s, when it was wanted and nobody held it: " +
+				Explanation: "no client acquired the lock in the 1.000000s after 0.000000s, when it was wanted and no client was in a critical section: " +
 					"there were no faults; B was trying to acquire since 0.000000s; no node held the lock key lock",
 			}},
 		},
@@ -60,7 +60,7 @@ func TestLiveness(t *testing.T) {
 					From:      0,
 					To:        time.Second,
 					Events:    []int{0},
-					Explanation: "no client acquired the lock in the 1.000000s after 0.000000s, when it was wanted and nobody held it: " +
+					Explanation: "no client acquired the lock in the 1.000000s after 0.000000s, when it was wanted and no client was in a critical section: " +
 						"there were no faults; B was trying to acquire since 0.000000s; no node held the lock key lock",
 				},
 				{
@@ -69,7 +69,7 @@ func TestLiveness(t *testing.T) {
 					From:      ms(2100),
 					To:        ms(3100),
 					Events:    []int{3},
-					Explanation: "no client acquired the lock in the 1.000000s after 2.100000s, when it was wanted and nobody held it: " +
+					Explanation: "no client acquired the lock in the 1.000000s after 2.100000s, when it was wanted and no client was in a critical section: " +
 						"there were no faults; C was trying to acquire since 2.100000s; no node held the lock key lock",
 				},
 			},

@@ -212,7 +212,7 @@
     var q = el("pattern", { id: "hatch-down", width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(-45)" }, d);
     el("rect", { width: 6, height: 6, fill: "#e5e7eb" }, q);
     el("rect", { width: 2, height: 6, fill: "#6b7280" }, q);
-    [["arrow-ok", "#15803d"], ["arrow-bad", "#dc2626"]].forEach(function (a) {
+    [["arrow-ok", "#15803d"], ["arrow-bad", "#dc2626"], ["arrow-hit", "#7c3aed"]].forEach(function (a) {
       var mk = el("marker", { id: a[0], viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, d);
       el("path", { d: "M0 0L10 5L0 10Z", fill: a[1] }, mk);
     });
@@ -283,15 +283,29 @@
           var h = rh * st.h;
           var rect = el("rect", { x: sx0, y: cy - h / 2, width: sx1 - sx0, height: h, rx: 2, fill: st.fill, "fill-opacity": st.op }, body);
           if (st.stroke) { rect.setAttribute("stroke", st.stroke); rect.setAttribute("stroke-width", 1); }
+          if (s.kind === "held" && s.lost_ns) {
+            // Believed, not held: from when its lease was gone the client
+            // still acts as the holder; drawn hollow and dashed.
+            var lx0 = Math.max(x(s.lost_ns), sx0);
+            var bel = el("rect", { x: lx0, y: cy - h / 2, width: Math.max(sx1 - lx0, 2), height: h, rx: 2, fill: "#ffffff", "fill-opacity": 0.75,
+              stroke: ownerColor(s.owner), "stroke-width": 1.5, "stroke-dasharray": "4 2", "class": "believed" }, body);
+            addTip(bel, "believed, not held (" + s.owner + ")", s.lost_ns, s.owner + " still acts as the holder, but its lease was gone",
+              "from " + fmtMs(s.lost_ns) + " until " + fmtMs(s.to_ns) + ", " + fmtMs(s.to_ns - s.lost_ns));
+          }
           addTip(rect, (SPAN_NAMES[s.kind] || s.kind) + (s.owner ? " (" + s.owner + ")" : ""), s.from_ns,
             s.detail, "until " + fmtMs(s.to_ns) + (s.open ? " (still going at the end)" : "") + ", " + fmtMs(s.to_ns - s.from_ns));
           var label = s.label || (s.kind === "held" ? s.owner : "");
           var vis0 = Math.max(sx0, LABEL_W), vis1 = Math.min(sx1, LABEL_W + plotW());
           if (label && vis1 - vis0 > label.length * 6 + 8) { text(body, vis0 + 4, cy + 4, label, "span-label"); }
         }
-        var marks = rw.marks || [];
+        var marks = (rw.marks || []).slice().sort(function (a, b) { return a.at_ns - b.at_ns; });
+        var lastX = -1e9;
         for (var mi = 0; mi < marks.length; mi++) {
-          var m = marks[mi], mx = x(m.at_ns);
+          // Marks at one instant (or closer than a mark's width) sit side by
+          // side, in time order, rather than on top of each other.
+          var m = marks[mi], mx = Math.max(x(m.at_ns), lastX + 11);
+          if (mx > LABEL_W + plotW() - 2) { mx = x(m.at_ns); } // no room left at the edge: its own place
+          lastX = mx;
           if (mx < LABEL_W - 6 || mx > W) { continue; }
           var mg = drawMark(body, m.kind, mx, cy, 5, m.cited);
           mg.setAttribute("data-mark", m.kind);
@@ -301,6 +315,7 @@
       y += lh;
     }
     drawLinks(rowY);
+    drawHits(rowY);
     // Grid lines over the lane backgrounds.
     var grid = el("g", { "pointer-events": "none" }, svg);
     for (var gt = first; gt <= view.t1 + 1e-9; gt += step) {
@@ -331,7 +346,7 @@
     var vr = document.getElementById("view-range");
     if (vr) {
       vr.textContent = fmtMs(view.t0) + " to " + fmtMs(view.t1) +
-        (view.label === "all" ? " (the whole run)" : view.label.charAt(0) !== "v" ? "" :
+        (view.label === "all" ? " (the whole run)" : view.label === "story" ? " (the violations' story; \"whole run\" shows it all)" : view.label.charAt(0) !== "v" ? "" :
           view.label.indexOf(",") < 0 ? " (violation " + view.label.slice(1) + ")" : " (violations " + view.label.slice(1).split(",").join(", ") + ")");
     }
     document.body.dataset.zoom = view.label;
@@ -365,6 +380,26 @@
       addTip(lg, "write by " + k.client + (k.accepted ? ", applied" : ", refused") + " by the resource", k.prepared_ns, k.detail,
         (k.sent_ns !== k.prepared_ns ? "prepared " + fmtMs(k.prepared_ns) + ", " : "") + "sent " + fmtMs(k.sent_ns) +
         ", answered " + fmtMs(k.applied_ns) + " (" + fmtMs(k.applied_ns - k.prepared_ns) + " after it was prepared)");
+    });
+  }
+
+  // drawHits joins each command that changed another client's key: from
+  // where the client sent it to where the node ran it, so a late command
+  // points at the key it hit.
+  function drawHits(rowY) {
+    var hits = tl.hits || [];
+    if (!hits.length) { return; }
+    var g = el("g", { "clip-path": "url(#plot-clip)", "class": "hits" }, svg);
+    hits.forEach(function (k) {
+      var yc = rowY[k.client], yn = rowY[k.node];
+      if (yc === undefined || yn === undefined) { return; }
+      var xs = x(k.sent_ns), xa = x(k.applied_ns);
+      var dx = xa - xs, dy = yn - yc, len = Math.sqrt(dx * dx + dy * dy) || 1;
+      var d = "M" + xs + " " + yc + "L" + (xa - dx / len * 6) + " " + (yn - dy / len * 6);
+      var hg = el("g", { "class": "hit", "data-client": k.client, "data-node": k.node, "data-seq": k.seq }, g);
+      el("path", { d: d, fill: "none", stroke: "transparent", "stroke-width": 8 }, hg);
+      el("path", { d: d, fill: "none", stroke: "#7c3aed", "stroke-width": 1.5, "stroke-dasharray": "3 2", "marker-end": "url(#arrow-hit)" }, hg);
+      addTip(hg, "a command that hit another client's key", k.sent_ns, k.detail, "sent " + fmtMs(k.sent_ns) + ", ran " + fmtMs(k.applied_ns));
     });
   }
 
@@ -404,6 +439,21 @@
       el("path", { d: "M2 7L24 7", stroke: "#15803d", "stroke-width": 1.5, "marker-end": "url(#arrow-ok)" }, ls);
       li.appendChild(document.createTextNode("a write, from where it was prepared (dashed while it waited to be sent) to the resource's answer"));
       box.appendChild(li);
+    }
+    var believed = tl.lanes.some(function (l) { return l.rows.some(function (r) { return (r.spans || []).some(function (s) { return s.lost_ns; }); }); });
+    if (believed) {
+      var bi = document.createElement("span");
+      var bs = el("svg", { viewBox: "0 0 26 14" }, bi);
+      el("rect", { x: 1, y: 2, width: 24, height: 10, rx: 2, fill: "#ffffff", stroke: "#6b7280", "stroke-width": 1.5, "stroke-dasharray": "4 2" }, bs);
+      bi.appendChild(document.createTextNode("believed, not held: the client still acts as the holder after its lease was gone"));
+      box.appendChild(bi);
+    }
+    if ((tl.hits || []).length) {
+      var hi = document.createElement("span");
+      var hs = el("svg", { viewBox: "0 0 26 14" }, hi);
+      el("path", { d: "M2 7L24 7", stroke: "#7c3aed", "stroke-width": 1.5, "stroke-dasharray": "3 2", "marker-end": "url(#arrow-hit)" }, hs);
+      hi.appendChild(document.createTextNode("a command that changed another client's key, from where it was sent to where the node ran it"));
+      box.appendChild(hi);
     }
     if ((tl.windows || []).length) {
       var item = document.createElement("span");
@@ -588,7 +638,11 @@
     // The page opens on the whole run with every violation's band drawn;
     // page.html#v2 opens zoomed on violation 2 (#all: the whole run).
     var h = location.hash, m = /^#v(\d+)$/.exec(h);
-    if (!(m && showViolation(Number(m[1])))) { wholeRun(); }
+    if (!(m && showViolation(Number(m[1])))) {
+      // Open on the span the violations' stories tell, when it is a part
+      // of the run (#all: the whole run); "whole run" is a click away.
+      if (tl.story && h !== "#all") { setView(tl.story.from_ns, tl.story.to_ns, "story"); markActive([]); } else { wholeRun(); }
+    }
     legend();
     wire();
     if (h === "#selftest") { selftest(); }
@@ -631,6 +685,10 @@
       var want = fmtMs(Number(tr.getAttribute("data-at"))), got = tr.querySelector("td.t").textContent;
       if (got !== want) { fail("selftest: key event time " + got + " but fmtMs gives " + want); }
     });
+    wholeRun();
+    if ((tl.hits || []).length !== svg.querySelectorAll("g.hit").length) {
+      fail("selftest: " + svg.querySelectorAll("g.hit").length + " command lines drawn for " + (tl.hits || []).length);
+    }
     if ((tl.links || []).length !== svg.querySelectorAll("g.link").length) {
       fail("selftest: " + svg.querySelectorAll("g.link").length + " write links drawn for " + (tl.links || []).length);
     }
