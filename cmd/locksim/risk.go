@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/pkg/errors"
 
@@ -214,6 +215,7 @@ func riskExit(res *risk.Result, target float64) int {
 func cmdRiskProfile(args []string, stdout io.Writer) (int, error) {
 	fs := newFlags("risk profile", riskUsage, stdout)
 	out := fs.String("o", "", "write the profile to this file instead of stdout")
+	horizon := fs.Duration("horizon", 0, "set the profile's horizon, the virtual time a run counts (1s to 1h): shorter runs are cheaper, each counting fewer acquisitions")
 	gctrace := fs.String("from-gctrace", "", "take the pauses from Go GODEBUG=gctrace=1 output (stop-the-world phases)")
 	jvm := fs.String("from-jvm-gc", "", "take the pauses from a JVM unified GC log (-Xlog:gc with the uptime decoration)")
 	if done, code, err := fs.parse(args); done {
@@ -255,6 +257,15 @@ func cmdRiskProfile(args []string, stdout io.Writer) (int, error) {
 		}
 		p.Sources["pauses"] = "imported from " + log + ": " + src
 		p.Name += "+" + log
+	}
+	if flagSet(fs, "horizon") {
+		if *horizon < time.Second || *horizon > risk.MaxHorizon {
+			return exitUsage, usagef("--horizon %v: give 1s to %v", *horizon, risk.MaxHorizon)
+		}
+		p.Horizon = risk.Duration(*horizon)
+		if err := p.Validate(); err != nil {
+			return exitUsage, usagef("--horizon: %v", err)
+		}
 	}
 	b, err := p.JSON()
 	if err != nil {

@@ -70,6 +70,13 @@ func TestRiskProfileRoundTripAndImport(t *testing.T) {
 	if !strings.Contains(p.Sources["pauses"], "6 pauses") {
 		t.Errorf("the source does not say what was imported: %q", p.Sources["pauses"])
 	}
+	code, out, _ = runCLI("risk", "profile", "--horizon", "5s")
+	if p, err := risk.Parse(strings.NewReader(out)); code != 0 || err != nil || p.HorizonOrDefault().String() != "5s" {
+		t.Errorf("--horizon 5s: exit %d, %v, horizon %v", code, err, p.HorizonOrDefault())
+	}
+	if code, _, errs := runCLI("risk", "profile", "--horizon", "0s"); code != 2 || !strings.Contains(errs, "give 1s") {
+		t.Errorf("--horizon 0s: exit %d, %s", code, errs)
+	}
 }
 
 // TestRiskShardsMerge: three shards merged give the unsharded JSON.
