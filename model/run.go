@@ -205,6 +205,7 @@ func (s Spec) CheckConfig() invariant.Config {
 		Reentrant:     t.Reentrant,
 		Fair:          t.Fair,
 		Shared:        t.Shared,
+		Validity:      t.Validity,
 		ClientWall:    t.ReadsWall,
 	}
 }

@@ -37,7 +37,8 @@ import (
 // judges when none is named; token-order names both token invariants),
 // then the config (dataConfig): quorum=N fencing=strict|nonstrict|version
 // liveness=DURATION (Go syntax: 1s, 500ms) and the flags reentrant, fair,
-// shared, client-wall, per-client, and no-tokens (the design grants no
+// shared, client-wall, per-client, validity (the design promises a
+// validity: premature-loss is judged), and no-tokens (the design grants no
 // fencing tokens: token-unique is not judged; by default it is).
 //
 // The history is in sim.Event.Line's form (sim.ParseLine), each line one
@@ -166,6 +167,8 @@ func dataConfig(words []string) ([]ID, Config, error) {
 			cfg.ClientWall = true
 		case w == "per-client":
 			cfg.PerClient = true
+		case w == "validity":
+			cfg.Validity = true
 		default:
 			var more []ID
 			more, err = Parse(w)

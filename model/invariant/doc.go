@@ -33,6 +33,13 @@
 //     request reached Redis first is still waiting for it.
 //   - rw-exclusion (designs with shared holds): no exclusive hold overlaps
 //     another client's hold, shared or exclusive; readers may overlap.
+//   - premature-loss (designs that promise a validity): a holder whose
+//     renewals all reported success and who has not released keeps its
+//     lease alive on a quorum of its grants until the validity it was
+//     last promised runs out, unless a node crash, failover, eviction or
+//     clock step or drift on its nodes or its own clock acted first. The
+//     violation names the promise (the acquisition or renewal) that the
+//     key did not keep.
 //
 // A run that stopped with an error has no verdicts; callers do not judge
 // its history.

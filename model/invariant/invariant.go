@@ -53,6 +53,14 @@ const (
 	// no exclusive (write) hold overlaps another hold of another client,
 	// shared or exclusive. Judged for designs that take shared holds.
 	RWExclusion ID = "rw-exclusion"
+	// PrematureLoss: a holder that was promised a validity (its acquired
+	// event's lease left, moved by each renewal that reported success)
+	// keeps its lease alive on a quorum of its grants until that validity
+	// runs out or it releases, unless a fault that legitimately ends
+	// leases (a node crash, failover, eviction, clock step or drift on its
+	// nodes or its own clock) acted first. Judged for designs that promise
+	// a validity.
+	PrematureLoss ID = "premature-loss"
 )
 
 // TokenOrder is the name token-unique and fencing had when they were one
@@ -101,6 +109,9 @@ type Config struct {
 	Fair bool
 	// Shared judges rw-exclusion: the design takes shared (read) holds.
 	Shared bool
+	// Validity judges premature-loss: the design tells its holder how
+	// long its lease is valid (Traits.Validity; the deadline option).
+	Validity bool
 	// ClientWall: the clients' decisions depend on their wall clocks (a
 	// fair lock's queue, the wall-clock option), so a step back of a
 	// client's wall clock delays the heal (history.Index.Heal).

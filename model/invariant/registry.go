@@ -105,6 +105,10 @@ var Registry = []Info{
 		About:     "a read-write lock holds many readers or one writer, never a writer with anyone else",
 		NotJudged: unless(func(c Config) bool { return c.Shared }, "the design takes no shared holds"),
 		Check:     func(ix *history.Index, _ Config) []Violation { return checkRWExclusion(ix) }},
+	{ID: PrematureLoss, Code: "PL", Harm: HarmLease,
+		About:     "a holder told its lease is valid keeps it until that validity runs out or it releases (no fault ending leases acting)",
+		NotJudged: unless(func(c Config) bool { return c.Validity }, "the design promises its holder no validity: it trusts the lease until release"),
+		Check:     checkPrematureLoss},
 }
 
 // always is NotJudged for an invariant every run judges.
