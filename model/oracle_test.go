@@ -71,6 +71,21 @@ type oracle struct {
 	seq       int    // orders points: 2k+1 for the k-th point, 2k for a hold starting just before it
 	lastFault time.Duration
 	lastEvent time.Duration
+
+	// premature-loss: when each client's current attempt started (event
+	// Seq), and the faults that may end a lease by themselves, as seen.
+	attemptSeq  map[string]int
+	leaseFaults []leaseFault
+}
+
+// leaseFault is a fault that may end a lease early by itself: a clock
+// step or rate change (of a node or a client), a node crash or restart, an
+// eviction, a failover.
+type leaseFault struct {
+	seq   int
+	at    time.Duration
+	actor string
+	kind  sim.Kind
 }
 
 // wait is an acquisition in progress, for FIFO: when its first request
@@ -94,6 +109,13 @@ type belief struct {
 	holding             bool
 	holdFrom, holdUntil time.Duration // holdUntil: the deadline's true instant, -1 none
 	holdOrder           int
+	// premature-loss: the Seq of the acquire-start of its attempt; a
+	// granting node was down when it acquired; a renewal reported
+	// failure; the instant its lease was found lost while believed (-1:
+	// not lost, -2: decided).
+	attemptSeq        int
+	downAtStart, told bool
+	lostAt            time.Duration
 }
 
 type livePoint struct {
@@ -109,7 +131,8 @@ func newOracle(s model.Spec) *oracle {
 		waits:  map[string]*wait{},
 		grants: map[int64]string{}, seenGrant: map[string]bool{}, maxAtStart: map[string]int64{},
 		inAttempt: map[string]bool{}, counts: map[string]int64{},
-		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}, stalled: map[string]bool{}, grantOrder: map[string]int{}}
+		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}, stalled: map[string]bool{}, grantOrder: map[string]int{},
+		attemptSeq: map[string]int{}}
 }
 
 func (o *oracle) believes(w *sim.World, b *belief) bool {
@@ -209,10 +232,16 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 		o.point(e.At, 0, 0, false, true)
 	}
 	switch e.Kind {
+	case sim.KindClockJump, sim.KindClockDrift, sim.KindNodeCrash, sim.KindNodeUp, sim.KindEvict, sim.KindPromote, sim.KindDemote:
+		o.leaseFaults = append(o.leaseFaults, leaseFault{e.Seq, e.At, e.Actor, e.Kind})
+	}
+	o.premature(w, e)
+	switch e.Kind {
 	case sim.KindExec:
 		o.fifo(w, e)
 		o.nodeGrant(w, e)
 	case history.KindAcquireStart:
+		o.attemptSeq[e.Actor] = e.Seq
 		o.waits[e.Actor] = &wait{value: e.Value}
 		o.maxAtStart[e.Actor] = o.maxGrant
 		if !o.inAttempt[e.Actor] {
@@ -226,6 +255,9 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 		delete(o.waits, e.Actor)
 		o.acquired(w, e)
 	case history.KindRenew:
+		if b := o.open[e.Actor]; b != nil && e.N != 1 && b.value == e.Value && b.lostAt == -1 {
+			b.told = true
+		}
 		if b := o.open[e.Actor]; b != nil && e.N == 1 && e.Dur > 0 && b.value == e.Value && b.deadline >= 0 && o.clientNow(w, b) < b.deadline {
 			o.endHold(w, b, false)
 			b.deadline = o.clientNow(w, b) + e.Dur
@@ -317,7 +349,10 @@ func (o *oracle) acquired(w *sim.World, e sim.Event) {
 	o.close(w, c)
 	o.endAttempt(e.At, c)
 	b := &belief{client: c, task: e.Task, key: e.Key, value: e.Value, deadline: -1, open: true,
-		shared: shared, wall: history.Acquired(e).Wall()}
+		shared: shared, wall: history.Acquired(e).Wall(), lostAt: -1, attemptSeq: e.Seq}
+	if seq, ok := o.attemptSeq[c]; ok {
+		b.attemptSeq = seq
+	}
 	for _, n := range strings.Split(e.Peer, ",") {
 		if n == "" {
 			continue
@@ -332,6 +367,11 @@ func (o *oracle) acquired(w *sim.World, e sim.Event) {
 		b.deadline = o.clientNow(w, b) + e.Dur
 	}
 	b.unseen = o.unseenGrants(w, b)
+	for _, g := range b.grants {
+		if !w.NodeUp(g.Node) {
+			b.downAtStart = true
+		}
+	}
 	o.open[c], o.byValue[e.Value] = b, b
 	o.startHold(w, b, e.At)
 	o.point(e.At, 0, 0, true, false)
@@ -462,6 +502,9 @@ func (o *oracle) reentrancy(c string, n, step int64) {
 }
 
 func (o *oracle) close(w *sim.World, c string) {
+	if b := o.open[c]; b != nil && b.lostAt == w.Now() {
+		b.lostAt = -2 // lost at the instant its section ended: not premature
+	}
 	if b := o.open[c]; b != nil && b.open {
 		o.endHold(w, b, true)
 		b.open = false
@@ -517,8 +560,83 @@ func (o *oracle) point(at time.Duration, trying, holding int, acquired, fault bo
 	o.live = append(o.live, livePoint{at: at, order: 2*o.seq + 1, trying: trying, holding: holding, acquired: acquired, isFault: fault})
 }
 
+// premature judges, after each event, every believed lease with a
+// validity: alive on fewer than the quorum of its grants while its client
+// still believes it is a loss; it breaks premature-loss once the instant
+// is over (a release or a fault at the same instant may excuse it) unless
+// a fault that ends leases by itself acted on the client or a granting
+// node, or a renewal had reported failure first.
+func (o *oracle) premature(w *sim.World, e sim.Event) {
+	if !o.cfg.Validity {
+		return
+	}
+	for _, b := range o.open {
+		if b.lostAt >= 0 && e.At > b.lostAt {
+			if !o.excused(b, b.lostAt) {
+				o.broken[invariant.PrematureLoss] = true
+			}
+			b.lostAt = -2
+		}
+		if b.lostAt != -1 || b.told || b.deadline < 0 || len(b.grants) == 0 || !o.believes(w, b) {
+			continue
+		}
+		alive := 0
+		for _, g := range b.grants {
+			if o.nodeHolds(w, authority(w, g.Node), g.Key, b.value) {
+				alive++
+			}
+		}
+		if alive < max(min(o.cfg.Quorum, len(b.grants)), 1) {
+			b.lostAt = e.At
+		}
+	}
+}
+
+// excused reports whether a fault that ends leases by itself explains the
+// loss of b's lease at instant at: a rate change of its client or a
+// granting node before then; a clock step of either, a crash, restart or
+// eviction of a granting node, or any failover, since its attempt began;
+// or a granting node down when it acquired.
+func (o *oracle) excused(b *belief, at time.Duration) bool {
+	if b.downAtStart {
+		return true
+	}
+	for _, f := range o.leaseFaults {
+		if f.at > at {
+			break
+		}
+		granting := slices.ContainsFunc(b.grants, func(g history.Grant) bool { return g.Node == f.actor })
+		mine := granting || f.actor == b.client
+		since := f.seq >= b.attemptSeq
+		switch f.kind {
+		case sim.KindClockDrift:
+			if mine {
+				return true
+			}
+		case sim.KindClockJump:
+			if mine && since {
+				return true
+			}
+		case sim.KindPromote, sim.KindDemote:
+			if since {
+				return true
+			}
+		default:
+			if granting && since {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // verdict finishes liveness and returns every broken invariant.
 func (o *oracle) verdict() []invariant.ID {
+	for _, b := range o.open {
+		if b.lostAt >= 0 && !o.excused(b, b.lostAt) {
+			o.broken[invariant.PrematureLoss] = true
+		}
+	}
 	if bound := o.cfg.LivenessBound; bound > 0 && o.livenessBroken(bound) {
 		o.broken[invariant.Liveness] = true
 	}
@@ -825,7 +943,7 @@ func TestCheckersAgreeWithTheOracle(t *testing.T) {
 	// whose token the source reissued, when the older holder's write
 	// lands after the newer one's, which 25,000 runs did not reach; the
 	// checker's cases are in testdata/check/tokens.txt.
-	for _, id := range []invariant.ID{invariant.MutualExclusion, invariant.StaleWrite, invariant.LostUpdate, invariant.TokenUnique, invariant.Liveness, invariant.FIFO, invariant.RWExclusion} {
+	for _, id := range []invariant.ID{invariant.MutualExclusion, invariant.StaleWrite, invariant.LostUpdate, invariant.TokenUnique, invariant.Liveness, invariant.FIFO, invariant.RWExclusion, invariant.PrematureLoss} {
 		if seen[id] == 0 && runs >= 1000 {
 			t.Errorf("no run broke %s: the generator does not reach it", id)
 		}
