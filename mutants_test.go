@@ -32,7 +32,10 @@ type mutant struct {
 	// exOpts fix, for exhaustive mode (one configuration, nothing drawn),
 	// a configuration that exercises the mechanism: a critical section
 	// long enough for the watchdog to renew.
-	exOpts    []Option
+	exOpts []Option
+	// exSkip says why exhaustive mode at depth 1 cannot tell the pair
+	// apart (TestExhaustiveTellsTheZooApart skips it), "" when it can.
+	exSkip    string
 	mechanism string // a phrase the explanation of the mutant's failure contains
 }
 
@@ -124,6 +127,19 @@ func zoo() []mutant {
 		{name: "the watchdog (an explicit lease)", design: model.ExplicitLease, twin: model.ReentrantHash,
 			opts:      []Option{WithFaults(), WithWorkload(model.Workload{Work: 1500 * ms})},
 			mechanism: "expired"},
+		// A renewal that moves the key's expiry from its previous expiry
+		// (PTTL + the renewal interval) instead of from now: on time it
+		// sets now + TTL, but every late timer (a pause, a slow reply)
+		// leaves the key's expiry behind the validity the client counts
+		// from its request, so the lease ends before the promise.
+		{name: "renewal from now (the expiry moved from the previous expiry)", design: renewFromPrevious{}, twin: model.Watchdog,
+			opts: []Option{WithDeadline(), WithFaults(sim.FaultPause, sim.FaultDelay), WithWorkload(model.Workload{Work: 1500 * ms}), WithInvariants(invariant.PrematureLoss)},
+			// One late renewal (late by d) sets the key to now+TTL-d, but the
+			// next renewal comes before that unless it is late too: the
+			// lease ends early only after two late timers, d1+d2 above
+			// TTL-interval, so no one-fault schedule shows it.
+			exSkip:    "the expiry falls behind only after two late renewals (two faults)",
+			mechanism: "promised the lease until"},
 		// Not a pair: the wall-clock deadline (Java's
 		// System.currentTimeMillis()) against the monotonic one breaks
 		// only with two faults together, a delay or pause that outlasts
@@ -226,6 +242,9 @@ func TestMutantZoo(t *testing.T) {
 func TestExhaustiveTellsTheZooApart(t *testing.T) {
 	for _, m := range zoo() {
 		t.Run(m.name, func(t *testing.T) {
+			if m.exSkip != "" {
+				t.Skip(m.exSkip)
+			}
 			mut := zooExhaustive(t, m.design, slices.Concat(m.opts, m.exOpts, m.mutOpts))
 			twin := zooExhaustive(t, m.twin, slices.Concat(m.opts, m.exOpts, m.twinOpts))
 			only := onlyIn(mut, twin)
@@ -286,6 +305,36 @@ func (renewSetXX) Renew(c *model.Client, l *model.Lease) (bool, error) {
 		return false, err
 	}
 	return r.Kind == resp.Status && r.Str == "OK", nil
+}
+
+// renewFromPrevious renews by compare-and-PEXPIRE with the key's
+// remaining TTL plus the renewal interval, i.e. PEXPIREAT at its previous
+// expiry + interval, where the correct renewal (model.Watchdog) sets the
+// full TTL from now.
+type renewFromPrevious struct{}
+
+const renewFromPreviousLua = "if redis.call('GET',KEYS[1])==ARGV[1] then " +
+	"return redis.call('PEXPIRE',KEYS[1],redis.call('PTTL',KEYS[1])+tonumber(ARGV[2])) else return 0 end"
+
+func (renewFromPrevious) Name() string { return "renew-from-previous" }
+func (renewFromPrevious) Traits() model.Traits {
+	return model.Traits{Renews: true}
+}
+func (renewFromPrevious) TryAcquire(c *model.Client, v string) (model.Lease, bool, error) {
+	return setNXPX(c, v)
+}
+func (renewFromPrevious) Release(c *model.Client, l *model.Lease) error {
+	c.Releasing(l)
+	_, err := c.Call(c.Masters()[0], "EVAL", releaseLua, "1", c.Key, l.Value)
+	return err
+}
+func (renewFromPrevious) Renew(c *model.Client, l *model.Lease) (bool, error) {
+	every := strconv.FormatInt(int64(c.Options().RenewEvery/time.Millisecond), 10)
+	r, err := c.Call(c.Masters()[0], "EVAL", renewFromPreviousLua, "1", c.Key, l.Value, every)
+	if err != nil {
+		return false, err
+	}
+	return r.Kind == resp.Int && r.Int == 1, nil
 }
 
 // redlockTrusting takes a majority on five masters but never checks how
