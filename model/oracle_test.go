@@ -76,6 +76,9 @@ type oracle struct {
 	// Seq), and the faults that may end a lease by themselves, as seen.
 	attemptSeq  map[string]int
 	leaseFaults []leaseFault
+	// offClock are the nodes and clients whose configured clock runs
+	// off true time's rate (or a node's that steps).
+	offClock map[string]bool
 }
 
 // leaseFault is a fault that may end a lease early by itself: a clock
@@ -132,7 +135,7 @@ func newOracle(s model.Spec) *oracle {
 		grants: map[int64]string{}, seenGrant: map[string]bool{}, maxAtStart: map[string]int64{},
 		inAttempt: map[string]bool{}, counts: map[string]int64{},
 		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}, stalled: map[string]bool{}, grantOrder: map[string]int{},
-		attemptSeq: map[string]int{}}
+		attemptSeq: map[string]int{}, offClock: offClocks(s)}
 }
 
 func (o *oracle) believes(w *sim.World, b *belief) bool {
@@ -592,14 +595,32 @@ func (o *oracle) premature(w *sim.World, e sim.Event) {
 	}
 }
 
+// offClocks returns the nodes and clients of s whose configured clocks run
+// off true time's rate, and the nodes whose clocks step.
+func offClocks(s model.Spec) map[string]bool {
+	m := map[string]bool{}
+	for n, c := range s.Topology.NodeClocks {
+		m[n] = c.RatePPM != 0 || len(c.Jumps) > 0
+	}
+	for n, c := range s.Topology.ClientClocks {
+		m[n] = c.RatePPM != 0
+	}
+	return m
+}
+
 // excused reports whether a fault that ends leases by itself explains the
 // loss of b's lease at instant at: a rate change of its client or a
 // granting node before then; a clock step of either, a crash, restart or
 // eviction of a granting node, or any failover, since its attempt began;
 // or a granting node down when it acquired.
 func (o *oracle) excused(b *belief, at time.Duration) bool {
-	if b.downAtStart {
+	if b.downAtStart || o.offClock[b.client] {
 		return true
+	}
+	for _, g := range b.grants {
+		if o.offClock[g.Node] {
+			return true
+		}
 	}
 	for _, f := range o.leaseFaults {
 		if f.at > at {

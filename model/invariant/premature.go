@@ -24,7 +24,9 @@ import (
 // restart of a granting node, any failover (promote, demote), an eviction
 // on a granting node, a clock step of a granting node or of the holder
 // between its acquisition's start and the loss, or a clock rate change of
-// either at any time before the loss (a drift lasts). Pauses, delays,
+// either at any time before the loss (a drift lasts), or a clock
+// configured off true time (its reading's offset from true time changed
+// between the attempt's start and the loss). Pauses, delays,
 // drops, partitions and node stalls delay messages and timers but end no
 // lease early on their own: a lease set from the node's own "now" outlasts
 // the validity the client measured from before its request.
@@ -125,6 +127,17 @@ func legitimateEnd(ix *history.Index, s *history.Section, grants []history.Grant
 			if granting(e.Actor) && p >= from {
 				return true
 			}
+		}
+	}
+	// A clock configured to run off true time steps or drifts with no
+	// event: the offset of its reading from true time changed between the
+	// attempt and the loss.
+	if !steadyClock(ix, s.Client, from, lossPos) {
+		return true
+	}
+	for _, g := range grants {
+		if !steadyClock(ix, g.Node, from, lossPos) {
+			return true
 		}
 	}
 	// A node down when the section started counts as well.
@@ -232,4 +245,29 @@ func markedBetween(ix *history.Index, from, to int) []int {
 		return nil
 	}
 	return ix.Marked[i:j]
+}
+
+// steadyClock reports whether actor's clock kept true time's rate from
+// its first event at or after from to its last at or before to: the
+// offset of its reading (Local) from true time (At) is the same at both.
+// An actor with fewer than two such events is steady.
+func steadyClock(ix *history.Index, actor string, from, to int) bool {
+	first, last := -1, -1
+	for p := from; p <= to && p < len(ix.H); p++ {
+		if ix.H[p].Actor == actor {
+			first = p
+			break
+		}
+	}
+	for p := to; p >= from && p >= 0; p-- {
+		if ix.H[p].Actor == actor {
+			last = p
+			break
+		}
+	}
+	if first < 0 || last <= first {
+		return true
+	}
+	a, b := ix.H[first], ix.H[last]
+	return a.Local-a.At == b.Local-b.At
 }
