@@ -140,6 +140,12 @@ func zoo() []mutant {
 			// TTL-interval, so no one-fault schedule shows it.
 			exSkip:    "the expiry falls behind only after two late renewals (two faults)",
 			mechanism: "promised the lease until"},
+		// A wait between tries that sleeps a full TTL instead of the
+		// backoff it is given: an acquisition whose lock stays out of
+		// reach (its node down or cut off) sleeps through its deadline.
+		{name: "the acquire deadline (sleeping a TTL between tries)", design: sleepsThroughDeadline{}, twin: model.SetPxLua,
+			opts:      []Option{WithFaults(sim.FaultPartition, sim.FaultNodeCrash), WithInvariants(invariant.AcquireDeadline)},
+			mechanism: "across the deadline"},
 		// Not a pair: the wall-clock deadline (Java's
 		// System.currentTimeMillis()) against the monotonic one breaks
 		// only with two faults together, a delay or pause that outlasts
@@ -336,6 +342,22 @@ func (renewFromPrevious) Renew(c *model.Client, l *model.Lease) (bool, error) {
 	}
 	return r.Kind == resp.Int && r.Int == 1, nil
 }
+
+// sleepsThroughDeadline is set-px-lua whose wait between tries
+// (model.Waiter) sleeps a full TTL, ignoring the backoff and so the time
+// left before its acquire deadline.
+type sleepsThroughDeadline struct{}
+
+func (sleepsThroughDeadline) Name() string { return "sleeps-through-deadline" }
+func (sleepsThroughDeadline) TryAcquire(c *model.Client, v string) (model.Lease, bool, error) {
+	return setNXPX(c, v)
+}
+func (sleepsThroughDeadline) Release(c *model.Client, l *model.Lease) error {
+	c.Releasing(l)
+	_, err := c.Call(c.Masters()[0], "EVAL", releaseLua, "1", c.Key, l.Value)
+	return err
+}
+func (sleepsThroughDeadline) WaitRelease(c *model.Client, _ time.Duration) { c.Sleep(c.Options().TTL) }
 
 // redlockTrusting takes a majority on five masters but never checks how
 // long that took: it trusts the lease until it releases.

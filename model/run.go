@@ -206,7 +206,11 @@ func (s Spec) CheckConfig() invariant.Config {
 		Fair:          t.Fair,
 		Shared:        t.Shared,
 		Validity:      t.Validity,
-		ClientWall:    t.ReadsWall,
+		// The workload gives every acquisition its acquire wait; what may
+		// cross the deadline is one backoff sleep (at most RetryMax) or
+		// the tail of a request, which is left out (one call timeout).
+		AcquireTolerance: max(s.Options.CallTimeout, s.Options.RetryMax),
+		ClientWall:       t.ReadsWall,
 	}
 }
 

@@ -36,7 +36,8 @@ import (
 // The command is check, then the invariants to report (all the config
 // judges when none is named; token-order names both token invariants),
 // then the config (dataConfig): quorum=N fencing=strict|nonstrict|version
-// liveness=DURATION (Go syntax: 1s, 500ms) and the flags reentrant, fair,
+// liveness=DURATION acquire-tolerance=DURATION (Go syntax: 1s, 500ms)
+// and the flags reentrant, fair,
 // shared, client-wall, per-client, validity (the design promises a
 // validity: premature-loss is judged), and no-tokens (the design grants no
 // fencing tokens: token-unique is not judged; by default it is).
@@ -147,6 +148,10 @@ func dataConfig(words []string) ([]ID, Config, error) {
 			if cfg.LivenessBound, err = time.ParseDuration(val); err != nil || cfg.LivenessBound < 0 {
 				err = errors.New("want a duration (1s, 500ms)")
 			}
+		case hasVal && name == "acquire-tolerance":
+			if cfg.AcquireTolerance, err = time.ParseDuration(val); err != nil || cfg.AcquireTolerance < 0 {
+				err = errors.New("want a duration (1s, 500ms)")
+			}
 		case hasVal && name == "fencing":
 			rule, ok := map[string]FenceRule{"none": NoFencing, "strict": TokenAbove, "nonstrict": TokenAtLeast, "version": VersionCheck}[val]
 			if !ok {
@@ -154,7 +159,7 @@ func dataConfig(words []string) ([]ID, Config, error) {
 			}
 			cfg.Fencing = rule
 		case hasVal:
-			err = errors.New("unknown option (quorum=, fencing=, liveness=)")
+			err = errors.New("unknown option (quorum=, fencing=, liveness=, acquire-tolerance=)")
 		case w == "no-tokens":
 			cfg.Tokens = false
 		case w == "reentrant":

@@ -40,6 +40,10 @@
 //     clock step or drift on its nodes or its own clock acted first. The
 //     violation names the promise (the acquisition or renewal) that the
 //     key did not keep.
+//   - acquire-deadline (designs that declare a tolerance): an acquisition
+//     given a deadline returns by it: its return after the deadline, less
+//     the time its process was paused and its task waited on Redis
+//     requests, is within the tolerance.
 //
 // A run that stopped with an error has no verdicts; callers do not judge
 // its history.

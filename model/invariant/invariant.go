@@ -61,6 +61,12 @@ const (
 	// nodes or its own clock) acted first. Judged for designs that promise
 	// a validity.
 	PrematureLoss ID = "premature-loss"
+	// AcquireDeadline: an acquisition given a deadline (how long it may
+	// wait) returns by it: the time it returned after the deadline, less
+	// the time its process was paused and its task waited on Redis
+	// requests, is at most the tolerance the design declares. Judged for
+	// designs that declare one.
+	AcquireDeadline ID = "acquire-deadline"
 )
 
 // TokenOrder is the name token-unique and fencing had when they were one
@@ -112,6 +118,11 @@ type Config struct {
 	// Validity judges premature-loss: the design tells its holder how
 	// long its lease is valid (Traits.Validity; the deadline option).
 	Validity bool
+	// AcquireTolerance judges acquire-deadline: how late past its deadline
+	// (paused time and time waiting on requests left out) an acquisition
+	// may return; 0 does not judge it. Package model declares one call
+	// timeout, or its longest backoff sleep when that is longer.
+	AcquireTolerance time.Duration
 	// ClientWall: the clients' decisions depend on their wall clocks (a
 	// fair lock's queue, the wall-clock option), so a step back of a
 	// client's wall clock delays the heal (history.Index.Heal).

@@ -109,6 +109,10 @@ var Registry = []Info{
 		About:     "a holder told its lease is valid keeps it until that validity runs out or it releases (no fault ending leases acting)",
 		NotJudged: unless(func(c Config) bool { return c.Validity }, "the design promises its holder no validity: it trusts the lease until release"),
 		Check:     checkPrematureLoss},
+	{ID: AcquireDeadline, Code: "AD", Harm: HarmLiveness,
+		About:     "an acquisition given a deadline returns by it, within the design's tolerance (paused time and time waiting on Redis left out)",
+		NotJudged: unless(func(c Config) bool { return c.AcquireTolerance > 0 }, "the design declares no tolerance for its acquire deadline"),
+		Check:     checkAcquireDeadline},
 }
 
 // always is NotJudged for an invariant every run judges.
