@@ -23,8 +23,9 @@ import (
 // the base leaves zero is drawn per run (swarm testing over
 // configurations, not only over fault kinds): 2-4 clients, work short,
 // about the TTL or (for designs that renew) longer than it, 1-3 cycles,
-// latency, the call timeout, the clients' start stagger, and, with
-// replicas, Sentinel's down-after relative to the TTL. Sentinel is on
+// latency, the call timeout, the clients' start stagger, for a reentrant
+// design 0-2 nested holds inside each section (Workload.Reentry), and,
+// with replicas, Sentinel's down-after relative to the TTL. Sentinel is on
 // whenever there are replicas, so failover happens in generated runs.
 //
 // The faults, 1 to MaxFaults of them, each of a kind the run did not leave
@@ -261,6 +262,9 @@ func Describe(s model.Spec) string {
 	}
 	if s.Workload.Start > 0 {
 		parts = append(parts, "stagger "+sim.FormatDuration(s.Workload.Start))
+	}
+	if s.Workload.Reentry > 0 {
+		parts = append(parts, fmt.Sprintf("reentry %d", s.Workload.Reentry))
 	}
 	t := s.Topology
 	if t.Masters > 1 || t.Replicas > 0 {
