@@ -206,6 +206,7 @@ func (s Spec) CheckConfig() invariant.Config {
 		Fair:          t.Fair,
 		Shared:        t.Shared,
 		Validity:      t.Validity,
+		NoWrites:      t.Shared && len(s.Clients) > 0 && s.Workload.Readers >= len(s.Clients),
 		// The workload gives every acquisition its acquire wait; what may
 		// cross the deadline is one backoff sleep (at most RetryMax) or
 		// the tail of a request, which is left out (one call timeout).

@@ -37,10 +37,11 @@ import (
 // judges when none is named; token-order names both token invariants),
 // then the config (dataConfig): quorum=N fencing=strict|nonstrict|version
 // liveness=DURATION acquire-tolerance=DURATION (Go syntax: 1s, 500ms)
-// and the flags reentrant, fair,
-// shared, client-wall, per-client, validity (the design promises a
-// validity: premature-loss is judged), and no-tokens (the design grants no
-// fencing tokens: token-unique is not judged; by default it is).
+// and the flags reentrant, fair, shared, client-wall, per-client,
+// validity (the design promises a validity: premature-loss is judged),
+// no-writes (no client writes: the invariants that judge writes are
+// not), and no-tokens (the design grants no fencing tokens: token-unique
+// is not judged; by default it is).
 //
 // The history is in sim.Event.Line's form (sim.ParseLine), each line one
 // event, Seq its position among the case's events from 0; local= may be
@@ -174,6 +175,8 @@ func dataConfig(words []string) ([]ID, Config, error) {
 			cfg.PerClient = true
 		case w == "validity":
 			cfg.Validity = true
+		case w == "no-writes":
+			cfg.NoWrites = true
 		default:
 			var more []ID
 			more, err = Parse(w)

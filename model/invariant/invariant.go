@@ -118,6 +118,11 @@ type Config struct {
 	// Validity judges premature-loss: the design tells its holder how
 	// long its lease is valid (Traits.Validity; the deadline option).
 	Validity bool
+	// NoWrites: no client of the workload ever writes (every client reads
+	// under a shared hold), so the invariants that judge writes
+	// (stale-write, lost-update, fencing) would hold of nothing and are
+	// not judged.
+	NoWrites bool
 	// AcquireTolerance judges acquire-deadline: how late past its deadline
 	// (paused time and time waiting on requests left out) an acquisition
 	// may return; 0 does not judge it. Package model declares one call

@@ -59,11 +59,11 @@ var Registry = []Info{
 		Check:     func(ix *history.Index, _ Config) []Violation { return checkMutex(ix) }},
 	{ID: StaleWrite, Code: "SW", Harm: HarmLease, Window: WindowWrite,
 		About:     "the resource accepts no write from a client whose lease was already lost",
-		NotJudged: always,
+		NotJudged: writes,
 		Check:     checkStale},
 	{ID: LostUpdate, Code: "LU", Harm: HarmData, Window: WindowOverwrite,
 		About:     "every accepted write builds on the previous one (read-modify-write)",
-		NotJudged: always,
+		NotJudged: writes,
 		Check:     func(ix *history.Index, _ Config) []Violation { return checkLostUpdate(ix) }},
 	{ID: TokenUnique, Code: "TU", Harm: HarmLease,
 		About:     "no fencing token is granted twice, and tokens grow with grant order",
@@ -72,6 +72,9 @@ var Registry = []Info{
 	{ID: Fencing, Code: "FE", Harm: HarmLease, Window: WindowWrite,
 		About: "a nonstrict resource lets no older holder write after a newer one (a lower token, or a reissued equal one)",
 		NotJudged: func(c Config) string {
+			if why := writes(c); why != "" {
+				return why
+			}
 			switch c.Fencing {
 			case NoFencing:
 				return "the resource is not fenced"
@@ -117,6 +120,10 @@ var Registry = []Info{
 
 // always is NotJudged for an invariant every run judges.
 func always(Config) string { return "" }
+
+// writes is NotJudged for an invariant that judges writes: not judged
+// when no client writes.
+var writes = unless(func(c Config) bool { return !c.NoWrites }, "no client writes: every client reads under a shared hold")
 
 // unless is NotJudged for an invariant judged when the config says so.
 func unless(judged func(Config) bool, why string) func(Config) string {
