@@ -78,6 +78,11 @@ type Gen struct {
 	// Horizon bounds absolute fault times; 0 derives it from the
 	// configuration (the time the workload takes, at least 4 x TTL).
 	Horizon time.Duration
+	// Blackhole makes every partition drawn a blackhole (sim.Fault
+	// .Blackhole): a real client's connection cut for good is not reset,
+	// its packets vanish and only its own timeouts tell it. No draw
+	// decides it, so setting it moves no other choice.
+	Blackhole bool
 	// NodeClocksOnly draws clock faults for nodes only: the clients are
 	// real processes in one bubble with one clock (package realclient).
 	NodeClocksOnly bool
