@@ -26,10 +26,11 @@ import (
 // between its acquisition's start and the loss, or a clock rate change of
 // either at any time before the loss (a drift lasts), or a clock
 // configured off true time (its reading's offset from true time changed
-// between the attempt's start and the loss). Pauses, delays,
-// drops, partitions and node stalls delay messages and timers but end no
-// lease early on their own: a lease set from the node's own "now" outlasts
-// the validity the client measured from before its request.
+// between the attempt's start and the loss); and when a renewal of the
+// hold reported failure before the loss (the holder was told). Pauses,
+// delays, drops, partitions and node stalls delay messages and timers but
+// end no lease early on their own: a lease set from the node's own "now"
+// outlasts the validity the client measured from before its request.
 //
 // A section whose client trusts its lease until release (no deadline) is
 // not judged, nor a revived one (the client already believed a lapsed
