@@ -129,6 +129,14 @@ func zoo() []mutant {
 		{name: "the watchdog (an explicit lease)", design: model.ExplicitLease, twin: model.ReentrantHash,
 			opts:      []Option{WithFaults(), WithWorkload(model.Workload{Work: 1500 * ms})},
 			mechanism: "expired"},
+		// Redlock waiting on a silent master for a full 2 s (its per-node
+		// timeout longer than the lease): with one master of five cut
+		// off, every try outlasts its validity and the lock is never
+		// taken, though the design tolerates a minority down.
+		{name: "the per-node timeout (redlock waiting 2s on a silent master)", design: model.Redlock, twin: model.Redlock,
+			opts:      []Option{WithGen(scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultNodeCrash, sim.FaultPartition}, MaxFaults: 1, Swarm: true}), WithInvariants(invariant.Available)},
+			mutOpts:   []Option{WithOptions(model.Options{NodeTimeout: 2 * time.Second})},
+			mechanism: "only faults the design tolerates"},
 		// A renewal that moves the key's expiry from its previous expiry
 		// (PTTL + the renewal interval) instead of from now: on time it
 		// sets now + TTL, but every late timer (a pause, a slow reply)

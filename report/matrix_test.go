@@ -144,11 +144,11 @@ func TestMatrixClasses(t *testing.T) {
 	}
 	for name, want := range map[string][]string{
 		"text":     {"~ME,SW ", "~ME(7/10) ", "!ME,LU(3/10)", "! data lost (LU broke)", "~ lease broken, data"},
-		"markdown": {"| ⚠️ ME,SW |", "| ⚠️ ME(7/10) |", "❌ **ME,LU(3/10)**", "❌ data lost (LU broke)", "⚠️ lease broken, data safe (only ME, SW, TU, FE, LV, RE, FI, RW, PL or AD broke; the data held)"},
+		"markdown": {"| ⚠️ ME,SW |", "| ⚠️ ME(7/10) |", "❌ **ME,LU(3/10)**", "❌ data lost (LU broke)", "⚠️ lease broken, data safe (only ME, SW, TU, FE, LV, RE, FI, RW, PL, AD or AV broke; the data held)"},
 		"html": {`<td class="broken safe" title="lease broken, data safe:`, `<td class="broken safe some" title="lease broken, data safe:`,
 			`<td class="broken unknown" title="broken, data unknown:`, `<td class="broken lost some" title="data lost:` + "\nmutual-exclusion (seed 1, 10/10 runs): A and B both held the lock.\nlost-update (seed 4, 3/10 runs)",
 			`<span class="swatch broken lost">!</span> data lost (LU broke)`,
-			`<span class="swatch broken safe">~</span> lease broken, data safe (only ME, SW, TU, FE, LV, RE, FI, RW, PL or AD broke; the data held)`},
+			`<span class="swatch broken safe">~</span> lease broken, data safe (only ME, SW, TU, FE, LV, RE, FI, RW, PL, AD or AV broke; the data held)`},
 	} {
 		out := map[string]func(io.Writer, *Matrix) error{"text": MatrixText, "markdown": MatrixMarkdown, "html": MatrixHTML}[name]
 		got := render(out)

@@ -37,6 +37,7 @@ import (
 // judges when none is named; token-order names both token invariants),
 // then the config (dataConfig): quorum=N fencing=strict|nonstrict|version
 // liveness=DURATION acquire-tolerance=DURATION (Go syntax: 1s, 500ms)
+// available=BOUND/MASTERS/TOLERATE (available=2s/r1,r2,r3/1)
 // and the flags reentrant, fair, shared, client-wall, per-client,
 // validity (the design promises a validity: premature-loss is judged),
 // no-writes (no client writes: the invariants that judge writes are
@@ -153,6 +154,18 @@ func dataConfig(words []string) ([]ID, Config, error) {
 			if cfg.AcquireTolerance, err = time.ParseDuration(val); err != nil || cfg.AcquireTolerance < 0 {
 				err = errors.New("want a duration (1s, 500ms)")
 			}
+		case hasVal && name == "available":
+			// available=BOUND/r1,r2,r3/TOLERATE
+			parts := strings.Split(val, "/")
+			if len(parts) != 3 {
+				err = errors.New("want available=BOUND/MASTERS/TOLERATE, e.g. available=2s/r1,r2,r3/1")
+				break
+			}
+			if cfg.AvailableBound, err = time.ParseDuration(parts[0]); err != nil {
+				break
+			}
+			cfg.Masters = strings.Split(parts[1], ",")
+			cfg.Tolerate, err = strconv.Atoi(parts[2])
 		case hasVal && name == "fencing":
 			rule, ok := map[string]FenceRule{"none": NoFencing, "strict": TokenAbove, "nonstrict": TokenAtLeast, "version": VersionCheck}[val]
 			if !ok {

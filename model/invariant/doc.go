@@ -44,6 +44,10 @@
 //     given a deadline returns by it: its return after the deadline, less
 //     the time its process was paused and its task waited on Redis
 //     requests, is within the tolerance.
+//   - available (quorum locks on independent masters): while only faults
+//     the design tolerates are active (at most Tolerate of its masters
+//     down, slow or cut off), a wanted lock nobody holds is acquired
+//     within a bound derived from the design.
 //
 // A run that stopped with an error has no verdicts; callers do not judge
 // its history.

@@ -67,6 +67,11 @@ const (
 	// requests, is at most the tolerance the design declares. Judged for
 	// designs that declare one.
 	AcquireDeadline ID = "acquire-deadline"
+	// Available: while only faults the design claims to tolerate are
+	// active (a minority of a quorum lock's masters down, slow or cut
+	// off), a wanted lock nobody holds is acquired within a bound derived
+	// from the design. Judged for designs that make the claim.
+	Available ID = "available"
 )
 
 // TokenOrder is the name token-unique and fencing had when they were one
@@ -128,6 +133,13 @@ type Config struct {
 	// may return; 0 does not judge it. Package model declares one call
 	// timeout, or its longest backoff sleep when that is longer.
 	AcquireTolerance time.Duration
+	// AvailableBound judges available: how long, while only tolerated
+	// faults are active, a wanted and free lock may take to be acquired; 0
+	// does not judge it. Masters are the nodes of the quorum lock and
+	// Tolerate how many of them may be down, slow or cut off.
+	AvailableBound time.Duration
+	Masters        []string
+	Tolerate       int
 	// ClientWall: the clients' decisions depend on their wall clocks (a
 	// fair lock's queue, the wall-clock option), so a step back of a
 	// client's wall clock delays the heal (history.Index.Heal).

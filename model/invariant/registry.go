@@ -116,6 +116,10 @@ var Registry = []Info{
 		About:     "an acquisition given a deadline returns by it, within the design's tolerance (paused time and time waiting on Redis left out)",
 		NotJudged: unless(func(c Config) bool { return c.AcquireTolerance > 0 }, "the design declares no tolerance for its acquire deadline"),
 		Check:     checkAcquireDeadline},
+	{ID: Available, Code: "AV", Harm: HarmLiveness,
+		About:     "while only faults the design tolerates are active, a wanted lock nobody holds is acquired in time",
+		NotJudged: unless(func(c Config) bool { return c.AvailableBound > 0 && len(c.Masters) > 0 }, "the design claims to tolerate no fault"),
+		Check:     checkAvailable},
 }
 
 // always is NotJudged for an invariant every run judges.
