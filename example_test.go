@@ -128,7 +128,7 @@ func ExampleDanger() {
 		}
 	}
 	// Output:
-	// explored all 140 one-fault schedules of design my-lock (at 36 points of the fault-free run, each of 1 fault kind where it applies, with 5 duration classes): 13 broke mutual-exclusion, 34 broke stale-write, 8 broke lost-update, 0 broke liveness
+	// explored all 140 one-fault schedules of design my-lock (at 36 points of the fault-free run, each of 1 fault kind where it applies, with 5 duration classes): 13 broke mutual-exclusion, 34 broke stale-write, 8 broke lost-update, 0 broke liveness, 0 broke acquire-deadline
 	// A acquired #1 -> data
 	// A released #1 -> none
 }

@@ -45,6 +45,11 @@ type ExhaustiveConfig struct {
 	Workers int
 	// Invariants are the invariants that count; nil means all.
 	Invariants []invariant.ID
+	// Blackhole makes every partition placed a blackhole (sim.Fault
+	// .Blackhole), and adds the partitions that never heal ("forever"),
+	// where the mode shows: a real client's connection is not reset, its
+	// packets vanish.
+	Blackhole bool
 	// StopAtFirst stops at the first schedule (in exploration order) that
 	// breaks a counted invariant: a search for a counterexample, not a
 	// guarantee.

@@ -125,6 +125,9 @@ func (m *menuAt) add(f sim.Fault, role string, c DurClass, size time.Duration) b
 	}
 	t := m.p.Trigger
 	f.After = &t
+	if f.Kind == sim.FaultPartition {
+		f.Blackhole = m.x.cfg.Blackhole
+	}
 	m.cs = append(m.cs, choice{fault: f, role: role, class: c.Name, size: size})
 	return true
 }
@@ -202,7 +205,11 @@ var menuKinds = []menuKind{
 			m.add(sim.Fault{Kind: sim.FaultPartition, A: []string{m.p.Actor}, B: []string{m.p.Call.Peer}, Dur: d.Dur}, "the link", d, d.Dur)
 		},
 		peer: func(m *menuAt, n string) {
-			for _, d := range m.x.classes {
+			classes := m.x.classes
+			if m.x.cfg.Blackhole { // a blackhole differs from a reset only when it never heals
+				classes = m.withForever()
+			}
+			for _, d := range classes {
 				m.add(sim.Fault{Kind: sim.FaultPartition, A: []string{n}, B: m.x.roles.without(n), Dur: d.Dur}, m.nodeRole()+" alone", d, d.Dur)
 			}
 			if m.p.Client && m.x.roles.sentinel && len(m.x.roles.ReplicasOf(n)) > 0 {

@@ -321,7 +321,7 @@ type redlock struct{}
 func (redlock) Name() string { return Redlock }
 
 func (redlock) Traits() Traits {
-	return Traits{Masters: 5, MinMasters: 3, Quorum: true, Validity: true}
+	return Traits{Masters: 5, MinMasters: 3, Quorum: true, ToleratesMinority: true, Validity: true}
 }
 
 // TryAcquire follows the Redis distlock page and redlock-rb: read the

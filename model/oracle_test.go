@@ -71,6 +71,58 @@ type oracle struct {
 	seq       int    // orders points: 2k+1 for the k-th point, 2k for a hold starting just before it
 	lastFault time.Duration
 	lastEvent time.Duration
+
+	// premature-loss: when each client's current attempt started (event
+	// Seq), and the faults that may end a lease by themselves, as seen.
+	attemptSeq  map[string]int
+	leaseFaults []leaseFault
+	// offClock are the nodes and clients whose configured clock runs
+	// off true time's rate (or a node's that steps).
+	offClock map[string]bool
+
+	// acquire-deadline: each client's acquisition in progress, and each
+	// client's pauses as [from, to) (to -1 while paused).
+	tries      map[string]*try
+	pauseSpans map[string][][2]time.Duration
+
+	// available: the partitions in force (note -> sides), the clients
+	// down, the windows of delays and drops (their ends), a fault for
+	// good, and the tolerance seen at each fault event and window end.
+	parts       map[string][2][]string
+	clientDown  map[string]bool
+	windowEnds  []time.Duration
+	spoiled     bool
+	tolerations []toleration
+}
+
+// toleration is whether, from instant at on, the active faults were all
+// ones the design tolerates; order places it among the points of its
+// instant (a window's end comes before them).
+type toleration struct {
+	at    time.Duration
+	order int
+	ok    bool
+}
+
+// try is an acquisition in progress for acquire-deadline: its task, the
+// monotonic reading its deadline falls at and that reading's true instant
+// as projected at the last event before the clock passed it, and the
+// intervals its task waited on a request.
+type try struct {
+	task               string
+	monoDeadline       time.Duration
+	deadline, callFrom time.Duration // callFrom -1: no request outstanding
+	calls              [][2]time.Duration
+}
+
+// leaseFault is a fault that may end a lease early by itself: a clock
+// step or rate change (of a node or a client), a node crash or restart, an
+// eviction, a failover.
+type leaseFault struct {
+	seq   int
+	at    time.Duration
+	actor string
+	kind  sim.Kind
 }
 
 // wait is an acquisition in progress, for FIFO: when its first request
@@ -94,6 +146,13 @@ type belief struct {
 	holding             bool
 	holdFrom, holdUntil time.Duration // holdUntil: the deadline's true instant, -1 none
 	holdOrder           int
+	// premature-loss: the Seq of the acquire-start of its attempt; a
+	// granting node was down when it acquired; a renewal reported
+	// failure; the instant its lease was found lost while believed (-1:
+	// not lost, -2: decided).
+	attemptSeq        int
+	downAtStart, told bool
+	lostAt            time.Duration
 }
 
 type livePoint struct {
@@ -109,7 +168,9 @@ func newOracle(s model.Spec) *oracle {
 		waits:  map[string]*wait{},
 		grants: map[int64]string{}, seenGrant: map[string]bool{}, maxAtStart: map[string]int64{},
 		inAttempt: map[string]bool{}, counts: map[string]int64{},
-		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}, stalled: map[string]bool{}, grantOrder: map[string]int{}}
+		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}, stalled: map[string]bool{}, grantOrder: map[string]int{},
+		attemptSeq: map[string]int{}, offClock: offClocks(s), tries: map[string]*try{}, pauseSpans: map[string][][2]time.Duration{},
+		parts: map[string][2][]string{}, clientDown: map[string]bool{}}
 }
 
 func (o *oracle) believes(w *sim.World, b *belief) bool {
@@ -209,10 +270,18 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 		o.point(e.At, 0, 0, false, true)
 	}
 	switch e.Kind {
+	case sim.KindClockJump, sim.KindClockDrift, sim.KindNodeCrash, sim.KindNodeUp, sim.KindEvict, sim.KindPromote, sim.KindDemote:
+		o.leaseFaults = append(o.leaseFaults, leaseFault{e.Seq, e.At, e.Actor, e.Kind})
+	}
+	o.premature(w, e)
+	o.deadlines(w, e)
+	o.tolerance(w, e)
+	switch e.Kind {
 	case sim.KindExec:
 		o.fifo(w, e)
 		o.nodeGrant(w, e)
 	case history.KindAcquireStart:
+		o.attemptSeq[e.Actor] = e.Seq
 		o.waits[e.Actor] = &wait{value: e.Value}
 		o.maxAtStart[e.Actor] = o.maxGrant
 		if !o.inAttempt[e.Actor] {
@@ -226,6 +295,9 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 		delete(o.waits, e.Actor)
 		o.acquired(w, e)
 	case history.KindRenew:
+		if b := o.open[e.Actor]; b != nil && e.N != 1 && b.value == e.Value && b.lostAt == -1 {
+			b.told = true
+		}
 		if b := o.open[e.Actor]; b != nil && e.N == 1 && e.Dur > 0 && b.value == e.Value && b.deadline >= 0 && o.clientNow(w, b) < b.deadline {
 			o.endHold(w, b, false)
 			b.deadline = o.clientNow(w, b) + e.Dur
@@ -317,7 +389,10 @@ func (o *oracle) acquired(w *sim.World, e sim.Event) {
 	o.close(w, c)
 	o.endAttempt(e.At, c)
 	b := &belief{client: c, task: e.Task, key: e.Key, value: e.Value, deadline: -1, open: true,
-		shared: shared, wall: history.Acquired(e).Wall()}
+		shared: shared, wall: history.Acquired(e).Wall(), lostAt: -1, attemptSeq: e.Seq}
+	if seq, ok := o.attemptSeq[c]; ok {
+		b.attemptSeq = seq
+	}
 	for _, n := range strings.Split(e.Peer, ",") {
 		if n == "" {
 			continue
@@ -332,6 +407,11 @@ func (o *oracle) acquired(w *sim.World, e sim.Event) {
 		b.deadline = o.clientNow(w, b) + e.Dur
 	}
 	b.unseen = o.unseenGrants(w, b)
+	for _, g := range b.grants {
+		if !w.NodeUp(g.Node) {
+			b.downAtStart = true
+		}
+	}
 	o.open[c], o.byValue[e.Value] = b, b
 	o.startHold(w, b, e.At)
 	o.point(e.At, 0, 0, true, false)
@@ -462,6 +542,9 @@ func (o *oracle) reentrancy(c string, n, step int64) {
 }
 
 func (o *oracle) close(w *sim.World, c string) {
+	if b := o.open[c]; b != nil && b.lostAt == w.Now() {
+		b.lostAt = -2 // lost at the instant its section ended: not premature
+	}
 	if b := o.open[c]; b != nil && b.open {
 		o.endHold(w, b, true)
 		b.open = false
@@ -517,8 +600,365 @@ func (o *oracle) point(at time.Duration, trying, holding int, acquired, fault bo
 	o.live = append(o.live, livePoint{at: at, order: 2*o.seq + 1, trying: trying, holding: holding, acquired: acquired, isFault: fault})
 }
 
+// premature judges, after each event, every believed lease with a
+// validity: alive on fewer than the quorum of its grants while its client
+// still believes it is a loss; it breaks premature-loss once the instant
+// is over (a release or a fault at the same instant may excuse it) unless
+// a fault that ends leases by itself acted on the client or a granting
+// node, or a renewal had reported failure first.
+func (o *oracle) premature(w *sim.World, e sim.Event) {
+	if !o.cfg.Validity {
+		return
+	}
+	for _, b := range o.open {
+		if b.lostAt >= 0 && e.At > b.lostAt {
+			if !o.excused(b, b.lostAt) {
+				o.broken[invariant.PrematureLoss] = true
+			}
+			b.lostAt = -2
+		}
+		if b.lostAt != -1 || b.told || b.deadline < 0 || len(b.grants) == 0 || !o.believes(w, b) {
+			continue
+		}
+		alive := 0
+		for _, g := range b.grants {
+			if o.nodeHolds(w, authority(w, g.Node), g.Key, b.value) {
+				alive++
+			}
+		}
+		if alive < max(min(o.cfg.Quorum, len(b.grants)), 1) {
+			b.lostAt = e.At
+		}
+	}
+}
+
+// deadlines follows acquisitions for acquire-deadline, from the live
+// world: the client's monotonic clock gives each deadline (projected to a
+// true instant until the clock passes it), the pauses and requests seen
+// are left out of the lateness, which is judged when the acquisition
+// returns (or at the end).
+func (o *oracle) deadlines(w *sim.World, e sim.Event) {
+	if o.cfg.AcquireTolerance <= 0 {
+		return
+	}
+	for c, t := range o.tries { // project each open deadline while not passed
+		if w.ClientMono(c) < t.monoDeadline {
+			t.deadline = w.ClientTrueAt(c, t.monoDeadline)
+		}
+	}
+	c := e.Actor
+	t := o.tries[c]
+	taskOf := func(s string) string {
+		if s == "" {
+			return "main"
+		}
+		return s
+	}
+	switch e.Kind {
+	case sim.KindPause:
+		if ps := o.pauseSpans[c]; len(ps) == 0 || ps[len(ps)-1][1] >= 0 {
+			o.pauseSpans[c] = append(ps, [2]time.Duration{e.At, -1})
+		}
+	case sim.KindResume, sim.KindCrash:
+		if ps := o.pauseSpans[c]; len(ps) > 0 && ps[len(ps)-1][1] < 0 {
+			ps[len(ps)-1][1] = e.At
+		}
+	}
+	switch {
+	case e.Kind == history.KindAcquireStart:
+		delete(o.tries, c)
+		if e.Dur > 0 {
+			mono := w.ClientMono(c) + e.Dur
+			o.tries[c] = &try{task: taskOf(e.Task), monoDeadline: mono, deadline: w.ClientTrueAt(c, mono), callFrom: -1}
+		}
+	case t == nil || taskOf(e.Task) != t.task && e.Kind != sim.KindCrash:
+	case e.Kind == sim.KindCall:
+		if t.callFrom < 0 {
+			t.callFrom = e.At
+		}
+	case e.Kind == sim.KindReply || e.Kind == sim.KindTimeout || e.Kind == sim.KindRefused:
+		if t.callFrom >= 0 {
+			t.calls = append(t.calls, [2]time.Duration{t.callFrom, e.At})
+			t.callFrom = -1
+		}
+	case e.Kind == history.KindAcquired || e.Kind == history.KindAcquireFailed:
+		o.judgeTry(c, t, e.At)
+		delete(o.tries, c)
+	case e.Kind == sim.KindCrash || e.Kind == sim.KindTaskEnd:
+		delete(o.tries, c) // not judged
+	}
+}
+
+// judgeTry decides whether the acquisition t of client c, returning (or
+// still waiting) at end, was later than the tolerance.
+func (o *oracle) judgeTry(c string, t *try, end time.Duration) {
+	if end-t.deadline <= o.cfg.AcquireTolerance {
+		return
+	}
+	// Walk true time from the deadline to the end, counting what is
+	// neither paused nor waiting on a request, in steps between the
+	// intervals' edges.
+	var spans [][2]time.Duration
+	for _, p := range o.pauseSpans[c] {
+		if p[1] < 0 {
+			p[1] = end
+		}
+		spans = append(spans, p)
+	}
+	spans = append(spans, t.calls...)
+	if t.callFrom >= 0 {
+		spans = append(spans, [2]time.Duration{t.callFrom, end})
+	}
+	edges := []time.Duration{t.deadline, end}
+	for _, s := range spans {
+		edges = append(edges, s[0], s[1])
+	}
+	slices.Sort(edges)
+	var free time.Duration
+	for i := 0; i+1 < len(edges); i++ {
+		lo, hi := max(edges[i], t.deadline), min(edges[i+1], end)
+		if hi <= lo {
+			continue
+		}
+		covered := slices.ContainsFunc(spans, func(s [2]time.Duration) bool { return s[0] <= lo && hi <= s[1] })
+		if !covered {
+			free += hi - lo
+		}
+	}
+	if free > o.cfg.AcquireTolerance {
+		o.broken[invariant.AcquireDeadline] = true
+	}
+}
+
+// tolerance follows, for available, which faults are in force, from the
+// fault events and the live world (which nodes are up), and records
+// whether they are all tolerated after each fault event; a delay or drop
+// window's end is recorded at its instant.
+func (o *oracle) tolerance(w *sim.World, e sim.Event) {
+	if o.cfg.AvailableBound <= 0 || !history.IsFault(e.Kind) {
+		return
+	}
+	switch e.Kind {
+	case sim.KindPartition:
+		note := strings.NewReplacer(" (one-way)", "", " (blackhole)", "").Replace(e.Note)
+		a, b, _ := strings.Cut(note, " | ")
+		o.parts[e.Note] = [2][]string{strings.Split(a, ","), strings.Split(b, ",")}
+	case sim.KindHeal:
+		delete(o.parts, e.Note)
+	case sim.KindCrash:
+		o.clientDown[e.Actor] = true
+	case sim.KindRestart:
+		delete(o.clientDown, e.Actor)
+	case sim.KindNetDelay, sim.KindNetDrop:
+		end := e.At + e.Dur
+		if e.Kind == sim.KindNetDelay {
+			end += time.Duration(e.N)
+		}
+		if e.Dur == 0 {
+			o.spoiled = true
+		} else {
+			o.windowEnds = append(o.windowEnds, end)
+			o.seq++
+			o.tolerations = append(o.tolerations, toleration{at: end, order: -1, ok: false}) // decided at the end
+		}
+	case sim.KindClockJump, sim.KindClockDrift, sim.KindEvict:
+		o.spoiled = true
+	}
+	o.seq++
+	ok := o.toleratedNow(w, e.At) && e.Kind != sim.KindPromote && e.Kind != sim.KindDemote
+	o.tolerations = append(o.tolerations, toleration{at: e.At, order: 2*o.seq + 1, ok: ok})
+}
+
+// toleratedNow reports whether the faults in force at true time at are
+// all tolerated: no fault for good, no pause, client crash or delay/drop
+// window, no partition but one whose one side holds only masters, and at
+// most Tolerate masters down, stalled or cut off.
+func (o *oracle) toleratedNow(w *sim.World, at time.Duration) bool {
+	if o.spoiled || len(o.clientDown) > 0 {
+		return false
+	}
+	for c, until := range o.pausedUntil {
+		if end, resumed := o.pauseEnds[c]; !(resumed && end >= until) && until > at {
+			return false
+		}
+	}
+	for _, end := range o.windowEnds {
+		if at < end {
+			return false
+		}
+	}
+	affected := map[string]bool{}
+	for _, m := range o.cfg.Masters {
+		if !w.NodeUp(m) || o.stalled[m] {
+			affected[m] = true
+		}
+	}
+	for _, sides := range o.parts {
+		onlyMasters := func(side []string) bool {
+			for _, n := range side {
+				if !slices.Contains(o.cfg.Masters, n) {
+					return false
+				}
+			}
+			return true
+		}
+		switch {
+		case onlyMasters(sides[0]):
+			for _, n := range sides[0] {
+				affected[n] = true
+			}
+		case onlyMasters(sides[1]):
+			for _, n := range sides[1] {
+				affected[n] = true
+			}
+		default:
+			return false
+		}
+	}
+	return len(affected) <= o.cfg.Tolerate
+}
+
+// availableBroken scans the points of who tries and who holds together
+// with the tolerations: a gap (wanted, nobody holding) that starts while
+// the faults are tolerated and lasts past the bound, with no acquisition
+// and no intolerable fault meanwhile, breaks available.
+func (o *oracle) availableBroken(w *sim.World, bound time.Duration) bool {
+	ps := slices.Clone(o.live)
+	for _, hd := range o.holds {
+		if hd.to > hd.from {
+			ps = append(ps, livePoint{at: hd.from, order: hd.order, holding: +1}, livePoint{at: hd.to, order: -1, holding: -1})
+		}
+	}
+	type pt struct {
+		livePoint
+		tol   bool // a toleration change
+		tolOK bool
+	}
+	var all []pt
+	for _, p := range ps {
+		all = append(all, pt{livePoint: p})
+	}
+	for _, t := range o.tolerations {
+		ok := t.ok
+		if t.order < 0 { // a window's end: re-read the faults in force after it
+			ok = o.toleratedAtEnd(t.at)
+		}
+		all = append(all, pt{livePoint: livePoint{at: t.at, order: t.order}, tol: true, tolOK: ok})
+	}
+	slices.SortStableFunc(all, func(a, b pt) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order)) })
+	trying, holding := 0, 0
+	ok := true
+	gapFrom, inGap := time.Duration(0), false
+	for _, p := range all {
+		if inGap && p.at > gapFrom+bound {
+			return true
+		}
+		if p.tol {
+			ok = p.tolOK
+			if !ok {
+				inGap = false
+			}
+		}
+		trying += p.trying
+		holding += p.holding
+		if p.acquired || holding > 0 {
+			inGap = false
+		}
+		if !inGap && ok && trying > 0 && holding <= 0 {
+			inGap, gapFrom = true, p.at
+		}
+	}
+	return inGap && o.lastEvent >= gapFrom+bound
+}
+
+// toleratedAtEnd is the toleration just after a window ended at `at`: the
+// last toleration recorded at a fault event before it, re-read with the
+// window gone (only the windows still open at `at` count).
+func (o *oracle) toleratedAtEnd(at time.Duration) bool {
+	last := true
+	for _, t := range o.tolerations {
+		if t.order >= 0 && t.at <= at {
+			last = t.ok
+		}
+	}
+	if last {
+		return true
+	}
+	// The last recorded state was intolerable: it was so because of this
+	// window only if nothing else was in force, which the oracle cannot
+	// re-read after the fact; stay conservative and keep it intolerable.
+	return false
+}
+
+// offClocks returns the nodes and clients of s whose configured clocks run
+// off true time's rate, and the nodes whose clocks step.
+func offClocks(s model.Spec) map[string]bool {
+	m := map[string]bool{}
+	for n, c := range s.Topology.NodeClocks {
+		m[n] = c.RatePPM != 0 || len(c.Jumps) > 0
+	}
+	for n, c := range s.Topology.ClientClocks {
+		m[n] = c.RatePPM != 0
+	}
+	return m
+}
+
+// excused reports whether a fault that ends leases by itself explains the
+// loss of b's lease at instant at: a rate change of its client or a
+// granting node before then; a clock step of either, a crash, restart or
+// eviction of a granting node, or any failover, since its attempt began;
+// or a granting node down when it acquired.
+func (o *oracle) excused(b *belief, at time.Duration) bool {
+	if b.downAtStart || o.offClock[b.client] {
+		return true
+	}
+	for _, g := range b.grants {
+		if o.offClock[g.Node] {
+			return true
+		}
+	}
+	for _, f := range o.leaseFaults {
+		if f.at > at {
+			break
+		}
+		granting := slices.ContainsFunc(b.grants, func(g history.Grant) bool { return g.Node == f.actor })
+		mine := granting || f.actor == b.client
+		since := f.seq >= b.attemptSeq
+		switch f.kind {
+		case sim.KindClockDrift:
+			if mine {
+				return true
+			}
+		case sim.KindClockJump:
+			if mine && since {
+				return true
+			}
+		case sim.KindPromote, sim.KindDemote:
+			if since {
+				return true
+			}
+		default:
+			if granting && since {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // verdict finishes liveness and returns every broken invariant.
 func (o *oracle) verdict() []invariant.ID {
+	for _, c := range slices.Sorted(maps.Keys(o.tries)) {
+		o.judgeTry(c, o.tries[c], o.lastEvent)
+	}
+	if bound := o.cfg.AvailableBound; bound > 0 && o.availableBroken(o.w, bound) {
+		o.broken[invariant.Available] = true
+	}
+	for _, b := range o.open {
+		if b.lostAt >= 0 && !o.excused(b, b.lostAt) {
+			o.broken[invariant.PrematureLoss] = true
+		}
+	}
 	if bound := o.cfg.LivenessBound; bound > 0 && o.livenessBroken(bound) {
 		o.broken[invariant.Liveness] = true
 	}
@@ -804,6 +1244,52 @@ func TestCheckersAgreeWithTheOracle(t *testing.T) {
 			t.FailNow()
 		}
 	}
+	// A third corpus, a twentieth of the first, runs a design that waits
+	// a full TTL between tries (lateWaiter), so that acquire-deadline
+	// breaks and both sides judge it; its draws are its own.
+	third := rand.New(rand.NewPCG(20261207, 11))
+	for i := range runs / 20 {
+		s := randomSpecFor(third, model.SetPxLua, sim.FaultKinds)
+		s.Custom = lateWaiter{}
+		checked, oracled, h, _, ok := runWithOracle(t, s, uint64(i))
+		if !ok {
+			continue
+		}
+		judged++
+		for _, id := range checked {
+			seen[id]++
+		}
+		if slices.Equal(checked, oracled) {
+			agreed++
+			continue
+		}
+		t.Errorf("late-waiter run %d (seed %d, %+v): checkers %v, oracle %v\n%s", i, i, s.Faults, checked, oracled, explain(h, s))
+	}
+	// A fourth corpus, a twentieth of the first, runs redlock waiting 2s
+	// on a silent master under node crashes and partitions, so that
+	// available breaks and both sides judge it; its draws are its own.
+	fourth := rand.New(rand.NewPCG(20261208, 11))
+	for i := range runs / 20 {
+		s := randomSpecFor(fourth, model.Redlock, []sim.FaultKind{sim.FaultNodeCrash, sim.FaultPartition})
+		s.Options.NodeTimeout = 2 * time.Second
+		checked, oracled, h, _, ok := runWithOracle(t, s, uint64(i))
+		if !ok {
+			continue
+		}
+		judged++
+		for _, id := range checked {
+			seen[id]++
+		}
+		if slices.Equal(checked, oracled) {
+			agreed++
+			continue
+		}
+		var fs []string
+		for _, f := range s.Faults {
+			fs = append(fs, f.String())
+		}
+		t.Errorf("slow-redlock run %d (seed %d, faults %q): checkers %v, oracle %v\n%s", i, i, fs, checked, oracled, explain(h, s))
+	}
 	t.Logf("%d runs judged, %d agreed; runs breaking each invariant: %v", judged, agreed, seen)
 	t.Logf("faults fired per kind: %v; pauses fired per trigger: %v", firedKinds, firedAfter)
 	// Every kind and placement drawn must fire somewhere (issue 27): a
@@ -825,7 +1311,7 @@ func TestCheckersAgreeWithTheOracle(t *testing.T) {
 	// whose token the source reissued, when the older holder's write
 	// lands after the newer one's, which 25,000 runs did not reach; the
 	// checker's cases are in testdata/check/tokens.txt.
-	for _, id := range []invariant.ID{invariant.MutualExclusion, invariant.StaleWrite, invariant.LostUpdate, invariant.TokenUnique, invariant.Liveness, invariant.FIFO, invariant.RWExclusion} {
+	for _, id := range []invariant.ID{invariant.MutualExclusion, invariant.StaleWrite, invariant.LostUpdate, invariant.TokenUnique, invariant.Liveness, invariant.FIFO, invariant.RWExclusion, invariant.PrematureLoss, invariant.AcquireDeadline, invariant.Available} {
 		if seen[id] == 0 && runs >= 1000 {
 			t.Errorf("no run broke %s: the generator does not reach it", id)
 		}
@@ -839,3 +1325,24 @@ func explain(h sim.History, s model.Spec) string {
 	}
 	return b.String()
 }
+
+// lateWaiter is set-px-lua whose wait between tries is a full TTL, not
+// the backoff it is given: it sleeps through its acquire deadline.
+type lateWaiter struct{}
+
+func (lateWaiter) Name() string { return "late-waiter" }
+func (lateWaiter) TryAcquire(c *model.Client, v string) (model.Lease, bool, error) {
+	g := c.Masters()[0]
+	node := c.Primary(g)
+	r, err := c.Call(g, "SET", c.Key, v, "NX", "PX", c.TTLms())
+	if err != nil {
+		return model.Lease{}, false, err
+	}
+	return model.Lease{Key: c.Key, Value: v, Nodes: []string{node}}, r.Str == "OK", nil
+}
+func (lateWaiter) Release(c *model.Client, l *model.Lease) error {
+	c.Releasing(l)
+	_, err := c.Call(c.Masters()[0], "EVAL", "if redis.call('GET',KEYS[1])==ARGV[1] then return redis.call('DEL',KEYS[1]) else return 0 end", "1", c.Key, l.Value)
+	return err
+}
+func (lateWaiter) WaitRelease(c *model.Client, _ time.Duration) { c.Sleep(c.Options().TTL) }

@@ -203,16 +203,45 @@ func (s Spec) CheckConfig() invariant.Config {
 		rule = invariant.TokenAtLeast
 	}
 	t := s.Traits()
+	masters, tolerate, bound := s.availabilityClaim()
 	return invariant.Config{
-		Fencing:       rule,
-		Quorum:        quorumOf(s),
-		LivenessBound: s.livenessBound(),
-		Tokens:        t.Fenced || s.Fencing.Tokens(),
-		Reentrant:     t.Reentrant,
-		Fair:          t.Fair,
-		Shared:        t.Shared,
-		ClientWall:    t.ReadsWall,
+		AvailableBound: bound,
+		Masters:        masters,
+		Tolerate:       tolerate,
+		Fencing:        rule,
+		Quorum:         quorumOf(s),
+		LivenessBound:  s.livenessBound(),
+		Tokens:         t.Fenced || s.Fencing.Tokens(),
+		Reentrant:      t.Reentrant,
+		Fair:           t.Fair,
+		Shared:         t.Shared,
+		Validity:       t.Validity,
+		NoWrites:       t.Shared && len(s.Clients) > 0 && s.Workload.Readers >= len(s.Clients),
+		// The workload gives every acquisition its acquire wait; what may
+		// cross the deadline is one backoff sleep (at most RetryMax) or
+		// the tail of a request, which is left out (one call timeout).
+		AcquireTolerance: max(s.Options.CallTimeout, s.Options.RetryMax),
+		ClientWall:       t.ReadsWall,
 	}
+}
+
+// availabilityClaim is what a quorum lock on independent masters claims
+// (Traits.ToleratesMinority, invariant.Available): it keeps working while at most masters-quorum of
+// its masters are down, slow or cut off, acquiring a wanted, free lock
+// within three tries, each a retry delay (RetryMax) and a call timeout,
+// plus a TTL for the keys a failed try or a crashed holder left. A design
+// without the claim (one master, replicas, a lock that needs every master,
+// its own nodes) returns a zero bound.
+func (s Spec) availabilityClaim() (masters []string, tolerate int, bound time.Duration) {
+	t := s.Traits()
+	n := s.lockMasters()
+	if !t.ToleratesMinority || t.Keys > 1 || t.OwnNodes || s.Topology.Replicas > 0 || n < 3 || n-s.Options.Quorum < 1 {
+		return nil, 0, 0
+	}
+	for _, g := range s.Roster().Groups[:n] {
+		masters = append(masters, g.Primary)
+	}
+	return masters, n - s.Options.Quorum, 3*(s.Options.RetryMax+s.Options.CallTimeout) + s.Options.TTL
 }
 
 // livenessBound is how long after the last fault a wanted, free lock may

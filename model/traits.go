@@ -39,6 +39,10 @@ type Traits struct {
 	// Quorum: the lock is held with a majority of the masters (redlock,
 	// a Lua design on several masters).
 	Quorum bool
+	// ToleratesMinority: the design claims to keep working while a
+	// minority of its masters (masters - quorum of them) is down, slow or
+	// cut off: invariant.Available judges the claim (redlock).
+	ToleratesMinority bool
 	// Replicas is how many replicas per master the design needs (it WAITs
 	// for them).
 	Replicas int
@@ -125,6 +129,7 @@ func (s Spec) Traits() Traits {
 		t.Renews = s.Lua.Renew != ""
 		t.Fenced = s.Fencing.Tokens()
 		t.Quorum = s.lockMasters() > 1
+		t.ToleratesMinority = t.Quorum
 	default:
 		if d, err := LookupDesign(s.Design); err == nil {
 			t = TraitsOf(d)

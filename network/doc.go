@@ -21,4 +21,7 @@
 // same answers. A message sent on a reliable link (replication, like TCP
 // retransmitting) is held while a partition blocks it and delivered after
 // the partition heals; on an unreliable link (client requests) it is lost.
+// On a stream (SendStream) a partition that never heals loses the message
+// and the caller resets the stream, unless the partition is a blackhole:
+// then the message vanishes silently (Fate.Silent) and the stream stays.
 package network

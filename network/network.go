@@ -29,9 +29,17 @@ type Link struct {
 
 // Partition blocks messages between two sets of endpoints while
 // Start <= sent < End. OneWay blocks only A -> B.
+//
+// How a stream (TCP) sees one that never heals (End Forever): by default
+// its messages are lost and the stream resets at once (a reset, as a
+// firewall that rejects); with Blackhole they vanish and the stream stays
+// up, so a client notices only by its own timeouts (Fate.Silent). A
+// partition that heals delays a stream's messages to the heal either way
+// (TCP retransmits them).
 type Partition struct {
 	A, B       []string
 	OneWay     bool
+	Blackhole  bool
 	Start, End time.Duration
 }
 
@@ -101,6 +109,9 @@ type Fate struct {
 	// Why names the cause of a loss or of extra delay: "partition", "loss",
 	// "drop", "delay"; empty for an ordinary delivery.
 	Why string
+	// Silent: a stream message lost to a blackhole partition that never
+	// heals; the stream does not break, the message just never arrives.
+	Silent bool
 }
 
 type linkKey struct{ from, to string }
@@ -170,6 +181,20 @@ func (n *Network) Blocked(from, to string, t time.Duration) (bool, time.Duration
 	return blocked, heal
 }
 
+// blackholed reports whether a blackhole partition that never heals
+// blocks from -> to at t.
+func (n *Network) blackholed(from, to string, t time.Duration) bool {
+	for _, p := range n.partitions {
+		if !p.Blackhole || p.End != Forever || t < p.Start {
+			continue
+		}
+		if slices.Contains(p.A, from) && slices.Contains(p.B, to) || !p.OneWay && slices.Contains(p.B, from) && slices.Contains(p.A, to) {
+			return true
+		}
+	}
+	return false
+}
+
 func (n *Network) link(from, to string) (Latency, int64) {
 	for _, l := range n.cfg.Links {
 		if match(l.From, from) && match(l.To, to) {
@@ -209,6 +234,9 @@ func (n *Network) send(from, to string, at time.Duration, reliable, stream bool)
 	departs := at
 	if blocked, heal := n.Blocked(from, to, at); blocked {
 		if !reliable || heal == Forever {
+			if stream && heal == Forever && n.blackholed(from, to, at) {
+				return Fate{Why: "partition (blackhole)", Silent: true}
+			}
 			return Fate{Why: "partition"}
 		}
 		departs, why = heal, "partition"

@@ -144,11 +144,11 @@ func TestMatrixClasses(t *testing.T) {
 	}
 	for name, want := range map[string][]string{
 		"text":     {"~ME,SW ", "~ME(7/10) ", "!ME,LU(3/10)", "! data lost (LU broke)", "~ lease broken, data"},
-		"markdown": {"| ⚠️ ME,SW |", "| ⚠️ ME(7/10) |", "❌ **ME,LU(3/10)**", "❌ data lost (LU broke)", "⚠️ lease broken, data safe (only ME, SW, TU, FE, LV, RE, FI or RW broke; the data held)"},
+		"markdown": {"| ⚠️ ME,SW |", "| ⚠️ ME(7/10) |", "❌ **ME,LU(3/10)**", "❌ data lost (LU broke)", "⚠️ lease broken, data safe (only ME, SW, TU, FE, LV, RE, FI, RW, PL, AD or AV broke; the data held)"},
 		"html": {`<td class="broken safe" title="lease broken, data safe:`, `<td class="broken safe some" title="lease broken, data safe:`,
 			`<td class="broken unknown" title="broken, data unknown:`, `<td class="broken lost some" title="data lost:` + "\nmutual-exclusion (seed 1, 10/10 runs): A and B both held the lock.\nlost-update (seed 4, 3/10 runs)",
 			`<span class="swatch broken lost">!</span> data lost (LU broke)`,
-			`<span class="swatch broken safe">~</span> lease broken, data safe (only ME, SW, TU, FE, LV, RE, FI or RW broke; the data held)`},
+			`<span class="swatch broken safe">~</span> lease broken, data safe (only ME, SW, TU, FE, LV, RE, FI, RW, PL, AD or AV broke; the data held)`},
 	} {
 		out := map[string]func(io.Writer, *Matrix) error{"text": MatrixText, "markdown": MatrixMarkdown, "html": MatrixHTML}[name]
 		got := render(out)
@@ -218,13 +218,16 @@ func TestCellOf(t *testing.T) {
 	}
 	got := engine.CellOf(runs)
 	// The design (the default spec's) judges neither token-unique (it
-	// grants no tokens), fencing (unfenced resource), reentrancy, fifo nor
-	// rw-exclusion: those are not checked.
+	// grants no tokens), fencing (unfenced resource), reentrancy, fifo,
+	// rw-exclusion nor premature-loss (it promises no validity): those are
+	// not checked. Every model design declares an acquire-deadline
+	// tolerance.
 	want := Cell{Runs: 3, Results: []InvariantResult{
 		{Invariant: invariant.MutualExclusion, Broken: true, BrokenRuns: 2, Seed: 2, Explanation: "first"},
 		{Invariant: invariant.StaleWrite},
 		{Invariant: invariant.LostUpdate},
 		{Invariant: invariant.Liveness},
+		{Invariant: invariant.AcquireDeadline},
 		{Invariant: "custom", Broken: true, BrokenRuns: 1, Seed: 2},
 	}, NoneAcquired: 2} // seeds 2 and 3 broke without an acquisition in their histories
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -321,6 +321,9 @@ func TestVerdicts(t *testing.T) {
 		"reentrancy not-checked 0 true the design is not reentrant",
 		"fifo not-checked 0 true the design promises no grant order",
 		"rw-exclusion not-checked 0 true the design takes no shared holds",
+		"premature-loss not-checked 0 true the design promises its holder no validity: it trusts the lease until release",
+		"acquire-deadline not-checked 0 true the design declares no tolerance for its acquire deadline",
+		"available not-checked 0 true the design claims to tolerate no fault",
 		"custom broken 1 true ",
 	}
 	if diff := cmp.Diff(want, list(r)); diff != "" {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"locksim/model"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,8 @@ var faultCases = []struct {
 		"clock-drift r1 rate=+50000ppm at 1s"},
 	{sim.Fault{Kind: sim.FaultClockDrift, Target: "B", RatePPM: -10, After: trig("B", "acquired", 2)},
 		"clock-drift B rate=-10ppm after B acquired #2"},
+	{sim.Fault{Kind: sim.FaultPartition, A: []string{"A"}, B: []string{"r1"}, Blackhole: true, At: time.Second},
+		"partition A | r1 mode=blackhole at 1s"},
 	{sim.Fault{Kind: sim.FaultEvict, Target: "r1", Key: "lock", At: 3 * time.Second},
 		"evict r1 key=lock at 3s"},
 	{sim.Fault{Kind: sim.FaultPause, Target: "A", Dur: 1, At: 1234567891},
@@ -190,5 +193,51 @@ func TestTriggerTaskAndSince(t *testing.T) {
 		if _, err := ParseFault(bad); err == nil {
 			t.Errorf("%s: parsed", bad)
 		}
+	}
+}
+
+// TestPartitionMode: mode=reset is the default and formats as nothing;
+// an unknown mode is an error naming the two.
+func TestPartitionMode(t *testing.T) {
+	f, err := ParseFault("partition A | r1 mode=reset at 1s")
+	if err != nil || f.Blackhole || FormatFault(f) != "partition A | r1 at 1s" {
+		t.Errorf("mode=reset: %+v, %v, %q", f, err, FormatFault(f))
+	}
+	if _, err := ParseFault("partition A | r1 mode=drop at 1s"); err == nil || !strings.Contains(err.Error(), "reset, the default, or blackhole") {
+		t.Errorf("an unknown mode: %v", err)
+	}
+}
+
+// TestGenBlackhole: Gen.Blackhole makes every drawn partition a
+// blackhole without moving any other draw: the same seed gives the same
+// faults, partitions marked.
+func TestGenBlackhole(t *testing.T) {
+	base := model.Spec{Design: model.SetPxLua}
+	g := Gen{Kinds: []sim.FaultKind{sim.FaultPartition, sim.FaultPause}, MaxFaults: 3, Swarm: true}
+	saw := false
+	for seed := range uint64(50) {
+		plain := g.Run(Rand(seed), base)
+		gb := g
+		gb.Blackhole = true
+		black := gb.Run(Rand(seed), base)
+		if len(plain.Faults) != len(black.Faults) {
+			t.Fatalf("seed %d: %d faults without, %d with", seed, len(plain.Faults), len(black.Faults))
+		}
+		for i, f := range black.Faults {
+			want := plain.Faults[i]
+			if f.Kind == sim.FaultPartition {
+				saw = true
+				if !f.Blackhole {
+					t.Errorf("seed %d: partition %v is not a blackhole", seed, f)
+				}
+				want.Blackhole = true
+			}
+			if diff := cmp.Diff(want, f); diff != "" {
+				t.Errorf("seed %d fault %d (-want +got):\n%s", seed, i, diff)
+			}
+		}
+	}
+	if !saw {
+		t.Fatal("no partition drawn in 50 seeds")
 	}
 }

@@ -24,8 +24,9 @@ import (
 // the base leaves zero is drawn per run (swarm testing over
 // configurations, not only over fault kinds): 2-4 clients, work short,
 // about the TTL or (for designs that renew) longer than it, 1-3 cycles,
-// latency, the call timeout, the clients' start stagger, and, with
-// replicas, Sentinel's down-after relative to the TTL. Sentinel is on
+// latency, the call timeout, the clients' start stagger, for a reentrant
+// design 0-2 nested holds inside each section (Workload.Reentry), and,
+// with replicas, Sentinel's down-after relative to the TTL. Sentinel is on
 // whenever there are replicas, so failover happens in generated runs.
 //
 // The faults, 1 to MaxFaults of them, each of a kind the run did not leave
@@ -78,6 +79,11 @@ type Gen struct {
 	// Horizon bounds absolute fault times; 0 derives it from the
 	// configuration (the time the workload takes, at least 4 x TTL).
 	Horizon time.Duration
+	// Blackhole makes every partition drawn a blackhole (sim.Fault
+	// .Blackhole): a real client's connection cut for good is not reset,
+	// its packets vanish and only its own timeouts tell it. No draw
+	// decides it, so setting it moves no other choice.
+	Blackhole bool
 	// NodeClocksOnly draws clock faults for nodes only: the clients are
 	// real processes in one bubble with one clock (package realclient).
 	NodeClocksOnly bool
@@ -262,6 +268,9 @@ func Describe(s model.Spec) string {
 	}
 	if s.Workload.Start > 0 {
 		parts = append(parts, "stagger "+sim.FormatDuration(s.Workload.Start))
+	}
+	if s.Workload.Reentry > 0 {
+		parts = append(parts, fmt.Sprintf("reentry %d", s.Workload.Reentry))
 	}
 	t := s.Topology
 	if t.Masters > 1 || t.Replicas > 0 {

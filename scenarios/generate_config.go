@@ -43,6 +43,13 @@ func (g Gen) config(d Draws, base model.Spec) model.Spec {
 			floor := 40 * s.Network.Default.Max
 			s.Options.CallTimeout = msIn(d, max(floor, 20*time.Millisecond), max(floor, min(400*time.Millisecond, ttl/3)), "call timeout")
 		}
+		// A reentrant design takes its lock again inside its critical
+		// section, none to two more holds, so that reentrancy is judged
+		// on nested holds too. Drawn last, and only for such a design,
+		// so that no other design's draws move.
+		if t.Reentrant && s.Workload.Reentry == 0 {
+			s.Workload.Reentry = intIn(d, 0, 2, "reentry")
+		}
 	}
 	if s.Topology.Replicas == 0 {
 		s.Topology.Replicas = t.Replicas

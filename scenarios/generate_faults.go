@@ -84,7 +84,11 @@ var faultDraws = map[sim.FaultKind]faultDraw{
 		g.place(d, sh, &f, c)
 		return []sim.Fault{f}
 	}, placed: true},
-	sim.FaultPartition: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{sh.partition(d)} }},
+	sim.FaultPartition: {draw: func(g Gen, d Draws, sh shape) []sim.Fault {
+		f := sh.partition(d)
+		f.Blackhole = g.Blackhole // no draw: the mode is the caller's choice
+		return []sim.Fault{f}
+	}},
 	sim.FaultDelay:     {draw: func(g Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{g.delay(d, sh)} }},
 	sim.FaultDrop:      {draw: func(g Gen, d Draws, sh shape) []sim.Fault { return []sim.Fault{g.drop(d, sh)} }},
 	sim.FaultNodeCrash: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault { return sh.nodeCrash(d) }},

@@ -149,8 +149,15 @@ type Config struct {
 	// Drain is how long, after the last client's Main returned (Until
 	// zero), events still in flight keep running: messages land, keys
 	// expire. Default 10s; events beyond it are dropped without error.
-	Drain  time.Duration
-	Limits Limits
+	Drain time.Duration
+	// DialTimeout is how long an external client's dial (External.Dial)
+	// waits for the node's answer before it fails with ErrDialTimeout, as
+	// a dialer with a connect timeout does: a dial whose SYN a blackhole
+	// partition swallows, or that a partition holds back, is not answered.
+	// Default 5s, go-redis's DialTimeout (TCP itself gives up after its SYN
+	// retries, about 127s on Linux); it must not be negative.
+	DialTimeout time.Duration
+	Limits      Limits
 	// Interleave orders the events due at the same instant (interleave.go);
 	// the zero value is the fixed order.
 	Interleave Interleave
@@ -217,6 +224,9 @@ func (n *names) checkTargets(t Targets, f Fault) error {
 // NeverPromote is the replica priority of a node failover never promotes.
 const NeverPromote = -1
 
+// DefaultDialTimeout is Config.DialTimeout's default: go-redis's.
+const DefaultDialTimeout = 5 * time.Second
+
 // SentinelName is the endpoint name of the sentinel.
 const SentinelName = "sentinel"
 
@@ -232,6 +242,9 @@ func (c *Config) withDefaults() {
 	}
 	if c.Drain == 0 {
 		c.Drain = 10 * time.Second
+	}
+	if c.DialTimeout == 0 {
+		c.DialTimeout = DefaultDialTimeout
 	}
 	if c.Sentinel.DownAfter == 0 {
 		c.Sentinel.DownAfter = 30 * time.Second

@@ -77,8 +77,10 @@
 // client with ClientConfig.External has no Main: its program runs outside
 // the world (package locksim/realclient runs real go-redis libraries this
 // way) and enters it through World.External: TCP-like streams to nodes
-// (Dial, Send, CloseStream; a partition delays them, a lost message breaks
-// them, a node crash resets them), single-message calls to services, and
+// (Dial, Send, CloseStream; a partition delays them, one for good resets
+// them or, as a blackhole, swallows their messages; a dial unanswered
+// within Config.DialTimeout fails; a lost message breaks them, a node
+// crash resets them), single-message calls to services, and
 // Record. What the world does to the process comes back as Effects, held
 // while the process is paused and released in order at its resume (see
 // external.go and stream.go). A stream to "sentinel" reaches the sentinel

@@ -81,6 +81,10 @@ type Effect struct {
 	Until  time.Duration
 }
 
+// ErrDialTimeout is an EffectReset's Err for a dial the node did not
+// answer within Config.DialTimeout.
+var ErrDialTimeout = errors.New("dial timeout: the node did not answer")
+
 // ErrReset is an Effect's Err for a broken stream.
 var ErrReset = errors.New("connection reset by peer")
 

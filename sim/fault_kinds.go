@@ -172,14 +172,34 @@ func faultKindTable() []FaultKindInfo {
 			apply: (*World).applyCrash,
 		},
 		{
-			Kind: FaultPartition, About: "cut the messages between two sets of endpoints, both ways or one",
+			Kind: FaultPartition, About: "cut the messages between two sets of endpoints, both ways or one; a stream cut for good resets, or with mode=blackhole its packets vanish",
 			Targets: TargetSides, Syntax: "A,B | C,D", Flag: "oneway", flag: func(f *Fault) *bool { return &f.OneWay },
 			Events: []Kind{KindPartition, KindHeal},
 			parse: func(f *Fault, a FaultArgs) (err error) {
-				f.A, f.B, err = parseSides(strings.Join(a.Args(), ""), a)
+				args := a.Args()
+				var sides []string
+				for _, w := range args {
+					switch {
+					case w == "mode=blackhole":
+						f.Blackhole = true
+					case w == "mode=reset":
+						f.Blackhole = false
+					case strings.HasPrefix(w, "mode="):
+						return errors.Errorf("partition: unknown mode %q (reset, the default, or blackhole)", strings.TrimPrefix(w, "mode="))
+					default:
+						sides = append(sides, w)
+					}
+				}
+				f.A, f.B, err = parseSides(strings.Join(sides, ""), a)
 				return err
 			},
-			format: func(f Fault) string { return strings.Join(f.A, ",") + " | " + strings.Join(f.B, ",") },
+			format: func(f Fault) string {
+				s := strings.Join(f.A, ",") + " | " + strings.Join(f.B, ",")
+				if f.Blackhole {
+					s += " mode=blackhole"
+				}
+				return s
+			},
 			check: func(f Fault) error {
 				if len(f.A) == 0 || len(f.B) == 0 {
 					return errors.New("a partition needs two non-empty sides")
@@ -486,10 +506,13 @@ func (w *World) applyCrash(i int, f Fault, _ time.Duration) {
 }
 
 func (w *World) applyPartition(_ int, f Fault, end time.Duration) {
-	w.net.AddPartition(network.Partition{A: f.A, B: f.B, OneWay: f.OneWay, Start: w.now, End: end})
+	w.net.AddPartition(network.Partition{A: f.A, B: f.B, OneWay: f.OneWay, Blackhole: f.Blackhole, Start: w.now, End: end})
 	sides := strings.Join(f.A, ",") + " | " + strings.Join(f.B, ",")
 	if f.OneWay {
 		sides += " (one-way)"
+	}
+	if f.Blackhole {
+		sides += " (blackhole)"
 	}
 	w.record(Event{Actor: FaultActor, Kind: KindPartition, Local: w.now, Dur: f.Dur, Note: sides})
 	w.sentinel.reevaluate()

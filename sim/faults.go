@@ -74,6 +74,12 @@ type Fault struct {
 	A, B []string
 	// OneWay makes a partition block only A -> B.
 	OneWay bool
+	// Blackhole makes a partition that never heals silent to streams:
+	// their messages vanish and nothing resets them, so an external
+	// client notices only by its own timeouts (network.Partition). The
+	// default, a reset, breaks such a stream at once. Partitions only;
+	// the scenario word is mode=blackhole.
+	Blackhole bool
 	// From and To select a directed link ("*" is any endpoint).
 	From, To string
 	// Extra is the added one-way delay of a delay fault.

@@ -16,7 +16,11 @@ import (
 //   - the node accepts the stream when the dial (SYN) arrives and it is
 //     up; a node that is down answers with a reset and the dial is refused;
 //   - commands travel in order (network.SendStream: FIFO per link, a
-//     partition delays them); a lost command or reply breaks the stream;
+//     partition delays them); a lost command or reply breaks the stream,
+//     but one a blackhole partition swallows (network.Fate.Silent) just
+//     vanishes: the stream stays up and the client learns only by its
+//     own read deadline;
+//   - a dial not answered within Config.DialTimeout fails (ErrDialTimeout);
 //   - the node runs each command on the stream's own connection state
 //     (its own MULTI, SELECT, client name) and replies in order;
 //   - a node that crashes resets every stream it accepted; a command that
@@ -36,6 +40,9 @@ type stream struct {
 	open     bool     // the client learned it is open
 	closed   bool     // the client closed it
 	broken   bool     // reset: nothing more is delivered either way
+	answered bool     // the dial's answer (accepted or refused) reached the client's host
+	dialAt   time.Duration
+	timer    bool // a dial timeout is scheduled (answerBy)
 	inflight []*call
 }
 
@@ -75,14 +82,52 @@ func (x *External) Dial(to string) uint64 {
 		return 0
 	}
 	w.ext.streams[s.id] = s
+	s.dialAt = w.now
 	f := w.net.SendStream(p.name, to, w.now)
 	if !f.Delivered {
 		w.record(Event{Actor: p.name, Task: "main", Kind: KindLost, Local: x.Now(), Peer: to, Note: f.Why + " (dial)"})
-		s.breakAt(f.At, f.Why+": the dial was lost")
+		if f.Silent { // a blackhole swallows the SYN: only the timeout answers
+			s.answerBy(-1)
+		} else {
+			s.breakAt(f.At, f.Why+": the dial was lost")
+		}
 		return s.id
 	}
+	s.answerBy(f.At)
 	w.schedule(f.At, func() { s.accept() })
 	return s.id
+}
+
+// answerBy fails the dial at its timeout (Config.DialTimeout after the
+// dial) when its next step arrives only at true time `at`, later than
+// that, or never (at < 0), as a dialer with a connect timeout does. The
+// timer is scheduled only then, so a dial answered in time adds no event.
+func (s *stream) answerBy(at time.Duration) {
+	w := s.x.w
+	deadline := s.dialAt + w.cfg.DialTimeout
+	if at >= 0 && at <= deadline || s.timer {
+		return
+	}
+	s.timer = true
+	w.schedule(deadline, func() { s.dialTimedOut() })
+}
+
+// dialTimedOut fails a dial still unanswered: the client learns of it as
+// EffectReset with ErrDialTimeout, recorded as KindTimeout (Note "dial").
+func (s *stream) dialTimedOut() {
+	w := s.x.w
+	if s.broken || s.answered {
+		return
+	}
+	s.broken = true
+	s.inflight = nil
+	s.x.deliver(func() {
+		if s.closed {
+			return
+		}
+		w.record(Event{Actor: s.x.p.name, Task: "main", Kind: KindTimeout, Local: s.x.Now(), Peer: s.peer, N: int64(s.id), Note: "dial"})
+		s.x.effect(Effect{Kind: EffectReset, Stream: s.id, Err: ErrDialTimeout})
+	})
 }
 
 // accept runs on the node when the dial arrives.
@@ -92,9 +137,21 @@ func (s *stream) accept() {
 		return
 	}
 	back := w.net.SendStream(s.peer, s.x.p.name, w.now)
+	if back.Delivered {
+		s.answerBy(back.At)
+	} else if back.Silent {
+		s.answerBy(-1) // the answer vanishes: only the timeout tells the client
+		if n != nil && !n.up {
+			return
+		}
+	}
+	if n != nil && !n.up && back.At > s.dialAt+w.cfg.DialTimeout {
+		return // the refusal comes after the dial timed out
+	}
 	if n != nil && !n.up {
 		s.broken = true
 		w.schedule(back.At, func() {
+			s.answered = true
 			s.x.deliver(func() {
 				if s.closed {
 					return
@@ -110,10 +167,13 @@ func (s *stream) accept() {
 		s.nodeInc = n.incarnation
 	}
 	if !back.Delivered {
-		s.breakAt(back.At, back.Why+": the dial's answer was lost")
+		if !back.Silent {
+			s.breakAt(back.At, back.Why+": the dial's answer was lost")
+		}
 		return
 	}
 	w.schedule(back.At, func() {
+		s.answered = !s.broken
 		s.x.deliver(func() {
 			if s.broken || s.closed {
 				return
@@ -179,6 +239,12 @@ func (x *External) Send(id uint64, args []string, marks ...Event) {
 	}
 	s.inflight = append(s.inflight, c)
 	f := w.net.SendStream(p.name, c.to, w.now)
+	if !f.Delivered && f.Silent {
+		// A blackhole: the request vanishes, the stream stays up, and only
+		// the client's read deadline will tell it.
+		w.record(Event{Actor: p.name, Task: "main", Kind: KindLost, Local: x.Now(), Peer: c.to, Note: f.Why + " (request); the stream stays up"})
+		return
+	}
 	if !f.Delivered {
 		w.record(Event{Actor: p.name, Task: "main", Kind: KindLost, Local: x.Now(), Peer: c.to, Note: f.Why + " (request); the stream breaks"})
 		s.breakAt(f.At, f.Why+": a request was lost")
@@ -217,6 +283,10 @@ func (s *stream) reply(c *call, r resp.Reply, err error) {
 		return
 	}
 	f := w.net.SendStream(s.peer, s.x.p.name, w.now)
+	if !f.Delivered && f.Silent {
+		w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (reply); the stream stays up"})
+		return
+	}
 	if !f.Delivered {
 		w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (reply); the stream breaks"})
 		s.breakAt(f.At, f.Why+": a reply was lost")

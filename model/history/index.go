@@ -201,6 +201,10 @@ func (ix *Index) Clients() []string {
 	return cs
 }
 
+// Events returns the positions of the events client recorded, in history
+// order. The slice is the index's: read it, do not change it.
+func (ix *Index) Events(client string) []int { return ix.clientPos[client] }
+
 // PausedAt returns the client's pause covering true time t.
 func (ix *Index) PausedAt(client string, t time.Duration) (Span, bool) {
 	for _, p := range ix.Pauses[client] {

@@ -36,9 +36,13 @@ import (
 // The command is check, then the invariants to report (all the config
 // judges when none is named; token-order names both token invariants),
 // then the config (dataConfig): quorum=N fencing=strict|nonstrict|version
-// liveness=DURATION (Go syntax: 1s, 500ms) and the flags reentrant, fair,
-// shared, client-wall, per-client, and no-tokens (the design grants no
-// fencing tokens: token-unique is not judged; by default it is).
+// liveness=DURATION acquire-tolerance=DURATION (Go syntax: 1s, 500ms)
+// available=BOUND/MASTERS/TOLERATE (available=2s/r1,r2,r3/1)
+// and the flags reentrant, fair, shared, client-wall, per-client,
+// validity (the design promises a validity: premature-loss is judged),
+// no-writes (no client writes: the invariants that judge writes are
+// not), and no-tokens (the design grants no fencing tokens: token-unique
+// is not judged; by default it is).
 //
 // The history is in sim.Event.Line's form (sim.ParseLine), each line one
 // event, Seq its position among the case's events from 0; local= may be
@@ -146,6 +150,22 @@ func dataConfig(words []string) ([]ID, Config, error) {
 			if cfg.LivenessBound, err = time.ParseDuration(val); err != nil || cfg.LivenessBound < 0 {
 				err = errors.New("want a duration (1s, 500ms)")
 			}
+		case hasVal && name == "acquire-tolerance":
+			if cfg.AcquireTolerance, err = time.ParseDuration(val); err != nil || cfg.AcquireTolerance < 0 {
+				err = errors.New("want a duration (1s, 500ms)")
+			}
+		case hasVal && name == "available":
+			// available=BOUND/r1,r2,r3/TOLERATE
+			parts := strings.Split(val, "/")
+			if len(parts) != 3 {
+				err = errors.New("want available=BOUND/MASTERS/TOLERATE, e.g. available=2s/r1,r2,r3/1")
+				break
+			}
+			if cfg.AvailableBound, err = time.ParseDuration(parts[0]); err != nil {
+				break
+			}
+			cfg.Masters = strings.Split(parts[1], ",")
+			cfg.Tolerate, err = strconv.Atoi(parts[2])
 		case hasVal && name == "fencing":
 			rule, ok := map[string]FenceRule{"none": NoFencing, "strict": TokenAbove, "nonstrict": TokenAtLeast, "version": VersionCheck}[val]
 			if !ok {
@@ -153,7 +173,7 @@ func dataConfig(words []string) ([]ID, Config, error) {
 			}
 			cfg.Fencing = rule
 		case hasVal:
-			err = errors.New("unknown option (quorum=, fencing=, liveness=)")
+			err = errors.New("unknown option (quorum=, fencing=, liveness=, acquire-tolerance=)")
 		case w == "no-tokens":
 			cfg.Tokens = false
 		case w == "reentrant":
@@ -166,6 +186,10 @@ func dataConfig(words []string) ([]ID, Config, error) {
 			cfg.ClientWall = true
 		case w == "per-client":
 			cfg.PerClient = true
+		case w == "validity":
+			cfg.Validity = true
+		case w == "no-writes":
+			cfg.NoWrites = true
 		default:
 			var more []ID
 			more, err = Parse(w)

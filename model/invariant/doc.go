@@ -33,6 +33,21 @@
 //     request reached Redis first is still waiting for it.
 //   - rw-exclusion (designs with shared holds): no exclusive hold overlaps
 //     another client's hold, shared or exclusive; readers may overlap.
+//   - premature-loss (designs that promise a validity): a holder whose
+//     renewals all reported success and who has not released keeps its
+//     lease alive on a quorum of its grants until the validity it was
+//     last promised runs out, unless a node crash, failover, eviction or
+//     clock step or drift on its nodes or its own clock acted first. The
+//     violation names the promise (the acquisition or renewal) that the
+//     key did not keep.
+//   - acquire-deadline (designs that declare a tolerance): an acquisition
+//     given a deadline returns by it: its return after the deadline, less
+//     the time its process was paused and its task waited on Redis
+//     requests, is within the tolerance.
+//   - available (quorum locks on independent masters): while only faults
+//     the design tolerates are active (at most Tolerate of its masters
+//     down, slow or cut off), a wanted lock nobody holds is acquired
+//     within a bound derived from the design.
 //
 // A run that stopped with an error has no verdicts; callers do not judge
 // its history.

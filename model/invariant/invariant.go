@@ -55,6 +55,25 @@ const (
 	// no exclusive (write) hold overlaps another hold of another client,
 	// shared or exclusive. Judged for designs that take shared holds.
 	RWExclusion ID = "rw-exclusion"
+	// PrematureLoss: a holder that was promised a validity (its acquired
+	// event's lease left, moved by each renewal that reported success)
+	// keeps its lease alive on a quorum of its grants until that validity
+	// runs out or it releases, unless a fault that legitimately ends
+	// leases (a node crash, failover, eviction, clock step or drift on its
+	// nodes or its own clock) acted first. Judged for designs that promise
+	// a validity.
+	PrematureLoss ID = "premature-loss"
+	// AcquireDeadline: an acquisition given a deadline (how long it may
+	// wait) returns by it: the time it returned after the deadline, less
+	// the time its process was paused and its task waited on Redis
+	// requests, is at most the tolerance the design declares. Judged for
+	// designs that declare one.
+	AcquireDeadline ID = "acquire-deadline"
+	// Available: while only faults the design claims to tolerate are
+	// active (a minority of a quorum lock's masters down, slow or cut
+	// off), a wanted lock nobody holds is acquired within a bound derived
+	// from the design. Judged for designs that make the claim.
+	Available ID = "available"
 )
 
 // TokenOrder is the name token-unique and fencing had when they were one
@@ -103,6 +122,26 @@ type Config struct {
 	Fair bool
 	// Shared judges rw-exclusion: the design takes shared (read) holds.
 	Shared bool
+	// Validity judges premature-loss: the design tells its holder how
+	// long its lease is valid (Traits.Validity; the deadline option).
+	Validity bool
+	// NoWrites: no client of the workload ever writes (every client reads
+	// under a shared hold), so the invariants that judge writes
+	// (stale-write, lost-update, fencing) would hold of nothing and are
+	// not judged.
+	NoWrites bool
+	// AcquireTolerance judges acquire-deadline: how late past its deadline
+	// (paused time and time waiting on requests left out) an acquisition
+	// may return; 0 does not judge it. Package model declares one call
+	// timeout, or its longest backoff sleep when that is longer.
+	AcquireTolerance time.Duration
+	// AvailableBound judges available: how long, while only tolerated
+	// faults are active, a wanted and free lock may take to be acquired; 0
+	// does not judge it. Masters are the nodes of the quorum lock and
+	// Tolerate how many of them may be down, slow or cut off.
+	AvailableBound time.Duration
+	Masters        []string
+	Tolerate       int
 	// ClientWall: the clients' decisions depend on their wall clocks (a
 	// fair lock's queue, the wall-clock option), so a step back of a
 	// client's wall clock delays the heal (history.Index.Heal).

@@ -59,11 +59,11 @@ var Registry = []Info{
 		Check:     func(ix *history.Index, _ Config) []Violation { return checkMutex(ix) }},
 	{ID: StaleWrite, Code: "SW", Harm: HarmLease, Window: WindowWrite,
 		About:     "the resource accepts no write from a client whose lease was already lost",
-		NotJudged: always,
+		NotJudged: writes,
 		Check:     checkStale},
 	{ID: LostUpdate, Code: "LU", Harm: HarmData, Window: WindowOverwrite,
 		About:     "every accepted write builds on the previous one (read-modify-write)",
-		NotJudged: always,
+		NotJudged: writes,
 		Check:     func(ix *history.Index, _ Config) []Violation { return checkLostUpdate(ix) }},
 	{ID: TokenUnique, Code: "TU", Harm: HarmLease,
 		About:     "no fencing token is granted twice, and tokens grow with grant order",
@@ -72,6 +72,9 @@ var Registry = []Info{
 	{ID: Fencing, Code: "FE", Harm: HarmLease, Window: WindowWrite,
 		About: "a nonstrict resource lets no older holder write after a newer one (a lower token, or a reissued equal one)",
 		NotJudged: func(c Config) string {
+			if why := writes(c); why != "" {
+				return why
+			}
 			switch c.Fencing {
 			case NoFencing:
 				return "the resource is not fenced"
@@ -105,10 +108,26 @@ var Registry = []Info{
 		About:     "a read-write lock holds many readers or one writer, never a writer with anyone else",
 		NotJudged: unless(func(c Config) bool { return c.Shared }, "the design takes no shared holds"),
 		Check:     func(ix *history.Index, _ Config) []Violation { return checkRWExclusion(ix) }},
+	{ID: PrematureLoss, Code: "PL", Harm: HarmLease,
+		About:     "a holder told its lease is valid keeps it until that validity runs out or it releases (no fault ending leases acting)",
+		NotJudged: unless(func(c Config) bool { return c.Validity }, "the design promises its holder no validity: it trusts the lease until release"),
+		Check:     checkPrematureLoss},
+	{ID: AcquireDeadline, Code: "AD", Harm: HarmLiveness,
+		About:     "an acquisition given a deadline returns by it, within the design's tolerance (paused time and time waiting on Redis left out)",
+		NotJudged: unless(func(c Config) bool { return c.AcquireTolerance > 0 }, "the design declares no tolerance for its acquire deadline"),
+		Check:     checkAcquireDeadline},
+	{ID: Available, Code: "AV", Harm: HarmLiveness,
+		About:     "while only faults the design tolerates are active, a wanted lock nobody holds is acquired in time",
+		NotJudged: unless(func(c Config) bool { return c.AvailableBound > 0 && len(c.Masters) > 0 }, "the design claims to tolerate no fault"),
+		Check:     checkAvailable},
 }
 
 // always is NotJudged for an invariant every run judges.
 func always(Config) string { return "" }
+
+// writes is NotJudged for an invariant that judges writes: not judged
+// when no client writes.
+var writes = unless(func(c Config) bool { return !c.NoWrites }, "no client writes: every client reads under a shared hold")
 
 // unless is NotJudged for an invariant judged when the config says so.
 func unless(judged func(Config) bool, why string) func(Config) string {

@@ -68,7 +68,7 @@ func TestEveryInvariantHasARegistryEntry(t *testing.T) {
 	}
 	code := regexp.MustCompile(`^[A-Z]{2}$`)
 	codes, ids := map[string]ID{}, map[ID]bool{}
-	permissive := Config{Fencing: TokenAtLeast, Tokens: true, LivenessBound: time.Second, Reentrant: true, Fair: true, Shared: true}
+	permissive := Config{Fencing: TokenAtLeast, Tokens: true, LivenessBound: time.Second, Reentrant: true, Fair: true, Shared: true, Validity: true, AcquireTolerance: time.Second, AvailableBound: time.Second, Masters: []string{"r1", "r2", "r3"}, Tolerate: 1}
 	for _, in := range Registry {
 		if ids[in.ID] {
 			t.Errorf("%s: two Registry entries", in.ID)
