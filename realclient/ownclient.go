@@ -32,8 +32,13 @@ import (
 // whatever the client's own address and dialer, and its process hooks
 // wait for the process's turn, as the harness's own clients do. Give it to
 // the library (go-zero: redis.New(env.Addr("m1"), redis.WithHook(env.Hook("m1")))).
-// Set the client's maintenance notifications off if the library lets you:
-// their auto mode does a real DNS lookup.
+// Set the client's maintenance notifications off if the library lets you
+// (Options.MaintNotificationsConfig: Mode disabled, and up to go-redis
+// v9.22 also EndpointType none, or the endpoint type is detected anyway):
+// their auto mode does a real DNS lookup, which a synctest bubble
+// cannot survive (the process dies: "send on synctest channel from
+// outside bubble"). A library that builds its client without letting you
+// set them may make that lookup: one run shows it at once.
 func (e Env) Hook(group string) redis.Hook { return simHook{gateHook{p: e.p, group: group}} }
 
 type simHook struct{ gateHook }

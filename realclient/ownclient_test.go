@@ -22,7 +22,7 @@ func ownClient(addr string, hook goredislib.Hook) *goredislib.Client {
 		return c
 	}
 	c := goredislib.NewClient(&goredislib.Options{Addr: addr, PoolSize: 10,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}})
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled, EndpointType: maintnotifications.EndpointTypeNone}})
 	if hook != nil {
 		c.AddHook(hook)
 	}
