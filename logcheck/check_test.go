@@ -1,0 +1,75 @@
+package logcheck
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/model/invariant"
+)
+
+func checkFiles(t *testing.T, opt Options, files ...string) *Result {
+	t.Helper()
+	var ins []Input
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fh.Close()
+		ins = append(ins, Input{Name: f, R: fh})
+	}
+	r, err := Check(ins, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func checkText(t *testing.T, opt Options, text string) (*Result, error) {
+	t.Helper()
+	return Check([]Input{{Name: "log.jsonl", R: strings.NewReader(text)}}, opt)
+}
+
+func verdict(r *Result, id invariant.ID) Verdict {
+	for _, v := range r.Verdicts {
+		if v.Invariant == id {
+			return v
+		}
+	}
+	return Verdict{}
+}
+
+// A hand-written log whose overlap holds for every offset within ±50ms
+// is certain; one whose overlap needs web-2's clock ahead of web-1's by
+// 30 to 100ms is possible, with those offsets; with no skew it is no
+// overlap at all.
+func TestOverlapCertainAndPossible(t *testing.T) {
+	opt := Options{Skew: 50 * time.Millisecond}
+	r := checkFiles(t, opt, "testdata/certain.jsonl")
+	if v := verdict(r, invariant.MutualExclusion); v.Verdict != "broken" || v.Certain != 1 || v.Possible != 0 {
+		t.Fatalf("certain.jsonl: %+v", v)
+	}
+	r = checkFiles(t, opt, "testdata/possible.jsonl")
+	v := verdict(r, invariant.MutualExclusion)
+	if v.Verdict != "possibly broken" || v.Certain != 0 || v.Possible != 1 {
+		t.Fatalf("possible.jsonl: %+v", v)
+	}
+	got := r.Violations[0]
+	if got.OffsetMin != -100*time.Millisecond || got.OffsetMax != -30*time.Millisecond || got.Hosts[0] != "web-1" {
+		t.Errorf("offsets %v..%v of %v, want web-1 -100ms..-30ms", got.OffsetMin, got.OffsetMax, got.Hosts)
+	}
+	if !r.PossiblyBroken() || r.Broken() {
+		t.Errorf("possible.jsonl: Broken %v PossiblyBroken %v", r.Broken(), r.PossiblyBroken())
+	}
+	r = checkFiles(t, Options{}, "testdata/possible.jsonl")
+	if v := verdict(r, invariant.MutualExclusion); v.Verdict != "held" {
+		t.Errorf("possible.jsonl with no skew: %+v", v)
+	}
+	// A per-host bound small enough rules the overlap out.
+	r = checkFiles(t, Options{Skew: 50 * time.Millisecond, HostSkew: map[string]time.Duration{"web-1": 5 * time.Millisecond, "web-2": 5 * time.Millisecond}}, "testdata/possible.jsonl")
+	if v := verdict(r, invariant.MutualExclusion); v.Verdict != "held" {
+		t.Errorf("possible.jsonl with ±5ms per host: %+v", v)
+	}
+}
