@@ -256,7 +256,7 @@ func (c *Checker) Feed(e Event) error {
 		ck.attempt = nil
 	case Renewed:
 		switch {
-		case ck.open != nil:
+		case ck.open != nil && e.Validity > 0:
 			ck.open.deadline = deadline(e.Time, e.Validity)
 		case e.Validity > 0:
 			// The belief had run out; the library says it holds again.
@@ -358,17 +358,21 @@ func (c *Checker) checkOverlap(ks *keyState, a, b *belief) {
 			text += ": they overlap on one clock"
 		}
 	} else {
-		text += ": they overlap only if " + a.host + "'s clock ran between " + durText(v.OffsetMin) + " and " + durText(v.OffsetMax) +
-			" ahead of " + b.host + "'s (the bound allows ±" + time.Duration(s).String() + ")"
+		text += ": they overlap only if " + offsetPhrase(a.host, b.host, v.OffsetMin, v.OffsetMax) +
+			" (the bound allows ±" + time.Duration(s).String() + " between them)"
 	}
 	v.Explanation = text
 	c.add(v)
 }
 
-// durText renders a signed offset.
-func durText(d time.Duration) string {
-	if d < 0 {
-		return "-" + (-d).String()
+// offsetPhrase says which offsets (h1's clock minus h2's, from lo to hi)
+// make something happen, in words.
+func offsetPhrase(h1, h2 string, lo, hi time.Duration) string {
+	switch {
+	case hi <= 0:
+		return h2 + "'s clock ran between " + (-hi).String() + " and " + (-lo).String() + " ahead of " + h1 + "'s"
+	case lo >= 0:
+		return h1 + "'s clock ran between " + lo.String() + " and " + hi.String() + " ahead of " + h2 + "'s"
 	}
-	return d.String()
+	return h1 + "'s clock ran between " + (-lo).String() + " behind and " + hi.String() + " ahead of " + h2 + "'s"
 }

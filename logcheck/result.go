@@ -29,7 +29,8 @@ var NotJudged = []struct {
 type Verdict struct {
 	Invariant invariant.ID `json:"invariant"`
 	// Verdict is "broken" (a certain violation), "possibly broken" (only
-	// some offsets allow one), "held" or "not judged".
+	// some offsets allow one), "held", "not judged" (this log cannot: Why)
+	// or "not judged from logs" (no log can: Why).
 	Verdict  string `json:"verdict"`
 	Certain  int    `json:"certain"`
 	Possible int    `json:"possible"`
@@ -164,7 +165,7 @@ func (c *Checker) finish() *Result {
 		r.Verdicts = append(r.Verdicts, v)
 	}
 	for _, nj := range NotJudged {
-		r.Verdicts = append(r.Verdicts, Verdict{Invariant: nj.ID, Verdict: "not judged", Why: "not judged from logs: " + nj.Why})
+		r.Verdicts = append(r.Verdicts, Verdict{Invariant: nj.ID, Verdict: "not judged from logs", Why: nj.Why})
 	}
 	slices.SortStableFunc(c.found, func(a, b Violation) int {
 		if a.From != b.From {

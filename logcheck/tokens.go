@@ -76,8 +76,7 @@ func offsetsText(h1, h2 string, lo, hi time.Duration, s int64, what string) stri
 	if h1 == h2 || s == 0 {
 		return " (one clock: " + what + " is uncertain only by the events' own windows)"
 	}
-	return ": " + what + " only if " + h1 + "'s clock ran between " + durText(lo) + " and " + durText(hi) + " ahead of " + h2 +
-		"'s (the bound allows ±" + time.Duration(s).String() + ")"
+	return ": " + what + " only if " + offsetPhrase(h1, h2, lo, hi) + " (the bound allows ±" + time.Duration(s).String() + " between them)"
 }
 
 func tokenViolation(ks *keyState, a, b grantRec, how Certainty, lo, hi time.Duration, text string) Violation {

@@ -40,6 +40,7 @@ Usage:
   locksim sweep [flags]                where leases break, over two parameters
   locksim replay FILE [flags]          run a saved case again, byte for byte
   locksim merge SHARD.json...          one summary from a sharded check's JSON files
+  locksim check-log FILE...            judge lock logs recorded in production (docs/check-log.md)
   locksim help scenarios               the scenario file format and the event kinds
   locksim version                      the version and the file formats it reads
 
@@ -65,6 +66,7 @@ func commands() map[string]command {
 		"list": cmdList, "run": cmdRun, "check": cmdCheck,
 		"matrix": cmdMatrix, "sweep": cmdSweep, "replay": cmdReplay,
 		"merge": cmdMerge, "help": cmdHelp, "version": cmdVersion,
+		"check-log": cmdCheckLog,
 	}
 }
 
