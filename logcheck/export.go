@@ -31,7 +31,7 @@ func Export(w io.Writer, h sim.History) error {
 	var buf []byte
 	holding := map[string]string{} // client -> value of its open exclusive hold
 	holdTask := map[string]string{}
-	key := map[string]string{}      // client -> key of its open hold
+	key := map[string]string{}     // client -> key of its open hold
 	prepared := map[string]int64{} // client -> time of its last prepared write
 	emit := func(e Event) {
 		buf = AppendJSON(buf[:0], e)
