@@ -54,6 +54,11 @@ var exitNote = regexp.MustCompile(`\(exit (\d)\b`)
 
 var shBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
 
+// logFiles are a page's example lock logs: a ```jsonl block whose info
+// string names the file ("```jsonl web-1.jsonl"), written into the page's
+// directory before its commands run.
+var logFiles = regexp.MustCompile("(?s)```jsonl ([A-Za-z0-9._-]+)\n(.*?)```")
+
 // luaScripts is a page's acquire.lua and release.lua, in one lua block.
 var luaScripts = regexp.MustCompile("(?s)```lua\n-- acquire.lua\n(.*?)-- release.lua\n(.*?)```")
 
@@ -134,6 +139,7 @@ var minDocCommands = map[string]int{
 	"docs/consensus.md":  12,
 	"docs/search.md":     2,
 	"docs/node-stall.md": 3,
+	"docs/check-log.md":  9,
 }
 
 // runDocCommand runs one command in the current directory with only the
@@ -185,6 +191,9 @@ func TestDocCommands(t *testing.T) {
 			if lua != nil {
 				os.WriteFile("acquire.lua", []byte(lua[1]), 0o644)
 				os.WriteFile("release.lua", []byte(lua[2]), 0o644)
+			}
+			for _, f := range logFiles.FindAllStringSubmatch(text, -1) {
+				os.WriteFile(f[1], []byte(f[2]), 0o644) // a page's example lock logs (docs/check-log.md)
 			}
 			for _, c := range cmds {
 				if c.code < 0 {
