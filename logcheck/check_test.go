@@ -73,3 +73,18 @@ func TestOverlapCertainAndPossible(t *testing.T) {
 		t.Errorf("possible.jsonl with ±5ms per host: %+v", v)
 	}
 }
+
+// The log the locklog wrapper writes in its own test (two hosts, a lease
+// that ran out, a fenced write rejected) parses line by line and judges
+// clean, with fencing judged (a write-rejected is logged).
+func TestLocklogExampleJudges(t *testing.T) {
+	r := checkFiles(t, Options{}, "../locklog/testdata/example.jsonl")
+	if r.Stats.Events != 12 || r.Broken() || r.PossiblyBroken() || r.NothingJudged != "" {
+		t.Fatalf("events %d, broken %v, possibly %v, %q", r.Stats.Events, r.Broken(), r.PossiblyBroken(), r.NothingJudged)
+	}
+	for _, id := range Judged {
+		if v := verdict(r, id); v.Verdict != "held" {
+			t.Errorf("%s: %+v", id, v)
+		}
+	}
+}
