@@ -122,11 +122,17 @@ func (c *Checker) finish() *Result {
 		for _, n := range cs {
 			ck := ks.clients[n]
 			if ck.open != nil {
-				how := "still held when its host's log ends"
-				if ck.open.deadline <= c.hostEnd[ck.host] {
-					how = "its validity ran out"
+				// Never ended: until its validity runs out, but not past
+				// the log's end; without a validity, until its host's log
+				// ends (a log that stops says nothing after it).
+				to, how := c.hostEnd[ck.host], "still held when its host's log ends"
+				if ck.open.deadline != noDeadline {
+					to, how = min(ck.open.deadline, c.now), "its validity ran out"
+					if ck.open.deadline > c.now {
+						how = "still held when the log ends"
+					}
 				}
-				c.end(ks, ck, c.hostEnd[ck.host], "", how)
+				c.end(ks, ck, to, "", how)
 			}
 			if a := ck.attempt; a != nil {
 				c.Stats.Waiting++

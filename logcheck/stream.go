@@ -23,6 +23,7 @@ type fileReader struct {
 	window  time.Duration
 	buf     eventHeap
 	maxSeen int64
+	maxLine int
 	out     int64 // time of the last event let out
 	outLine int
 	started bool
@@ -61,12 +62,18 @@ func (f *fileReader) next() (Event, bool, error) {
 			return Event{}, false, err
 		}
 		f.Events++
-		if f.started && e.Time < f.out {
-			return Event{}, false, fmt.Errorf("%s:%d: event at %s is %v older than the event at line %d, already let through: "+
+		if f.started && e.Time < f.out || f.maxLine > 0 && e.Time < f.maxSeen-int64(f.window) {
+			prev, line := f.out, f.outLine
+			if f.maxLine > 0 && e.Time < f.maxSeen-int64(f.window) {
+				prev, line = f.maxSeen, f.maxLine
+			}
+			return Event{}, false, fmt.Errorf("%s:%d: event at %s is %v older than the event at line %d: "+
 				"out of order by more than the reorder window (%v); raise --reorder or sort the file",
-				f.name, f.n, fmtTime(e.Time), time.Duration(f.out-e.Time), f.outLine, f.window)
+				f.name, f.n, fmtTime(e.Time), time.Duration(prev-e.Time), line, f.window)
 		}
-		f.maxSeen = max(f.maxSeen, e.Time)
+		if e.Time > f.maxSeen {
+			f.maxSeen, f.maxLine = e.Time, f.n
+		}
 		f.seq++
 		heap.Push(&f.buf, item{e, f.seq})
 	}
