@@ -76,7 +76,10 @@ var ErrInput = errors.New("bad input")
 
 // Check reads the inputs (each one host's file, or any mix: events are
 // merged by time) and judges them.
-func Check(ins []Input, opt Options) (*Result, error) {
+func Check(ins []Input, opt Options) (*Result, error) { return checkWith(ins, opt, nil) }
+
+// checkWith is Check, showing each event, in merged order, to each.
+func checkWith(ins []Input, opt Options, each func(Event)) (*Result, error) {
 	if opt.Skew < 0 || opt.Reorder < 0 {
 		return nil, errors.New("--skew and --reorder must not be negative")
 	}
@@ -95,6 +98,9 @@ func Check(ins []Input, opt Options) (*Result, error) {
 		}
 		if err := c.Feed(e); err != nil {
 			return nil, err
+		}
+		if each != nil {
+			each(e)
 		}
 	}
 	r := c.finish()
