@@ -130,6 +130,8 @@ type Checker struct {
 	// certainty; counts: all of them.
 	found  []Violation
 	counts map[invariant.ID]*[2]int
+	// drawn are the first beliefs, for the HTML timeline.
+	drawn []Drawn
 	// fenceJudged: some key's fencing was judged.
 	fenceJudged bool
 }
@@ -310,6 +312,9 @@ func (c *Checker) end(ks *keyState, ck *clientKey, to int64, at, how string) {
 		b.to = b.from
 	}
 	c.Stats.hold(time.Duration(b.to - b.from))
+	if len(c.drawn) < MaxDrawn {
+		c.drawn = append(c.drawn, Drawn{Client: b.client, Host: b.host, EndHow: b.endHow, From: b.from, To: b.to, Token: b.token})
+	}
 	for _, o := range ks.closed {
 		if o.client != b.client {
 			c.checkOverlap(ks, o, b)

@@ -88,3 +88,27 @@ func TestLocklogExampleJudges(t *testing.T) {
 		}
 	}
 }
+
+// The HTML timeline draws one lane per client, each belief as a bar with
+// its host's clock uncertainty at both ends (none under a zero bound), and
+// the violation's window on both lanes.
+func TestHTMLTimeline(t *testing.T) {
+	for _, c := range []struct {
+		skew  time.Duration
+		bands int
+	}{{50 * time.Millisecond, 4}, {0, 0}} {
+		r := checkFiles(t, Options{Skew: c.skew}, "testdata/certain.jsonl")
+		var b strings.Builder
+		if err := r.HTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		page := b.String()
+		if n := strings.Count(page, `opacity="0.35"`); n != c.bands {
+			t.Errorf("skew %v: %d uncertainty bands, want %d", c.skew, n, c.bands)
+		}
+		if strings.Count(page, `fill="#37a"`) != 2 || strings.Count(page, `stroke="#d00"`) != 2 ||
+			!strings.Contains(page, ">web-1/worker (web-1)</text>") || !strings.Contains(page, ">web-2/worker (web-2)</text>") {
+			t.Errorf("skew %v: lanes, bars or the violation missing:\n%s", c.skew, page)
+		}
+	}
+}

@@ -49,6 +49,8 @@ type Result struct {
 	// NothingJudged says why the log judges nothing (no grants), "" when it
 	// judges something.
 	NothingJudged string `json:"nothing_judged,omitempty"`
+	// Beliefs are the first MaxDrawn beliefs, for the HTML timeline.
+	Beliefs []Drawn `json:"-"`
 }
 
 // Broken reports whether a certain violation was found.
@@ -154,7 +156,7 @@ func (c *Checker) finish() *Result {
 		}
 	}
 	c.Stats.finish(len(c.keys))
-	r := &Result{Skew: c.opt.Skew, HostSkew: c.opt.HostSkew, Reorder: c.opt.Reorder, Stats: c.Stats}
+	r := &Result{Skew: c.opt.Skew, HostSkew: c.opt.HostSkew, Reorder: c.opt.Reorder, Stats: c.Stats, Beliefs: c.drawn}
 	tokens := c.Stats.tokens > 0
 	for _, id := range Judged {
 		n := c.counts[id]

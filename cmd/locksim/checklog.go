@@ -16,13 +16,13 @@ import (
 
 // cmdCheckLog judges lock logs recorded in production (docs/check-log.md).
 func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("check-log", "check-log FILE... [--skew D] [--host-skew HOST=D,...] [--reorder D] [--fenced] [--possible-exits N] [--format text|markdown|json] [-o FILE] [--reproduce DESIGN [--runs N] [--save-case FILE]]", stdout)
+	fs := newFlags("check-log", "check-log FILE... [--skew D] [--host-skew HOST=D,...] [--reorder D] [--fenced] [--possible-exits N] [--format text|markdown|json|html] [-o FILE] [--reproduce DESIGN [--runs N] [--save-case FILE]]", stdout)
 	skew := fs.Duration("skew", 0, "bound on every host's clock offset from true time (each host within ±D); the verdicts hold for every offset within it")
 	hostSkew := fs.String("host-skew", "", "per-host bounds overriding --skew, comma-separated: web-1=200ms,web-2=5ms")
 	reorder := fs.Duration("reorder", 0, "how far out of time order events may come within one file: they are sorted within this window; an event further back is an error naming its line")
 	fenced := fs.Bool("fenced", false, "judge fencing on every key with accepted writes, even where the log shows no rejected write")
 	possible := fs.Int("possible-exits", exitSafe, "the exit code when only possible violations were found (default 0: a possible violation is not a finding; 1 makes it fail a build)")
-	format := fs.String("format", "text", "output format: text, markdown or json")
+	format := fs.String("format", "text", "output format: text, markdown, json or html (one file: verdicts, violations, a timeline with one lane per client and each host's clock uncertainty drawn, contention)")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	repro := fs.String("reproduce", "", "search this design's random fault schedules for a run whose own log breaks the first violation's invariant with the same shape (client and event kind, from the first involved acquire to the violation), and save it as a case")
 	reproRuns := fs.Int("runs", 5000, "with --reproduce: how many runs to search")
@@ -33,8 +33,8 @@ func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() == 0 {
 		return exitUsage, usagef("check-log needs at least one log file (docs/check-log.md has the format)")
 	}
-	if *format != "text" && *format != "markdown" && *format != "json" {
-		return exitUsage, usagef("--format %q: give text, markdown or json", *format)
+	if *format != "text" && *format != "markdown" && *format != "json" && *format != "html" {
+		return exitUsage, usagef("--format %q: give text, markdown, json or html", *format)
 	}
 	if *possible != exitSafe && *possible != exitViolation {
 		return exitUsage, usagef("--possible-exits %d: give 0 or 1", *possible)
@@ -96,6 +96,8 @@ func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
 		err = res.JSON(w)
 	case "markdown":
 		err = res.Markdown(w)
+	case "html":
+		err = res.HTML(w)
 	default:
 		err = res.Text(w)
 	}
