@@ -1,9 +1,10 @@
 package logcheck
 
 import (
-	"fmt"
 	"math"
 	"time"
+
+	"github.com/pkg/errors"
 
 	"locksim/model/invariant"
 )
@@ -222,7 +223,7 @@ func (c *Checker) Feed(e Event) error {
 		ck = &clientKey{client: e.Client, host: e.Host}
 		ks.clients[e.Client] = ck
 	} else if ck.host != e.Host {
-		return fmt.Errorf("%s: client %q logs from host %q, but earlier from %q: a client is one process on one host (name clients uniquely)",
+		return errors.Errorf("%s: client %q logs from host %q, but earlier from %q: a client is one process on one host (name clients uniquely)",
 			e.Where(), e.Client, e.Host, ck.host)
 	}
 	ck.last = e.Time

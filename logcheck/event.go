@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/pkg/errors"
 )
 
 // Kind is what a logged event says happened, as the client saw it.
@@ -195,13 +197,13 @@ func parseTime(raw json.RawMessage) (int64, error) {
 		}
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return 0, fmt.Errorf("%q is not RFC 3339 (2026-12-07T15:04:05.123456789Z)", s)
+			return 0, errors.Errorf("%q is not RFC 3339 (2026-12-07T15:04:05.123456789Z)", s)
 		}
 		return t.UnixNano(), nil
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%s is neither an RFC 3339 string nor an integer of Unix nanoseconds", raw)
+		return 0, errors.Errorf("%s is neither an RFC 3339 string nor an integer of Unix nanoseconds", raw)
 	}
 	return n, nil
 }
@@ -216,13 +218,13 @@ func parseDuration(raw json.RawMessage) (time.Duration, error) {
 		}
 		d, err := time.ParseDuration(s)
 		if err != nil {
-			return 0, fmt.Errorf("%q is not a duration (10s, 1500ms)", s)
+			return 0, errors.Errorf("%q is not a duration (10s, 1500ms)", s)
 		}
 		return d, nil
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%s is neither a duration string nor an integer of nanoseconds", raw)
+		return 0, errors.Errorf("%s is neither a duration string nor an integer of nanoseconds", raw)
 	}
 	return time.Duration(n), nil
 }

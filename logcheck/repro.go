@@ -2,10 +2,11 @@ package logcheck
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/pkg/errors"
 
 	"locksim/engine"
 	"locksim/model"
@@ -28,7 +29,7 @@ func ReadIncident(ins []Input, opt Options) (*Result, []Event, error) {
 		}
 	})
 	if err == nil && tooMany {
-		err = fmt.Errorf("the incident has more than %d events: cut the log around the violation to search for a reproduction", MaxIncidentEvents)
+		err = errors.Errorf("the incident has more than %d events: cut the log around the violation to search for a reproduction", MaxIncidentEvents)
 	}
 	return r, evs, err
 }
@@ -159,7 +160,7 @@ func Reproduce(evs []Event, v Violation, cfg engine.CheckConfig, budget int) (*R
 		}
 		res, got, err := ReadIncident([]Input{{Name: "run", R: &buf}}, Options{})
 		if err != nil {
-			return nil, fmt.Errorf("run %d's export: %v", i, err)
+			return nil, errors.Errorf("run %d's export: %v", i, err)
 		}
 		for _, x := range res.Violations {
 			if x.Invariant != v.Invariant || x.Certainty != Certain {

@@ -1,10 +1,11 @@
 package logcheck
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/pkg/errors"
 
 	"locksim/model/invariant"
 )

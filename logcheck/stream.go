@@ -3,10 +3,11 @@ package logcheck
 import (
 	"bufio"
 	"container/heap"
-	"fmt"
 	"io"
 	"math"
 	"time"
+
+	"github.com/pkg/errors"
 )
 
 // MaxLine bounds one line of input; a longer line is bad input.
@@ -45,9 +46,9 @@ func (f *fileReader) next() (Event, bool, error) {
 		if !f.sc.Scan() {
 			if err := f.sc.Err(); err != nil {
 				if err == bufio.ErrTooLong {
-					return Event{}, false, fmt.Errorf("%s:%d: a line longer than %d bytes", f.name, f.n+1, MaxLine)
+					return Event{}, false, errors.Errorf("%s:%d: a line longer than %d bytes", f.name, f.n+1, MaxLine)
 				}
-				return Event{}, false, fmt.Errorf("%s: %v", f.name, err)
+				return Event{}, false, errors.Errorf("%s: %v", f.name, err)
 			}
 			f.done = true
 			break
@@ -67,7 +68,7 @@ func (f *fileReader) next() (Event, bool, error) {
 			if f.maxLine > 0 && e.Time < f.maxSeen-int64(f.window) {
 				prev, line = f.maxSeen, f.maxLine
 			}
-			return Event{}, false, fmt.Errorf("%s:%d: event at %s is %v older than the event at line %d: "+
+			return Event{}, false, errors.Errorf("%s:%d: event at %s is %v older than the event at line %d: "+
 				"out of order by more than the reorder window (%v); raise --reorder or sort the file",
 				f.name, f.n, fmtTime(e.Time), time.Duration(prev-e.Time), line, f.window)
 		}

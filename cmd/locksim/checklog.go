@@ -1,12 +1,13 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/pkg/errors"
 
 	"locksim/engine"
 	"locksim/logcheck"
@@ -59,7 +60,7 @@ func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)
 		if err != nil {
-			return exitUsage, fmt.Errorf("cannot read %s: %v", name, errors.Unwrap(err))
+			return exitUsage, errors.Errorf("cannot read %s: %v", name, errors.Unwrap(err))
 		}
 		defer f.Close()
 		ins = append(ins, logcheck.Input{Name: name, R: f})
