@@ -168,6 +168,15 @@ func (c *Checker) prune(ks *keyState) {
 			attemptFrom = min(attemptFrom, ck.attempt.start)
 		}
 	}
+	if len(ks.clients) > 64 {
+		// Idle clients (no belief, no attempt, quiet past the horizon):
+		// per-request client names must not grow the state.
+		for n, ck := range ks.clients {
+			if ck.open == nil && ck.attempt == nil && ck.last < horizon {
+				delete(ks.clients, n)
+			}
+		}
+	}
 	if len(ks.closed) > 8 {
 		keep := ks.closed[:0]
 		for _, b := range ks.closed {
