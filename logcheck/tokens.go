@@ -161,6 +161,11 @@ func (c *Checker) prune(ks *keyState) {
 	horizon := c.now - s
 	openFrom, attemptFrom := int64(math.MaxInt64), int64(math.MaxInt64)
 	for _, ck := range ks.clients {
+		if b := ck.open; b != nil && b.deadline < horizon {
+			// Its validity ran out long ago and its client logged nothing
+			// since: end it now, so that it holds nothing back.
+			c.end(ks, ck, b.deadline, b.grantAt, "its validity ran out")
+		}
 		if ck.open != nil {
 			openFrom = min(openFrom, ck.open.from)
 		}
