@@ -31,6 +31,10 @@ type Options struct {
 	// Fenced judges fencing on every key with accepted writes, even one
 	// whose log shows no rejected write.
 	Fenced bool
+	// Liveness, if set, judges liveness by timing: an acquisition that
+	// waited while no other client believed it held the key, for longer
+	// than this, at every clock offset within the bounds.
+	Liveness time.Duration
 }
 
 // Violation is one broken invariant found in the log.
@@ -242,6 +246,7 @@ func (c *Checker) Feed(e Event) error {
 		if a := ck.attempt; a != nil {
 			g.start, g.hasStart = a.start, true
 			c.Stats.latency(time.Duration(e.Time - a.start))
+			c.checkLiveness(ks, ck, a, e.Time, e.Where())
 		}
 		ck.attempt = nil
 		c.Stats.Grants[e.Client]++
@@ -255,6 +260,7 @@ func (c *Checker) Feed(e Event) error {
 	case Refused:
 		if a := ck.attempt; a != nil {
 			c.Stats.refusedAfter(time.Duration(e.Time - a.start))
+			c.checkLiveness(ks, ck, a, e.Time, e.Where())
 		}
 		ck.attempt = nil
 	case Renewed:

@@ -78,7 +78,7 @@ func TestOverlapCertainAndPossible(t *testing.T) {
 // that ran out, a fenced write rejected) parses line by line and judges
 // clean, with fencing judged (a write-rejected is logged).
 func TestLocklogExampleJudges(t *testing.T) {
-	r := checkFiles(t, Options{}, "../locklog/testdata/example.jsonl")
+	r := checkFiles(t, Options{Liveness: time.Second}, "../locklog/testdata/example.jsonl")
 	if r.Stats.Events != 12 || r.Broken() || r.PossiblyBroken() || r.NothingJudged != "" {
 		t.Fatalf("events %d, broken %v, possibly %v, %q", r.Stats.Events, r.Broken(), r.PossiblyBroken(), r.NothingJudged)
 	}

@@ -9,8 +9,10 @@
 // token-unique (a token granted twice, or at or below one granted before
 // the acquisition started) and fencing (a fenced resource accepting an
 // older token's write after a newer one's; judged on a key whose log shows
-// a rejected write). The other invariants are listed as not judged, with
-// the reason (NotJudged).
+// a rejected write) and, with a bound, liveness by timing (an acquisition
+// that waited through a stretch longer than the bound in which no other
+// client believed it held the key). The other invariants are listed as not
+// judged, with the reason (NotJudged).
 //
 // The checkers are this package's own, not package invariant's: those
 // judge a simulated history in true time, one total order with the

@@ -195,3 +195,34 @@ func TestNothingJudged(t *testing.T) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
+
+// Liveness by timing: an acquisition that waited longer than the bound
+// while no other client believed it held the key, at every offset, is a
+// certain violation; the skew bound widens the others' beliefs, and
+// without --liveness it is not judged.
+func TestLivenessByTiming(t *testing.T) {
+	log := ev(0, "h1", "a", "acquire-attempt", "") + ev(0, "h2", "b", "granted", "") + ev(2500, "h2", "b", "released", "") +
+		ev(5000, "h1", "a", "granted", "")
+	for _, c := range []struct {
+		opt     Options
+		verdict string
+	}{
+		{Options{Liveness: 2 * time.Second}, "broken"},
+		{Options{Liveness: 3 * time.Second}, "held"},
+		{Options{Liveness: 2 * time.Second, Skew: 500 * time.Millisecond}, "held"},
+		{Options{}, "not judged"},
+	} {
+		r, err := checkText(t, c.opt, log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := verdict(r, invariant.Liveness); v.Verdict != c.verdict || v.Possible != 0 {
+			t.Errorf("%+v: %+v, want %s", c.opt, v, c.verdict)
+		}
+	}
+	// Still waiting when the log ends counts too.
+	r, _ := checkText(t, Options{Liveness: time.Second}, ev(0, "h1", "a", "acquire-attempt", "")+ev(0, "h2", "b", "granted", `"validity":"1s"`)+ev(3000, "h1", "x", "refused", ""))
+	if v := verdict(r, invariant.Liveness); v.Certain != 1 || !strings.Contains(r.Violations[0].Explanation, "still waiting") {
+		t.Errorf("waiting at the end: %+v %v", v, r.Violations)
+	}
+}

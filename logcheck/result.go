@@ -11,7 +11,7 @@ import (
 )
 
 // Judged lists the invariants a log can judge, in report order.
-var Judged = []invariant.ID{invariant.MutualExclusion, invariant.TokenUnique, invariant.Fencing}
+var Judged = []invariant.ID{invariant.MutualExclusion, invariant.TokenUnique, invariant.Fencing, invariant.Liveness}
 
 // NotJudged says, per invariant a log cannot judge, why.
 var NotJudged = []struct {
@@ -20,7 +20,6 @@ var NotJudged = []struct {
 }{
 	{invariant.StaleWrite, "needs the store's truth (whether the granting nodes still held the lease when the write landed); a log has only the clients' view"},
 	{invariant.LostUpdate, "needs the resource's values read and written, which the format does not carry"},
-	{invariant.Liveness, "needs when the last fault healed, which a production log does not know; the acquire latency figures show waiting instead"},
 	{invariant.Reentrancy, "the format has no hold counts"},
 	{invariant.FIFO, "needs when each request reached Redis (the queue's order), which only the store sees"},
 	{invariant.RWExclusion, "the format has no shared (read) holds"},
@@ -145,6 +144,7 @@ func (c *Checker) finish() *Result {
 			}
 			if a := ck.attempt; a != nil {
 				c.Stats.Waiting++
+				c.checkLiveness(ks, ck, a, c.hostEnd[ck.host], "")
 			}
 		}
 		if ks.fenced || c.opt.Fenced {
@@ -168,6 +168,8 @@ func (c *Checker) finish() *Result {
 		switch {
 		case id == invariant.TokenUnique && !tokens:
 			v.Verdict, v.Why = "not judged", "no granted event carries a token"
+		case id == invariant.Liveness && c.opt.Liveness <= 0:
+			v.Verdict, v.Why = "not judged", "give --liveness D: an acquisition that waited longer than D while no other client believed it held the key (the simulation's liveness counts from when faults healed, which a log does not know)"
 		case id == invariant.Fencing && !c.fenceJudged:
 			v.Verdict, v.Why = "not judged", "no key's log shows a rejected write (write-rejected), so nothing says its resource fences; --fenced judges it anyway"
 		case n[0] > 0:

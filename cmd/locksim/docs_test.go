@@ -139,7 +139,7 @@ var minDocCommands = map[string]int{
 	"docs/consensus.md":  12,
 	"docs/search.md":     2,
 	"docs/node-stall.md": 3,
-	"docs/check-log.md":  12,
+	"docs/check-log.md":  13,
 }
 
 // runDocCommand runs one command in the current directory with only the
