@@ -37,8 +37,16 @@ type Verdict struct {
 	Why      string `json:"why,omitempty"`
 }
 
+// Schema names the JSON report's format.
+const Schema = "locksim.check-log/v1"
+
+// FormatVersion is the version of the lock-log format the reader takes
+// (docs/check-log.md).
+const FormatVersion = 1
+
 // Result is a log's judgement.
 type Result struct {
+	Schema     string                   `json:"schema"`
 	Files      []string                 `json:"files"`
 	Skew       time.Duration            `json:"skew_ns"`
 	HostSkew   map[string]time.Duration `json:"host_skew_ns,omitempty"`
@@ -157,7 +165,7 @@ func (c *Checker) finish() *Result {
 		}
 	}
 	c.Stats.finish(len(c.keys))
-	r := &Result{Skew: c.opt.Skew, HostSkew: c.opt.HostSkew, Reorder: c.opt.Reorder, Stats: c.Stats, Beliefs: c.drawn}
+	r := &Result{Schema: Schema, Skew: c.opt.Skew, HostSkew: c.opt.HostSkew, Reorder: c.opt.Reorder, Stats: c.Stats, Beliefs: c.drawn}
 	tokens := c.Stats.tokens > 0
 	for _, id := range Judged {
 		n := c.counts[id]

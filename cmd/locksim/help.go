@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"locksim/engine"
+	"locksim/logcheck"
 	"locksim/model/history"
 	"locksim/report"
 	"locksim/scenarios"
@@ -81,7 +82,8 @@ func cmdVersion(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	fmt.Fprintf(stdout, "locksim %s%s, %s\n", Version, rev, runtime.Version())
-	fmt.Fprintf(stdout, "formats: case files v%d, %s, %s, %s\n", engine.CaseVersion, report.Schema, engine.CheckSchema, engine.ExhaustiveSchema)
+	fmt.Fprintf(stdout, "formats: case files v%d, %s, %s, %s, lock logs v%d (check-log), %s\n", engine.CaseVersion, report.Schema, engine.CheckSchema, engine.ExhaustiveSchema,
+		logcheck.FormatVersion, logcheck.Schema)
 	fmt.Fprintf(stdout, "simulated Redis: miniredis v2.40.0 with Redis 7's rules (sim/redisrules.go); event kinds: %d\n", len(sim.Kinds)+len(history.Kinds))
 	return exitSafe, nil
 }
