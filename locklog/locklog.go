@@ -5,7 +5,7 @@
 //
 // It has no dependencies beyond the standard library and does not import
 // locksim. Any lock fits behind Locker (a go-redis lock, redsync, a
-// Redisson-style watchdog lock, an etcd lease): four methods, each a thin
+// Redisson-style watchdog lock, an etcd lease): three methods, each a thin
 // adapter over the library's own calls. Writes to the protected resource
 // are logged with Log.Write, so that fencing can be judged.
 //
@@ -38,7 +38,7 @@ type Grant struct {
 	Validity time.Duration
 }
 
-// Locker is the lock a service uses, behind four calls.
+// Locker is the lock a service uses, behind three calls.
 type Locker interface {
 	// Acquire takes the key; an error means it was not acquired.
 	Acquire(ctx context.Context, key string) (Grant, error)
