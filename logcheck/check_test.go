@@ -112,3 +112,26 @@ func TestHTMLTimeline(t *testing.T) {
 		}
 	}
 }
+
+// The latency figures: exact quantiles up to sketchExact values, within
+// 1% beyond; the max is always exact.
+func TestDistQuantiles(t *testing.T) {
+	for _, n := range []int{100, 200_000} {
+		k := newSketch()
+		for i := n; i >= 1; i-- {
+			k.add(time.Duration(i) * time.Microsecond)
+		}
+		d := k.dist()
+		want := func(p float64) time.Duration { return time.Duration(min(n-1, int(p*float64(n)))+1) * time.Microsecond }
+		for _, c := range []struct {
+			got, want time.Duration
+		}{{d.P50, want(0.5)}, {d.P90, want(0.9)}, {d.P99, want(0.99)}} {
+			if diff := float64(c.got-c.want) / float64(c.want); diff > 0.01 || diff < -0.01 || n <= sketchExact && c.got != c.want {
+				t.Errorf("n=%d: %v, want %v", n, c.got, c.want)
+			}
+		}
+		if d.N != n || d.Max != time.Duration(n)*time.Microsecond {
+			t.Errorf("n=%d: %+v", n, d)
+		}
+	}
+}
