@@ -53,6 +53,7 @@ test: toolbin
 	cd realclient/libs && $(TESTCPU) $(GO) test -timeout 15m ./...  # the lock libraries' tests and the field-bug corpus (a module of its own: their pins raise nobody's)
 	cd realclient/goredisv8 && $(TESTCPU) $(GO) test -timeout 10m ./...  # go-redis v8 clients for the harness (a module of its own: it raises nobody's v8 or v9 pin)
 	cd tools && $(TESTCPU) $(GO) test -timeout 10m ./...       # actionlint v1.7.12 on every workflow, testcpu and benchab (a module of its own: the root's dependencies stay)
+	cd locklog && $(TESTCPU) $(GO) test -timeout 5m ./...      # the lock-log wrapper a service imports (no locksim imports)
 
 toolbin:
 	$(GO) build -C tools -o bin/ ./testcpu ./benchab
@@ -75,6 +76,7 @@ check:
 	cd realclient/goredisv8 && $(GO) vet ./... && $(GO) test -timeout 10m ./...
 	cd realclient && $(GO) test -run '^$$' -fuzz '^FuzzTwin$$' -fuzztime 10s -timeout 5m .  # realclient.Fuzz on a real go-redis client
 	cd tools && $(GO) vet ./... && $(GO) test -timeout 10m ./...
+	cd locklog && $(GO) vet ./... && $(GO) test -timeout 5m ./...
 	cd realclient && GOMAXPROCS=1 $(GO) test -count=1 -timeout 10m -run TestDeterminism .
 	cd realclient && $(GO) test -race -count=1 -timeout 10m -run TestDeterminism .
 	cd realclient/libs && GOMAXPROCS=1 $(GO) test -count=1 -timeout 10m -run TestDeterminism .

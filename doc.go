@@ -17,5 +17,6 @@
 // The packages below do the work: clock (virtual time), network (links and
 // their faults), sim (the event loop, processes and Redis nodes), model
 // (designs, the resource, the checkers), scenarios (named scenarios as
-// data), report (timelines, JSON, HTML) and cmd/locksim (the CLI).
+// data), report (timelines, JSON, HTML), logcheck (lock logs recorded in
+// production, judged under clock skew) and cmd/locksim (the CLI).
 package locksim

@@ -70,6 +70,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	readers := fs.Int("readers", 0, "clients, the last ones, that only read under a read lock (read-write-lock; default half the clients)")
 	format := fs.String("format", "text", "output format: text, json (locksim.check/v1, for merge), markdown (a table for a pull request or a CI job summary) or html (one page: the verdicts, what ran, the summary and the minimal case's timeline; with -o FILE)")
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
+	export := fs.String("export", "", "also write the minimal failing run as the lock log a wrapper around the clients' lock calls would write, for 'locksim check-log' (docs/check-log.md)")
 	save := fs.String("save", defaultSave, "where to save the minimal failing case (sharded: locksim-failure-shardIofN.json)")
 	progress := fs.Bool("progress", isTerminal(stderr), "show progress on stderr (default on a terminal: redrawn 4 times a second; elsewhere a line every 5s)")
 	ex := addExhaustiveFlags(fs)
@@ -190,7 +191,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if *save == defaultSave && sn > 1 {
 		*save = fmt.Sprintf("locksim-failure-shard%dof%d.json", si, sn) // shards do not overwrite each other
 	}
-	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}}, append(lua.inputs(), scenarioInput("--scenario", *scenario))...); err != nil {
+	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}, {"--export", *export}}, append(lua.inputs(), scenarioInput("--scenario", *scenario))...); err != nil {
 		return exitUsage, err
 	}
 	if err := checkWritable(namedPath{"-o", *out}, namedPath{"--save", *save}); err != nil {
@@ -251,6 +252,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stderr, "locksim check: interrupted: no verdict; it ran %d %s (%d broke a counted invariant so far), saved no case, and wrote the partial summary above%s\n",
 			res.Runs, planned, res.BrokenRuns, keptNote(*out))
 		return exitInterrupted, nil
+	}
+	if err := exportMinimal(*export, res, stderr); err != nil {
+		sum.abort()
+		return exitUsage, err
 	}
 	return sum.finish(res, stdout, stderr)
 }

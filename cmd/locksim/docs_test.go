@@ -57,6 +57,11 @@ var shBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
 // gcLog is a page's example GC log, in a text block that starts "# gc.log".
 var gcLog = regexp.MustCompile("(?s)```text\n# gc.log\n(.*?)```")
 
+// logFiles are a page's example lock logs: a ```jsonl block whose info
+// string names the file ("```jsonl web-1.jsonl"), written into the page's
+// directory before its commands run.
+var logFiles = regexp.MustCompile("(?s)```jsonl ([A-Za-z0-9._-]+)\n(.*?)```")
+
 // luaScripts is a page's acquire.lua and release.lua, in one lua block.
 var luaScripts = regexp.MustCompile("(?s)```lua\n-- acquire.lua\n(.*?)-- release.lua\n(.*?)```")
 
@@ -139,6 +144,7 @@ var minDocCommands = map[string]int{
 	"docs/node-stall.md": 3,
 	"docs/risk.md":       8,
 	"docs/limits.md":     3,
+	"docs/check-log.md":  13,
 }
 
 // runDocCommand runs one command in the current directory with only the
@@ -193,6 +199,9 @@ func TestDocCommands(t *testing.T) {
 			}
 			if log := gcLog.FindStringSubmatch(text); log != nil {
 				os.WriteFile("gc.log", []byte(log[1]), 0o644)
+			}
+			for _, f := range logFiles.FindAllStringSubmatch(text, -1) {
+				os.WriteFile(f[1], []byte(f[2]), 0o644) // a page's example lock logs (docs/check-log.md)
 			}
 			for _, c := range cmds {
 				if c.code < 0 {

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"locksim/engine"
+	"locksim/logcheck"
 	"locksim/model/history"
 	"locksim/report"
 	"locksim/scenarios"
@@ -69,7 +70,8 @@ func cmdVersion(args []string, stdout, stderr io.Writer) (int, error) {
 	// The build: the version, the simulator fingerprint (what merge
 	// compares) and the VCS commit when Go recorded one.
 	fmt.Fprintf(stdout, "locksim %s, %s\n", engine.ThisBuild(), runtime.Version())
-	fmt.Fprintf(stdout, "formats: case files v%d, %s, %s, %s\n", engine.CaseVersion, report.Schema, engine.CheckSchema, engine.ExhaustiveSchema)
+	fmt.Fprintf(stdout, "formats: case files v%d, %s, %s, %s, lock logs v%d (check-log), %s\n", engine.CaseVersion, report.Schema, engine.CheckSchema, engine.ExhaustiveSchema,
+		logcheck.FormatVersion, logcheck.Schema)
 	fmt.Fprintf(stdout, "simulated Redis: miniredis v2.40.0 with Redis 7's rules (sim/redisrules.go); event kinds: %d\n", len(sim.Kinds)+len(history.Kinds))
 	return exitSafe, nil
 }

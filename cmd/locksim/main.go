@@ -44,6 +44,7 @@ Usage:
   locksim risk --design ID [flags]     how likely a violation is per acquisition under a fault
                                        profile, with 95% intervals (docs/risk.md)
   locksim advise --design ID --target P  the settings (TTL, renewal, masters) that keep it under P
+  locksim check-log FILE...            judge lock logs recorded in production (docs/check-log.md)
   locksim help scenarios               the scenario file format and the event kinds
   locksim version                      the version and the file formats it reads
 
@@ -72,6 +73,7 @@ func commands() map[string]command {
 		"list": cmdList, "run": cmdRun, "check": cmdCheck,
 		"matrix": cmdMatrix, "sweep": cmdSweep, "replay": cmdReplay,
 		"merge": cmdMerge, "help": cmdHelp, "version": cmdVersion, "risk": cmdRisk, "advise": cmdAdvise,
+		"check-log": cmdCheckLog,
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--option K=V,...] [--min-replicas-to-write N [--min-replicas-max-lag D]] [what-if flags: --ttl D --pause D --persistence P ...] [--seed N] [--details] [--format text|json|html|markdown] [-o FILE] [--save CASE]", stdout)
+	fs := newFlags("run", "run SCENARIO|FILE [--design ID | --acquire FILE --release FILE [--renew FILE] [--nodes N]] [--fencing F] [--option K=V,...] [--min-replicas-to-write N [--min-replicas-max-lag D]] [what-if flags: --ttl D --pause D --persistence P ...] [--seed N] [--details] [--format text|json|html|markdown] [-o FILE] [--save CASE] [--export LOG]", stdout)
 	design := fs.String("design", "", "lock design ID (default: the scenario's own)")
 	lua := addLuaFlags(fs)
 	nodes := fs.Int("nodes", 1, "with --acquire: how many of the scenario's masters the scripts run on (more than 1: majority quorum)")
@@ -29,6 +29,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	format := fs.String("format", "text", "output format: text, json, html or markdown (the story, why it held, the verdicts, the terms: for a course page or an issue)")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
 	save := fs.String("save", "", "also save the run as a case file for 'locksim replay'")
+	export := fs.String("export", "", "also write the run as the lock log a wrapper around the clients' lock calls would write, for 'locksim check-log' (docs/check-log.md)")
 	danger := fs.Bool("danger", false, "instead of the scenario's faults, draw its danger map: every fault placed at every point of the fault-free run (check --exhaustive), each moment coloured by what one fault there breaks")
 	minReplicas := addMinReplicasFlags(fs)
 	server := addServerFlag(fs)
@@ -40,7 +41,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() != 1 {
 		return exitUsage, usagef("run needs one scenario ID or file (see 'locksim list')")
 	}
-	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}}, append(lua.inputs(), scenarioInput("the scenario file", fs.Arg(0)))...); err != nil {
+	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save", *save}, {"--export", *export}}, append(lua.inputs(), scenarioInput("the scenario file", fs.Arg(0)))...); err != nil {
 		return exitUsage, err
 	}
 	if err := checkWritable(namedPath{"-o", *out}, namedPath{"--save", *save}); err != nil {
@@ -125,6 +126,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	r.CountOnly(invList)
 	var saveErr error
+	if err := exportLog(*export, r.History, stderr, "run"); err != nil {
+		return exitUsage, err
+	}
 	if *save != "" {
 		c := locksim.NewCase(r)
 		if _, err := scenarios.Lookup(sc.Name); err == nil {

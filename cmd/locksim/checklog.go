@@ -1,0 +1,153 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pkg/errors"
+
+	"locksim/engine"
+	"locksim/logcheck"
+	"locksim/model"
+	"locksim/scenarios"
+)
+
+// cmdCheckLog judges lock logs recorded in production (docs/check-log.md).
+func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := newFlags("check-log", "check-log FILE... [--skew D] [--host-skew HOST=D,...] [--reorder D] [--fenced] [--liveness D] [--possible-exits N] [--format text|markdown|json|html] [-o FILE] [--reproduce DESIGN [--runs N] [--save-case FILE]]", stdout)
+	skew := fs.Duration("skew", 0, "bound on every host's clock offset from true time (each host within ±D); the verdicts hold for every offset within it")
+	hostSkew := fs.String("host-skew", "", "per-host bounds overriding --skew, comma-separated: web-1=200ms,web-2=5ms")
+	reorder := fs.Duration("reorder", 0, "how far out of time order events may come within one file: they are sorted within this window; an event further back is an error naming its line")
+	fenced := fs.Bool("fenced", false, "judge fencing on every key with accepted writes, even where the log shows no rejected write")
+	liveness := fs.Duration("liveness", 0, "judge liveness by timing: an acquisition that waited longer than this while no other client believed it held the key, at every clock offset (0: not judged)")
+	possible := fs.Int("possible-exits", exitSafe, "the exit code when only possible violations were found (default 0: a possible violation is not a finding; 1 makes it fail a build)")
+	format := fs.String("format", "text", "output format: text, markdown, json or html (one file: verdicts, violations, a timeline with one lane per client and each host's clock uncertainty drawn, contention)")
+	out := fs.String("o", "", "write the report to this file instead of stdout")
+	repro := fs.String("reproduce", "", "search this design's random fault schedules for a run whose own log breaks the first violation's invariant with the same shape (client and event kind, from the first involved acquire to the violation), and save it as a case")
+	reproRuns := fs.Int("runs", 5000, "with --reproduce: how many runs to search")
+	saveCase := fs.String("save-case", "locksim-incident.json", "with --reproduce: where to save the matching run as a case for 'locksim replay'")
+	if done, code, err := fs.parse(args); done {
+		return code, err
+	}
+	if fs.NArg() == 0 {
+		return exitUsage, usagef("check-log needs at least one log file (docs/check-log.md has the format)")
+	}
+	if *format != "text" && *format != "markdown" && *format != "json" && *format != "html" {
+		return exitUsage, usagef("--format %q: give text, markdown, json or html", *format)
+	}
+	if *possible != exitSafe && *possible != exitViolation {
+		return exitUsage, usagef("--possible-exits %d: give 0 or 1", *possible)
+	}
+	opt := logcheck.Options{Skew: *skew, Reorder: *reorder, Fenced: *fenced, Liveness: *liveness}
+	if *skew < 0 || *reorder < 0 || *liveness < 0 {
+		return exitUsage, usagef("--skew, --reorder and --liveness must not be negative")
+	}
+	if *hostSkew != "" {
+		opt.HostSkew = map[string]time.Duration{}
+		for _, part := range strings.FieldsFunc(*hostSkew, func(r rune) bool { return r == ',' || r == ' ' }) {
+			h, d, ok := strings.Cut(part, "=")
+			dur, err := time.ParseDuration(d)
+			if !ok || h == "" || err != nil || dur < 0 {
+				return exitUsage, usagef("--host-skew %q: give HOST=DURATION pairs, comma-separated (web-1=200ms)", part)
+			}
+			opt.HostSkew[h] = dur
+		}
+	}
+	var named []namedPath
+	var ins []logcheck.Input
+	for _, name := range fs.Args() {
+		f, err := os.Open(name)
+		if err != nil {
+			return exitUsage, errors.Errorf("cannot read %s: %v", name, errors.Unwrap(err))
+		}
+		defer f.Close()
+		ins = append(ins, logcheck.Input{Name: name, R: f})
+		named = append(named, namedPath{"a log", name})
+	}
+	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save-case", *saveCase}}, named...); err != nil {
+		return exitUsage, err
+	}
+	if *repro != "" {
+		if _, err := model.LookupDesign(*repro); err != nil {
+			return exitUsage, usagef("--reproduce: %v", err)
+		}
+		if *reproRuns < 1 || *reproRuns > engine.MaxRuns {
+			return exitUsage, usagef("--runs %d: give 1 to %d", *reproRuns, engine.MaxRuns)
+		}
+	}
+	var res *logcheck.Result
+	var evs []logcheck.Event
+	var err error
+	if *repro != "" {
+		res, evs, err = logcheck.ReadIncident(ins, opt)
+	} else {
+		res, err = logcheck.Check(ins, opt)
+	}
+	if err != nil {
+		return exitUsage, err
+	}
+	w, done, err := output(*out, stdout)
+	if err != nil {
+		return exitUsage, err
+	}
+	switch *format {
+	case "json":
+		err = res.JSON(w)
+	case "markdown":
+		err = res.Markdown(w)
+	case "html":
+		err = res.HTML(w)
+	default:
+		err = res.Text(w)
+	}
+	if err := done(err); err != nil {
+		return exitUsage, err
+	}
+	if *repro != "" {
+		if err := reproduceIncident(res, evs, *repro, *reproRuns, *saveCase, stdout); err != nil {
+			return exitUsage, err
+		}
+	}
+	switch {
+	case res.NothingJudged != "":
+		fmt.Fprintf(stderr, "locksim check-log: no verdict: %s\n", res.NothingJudged)
+		return exitUsage, nil
+	case res.Broken():
+		return exitViolation, nil
+	case res.PossiblyBroken():
+		return *possible, nil
+	}
+	return exitSafe, nil
+}
+
+// reproduceIncident searches design's runs for the log's first violation
+// (a certain one if any) and saves the match as a case.
+func reproduceIncident(res *logcheck.Result, evs []logcheck.Event, design string, runs int, save string, stdout io.Writer) error {
+	if len(res.Violations) == 0 {
+		fmt.Fprintln(stdout, "reproduction: the log shows no violation to reproduce")
+		return nil
+	}
+	v := res.Violations[0]
+	for _, x := range res.Violations {
+		if x.Certainty == logcheck.Certain {
+			v = x
+			break
+		}
+	}
+	cfg := engine.CheckConfig{Campaign: engine.Campaign{Base: model.Spec{Design: design}, Gen: scenarios.Gen{Kinds: scenarios.DefaultKinds}, Seed: 1}}
+	rep, err := logcheck.Reproduce(evs, v, cfg, runs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, "\n"+rep.Text())
+	if rep.Distance == 0 {
+		if err := engine.NewCase(rep.Result).Save(save); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "  case saved to %s (locksim replay %s)\n", save, save)
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// check-log's exit codes and refusals: 1 for a certain violation, 0 for
+// only possible ones (1 with --possible-exits 1), 2 for bad input, bad
+// flags and a log that judges nothing; JSON and markdown carry the same
+// verdicts.
+func TestCheckLogCLI(t *testing.T) {
+	dir := t.TempDir()
+	certain := filepath.Join("..", "..", "logcheck", "testdata", "certain.jsonl")
+	possible := filepath.Join("..", "..", "logcheck", "testdata", "possible.jsonl")
+	refusedOnly := filepath.Join(dir, "refused.jsonl")
+	os.WriteFile(refusedOnly, []byte(`{"time":1,"host":"h","client":"c","key":"k","kind":"acquire-attempt"}`+"\n"+`{"time":2,"host":"h","client":"c","key":"k","kind":"refused"}`+"\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"check-log", "--skew", "50ms", certain}, exitViolation, "mutual-exclusion  broken (1 certain)"},
+		{[]string{"check-log", "--skew", "50ms", possible}, exitSafe, "possibly broken (1 possible)"},
+		{[]string{"check-log", "--skew", "50ms", "--possible-exits", "1", possible}, exitViolation, "web-2's clock ran between 30ms and 100ms ahead of web-1's"},
+		{[]string{"check-log", possible}, exitSafe, "mutual-exclusion  held"},
+		{[]string{"check-log", "--skew", "50ms", "--format", "markdown", certain}, exitViolation, "| mutual-exclusion | broken | 1 | 0 |"},
+		{[]string{"check-log", refusedOnly}, exitUsage, "nothing judged"},
+		{[]string{"check-log"}, exitUsage, "at least one log file"},
+		{[]string{"check-log", filepath.Join(dir, "nope.jsonl")}, exitUsage, "cannot read"},
+		{[]string{"check-log", "--format", "pdf", certain}, exitUsage, "--format"},
+		{[]string{"check-log", "--skew", "50ms", "--format", "html", certain}, exitViolation, "<h2>Timeline</h2>"},
+		{[]string{"check-log", "--host-skew", "web-1", certain}, exitUsage, "HOST=DURATION"},
+		{[]string{"check-log", "--skew", "-1s", certain}, exitUsage, "negative"},
+		{[]string{"check-log", "--possible-exits", "3", certain}, exitUsage, "give 0 or 1"},
+		{[]string{"check-log", "-o", certain, certain}, exitUsage, "never overwrites an input"},
+	} {
+		code, out, errs := runCLI(c.args...)
+		if code != c.code || !strings.Contains(out+errs, c.want) {
+			t.Errorf("%v: exit %d (want %d), want %q in\n%s%s", c.args, code, c.code, c.want, out, errs)
+		}
+	}
+	js := filepath.Join(dir, "r.json")
+	if code, _, errs := runCLI("check-log", "--skew", "50ms", "--format", "json", "-o", js, possible); code != exitSafe {
+		t.Fatalf("json: exit %d %s", code, errs)
+	}
+	var r struct {
+		Verdicts []struct {
+			Invariant, Verdict string
+			Possible           int
+		}
+		Violations []struct {
+			Certainty string
+			OffsetMin int64 `json:"offset_min_ns"`
+			OffsetMax int64 `json:"offset_max_ns"`
+		}
+	}
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &r); err != nil || len(r.Violations) != 1 || r.Violations[0].Certainty != "possible" ||
+		r.Violations[0].OffsetMin != -100e6 || r.Violations[0].OffsetMax != -30e6 || r.Verdicts[0].Verdict != "possibly broken" {
+		t.Errorf("json: %v %+v\n%s", err, r, b)
+	}
+}
+
+// check --export writes the minimal failing run as a lock log, and
+// check-log finds the same break in it; a check where nothing broke
+// writes none and says so.
+func TestCheckExport(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "min.jsonl")
+	code, _, errs := runCLI("check", "--design", "setnx-expire", "--invariants", "mutual-exclusion", "--runs", "200", "--export", log, "--save", filepath.Join(dir, "case.json"), "--progress=false")
+	if code != exitViolation || !strings.Contains(errs, "lock log exported to "+log) {
+		t.Fatalf("check: exit %d\n%s", code, errs)
+	}
+	code, out, errs := runCLI("check-log", log)
+	if code != exitViolation || !strings.Contains(out, "broken") {
+		t.Errorf("check-log of the minimal run: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := runCLI("check", "--design", "fenced", "--runs", "3", "--export", filepath.Join(dir, "none.jsonl"), "--save", "", "--progress=false"); code == exitViolation || !strings.Contains(errs, "no lock log was written") {
+		t.Errorf("a clean check: exit %d\n%s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.jsonl")); err == nil {
+		t.Error("a clean check wrote a log")
+	}
+}

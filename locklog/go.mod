@@ -1,0 +1,3 @@
+module locksim/locklog
+
+go 1.26.8
