@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -64,7 +65,18 @@ func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, errors.Errorf("cannot read %s: %v", name, errors.Unwrap(err))
 		}
 		defer f.Close()
-		ins = append(ins, logcheck.Input{Name: name, R: f})
+		// An OTLP JSON trace document is read whole and its lock spans
+		// turned into log lines; anything else is a lock log, streamed.
+		br := bufio.NewReader(f)
+		if head, _ := br.Peek(512); logcheck.IsOTLP(head) {
+			in, _, err := logcheck.ReadOTLP(name, br)
+			if err != nil {
+				return exitUsage, usagef("%v", err)
+			}
+			ins = append(ins, in)
+		} else {
+			ins = append(ins, logcheck.Input{Name: name, R: br})
+		}
 		named = append(named, namedPath{"a log", name})
 	}
 	if err := distinctOutputs([]namedPath{{"-o", *out}, {"--save-case", *saveCase}}, named...); err != nil {

@@ -57,10 +57,11 @@ var shBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
 // gcLog is a page's example GC log, in a text block that starts "# gc.log".
 var gcLog = regexp.MustCompile("(?s)```text\n# gc.log\n(.*?)```")
 
-// logFiles are a page's example lock logs: a ```jsonl block whose info
-// string names the file ("```jsonl web-1.jsonl"), written into the page's
-// directory before its commands run.
-var logFiles = regexp.MustCompile("(?s)```jsonl ([A-Za-z0-9._-]+)\n(.*?)```")
+// logFiles are a page's example lock logs and traces: a ```jsonl or
+// ```json block whose info string names the file ("```jsonl web-1.jsonl",
+// "```json trace.json"), written into the page's directory before its
+// commands run.
+var logFiles = regexp.MustCompile("(?s)```jsonl? ([A-Za-z0-9._-]+)\n(.*?)```")
 
 // luaScripts is a page's acquire.lua and release.lua, in one lua block.
 var luaScripts = regexp.MustCompile("(?s)```lua\n-- acquire.lua\n(.*?)-- release.lua\n(.*?)```")
@@ -144,7 +145,7 @@ var minDocCommands = map[string]int{
 	"docs/node-stall.md": 3,
 	"docs/risk.md":       8,
 	"docs/limits.md":     3,
-	"docs/check-log.md":  13,
+	"docs/check-log.md":  14,
 }
 
 // runDocCommand runs one command in the current directory with only the
