@@ -41,6 +41,7 @@ Usage:
   locksim replay FILE [flags]          run a saved case again, byte for byte
   locksim merge SHARD.json...          one summary from a sharded check's JSON files
   locksim help scenarios               the scenario file format and the event kinds
+  locksim lab (-o DIR | --serve)       the simulator in the browser (WebAssembly), with lessons
   locksim version                      the version and the file formats it reads
 
 Run 'locksim COMMAND --help' for a command's flags.
@@ -64,7 +65,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"list": cmdList, "run": cmdRun, "check": cmdCheck,
 		"matrix": cmdMatrix, "sweep": cmdSweep, "replay": cmdReplay,
-		"merge": cmdMerge, "help": cmdHelp, "version": cmdVersion,
+		"merge": cmdMerge, "help": cmdHelp, "version": cmdVersion, "lab": cmdLab,
 	}
 }
 
