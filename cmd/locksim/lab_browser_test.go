@@ -202,7 +202,8 @@ func TestLabInChromium(t *testing.T) {
 	// test's deadline).
 	wait := func(what, expr string) {
 		t.Helper()
-		for ctx.Err() == nil {
+		end := time.Now().Add(time.Minute) // wall clock: only a hung page's deadline
+		for ctx.Err() == nil && time.Now().Before(end) {
 			if string(must("!!("+expr+")")) == "true" {
 				return
 			}
@@ -220,6 +221,14 @@ func TestLabInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		wait("the page loading", `document.readyState === "complete" && document.body.dataset.ready === "1"`)
+	}
+	// leave loads an empty page, so the next open loads the lab afresh.
+	leave := func() {
+		t.Helper()
+		if _, err := c.call(ctx, "Page.navigate", map[string]any{"url": "about:blank"}, true); err != nil {
+			t.Fatal(err)
+		}
+		wait("leaving the page", `document.URL === "about:blank"`)
 	}
 	click := func(id string) { t.Helper(); must(`document.getElementById("` + id + `").click()`) }
 	idle := `!document.getElementById("run").disabled`
@@ -287,10 +296,7 @@ func TestLabInChromium(t *testing.T) {
 	if !strings.HasPrefix(link, base+"#s=") {
 		t.Fatalf("the share link is %q", link)
 	}
-	if _, err := c.call(ctx, "Page.navigate", map[string]any{"url": "about:blank"}, true); err != nil {
-		t.Fatal(err) // leave the page: the link differs from its URL only in the fragment
-	}
-	wait("leaving the page", `document.URL === "about:blank"`)
+	leave() // the link differs from the page's URL only in the fragment
 	open(link)
 	wait("the shared run", idle+` && document.getElementById("verdict").dataset.code`)
 	if got := str(`document.getElementById("release").value`); got != cad {
@@ -304,6 +310,35 @@ func TestLabInChromium(t *testing.T) {
 	}
 	if st := str(`document.getElementById("status").dataset.state`); st != "ready" {
 		t.Errorf("the page's status is %q: %s", st, str(`document.getElementById("status").textContent`))
+	}
+
+	// Every lesson starts broken, and the change its question asks for
+	// fixes it.
+	solutions := map[string]string{
+		"setnx-no-expiry": `document.getElementById("acquire").value = "return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])"`,
+		"owner-values":    `document.getElementById("release").value = ` + string(b),
+		"watchdog":        `document.getElementById("renew").value = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0"`,
+		"fencing":         `document.getElementById("design").value = "fenced"`,
+	}
+	var ids []string
+	json.Unmarshal(must(`LOCKSIM_LESSONS.map(function (l) { return l.id; })`), &ids)
+	if len(ids) != len(solutions) {
+		t.Errorf("%d lessons, %d solutions in the test", len(ids), len(solutions))
+	}
+	for _, id := range ids {
+		leave()
+		open(base + "#lesson=" + id)
+		for _, step := range []struct{ change, want string }{{"", "broken"}, {solutions[id], "fixed"}} {
+			if step.change != "" {
+				must(step.change)
+			}
+			must(`document.getElementById("lesson-verdict").dataset.verdict = ""`)
+			click("lesson-check")
+			wait("lesson "+id+"'s verdict", idle+` && document.getElementById("lesson-verdict").dataset.verdict`)
+			if v := str(`document.getElementById("lesson-verdict").dataset.verdict`); v != step.want {
+				t.Errorf("lesson %s: %q, want %s: %s", id, v, step.want, str(`document.getElementById("lesson-verdict").textContent`))
+			}
+		}
 	}
 	select {
 	case e := <-c.errs:

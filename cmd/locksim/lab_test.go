@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -234,5 +237,52 @@ func TestLabUsage(t *testing.T) {
 	code, out, _ := runCLI("lab", "--help")
 	if code != 0 || !strings.Contains(out, "-serve") {
 		t.Errorf("lab --help: exit %d, %q", code, out)
+	}
+}
+
+// TestLabServe: locksim lab --serve, a real process, serves the site on
+// the loopback address given: the page, the worker and the gzipped wasm
+// as written (no Content-Encoding, the page inflates it).
+func TestLabServe(t *testing.T) {
+	wasm, _ := buildLab(t)
+	bin := buildCLI(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "lab", "--serve", "--addr", addr, "--wasm", wasm)
+	stdout, _ := cmd.StdoutPipe()
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	sc := bufio.NewScanner(stdout)
+	serving := false
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "serving on http://"+addr+"/") {
+			serving = true
+			break
+		}
+	}
+	if !serving {
+		t.Fatalf("lab --serve did not say it serves on %s: %s", addr, errb.String())
+	}
+	for path, want := range map[string]string{"/": "<title>locksim lab</title>", "/worker.js": "DecompressionStream", "/locksim.wasm.gz": "\x1f\x8b"} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !bytes.Contains(b, []byte(want)) || resp.Header.Get("Content-Encoding") != "" {
+			t.Errorf("GET %s: %s, encoding %q, %d bytes without %q", path, resp.Status, resp.Header.Get("Content-Encoding"), len(b), want)
+		}
 	}
 }
