@@ -61,7 +61,10 @@ func (c *cdp) read(r *bufio.Reader) {
 		case "Runtime.consoleAPICalled":
 			var p struct {
 				Type string
-				Args []struct{ Value any; Description string }
+				Args []struct {
+					Value       any
+					Description string
+				}
 			}
 			json.Unmarshal(m.Params, &p)
 			if p.Type == "error" || p.Type == "assert" {
@@ -70,7 +73,9 @@ func (c *cdp) read(r *bufio.Reader) {
 		case "Runtime.exceptionThrown":
 			c.errs <- "exception: " + string(m.Params)
 		case "Log.entryAdded":
-			var p struct{ Entry struct{ Level, Text, URL string } }
+			var p struct {
+				Entry struct{ Level, Text, URL string }
+			}
 			json.Unmarshal(m.Params, &p)
 			if p.Entry.Level == "error" {
 				c.errs <- "log: " + p.Entry.Text + " " + p.Entry.URL

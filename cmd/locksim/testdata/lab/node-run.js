@@ -5,6 +5,7 @@
 const fs = require("fs");
 const path = require("path");
 const [site, wasmFile, callsFile] = process.argv.slice(2);
+if (!globalThis.crypto) globalThis.crypto = require("crypto").webcrypto; // Node 18
 require(path.resolve(site, "wasm_exec.js"));
 require(path.resolve(site, "runner.js"));
 const calls = JSON.parse(fs.readFileSync(callsFile, "utf8"));
