@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -239,6 +241,29 @@ func TestLabInChromium(t *testing.T) {
 	idle := `!document.getElementById("run").disabled`
 
 	open(base + "#lesson=owner-values")
+	// In the page, the worker prints what the native CLI prints.
+	for _, args := range [][]string{{"run", "gc-pause", "--seed", "1"}, {"run", "gc-pause", "--seed", "2"}, {"run", "clock-jump", "--seed", "3", "--format", "json"},
+		{"check", "--design", "watchdog", "--runs", "30", "--seed", "4", "--save", "case.json"}} {
+		a, _ := json.Marshal(args)
+		var got labResult
+		json.Unmarshal(must(`locksimCall(`+string(a)+`, {})`), &got)
+		native, saved := args, ""
+		if args[0] == "check" { // natively, the case goes to a temporary directory
+			saved = filepath.Join(t.TempDir(), "case.json")
+			native = append(slices.Clone(args[:len(args)-1]), saved)
+		}
+		code, out, errs := runCLI(native...)
+		if saved != "" {
+			out = strings.ReplaceAll(out, saved, "case.json")
+		}
+		if got.Code != code || got.Stdout != out || got.Stderr != errs {
+			t.Errorf("in the page, locksim %s: exit %d, %d bytes, stderr %q; native: exit %d, %d bytes, stderr %q",
+				strings.Join(args, " "), got.Code, len(got.Stdout), got.Stderr, code, len(out), errs)
+		}
+		if args[0] == "check" && got.Code == 1 && !strings.Contains(got.Written["case.json"], `"seed"`) {
+			t.Errorf("the page's check saved no case in memory: %v", got.Written)
+		}
+	}
 	if got := str(`document.getElementById("lesson-title").textContent`); !strings.Contains(got, "Owner values") {
 		t.Fatalf("the lesson's title is %q", got)
 	}

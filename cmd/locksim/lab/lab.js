@@ -30,6 +30,11 @@
     });
   }
 
+  // From the console: locksimCall(["run", "gc-pause", "--seed", "2"]) runs
+  // any locksim command line in the worker; a promise of {code, stdout,
+  // stderr, written}.
+  window.locksimCall = function (args, files) { return call(args, files); };
+
   function status(state, text) { $("status").dataset.state = state; $("status").textContent = text; }
 
   // The form's state: everything a run needs (a share link encodes it).
