@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"locksim/model"
 	"locksim/model/invariant"
@@ -78,7 +74,7 @@ func cmdAdvise(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		cfg.Invariants = ids
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := interruptContext()
 	defer stop()
 	cfg.Context = ctx
 	a, err := risk.Advise(cfg)

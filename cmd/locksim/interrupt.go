@@ -13,10 +13,12 @@ import (
 )
 
 // interruptSignals stop a campaign (check, check --exhaustive, matrix,
-// sweep) cleanly: the runs under way finish, a partial summary marked
-// PARTIAL is printed, an output file keeps its previous contents, no case
-// is saved, and the exit code is exitInterrupted.
-var interruptSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+// sweep, risk, advise) cleanly: the runs under way finish, a partial
+// summary marked PARTIAL is printed, an output file keeps its previous
+// contents, no case is saved, and the exit code is exitInterrupted. They
+// are SIGINT, SIGTERM and SIGHUP (hangupSignal; js/wasm, the lab's build,
+// has no SIGHUP).
+var interruptSignals = append([]os.Signal{os.Interrupt, syscall.SIGTERM}, hangupSignal...)
 
 // graceful counts the campaigns under way that stop cleanly on a signal:
 // while one is, exitOnSignal leaves the signal to it.

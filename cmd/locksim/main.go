@@ -46,6 +46,7 @@ Usage:
   locksim advise --design ID --target P  the settings (TTL, renewal, masters) that keep it under P
   locksim check-log FILE...            judge lock logs recorded in production (docs/check-log.md)
   locksim help scenarios               the scenario file format and the event kinds
+  locksim lab (-o DIR | --serve)       the simulator in the browser (WebAssembly), with lessons
   locksim version                      the version and the file formats it reads
 
 Run 'locksim COMMAND --help' for a command's flags.
@@ -73,7 +74,7 @@ func commands() map[string]command {
 		"list": cmdList, "run": cmdRun, "check": cmdCheck,
 		"matrix": cmdMatrix, "sweep": cmdSweep, "replay": cmdReplay,
 		"merge": cmdMerge, "help": cmdHelp, "version": cmdVersion, "risk": cmdRisk, "advise": cmdAdvise,
-		"check-log": cmdCheckLog,
+		"check-log": cmdCheckLog, "lab": cmdLab,
 	}
 }
 

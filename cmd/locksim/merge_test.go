@@ -253,6 +253,9 @@ func TestMain(m *testing.M) {
 	if cli.dir != "" {
 		os.RemoveAll(cli.dir)
 	}
+	if labBuild.dir != "" {
+		os.RemoveAll(labBuild.dir) // lab_test.go's wasm build and site
+	}
 	os.Exit(code)
 }
 

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/pkg/errors"
@@ -132,7 +129,7 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		cfg.Shard, cfg.Shards = i, n
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := interruptContext()
 	defer stop()
 	cfg.Context = ctx
 	res, err := risk.Run(cfg)

@@ -1,0 +1,378 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// cdp is a minimal Chrome DevTools Protocol client over
+// --remote-debugging-pipe (fd 3: commands in, fd 4: replies and events
+// out, each message JSON ending in a NUL byte): no websocket, no
+// dependency.
+type cdp struct {
+	w       *os.File
+	mu      sync.Mutex
+	next    int
+	pending map[int]chan cdpMsg
+	session string
+	errs    chan string // console errors and exceptions, as text
+}
+
+type cdpMsg struct {
+	ID        int             `json:"id"`
+	Method    string          `json:"method"`
+	Params    json.RawMessage `json:"params"`
+	Result    json.RawMessage `json:"result"`
+	Error     *struct{ Message string }
+	SessionID string `json:"sessionId"`
+}
+
+func (c *cdp) read(r *bufio.Reader) {
+	for {
+		b, err := r.ReadBytes(0)
+		if err != nil {
+			return
+		}
+		var m cdpMsg
+		if json.Unmarshal(b[:len(b)-1], &m) != nil {
+			continue
+		}
+		if m.ID != 0 {
+			c.mu.Lock()
+			ch := c.pending[m.ID]
+			delete(c.pending, m.ID)
+			c.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+			continue
+		}
+		switch m.Method {
+		case "Runtime.consoleAPICalled":
+			var p struct {
+				Type string
+				Args []struct {
+					Value       any
+					Description string
+				}
+			}
+			json.Unmarshal(m.Params, &p)
+			if p.Type == "error" || p.Type == "assert" {
+				c.errs <- fmt.Sprintf("console.%s: %v", p.Type, p.Args)
+			}
+		case "Runtime.exceptionThrown":
+			c.errs <- "exception: " + string(m.Params)
+		case "Log.entryAdded":
+			var p struct {
+				Entry struct{ Level, Text, URL string }
+			}
+			json.Unmarshal(m.Params, &p)
+			if p.Entry.Level == "error" {
+				c.errs <- "log: " + p.Entry.Text + " " + p.Entry.URL
+			}
+		}
+	}
+}
+
+// call sends a command (to the attached page once there is one) and
+// returns its result.
+func (c *cdp) call(ctx context.Context, method string, params any, session bool) (json.RawMessage, error) {
+	c.mu.Lock()
+	c.next++
+	id := c.next
+	ch := make(chan cdpMsg, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+	msg := map[string]any{"id": id, "method": method, "params": params}
+	if session {
+		msg["sessionId"] = c.session
+	}
+	b, _ := json.Marshal(msg)
+	if _, err := c.w.Write(append(b, 0)); err != nil {
+		return nil, err
+	}
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: %v", method, ctx.Err())
+	}
+}
+
+// eval evaluates a JavaScript expression in the page (awaiting a promise)
+// and returns its value as JSON.
+func (c *cdp) eval(ctx context.Context, expr string) (json.RawMessage, error) {
+	res, err := c.call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, true)
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Result           struct{ Value json.RawMessage }
+		ExceptionDetails json.RawMessage
+	}
+	json.Unmarshal(res, &r)
+	if r.ExceptionDetails != nil {
+		return nil, fmt.Errorf("%s: %s", expr, r.ExceptionDetails)
+	}
+	return r.Result.Value, nil
+}
+
+// TestLabInChromium drives the served lab in headless Chromium over the
+// DevTools protocol: a lesson's check says broken, the run says why,
+// stepping moves through the history, an edited release script makes the
+// check say fixed and the run break nothing, a check shows its progress,
+// and the share link opens the same run; any console error or exception
+// fails the test.
+func TestLabInChromium(t *testing.T) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not on PATH")
+	}
+	_, site := buildLab(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: labHandler(site)}
+	go srv.Serve(ln)
+	defer srv.Close()
+	base := "http://" + ln.Addr().String() + "/"
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+		"--remote-debugging-pipe", "about:blank")
+	cmd.ExtraFiles = []*os.File{inR, outW}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	inR.Close()
+	outW.Close()
+	defer func() {
+		inW.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	c := &cdp{w: inW, pending: map[int]chan cdpMsg{}, errs: make(chan string, 100)}
+	go c.read(bufio.NewReader(outR))
+
+	res, err := c.call(ctx, "Target.createTarget", map[string]any{"url": "about:blank"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var target struct{ TargetID string }
+	json.Unmarshal(res, &target)
+	if res, err = c.call(ctx, "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, false); err != nil {
+		t.Fatal(err)
+	}
+	var att struct{ SessionID string }
+	json.Unmarshal(res, &att)
+	c.session = att.SessionID
+	for _, m := range []string{"Runtime.enable", "Log.enable", "Page.enable"} {
+		if _, err := c.call(ctx, m, map[string]any{}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	must := func(expr string) json.RawMessage {
+		t.Helper()
+		v, err := c.eval(ctx, expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	str := func(expr string) string {
+		t.Helper()
+		var s string
+		json.Unmarshal(must(expr), &s)
+		return s
+	}
+	// wait polls until the expression is true (a hung page fails at the
+	// test's deadline).
+	wait := func(what, expr string) {
+		t.Helper()
+		end := time.Now().Add(time.Minute) // wall clock: only a hung page's deadline
+		for ctx.Err() == nil && time.Now().Before(end) {
+			if string(must("!!("+expr+")")) == "true" {
+				return
+			}
+			select {
+			case e := <-c.errs:
+				t.Fatalf("while waiting for %s: %s", what, e)
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		t.Fatalf("%s did not happen: status %q", what, str(`document.getElementById("status").textContent`))
+	}
+	open := func(url string) {
+		t.Helper()
+		if _, err := c.call(ctx, "Page.navigate", map[string]any{"url": url}, true); err != nil {
+			t.Fatal(err)
+		}
+		wait("the page loading", `document.readyState === "complete" && document.body.dataset.ready === "1"`)
+	}
+	// leave loads an empty page, so the next open loads the lab afresh.
+	leave := func() {
+		t.Helper()
+		if _, err := c.call(ctx, "Page.navigate", map[string]any{"url": "about:blank"}, true); err != nil {
+			t.Fatal(err)
+		}
+		wait("leaving the page", `document.URL === "about:blank"`)
+	}
+	click := func(id string) { t.Helper(); must(`document.getElementById("` + id + `").click()`) }
+	idle := `!document.getElementById("run").disabled`
+
+	open(base + "#lesson=owner-values")
+	// In the page, the worker prints what the native CLI prints.
+	for _, args := range [][]string{{"run", "gc-pause", "--seed", "1"}, {"run", "gc-pause", "--seed", "2"}, {"run", "clock-jump", "--seed", "3", "--format", "json"},
+		{"check", "--design", "watchdog", "--runs", "30", "--seed", "4", "--save", "case.json"}} {
+		a, _ := json.Marshal(args)
+		var got labResult
+		json.Unmarshal(must(`locksimCall(`+string(a)+`, {})`), &got)
+		native, saved := args, ""
+		if args[0] == "check" { // natively, the case goes to a temporary directory
+			saved = filepath.Join(t.TempDir(), "case.json")
+			native = append(slices.Clone(args[:len(args)-1]), saved)
+		}
+		code, out, errs := runCLI(native...)
+		if saved != "" {
+			out = strings.ReplaceAll(out, saved, "case.json")
+		}
+		if got.Code != code || got.Stdout != out || got.Stderr != errs {
+			t.Errorf("in the page, locksim %s: exit %d, %d bytes, stderr %q; native: exit %d, %d bytes, stderr %q",
+				strings.Join(args, " "), got.Code, len(got.Stdout), got.Stderr, code, len(out), errs)
+		}
+		if args[0] == "check" && got.Code == 1 && !strings.Contains(got.Written["case.json"], `"seed"`) {
+			t.Errorf("the page's check saved no case in memory: %v", got.Written)
+		}
+	}
+	if got := str(`document.getElementById("lesson-title").textContent`); !strings.Contains(got, "Owner values") {
+		t.Fatalf("the lesson's title is %q", got)
+	}
+	if got := str(`document.getElementById("release").value`); !strings.Contains(got, "redis.call('DEL'") {
+		t.Fatalf("the lesson's release script is %q", got)
+	}
+	click("lesson-check")
+	wait("the lesson's verdict", `document.getElementById("lesson-verdict").dataset.verdict`)
+	if v := str(`document.getElementById("lesson-verdict").dataset.verdict`); v != "broken" {
+		t.Fatalf("the lesson's starting point is %q, want broken: %s", v, str(`document.getElementById("lesson-verdict").textContent`))
+	}
+	click("run")
+	wait("the run", idle+` && document.getElementById("verdict").dataset.code`)
+	if code := str(`document.getElementById("verdict").dataset.code`); code != "1" {
+		t.Fatalf("the broken run's exit code is %s", code)
+	}
+	if why := str(`document.getElementById("why").textContent`); !strings.Contains(why, "Why the lease broke") || !strings.Contains(why, "mutual-exclusion") {
+		t.Errorf("the page does not say why the lease broke: %q", why)
+	}
+	if !strings.Contains(str(`document.getElementById("timeline").srcdoc`), `id="lanes"`) {
+		t.Error("the timeline is not the report's HTML")
+	}
+	first := str(`document.getElementById("step-pos").textContent`)
+	click("step-violation")
+	if next := str(`document.getElementById("step-pos").textContent`); next == first || str(`document.getElementById("step-event").className`) != "in-violation" {
+		t.Errorf("stepping to a violation's event: %q then %q", first, next)
+	}
+
+	// The student's change: compare-and-delete.
+	cad := "if redis.call('GET', KEYS[1]) == ARGV[1] then\n  return redis.call('DEL', KEYS[1])\nend\nreturn 0\n"
+	b, _ := json.Marshal(cad)
+	must(`document.getElementById("release").value = ` + string(b))
+	click("lesson-check")
+	wait("the lesson's verdict", idle+` && document.getElementById("lesson-verdict").dataset.verdict`)
+	if v := str(`document.getElementById("lesson-verdict").dataset.verdict`); v != "fixed" {
+		t.Fatalf("compare-and-delete: the lesson says %q: %s", v, str(`document.getElementById("lesson-verdict").textContent`))
+	}
+	must(`document.getElementById("verdict").dataset.code = ""`)
+	click("run")
+	wait("the run", idle+` && document.getElementById("verdict").dataset.code`)
+	if code := str(`document.getElementById("verdict").dataset.code`); code != "0" {
+		t.Fatalf("the fixed run's exit code is %s", code)
+	}
+
+	// A check with its progress bar.
+	must(`document.getElementById("runs").value = "40"`)
+	must(`document.getElementById("verdict").dataset.code = ""`)
+	click("check")
+	wait("the check", idle+` && document.getElementById("verdict").dataset.code`)
+	if code := str(`document.getElementById("verdict").dataset.code`); code != "0" && code != "1" {
+		t.Fatalf("check: exit %s: %s", code, str(`document.getElementById("verdict").textContent`))
+	}
+	if !strings.Contains(str(`document.getElementById("progress-text").textContent`), "40/40 runs") {
+		t.Errorf("the progress bar did not reach 40/40: %q", str(`document.getElementById("progress-text").textContent`))
+	}
+
+	// The share link opens the same run.
+	click("share")
+	link := str(`document.getElementById("share-link").value`)
+	if !strings.HasPrefix(link, base+"#s=") {
+		t.Fatalf("the share link is %q", link)
+	}
+	leave() // the link differs from the page's URL only in the fragment
+	open(link)
+	wait("the shared run", idle+` && document.getElementById("verdict").dataset.code`)
+	if got := str(`document.getElementById("release").value`); got != cad {
+		t.Errorf("the shared link's release script is %q", got)
+	}
+	if code := str(`document.getElementById("verdict").dataset.code`); code != "0" {
+		t.Errorf("the shared run's exit code is %s", code)
+	}
+	if !strings.Contains(str(`document.getElementById("lesson-title").textContent`), "Owner values") {
+		t.Error("the shared link lost its lesson")
+	}
+	if st := str(`document.getElementById("status").dataset.state`); st != "ready" {
+		t.Errorf("the page's status is %q: %s", st, str(`document.getElementById("status").textContent`))
+	}
+
+	// Every lesson starts broken, and the change its question asks for
+	// fixes it.
+	solutions := map[string]string{
+		"setnx-no-expiry": `document.getElementById("acquire").value = "return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])"`,
+		"owner-values":    `document.getElementById("release").value = ` + string(b),
+		"watchdog":        `document.getElementById("renew").value = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0"`,
+		"fencing":         `document.getElementById("design").value = "fenced"`,
+	}
+	var ids []string
+	json.Unmarshal(must(`LOCKSIM_LESSONS.map(function (l) { return l.id; })`), &ids)
+	if len(ids) != len(solutions) {
+		t.Errorf("%d lessons, %d solutions in the test", len(ids), len(solutions))
+	}
+	for _, id := range ids {
+		leave()
+		open(base + "#lesson=" + id)
+		for _, step := range []struct{ change, want string }{{"", "broken"}, {solutions[id], "fixed"}} {
+			if step.change != "" {
+				must(step.change)
+			}
+			must(`document.getElementById("lesson-verdict").dataset.verdict = ""`)
+			click("lesson-check")
+			wait("lesson "+id+"'s verdict", idle+` && document.getElementById("lesson-verdict").dataset.verdict`)
+			if v := str(`document.getElementById("lesson-verdict").dataset.verdict`); v != step.want {
+				t.Errorf("lesson %s: %q, want %s: %s", id, v, step.want, str(`document.getElementById("lesson-verdict").textContent`))
+			}
+		}
+	}
+	select {
+	case e := <-c.errs:
+		t.Errorf("the page logged an error: %s", e)
+	default:
+	}
+}
