@@ -116,7 +116,7 @@ func matrixInputs(t *testing.T) []string {
 	pins := pinnedVersions(string(mod))
 	in := []string{"simulator fingerprint (internal/fingerprint.Sum): " + fingerprint.Sum,
 		"harness fingerprint (realclient's sources): " + harness,
-		"harness go-redis (realclient/libs/go.mod): " + pins["github.com/redis/go-redis/v9"]}
+		"go-redis pinned in realclient/libs/go.mod (a throwaway module links the highest of realclient's floor and the library's requirement; the version tables name it): " + pins["github.com/redis/go-redis/v9"]}
 	for _, l := range matrixLibs {
 		if l.pin != "" {
 			in = append(in, l.module+" (matrix_test.go): "+l.pin)
@@ -464,7 +464,11 @@ func writeMatrix(b *bytes.Buffer, inputs []string, pins map[string]string, resul
 				fmt.Fprintf(b, "| %s | - | not judged: %s |\n", vr.version, strings.ReplaceAll(vr.err, "|", "\\|"))
 				continue
 			}
-			fmt.Fprintf(b, "| %s | %s |", vr.version, linked(vr.cells, l.module))
+			lk := linked(vr.cells, l.module)
+			if gr := linked(vr.cells, "github.com/redis/go-redis/v9"); gr != "(not seen)" {
+				lk += "; go-redis " + gr
+			}
+			fmt.Fprintf(b, "| %s | %s |", vr.version, lk)
 			for _, c := range vr.cells {
 				fmt.Fprintf(b, " %s |", c.verdict())
 				switch {
