@@ -318,7 +318,7 @@ func runCell(t *testing.T, root string, l matrixLib, v string) versionRun {
 	text := map[string]*strings.Builder{}
 	for _, line := range strings.Split(string(stdout), "\n") {
 		var ev struct{ Action, Test, Output string }
-		if json.Unmarshal([]byte(line), &ev) != nil || ev.Action != "output" {
+		if json.Unmarshal([]byte(line), &ev) != nil || (ev.Action != "output" && ev.Action != "build-output") {
 			continue
 		}
 		k, ok := strings.CutPrefix(ev.Test, "TestCell/")
@@ -338,12 +338,12 @@ func runCell(t *testing.T, root string, l matrixLib, v string) versionRun {
 		}
 		why := lastLines(all, 2)
 		for _, line := range strings.Split(all, "\n") {
-			if strings.HasPrefix(line, "panic: ") {
+			if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "./") {
 				why = line
 				break
 			}
 		}
-		vr.err = "the cell test did not finish: " + why
+		vr.err = "the cell test did not finish: " + strings.TrimSpace(why)
 		return vr
 	}
 	var got []cellResult
