@@ -405,10 +405,16 @@ func summarize(vr versionRun) string {
 	return strings.Join(parts, " ")
 }
 
-// linked is the library's module as the run linked it, from Result.Modules.
+// linked is the library's module as the runs linked it: from a broken
+// cell's case (Result.Modules), else from a held cell's log line
+// ("...; linked: module version, ...").
 func linked(cells []cellResult, module string) string {
 	for _, c := range cells {
-		for _, m := range c.Modules {
+		mods := c.Modules
+		if _, l, ok := strings.Cut(c.Held, "; linked: "); ok && len(mods) == 0 {
+			mods = strings.Split(l, ", ")
+		}
+		for _, m := range mods {
 			if p, v, ok := strings.Cut(m, "@"); ok && p == module {
 				return v
 			}
