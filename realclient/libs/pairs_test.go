@@ -1,0 +1,137 @@
+package libs
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The corpus from published history: pairs of real published releases, a
+// buggy one and its fix, both served by the Go module proxy and pinned
+// here by exact version, each from a documented upstream issue or PR. The
+// buggy release must break the named invariant under the schedule, and
+// the fixed one keep every invariant under the same schedule and seed.
+// Each release runs in a throwaway module that pins it (testdata/matrix:
+// pair_test.go.txt and the library's setup), so it needs the go command,
+// the module proxy (or a warm module cache) and a minute of CPU: it runs
+// with -published or -regenerate, not in make test:
+//
+//	cd realclient/libs && go test -run '^TestPublishedPairs$' -timeout 20m -args -published
+
+var published = flag.Bool("published", false, "run TestPublishedPairs: the published buggy/fixed release pairs, each in a throwaway module")
+
+type publishedPair struct {
+	name          string
+	module, setup string
+	buggy, fixed  string
+	source        string   // the upstream issue and PR
+	faults        []string // scenarios.ParseFault lines
+	args          []string // more flags for the pair test
+	want          string   // the invariant the buggy release breaks
+	mechanism     string
+}
+
+var publishedPairs = []publishedPair{{
+	name:   "rueidislock-extension-lag",
+	module: "github.com/redis/rueidis", setup: "rueidislock",
+	buggy: "v1.0.69", fixed: "v1.0.71",
+	source: "redis/rueidis issue #923 (\"rueidislock: long-running locks are lost under high CPU load\"), fixed by PR #924 (\"Ensure that monitored lock keys expiration is always ahead of current time by KeyValidity duration\"), first served in v1.0.71",
+	faults: []string{"delay r1->A +150ms for 1.8s after A acquired +450ms"},
+	args:   []string{"-key-majority=1", "-work=2.5s"},
+	want:   "stale-write",
+	mechanism: "each extension sets the key's PEXPIREAT to the previous deadline plus the extend interval, not to now plus the validity, " +
+		"while the next extension is timed from when the last one returned: every slow reply pushes the extensions later but not the expiry, " +
+		"until the key expires between two extensions while the holder's context is still live, and it writes after its key is gone",
+}}
+
+// pairResult is what the throwaway module's TestPair writes.
+type pairResult struct {
+	Broken      []string `json:"broken"`
+	Explanation string   `json:"explanation"`
+	Modules     []string `json:"modules"`
+	Hash        string   `json:"hash"`
+}
+
+// runPair runs one release of a pair in a throwaway module.
+func runPair(t *testing.T, p publishedPair, version string) (pairResult, error) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]string{"cell_test.go": "cell_test.go.txt", "pair_test.go": "pair_test.go.txt", "lib_test.go": "lib_" + p.setup + ".go.txt"}
+	for dst, src := range files {
+		b, err := os.ReadFile(filepath.Join("testdata", "matrix", src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(throwawayGoMod(root, p.module, version)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := goOut(t, dir, "mod", "tidy"); err != nil {
+		return pairResult{}, fmt.Errorf("go mod tidy: %v", err)
+	}
+	out := filepath.Join(dir, "pair.json")
+	args := append([]string{"test", "-count=1", "-timeout", "10m", "-run", "^TestPair$", ".", "-args",
+		"-faults=" + strings.Join(p.faults, ";"), "-pair-out=" + out}, p.args...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return pairResult{}, fmt.Errorf("go test: %v: %s", err, lastLines(string(b), 5))
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return pairResult{}, err
+	}
+	var r pairResult
+	return r, json.Unmarshal(b, &r)
+}
+
+// linkedVersion is the module's version as the run linked it.
+func linkedVersion(mods []string, module string) string {
+	for _, m := range mods {
+		if v, ok := strings.CutPrefix(m, module+" "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// TestPublishedPairs: the buggy release breaks the named invariant, the
+// fixed one keeps every invariant under the same schedule, and each run
+// linked the release it pinned.
+func TestPublishedPairs(t *testing.T) {
+	if !*published && !*regenerate {
+		t.Skip("builds a throwaway module per release: go test -run '^TestPublishedPairs$' -timeout 20m -args -published")
+	}
+	for _, p := range publishedPairs {
+		for _, v := range []string{p.buggy, p.fixed} {
+			r, err := runPair(t, p, v)
+			if err != nil {
+				t.Errorf("%s %s: %v", p.name, v, err)
+				continue
+			}
+			t.Logf("%s %s: broken %v: %s", p.name, v, r.Broken, r.Explanation)
+			if got := linkedVersion(r.Modules, p.module); got != v {
+				t.Errorf("%s %s: the run linked %s %q (modules %v)", p.name, v, p.module, got, r.Modules)
+			}
+			if v == p.buggy && !slices.Contains(r.Broken, p.want) {
+				t.Errorf("%s: buggy %s broke %v, want %s", p.name, v, r.Broken, p.want)
+			}
+			if v == p.fixed && len(r.Broken) > 0 {
+				t.Errorf("%s: fixed %s broke %v under the same schedule: %s", p.name, v, r.Broken, r.Explanation)
+			}
+		}
+	}
+}
