@@ -276,12 +276,31 @@ func trapWrong(tl *timeline, r *model.Result, c, token, at, text string) string 
 					high = max(high, p.Token)
 				}
 			}
-			want := "no token had reached it yet"
+			want := "no token had been counted there yet"
 			if high > 0 {
-				want = fmt.Sprintf("the highest token that had reached it was %d", high)
+				want = fmt.Sprintf("the highest token it had counted was %d", high)
 			}
 			if !strings.Contains(text, want) {
 				return "the history says " + want
+			}
+			// A newer token that reached the resource on a read: the
+			// text says it did, when, and that the resource recorded no
+			// token for it (a read it did count would have raised the bar).
+			for _, p := range tl.h[:e.Seq] {
+				if p.Kind != history.KindResRead || strings.HasPrefix(p.Reply, "(error)") {
+					continue
+				}
+				carried, _ := strconv.ParseInt(readToken(tl.h, p.Seq), 10, 64)
+				if carried <= tok {
+					continue
+				}
+				say := fmt.Sprintf("%s's read carried token %d to the resource at %s", p.Peer, carried, fmtT(p.At))
+				if !strings.Contains(text, say) || strings.Contains(text, "had not seen it") || strings.Contains(text, "would have carried") {
+					return fmt.Sprintf("the history has %s's READ %d reach the resource at %s (recorded with token %d); the text must say %q", p.Peer, carried, fmtT(p.At), p.Token, say)
+				}
+				if p.Token == 0 && !strings.Contains(text, "without recording its token") {
+					return "the resource recorded no token for that read; the text must say so"
+				}
 			}
 			return ""
 		}

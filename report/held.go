@@ -414,25 +414,62 @@ func (t *timeline) trap(e sim.Event, f model.Fencing) (heldItem, bool) {
 		return heldItem{}, false
 	}
 	txt := "the resource accepted " + e.Peer + "'s token " + itoa(e.Token) + " at " + fmtT(e.At) +
-		" because the highest token that had reached it was " + itoa(highest)
+		" because the highest token it had counted was " + itoa(highest)
 	if highSeq < 0 {
 		txt = "the resource accepted " + e.Peer + "'s token " + itoa(e.Token) + " at " + fmtT(e.At) +
-			" because no token had reached it yet"
+			" because no token had been counted there yet"
 	}
-	txt += "; " + newer.Client + "'s token " + itoa(newer.Token) + " was granted at " + fmtT(newer.From) + ", but the resource had not seen it. " +
-		"A fence compares only the tokens that reach the resource (the fencing trap)"
+	txt += "; " + newer.Client + "'s token " + itoa(newer.Token) + " was granted at " + fmtT(newer.From)
 	seqs := []int{e.Seq, t.h[newer.Acq].Seq}
-	if f != model.FenceStrictReads {
-		for _, p := range t.h[newer.Acq:e.Seq] {
-			if p.Kind == history.KindResRead && p.Peer == newer.Client {
-				txt += "; " + newer.Client + " had already read at " + fmtT(p.At) + ": with --fencing strict-reads that read would have carried token " +
-					itoa(newer.Token) + " and raised the bar"
-				seqs = append(seqs, p.Seq)
-				break
-			}
+	// What the resource made of the newer holder's reads before the write.
+	read := -1
+	for _, p := range t.h[newer.Acq:e.Seq] {
+		if p.Kind == history.KindResRead && p.Peer == newer.Client && !strings.HasPrefix(p.Reply, "(error)") {
+			read = p.Seq
+			break
+		}
+	}
+	switch {
+	case read < 0:
+		txt += ", but " + newer.Client + " had neither written nor read at the resource yet. " +
+			"A fence compares only the tokens that reach it (the fencing trap)"
+	default:
+		p := t.h[read]
+		seqs = append(seqs, read)
+		carried := readToken(t.h, read)
+		switch {
+		case carried == "":
+			txt += "; " + newer.Client + "'s read reached the resource at " + fmtT(p.At) + " without a token, and " +
+				newer.Client + " had not written yet. A fence compares only the tokens that reach it (the fencing trap)"
+		case p.Token == 0:
+			txt += "; " + newer.Client + "'s read carried token " + carried + " to the resource at " + fmtT(p.At) +
+				", but a --fencing " + string(f) + " resource checks tokens on writes only: it served that read without recording its token, and " +
+				newer.Client + " had not written yet. A fence compares only the tokens it counts (the fencing trap); " +
+				"with --fencing strict-reads the resource records the token of that read, which raises the bar to " + carried +
+				" and refuses " + e.Peer + "'s write"
+		default:
+			txt += "; " + newer.Client + "'s read at " + fmtT(p.At) + " was recorded with token " + itoa(p.Token) +
+				". A fence compares only the tokens it counts (the fencing trap)"
 		}
 	}
 	return heldItem{Text: txt, Seqs: seqs}, true
+}
+
+// readToken returns the token the client's READ answered by the
+// resource's event at seq carried ("" when it carried none): the
+// argument of the client's last READ call to the resource before it.
+func readToken(h sim.History, seq int) string {
+	c := h[seq].Peer
+	for i := seq - 1; i >= 0; i-- {
+		x := h[i]
+		if x.Kind == sim.KindCall && x.Actor == c && x.Peer == history.ResourceName && len(x.Args) > 0 && strings.EqualFold(x.Args[0], "READ") {
+			if len(x.Args) > 1 && x.Args[1] != "0" {
+				return x.Args[1]
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // stillHeld returns, for a run with violations, the events that kept
