@@ -120,6 +120,23 @@ func storyProblems(r *model.Result) []string {
 			}
 		}
 	}
+	// The raw history's renewal notes: "returned 0" only when the last
+	// reply the watchdog got to its renewal script (not to a WAIT after
+	// it) was 0 (or nil).
+	for _, e := range tl.h {
+		if e.Kind != history.KindRenew && e.Kind != history.KindWatchdogStop || !strings.Contains(e.Note, "returned 0: the key is no longer") {
+			continue
+		}
+		for i := e.Seq - 1; i >= 0; i-- {
+			x := tl.h[i]
+			if x.Actor == e.Actor && x.Task == e.Task && x.Kind == sim.KindReply && !isWaitReply(tl.h, x) {
+				if x.Reply != "(integer) 0" && x.Reply != "(nil)" {
+					bad("the %s event at %s (seq %d) notes %q, but the watchdog's last reply was %s", e.Kind, fmtT(e.At), e.Seq, e.Note, x.Reply)
+				}
+				break
+			}
+		}
+	}
 	// Rows: a client's pause row says what it shows.
 	for _, l := range tl.Lanes {
 		for _, rw := range l.Rows {
@@ -181,6 +198,17 @@ func storyProblems(r *model.Result) []string {
 		}
 	}
 	return out
+}
+
+// isWaitReply reports whether the reply x answers a WAIT: the last call
+// of x's task before it.
+func isWaitReply(h sim.History, x sim.Event) bool {
+	for i := x.Seq - 1; i >= 0; i-- {
+		if c := h[i]; c.Kind == sim.KindCall && c.Actor == x.Actor && c.Task == x.Task {
+			return len(c.Args) > 0 && strings.EqualFold(c.Args[0], "WAIT")
+		}
+	}
+	return false
 }
 
 // gotReply reports whether client c got reply want from node for a
