@@ -404,5 +404,25 @@ func proseProblems(sc *scenarios.Scenario, d string, r *model.Result) []string {
 			out = append(out, "the scenario's text says `"+d+"` "+m[2]+", but its run breaks "+string(r.Violations[0].Invariant))
 		}
 	}
+	// A reason the text gives for liveness's "no verdict" is the verdict's.
+	for _, m := range noVerdictClaim.FindAllStringSubmatch(sc.Text, -1) {
+		said := strings.Join(strings.Fields(m[1]), " ")
+		var why string
+		for _, v := range verdicts(r, history.New(r.History)) {
+			if v.Invariant == "liveness" {
+				why = v.Why
+			}
+		}
+		if why == "" {
+			continue // another design's run
+		}
+		never := strings.Contains(said, "never heal") || strings.Contains(said, "never end")
+		if never != strings.Contains(why, "never ended") {
+			out = append(out, "the scenario's text says liveness has no verdict "+strconv.Quote(said)+", but the verdict's reason is: "+why)
+		}
+	}
 	return out
 }
+
+// noVerdictClaim is a scenario text's reason for liveness's "no verdict".
+var noVerdictClaim = regexp.MustCompile(`liveness\s+has\s+no\s+verdict,?\s+([^)]*)`)
