@@ -120,6 +120,18 @@ func storyProblems(r *model.Result) []string {
 			}
 		}
 	}
+	// The raw history: a node's expiry its clock jump caused (stamped
+	// with the node's new time) comes after the jump, not before it.
+	for _, j := range tl.h {
+		if j.Kind != sim.KindClockJump || j.Dur <= 0 {
+			continue
+		}
+		for i := j.Seq - 1; i >= 0 && tl.h[i].At == j.At; i-- {
+			if x := tl.h[i]; x.Actor == j.Actor && x.Kind == sim.KindExpire && x.Local >= j.Local {
+				bad("the raw history records %s's expiry of %s (seq %d, node time %s) before the clock jump that caused it (seq %d) at %s", x.Actor, x.Key, x.Seq, fmtT(x.Local), j.Seq, fmtT(j.At))
+			}
+		}
+	}
 	// The raw history's renewal notes: "returned 0" only when the last
 	// reply the watchdog got to its renewal script (not to a WAIT after
 	// it) was 0 (or nil).
