@@ -802,6 +802,8 @@ func (p *printer) verdicts(r *model.Result, ix *history.Index, details bool) {
 			s = p.style("BROKEN", ansiBRed) + " (" + n + ")"
 		case d.Verdict == verdictBroken:
 			s = p.style("broken", ansiYellow) + " (not counted: " + n + ")"
+		case d.Counted && d.Why != "":
+			s = p.style("held", ansiGreen) + " (" + d.Why + ")"
 		case d.Counted:
 			s = p.style("held", ansiGreen)
 		default:
