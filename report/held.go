@@ -41,6 +41,7 @@ func (t *timeline) whyHeld(r *model.Result) []heldItem {
 	items = append(items, t.releasesThatSpared()...)
 	items = append(items, t.renewals()...)
 	items = append(items, t.freedByExpiry()...)
+	items = append(items, t.keptThroughPause()...)
 	w, c := t.waits()
 	items = append(items, w...)
 	costs = append(costs, c...)
@@ -504,6 +505,54 @@ func (t *timeline) freedByExpiry() []heldItem {
 			" crashed at " + fmtT(p.From) + ": the ttl freed the lock its holder could no longer release", Seqs: []int{e.Seq}})
 	}
 	return out
+}
+
+// keptThroughPause: a holder paused during its hold whose key outlived
+// the pause, so that its own release deleted it (a longer TTL, a shorter
+// pause): the decisive fact of a run the pause did not break.
+func (t *timeline) keptThroughPause() []heldItem {
+	var out []heldItem
+	for _, s := range t.ix.Sections {
+		if s.End != history.EndReleased || len(s.Grants) != 1 || s.EndPos < 0 {
+			continue
+		}
+		var paused time.Duration
+		for _, p := range t.ix.Pauses[s.Client] {
+			if p.From < s.To && p.To > s.From {
+				paused += min(p.To, s.To) - max(p.From, s.From)
+			}
+		}
+		if paused == 0 {
+			continue
+		}
+		g := s.Grants[0]
+		// The first change of the key away from the holder's value.
+		for _, c := range t.ix.Keys[history.NodeKey{Node: g.Node, Key: g.Key}] {
+			if c.Pos <= s.Acq || c.Value == s.Value {
+				continue
+			}
+			e := t.h[c.Pos]
+			if c.Pos > s.EndPos && c.Value == "" && e.Kind == sim.KindKey && t.execFor(c.Pos) == s.Client {
+				out = append(out, heldItem{Text: s.Client + "'s key on " + g.Node + " never expired while " + s.Client + " held the lock, though " +
+					s.Client + " was paused " + short(paused) + " of that hold: " + s.Client + "'s own release deleted it at " + fmtT(e.At),
+					Seqs: []int{c.Pos}})
+			}
+			break
+		}
+	}
+	return out
+}
+
+// execFor returns the client whose command the node ran just before the
+// key change at pos (its exec event at the same instant), or "".
+func (t *timeline) execFor(pos int) string {
+	e := t.h[pos]
+	for i := pos - 1; i >= 0 && t.h[i].At == e.At; i-- {
+		if x := t.h[i]; x.Kind == sim.KindExec && x.Actor == e.Actor {
+			return x.Peer
+		}
+	}
+	return ""
 }
 
 // holdSpan words a hold from from to the end of section s: its release,

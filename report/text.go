@@ -160,7 +160,7 @@ func (p *printer) header(m Meta, s specSummary, r *model.Result) {
 	if len(m.Modules) > 0 {
 		p.field("linked", strings.Join(m.Modules, ", "))
 	}
-	p.field("what if", strings.Join(m.WhatIf, ", "))
+	p.field("what if", strings.Join(m.WhatIf, ", ")+whatIfFollows(m.WhatIf, r.Spec))
 	p.field("clients", strings.Join(s.Clients, ", "))
 	if len(s.Faults) == 0 {
 		p.field("faults", "none")
@@ -769,6 +769,17 @@ func (p *printer) violationList(t *timeline, r *model.Result) {
 			}
 		}
 	}
+}
+
+// whatIfFollows names the knobs that change with a what-if flag: --ttl
+// moves the default acquire wait (3 × the TTL) when the spec sets none.
+func whatIfFollows(whatIf []string, s model.Spec) string {
+	for _, w := range whatIf {
+		if strings.HasPrefix(w, "--ttl") && s.Options.TTL > 0 && (s.Options.AcquireWait == 0 || s.Options.AcquireWait == 3*s.Options.TTL) {
+			return " (the acquire wait, 3 × the TTL by default, follows it: " + short(3*s.Options.TTL) + ")"
+		}
+	}
+	return ""
 }
 
 // verdicts writes each invariant's verdict. Without details, the
