@@ -149,6 +149,31 @@ func storyProblems(r *model.Result) []string {
 			}
 		}
 	}
+	// Key events: a replica's backlog at one instant is folded, not
+	// listed line by line.
+	for i, run := 0, 0; i < len(tl.Key); i++ {
+		k := tl.Key[i]
+		if i > 0 && strings.HasSuffix(k.Text, "(replication)") && tl.Key[i-1].At == k.At && tl.Key[i-1].Actor == k.Actor && strings.HasSuffix(tl.Key[i-1].Text, "(replication)") {
+			run++
+		} else {
+			run = 1
+		}
+		if run == 5 {
+			bad("key events list five or more replication changes on %s at %s one by one", k.Actor, fmtT(k.At))
+		}
+	}
+	// Why it held's WAIT tallies are backed by key events naming a reply.
+	for _, it := range tl.whyHeld(r) {
+		if m := shortClaim.FindStringSubmatch(it.Text); m != nil {
+			found := false
+			for _, k := range tl.Key {
+				found = found || strings.HasPrefix(k.Text, m[1]+"'s WAIT "+m[2]+" to ")
+			}
+			if !found {
+				bad("%q: no key event shows %s's WAIT replies", it.Text, m[1])
+			}
+		}
+	}
 	// Rows: a client's pause row says what it shows.
 	for _, l := range tl.Lanes {
 		for _, rw := range l.Rows {

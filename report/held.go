@@ -253,7 +253,8 @@ func (t *timeline) waits() (items, costs []heldItem) {
 			items = append(items, heldItem{Text: txt, Seqs: seqs})
 			continue
 		}
-		txt += "; it never confirmed, so " + c + " never held the lock"
+		txt += "; it never confirmed, so " + c + " never held the lock. " + c + "'s SET did take the key each time (the node rows show " +
+			c + "'s value until it gave the key back), but " + c + " never believed it held the lock"
 		costs = append(costs, heldItem{Text: "the cost: " + txt, Seqs: seqs, Cost: true})
 	}
 	return items, costs
