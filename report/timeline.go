@@ -165,11 +165,11 @@ type keyEvent struct {
 type timeline struct {
 	// waitTexts words the WAIT replies listed as key events (waitReplies).
 	waitTexts map[int]string
-	End     time.Duration `json:"end_ns"`
-	Lanes   []lane        `json:"lanes"`
-	Windows []window      `json:"windows"`
-	Links   []link        `json:"links"`
-	Key     []keyEvent    `json:"key_events"`
+	End       time.Duration `json:"end_ns"`
+	Lanes     []lane        `json:"lanes"`
+	Windows   []window      `json:"windows"`
+	Links     []link        `json:"links"`
+	Key       []keyEvent    `json:"key_events"`
 	// Hits are the commands that changed another client's key; Story the
 	// span the violations' stories cover (cause.go).
 	Hits  []hit      `json:"hits,omitempty"`
