@@ -36,3 +36,42 @@ func TestWhatIfLongerTTLSaysWhyItHeld(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenRegressionFixIsHonest: token-regression's text says
+// --min-replicas-to-write 1 keeps token-unique only by stopping B: check
+// the run says so (token-unique held, B granted nothing, A's write stale).
+func TestTokenRegressionFixIsHonest(t *testing.T) {
+	sc := lookup(t, "token-regression")
+	spec, err := sc.SpecFor(sc.Design)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := model.Run(spec, 1)
+	if err != nil || plain.Err != nil {
+		t.Fatal(err, plain.Err)
+	}
+	spec.Topology.MinReplicasToWrite = 1
+	r, err := model.Run(spec, 1)
+	if err != nil || r.Err != nil {
+		t.Fatal(err, r.Err)
+	}
+	broke := func(r *model.Result, id string) bool {
+		for _, v := range r.Violations {
+			if string(v.Invariant) == id {
+				return true
+			}
+		}
+		return false
+	}
+	if !broke(plain, "token-unique") || broke(r, "token-unique") || !broke(r, "stale-write") {
+		t.Errorf("token-unique broken %v without, %v with min-replicas-to-write; stale-write with it %v", broke(plain, "token-unique"), broke(r, "token-unique"), broke(r, "stale-write"))
+	}
+	for _, e := range r.History {
+		if e.Kind == "acquired" && e.Actor == "B" {
+			t.Errorf("B acquired at %v: the text says B never gets a token", e.At)
+		}
+	}
+	if !strings.Contains(sc.Text, "only by\nstopping B") && !strings.Contains(strings.Join(strings.Fields(sc.Text), " "), "only by stopping B") {
+		t.Errorf("the text no longer says what min-replicas-to-write does here")
+	}
+}
