@@ -83,8 +83,26 @@ func (t *timeline) rejectedWrites() []heldItem {
 		if e.Note != "" {
 			s += " (" + e.Note + ")"
 		}
+		seqs := []int{e.Seq}
+		// What raised the bar: the first event that brought the resource
+		// a newer token it counted (a write, or under strict-reads a read).
+		for _, p := range t.h[:e.Seq] {
+			if e.Token == 0 || p.Token <= e.Token {
+				continue
+			}
+			if p.Kind == history.KindResRead && !strings.HasPrefix(p.Reply, "(error)") {
+				s += "; " + p.Peer + "'s read with token " + itoa(p.Token) + " at " + fmtT(p.At) + " had raised the bar"
+				seqs = append(seqs, p.Seq)
+				break
+			}
+			if p.Kind == history.KindResWrite && p.Reply == resp.IntReply(1).String() {
+				s += "; " + p.Peer + "'s write with token " + itoa(p.Token) + " at " + fmtT(p.At) + " had raised the bar"
+				seqs = append(seqs, p.Seq)
+				break
+			}
+		}
 		s += ": the stale write never reached the data"
-		out = append(out, heldItem{Text: s, Seqs: []int{e.Seq}})
+		out = append(out, heldItem{Text: s, Seqs: seqs})
 	}
 	return out
 }

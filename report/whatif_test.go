@@ -75,3 +75,26 @@ func TestTokenRegressionFixIsHonest(t *testing.T) {
 		t.Errorf("the text no longer says what min-replicas-to-write does here")
 	}
 }
+
+// TestStrictReadsNamesTheRead: under strict-reads, what still held names
+// B's read as what raised the bar against A's stale write.
+func TestStrictReadsNamesTheRead(t *testing.T) {
+	sc := lookup(t, "clock-jump")
+	spec, err := sc.SpecFor(model.Fenced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Fencing = model.FenceStrictReads
+	r, err := model.Run(spec, 1)
+	if err != nil || r.Err != nil {
+		t.Fatal(err, r.Err)
+	}
+	tl := build(r)
+	var all []string
+	for _, it := range tl.stillHeld(r) {
+		all = append(all, it.Text)
+	}
+	if !strings.Contains(strings.Join(all, "\n"), "B's read with token 2 at 0.015066s had raised the bar") {
+		t.Errorf("what still held does not name B's read:\n%s", strings.Join(all, "\n"))
+	}
+}
