@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,7 @@ func (t *timeline) whyHeld(r *model.Result) []heldItem {
 	costs = append(costs, c...)
 	items = append(items, t.refusals()...)
 	costs = append(costs, t.gaveUp()...)
+	costs = append(costs, t.keyOutlivedRelease()...)
 	sortItems(items)
 	sortItems(costs)
 	return append(items, costs...)
@@ -524,6 +526,66 @@ func (t *timeline) freedByExpiry() []heldItem {
 			" crashed at " + fmtT(p.From) + ": the ttl freed the lock its holder could no longer release", Seqs: []int{e.Seq}})
 	}
 	return out
+}
+
+// keptThroughPause and keyOutlivedRelease are the two sides of a pause.
+
+// keyOutlivedRelease: a holder's release did not reach the node in time
+// (it paused, or its message was held up), so its key lived on until it
+// expired, with nobody holding the lock, while other clients waited.
+func (t *timeline) keyOutlivedRelease() []heldItem {
+	var out []heldItem
+	for _, s := range t.ix.Sections {
+		if s.End != history.EndReleased || len(s.Grants) != 1 || s.EndPos < 0 {
+			continue
+		}
+		g := s.Grants[0]
+		for _, c := range t.ix.Keys[history.NodeKey{Node: g.Node, Key: g.Key}] {
+			if c.Pos <= s.EndPos || c.Value == s.Value {
+				continue
+			}
+			e := t.h[c.Pos]
+			if e.Kind != sim.KindExpire {
+				break
+			}
+			// Who waited across the expiry: started before it, acquired after.
+			var waited []string
+			next := time.Duration(-1)
+			for _, a := range t.ix.Acquisitions {
+				ae := t.h[a.Pos]
+				if a.Client == s.Client || ae.At < e.At || slices.Contains(waited, a.Client) {
+					continue
+				}
+				if st := t.startBefore(a.Pos); st >= 0 && t.h[st].At < e.At {
+					waited = append(waited, a.Client)
+					if next < 0 {
+						next = ae.At
+					}
+				}
+			}
+			if len(waited) == 0 {
+				break
+			}
+			slices.Sort(waited)
+			out = append(out, heldItem{Text: "the cost: from " + s.Client + "'s release at " + fmtT(s.To) + " the lock had no holder until " + fmtT(next) +
+				": " + s.Client + "'s key on " + g.Node + " lived on until it expired at " + fmtT(e.At) + " and kept " + joinAnd(waited) + " waiting",
+				Seqs: []int{c.Pos}, Cost: true})
+			break
+		}
+	}
+	return out
+}
+
+// startBefore returns the position of the acquire-start of the attempt
+// that the acquired event at pos ended, or -1.
+func (t *timeline) startBefore(pos int) int {
+	c := t.h[pos]
+	for i := pos - 1; i >= 0; i-- {
+		if x := t.h[i]; x.Actor == c.Actor && x.Task == c.Task && x.Kind == history.KindAcquireStart {
+			return i
+		}
+	}
+	return -1
 }
 
 // keptThroughPause: a holder paused during its hold whose key outlived

@@ -98,3 +98,26 @@ func TestStrictReadsNamesTheRead(t *testing.T) {
 		t.Errorf("what still held does not name B's read:\n%s", strings.Join(all, "\n"))
 	}
 }
+
+// TestStaleReleaseNamesTheCost: in stale-release with set-px-lua A's
+// release arrives late; its key outlives the release, and why it held
+// says what that cost (no holder from the release to the next grant).
+func TestStaleReleaseNamesTheCost(t *testing.T) {
+	sc := lookup(t, "stale-release")
+	spec, err := sc.SpecFor(model.SetPxLua)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := model.Run(spec, 1)
+	if err != nil || r.Err != nil {
+		t.Fatal(err, r.Err)
+	}
+	var all []string
+	for _, it := range build(r).whyHeld(r) {
+		all = append(all, it.Text)
+	}
+	want := "the cost: from A's release at 0.509667s the lock had no holder until 2.035433s: A's key on r1 lived on until it expired at 2.001109s and kept B and C waiting"
+	if !strings.Contains(strings.Join(all, "\n"), want) {
+		t.Errorf("why it held lacks %q:\n%s", want, strings.Join(all, "\n"))
+	}
+}
