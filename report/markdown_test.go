@@ -24,7 +24,7 @@ func TestMarkdownRun(t *testing.T) {
 		"- A's WAIT 1 came back short",
 		"- the cost: B gave up acquiring lock at 15.110806s",
 		"| mutual-exclusion | held |",
-		"| token-unique, fencing, reentrancy, fifo, rw-exclusion | not checked",
+		"| token-unique, fencing, reentrancy, fifo, rw-exclusion, premature-loss, available | not checked",
 		"- **down-after**: Sentinel's down-after-milliseconds",
 	} {
 		if !strings.Contains(md, want) {

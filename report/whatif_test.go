@@ -68,7 +68,7 @@ func TestTokenRegressionFixIsHonest(t *testing.T) {
 	}
 	for _, e := range r.History {
 		if e.Kind == "acquired" && e.Actor == "B" {
-			t.Errorf("B acquired at %v: the text says B never gets a token", e.At)
+			t.Errorf("B acquired at %v: the text says the promoted r2 refuses every later acquire", e.At)
 		}
 	}
 	if !strings.Contains(sc.Text, "only by\nstopping B") && !strings.Contains(strings.Join(strings.Fields(sc.Text), " "), "only by stopping B") {
