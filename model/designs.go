@@ -398,7 +398,7 @@ func (d waitReplica) TryAcquire(c *Client, value string) (Lease, bool, error) {
 	if !ok || err != nil {
 		return l, ok, err
 	}
-	if !waitAcked(c) {
+	if ok, _ := waitAcked(c); !ok {
 		releaseLua(c, single(c), value)
 		return Lease{}, false, nil
 	}
@@ -410,12 +410,29 @@ func (waitReplica) Renew(c *Client, l *Lease) (bool, error) {
 	if !ok || err != nil {
 		return ok, err
 	}
-	return waitAcked(c), nil
+	if ok, got := waitAcked(c); !ok {
+		return false, waitShortError{asked: c.opts.WaitReplicas, got: got}
+	}
+	return true, nil
+}
+
+// waitShortError is a renewal whose script extended the key but whose
+// WAIT came back short: the design counts it as failed, and the renew
+// event's note says so (not that the key was lost).
+type waitShortError struct {
+	asked int
+	got   string // WAIT's reply, or the error it met
+}
+
+func (w waitShortError) Error() string {
+	return "extended by the script, but WAIT " + strconv.Itoa(w.asked) + " returned " + w.got +
+		": fewer replicas acknowledged it than asked for, so the design counts the renewal as failed"
 }
 
 // waitAcked sends WAIT WaitReplicas and reports whether its count reaches
 // WaitAccept (default all it asked for); with IgnoreWait any count does.
-func waitAcked(c *Client) bool {
+// It also returns WAIT's reply as a sentence word (the count, or the error).
+func waitAcked(c *Client) (bool, string) {
 	o := c.opts
 	r, err := c.CallTimeout(single(c), o.WaitTimeout+o.CallTimeout, "WAIT",
 		strconv.Itoa(o.WaitReplicas), strconv.FormatInt(int64(o.WaitTimeout/time.Millisecond), 10))
@@ -426,7 +443,14 @@ func waitAcked(c *Client) bool {
 	case need == 0:
 		need = o.WaitReplicas
 	}
-	return err == nil && r.Kind == resp.Int && r.Int >= int64(need)
+	if err != nil {
+		return false, err.Error()
+	}
+	got := r.String()
+	if r.Kind == resp.Int {
+		got = strconv.FormatInt(r.Int, 10)
+	}
+	return r.Kind == resp.Int && r.Int >= int64(need), got
 }
 
 // --- set-ifeq ---------------------------------------------------------------

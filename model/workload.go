@@ -232,6 +232,8 @@ func renewOutcome(ok bool, err error) string {
 		return "timed out: the outcome is unknown"
 	case errors.Is(err, sim.ErrRefused):
 		return "refused: the node is down"
+	case errors.As(err, new(waitShortError)):
+		return err.Error()
 	case err != nil:
 		return "failed: " + err.Error()
 	case ok:

@@ -120,6 +120,60 @@ func storyProblems(r *model.Result) []string {
 			}
 		}
 	}
+	// The raw history: a node's expiry its clock jump caused (stamped
+	// with the node's new time) comes after the jump, not before it.
+	for _, j := range tl.h {
+		if j.Kind != sim.KindClockJump || j.Dur <= 0 {
+			continue
+		}
+		for i := j.Seq - 1; i >= 0 && tl.h[i].At == j.At; i-- {
+			if x := tl.h[i]; x.Actor == j.Actor && x.Kind == sim.KindExpire && x.Local >= j.Local {
+				bad("the raw history records %s's expiry of %s (seq %d, node time %s) before the clock jump that caused it (seq %d) at %s", x.Actor, x.Key, x.Seq, fmtT(x.Local), j.Seq, fmtT(j.At))
+			}
+		}
+	}
+	// The raw history's renewal notes: "returned 0" only when the last
+	// reply the watchdog got to its renewal script (not to a WAIT after
+	// it) was 0 (or nil).
+	for _, e := range tl.h {
+		if e.Kind != history.KindRenew && e.Kind != history.KindWatchdogStop || !strings.Contains(e.Note, "returned 0: the key is no longer") {
+			continue
+		}
+		for i := e.Seq - 1; i >= 0; i-- {
+			x := tl.h[i]
+			if x.Actor == e.Actor && x.Task == e.Task && x.Kind == sim.KindReply && !isWaitReply(tl.h, x) {
+				if x.Reply != "(integer) 0" && x.Reply != "(nil)" {
+					bad("the %s event at %s (seq %d) notes %q, but the watchdog's last reply was %s", e.Kind, fmtT(e.At), e.Seq, e.Note, x.Reply)
+				}
+				break
+			}
+		}
+	}
+	// Key events: a replica's backlog at one instant is folded, not
+	// listed line by line.
+	for i, run := 0, 0; i < len(tl.Key); i++ {
+		k := tl.Key[i]
+		if i > 0 && strings.HasSuffix(k.Text, "(replication)") && tl.Key[i-1].At == k.At && tl.Key[i-1].Actor == k.Actor && strings.HasSuffix(tl.Key[i-1].Text, "(replication)") {
+			run++
+		} else {
+			run = 1
+		}
+		if run == 5 {
+			bad("key events list five or more replication changes on %s at %s one by one", k.Actor, fmtT(k.At))
+		}
+	}
+	// Why it held's WAIT tallies are backed by key events naming a reply.
+	for _, it := range tl.whyHeld(r) {
+		if m := shortClaim.FindStringSubmatch(it.Text); m != nil {
+			found := false
+			for _, k := range tl.Key {
+				found = found || strings.HasPrefix(k.Text, m[1]+"'s WAIT "+m[2]+" to ")
+			}
+			if !found {
+				bad("%q: no key event shows %s's WAIT replies", it.Text, m[1])
+			}
+		}
+	}
 	// Rows: a client's pause row says what it shows.
 	for _, l := range tl.Lanes {
 		for _, rw := range l.Rows {
@@ -181,6 +235,17 @@ func storyProblems(r *model.Result) []string {
 		}
 	}
 	return out
+}
+
+// isWaitReply reports whether the reply x answers a WAIT: the last call
+// of x's task before it.
+func isWaitReply(h sim.History, x sim.Event) bool {
+	for i := x.Seq - 1; i >= 0; i-- {
+		if c := h[i]; c.Kind == sim.KindCall && c.Actor == x.Actor && c.Task == x.Task {
+			return len(c.Args) > 0 && strings.EqualFold(c.Args[0], "WAIT")
+		}
+	}
+	return false
 }
 
 // gotReply reports whether client c got reply want from node for a
@@ -276,12 +341,31 @@ func trapWrong(tl *timeline, r *model.Result, c, token, at, text string) string 
 					high = max(high, p.Token)
 				}
 			}
-			want := "no token had reached it yet"
+			want := "no token had been counted there yet"
 			if high > 0 {
-				want = fmt.Sprintf("the highest token that had reached it was %d", high)
+				want = fmt.Sprintf("the highest token it had counted was %d", high)
 			}
 			if !strings.Contains(text, want) {
 				return "the history says " + want
+			}
+			// A newer token that reached the resource on a read: the
+			// text says it did, when, and that the resource recorded no
+			// token for it (a read it did count would have raised the bar).
+			for _, p := range tl.h[:e.Seq] {
+				if p.Kind != history.KindResRead || strings.HasPrefix(p.Reply, "(error)") {
+					continue
+				}
+				carried, _ := strconv.ParseInt(readToken(tl.h, p.Seq), 10, 64)
+				if carried <= tok {
+					continue
+				}
+				say := fmt.Sprintf("%s's read carried token %d to the resource at %s", p.Peer, carried, fmtT(p.At))
+				if !strings.Contains(text, say) || strings.Contains(text, "had not seen it") || strings.Contains(text, "would have carried") {
+					return fmt.Sprintf("the history has %s's READ %d reach the resource at %s (recorded with token %d); the text must say %q", p.Peer, carried, fmtT(p.At), p.Token, say)
+				}
+				if p.Token == 0 && !strings.Contains(text, "without recording its token") {
+					return "the resource recorded no token for that read; the text must say so"
+				}
 			}
 			return ""
 		}
@@ -357,5 +441,25 @@ func proseProblems(sc *scenarios.Scenario, d string, r *model.Result) []string {
 			out = append(out, "the scenario's text says `"+d+"` "+m[2]+", but its run breaks "+string(r.Violations[0].Invariant))
 		}
 	}
+	// A reason the text gives for liveness's "no verdict" is the verdict's.
+	for _, m := range noVerdictClaim.FindAllStringSubmatch(sc.Text, -1) {
+		said := strings.Join(strings.Fields(m[1]), " ")
+		var why string
+		for _, v := range verdicts(r, history.New(r.History)) {
+			if v.Invariant == "liveness" {
+				why = v.Why
+			}
+		}
+		if why == "" {
+			continue // another design's run
+		}
+		never := strings.Contains(said, "never heal") || strings.Contains(said, "never end")
+		if never != strings.Contains(why, "never ended") {
+			out = append(out, "the scenario's text says liveness has no verdict "+strconv.Quote(said)+", but the verdict's reason is: "+why)
+		}
+	}
 	return out
 }
+
+// noVerdictClaim is a scenario text's reason for liveness's "no verdict".
+var noVerdictClaim = regexp.MustCompile(`liveness\s+has\s+no\s+verdict,?\s+([^)]*)`)

@@ -125,7 +125,7 @@ func describe(t *timeline, e sim.Event) string {
 		return s
 	case history.KindRenew:
 		if !history.Renew(e).Extended() {
-			if why, ok := t.failedRenewText(e.Seq); ok && strings.HasPrefix(e.Note, "returned 0") {
+			if why, ok := t.failedRenewText(e.Seq); ok && (strings.HasPrefix(e.Note, "returned 0") || strings.Contains(e.Note, "but WAIT")) {
 				return a + "'s watchdog did not renew " + e.Key + ": " + why
 			}
 			return a + "'s watchdog did not renew " + e.Key + noteSuffix(renewNote(e.Note, a))
@@ -138,7 +138,7 @@ func describe(t *timeline, e sim.Event) string {
 		}
 		return a + "'s watchdog renewed " + e.Key
 	case history.KindWatchdogStop:
-		if strings.HasPrefix(e.Note, "renewal returned 0") {
+		if strings.HasPrefix(e.Note, "renewal returned 0") || strings.Contains(e.Note, "but WAIT") {
 			// The renew event just before says which reply failed it.
 			return a + "'s watchdog stopped after that failed renewal"
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"locksim/model"
+	"locksim/model/invariant"
 )
 
 // TestGlossaryDoc: docs/glossary.md is the glossary the reports link to,
@@ -68,6 +69,58 @@ func TestGlossaryTermsAreLinked(t *testing.T) {
 	for _, want := range []string{"docs/glossary.md", "down-after", "failover", "WAIT", "lease"} {
 		if !strings.Contains(foot, want) {
 			t.Errorf("the text's terms line lacks %q:\n%s", want, foot)
+		}
+	}
+}
+
+// TestVerdictNamesAreTerms: every invariant a text report prints a
+// verdict line for is a glossary term, and the report's "Terms used"
+// names it.
+func TestVerdictNamesAreTerms(t *testing.T) {
+	for _, name := range []string{"clock-jump", "failover-lost-write", "read-write", "fair-queue"} {
+		sc := lookup(t, name)
+		r := runStory(t, sc, sc.Design)
+		var tx strings.Builder
+		if err := Text(&tx, r, TextOptions{Meta: Meta{Teaching: sc.Text}, Details: true}); err != nil {
+			t.Fatal(err)
+		}
+		out := tx.String()
+		foot := strings.Join(strings.Fields(out[strings.LastIndex(out, "Terms used"):]), " ")
+		vs := out[strings.Index(out, "\nVerdicts:"):strings.LastIndex(out, "Terms used")]
+		for _, id := range invariant.All {
+			if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(string(id)) + ` `).MatchString(vs) {
+				continue
+			}
+			i, ok := termOf[string(id)]
+			if !ok {
+				t.Errorf("%s: the verdict %s is no glossary term", name, id)
+				continue
+			}
+			if !strings.Contains(foot, glossary[i].Name) {
+				t.Errorf("%s: the terms line lacks %s:\n%s", name, glossary[i].Name, foot)
+			}
+		}
+	}
+}
+
+// TestPrematureLossSaysWhatItDidNotJudge: in clock-jump (redlock) A's key
+// expired on r1 at the instant r1's clock jumped; premature-loss excuses
+// a clock fault by design, so its verdict line says so rather than a bare
+// "held".
+func TestPrematureLossSaysWhatItDidNotJudge(t *testing.T) {
+	sc := lookup(t, "clock-jump")
+	r := runStory(t, sc, sc.Design)
+	var tx strings.Builder
+	if err := Text(&tx, r, TextOptions{Meta: Meta{Teaching: sc.Text}}); err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`(?m)^  premature-loss +(.*)$`).FindStringSubmatch(tx.String())
+	if line == nil {
+		t.Fatalf("no premature-loss verdict line:\n%s", tx.String())
+	}
+	for _, want := range []string{"held (", "not judged", "A's lease was lost at 0.110054s after r1's clock jumped"} {
+		if !strings.Contains(line[1], want) {
+			t.Errorf("the premature-loss verdict %q lacks %q", line[1], want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,11 +42,13 @@ func (t *timeline) whyHeld(r *model.Result) []heldItem {
 	items = append(items, t.releasesThatSpared()...)
 	items = append(items, t.renewals()...)
 	items = append(items, t.freedByExpiry()...)
+	items = append(items, t.keptThroughPause()...)
 	w, c := t.waits()
 	items = append(items, w...)
 	costs = append(costs, c...)
 	items = append(items, t.refusals()...)
 	costs = append(costs, t.gaveUp()...)
+	costs = append(costs, t.keyOutlivedRelease()...)
 	sortItems(items)
 	sortItems(costs)
 	return append(items, costs...)
@@ -82,8 +85,26 @@ func (t *timeline) rejectedWrites() []heldItem {
 		if e.Note != "" {
 			s += " (" + e.Note + ")"
 		}
+		seqs := []int{e.Seq}
+		// What raised the bar: the first event that brought the resource
+		// a newer token it counted (a write, or under strict-reads a read).
+		for _, p := range t.h[:e.Seq] {
+			if e.Token == 0 || p.Token <= e.Token {
+				continue
+			}
+			if p.Kind == history.KindResRead && !strings.HasPrefix(p.Reply, "(error)") {
+				s += "; " + p.Peer + "'s read with token " + itoa(p.Token) + " at " + fmtT(p.At) + " had raised the bar"
+				seqs = append(seqs, p.Seq)
+				break
+			}
+			if p.Kind == history.KindResWrite && p.Reply == resp.IntReply(1).String() {
+				s += "; " + p.Peer + "'s write with token " + itoa(p.Token) + " at " + fmtT(p.At) + " had raised the bar"
+				seqs = append(seqs, p.Seq)
+				break
+			}
+		}
 		s += ": the stale write never reached the data"
-		out = append(out, heldItem{Text: s, Seqs: []int{e.Seq}})
+		out = append(out, heldItem{Text: s, Seqs: seqs})
 	}
 	return out
 }
@@ -252,7 +273,8 @@ func (t *timeline) waits() (items, costs []heldItem) {
 			items = append(items, heldItem{Text: txt, Seqs: seqs})
 			continue
 		}
-		txt += "; it never confirmed, so " + c + " never held the lock"
+		txt += "; it never confirmed, so " + c + " never held the lock. " + c + "'s SET did take the key each time (the node rows show " +
+			c + "'s value until it gave the key back), but " + c + " never believed it held the lock"
 		costs = append(costs, heldItem{Text: "the cost: " + txt, Seqs: seqs, Cost: true})
 	}
 	return items, costs
@@ -414,25 +436,62 @@ func (t *timeline) trap(e sim.Event, f model.Fencing) (heldItem, bool) {
 		return heldItem{}, false
 	}
 	txt := "the resource accepted " + e.Peer + "'s token " + itoa(e.Token) + " at " + fmtT(e.At) +
-		" because the highest token that had reached it was " + itoa(highest)
+		" because the highest token it had counted was " + itoa(highest)
 	if highSeq < 0 {
 		txt = "the resource accepted " + e.Peer + "'s token " + itoa(e.Token) + " at " + fmtT(e.At) +
-			" because no token had reached it yet"
+			" because no token had been counted there yet"
 	}
-	txt += "; " + newer.Client + "'s token " + itoa(newer.Token) + " was granted at " + fmtT(newer.From) + ", but the resource had not seen it. " +
-		"A fence compares only the tokens that reach the resource (the fencing trap)"
+	txt += "; " + newer.Client + "'s token " + itoa(newer.Token) + " was granted at " + fmtT(newer.From)
 	seqs := []int{e.Seq, t.h[newer.Acq].Seq}
-	if f != model.FenceStrictReads {
-		for _, p := range t.h[newer.Acq:e.Seq] {
-			if p.Kind == history.KindResRead && p.Peer == newer.Client {
-				txt += "; " + newer.Client + " had already read at " + fmtT(p.At) + ": with --fencing strict-reads that read would have carried token " +
-					itoa(newer.Token) + " and raised the bar"
-				seqs = append(seqs, p.Seq)
-				break
-			}
+	// What the resource made of the newer holder's reads before the write.
+	read := -1
+	for _, p := range t.h[newer.Acq:e.Seq] {
+		if p.Kind == history.KindResRead && p.Peer == newer.Client && !strings.HasPrefix(p.Reply, "(error)") {
+			read = p.Seq
+			break
+		}
+	}
+	switch {
+	case read < 0:
+		txt += ", but " + newer.Client + " had neither written nor read at the resource yet. " +
+			"A fence compares only the tokens that reach it (the fencing trap)"
+	default:
+		p := t.h[read]
+		seqs = append(seqs, read)
+		carried := readToken(t.h, read)
+		switch {
+		case carried == "":
+			txt += "; " + newer.Client + "'s read reached the resource at " + fmtT(p.At) + " without a token, and " +
+				newer.Client + " had not written yet. A fence compares only the tokens that reach it (the fencing trap)"
+		case p.Token == 0:
+			txt += "; " + newer.Client + "'s read carried token " + carried + " to the resource at " + fmtT(p.At) +
+				", but a --fencing " + string(f) + " resource checks tokens on writes only: it served that read without recording its token, and " +
+				newer.Client + " had not written yet. A fence compares only the tokens it counts (the fencing trap); " +
+				"with --fencing strict-reads the resource records the token of that read, which raises the bar to " + carried +
+				" and refuses " + e.Peer + "'s write"
+		default:
+			txt += "; " + newer.Client + "'s read at " + fmtT(p.At) + " was recorded with token " + itoa(p.Token) +
+				". A fence compares only the tokens it counts (the fencing trap)"
 		}
 	}
 	return heldItem{Text: txt, Seqs: seqs}, true
+}
+
+// readToken returns the token the client's READ answered by the
+// resource's event at seq carried ("" when it carried none): the
+// argument of the client's last READ call to the resource before it.
+func readToken(h sim.History, seq int) string {
+	c := h[seq].Peer
+	for i := seq - 1; i >= 0; i-- {
+		x := h[i]
+		if x.Kind == sim.KindCall && x.Actor == c && x.Peer == history.ResourceName && len(x.Args) > 0 && strings.EqualFold(x.Args[0], "READ") {
+			if len(x.Args) > 1 && x.Args[1] != "0" {
+				return x.Args[1]
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // stillHeld returns, for a run with violations, the events that kept
@@ -467,6 +526,114 @@ func (t *timeline) freedByExpiry() []heldItem {
 			" crashed at " + fmtT(p.From) + ": the ttl freed the lock its holder could no longer release", Seqs: []int{e.Seq}})
 	}
 	return out
+}
+
+// keptThroughPause and keyOutlivedRelease are the two sides of a pause.
+
+// keyOutlivedRelease: a holder's release did not reach the node in time
+// (it paused, or its message was held up), so its key lived on until it
+// expired, with nobody holding the lock, while other clients waited.
+func (t *timeline) keyOutlivedRelease() []heldItem {
+	var out []heldItem
+	for _, s := range t.ix.Sections {
+		if s.End != history.EndReleased || len(s.Grants) != 1 || s.EndPos < 0 {
+			continue
+		}
+		g := s.Grants[0]
+		for _, c := range t.ix.Keys[history.NodeKey{Node: g.Node, Key: g.Key}] {
+			if c.Pos <= s.EndPos || c.Value == s.Value {
+				continue
+			}
+			e := t.h[c.Pos]
+			if e.Kind != sim.KindExpire {
+				break
+			}
+			// Who waited across the expiry: started before it, acquired after.
+			var waited []string
+			next := time.Duration(-1)
+			for _, a := range t.ix.Acquisitions {
+				ae := t.h[a.Pos]
+				if a.Client == s.Client || ae.At < e.At || slices.Contains(waited, a.Client) {
+					continue
+				}
+				if st := t.startBefore(a.Pos); st >= 0 && t.h[st].At < e.At {
+					waited = append(waited, a.Client)
+					if next < 0 {
+						next = ae.At
+					}
+				}
+			}
+			if len(waited) == 0 {
+				break
+			}
+			slices.Sort(waited)
+			out = append(out, heldItem{Text: "the cost: from " + s.Client + "'s release at " + fmtT(s.To) + " the lock had no holder until " + fmtT(next) +
+				": " + s.Client + "'s key on " + g.Node + " lived on until it expired at " + fmtT(e.At) + " and kept " + joinAnd(waited) + " waiting",
+				Seqs: []int{c.Pos}, Cost: true})
+			break
+		}
+	}
+	return out
+}
+
+// startBefore returns the position of the acquire-start of the attempt
+// that the acquired event at pos ended, or -1.
+func (t *timeline) startBefore(pos int) int {
+	c := t.h[pos]
+	for i := pos - 1; i >= 0; i-- {
+		if x := t.h[i]; x.Actor == c.Actor && x.Task == c.Task && x.Kind == history.KindAcquireStart {
+			return i
+		}
+	}
+	return -1
+}
+
+// keptThroughPause: a holder paused during its hold whose key outlived
+// the pause, so that its own release deleted it (a longer TTL, a shorter
+// pause): the decisive fact of a run the pause did not break.
+func (t *timeline) keptThroughPause() []heldItem {
+	var out []heldItem
+	for _, s := range t.ix.Sections {
+		if s.End != history.EndReleased || len(s.Grants) != 1 || s.EndPos < 0 {
+			continue
+		}
+		var paused time.Duration
+		for _, p := range t.ix.Pauses[s.Client] {
+			if p.From < s.To && p.To > s.From {
+				paused += min(p.To, s.To) - max(p.From, s.From)
+			}
+		}
+		if paused == 0 {
+			continue
+		}
+		g := s.Grants[0]
+		// The first change of the key away from the holder's value.
+		for _, c := range t.ix.Keys[history.NodeKey{Node: g.Node, Key: g.Key}] {
+			if c.Pos <= s.Acq || c.Value == s.Value {
+				continue
+			}
+			e := t.h[c.Pos]
+			if c.Pos > s.EndPos && c.Value == "" && e.Kind == sim.KindKey && t.execFor(c.Pos) == s.Client {
+				out = append(out, heldItem{Text: s.Client + "'s key on " + g.Node + " never expired while " + s.Client + " held the lock, though " +
+					s.Client + " was paused " + short(paused) + " of that hold: " + s.Client + "'s own release deleted it at " + fmtT(e.At),
+					Seqs: []int{c.Pos}})
+			}
+			break
+		}
+	}
+	return out
+}
+
+// execFor returns the client whose command the node ran just before the
+// key change at pos (its exec event at the same instant), or "".
+func (t *timeline) execFor(pos int) string {
+	e := t.h[pos]
+	for i := pos - 1; i >= 0 && t.h[i].At == e.At; i-- {
+		if x := t.h[i]; x.Kind == sim.KindExec && x.Actor == e.Actor {
+			return x.Peer
+		}
+	}
+	return ""
 }
 
 // holdSpan words a hold from from to the end of section s: its release,

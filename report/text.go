@@ -160,7 +160,7 @@ func (p *printer) header(m Meta, s specSummary, r *model.Result) {
 	if len(m.Modules) > 0 {
 		p.field("linked", strings.Join(m.Modules, ", "))
 	}
-	p.field("what if", strings.Join(m.WhatIf, ", "))
+	p.field("what if", strings.Join(m.WhatIf, ", ")+whatIfFollows(m.WhatIf, r.Spec))
 	p.field("clients", strings.Join(s.Clients, ", "))
 	if len(s.Faults) == 0 {
 		p.field("faults", "none")
@@ -771,6 +771,17 @@ func (p *printer) violationList(t *timeline, r *model.Result) {
 	}
 }
 
+// whatIfFollows names the knobs that change with a what-if flag: --ttl
+// moves the default acquire wait (3 × the TTL) when the spec sets none.
+func whatIfFollows(whatIf []string, s model.Spec) string {
+	for _, w := range whatIf {
+		if strings.HasPrefix(w, "--ttl") && s.Options.TTL > 0 && (s.Options.AcquireWait == 0 || s.Options.AcquireWait == 3*s.Options.TTL) {
+			return " (the acquire wait, 3 × the TTL by default, follows it: " + short(3*s.Options.TTL) + ")"
+		}
+	}
+	return ""
+}
+
 // verdicts writes each invariant's verdict. Without details, the
 // invariants not checked (the design or resource makes them meaningless)
 // are named on one line, not one line each with the reason: a beginner
@@ -802,6 +813,8 @@ func (p *printer) verdicts(r *model.Result, ix *history.Index, details bool) {
 			s = p.style("BROKEN", ansiBRed) + " (" + n + ")"
 		case d.Verdict == verdictBroken:
 			s = p.style("broken", ansiYellow) + " (not counted: " + n + ")"
+		case d.Counted && d.Why != "":
+			s = p.style("held", ansiGreen) + " (" + d.Why + ")"
 		case d.Counted:
 			s = p.style("held", ansiGreen)
 		default:

@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -162,11 +163,13 @@ type keyEvent struct {
 // drawn from the run's history.Index, so its critical sections, pauses and
 // key lifetimes are exactly those the checkers judged.
 type timeline struct {
-	End     time.Duration `json:"end_ns"`
-	Lanes   []lane        `json:"lanes"`
-	Windows []window      `json:"windows"`
-	Links   []link        `json:"links"`
-	Key     []keyEvent    `json:"key_events"`
+	// waitTexts words the WAIT replies listed as key events (waitReplies).
+	waitTexts map[int]string
+	End       time.Duration `json:"end_ns"`
+	Lanes     []lane        `json:"lanes"`
+	Windows   []window      `json:"windows"`
+	Links     []link        `json:"links"`
+	Key       []keyEvent    `json:"key_events"`
 	// Hits are the commands that changed another client's key; Story the
 	// span the violations' stories cover (cause.go).
 	Hits  []hit      `json:"hits,omitempty"`
@@ -245,6 +248,7 @@ func build(r *model.Result) *timeline {
 	if t.End <= 0 {
 		t.End = time.Millisecond
 	}
+	t.waitTexts = t.waitReplies()
 	t.Key = t.keyEvents(nil)
 	t.markLost(r)
 	t.findHits()
@@ -722,10 +726,13 @@ func (t *timeline) keyEvents(also map[int]bool) []keyEvent {
 	ks := []keyEvent{}
 	for _, pos := range t.order() {
 		e := t.h[pos]
-		if !t.isKey(pos) && !t.cited[e.Seq] && !also[e.Seq] {
+		if _, wait := t.waitTexts[e.Seq]; !wait && !t.isKey(pos) && !t.cited[e.Seq] && !also[e.Seq] {
 			continue
 		}
 		text := describe(t, e)
+		if w, ok := t.waitTexts[e.Seq]; ok {
+			text = w
+		}
 		if e.Kind == history.KindWrite {
 			if w, ok := t.writeOf(pos); ok {
 				text += t.writeTimes(w)
@@ -733,7 +740,72 @@ func (t *timeline) keyEvents(also map[int]bool) []keyEvent {
 		}
 		ks = append(ks, keyEvent{Seq: e.Seq, At: e.At, Actor: e.Actor, Kind: string(e.Kind), Text: text, Cited: t.cited[e.Seq]})
 	}
-	return ks
+	return foldReplication(ks)
+}
+
+// waitReplies words the WAIT replies "why it held" relies on: each
+// client's first short reply to an acquire's WAIT and its first that
+// confirmed.
+func (t *timeline) waitReplies() map[int]string {
+	out := map[int]string{}
+	pending := map[string]int{} // actor/task -> its WAIT call's position
+	short, ok := map[string]bool{}, map[string]bool{}
+	for pos, e := range t.h {
+		switch e.Kind {
+		case sim.KindCall:
+			if len(e.Args) > 1 && strings.EqualFold(e.Args[0], "WAIT") && e.Task == "main" {
+				pending[e.Actor+"/"+e.Task] = pos
+			}
+		case sim.KindReply:
+			cp, has := pending[e.Actor+"/"+e.Task]
+			if !has {
+				continue
+			}
+			delete(pending, e.Actor+"/"+e.Task)
+			want, _ := strconv.Atoi(t.h[cp].Args[1])
+			got, err := strconv.Atoi(strings.TrimPrefix(e.Reply, "(integer) "))
+			if err != nil {
+				continue
+			}
+			txt := e.Actor + "'s WAIT " + t.h[cp].Args[1] + " to " + e.Peer + " returned " + strconv.Itoa(got)
+			switch {
+			case got < want && !short[e.Actor]:
+				short[e.Actor] = true
+				out[e.Seq] = txt + ": fewer replicas than asked for, so " + e.Actor + " gives the key back (the first such reply)"
+			case got >= want && !ok[e.Actor]:
+				ok[e.Actor] = true
+				out[e.Seq] = txt + ": the replica has the key, so " + e.Actor + " holds the lock"
+			}
+		}
+	}
+	return out
+}
+
+// foldReplication folds a run of replication key changes one node
+// applied at one instant (a replica catching up on a backlog): the first
+// two and the last are listed, the rest counted on one line.
+func foldReplication(ks []keyEvent) []keyEvent {
+	repl := func(k keyEvent) bool {
+		return k.Kind == string(sim.KindKey) && !k.Cited && strings.HasSuffix(k.Text, "(replication)")
+	}
+	out := ks[:0:0]
+	for i := 0; i < len(ks); {
+		j := i
+		for j < len(ks) && repl(ks[j]) && ks[j].Actor == ks[i].Actor && ks[j].At == ks[i].At {
+			j++
+		}
+		if j-i < 5 {
+			out = append(out, ks[i:max(j, i+1)]...)
+			i = max(j, i+1)
+			continue
+		}
+		out = append(out, ks[i], ks[i+1])
+		out = append(out, keyEvent{Seq: ks[i+2].Seq, At: ks[i].At, Actor: ks[i].Actor, Kind: ks[i].Kind,
+			Text: "... " + strconv.Itoa(j-i-3) + " more replication events at " + fmtT(ks[i].At) + ", the last of them:"})
+		out = append(out, ks[j-1])
+		i = j
+	}
+	return out
 }
 
 // isKey reports whether the event at pos belongs in the key-events list.

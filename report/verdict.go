@@ -2,6 +2,7 @@ package report
 
 import (
 	"slices"
+	"strings"
 
 	"locksim/model"
 	"locksim/model/history"
@@ -32,7 +33,8 @@ type verdict struct {
 	Counted bool `json:"counted"`
 	// Violations counts the violations of this invariant.
 	Violations int `json:"violations"`
-	// Why says why an invariant was not checked or has no verdict.
+	// Why says why an invariant was not checked or has no verdict, or,
+	// for a held premature-loss, which holds it did not judge.
 	Why string `json:"why,omitempty"`
 }
 
@@ -72,6 +74,11 @@ func verdicts(r *model.Result, ix *history.Index) []verdict {
 			vd.Verdict, vd.Why = verdictNone, livenessWhy
 		case vacuous:
 			vd.Verdict, vd.Why = verdictNone, VacuousWhy
+		case id == invariant.PrematureLoss:
+			// Held for the holds it judged; say which it did not.
+			if ex := invariant.PrematureExcused(ix, cfg); len(ex) > 0 {
+				vd.Why = "not judged where a fault ends a lease by itself: " + strings.Join(ex, "; ")
+			}
 		}
 		out = append(out, vd)
 	}

@@ -452,14 +452,19 @@ func (n *node) rescheduleWatch() {
 // jumpClock steps the node's wall clock. Redis stores absolute expiry
 // times, so a backward jump lengthens every TTL in true time; miniredis
 // keeps TTLs relative, so the node adds the step back to each TTL.
+// The clock-jump event is recorded as the clock steps, before the
+// expiries the step causes (cause before effect in the history).
 func (n *node) jumpClock(by time.Duration) {
+	jumped := func() { n.w.record(Event{Actor: n.name, Kind: KindClockJump, Local: n.local(), Dur: by}) }
 	if !n.up || n.cfg.Machine != nil {
 		n.clock.AddJump(clock.Jump{At: n.w.now, By: by}) // a down node only has its clock moved
+		jumped()
 		return
 	}
 	n.sync() // tick to the old time first
 	n.m.Keys()
 	n.clock.AddJump(clock.Jump{At: n.w.now, By: by})
+	jumped()
 	n.sync()
 	if by < 0 && n.role != roleReplica {
 		for _, k := range n.m.Keys() {
