@@ -80,23 +80,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
 	}
-	var base model.Spec
-	switch {
-	case lua.given() && *design != "":
-		return exitUsage, usagef("give either --design or --acquire/--release, not both")
-	case *design == "" && !lua.given() && *scenario == "":
-		return exitUsage, usagef("give --design ID, or --acquire FILE and --release FILE")
-	case lua.given():
-		s, err := lua.load()
-		if err != nil {
-			return exitUsage, err
-		}
-		base = model.Spec{Design: model.LuaDesignID, Lua: s}
-	case *design != "":
-		if _, err := model.LookupDesign(*design); err != nil {
-			return exitUsage, usagef("%v", err)
-		}
-		base.Design = *design
+	base, err := designSpec(*design, lua, *scenario != "")
+	if err != nil {
+		return exitUsage, err
 	}
 	if *scenario != "" {
 		sc, err := loadScenario(*scenario)

@@ -73,3 +73,28 @@ func (l *luaFlags) load() (*model.LuaScripts, error) {
 	}
 	return s, nil
 }
+
+// designSpec is the spec of the design the flags name: --design ID (a
+// catalogue design) or --acquire/--release[/--renew] scripts (a Lua
+// design), never both. With neither, it is an error unless optional (check
+// with --scenario takes the scenario's design), and the spec is empty.
+func designSpec(design string, lua *luaFlags, optional bool) (model.Spec, error) {
+	switch {
+	case lua.given() && design != "":
+		return model.Spec{}, usagef("give either --design or --acquire/--release, not both")
+	case lua.given():
+		s, err := lua.load()
+		if err != nil {
+			return model.Spec{}, err
+		}
+		return model.Spec{Design: model.LuaDesignID, Lua: s}, nil
+	case design != "":
+		if _, err := model.LookupDesign(design); err != nil {
+			return model.Spec{}, usagef("%v", err)
+		}
+		return model.Spec{Design: design}, nil
+	case optional:
+		return model.Spec{}, nil
+	}
+	return model.Spec{}, usagef("give --design ID, or --acquire FILE and --release FILE")
+}

@@ -73,23 +73,9 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
 	}
-	var base model.Spec
-	switch {
-	case lua.given() && *design != "":
-		return exitUsage, usagef("give either --design or --acquire/--release, not both")
-	case lua.given():
-		s, err := lua.load()
-		if err != nil {
-			return exitUsage, err
-		}
-		base = model.Spec{Design: model.LuaDesignID, Lua: s}
-	case *design != "":
-		if _, err := model.LookupDesign(*design); err != nil {
-			return exitUsage, usagef("%v", err)
-		}
-		base.Design = *design
-	default:
-		return exitUsage, usagef("give --design ID, or --acquire FILE and --release FILE")
+	base, err := designSpec(*design, lua, false)
+	if err != nil {
+		return exitUsage, err
 	}
 	if err := applyCheckFlags(fs, &base, checkFlags{fencing: *fencing, nodes: *nodes, replicas: *replicas, persistence: *persistence,
 		quorum: *quorum, renewEvery: *renewEvery, downAfter: *downAfter, ttl: *ttl, deadline: *deadline}); err != nil {
