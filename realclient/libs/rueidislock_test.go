@@ -181,9 +181,16 @@ var crossProcessLibs = map[string]struct {
 	// shows the first difference instead of requiring one hash.
 	refused string
 }{
+	// Found at the end of the session that merged the harness's key and
+	// module work: with a fixed retry delay, rueidislock's extensions of
+	// its keys, sent from one goroutine per key at the same instant
+	// (EVALSHA on rueidislock:0:lock and :1:lock), still go out in an
+	// order that differs across processes in about half the runs: the
+	// harness's turn (Env.Turn in turnClient) does not yet order them.
 	"rueidislock": {setup: rueidislockAsShipped(3, false, func(attempts int, _ rueidis.Completed, _ error) time.Duration {
 		return time.Duration(attempts) * 10 * time.Millisecond
-	}), spec: func() model.Spec { return faultySpec("rueidislock", 1) }},
+	}), spec: func() model.Spec { return faultySpec("rueidislock", 1) },
+		refused: "rueidislock extends its keys from one goroutine per key at one instant, and their order still differs across processes (the harness's turns do not yet order them)"},
 	// rueidis's own retry delay: its jitter comes from math/rand/v2,
 	// which nothing can seed, and a retried command (a lost reply breaks
 	// the connection) then waits a different time in every process.
