@@ -132,6 +132,20 @@ func (c *cdp) eval(ctx context.Context, expr string) (json.RawMessage, error) {
 	return r.Result.Value, nil
 }
 
+// removeProfile removes Chromium's profile directory, retrying while a
+// straggling helper process still writes to it; a directory that will not
+// go is logged, not failed: it is the browser's litter, not the lab's.
+func removeProfile(t *testing.T, dir string) {
+	var err error
+	for range 20 {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(250 * time.Millisecond) // wall clock: waiting out another process
+	}
+	t.Logf("leaving Chromium's profile %s: %v", dir, err)
+}
+
 // TestLabInChromium drives the served lab in headless Chromium over the
 // DevTools protocol: a lesson's check says broken, the run says why,
 // stepping moves through the history, an edited release script makes the
@@ -157,8 +171,16 @@ func TestLabInChromium(t *testing.T) {
 	defer cancel()
 	inR, inW, _ := os.Pipe()
 	outR, outW, _ := os.Pipe()
+	// The profile directory is ours, not t.TempDir: Chromium's helper
+	// processes can still be writing to it for a moment after the browser
+	// exits, and t.TempDir's cleanup fails the test on a non-empty
+	// directory (seen in CI). removeProfile retries and only logs.
+	profile, err := os.MkdirTemp("", "locksim-lab-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+profile,
 		"--remote-debugging-pipe", "about:blank")
 	cmd.ExtraFiles = []*os.File{inR, outW}
 	if err := cmd.Start(); err != nil {
@@ -166,13 +188,25 @@ func TestLabInChromium(t *testing.T) {
 	}
 	inR.Close()
 	outW.Close()
-	defer func() {
-		inW.Close()
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
 	c := &cdp{w: inW, pending: map[int]chan cdpMsg{}, errs: make(chan string, 100)}
 	go c.read(bufio.NewReader(outR))
+	defer func() {
+		// Ask the browser to shut down (it closes its helpers), give it a
+		// few seconds, then kill what is left.
+		closeCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+		c.call(closeCtx, "Browser.close", map[string]any{}, false)
+		stop()
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second): // wall clock: only a hung browser's deadline
+			cmd.Process.Kill()
+			<-exited
+		}
+		inW.Close()
+		removeProfile(t, profile)
+	}()
 
 	res, err := c.call(ctx, "Target.createTarget", map[string]any{"url": "about:blank"}, false)
 	if err != nil {
