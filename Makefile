@@ -30,7 +30,8 @@ help:
 	@echo "              each speed target met or not; the mutation score, random and exhaustive;"
 	@echo "              real clients' virtual seconds per CPU second (under 8 minutes)"
 	@echo "make bench-quick - the A/B comparison alone, 6 shorter rounds: measure a refactor (BASE=, BENCH= as above)"
-	@echo "make long   - property tests with 10,000 checks each; 100,000 checker/oracle agreement runs; the risk validation table;"
+	@echo "make long   - every test without -short (make test's heavy tests in full: the Makefile's lines compiled, each scenario x exhaustive);"
+	@echo "              property tests with 10,000 checks each; 100,000 checker/oracle agreement runs; the risk validation table;"
 	@echo "              exhaustive mode against every design x one-fault scenario, a whole depth-2 space"
 	@echo "make golden - rewrite every golden file under testdata/ from the simulation (-rewrite);"
 	@echo "              review the diff with git diff and commit only what you understand"
@@ -50,13 +51,16 @@ run:
 # $(TESTCPU) runs a go test line with each test binary wrapped (-exec) to
 # print every package's CPU time after go test's own lines; the exit
 # status is go test's. Wrapped binaries are never cached.
+# make test runs with -short: a test that is heavy runs a stated subset
+# there (fewer seeds, one scenario per fault kind) and in full in make
+# long, which runs every module without -short.
 test: toolbin
-	$(TESTCPU) $(GO) test -timeout 20m ./...
-	cd realclient && $(TESTCPU) $(GO) test -timeout 10m ./...  # the nested module: the real-client harness, at the oldest go-redis it supports
-	cd realclient/libs && $(TESTCPU) $(GO) test -timeout 15m ./...  # the lock libraries' tests and the field-bug corpus (a module of its own: their pins raise nobody's)
-	cd realclient/goredisv8 && $(TESTCPU) $(GO) test -timeout 10m ./...  # go-redis v8 clients for the harness (a module of its own: it raises nobody's v8 or v9 pin)
-	cd tools && $(TESTCPU) $(GO) test -timeout 10m ./...       # actionlint v1.7.12 on every workflow, testcpu and benchab (a module of its own: the root's dependencies stay)
-	cd locklog && $(TESTCPU) $(GO) test -timeout 5m ./...      # the lock-log wrapper a service imports (no locksim imports)
+	$(TESTCPU) $(GO) test -short -timeout 20m ./...
+	cd realclient && $(TESTCPU) $(GO) test -short -timeout 10m ./...  # the nested module: the real-client harness, at the oldest go-redis it supports
+	cd realclient/libs && $(TESTCPU) $(GO) test -short -timeout 15m ./...  # the lock libraries' tests and the field-bug corpus (a module of its own: their pins raise nobody's)
+	cd realclient/goredisv8 && $(TESTCPU) $(GO) test -short -timeout 10m ./...  # go-redis v8 clients for the harness (a module of its own: it raises nobody's v8 or v9 pin)
+	cd tools && $(TESTCPU) $(GO) test -short -timeout 10m ./...       # actionlint v1.7.12 on every workflow, testcpu and benchab (a module of its own: the root's dependencies stay)
+	cd locklog && $(TESTCPU) $(GO) test -short -timeout 5m ./...      # the lock-log wrapper a service imports (no locksim imports)
 
 # The library matrix (docs/library-matrix.md) and the published release
 # pairs: not in make test (TestLibraryMatrixFresh there checks the page's
@@ -102,6 +106,9 @@ bench-quick: toolbin
 	$(BENCHAB) -quick $(BENCHAB_FLAGS) ./...
 
 long:
+	$(GO) test -timeout 60m ./...  # every test in full (make test runs them with -short)
+	cd realclient && $(GO) test -timeout 20m ./...
+	cd realclient/libs && $(GO) test -timeout 30m ./...
 	$(GO) test -run Prop -timeout 60m . -args -rapid.checks=10000
 	$(GO) test -run TestCheckersAgreeWithTheOracle -timeout 60m ./model/ -args -oracle.runs=100000
 	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all

@@ -25,6 +25,7 @@ const quickBound = 5000
 // design in every such scenario (-exhaustive.all); make test each
 // scenario's own design, up to quickBound schedules.
 func TestExhaustiveAgreesWithTheMatrix(t *testing.T) {
+	shortKinds := map[sim.FaultKind]bool{} // -short: the kinds already compared
 	for _, sc := range scenarios.All() {
 		why := ""
 		switch {
@@ -34,6 +35,12 @@ func TestExhaustiveAgreesWithTheMatrix(t *testing.T) {
 			why = "two faults: a depth-2 break (TestDepthTwoFindsRedlockBreaks)"
 		case !slices.Contains(ExhaustiveKinds, sc.Spec.Faults[0].Kind):
 			why = string(sc.Spec.Faults[0].Kind) + " is not placed exhaustively"
+		}
+		if why == "" && testing.Short() && !*allPairs {
+			if shortKinds[sc.Spec.Faults[0].Kind] {
+				why = "-short compares one scenario per fault kind; make long compares every one"
+			}
+			shortKinds[sc.Spec.Faults[0].Kind] = true
 		}
 		if why != "" {
 			t.Logf("%s: not compared: %s", sc.Name, why)

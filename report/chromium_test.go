@@ -30,13 +30,18 @@ func chromium(t *testing.T, args ...string) string {
 	if err != nil {
 		t.Skip("chromium not on PATH")
 	}
-	if testing.Short() {
-		t.Skip("headless browser skipped in -short mode")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
+	// The profile directory is ours, not t.TempDir: Chromium's helper
+	// processes can still write to it for a moment after the browser
+	// exits, and t.TempDir's cleanup would fail the test on it.
+	profile, err := os.MkdirTemp("", "locksim-report-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer removeProfile(t, profile)
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + t.TempDir()}
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + profile}
 	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -44,6 +49,20 @@ func chromium(t *testing.T, args ...string) string {
 		t.Fatalf("chromium %v: %v\n%s", args, err, errb.String())
 	}
 	return out.String()
+}
+
+// removeProfile removes a Chromium profile directory, retrying while a
+// straggling helper process still writes to it; one that will not go is
+// logged, not failed: it is the browser's litter, not the report's.
+func removeProfile(t *testing.T, dir string) {
+	var err error
+	for range 20 {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+		time.Sleep(250 * time.Millisecond) // wall clock: waiting out another process
+	}
+	t.Logf("leaving Chromium's profile %s: %v", dir, err)
 }
 
 // TestHTMLInChromium loads each fixture's page, and that of a real run
