@@ -77,6 +77,9 @@ type Endpoint struct {
 	hist   sim.History
 	err    error
 	timers []*time.Timer
+	// triggers are pauses waiting for a client's reported event (world
+	// goroutine).
+	triggers []*pauseTrigger
 }
 
 // Validate checks opt without opening anything.
@@ -128,7 +131,12 @@ func (opt Options) config() (sim.Config, error) {
 	}
 	for i, f := range opt.Faults {
 		if f.After != nil {
-			return sim.Config{}, pkgerrors.Errorf("fault %d (%s): serve takes faults at a time (at T), not after an event: the endpoint does not see the clients' lock events as they happen", i+1, f)
+			if !seen[f.After.Actor] {
+				return sim.Config{}, pkgerrors.Errorf("fault %d (%s): a trigger names a client's reported event (after A granted): %s is no client", i+1, f, f.After.Actor)
+			}
+			if _, ok := triggerKind(f.After.Kind); !ok || f.After.Task != "" || f.After.Since != "" {
+				return sim.Config{}, pkgerrors.Errorf("fault %d (%s): serve's triggers are the events a client reports in its log: after CLIENT KIND [#N] [+D] with KIND one of acquire-attempt, granted, refused, renewed, released, lost, write (or acquire-start, acquired, acquire-failed, renew, lease-lost)", i+1, f)
+			}
 		}
 		switch f.Kind {
 		case sim.FaultPause:
@@ -184,13 +192,20 @@ func validName(s string) bool {
 	return true
 }
 
-// simFaults are the faults the world carries out: all but client pauses.
+// simFaults are the faults the world carries out: all but client pauses,
+// with their triggers in the world's kinds.
 func simFaults(fs []sim.Fault) []sim.Fault {
 	var out []sim.Fault
 	for _, f := range fs {
-		if f.Kind != sim.FaultPause {
-			out = append(out, f)
+		if f.Kind == sim.FaultPause {
+			continue
 		}
+		if f.After != nil {
+			t := *f.After
+			t.Kind, _ = triggerKind(t.Kind)
+			f.After = &t
+		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -249,9 +264,15 @@ func Start(opt Options) (*Endpoint, error) {
 		}
 	}
 	for _, f := range opt.Faults {
-		if f.Kind == sim.FaultPause {
-			e.schedulePause(f)
+		if f.Kind != sim.FaultPause {
+			continue
 		}
+		if f.After != nil {
+			k, _ := triggerKind(f.After.Kind)
+			e.triggers = append(e.triggers, &pauseTrigger{f: f, kind: k})
+			continue
+		}
+		e.schedulePause(f)
 	}
 	go e.loop()
 	return e, nil
@@ -282,7 +303,7 @@ func (e *Endpoint) note(format string, args ...any) {
 	e.mu.Unlock()
 }
 
-// schedulePause stops the client's process at f.At for f.Dur.
+// schedulePause stops the client's process at true time f.At for f.Dur.
 func (e *Endpoint) schedulePause(f sim.Fault) {
 	sig := func(s syscall.Signal, name string) {
 		e.mu.Lock()
@@ -304,9 +325,10 @@ func (e *Endpoint) schedulePause(f sim.Fault) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	in := f.At - e.now() // f.At is true time: wall time since Start
 	e.timers = append(e.timers,
-		time.AfterFunc(f.At, func() { sig(syscall.SIGSTOP, "SIGSTOP") }),
-		time.AfterFunc(f.At+f.Dur, func() { sig(syscall.SIGCONT, "SIGCONT") }))
+		time.AfterFunc(in, func() { sig(syscall.SIGSTOP, "SIGSTOP") }),
+		time.AfterFunc(in+f.Dur, func() { sig(syscall.SIGCONT, "SIGCONT") }))
 }
 
 // post runs fn on the world's goroutine; false once the endpoint stopped.
