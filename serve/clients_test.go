@@ -1,0 +1,119 @@
+package serve
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"locksim/model/invariant"
+)
+
+var serveRuns = flag.Int("serve.runs", 1, "real-time runs per client library in TestServeRecurrence (make long: 10)")
+
+// repo is the repository root, seen from this package.
+var repo, _ = filepath.Abs("..")
+
+// clientCommand returns the command that runs a library's workload, or
+// skips (fails under LOCKSIM_REQUIRE_CLIENTS=1) when make clients has not
+// built it.
+func clientCommand(t *testing.T, lib string) string {
+	t.Helper()
+	var need []string
+	var cmd string
+	switch lib {
+	case "redis-py":
+		py := filepath.Join(repo, "clients/python/.venv/bin/python")
+		need = []string{py, filepath.Join(repo, "clients/python/.venv/.installed")}
+		cmd = py + " " + filepath.Join(repo, "clients/python/lockworkload.py")
+	case "redisson":
+		cp := filepath.Join(repo, "clients/java/target/classpath.txt")
+		need = []string{cp, filepath.Join(repo, "clients/java/target/classes/LockWorkload.class")}
+		b, _ := os.ReadFile(cp)
+		cmd = "java -XX:TieredStopAtLevel=1 -cp " + filepath.Join(repo, "clients/java/target/classes") + ":" + strings.TrimSpace(string(b)) + " LockWorkload"
+	}
+	for _, p := range need {
+		if _, err := os.Stat(p); err != nil {
+			if os.Getenv("LOCKSIM_REQUIRE_CLIENTS") == "1" {
+				t.Fatalf("%s is missing: run make clients (LOCKSIM_REQUIRE_CLIENTS=1 makes this a failure)", p)
+			}
+			t.Skipf("%s is missing: run make clients", p)
+		}
+	}
+	return cmd
+}
+
+// The published unsafe behaviours, reproduced as a recurrence: a holder
+// stopped (SIGSTOP) for longer than its lease keeps believing it holds
+// the lock while the key expires and the other client is granted it.
+//
+//   - redis-py's Lock with a timeout does not renew: the key expires
+//     after the timeout whatever the holder is doing (redis/redis-py#487,
+//     the maintainer: "it's the Redis server that does it and not the
+//     Python Lock object"; #3532: the holder learns it only at release,
+//     LockNotOwnedError).
+//   - Redisson's watchdog renews only while the JVM runs: "If for some
+//     reason JVM got freezed for the time interval more than
+//     lockWatchdogTimeout lock will be released" (redisson/redisson#2665,
+//     the maintainer), here with lockWatchdogTimeout 1.5s.
+//
+// Each must break in at least one of -serve.runs runs, between A and B;
+// the same redis-py workload without the pause must hold.
+func TestServeRecurrence(t *testing.T) {
+	if *serveRuns < 1 {
+		t.Fatal("-serve.runs must be at least 1")
+	}
+	for _, c := range []struct {
+		name, lib, a, b, fault string
+		breaks                 bool
+	}{
+		{"redis-py/pause", "redis-py", "--timeout 2 --hold 1 --writes 4", "--timeout 2 --hold 0.5 --writes 2 --start 1", "pause A for 3s after A granted +300ms", true},
+		{"redis-py/no-fault", "redis-py", "--timeout 2 --hold 0.5 --writes 2", "--timeout 2 --hold 0.3 --writes 1 --start 0.2", "", false},
+		{"redisson/pause", "redisson", "--watchdog 1500 --hold 1 --writes 4", "--watchdog 1500 --hold 0.5 --writes 2 --start 1", "pause A for 4s after A granted +300ms", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := clientCommand(t, c.lib)
+			camp := Campaign{Programs: []Client{{"A", cmd + " " + c.a}, {"B", cmd + " " + c.b}},
+				Runs: *serveRuns, Timeout: 60 * time.Second, Out: t.TempDir()}
+			if c.fault != "" {
+				camp.Faults = faults(t, c.fault)
+			}
+			if !c.breaks {
+				camp.Runs = 1
+			}
+			sum, err := camp.Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			sum.Report(&b, camp.Out)
+			t.Log(b.String())
+			judged, broke := sum.Judged()
+			if judged != len(sum.Runs) {
+				t.Fatalf("%d of %d runs had no verdict", len(sum.Runs)-judged, len(sum.Runs))
+			}
+			if !c.breaks {
+				if broke != 0 {
+					t.Fatalf("broke in %d of %d runs without a fault", broke, judged)
+				}
+				return
+			}
+			if broke == 0 {
+				t.Fatalf("broke in 0 of %d runs: the published behaviour did not show", judged)
+			}
+			for _, r := range sum.Runs {
+				if !r.Broken() {
+					continue
+				}
+				for _, v := range r.Result.Violations {
+					if v.Invariant != invariant.MutualExclusion || strings.Join(v.Clients, ",") != "A,B" {
+						t.Errorf("run %d: %s between %v, want mutual-exclusion between A and B", r.N, v.Invariant, v.Clients)
+					}
+				}
+			}
+		})
+	}
+}
