@@ -80,6 +80,8 @@ type Endpoint struct {
 	// triggers are pauses waiting for a client's reported event (world
 	// goroutine).
 	triggers []*pauseTrigger
+	watches  map[string]*logWatch // under mu
+	exited   map[string]bool      // world goroutine
 }
 
 // Validate checks opt without opening anything.
@@ -219,7 +221,8 @@ func Start(opt Options) (*Endpoint, error) {
 	}
 	e := &Endpoint{opt: opt, addrs: map[string][]string{}, ops: make(chan func(), 256),
 		stop: make(chan struct{}), done: make(chan struct{}), conns: map[uint64]*tconn{},
-		xs: map[string]*sim.External{}, pids: map[string]int{}, pgid: map[string]bool{}}
+		xs: map[string]*sim.External{}, pids: map[string]int{}, pgid: map[string]bool{},
+		watches: map[string]*logWatch{}, exited: map[string]bool{}}
 	for _, g := range cfg.Groups {
 		e.groups = append(e.groups, g.Name)
 	}
@@ -664,9 +667,17 @@ func (c *tconn) pubsub(cmd string, names []string) {
 	}
 }
 
-// Exit tells the world a client's program has ended.
+// Exit tells the world a client's program has ended, after the rest of
+// its log.
 func (e *Endpoint) Exit(client, note string) {
+	e.mu.Lock()
+	lw := e.watches[client]
+	e.mu.Unlock()
+	if lw != nil {
+		e.drain(lw)
+	}
 	e.post(func() {
+		e.exited[client] = true
 		if x := e.xs[client]; x != nil && !e.w.Done() {
 			x.Exit(note)
 		}
@@ -690,7 +701,8 @@ func (e *Endpoint) Close() (sim.History, []string, error) {
 			c.reset()
 		}
 		for _, name := range e.opt.Clients {
-			if x := e.xs[name]; x != nil && !e.w.Done() {
+			if x := e.xs[name]; x != nil && !e.w.Done() && !e.exited[name] {
+				e.exited[name] = true
 				x.Exit("the endpoint closed")
 			}
 		}

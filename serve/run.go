@@ -220,7 +220,7 @@ func (c Campaign) runOnce(ctx context.Context, n int) (RunResult, error) {
 			e.Exit(x.name, status)
 		case <-timer.C:
 			killAll(cmds)
-			r.Err = pkgerrors.Errorf("the clients were still running at the --timeout %v and were killed: no verdict", c.Timeout)
+			r.Err = pkgerrors.Errorf("the clients were still running at the --timeout %v and were killed", c.Timeout)
 			timer.Reset(time.Hour)
 		case <-ctx.Done():
 			killAll(cmds)
@@ -238,7 +238,7 @@ func (c Campaign) runOnce(ctx context.Context, n int) (RunResult, error) {
 		r.Err = pkgerrors.Wrap(werr, "the simulated world stopped")
 	}
 	if r.Err == nil && len(failed) > 0 {
-		r.Err = pkgerrors.Errorf("client %s failed (its output: %s): no verdict", strings.Join(failed, ", "), filepath.Join(dir, "*.out"))
+		r.Err = pkgerrors.Errorf("client %s failed (its output: %s)", strings.Join(failed, ", "), filepath.Join(dir, "*.out"))
 	}
 	if r.Err != nil {
 		return r, nil
@@ -247,7 +247,7 @@ func (c Campaign) runOnce(ctx context.Context, n int) (RunResult, error) {
 	for _, p := range c.Programs {
 		b, err := os.ReadFile(logs[p.Name])
 		if err != nil {
-			r.Err = pkgerrors.Errorf("client %s wrote no log at %s=%s: no verdict", p.Name, EnvLog, logs[p.Name])
+			r.Err = pkgerrors.Errorf("client %s wrote no log at %s=%s", p.Name, EnvLog, logs[p.Name])
 			return r, nil
 		}
 		ins = append(ins, logcheck.Input{Name: logs[p.Name], R: bytes.NewReader(b)})

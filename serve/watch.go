@@ -1,10 +1,10 @@
 package serve
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"locksim/logcheck"
@@ -47,6 +47,16 @@ type pauseTrigger struct {
 	done bool
 }
 
+// logWatch follows one client's log file.
+type logWatch struct {
+	mu     sync.Mutex
+	client string
+	path   string
+	f      *os.File
+	buf    []byte
+	n      int
+}
+
 // WatchLog follows the check-log file a client writes, as it grows: each
 // event is recorded in the world as the client's (so the endpoint's
 // history has what the workload reported, and fault triggers such as
@@ -54,64 +64,71 @@ type pauseTrigger struct {
 // closes. Lines that do not parse are left to the judgement after the
 // run, which reports them.
 func (e *Endpoint) WatchLog(client, path string) {
+	lw := &logWatch{client: client, path: path}
+	e.mu.Lock()
+	e.watches[client] = lw
+	e.mu.Unlock()
 	go func() {
-		var f *os.File
-		defer func() {
-			if f != nil {
-				f.Close()
-			}
-		}()
-		var buf []byte
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
-		n := 0
 		for {
 			select {
 			case <-e.done:
+				lw.mu.Lock()
+				if lw.f != nil {
+					lw.f.Close()
+				}
+				lw.mu.Unlock()
 				return
 			case <-tick.C:
 			}
-			if f == nil {
-				var err error
-				if f, err = os.Open(path); err != nil {
-					f = nil
-					continue
-				}
-			}
-			r := bufio.NewReader(io.LimitReader(f, 1<<20))
-			chunk, _ := io.ReadAll(r)
-			buf = append(buf, chunk...)
-			for {
-				i := bytes.IndexByte(buf, '\n')
-				if i < 0 {
-					break
-				}
-				line := buf[:i]
-				buf = buf[i+1:]
-				n++
-				if len(bytes.TrimSpace(line)) == 0 {
-					continue
-				}
-				ev, err := logcheck.ParseLine(line, path, n)
-				if err != nil || ev.Client != client {
-					continue
-				}
-				if !e.post(func() { e.reported(client, ev) }) {
-					return
-				}
-			}
-			if len(buf) > 64<<10 {
-				buf = nil // a line longer than the format allows: judged after the run
-			}
+			e.drain(lw)
 		}
 	}()
+}
+
+// drain reads what the client has added to its log and posts each event.
+func (e *Endpoint) drain(lw *logWatch) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.f == nil {
+		f, err := os.Open(lw.path)
+		if err != nil {
+			return
+		}
+		lw.f = f
+	}
+	chunk, _ := io.ReadAll(io.LimitReader(lw.f, 1<<20))
+	lw.buf = append(lw.buf, chunk...)
+	for {
+		i := bytes.IndexByte(lw.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := lw.buf[:i]
+		lw.buf = lw.buf[i+1:]
+		lw.n++
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		ev, err := logcheck.ParseLine(line, lw.path, lw.n)
+		if err != nil || ev.Client != lw.client {
+			continue
+		}
+		if !e.post(func() { e.reported(lw.client, ev) }) {
+			return
+		}
+	}
+	if len(lw.buf) > 64<<10 {
+		lw.buf = nil // a line longer than the format allows: judged after the run
+	}
 }
 
 // reported records a client's reported event and fires the pauses it
 // triggers. World goroutine.
 func (e *Endpoint) reported(client string, ev logcheck.Event) {
 	k := simKinds[ev.Kind]
-	if x := e.xs[client]; x != nil && !e.w.Done() && k != "" {
+	if x := e.xs[client]; x != nil && !e.w.Done() && k != "" && !e.exited[client] {
 		x.Record(sim.Event{Kind: k, Key: ev.Key, Value: ev.Value, Token: ev.Token, Note: "reported by the client: " + string(ev.Kind)})
 	}
 	for _, t := range e.triggers {

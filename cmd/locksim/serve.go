@@ -65,6 +65,9 @@ func cmdServe(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() > 0 {
 		return exitUsage, usagef("unexpected argument %q (a client's command goes in --client NAME=COMMAND)", fs.Arg(0))
 	}
+	if *masters < 1 {
+		return exitUsage, usagef("--masters %d: want at least 1", *masters)
+	}
 	if *port < 0 || *port > 65535 {
 		return exitUsage, usagef("--port %d: want 0 to 65535", *port)
 	}
