@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	pkgerrors "github.com/pkg/errors"
+	"github.com/pkg/errors"
 
 	"locksim/model"
 	"locksim/sim"
@@ -110,49 +109,49 @@ func (opt Options) config() (sim.Config, error) {
 		t.Masters = 1
 	}
 	if t.Masters < 1 || t.Masters > 9 {
-		return sim.Config{}, pkgerrors.Errorf("masters %d: want 1 to 9", t.Masters)
+		return sim.Config{}, errors.Errorf("masters %d: want 1 to 9", t.Masters)
 	}
 	if t.Replicas < 0 || t.Replicas > 4 {
-		return sim.Config{}, pkgerrors.Errorf("replicas %d: want 0 to 4", t.Replicas)
+		return sim.Config{}, errors.Errorf("replicas %d: want 0 to 4", t.Replicas)
 	}
 	if t.DownAfter < 0 {
-		return sim.Config{}, pkgerrors.New("down-after must not be negative")
+		return sim.Config{}, errors.New("down-after must not be negative")
 	}
 	if len(opt.Clients) == 0 {
-		return sim.Config{}, pkgerrors.New("no client: name at least one")
+		return sim.Config{}, errors.New("no client: name at least one")
 	}
 	seen := map[string]bool{}
 	for _, c := range opt.Clients {
 		if !validName(c) {
-			return sim.Config{}, pkgerrors.Errorf("client name %q: want letters, digits, - or _ (at most 32)", c)
+			return sim.Config{}, errors.Errorf("client name %q: want letters, digits, - or _ (at most 32)", c)
 		}
 		if seen[c] {
-			return sim.Config{}, pkgerrors.Errorf("client %s named twice", c)
+			return sim.Config{}, errors.Errorf("client %s named twice", c)
 		}
 		seen[c] = true
 	}
 	for i, f := range opt.Faults {
 		if f.After != nil {
 			if !seen[f.After.Actor] {
-				return sim.Config{}, pkgerrors.Errorf("fault %d (%s): a trigger names a client's reported event (after A granted): %s is no client", i+1, f, f.After.Actor)
+				return sim.Config{}, errors.Errorf("fault %d (%s): a trigger names a client's reported event (after A granted): %s is no client", i+1, f, f.After.Actor)
 			}
 			if _, ok := triggerKind(f.After.Kind); !ok || f.After.Task != "" || f.After.Since != "" {
-				return sim.Config{}, pkgerrors.Errorf("fault %d (%s): serve's triggers are the events a client reports in its log: after CLIENT KIND [#N] [+D] with KIND one of acquire-attempt, granted, refused, renewed, released, lost, write (or acquire-start, acquired, acquire-failed, renew, lease-lost)", i+1, f)
+				return sim.Config{}, errors.Errorf("fault %d (%s): serve's triggers are the events a client reports in its log: after CLIENT KIND [#N] [+D] with KIND one of acquire-attempt, granted, refused, renewed, released, lost, write (or acquire-start, acquired, acquire-failed, renew, lease-lost)", i+1, f)
 			}
 		}
 		switch f.Kind {
 		case sim.FaultPause:
 			if !seen[f.Target] {
-				return sim.Config{}, pkgerrors.Errorf("fault %d (%s): pause needs a client (%s)", i+1, f, strings.Join(opt.Clients, ", "))
+				return sim.Config{}, errors.Errorf("fault %d (%s): pause needs a client (%s)", i+1, f, strings.Join(opt.Clients, ", "))
 			}
 			if f.Dur <= 0 {
-				return sim.Config{}, pkgerrors.Errorf("fault %d (%s): a pause needs a duration (for D)", i+1, f)
+				return sim.Config{}, errors.Errorf("fault %d (%s): a pause needs a duration (for D)", i+1, f)
 			}
 		case sim.FaultCrash:
-			return sim.Config{}, pkgerrors.Errorf("fault %d (%s): a client crash is not carried out by serve (kill the process in your workload)", i+1, f)
+			return sim.Config{}, errors.Errorf("fault %d (%s): a client crash is not carried out by serve (kill the process in your workload)", i+1, f)
 		case sim.FaultClockJump, sim.FaultClockDrift:
 			if seen[f.Target] {
-				return sim.Config{}, pkgerrors.Errorf("fault %d (%s): a real client runs on the machine's clock: serve changes node clocks only", i+1, f)
+				return sim.Config{}, errors.Errorf("fault %d (%s): a real client runs on the machine's clock: serve changes node clocks only", i+1, f)
 			}
 		}
 	}
@@ -233,7 +232,7 @@ func Start(opt Options) (*Endpoint, error) {
 			if port > 0 {
 				if port > 65535 {
 					e.closeListeners()
-					return nil, pkgerrors.Errorf("--port %d: the ports run past 65535", opt.Port)
+					return nil, errors.Errorf("--port %d: the ports run past 65535", opt.Port)
 				}
 				addr = "127.0.0.1:" + strconv.Itoa(port)
 				port++
@@ -241,7 +240,7 @@ func Start(opt Options) (*Endpoint, error) {
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				e.closeListeners()
-				return nil, pkgerrors.Wrapf(err, "listen on %s", addr)
+				return nil, errors.Wrapf(err, "listen on %s", addr)
 			}
 			e.lns = append(e.lns, ln)
 			e.addrs[c] = append(e.addrs[c], ln.Addr().String())
@@ -495,7 +494,7 @@ func (c *tconn) read() {
 			}
 		}
 		if len(buf) > maxBulk+1<<20 {
-			c.e.post(func() { c.protocolError(pkgerrors.New("a command larger than the endpoint takes")) })
+			c.e.post(func() { c.protocolError(errors.New("a command larger than the endpoint takes")) })
 			return
 		}
 		if err != nil {
