@@ -3,6 +3,8 @@ package serve
 import (
 	"bufio"
 	"net"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -162,13 +164,16 @@ func TestEndpointServesCommandsAndPubSub(t *testing.T) {
 
 // A partition for good resets the client's connections (as a peer's RST).
 func TestEndpointPartitionResets(t *testing.T) {
-	e := start(t, Options{Clients: []string{"A"}, Faults: faults(t, "partition A | r1 at 300ms")})
+	e := start(t, Options{Clients: []string{"A"}, Faults: faults(t, "partition A | r1 at 1s")})
 	c := dial(t, e.Addrs("A")[0])
 	if got := c.do("PING"); got != "+PONG" {
 		t.Fatalf("PING: %q", got)
 	}
-	time.Sleep(500 * time.Millisecond)
-	got := c.do("PING")
+	got := "+PONG"
+	for i := 0; i < 200 && got == "+PONG"; i++ { // polled: the partition comes at 1s
+		time.Sleep(20 * time.Millisecond)
+		got = c.do("PING")
+	}
 	if !strings.Contains(got, "error") {
 		t.Errorf("PING across a partition for good: got %q, want the connection reset", got)
 	}
@@ -195,15 +200,18 @@ func TestEndpointBlackholeSwallows(t *testing.T) {
 // With a replica, a crashed primary is failed over: a new connection to
 // the group reaches the promoted replica.
 func TestEndpointFailover(t *testing.T) {
+	t0 := time.Now()
 	e := start(t, Options{Clients: []string{"A"}, Topology: Topology{Replicas: 1, DownAfter: 300 * time.Millisecond},
-		Faults: faults(t, "node-crash r1 at 200ms")})
+		Faults: faults(t, "node-crash r1 at 1s")})
 	c := dial(t, e.Addrs("A")[0])
 	if got := c.do("SET", "k", "1"); got != "+OK" {
 		t.Fatalf("SET before the crash: %q", got)
 	}
 	var got string
-	time.Sleep(400 * time.Millisecond) // the crash is at 200ms
-	for range 40 {
+	for time.Since(t0) < 1100*time.Millisecond {
+		time.Sleep(50 * time.Millisecond) // past the crash at 1s
+	}
+	for range 100 {
 		time.Sleep(100 * time.Millisecond)
 		n := dial(t, e.Addrs("A")[0])
 		if got = n.do("SET", "k", "2"); got == "+OK" {
@@ -244,5 +252,76 @@ func TestOptionsRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want an error with %q", c.opt, err, c.want)
 		}
+	}
+}
+
+// Redlock's masters: a client gets one address per group, each reaching
+// its own primary.
+func TestEndpointMasters(t *testing.T) {
+	e := start(t, Options{Clients: []string{"A", "B"}, Topology: Topology{Masters: 3}})
+	if len(e.Addrs("A")) != 3 || len(e.Addrs("B")) != 3 || strings.Join(e.Groups(), ",") != "m1,m2,m3" {
+		t.Fatalf("addresses %v %v, groups %v", e.Addrs("A"), e.Addrs("B"), e.Groups())
+	}
+	for i, addr := range e.Addrs("A") {
+		if got := dial(t, addr).do("SET", "k", itoa(i)); got != "+OK" {
+			t.Fatalf("SET on group %d: %q", i+1, got)
+		}
+	}
+	for i, addr := range e.Addrs("B") {
+		if got := dial(t, addr).do("GET", "k"); got != "$"+itoa(i) {
+			t.Errorf("B's GET on group %d: %q, want A's write there", i+1, got)
+		}
+	}
+	e.Exit("A", "done")
+	e.Exit("B", "done")
+	h, _, _ := e.Close()
+	nodes := map[string]bool{}
+	for _, ev := range h {
+		if ev.Kind == sim.KindExec {
+			nodes[ev.Actor] = true
+		}
+	}
+	if len(nodes) != 3 {
+		t.Errorf("commands ran on %v, want three nodes", nodes)
+	}
+}
+
+// A pause stops the given process (SIGSTOP) and resumes it (SIGCONT).
+func TestEndpointPauseStopsTheProcess(t *testing.T) {
+	cmd := exec.Command("sleep", "10")
+	if err := cmd.Start(); err != nil {
+		t.Skip("no sleep command:", err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	e := start(t, Options{Clients: []string{"A"}, Faults: faults(t, "pause A for 1s at 100ms")})
+	e.SetPid("A", cmd.Process.Pid, false)
+	state := func() string {
+		b, err := os.ReadFile("/proc/" + itoa(cmd.Process.Pid) + "/stat")
+		if err != nil {
+			t.Skip("no /proc:", err)
+		}
+		f := strings.Fields(string(b))
+		return f[2]
+	}
+	// Polled, not timed: the machine's load may delay either signal.
+	until := func(want bool) bool {
+		for range 1000 {
+			if (state() == "T") == want {
+				return true
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		return false
+	}
+	if !until(true) {
+		t.Fatal("the process was never stopped")
+	}
+	if !until(false) {
+		t.Fatal("the process was never resumed")
+	}
+	e.Exit("A", "done")
+	_, notes, _ := e.Close()
+	if len(notes) != 2 || !strings.Contains(notes[0], "SIGSTOP") || !strings.Contains(notes[1], "SIGCONT") {
+		t.Errorf("the endpoint's notes: %q", notes)
 	}
 }
