@@ -60,6 +60,9 @@ func clientCommand(t *testing.T, lib string) string {
 //     lockWatchdogTimeout lock will be released" (redisson/redisson#2665,
 //     the maintainer), here with lockWatchdogTimeout 1.5s.
 //
+//   - through a failover, asynchronous replication loses redis-py's lock
+//     (r1 crashes before the key reached r2; r2 is promoted without it).
+//
 // Each must break in at least one of -serve.runs runs, between A and B;
 // the same redis-py workload without the pause must hold.
 func TestServeRecurrence(t *testing.T) {
@@ -69,6 +72,7 @@ func TestServeRecurrence(t *testing.T) {
 	}{
 		{"redis-py/pause", "redis-py", "--timeout 2 --hold 1 --writes 4", "--timeout 2 --hold 0.5 --writes 2 --start 1", "pause A for 3s after A granted +300ms", true},
 		{"redis-py/no-fault", "redis-py", "--timeout 2 --hold 0.5 --writes 2", "--timeout 2 --hold 0.3 --writes 1 --start 0.2", "", false},
+		{"redis-py/failover", "redis-py", "--timeout 10 --hold 2 --writes 4", "--timeout 10 --hold 0.3 --writes 1 --start 0.8", "delay r1->r2 +3s at 0s for 20s; node-crash r1 after A granted +100ms", true},
 		{"redisson/pause", "redisson", "--watchdog 1500 --hold 1 --writes 4", "--watchdog 1500 --hold 0.5 --writes 2 --start 1", "pause A for 4s after A granted +300ms", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,7 +83,10 @@ func TestServeRecurrence(t *testing.T) {
 			camp := Campaign{Programs: []Client{{"A", cmd + " " + c.a}, {"B", cmd + " " + c.b}},
 				Runs: *serveRuns, Timeout: 60 * time.Second, Out: t.TempDir()}
 			if c.fault != "" {
-				camp.Faults = faults(t, c.fault)
+				camp.Faults = faults(t, strings.Split(c.fault, "; ")...)
+			}
+			if strings.Contains(c.name, "failover") {
+				camp.Topology = Topology{Replicas: 1}
 			}
 			if !c.breaks {
 				camp.Runs = 1

@@ -47,9 +47,22 @@ def main():
     r = redis.Redis(host=host, port=int(port), socket_timeout=5)
     time.sleep(a.start)
     for cycle in range(a.cycles):
-        lock = r.lock(a.key, timeout=a.timeout, blocking_timeout=a.blocking_timeout)
+        lock = r.lock(a.key, timeout=a.timeout)
         event("acquire-attempt")
-        if not lock.acquire():
+        # A connection error (a crashed or partitioned node) is retried
+        # until --blocking-timeout, as an application would.
+        deadline = time.monotonic() + a.blocking_timeout
+        acquired = False
+        while True:
+            try:
+                acquired = lock.acquire(blocking_timeout=max(0.01, deadline - time.monotonic()))
+                break
+            except redis.ConnectionError as err:
+                print("%s: acquire: %s" % (name, err), file=sys.stderr)
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.1)
+        if not acquired:
             event("refused")
             continue
         value = lock.local.token.decode()
@@ -57,12 +70,16 @@ def main():
         for i in range(a.writes):
             time.sleep(a.hold / max(a.writes, 1))
             sent = time.time_ns()
-            r.set("locksim:resource", "%s-%d-%d" % (name, cycle, i))
+            try:
+                r.set("locksim:resource", "%s-%d-%d" % (name, cycle, i))
+            except redis.ConnectionError as err:  # not accepted: not logged as a write
+                print("%s: write: %s" % (name, err), file=sys.stderr)
+                continue
             event("write", sent=sent)
         event("released", value=value)
         try:
             lock.release()
-        except LockError as err:  # LockNotOwnedError: the key expired while we held it
+        except (LockError, redis.ConnectionError) as err:  # LockNotOwnedError: the key expired while we held it
             print("%s: release: %s" % (name, err), file=sys.stderr)
     log.close()
 

@@ -146,7 +146,7 @@ var minDocCommands = map[string]int{
 	"docs/risk.md":       8,
 	"docs/limits.md":     3,
 	"docs/check-log.md":  14,
-	"docs/serve.md":      5,
+	"docs/serve.md":      6,
 }
 
 // runDocCommand runs one command in the current directory with only the
