@@ -55,6 +55,7 @@ func clientCommand(t *testing.T, lib string) string {
 //     the maintainer: "it's the Redis server that does it and not the
 //     Python Lock object"; #3532: the holder learns it only at release,
 //     LockNotOwnedError).
+//
 //   - Redisson's watchdog renews only while the JVM runs: "If for some
 //     reason JVM got freezed for the time interval more than
 //     lockWatchdogTimeout lock will be released" (redisson/redisson#2665,
