@@ -443,6 +443,10 @@ type tconn struct {
 	patterns map[string]bool
 }
 
+// maxInFlight bounds the commands a connection may have sent without
+// their replies: a client past it is cut off, so memory stays bounded.
+const maxInFlight = 10000
+
 type slot struct {
 	ready bool
 	b     []byte
@@ -622,6 +626,10 @@ func (c *tconn) command(args []string) {
 	}
 	if c.e.w.Done() {
 		c.reset()
+		return
+	}
+	if len(c.slots) >= maxInFlight {
+		c.protocolError(errors.Errorf("more than %d commands in flight on one connection", maxInFlight))
 		return
 	}
 	c.slots = append(c.slots, &slot{})

@@ -325,3 +325,18 @@ func TestEndpointPauseStopsTheProcess(t *testing.T) {
 		t.Errorf("the endpoint's notes: %q", notes)
 	}
 }
+
+// A client that pipelines past maxInFlight commands without their replies
+// (here swallowed by a blackhole) is cut off with an error: bounded memory.
+func TestEndpointBoundsCommandsInFlight(t *testing.T) {
+	e := start(t, Options{Clients: []string{"A"}, Faults: faults(t, "partition A | r1 mode=blackhole at 0s")})
+	c := dial(t, e.Addrs("A")[0])
+	c.c.SetDeadline(time.Now().Add(10 * time.Second))
+	go c.c.Write([]byte(strings.Repeat("*1\r\n$4\r\nPING\r\n", maxInFlight+1)))
+	got := c.read()
+	if !strings.Contains(got, "commands in flight") {
+		t.Errorf("got %q, want the in-flight bound's error", got)
+	}
+	e.Exit("A", "done")
+	e.Close()
+}
