@@ -324,6 +324,15 @@ func (e *Endpoint) schedulePause(f sim.Fault) {
 			return
 		}
 		e.note("pause %s: %s pid %d", f.Target, name, pid)
+		kind := sim.KindResume
+		if s == syscall.SIGSTOP {
+			kind = sim.KindPause
+		}
+		e.post(func() { // in the history too, in time order
+			if x := e.xs[f.Target]; x != nil && !e.w.Done() && !e.exited[f.Target] {
+				x.Record(sim.Event{Kind: kind, Dur: f.Dur, Note: name + " pid " + strconv.Itoa(pid)})
+			}
+		})
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -320,7 +320,16 @@ func TestEndpointPauseStopsTheProcess(t *testing.T) {
 		t.Fatal("the process was never resumed")
 	}
 	e.Exit("A", "done")
-	_, notes, _ := e.Close()
+	h, notes, _ := e.Close()
+	var kinds []string
+	for _, ev := range h {
+		if ev.Actor == "A" {
+			kinds = append(kinds, string(ev.Kind))
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "pause resume task-end" {
+		t.Errorf("A's events in the history: %q, want the pause and the resume before its end", got)
+	}
 	if len(notes) != 2 || !strings.Contains(notes[0], "SIGSTOP") || !strings.Contains(notes[1], "SIGCONT") {
 		t.Errorf("the endpoint's notes: %q", notes)
 	}
