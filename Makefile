@@ -80,11 +80,14 @@ $(PYVENV)/.installed: clients/python/requirements.txt
 	@if command -v python3 >/dev/null 2>&1; then \
 	  python3 -m venv $(PYVENV) && $(PYVENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r clients/python/requirements.txt && touch $@; \
 	else echo "make clients: no python3: the redis-py tests of locksim serve will skip"; fi
-clients/java/target/classes/LockWorkload.class: clients/java/pom.xml clients/java/src/main/java/LockWorkload.java
-	@if command -v mvn >/dev/null 2>&1 && command -v javac >/dev/null 2>&1; then \
-	  (cd clients/java && mvn -q -B dependency:build-classpath -Dmdep.outputFile=target/classpath.txt) && \
+$(JAVACP): clients/java/pom.xml
+	@if command -v mvn >/dev/null 2>&1; then \
+	  (cd clients/java && mvn -q -B -Dstyle.color=never dependency:build-classpath -Dmdep.outputFile=target/classpath.txt) && touch $@; \
+	else echo "make clients: no mvn: the Redisson tests of locksim serve will skip"; fi
+clients/java/target/classes/LockWorkload.class: $(JAVACP) clients/java/src/main/java/LockWorkload.java
+	@if command -v javac >/dev/null 2>&1 && [ -f $(JAVACP) ]; then \
 	  javac -d clients/java/target/classes -cp "$$(cat $(JAVACP))" clients/java/src/main/java/LockWorkload.java; \
-	else echo "make clients: no mvn or javac: the Redisson tests of locksim serve will skip"; fi
+	else echo "make clients: no javac or no classpath: the Redisson tests of locksim serve will skip"; fi
 
 check:
 	$(GO) vet ./...
