@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/pkg/errors"
@@ -141,6 +140,9 @@ func (opt Options) config() (sim.Config, error) {
 		}
 		switch f.Kind {
 		case sim.FaultPause:
+			if !canSignal {
+				return sim.Config{}, errors.Errorf("fault %d (%s): a pause stops the client's process with SIGSTOP, which this system does not have", i+1, f)
+			}
 			if !seen[f.Target] {
 				return sim.Config{}, errors.Errorf("fault %d (%s): pause needs a client (%s)", i+1, f, strings.Join(opt.Clients, ", "))
 			}
@@ -307,7 +309,7 @@ func (e *Endpoint) note(format string, args ...any) {
 
 // schedulePause stops the client's process at true time f.At for f.Dur.
 func (e *Endpoint) schedulePause(f sim.Fault) {
-	sig := func(s syscall.Signal, name string) {
+	sig := func(stop bool, name string) {
 		e.mu.Lock()
 		pid, grp := e.pids[f.Target], e.pgid[f.Target]
 		e.mu.Unlock()
@@ -315,17 +317,13 @@ func (e *Endpoint) schedulePause(f sim.Fault) {
 			e.note("pause %s: no process to %s (it has not started or has exited)", f.Target, name)
 			return
 		}
-		target := pid
-		if grp {
-			target = -pid
-		}
-		if err := syscall.Kill(target, s); err != nil {
+		if err := signalProcess(pid, grp, stop); err != nil {
 			e.note("pause %s: %s of pid %d failed: %v", f.Target, name, pid, err)
 			return
 		}
 		e.note("pause %s: %s pid %d", f.Target, name, pid)
 		kind := sim.KindResume
-		if s == syscall.SIGSTOP {
+		if stop {
 			kind = sim.KindPause
 		}
 		e.post(func() { // in the history too, in time order
@@ -338,8 +336,8 @@ func (e *Endpoint) schedulePause(f sim.Fault) {
 	defer e.mu.Unlock()
 	in := f.At - e.now() // f.At is true time: wall time since Start
 	e.timers = append(e.timers,
-		time.AfterFunc(in, func() { sig(syscall.SIGSTOP, "SIGSTOP") }),
-		time.AfterFunc(in+f.Dur, func() { sig(syscall.SIGCONT, "SIGCONT") }))
+		time.AfterFunc(in, func() { sig(true, "SIGSTOP") }),
+		time.AfterFunc(in+f.Dur, func() { sig(false, "SIGCONT") }))
 }
 
 // post runs fn on the world's goroutine; false once the endpoint stopped.

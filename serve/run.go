@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	pkgerrors "github.com/pkg/errors"
@@ -99,6 +98,9 @@ func (s Summary) Judged() (judged, broke int) {
 func (c Campaign) Validate() error {
 	if len(c.Programs) == 0 {
 		return pkgerrors.New("no client program: give at least one --client NAME=COMMAND")
+	}
+	if !canSignal {
+		return pkgerrors.New("launching clients needs a Unix system (process groups, SIGSTOP); use --duration with clients you run yourself")
 	}
 	if c.Runs < 1 || c.Runs > 1000 {
 		return pkgerrors.Errorf("--runs %d: want 1 to 1000", c.Runs)
@@ -188,7 +190,7 @@ func (c Campaign) runOnce(ctx context.Context, n int) (RunResult, error) {
 		cmd.Env = append(os.Environ(), EnvClient+"="+p.Name, EnvRedis+"="+strings.Join(e.Addrs(p.Name), ","),
 			EnvLog+"="+logs[p.Name], EnvRun+"="+strconv.Itoa(n))
 		cmd.Stdout, cmd.Stderr = out, out
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = groupAttr()
 		if err := cmd.Start(); err != nil {
 			out.Close()
 			e.Close()
@@ -268,8 +270,7 @@ func (c Campaign) runOnce(ctx context.Context, n int) (RunResult, error) {
 func killAll(cmds []*exec.Cmd) {
 	for _, c := range cmds {
 		if c.Process != nil {
-			syscall.Kill(-c.Process.Pid, syscall.SIGCONT)
-			syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+			killGroup(c.Process.Pid)
 		}
 	}
 }
