@@ -48,6 +48,11 @@ func TestServeRunVerdicts(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "broke in 0 of 2 runs") {
 		t.Errorf("a client that held: exit %d\n%s\n%s", code, out, errs)
 	}
+	// A client still running at the timeout is killed: no verdict.
+	code, out, errs = runCLI("serve", "--out", dir, "--timeout", "500ms", "--client", "A=sleep 30")
+	if code != 2 || !strings.Contains(out, "still running at the --timeout 500ms and were killed") {
+		t.Errorf("a client past the timeout: exit %d\n%s\n%s", code, out, errs)
+	}
 	// Two clients whose logs overlap: broken, exit 1.
 	b := `printf '{"time":1,"host":"h","client":"B","key":"k","kind":"granted"}\n{"time":3,"host":"h","client":"B","key":"k","kind":"released"}\n' > "$LOCKSIM_LOG"`
 	code, out, errs = runCLI("serve", "--out", dir, "--client", "A="+grant, "--client", "B="+b)
