@@ -15,7 +15,7 @@ BASE ?=
 BENCH ?=
 BENCHAB_FLAGS = $(if $(BASE),-base '$(BASE)') $(if $(BENCH),-bench '$(BENCH)')
 
-.PHONY: help run test check bench bench-quick long golden fingerprint fmt toolbin library-matrix
+.PHONY: help run test check bench bench-quick long golden fingerprint fmt toolbin library-matrix clients
 help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
 	@echo "make test   - run all tests (what CI runs) and print each package's CPU time; actionlint on every workflow."
@@ -33,6 +33,7 @@ help:
 	@echo "make long   - every test without -short (make test's heavy tests in full: the Makefile's lines compiled, each scenario x exhaustive);"
 	@echo "              property tests with 10,000 checks each; 100,000 checker/oracle agreement runs; the risk validation table;"
 	@echo "              exhaustive mode against every design x one-fault scenario, a whole depth-2 space"
+	@echo "make clients - the client programs of locksim serve (redis-py by pip with hashes, Redisson by Maven); a prerequisite of make test"
 	@echo "make golden - rewrite every golden file under testdata/ from the simulation (-rewrite);"
 	@echo "              review the diff with git diff and commit only what you understand"
 	@echo "make library-matrix - regenerate docs/library-matrix.md: every lock library of realclient/libs at each sampled served version"
@@ -54,7 +55,7 @@ run:
 # make test runs with -short: a test that is heavy runs a stated subset
 # there (fewer seeds, one scenario per fault kind) and in full in make
 # long, which runs every module without -short.
-test: toolbin
+test: toolbin clients
 	$(TESTCPU) $(GO) test -short -timeout 20m ./...
 	cd realclient && $(TESTCPU) $(GO) test -short -timeout 10m ./...  # the nested module: the real-client harness, at the oldest go-redis it supports
 	cd realclient/libs && $(TESTCPU) $(GO) test -short -timeout 15m ./...  # the lock libraries' tests and the field-bug corpus (a module of its own: their pins raise nobody's)
@@ -70,6 +71,27 @@ library-matrix:
 
 toolbin:
 	$(GO) build -C tools -o bin/ ./testcpu ./benchab
+
+# The client programs of locksim serve's tests and docs/serve.md: redis-py
+# in a virtualenv (pip, hashes checked) and Redisson's classpath (Maven,
+# ~/.m2) with the workload compiled by javac. Without python3 or mvn/javac
+# the step says so and the tests that need them skip, or fail under
+# LOCKSIM_REQUIRE_CLIENTS=1 (.ci/run sets it).
+PYVENV := clients/python/.venv
+JAVACP := clients/java/target/classpath.txt
+clients: $(PYVENV)/.installed clients/java/target/classes/LockWorkload.class
+$(PYVENV)/.installed: clients/python/requirements.txt
+	@if command -v python3 >/dev/null 2>&1; then \
+	  python3 -m venv $(PYVENV) && $(PYVENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r clients/python/requirements.txt && touch $@; \
+	else echo "make clients: no python3: the redis-py tests of locksim serve will skip"; fi
+$(JAVACP): clients/java/pom.xml
+	@if command -v mvn >/dev/null 2>&1; then \
+	  (cd clients/java && mvn -q -B -Dstyle.color=never dependency:build-classpath -Dmdep.outputFile=target/classpath.txt) && touch $@; \
+	else echo "make clients: no mvn: the Redisson tests of locksim serve will skip"; fi
+clients/java/target/classes/LockWorkload.class: $(JAVACP) clients/java/src/main/java/LockWorkload.java
+	@if command -v javac >/dev/null 2>&1 && [ -f $(JAVACP) ]; then \
+	  javac -d clients/java/target/classes -cp "$$(cat $(JAVACP))" clients/java/src/main/java/LockWorkload.java; \
+	else echo "make clients: no javac or no classpath: the Redisson tests of locksim serve will skip"; fi
 
 check:
 	$(GO) vet ./...
@@ -113,6 +135,7 @@ long:
 	$(GO) test -run TestCheckersAgreeWithTheOracle -timeout 60m ./model/ -args -oracle.runs=100000
 	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all
 	$(GO) test -run TestImportanceSamplingAgreesWithPlain -timeout 60m ./risk/ -args -risk.validate  # the risk estimator's validation table (docs/risk.md)
+	$(GO) test -count=1 -run TestServeRecurrence -timeout 30m ./serve/ -args -serve.runs=10  # locksim serve: redis-py and Redisson, 10 real-time runs each (needs make clients)
 
 # golden runs every test that compares with a golden file (package
 # internal/goldenfile) with -rewrite; TestMakeGoldenRewritesEveryGolden

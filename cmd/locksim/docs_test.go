@@ -146,6 +146,7 @@ var minDocCommands = map[string]int{
 	"docs/risk.md":       8,
 	"docs/limits.md":     3,
 	"docs/check-log.md":  14,
+	"docs/serve.md":      6,
 }
 
 // runDocCommand runs one command in the current directory with only the
@@ -204,6 +205,9 @@ func TestDocCommands(t *testing.T) {
 			for _, f := range logFiles.FindAllStringSubmatch(text, -1) {
 				os.WriteFile(f[1], []byte(f[2]), 0o644) // a page's example lock logs (docs/check-log.md)
 			}
+			if page == "docs/serve.md" {
+				serveClients(t) // docs/serve.md's client programs, built by make clients
+			}
 			for _, c := range cmds {
 				if c.code < 0 {
 					t.Errorf("%s does not say how %q exits: add (exit N) to its comment", page, c.line)
@@ -223,6 +227,30 @@ func TestDocCommands(t *testing.T) {
 		if !seen[page] {
 			t.Errorf("%s is gone: update minDocCommands", page)
 		}
+	}
+}
+
+// absRepoRoot is repoRoot as an absolute path, taken before any test
+// changes directory.
+var absRepoRoot, _ = filepath.Abs(repoRoot)
+
+// serveClients links the repository's clients/ (make clients builds
+// them) into the current directory, for docs/serve.md's commands; it skips
+// when they are not built, or fails under LOCKSIM_REQUIRE_CLIENTS=1
+// (.ci/run).
+func serveClients(t *testing.T) {
+	t.Helper()
+	root := absRepoRoot
+	for _, p := range []string{"clients/python/.venv/.installed", "clients/java/target/classes/LockWorkload.class", "clients/java/target/classpath.txt"} {
+		if _, err := os.Stat(filepath.Join(root, p)); err != nil {
+			if os.Getenv("LOCKSIM_REQUIRE_CLIENTS") == "1" {
+				t.Fatalf("%s is missing: run make clients", p)
+			}
+			t.Skipf("%s is missing: run make clients (make test does)", p)
+		}
+	}
+	if err := os.Symlink(filepath.Join(root, "clients"), "clients"); err != nil {
+		t.Fatal(err)
 	}
 }
 

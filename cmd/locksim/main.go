@@ -47,6 +47,8 @@ Usage:
   locksim check-log FILE...            judge lock logs recorded in production (docs/check-log.md)
   locksim help scenarios               the scenario file format and the event kinds
   locksim lab (-o DIR | --serve)       the simulator in the browser (WebAssembly), with lessons
+  locksim serve --client NAME=CMD...   a real RESP endpoint in real time for clients in any language;
+                                       NOT deterministic: k of n runs broke (docs/serve.md)
   locksim version                      the version and the file formats it reads
 
 Run 'locksim COMMAND --help' for a command's flags.
@@ -74,7 +76,7 @@ func commands() map[string]command {
 		"list": cmdList, "run": cmdRun, "check": cmdCheck,
 		"matrix": cmdMatrix, "sweep": cmdSweep, "replay": cmdReplay,
 		"merge": cmdMerge, "help": cmdHelp, "version": cmdVersion, "risk": cmdRisk, "advise": cmdAdvise,
-		"check-log": cmdCheckLog, "lab": cmdLab,
+		"check-log": cmdCheckLog, "lab": cmdLab, "serve": cmdServe,
 	}
 }
 
