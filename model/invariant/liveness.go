@@ -113,11 +113,23 @@ type livenessPoint struct {
 	trying   int // +1 an attempt starts, -1 it ends
 	holding  int // +1 a section starts, -1 it ends
 	acquired bool
+	seq      int // the order it was listed in, which breaks ties of at and pos
 }
 
+// livenessPointsKey names the liveness points among an index's derived
+// views (history.Index.Derived).
+type livenessPointsKey struct{}
+
 // livenessPoints lists the changes of who tries and who holds, in time
-// order.
+// order, computed once per indexed history: the liveness and availability
+// checks and LivenessUndecided read the same list, which the caller must
+// not change.
 func livenessPoints(ix *history.Index) []livenessPoint {
+	return ix.Derived(livenessPointsKey{}, func() any { return listLivenessPoints(ix) }).([]livenessPoint)
+}
+
+// listLivenessPoints computes livenessPoints.
+func listLivenessPoints(ix *history.Index) []livenessPoint {
 	ps := make([]livenessPoint, 0, 2*len(ix.Attempts)+2*len(ix.Sections)+len(ix.Acquisitions))
 	for _, a := range ix.Attempts {
 		ps = append(ps, livenessPoint{at: ix.H[a.Start].At, pos: a.Start, trying: 1})
@@ -140,8 +152,15 @@ func livenessPoints(ix *history.Index) []livenessPoint {
 	for _, a := range ix.Acquisitions {
 		ps = append(ps, livenessPoint{at: ix.H[a.Pos].At, pos: a.Pos, acquired: true})
 	}
-	slices.SortStableFunc(ps, func(a, b livenessPoint) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.pos, b.pos))
+	// The order of a stable sort by (at, pos), from pdqsort with the
+	// listing order as the last key: the lists above are each nearly in
+	// order, which pdqsort sorts in about linear time where the stable
+	// sort's merges took a fifth of the checkers' time.
+	for i := range ps {
+		ps[i].seq = i
+	}
+	slices.SortFunc(ps, func(a, b livenessPoint) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.pos, b.pos), cmp.Compare(a.seq, b.seq))
 	})
 	return ps
 }
