@@ -16,13 +16,11 @@ import (
 // fanned out by ordered on 1 and on 2 workers: the CPU a run costs with
 // the fan-out's handoffs (run it at GOMAXPROCS=1 and 2 with benchab's
 // -procs: a worker's CPU per run should not grow with a second core) and,
-// by wall time on two idle cores, the speed-up of a second worker.
+// by wall time on two idle cores, the speed-up of a second worker (at
+// GOMAXPROCS=1 the two share the one core).
 func BenchmarkCheckWorkers(b *testing.B) {
 	for _, w := range []int{1, 2} {
 		b.Run("workers="+strconv.Itoa(w), func(b *testing.B) {
-			if w > runtime.GOMAXPROCS(0) {
-				b.Skip("more workers than GOMAXPROCS")
-			}
 			c := CheckConfig{Campaign: Campaign{Base: model.Spec{Design: model.SetPxLua}, Gen: scenarios.Gen{Swarm: true}, Runs: 32, Seed: 1}, Workers: w}
 			b.ReportAllocs()
 			c0 := cpuTime()
