@@ -15,8 +15,10 @@
 //   - Check: a design under many random runs (CheckConfig). Run i uses seed
 //     Seed+i; scenarios.Gen draws its configuration and faults from that
 //     seed, so any run can be re-derived alone (CheckConfig.RunSpec). Runs go
-//     over Workers goroutines and are tallied in run order, so the result
-//     does not depend on the worker count; Shard/Shards select the runs with
+//     over Workers goroutines (fanout.go: the caller's goroutine is one, and
+//     each takes its next run from a shared counter, with no handoff per run)
+//     and are tallied in run order, so the result does not depend on the
+//     worker count; Shard/Shards select the runs with
 //     index % Shards == Shard; For stops starting runs when a wall-clock
 //     budget is spent (the result is deterministic given the runs reached). A
 //     run that stops with an error stops the check. The first failing run is

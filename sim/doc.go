@@ -34,6 +34,10 @@
 // bounds what it stores (limits.go: a value at most 1 MiB, a keyspace at
 // most 16 MiB), charged before a command runs; an event records at most
 // MaxRecordedBytes of each argument and reply.
+// After a client's write a node records the keys that changed (KindKey,
+// KindExpire) from the keys the commands named, not by reading its whole
+// keyspace (touched.go: the same events in the same order; commands it
+// cannot follow fall back to the whole reading).
 //
 // A node may run a Machine instead of Redis (machine.go: the raft members
 // of package consensus). It keeps the node's name on the network, its

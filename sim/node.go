@@ -75,6 +75,10 @@ type node struct {
 	subs  map[string][]string      // channel -> subscribed clients (sorted)
 	lim   keyspaceLimits           // the keyspace's size against its limits (limits.go)
 
+	// touched is what commands changed since the last refresh of the
+	// key watch (touched.go): the keys they named, or all of them.
+	touched touchedKeys
+
 	// stalled is set while the node's thread is blocked until stallEnd
 	// (true time); waiting is what reached it meanwhile (stall.go).
 	stalled  bool
@@ -129,6 +133,7 @@ func (n *node) boot() error {
 	}
 	n.eng = eng
 	n.conns = map[string]*script.Conn{}
+	n.touched = touchedKeys{all: true} // a new instance: the first refresh reads it whole
 	return nil
 }
 
@@ -165,6 +170,7 @@ func (n *node) conn(client string) *script.Conn {
 // simulator models itself (PUBLISH), refuses what would break determinism,
 // and seeds miniredis's generator before its first use.
 func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
+	n.touched.note(cmd, args)
 	if !n.knownCommand(cmd) {
 		// The release does not have it (version.go), or nor does
 		// miniredis; node.handle gives a client's command this reply with
@@ -274,7 +280,8 @@ func (n *node) handle(client string, c *call) {
 	}
 	if !n.m.IsReadOnlyCommand(cmd) && n.role != roleReplica {
 		n.why = cmd
-		n.afterWrite()
+		n.refreshTouched() // the keys the command named, not the whole keyspace
+		n.afterRefresh()
 		if !n.up {
 			return // a fault triggered by the write's key event crashed it: as above
 		}
@@ -308,6 +315,12 @@ func (n *node) do(client string, args []string) (r resp.Reply, ok bool) {
 // command that may have changed the keyspace.
 func (n *node) afterWrite() {
 	n.refreshWatch()
+	n.afterRefresh()
+}
+
+// afterRefresh is afterWrite after the key watch is refreshed: persistence
+// and replication.
+func (n *node) afterRefresh() {
 	if !n.up || !n.keepsState() {
 		return // crashed by a fault its key events triggered: nothing persists or replicates
 	}
@@ -347,7 +360,10 @@ func (n *node) persist(cur snapshot) {
 // event (KindKey, or KindExpire when the key ran out of time), and
 // schedules an expiry check for every key whose expiry changed. The
 // history thus holds each key's lifetime on each node in true time.
+// It reads the whole keyspace; after a client's command refreshTouched
+// (touched.go) reads only the keys the command named, to the same effect.
 func (n *node) refreshWatch() {
+	n.touched.reset()
 	now := n.local()
 	keys := n.m.Keys() // sorted
 	for _, k := range keys {

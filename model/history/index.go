@@ -3,6 +3,7 @@ package history
 import (
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"locksim/sim"
@@ -64,6 +65,31 @@ type Index struct {
 	// the builder: kept for Reuse.
 	spare []Section
 	b     *builder
+
+	// derived holds Derived's values for this history; Reuse drops them.
+	derivedMu sync.Mutex
+	derived   map[any]any
+}
+
+// Derived returns compute's value for key, computed at most once per
+// indexed history: checkers that need the same view of a history (the
+// liveness points, which the liveness and availability checks and the
+// undecided liveness verdict all scan) share one computation. key is
+// comparable and names the view, usually an unexported type of the
+// package that computes it; the value is read-only once returned.
+// Reuse and New start with no values. Safe for concurrent use.
+func (ix *Index) Derived(key any, compute func() any) any {
+	ix.derivedMu.Lock()
+	defer ix.derivedMu.Unlock()
+	if v, ok := ix.derived[key]; ok {
+		return v
+	}
+	v := compute()
+	if ix.derived == nil {
+		ix.derived = map[any]any{}
+	}
+	ix.derived[key] = v
+	return v
 }
 
 // NodeKey names a key on a node.
@@ -110,8 +136,9 @@ func (ix *Index) Reuse(h sim.History) *Index {
 		Promotions: ix.Promotions[:0], Partitions: ix.Partitions[:0],
 		Reads: ix.Reads[:0], Writes: ix.Writes[:0], Faults: ix.Faults[:0], Marked: ix.Marked[:0],
 		owner: ix.owner, clientPos: ix.clientPos, groupOf: ix.groupOf,
-		spare: ix.spare[:0], b: ix.b,
+		spare: ix.spare[:0], b: ix.b, derived: ix.derived,
 	}
+	clear(ix.derived)
 	clear(ix.Pauses)
 	clear(ix.Crashes)
 	clear(ix.Downs)

@@ -115,35 +115,107 @@ type livenessPoint struct {
 	acquired bool
 }
 
+// livenessPointsKey names the liveness points among an index's derived
+// views (history.Index.Derived).
+type livenessPointsKey struct{}
+
 // livenessPoints lists the changes of who tries and who holds, in time
-// order.
+// order, computed once per indexed history: the liveness and availability
+// checks and LivenessUndecided read the same list, which the caller must
+// not change.
 func livenessPoints(ix *history.Index) []livenessPoint {
-	ps := make([]livenessPoint, 0, 2*len(ix.Attempts)+2*len(ix.Sections)+len(ix.Acquisitions))
+	return ix.Derived(livenessPointsKey{}, func() any { return listLivenessPoints(ix) }).([]livenessPoint)
+}
+
+// listLivenessPoints computes livenessPoints: three lists (the attempts'
+// points, the sections', the acquisitions'), each nearly in time order
+// already, each sorted stably on its own, then merged with ties going to
+// the earlier list: the order a stable sort of the three lists one after
+// the other gives, at a fraction of its cost (that sort's merges took a
+// fifth of the checkers' time).
+func listLivenessPoints(ix *history.Index) []livenessPoint {
+	nt, ns := 2*len(ix.Attempts), 2*len(ix.Sections)
+	buf := make([]livenessPoint, 0, 2*(nt+ns+len(ix.Acquisitions)))
 	for _, a := range ix.Attempts {
-		ps = append(ps, livenessPoint{at: ix.H[a.Start].At, pos: a.Start, trying: 1})
+		buf = append(buf, livenessPoint{at: ix.H[a.Start].At, pos: a.Start, trying: 1})
 		if a.EndPos >= 0 {
-			ps = append(ps, livenessPoint{at: ix.H[a.EndPos].At, pos: a.EndPos, trying: -1})
+			buf = append(buf, livenessPoint{at: ix.H[a.EndPos].At, pos: a.EndPos, trying: -1})
 		}
 	}
+	tries := buf[:len(buf):len(buf)]
 	for _, s := range ix.Sections {
 		// A revived section (a renewal reported after the belief lapsed)
 		// holds the lock again without an acquired event: it ends a gap as
 		// an acquisition does.
-		ps = append(ps, livenessPoint{at: s.From, pos: s.Acq, holding: 1, acquired: s.Revived})
+		buf = append(buf, livenessPoint{at: s.From, pos: s.Acq, holding: 1, acquired: s.Revived})
 		switch {
 		case s.End == history.EndDeadline:
-			ps = append(ps, livenessPoint{at: s.To, pos: -1, holding: -1})
+			buf = append(buf, livenessPoint{at: s.To, pos: -1, holding: -1})
 		case s.EndPos >= 0:
-			ps = append(ps, livenessPoint{at: s.To, pos: s.EndPos, holding: -1})
+			buf = append(buf, livenessPoint{at: s.To, pos: s.EndPos, holding: -1})
 		}
 	}
+	holds := buf[len(tries):len(buf):len(buf)]
 	for _, a := range ix.Acquisitions {
-		ps = append(ps, livenessPoint{at: ix.H[a.Pos].At, pos: a.Pos, acquired: true})
+		buf = append(buf, livenessPoint{at: ix.H[a.Pos].At, pos: a.Pos, acquired: true})
 	}
-	slices.SortStableFunc(ps, func(a, b livenessPoint) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.pos, b.pos))
-	})
-	return ps
+	return orderPoints(buf, len(tries), len(holds))
+}
+
+// orderPoints returns buf's points in the order a stable sort by
+// pointBefore gives: buf is three lists one after the other (the first
+// nTries points, the next nHolds, the rest), each sorted on its own and
+// merged; buf must have room for as many points again.
+func orderPoints(buf []livenessPoint, nTries, nHolds int) []livenessPoint {
+	tries, holds, acqs := buf[:nTries:nTries], buf[nTries:nTries+nHolds:nTries+nHolds], buf[nTries+nHolds:]
+	sortPointsStable(tries)
+	sortPointsStable(holds)
+	sortPointsStable(acqs)
+	out := buf[len(buf):len(buf)]
+	for len(tries)+len(holds)+len(acqs) > 0 {
+		// The earliest head; on a tie the earlier list's.
+		src := &tries
+		if len(*src) == 0 || len(holds) > 0 && pointBefore(holds[0], (*src)[0]) {
+			src = &holds
+		}
+		if len(*src) == 0 || len(acqs) > 0 && pointBefore(acqs[0], (*src)[0]) {
+			src = &acqs
+		}
+		out = append(out, (*src)[0])
+		*src = (*src)[1:]
+	}
+	return out
+}
+
+// pointBefore orders liveness points by instant, then event (a deadline,
+// -1, before the events at its instant).
+func pointBefore(a, b livenessPoint) bool {
+	return a.at < b.at || a.at == b.at && a.pos < b.pos
+}
+
+// sortPointsStable sorts ps by pointBefore, keeping the order of equal
+// points: by insertion, about linear on a list nearly in order, and by
+// the library's stable sort when it turns out not to be.
+func sortPointsStable(ps []livenessPoint) {
+	budget := 8 * len(ps) // element moves before giving up on insertion
+	for i := 1; i < len(ps); i++ {
+		if !pointBefore(ps[i], ps[i-1]) {
+			continue
+		}
+		x := ps[i]
+		j := i
+		for j > 0 && pointBefore(x, ps[j-1]) {
+			ps[j] = ps[j-1]
+			j--
+		}
+		ps[j] = x
+		if budget -= i - j; budget < 0 {
+			slices.SortStableFunc(ps, func(a, b livenessPoint) int {
+				return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.pos, b.pos))
+			})
+			return
+		}
+	}
 }
 
 // gap is a stretch with the lock wanted and nobody holding it.

@@ -1,6 +1,8 @@
 package invariant
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -82,5 +84,39 @@ func TestLiveness(t *testing.T) {
 				t.Errorf("Check liveness (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The three lists sorted and merged give exactly what one stable sort of
+// them one after the other gives, for lists nearly in order and for lists
+// in no order (the insertion sort's budget runs out), ties included.
+func TestOrderPointsIsAStableSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := range 400 {
+		n := [3]int{r.IntN(30), r.IntN(30), r.IntN(10)}
+		var all []livenessPoint
+		for l := range 3 {
+			at := time.Duration(0)
+			for i := range n[l] {
+				if round%2 == 0 {
+					at += time.Duration(r.IntN(3)) // nearly in order
+				} else {
+					at = time.Duration(r.IntN(20)) // in no order
+				}
+				all = append(all, livenessPoint{at: at, pos: r.IntN(4) - 1, trying: l, holding: i})
+			}
+		}
+		want := slices.Clone(all)
+		slices.SortStableFunc(want, func(a, b livenessPoint) int {
+			if a.at != b.at {
+				return int(a.at - b.at)
+			}
+			return a.pos - b.pos
+		})
+		buf := make([]livenessPoint, len(all), 2*len(all))
+		copy(buf, all)
+		if got := orderPoints(buf, n[0], n[1]); !slices.Equal(got, want) {
+			t.Fatalf("round %d: lists of %v:\n got %v\nwant %v", round, n, got, want)
+		}
 	}
 }
