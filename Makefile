@@ -106,6 +106,7 @@ long:
 	$(GO) test -run TestCheckersAgreeWithTheOracle -timeout 60m ./model/ -args -oracle.runs=100000
 	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all
 	$(GO) test -run TestImportanceSamplingAgreesWithPlain -timeout 60m ./risk/ -args -risk.validate  # the risk estimator's validation table (docs/risk.md)
+	$(GO) test -run TestFieldJudgementsRoundTrip -timeout 30m . -args -checklog.field  # check-log's field judgements (premature-loss, acquire-deadline, available) round trip from the zoo's mutants (docs/check-log.md)
 	$(GO) test -run TestLabInChromium -timeout 30m ./cmd/locksim/ -args -lab.lessons  # every lab lesson from broken to fixed in headless Chromium (docs/lab.md)
 
 # golden runs every test that compares with a golden file (package
