@@ -145,7 +145,7 @@ var minDocCommands = map[string]int{
 	"docs/node-stall.md": 3,
 	"docs/risk.md":       8,
 	"docs/limits.md":     3,
-	"docs/check-log.md":  14,
+	"docs/check-log.md":  21,
 }
 
 // runDocCommand runs one command in the current directory with only the
