@@ -203,3 +203,22 @@ func TestPrematureLossByRefusedRenewal(t *testing.T) {
 		t.Error("a cause on a released event was taken")
 	}
 }
+
+// The HTML timeline marks a late acquisition and a premature loss on the
+// lane of the client it concerns (dashed orange), and its legend says so.
+func TestHTMLMarksFieldJudgements(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		opt  Options
+	}{{"testdata/deadline.jsonl", Options{AcquireTolerance: 10 * time.Millisecond}}, {"testdata/premature-certain.jsonl", Options{Skew: 50 * time.Millisecond}}} {
+		r := checkFiles(t, tc.opt, tc.file)
+		var b strings.Builder
+		if err := r.HTML(&b); err != nil {
+			t.Fatal(err)
+		}
+		page := b.String()
+		if !strings.Contains(page, `stroke="#e80"`) || !strings.Contains(page, "Dashed orange") {
+			t.Errorf("%s: no field judgement drawn", tc.file)
+		}
+	}
+}

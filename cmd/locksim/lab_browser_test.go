@@ -388,6 +388,19 @@ func TestLabInChromium(t *testing.T) {
 		t.Errorf("the page's status is %q: %s", st, str(`document.getElementById("status").textContent`))
 	}
 
+	// The form's settings write the scenario file: the TTL, the
+	// watchdog's period, a fault line (a pause with its length and
+	// placement), and removing the faults.
+	must(`document.getElementById("ttl").value = "3s"; document.getElementById("ttl-set").click()`)
+	must(`document.getElementById("renew-every").value = "200ms"; document.getElementById("renew-set").click()`)
+	must(`document.getElementById("renew-every").value = "300ms"; document.getElementById("renew-set").click()`)
+	must(`document.getElementById("fault-clear").click(); document.getElementById("fault-line").value = "pause A for 2s after A write"; document.getElementById("fault-add").click()`)
+	sc := str(`document.getElementById("scenario").value`)
+	if !strings.Contains(sc, "\nttl 3s\n") || strings.Count(sc, "renew-every=") != 1 || !strings.Contains(sc, "option renew-every=300ms") ||
+		strings.Count(sc, "\nfault ") != 1 || !strings.Contains(sc, "\nfault pause A for 2s after A write\n") {
+		t.Errorf("the settings did not reach the scenario file:\n%s", sc)
+	}
+
 	// Every lesson loads, and its check, run on the simulator, says its
 	// starting point is broken. With -lab.lessons (make long) the change
 	// its question asks for then makes the check say fixed.
