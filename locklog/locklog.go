@@ -86,6 +86,8 @@ type event struct {
 	kind, key, value string
 	token            int64
 	validity         time.Duration
+	deadline         time.Duration // acquire-attempt: how long the call may wait
+	cause            string        // lost: how the client learnt
 	at, sent         time.Time
 }
 
@@ -119,6 +121,16 @@ func (l *Log) emit(e event) {
 		b = append(b, e.validity.String()...)
 		b = append(b, '"')
 	}
+	if e.cause != "" {
+		b = append(b, `,"cause":"`...)
+		b = append(b, e.cause...)
+		b = append(b, '"')
+	}
+	if e.deadline > 0 {
+		b = append(b, `,"deadline":"`...)
+		b = append(b, e.deadline.String()...)
+		b = append(b, '"')
+	}
 	if !e.sent.IsZero() {
 		b = append(b, `,"sent":"`...)
 		b = e.sent.UTC().AppendFormat(b, time.RFC3339Nano)
@@ -134,11 +146,13 @@ func appendString(b []byte, s string) []byte {
 	return append(b, q...)
 }
 
-// Wrap returns lk with every call logged: acquire-attempt before Acquire,
+// Wrap returns lk with every call logged: acquire-attempt before Acquire
+// (with the context's deadline, if it has one, as how long the call may
+// wait),
 // then granted (token, value, validity) or refused; released as Release
 // is invoked (the belief ends when the caller gives the key up, whatever
 // the reply); renewed after a successful Renew, lost after one that
-// reports ErrLost.
+// reports ErrLost (with cause "refused").
 func (l *Log) Wrap(lk Locker) Locker { return &wrapped{l: l, lk: lk} }
 
 type wrapped struct {
@@ -147,7 +161,14 @@ type wrapped struct {
 }
 
 func (w *wrapped) Acquire(ctx context.Context, key string) (Grant, error) {
-	w.l.emit(event{kind: "acquire-attempt", key: key, at: w.l.Now()})
+	start := w.l.Now()
+	att := event{kind: "acquire-attempt", key: key, at: start}
+	if d, ok := ctx.Deadline(); ok {
+		// The call's deadline, as how long it may wait: check-log judges
+		// acquire-deadline by it. A deadline already passed logs none.
+		att.deadline = d.Sub(start)
+	}
+	w.l.emit(att)
 	g, err := w.lk.Acquire(ctx, key)
 	now := w.l.Now()
 	if err != nil {
@@ -165,7 +186,9 @@ func (w *wrapped) Renew(ctx context.Context, key string, g Grant) (time.Duration
 	case err == nil:
 		w.l.emit(event{kind: "renewed", key: key, value: g.Value, validity: v, at: now})
 	case errors.Is(err, ErrLost):
-		w.l.emit(event{kind: "lost", key: key, value: g.Value, at: now})
+		// The lock said the lease is gone: the store's word (cause
+		// refused), which check-log's premature-loss judges.
+		w.l.emit(event{kind: "lost", key: key, value: g.Value, cause: "refused", at: now})
 	}
 	return v, err
 }

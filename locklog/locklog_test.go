@@ -148,3 +148,29 @@ func TestWriteErrorStopsTheLog(t *testing.T) {
 type failing struct{}
 
 func (failing) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// A lock call whose context has a deadline logs how long it may wait on
+// its acquire-attempt, which check-log judges acquire-deadline by; one
+// without a deadline logs none.
+func TestAcquireLogsTheContextDeadline(t *testing.T) {
+	var out bytes.Buffer
+	l := New(&out, "web-1", "web-1/worker")
+	now := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	l.Now = func() time.Time { return now }
+	lk := l.Wrap(&memLock{now: &now, ttl: time.Second})
+	ctx, cancel := context.WithDeadline(context.Background(), now.Add(1500*time.Millisecond))
+	defer cancel()
+	if _, err := lk.Acquire(ctx, "orders"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lk.Acquire(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if !strings.Contains(lines[0], `"kind":"acquire-attempt","deadline":"1.5s"`) {
+		t.Errorf("with a deadline: %s", lines[0])
+	}
+	if strings.Contains(lines[2], "deadline") {
+		t.Errorf("without one: %s", lines[2])
+	}
+}

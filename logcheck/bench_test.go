@@ -28,7 +28,7 @@ func (g *genLog) Read(p []byte) (int, error) {
 		e := Event{Time: g.t, Host: "h" + strconv.Itoa(c%4), Client: client, Key: key}
 		switch g.i % 4 {
 		case 0:
-			e.Kind = AcquireAttempt
+			e.Kind, e.Deadline = AcquireAttempt, time.Second
 		case 1:
 			g.token++
 			e.Kind, e.Token, e.Validity = Granted, g.token, 30*time.Second
@@ -50,12 +50,15 @@ func (g *genLog) Read(p []byte) (int, error) {
 }
 
 // BenchmarkCheck measures events judged per second (the issue asks for at
-// least a million per CPU-minute, about 17,000 a second).
+// least a million per CPU-minute, about 17,000 a second), with every
+// judgement on: deadlines on the attempts, validities on the grants,
+// liveness and available bounds.
 func BenchmarkCheck(b *testing.B) {
 	const n = 200_000
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := Check([]Input{{Name: "gen", R: &genLog{n: n}}}, Options{Skew: 50 * time.Millisecond, Reorder: 10 * time.Millisecond})
+		r, err := Check([]Input{{Name: "gen", R: &genLog{n: n}}}, Options{Skew: 50 * time.Millisecond, Reorder: 10 * time.Millisecond,
+			Liveness: time.Minute, Available: time.Minute})
 		if err != nil || r.Stats.Events != n {
 			b.Fatal(err, r.Stats.Events)
 		}

@@ -35,6 +35,13 @@ type Options struct {
 	// waited while no other client believed it held the key, for longer
 	// than this, at every clock offset within the bounds.
 	Liveness time.Duration
+	// Available, if set, judges available by timing, as Liveness does,
+	// for a log whose every fault was one the design tolerates (the user
+	// says so by giving it: a log does not show faults).
+	Available time.Duration
+	// AcquireTolerance is how late past its logged deadline a lock call
+	// may return before acquire-deadline calls it late.
+	AcquireTolerance time.Duration
 }
 
 // Violation is one broken invariant found in the log.
@@ -72,13 +79,18 @@ type belief struct {
 	grantAt, endAt      string // file:line
 	endHow              string
 	revived             bool
+	// promisedAt is the grant or renewal whose validity is in force, and
+	// promisedFrom its time: what premature-loss cites.
+	promisedAt   string
+	promisedFrom int64
 }
 
 // pending is an acquisition under way.
 type pending struct {
-	start int64
-	at    string
-	value string
+	start    int64
+	at       string
+	value    string
+	deadline time.Duration
 }
 
 // clientKey is one client's state on one key.
@@ -139,6 +151,9 @@ type Checker struct {
 	drawn []Drawn
 	// fenceJudged: some key's fencing was judged.
 	fenceJudged bool
+	// deadlines counts acquire-attempts that carry a deadline; promises,
+	// beliefs with a validity (what premature-loss judges).
+	deadlines, promises int
 }
 
 // MaxPerInvariant caps the violations kept per invariant and certainty,
@@ -237,7 +252,10 @@ func (c *Checker) Feed(e Event) error {
 	}
 	switch e.Kind {
 	case AcquireAttempt:
-		ck.attempt = &pending{start: e.Time, at: e.Where(), value: e.Value}
+		ck.attempt = &pending{start: e.Time, at: e.Where(), value: e.Value, deadline: e.Deadline}
+		if e.Deadline > 0 {
+			c.deadlines++
+		}
 	case Granted:
 		if ck.open != nil {
 			c.end(ks, ck, e.Time, e.Where(), "acquired again")
@@ -247,6 +265,7 @@ func (c *Checker) Feed(e Event) error {
 			g.start, g.hasStart = a.start, true
 			c.Stats.latency(time.Duration(e.Time - a.start))
 			c.checkLiveness(ks, ck, a, e.Time, e.Where())
+			c.checkDeadline(ks, ck, a, e.Time, e.Where(), "granted")
 		}
 		ck.attempt = nil
 		c.Stats.Grants[e.Client]++
@@ -257,16 +276,22 @@ func (c *Checker) Feed(e Event) error {
 		ck.grant, ck.hasGrant = g, true
 		ck.open = &belief{client: e.Client, host: e.Host, value: e.Value, token: e.Token, from: e.Time, grantAt: e.Where(),
 			deadline: deadline(e.Time, e.Validity)}
+		ck.open.promisedAt, ck.open.promisedFrom = e.Where(), e.Time
+		if e.Validity > 0 {
+			c.promises++
+		}
 	case Refused:
 		if a := ck.attempt; a != nil {
 			c.Stats.refusedAfter(time.Duration(e.Time - a.start))
 			c.checkLiveness(ks, ck, a, e.Time, e.Where())
+			c.checkDeadline(ks, ck, a, e.Time, e.Where(), "refused")
 		}
 		ck.attempt = nil
 	case Renewed:
 		switch {
 		case ck.open != nil && e.Validity > 0:
 			ck.open.deadline = deadline(e.Time, e.Validity)
+			ck.open.promisedAt, ck.open.promisedFrom = e.Where(), e.Time
 		case e.Validity > 0:
 			// The belief had run out; the library says it holds again.
 			ck.open = &belief{client: e.Client, host: e.Host, value: e.Value, token: ck.grant.token, from: e.Time, grantAt: e.Where(),
@@ -278,6 +303,9 @@ func (c *Checker) Feed(e Event) error {
 		}
 	case Lost:
 		if ck.open != nil {
+			if e.Cause == CauseRefused {
+				c.checkRefusedEarly(ks, ck.open, e)
+			}
 			c.end(ks, ck, e.Time, e.Where(), "lost")
 		}
 	case Write, WriteRejected:
@@ -325,6 +353,8 @@ func (c *Checker) end(ks *keyState, ck *clientKey, to int64, at, how string) {
 	for _, o := range ks.closed {
 		if o.client != b.client {
 			c.checkOverlap(ks, o, b)
+			c.checkPremature(ks, o, b)
+			c.checkPremature(ks, b, o)
 		}
 	}
 	ks.closed = append(ks.closed, b)

@@ -11,8 +11,13 @@
 // older token's write after a newer one's; judged on a key whose log shows
 // a rejected write) and, with a bound, liveness by timing (an acquisition
 // that waited through a stretch longer than the bound in which no other
-// client believed it held the key). The other invariants are listed as not
-// judged, with the reason (NotJudged).
+// client believed it held the key). The field judgements too (field.go):
+// premature-loss (another client's grant inside a holder's promised
+// validity, or the holder's lost with cause refused before it),
+// acquire-deadline (a call that returned later than the deadline its
+// acquire-attempt logged) and, with a bound, available (liveness's
+// stretch, for a log whose faults the design tolerates). The other
+// invariants are listed as not judged, with the reason (NotJudged).
 //
 // The checkers are this package's own, not package invariant's: those
 // judge a simulated history in true time, one total order with the

@@ -17,7 +17,8 @@ type Kind string
 
 // The kinds of the format (docs/check-log.md).
 const (
-	// AcquireAttempt: the client starts one acquisition (its lock value).
+	// AcquireAttempt: the client starts one acquisition (its lock value;
+	// Deadline: how long the call may wait, if it was given a deadline).
 	AcquireAttempt Kind = "acquire-attempt"
 	// Granted: the lock call returned success; the client believes it
 	// holds the key from this instant for Validity (0: until it releases).
@@ -30,13 +31,30 @@ const (
 	// Released: the client invoked release: its belief ends here.
 	Released Kind = "released"
 	// Lost: the client learnt its lease is gone (a failed renewal, a check):
-	// its belief ends here.
+	// its belief ends here. Cause says how it learnt (CauseRefused: the
+	// store said so).
 	Lost Kind = "lost"
 	// Write: the protected resource accepted the client's write (Token).
 	Write Kind = "write"
 	// WriteRejected: the resource rejected the write (a fence at work).
 	WriteRejected Kind = "write-rejected"
 )
+
+// The causes a lost event may give (absent: unknown).
+const (
+	// CauseRefused: a renewal or check was answered by the store that the
+	// key is gone or another's (the lock library's "lease lost").
+	CauseRefused = "refused"
+	// CauseExpired: the validity ran out on the client's clock.
+	CauseExpired = "expired"
+	// CauseUnknown: a call failed and the lease's state is unknown.
+	CauseUnknown = "unknown"
+	// CauseEnded: the process or task that held the lock ended.
+	CauseEnded = "ended"
+)
+
+// Causes lists the causes, in the format's order.
+var Causes = []string{CauseRefused, CauseExpired, CauseUnknown, CauseEnded}
 
 // Kinds lists every kind, in the order the format's table gives them.
 var Kinds = []Kind{AcquireAttempt, Granted, Refused, Renewed, Released, Lost, Write, WriteRejected}
@@ -63,6 +81,12 @@ type Event struct {
 	Value    string
 	Validity time.Duration
 	Sent     int64
+	// Deadline, on an acquire-attempt, is how long the lock call may
+	// wait (its context's deadline minus the attempt's time); 0: none.
+	Deadline time.Duration
+	// Cause, on a lost event, says how the client learnt (Causes); "":
+	// not said.
+	Cause string
 	// File and Line locate the event in its input.
 	File string
 	Line int
@@ -82,6 +106,8 @@ type line struct {
 	Value    string          `json:"value"`
 	Validity json.RawMessage `json:"validity"`
 	Sent     json.RawMessage `json:"sent"`
+	Deadline json.RawMessage `json:"deadline"`
+	Cause    string          `json:"cause"`
 }
 
 // MaxQuote bounds how much of a bad line an error quotes.
@@ -172,6 +198,30 @@ func ParseLine(b []byte, file string, n int) (Event, error) {
 			return bad("sent is after time")
 		}
 	}
+	if len(l.Deadline) > 0 {
+		if e.Kind != AcquireAttempt {
+			return bad("deadline is for acquire-attempt events")
+		}
+		if e.Deadline, err = parseDuration(l.Deadline); err != nil {
+			return bad("deadline: %v", err)
+		}
+		if e.Deadline <= 0 {
+			return bad("deadline %v is not positive", e.Deadline)
+		}
+	}
+	if l.Cause != "" {
+		if e.Kind != Lost {
+			return bad("cause is for lost events")
+		}
+		ok := false
+		for _, c := range Causes {
+			ok = ok || c == l.Cause
+		}
+		if !ok {
+			return bad("unknown cause %q (known: %s)", l.Cause, strings.Join(Causes, ", "))
+		}
+		e.Cause = l.Cause
+	}
 	if (e.Kind == Write || e.Kind == WriteRejected) && l.Token == nil {
 		// A write without a token is not fenced: kept for counts only.
 		e.Token = 0
@@ -254,6 +304,16 @@ func AppendJSON(b []byte, e Event) []byte {
 	if e.Validity != 0 {
 		b = append(b, `,"validity":"`...)
 		b = append(b, e.Validity.String()...)
+		b = append(b, '"')
+	}
+	if e.Deadline != 0 {
+		b = append(b, `,"deadline":"`...)
+		b = append(b, e.Deadline.String()...)
+		b = append(b, '"')
+	}
+	if e.Cause != "" {
+		b = append(b, `,"cause":"`...)
+		b = append(b, e.Cause...)
 		b = append(b, '"')
 	}
 	if e.Sent != 0 {

@@ -3,6 +3,7 @@ package logcheck
 import (
 	"bufio"
 	"io"
+	"strings"
 	"time"
 
 	"locksim/clock"
@@ -12,7 +13,7 @@ import (
 
 // Export writes a simulated history in the format, keeping only what a
 // wrapper around each client's lock calls would log: its acquisitions
-// (acquire-attempt, granted with the token and the validity its lock call
+// (acquire-attempt with the call's deadline if it had one, granted with the token and the validity its lock call
 // reported, refused), renewals that reported success, releases, the
 // leases it found lost, and the replies to its writes on the fenced
 // resource (write, write-rejected). No node's state, no fault, no message
@@ -38,9 +39,9 @@ func Export(w io.Writer, h sim.History) error {
 		bw.Write(buf)
 	}
 	at := func(d time.Duration) int64 { return clock.Epoch.Add(d).UnixNano() }
-	end := func(e sim.Event, client string) {
+	end := func(e sim.Event, client, cause string) {
 		if v, ok := holding[client]; ok {
-			emit(Event{Time: at(e.At), Host: client, Client: client, Key: key[client], Kind: Lost, Value: v})
+			emit(Event{Time: at(e.At), Host: client, Client: client, Key: key[client], Kind: Lost, Value: v, Cause: cause})
 			delete(holding, client)
 		}
 	}
@@ -49,6 +50,9 @@ func Export(w io.Writer, h sim.History) error {
 		switch e.Kind {
 		case history.KindAcquireStart:
 			base.Kind = AcquireAttempt
+			if e.Dur > 0 { // the call's deadline: how long it may wait
+				base.Deadline = e.Dur
+			}
 			emit(base)
 		case history.KindAcquired:
 			a := history.Acquired(e)
@@ -64,7 +68,7 @@ func Export(w io.Writer, h sim.History) error {
 			holding[e.Actor], key[e.Actor], holdTask[e.Actor] = e.Value, e.Key, e.Task
 			if left < 0 {
 				// the validity was spent before the client heard of the grant
-				end(e, e.Actor)
+				end(e, e.Actor, CauseExpired)
 			}
 		case history.KindAcquireFailed:
 			base.Kind = Refused
@@ -74,6 +78,10 @@ func Export(w io.Writer, h sim.History) error {
 			if _, ok := holding[e.Actor]; ok && r.Extended() && r.LeaseLeft() > 0 {
 				base.Kind, base.Validity, base.Key = Renewed, r.LeaseLeft(), key[e.Actor]
 				emit(base)
+			} else if ok && !r.Extended() && strings.HasPrefix(e.Note, "returned 0") {
+				// The store answered that the key is not the client's:
+				// the library reports the lease lost.
+				end(e, e.Actor, CauseRefused)
 			}
 		case history.KindRelease:
 			if history.Release(e).HoldsLeft() <= 0 {
@@ -84,12 +92,12 @@ func Export(w io.Writer, h sim.History) error {
 				}
 			}
 		case history.KindLeaseLost:
-			end(e, e.Actor)
+			end(e, e.Actor, CauseUnknown)
 		case sim.KindCrash:
-			end(e, e.Actor)
+			end(e, e.Actor, CauseEnded)
 		case sim.KindTaskEnd:
 			if t, ok := holdTask[e.Actor]; ok && (t == e.Task || t == "" && e.Task == "main" || t == "main" && e.Task == "") {
-				end(e, e.Actor)
+				end(e, e.Actor, CauseEnded)
 			}
 		case history.KindWrite:
 			prepared[e.Actor] = at(e.At)

@@ -104,7 +104,7 @@ func (r *Result) timeline(b *strings.Builder) {
 	span := float64(max(hi-lo, 1))
 	x := func(t int64) float64 { return left + float64(t-lo)/span*width }
 	fmt.Fprintf(b, "<h2>Timeline</h2><p>One lane per client, on its host's clock, from %s to %s. A bar is a belief that the client holds its key; "+
-		"the pale bands at its ends are its host's clock uncertainty (±the bound): the true instants lie within them. Red: a violation's window.",
+		"the pale bands at its ends are its host's clock uncertainty (±the bound): the true instants lie within them. Red: a violation's window. Dashed orange: a premature loss (from the grant or refusal that shows it to the promised end) or a late acquisition (from its deadline to its return).",
 		fmtTime(lo), fmtTime(hi))
 	if len(r.Beliefs) == MaxDrawn {
 		fmt.Fprintf(b, " The first %d beliefs are drawn.", MaxDrawn)
@@ -126,6 +126,16 @@ func (r *Result) timeline(b *strings.Builder) {
 		fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"#37a\"><title>%s</title></rect>\n", x(d.From), y, max(x(d.To)-x(d.From), 1), title)
 	}
 	for _, v := range r.Violations {
+		if v.Invariant == "premature-loss" || v.Invariant == "acquire-deadline" {
+			// On the holder's (or the caller's) lane: from the grant or
+			// refusal that shows the loss to the promised end, or from the
+			// deadline to the return; dashed orange.
+			if i, ok := row[v.Clients[0]]; ok {
+				fmt.Fprintf(b, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"18\" fill=\"none\" stroke=\"#e80\" stroke-width=\"2\" stroke-dasharray=\"4 2\"><title>%s</title></rect>\n",
+					x(min(v.From, v.To)), i*laneH+2, max(x(max(v.From, v.To))-x(min(v.From, v.To)), 2), html.EscapeString(string(v.Certainty)+" "+string(v.Invariant)))
+			}
+			continue
+		}
 		if v.Invariant != "mutual-exclusion" {
 			continue
 		}

@@ -15,8 +15,17 @@ import (
 // host and the waiter's, so the free stretch is free whatever the offsets;
 // liveness is never reported as possible (the widened beliefs would have
 // to move together, which the bound does not say).
+//
+// The same stretch judges available with Options.Available: the user
+// gives that bound for a log whose faults were all ones the design
+// tolerates (a log does not show them).
 func (c *Checker) checkLiveness(ks *keyState, ck *clientKey, a *pending, end int64, endAt string) {
-	if c.opt.Liveness <= 0 || time.Duration(end-a.start) <= c.opt.Liveness {
+	c.checkWaited(invariant.Liveness, c.opt.Liveness, "the liveness bound", ks, ck, a, end, endAt)
+	c.checkWaited(invariant.Available, c.opt.Available, "the availability bound", ks, ck, a, end, endAt)
+}
+
+func (c *Checker) checkWaited(id invariant.ID, bound time.Duration, boundName string, ks *keyState, ck *clientKey, a *pending, end int64, endAt string) {
+	if bound <= 0 || time.Duration(end-a.start) <= bound {
 		return
 	}
 	type span struct{ from, to int64 }
@@ -57,14 +66,14 @@ func (c *Checker) checkLiveness(ks *keyState, ck *clientKey, a *pending, end int
 			break
 		}
 	}
-	if time.Duration(gapTo-gapFrom) <= c.opt.Liveness {
+	if time.Duration(gapTo-gapFrom) <= bound {
 		return
 	}
-	c.add(Violation{Invariant: invariant.Liveness, Certainty: Certain, Key: ks.name, Clients: []string{ck.client}, Hosts: []string{ck.host},
+	c.add(Violation{Invariant: id, Certainty: Certain, Key: ks.name, Clients: []string{ck.client}, Hosts: []string{ck.host},
 		Where: []string{a.at, endAt}, From: gapFrom, To: gapTo,
 		Explanation: ck.client + " waited for the key from " + fmtTime(a.start) + " (" + a.at + ") to " + fmtTime(end) + endWhere(endAt) +
 			", and from " + fmtTime(gapFrom) + " to " + fmtTime(gapTo) + " (" + time.Duration(gapTo-gapFrom).String() +
-			", more than the liveness bound " + c.opt.Liveness.String() + ") no other client believed it held the key, whatever the clocks' offsets"})
+			", more than " + boundName + " " + bound.String() + ") no other client believed it held the key, whatever the clocks' offsets"})
 }
 
 func endWhere(at string) string {

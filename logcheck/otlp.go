@@ -28,7 +28,10 @@ const (
 	AttrOutcome  = "lock.outcome"     // granted|refused (acquire), renewed|lost (renew), accepted|rejected (write)
 	AttrValidity = "lock.validity_ms" // the validity the call reported, in ms
 	AttrToken    = "lock.token"       // the fencing token
-	AttrValue    = "lock.value"       // the lock value
+	// AttrDeadline, on lock.acquire, is how long the call may wait, in
+	// ms (its context's deadline minus the span's start).
+	AttrDeadline = "lock.deadline_ms"
+	AttrValue    = "lock.value" // the lock value
 	// The host is the resource's host.name, else its service.instance.id.
 )
 
@@ -193,7 +196,15 @@ func ReadOTLP(name string, r io.Reader) (Input, int, error) {
 				case SpanAcquire:
 					tok, hasTok := ev["token"]
 					delete(ev, "token")
+					if v := at[AttrDeadline]; v != "" {
+						ms, err := strconv.ParseFloat(v, 64)
+						if err != nil || ms <= 0 {
+							return Input{}, 0, errors.Errorf("%s: %s %q is not a positive number of milliseconds", where, AttrDeadline, v)
+						}
+						ev["deadline"] = int64(ms * float64(time.Millisecond))
+					}
 					add(start, string(AcquireAttempt))
+					delete(ev, "deadline")
 					if outcome == "refused" || outcome == "" && failed {
 						add(end, string(Refused))
 						continue
@@ -207,7 +218,14 @@ func ReadOTLP(name string, r io.Reader) (Input, int, error) {
 					add(end, string(Granted))
 				case SpanRenew:
 					if outcome == "lost" || outcome == "" && failed {
+						// lock.outcome lost is the lock's word that the lease
+						// is gone; a bare error status says nothing more.
+						ev["cause"] = CauseUnknown
+						if outcome == "lost" {
+							ev["cause"] = CauseRefused
+						}
 						add(end, string(Lost))
+						delete(ev, "cause")
 						continue
 					}
 					if err := validity(); err != nil {

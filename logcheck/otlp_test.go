@@ -104,3 +104,28 @@ func TestOTLPMapping(t *testing.T) {
 		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A lock.acquire span with lock.deadline_ms carries the call's deadline:
+// one that ended 150ms after a 50ms deadline is a late acquisition; a bad
+// deadline is refused naming the span.
+func TestOTLPAcquireDeadline(t *testing.T) {
+	doc := func(deadline string) string {
+		return `{"resourceSpans": [{"resource": {"attributes": [{"key": "host.name", "value": {"stringValue": "web-1"}}, {"key": "service.instance.id", "value": {"stringValue": "A"}}]},
+  "scopeSpans": [{"spans": [{"name": "lock.acquire", "startTimeUnixNano": "1000000000", "endTimeUnixNano": "1200000000",
+    "attributes": [{"key": "lock.key", "value": {"stringValue": "k"}}, {"key": "lock.deadline_ms", "value": {"intValue": "` + deadline + `"}}]}]}]}]}`
+	}
+	in, _, err := ReadOTLP("trace.json", strings.NewReader(doc("50")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Check([]Input{in}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := verdict(r, "acquire-deadline"); v.Verdict != "broken" || !strings.Contains(find(r, "acquire-deadline").Explanation, "150ms late") {
+		t.Errorf("%+v %v", v, r.Violations)
+	}
+	if _, _, err := ReadOTLP("trace.json", strings.NewReader(doc("-1"))); err == nil || !strings.Contains(err.Error(), "lock.deadline_ms") {
+		t.Errorf("a negative deadline: %v", err)
+	}
+}

@@ -11,7 +11,8 @@ import (
 )
 
 // Judged lists the invariants a log can judge, in report order.
-var Judged = []invariant.ID{invariant.MutualExclusion, invariant.TokenUnique, invariant.Fencing, invariant.Liveness}
+var Judged = []invariant.ID{invariant.MutualExclusion, invariant.TokenUnique, invariant.Fencing, invariant.Liveness,
+	invariant.PrematureLoss, invariant.AcquireDeadline, invariant.Available}
 
 // NotJudged says, per invariant a log cannot judge, why.
 var NotJudged = []struct {
@@ -153,6 +154,7 @@ func (c *Checker) finish() *Result {
 			if a := ck.attempt; a != nil {
 				c.Stats.Waiting++
 				c.checkLiveness(ks, ck, a, c.hostEnd[ck.host], "")
+				c.checkDeadline(ks, ck, a, c.hostEnd[ck.host], "", "")
 			}
 		}
 		if ks.fenced || c.opt.Fenced {
@@ -178,6 +180,12 @@ func (c *Checker) finish() *Result {
 			v.Verdict, v.Why = "not judged", "no granted event carries a token"
 		case id == invariant.Liveness && c.opt.Liveness <= 0:
 			v.Verdict, v.Why = "not judged", "give --liveness D: an acquisition that waited longer than D while no other client believed it held the key (the simulation's liveness counts from when faults healed, which a log does not know)"
+		case id == invariant.Available && c.opt.Available <= 0:
+			v.Verdict, v.Why = "not judged", "give --available D for a log whose faults were all ones the design tolerates: an acquisition that waited longer than D while no other client believed it held the key (a log does not show which faults were active)"
+		case id == invariant.PrematureLoss && c.promises == 0:
+			v.Verdict, v.Why = "not judged", "no granted event carries a validity: a lock trusted until release promises no deadline to keep"
+		case id == invariant.AcquireDeadline && c.deadlines == 0:
+			v.Verdict, v.Why = "not judged", "no acquire-attempt carries a deadline"
 		case id == invariant.Fencing && !c.fenceJudged:
 			v.Verdict, v.Why = "not judged", "no key's log shows a rejected write (write-rejected), so nothing says its resource fences; --fenced judges it anyway"
 		case n[0] > 0:

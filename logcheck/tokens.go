@@ -185,7 +185,7 @@ func (c *Checker) prune(ks *keyState) {
 	if len(ks.closed) > 8 {
 		keep := ks.closed[:0]
 		for _, b := range ks.closed {
-			if b.to >= horizon || b.to+s > openFrom || c.opt.Liveness > 0 && b.to+s > attemptFrom {
+			if b.to >= horizon || b.to+s > openFrom || (c.opt.Liveness > 0 || c.opt.Available > 0) && b.to+s > attemptFrom {
 				keep = append(keep, b)
 			}
 		}

@@ -18,12 +18,14 @@ import (
 
 // cmdCheckLog judges lock logs recorded in production (docs/check-log.md).
 func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("check-log", "check-log FILE... [--skew D] [--host-skew HOST=D,...] [--reorder D] [--fenced] [--liveness D] [--possible-exits N] [--format text|markdown|json|html] [-o FILE] [--reproduce DESIGN [--runs N] [--save-case FILE]]", stdout)
+	fs := newFlags("check-log", "check-log FILE... [--skew D] [--host-skew HOST=D,...] [--reorder D] [--fenced] [--liveness D] [--available D] [--acquire-tolerance D] [--possible-exits N] [--format text|markdown|json|html] [-o FILE] [--reproduce DESIGN [--runs N] [--save-case FILE]]", stdout)
 	skew := fs.Duration("skew", 0, "bound on every host's clock offset from true time (each host within ±D); the verdicts hold for every offset within it")
 	hostSkew := fs.String("host-skew", "", "per-host bounds overriding --skew, comma-separated: web-1=200ms,web-2=5ms")
 	reorder := fs.Duration("reorder", 0, "how far out of time order events may come within one file: they are sorted within this window; an event further back is an error naming its line")
 	fenced := fs.Bool("fenced", false, "judge fencing on every key with accepted writes, even where the log shows no rejected write")
 	liveness := fs.Duration("liveness", 0, "judge liveness by timing: an acquisition that waited longer than this while no other client believed it held the key, at every clock offset (0: not judged)")
+	available := fs.Duration("available", 0, "judge available by timing, as --liveness does, for a log whose faults were all ones the design tolerates (a log does not show faults; 0: not judged)")
+	tolerance := fs.Duration("acquire-tolerance", 0, "acquire-deadline: how late past the deadline its acquire-attempt logged a lock call may return (default 0: by the deadline)")
 	possible := fs.Int("possible-exits", exitSafe, "the exit code when only possible violations were found (default 0: a possible violation is not a finding; 1 makes it fail a build)")
 	format := fs.String("format", "text", "output format: text, markdown, json or html (one file: verdicts, violations, a timeline with one lane per client and each host's clock uncertainty drawn, contention)")
 	out := fs.String("o", "", "write the report to this file instead of stdout")
@@ -42,9 +44,9 @@ func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
 	if *possible != exitSafe && *possible != exitViolation {
 		return exitUsage, usagef("--possible-exits %d: give 0 or 1", *possible)
 	}
-	opt := logcheck.Options{Skew: *skew, Reorder: *reorder, Fenced: *fenced, Liveness: *liveness}
-	if *skew < 0 || *reorder < 0 || *liveness < 0 {
-		return exitUsage, usagef("--skew, --reorder and --liveness must not be negative")
+	opt := logcheck.Options{Skew: *skew, Reorder: *reorder, Fenced: *fenced, Liveness: *liveness, Available: *available, AcquireTolerance: *tolerance}
+	if *skew < 0 || *reorder < 0 || *liveness < 0 || *available < 0 || *tolerance < 0 {
+		return exitUsage, usagef("--skew, --reorder, --liveness, --available and --acquire-tolerance must not be negative")
 	}
 	if *hostSkew != "" {
 		opt.HostSkew = map[string]time.Duration{}

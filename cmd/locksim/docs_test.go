@@ -145,8 +145,8 @@ var minDocCommands = map[string]int{
 	"docs/node-stall.md": 3,
 	"docs/risk.md":       8,
 	"docs/limits.md":     3,
-	"docs/check-log.md":  14,
-	"docs/serve.md":      6,
+		"docs/serve.md":      6,
+	"docs/check-log.md":  21,
 }
 
 // runDocCommand runs one command in the current directory with only the

@@ -270,11 +270,6 @@
     li.appendChild(a);
     $("lesson-list").appendChild(li);
   });
-  LOCKSIM_LESSONS_TODO.forEach(function (t) {
-    var li = document.createElement("li");
-    li.textContent = t + " (not yet written)";
-    $("lesson-list").appendChild(li);
-  });
   $("fault-kind").onchange = function () { $("fault-line").value = this.value; };
   $("fault-line").value = $("fault-kind").value;
   $("fault-add").onclick = function () {
@@ -288,6 +283,15 @@
     if (!t) return;
     var sc = $("scenario").value;
     $("scenario").value = /^ttl .*$/m.test(sc) ? sc.replace(/^ttl .*$/m, "ttl " + t) : sc.replace(/^(name .*)$/m, "$1\nttl " + t);
+  };
+  // The watchdog's period: the scenario's `option renew-every=D` line.
+  $("renew-set").onclick = function () {
+    var t = $("renew-every").value.trim(), sc = $("scenario").value;
+    if (!t) return;
+    if (/^option .*\brenew-every=\S+/m.test(sc)) sc = sc.replace(/^(option .*\brenew-every=)\S+/m, "$1" + t);
+    else sc = sc.replace(/^(ttl .*)$/m, "$1\noption renew-every=" + t);
+    if (!/renew-every=/.test(sc)) sc = sc.replace(/^(name .*)$/m, "$1\noption renew-every=" + t);
+    $("scenario").value = sc;
   };
   $("run").onclick = function () { doRun().catch(fail); };
   $("check").onclick = function () { doCheck(false).catch(fail); };
