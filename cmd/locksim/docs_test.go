@@ -145,7 +145,7 @@ var minDocCommands = map[string]int{
 	"docs/node-stall.md": 3,
 	"docs/risk.md":       8,
 	"docs/limits.md":     3,
-		"docs/serve.md":      6,
+	"docs/serve.md":      6,
 	"docs/check-log.md":  21,
 }
 
