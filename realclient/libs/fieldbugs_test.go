@@ -175,6 +175,43 @@ var fieldBugCorpus = []fieldBug{{
 	mechanism: "A's SET reply came after Lock gave up; the completion then armed the watchdog, which renews a key nobody holds for as long as the process lives",
 	mention:   "held the value",
 	want:      invariant.Liveness,
+}, {
+	name: "sleep-through-deadline",
+	build: func(env Env, o fieldbugs.Options) Lock {
+		return fieldbugs.NewSleepThrough(env.Clients[0], env.Key, env.TTL, o)
+	},
+	spec: model.Spec{Options: model.Options{TTL: 3 * time.Second, AcquireWait: 1200 * time.Millisecond},
+		Workload: model.Workload{Cycles: 1, Work: 2 * time.Second, Start: 10 * time.Millisecond}},
+	faults:    nil, // contention alone: B's deadline passes while A holds
+	variants:  [][]string{{"pause B for 300ms after B acquire-send"}, {"delay r1->B +400ms for 10ms after B acquire-send"}},
+	mechanism: "B found the key taken and slept its 500ms retry delay deaf to its context: the deadline passed during the sleep and Lock returned most of a delay late",
+	mention:   "across the deadline",
+	want:      invariant.AcquireDeadline,
+}, {
+	name: "renew-from-deadline",
+	build: func(env Env, o fieldbugs.Options) Lock {
+		return fieldbugs.NewRenewDrift(env.Clients[0], env.Key, env.TTL, o)
+	},
+	spec: model.Spec{Options: model.Options{Extend: true},
+		Workload: model.Workload{Cycles: 1, Work: 2500 * time.Millisecond, Start: 10 * time.Millisecond}},
+	faults:    []string{"pause A for 1.5s after A acquired +500ms"},
+	variants:  [][]string{{"pause A for 1.2s after A acquired +500ms"}, {"pause A for 1.5s after A acquired +800ms"}, {"pause A for 500ms after A acquired +500ms"}},
+	mechanism: "each extension moved Until a TTL past the previous deadline, not past the extension's start: Until ran ahead of the key, which expired in A's pause while Until still promised the hold",
+	mention:   "reported success",
+	want:      invariant.PrematureLoss,
+}, {
+	name: "quorum-waits-on-silent-node",
+	build: func(env Env, o fieldbugs.Options) Lock {
+		return fieldbugs.NewQuorumWait(env.Clients, env.Key, env.TTL, o)
+	},
+	spec: model.Spec{Topology: model.Topology{Masters: 3}, Options: model.Options{AcquireBound: time.Second},
+		Workload: model.Workload{Cycles: 2, Start: 10 * time.Millisecond}},
+	redis:     ctxTimeouts,
+	faults:    []string{"partition r3 | A,B mode=blackhole at 0s"},
+	variants:  [][]string{{"partition r2 | A,B mode=blackhole at 0s"}, {"partition r3 | A,B at 0s"}, {"partition r1 | A,B mode=blackhole at 5ms for 3s"}},
+	mechanism: "every try waited out go-redis's own timeouts on the silent r3 (5s to dial), longer than the 1s lease, and gave up though r1 and r2 had granted: nobody acquired while a majority was up",
+	mention:   "tolerate",
+	want:      invariant.Available,
 }}
 
 // ctxTimeouts makes go-redis honour context deadlines on the socket
