@@ -59,6 +59,9 @@ const DesignPrefix = engine.RealClientPrefix
 // validate refuses what one bubble cannot simulate: a client's own clock
 // (all client goroutines share the bubble's clock).
 func validate(s model.Spec) error {
+	if s.Options.AcquireBound < 0 {
+		return errors.Errorf("acquire bound %v (WithAcquireBound): want a positive duration", s.Options.AcquireBound)
+	}
 	for _, name := range sortedKeys(s.Topology.ClientClocks) {
 		return errors.Errorf("client %s has its own clock, but a real client runs on the one clock of its synctest bubble: per-client clock skew, drift and jumps cannot be simulated (node clocks can)", name)
 	}
@@ -145,8 +148,10 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	d.keyPattern = rc.lockKeys
 	var notesMu sync.Mutex
 	var notes []string
-	var epochErr error
-	synctest.Test(t, func(bt *testing.T) {
+	var epochErr, deadlock error
+	var sites []string
+	bubble := 0
+	runBubble := func(bt *testing.T) {
 		if now := time.Now(); !now.Equal(BubbleEpoch) {
 			// The nodes were given BubbleEpoch: a Go whose bubbles start
 			// elsewhere would put the two clocks apart.
@@ -178,11 +183,24 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 				synctest.Wait() // start the programs one at a time
 			}
 		})
-	})
+	}
+	func() {
+		// A bubble that cannot end (goroutines blocked for good) makes
+		// synctest panic: refuse the run instead (stuck.go).
+		defer func() {
+			if v := recover(); v != nil {
+				if deadlock = asDeadlock(v); deadlock == nil {
+					panic(v)
+				}
+				sites = blockedIn(bubble)
+			}
+		}()
+		synctest.Test(t, func(bt *testing.T) { bubble = currentBubble(); runBubble(bt) })
+	}()
 	if epochErr != nil {
 		return nil, epochErr
 	}
-	if d.poolTimers.Load() {
+	if d.poolTimers.Load() || deadlock != nil {
 		poolsDirty.Store(true)
 	}
 	var h sim.History
@@ -191,6 +209,9 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	proxy.do(func() { h, runErr = w.Finish(); outs = w.FaultOutcomes() })
 	if runErr == nil && len(notes) > 0 {
 		runErr = errors.New("" + strings.Join(notes, "; "))
+	}
+	if deadlock != nil {
+		return nil, blockedError(deadlock, h, sites)
 	}
 	if d.tracking != "" {
 		return nil, errors.Errorf("%s sent CLIENT TRACKING: %s, so a library that waits for them to learn that a lock was released (rueidislock in its default client-side-caching mode) cannot be judged; turn client-side caching off (rueidis: ClientOption.DisableCache)", d.tracking, noRESP3)

@@ -1,0 +1,158 @@
+package realclient
+
+import (
+	"fmt"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pkg/errors"
+
+	"locksim/sim"
+)
+
+// A run's bubble ends only when every goroutine in it has returned. One
+// that stays blocked for good on a channel of the library's own (a
+// crashed client's goroutines waiting for a reply that never comes, a
+// background loop nobody stops) makes testing/synctest panic with a
+// deadlock; runOnce turns that panic into a refusal that names the
+// goroutines and where they wait (blockedError), instead of crashing the
+// test binary.
+
+// deadlockPrefix starts the value testing/synctest panics with when its
+// bubble deadlocks ("deadlock: main bubble goroutine has exited but
+// blocked goroutines remain", "deadlock: all goroutines in bubble are
+// blocked").
+const deadlockPrefix = "deadlock: "
+
+// asDeadlock returns v, a recovered panic value, as synctest's deadlock
+// error, or nil when it is another panic.
+func asDeadlock(v any) error {
+	if e, ok := v.(error); ok && strings.HasPrefix(e.Error(), deadlockPrefix) {
+		return e
+	}
+	return nil
+}
+
+var bubbleRE = regexp.MustCompile(`synctest bubble (\d+)\]`)
+
+// currentBubble returns the id of the synctest bubble the calling
+// goroutine runs in (from its own stack header), 0 outside one.
+func currentBubble() int {
+	buf := make([]byte, 512)
+	buf = buf[:runtime.Stack(buf, false)]
+	header, _, _ := strings.Cut(string(buf), "\n")
+	if m := bubbleRE.FindStringSubmatch(header); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	return 0
+}
+
+// blockedIn returns where the goroutines of bubble wait, from a dump of
+// every goroutine: for each, its wait reason and its innermost frame
+// outside the runtime and the standard library's sync and time packages
+// ("github.com/redis/rueidis/rueidislock.(*locker).try at lock.go:359
+// (chan receive)"), counted and sorted, so the same run gives the same
+// text whatever the goroutines' ids.
+func blockedIn(bubble int) []string {
+	if bubble == 0 {
+		return nil
+	}
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		if len(buf) >= 64<<20 {
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	count := map[string]int{}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		lines := strings.Split(strings.TrimSpace(g), "\n")
+		if len(lines) < 3 {
+			continue
+		}
+		m := bubbleRE.FindStringSubmatch(lines[0])
+		if m == nil || m[1] != strconv.Itoa(bubble) {
+			continue
+		}
+		reason := lines[0]
+		if i := strings.IndexByte(reason, '['); i >= 0 {
+			reason = reason[i+1:]
+		}
+		reason, _, _ = strings.Cut(reason, ",")
+		reason = strings.TrimSuffix(strings.TrimSuffix(reason, "]"), " (durable)")
+		count[waitSite(lines[1:])+" ("+reason+")"]++
+	}
+	var out []string
+	for site, n := range count {
+		if n > 1 {
+			site = fmt.Sprintf("%d goroutines in %s", n, site)
+		}
+		out = append(out, site)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// waitSite is the innermost frame of a goroutine's stack (function and
+// file lines, alternating) outside the runtime and the packages a
+// goroutine blocks in (sync, time, internal): the code that waits.
+func waitSite(frames []string) string {
+	for i := 0; i+1 < len(frames); i += 2 {
+		fn := strings.TrimSpace(frames[i])
+		if i := strings.LastIndexByte(fn, '('); i > 0 && strings.HasSuffix(fn, ")") {
+			fn = fn[:i]
+		}
+		if std(fn) {
+			continue
+		}
+		file := strings.TrimSpace(frames[i+1])
+		if j := strings.LastIndexByte(file, ' '); j > 0 {
+			file = file[:j] // drop the +0x offset
+		}
+		if j := strings.LastIndexByte(file, '/'); j >= 0 {
+			file = file[j+1:]
+		}
+		return fn + " at " + file
+	}
+	return strings.TrimSpace(frames[0])
+}
+
+// std reports whether fn belongs to a package a goroutine blocks in on
+// behalf of its caller.
+func std(fn string) bool {
+	for _, p := range []string{"runtime.", "sync.", "time.", "internal/", "context.", "testing/synctest."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// blockedError is the refusal of a run whose bubble deadlocked: which
+// goroutines stayed blocked, where, and for a run with a client crash,
+// why the harness cannot end them.
+func blockedError(deadlock error, h sim.History, sites []string) error {
+	where := "goroutines stayed blocked in the run's bubble"
+	if len(sites) > 0 {
+		where += ": " + strings.Join(sites, "; ")
+	}
+	var crashed []string
+	for _, e := range h {
+		if e.Kind == sim.KindCrash && !slices.Contains(crashed, e.Actor) {
+			crashed = append(crashed, e.Actor)
+		}
+	}
+	if len(crashed) > 0 {
+		return errors.Errorf("the run cannot be judged: client %s crashed, and after the run ended %s; a crashed process's goroutines stop at their next I/O, but these wait on the library's own channels, which nothing will close, so the bubble cannot end (testing/synctest: %s). A harness limit, not a verdict: leave the crash fault out for this library (WithFaults)", strings.Join(crashed, ", "), where, deadlock)
+	}
+	return errors.Errorf("the run cannot be judged: after every client program returned, %s, and the bubble cannot end (testing/synctest: %s); a library goroutine that nothing stops (close the library's clients at the end of the program: Env.CloseAtExit)", where, deadlock)
+}
