@@ -99,7 +99,10 @@
 //     bubble cannot end (a crashed client's library goroutines blocked for
 //     good on the library's own channels, as rueidislock's) is refused
 //     with the reason, naming those goroutines and where they wait
-//     (stuck.go), not left to testing/synctest's deadlock panic.
+//     (stuck.go), not left to testing/synctest's deadlock panic. A library
+//     that deadlocks on its own channels without a crash gets the run
+//     error StuckPrefix, naming each blocked goroutine's process and where
+//     it waits; a deadlock on a sync.Mutex still hangs the run.
 //   - The caller model (WithCaller) decides what the client believes:
 //     by default what the library reports (Validity's Until, a successful
 //     Extend revives a lapsed belief); WithOnLockError what it does when

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -137,6 +138,11 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	if g := os.Getenv("GODEBUG"); !strings.Contains(g, "randseednop=0") {
 		t.Setenv("GODEBUG", strings.TrimPrefix(g+",randseednop=0", ","))
 	}
+	// Goroutine dumps name each goroutine's process (its pprof label, set
+	// in launch and inherited by the library's goroutines): stuck.go.
+	if g := os.Getenv("GODEBUG"); !strings.Contains(g, "tracebacklabels=1") {
+		t.Setenv("GODEBUG", g+",tracebacklabels=1")
+	}
 	if poolsDirty.Load() {
 		clearPools()
 		poolsDirty.Store(false)
@@ -165,6 +171,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 		d.launch = func(p *xproc) {
 			d.running++
 			go func() {
+				pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(clientLabel, p.name)))
 				note := p.program(&rc)
 				if strings.HasPrefix(note, "setup") || strings.HasPrefix(note, "critical section") || strings.HasPrefix(note, "the lock gave") {
 					notesMu.Lock()
@@ -211,7 +218,11 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 		runErr = errors.New("" + strings.Join(notes, "; "))
 	}
 	if deadlock != nil {
-		return nil, blockedError(deadlock, h, sites)
+		stuck, err := deadlockOutcome(deadlock, h, sites)
+		if err != nil {
+			return nil, err
+		}
+		runErr = stuck // the history so far is judged, and the run is stuck
 	}
 	if d.tracking != "" {
 		return nil, errors.Errorf("%s sent CLIENT TRACKING: %s, so a library that waits for them to learn that a lock was released (rueidislock in its default client-side-caching mode) cannot be judged; turn client-side caching off (rueidis: ClientOption.DisableCache)", d.tracking, noRESP3)

@@ -36,7 +36,18 @@ func asDeadlock(v any) error {
 	return nil
 }
 
-var bubbleRE = regexp.MustCompile(`synctest bubble (\d+)\]`)
+var (
+	bubbleRE = regexp.MustCompile(`synctest bubble (\d+)`)
+	labelRE  = regexp.MustCompile(`"` + clientLabel + `": "([^"]*)"`)
+)
+
+// clientLabel is the pprof label that names a goroutine's process: set on
+// each program's goroutine, inherited by every goroutine it starts.
+const clientLabel = "locksim-client"
+
+// deadlockAll is synctest's reason when every goroutine of the bubble,
+// the harness's governor included, is blocked for good.
+const deadlockAll = "deadlock: all goroutines in bubble are blocked"
 
 // currentBubble returns the id of the synctest bubble the calling
 // goroutine runs in (from its own stack header), 0 outside one.
@@ -89,12 +100,21 @@ func blockedIn(bubble int) []string {
 		}
 		reason, _, _ = strings.Cut(reason, ",")
 		reason = strings.TrimSuffix(strings.TrimSuffix(reason, "]"), " (durable)")
-		count[waitSite(lines[1:])+" ("+reason+")"]++
+		site := waitSite(lines[1:])
+		if strings.HasPrefix(site, "locksim/realclient.") || strings.HasPrefix(site, "created by ") {
+			continue // the harness's own goroutines
+		}
+		who := "a goroutine outside the clients"
+		if l := labelRE.FindStringSubmatch(lines[0]); l != nil {
+			who = l[1]
+		}
+		count[who+": "+site+" ("+reason+")"]++
 	}
 	var out []string
 	for site, n := range count {
 		if n > 1 {
-			site = fmt.Sprintf("%d goroutines in %s", n, site)
+			who, where, _ := strings.Cut(site, ": ")
+			site = fmt.Sprintf("%s: %d goroutines in %s", who, n, where)
 		}
 		out = append(out, site)
 	}
@@ -137,6 +157,39 @@ func std(fn string) bool {
 	return false
 }
 
+// deadlockOutcome says what a deadlocked bubble means for the run. With
+// a client crash, the run is refused (blockedError): a crashed process's
+// goroutines may wait on the library's channels for good, which the
+// harness cannot end. Otherwise, when every goroutine of the bubble was
+// blocked for good before the programs returned, the library deadlocked:
+// the run is stuck, which is its outcome (the first result, Stuck...), and
+// its history so far is still judged. Goroutines left blocked after every
+// program returned are refused too.
+func deadlockOutcome(deadlock error, h sim.History, sites []string) (stuck, refused error) {
+	if crashedClients(h) == nil && deadlock.Error() == deadlockAll && len(sites) > 0 {
+		return errors.New(StuckPrefix + strings.Join(sites, "; ") + "; nothing in the run can wake them: the clients' programs never return (a deadlock in the library)"), nil
+	}
+	return nil, blockedError(deadlock, h, sites)
+}
+
+// StuckPrefix starts the run error (model.Result.Err) of a run in which
+// the library deadlocked: every goroutine of the run blocked for good.
+// The error names each blocked goroutine's process and where it waits
+// ("B: ...(*GateNotify).Unlock at gatenotify.go:85 (chan send)"), the same
+// text for the same run.
+const StuckPrefix = "stuck: goroutines blocked for good: "
+
+// crashedClients returns the clients a crash fault stopped.
+func crashedClients(h sim.History) []string {
+	var crashed []string
+	for _, e := range h {
+		if e.Kind == sim.KindCrash && !slices.Contains(crashed, e.Actor) {
+			crashed = append(crashed, e.Actor)
+		}
+	}
+	return crashed
+}
+
 // blockedError is the refusal of a run whose bubble deadlocked: which
 // goroutines stayed blocked, where, and for a run with a client crash,
 // why the harness cannot end them.
@@ -145,14 +198,8 @@ func blockedError(deadlock error, h sim.History, sites []string) error {
 	if len(sites) > 0 {
 		where += ": " + strings.Join(sites, "; ")
 	}
-	var crashed []string
-	for _, e := range h {
-		if e.Kind == sim.KindCrash && !slices.Contains(crashed, e.Actor) {
-			crashed = append(crashed, e.Actor)
-		}
-	}
-	if len(crashed) > 0 {
+	if crashed := crashedClients(h); len(crashed) > 0 {
 		return errors.Errorf("the run cannot be judged: client %s crashed, and after the run ended %s; a crashed process's goroutines stop at their next I/O, but these wait on the library's own channels, which nothing will close, so the bubble cannot end (testing/synctest: %s). A harness limit, not a verdict: leave the crash fault out for this library (WithFaults)", strings.Join(crashed, ", "), where, deadlock)
 	}
-	return errors.Errorf("the run cannot be judged: after every client program returned, %s, and the bubble cannot end (testing/synctest: %s); a library goroutine that nothing stops (close the library's clients at the end of the program: Env.CloseAtExit)", where, deadlock)
+	return errors.Errorf("the run cannot be judged: %s, and the bubble cannot end (testing/synctest: %s); a library goroutine that nothing stops (close the library's clients at the end of the program: Env.CloseAtExit)", where, deadlock)
 }

@@ -45,6 +45,10 @@ type fieldBug struct {
 	// revives the lease).
 	validity map[string]time.Duration
 	want     invariant.ID
+	// stuck, for a library that deadlocks, is where the buggy run's
+	// goroutines must be named as blocked for good (the run's error starts
+	// with realclient.StuckPrefix); want is then empty.
+	stuck string
 	// mechanism says in plain words how the bug breaks the lock.
 	mechanism string
 	// mention is what the buggy run's explanation must say.
@@ -212,6 +216,17 @@ var fieldBugCorpus = []fieldBug{{
 	mechanism: "every try waited out go-redis's own timeouts on the silent r3 (5s to dial), longer than the 1s lease, and gave up though r1 and r2 had granted: nobody acquired while a majority was up",
 	mention:   "tolerate",
 	want:      invariant.Available,
+}, {
+	name: "gate-notify-deadlock",
+	build: func(env Env, o fieldbugs.Options) Lock {
+		return fieldbugs.NewGateNotify(env.Clients[0], env.Key, env.TTL, o)
+	},
+	spec: model.Spec{Options: model.Options{TTL: 3 * time.Second, AcquireWait: 300 * time.Millisecond},
+		Workload: model.Workload{Duration: 5 * time.Second, Work: 1500 * time.Millisecond, Think: 100 * time.Millisecond, Start: 10 * time.Millisecond}},
+	faults:    nil, // contention alone: B's Lock gives up while A holds
+	variants:  [][]string{{"pause A for 500ms after A acquired"}, {"delay r1->B +200ms for 10ms after B acquire-send"}},
+	mechanism: "B's Lock gave up while A held the key and stayed counted as a waiter; B's later Unlock notified its gate with a blocking send nobody receives: B (then A, the same way) blocked for good in Unlock",
+	stuck:     "B: locksim/realclient/libs/fieldbugs.(*GateNotify).Unlock at gatenotify.go:",
 }}
 
 // ctxTimeouts makes go-redis honour context deadlines on the socket
@@ -308,7 +323,7 @@ func runFieldBug(t *testing.T, b fieldBug, buggy bool, faults []string, seed uin
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Err != nil {
+	if r.Err != nil && !(buggy && b.stuck != "") {
 		t.Fatalf("%s (buggy=%v): run failed: %v", b.name, buggy, r.Err)
 	}
 	return r
@@ -326,7 +341,12 @@ func TestFieldBugCorpus(t *testing.T) {
 			r := runFieldBug(t, b, true, b.faults, 1)
 			explainFieldBug(t, "buggy", r)
 			t.Logf("mechanism: %s", b.mechanism)
-			if !slices.Contains(invariant.Broken(r.Violations), b.want) {
+			switch {
+			case b.stuck != "":
+				if r.Err == nil || !strings.HasPrefix(r.Err.Error(), StuckPrefix) || !strings.Contains(r.Err.Error(), b.stuck) {
+					t.Errorf("buggy build under %q: run error %v, want stuck naming %q (%s)", b.faults, r.Err, b.stuck, b.mechanism)
+				}
+			case !slices.Contains(invariant.Broken(r.Violations), b.want):
 				t.Errorf("buggy build under %q: broken %v, want %s (%s)", b.faults, invariant.Broken(r.Violations), b.want, b.mechanism)
 			}
 			if b.mention != "" && !slices.ContainsFunc(r.Violations, func(v invariant.Violation) bool {
@@ -354,6 +374,9 @@ func TestFieldBugCorpus(t *testing.T) {
 func explainFieldBug(t *testing.T, build string, r *model.Result) {
 	t.Helper()
 	t.Logf("%s: broken %v", build, invariant.Broken(r.Violations))
+	if r.Err != nil {
+		t.Logf("  run: %v", r.Err)
+	}
 	for _, v := range r.Violations {
 		t.Logf("  %s: %s", v.Invariant, v.Explanation)
 	}
