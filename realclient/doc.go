@@ -102,7 +102,9 @@
 //     (stuck.go), not left to testing/synctest's deadlock panic. A library
 //     that deadlocks on its own channels without a crash gets the run
 //     error StuckPrefix, naming each blocked goroutine's process and where
-//     it waits; a deadlock on a sync.Mutex still hangs the run.
+//     it waits; for a deadlock on a sync.Mutex (not durably blocked, so
+//     virtual time stands still) a watchdog outside the bubble gives the
+//     run up after StuckAfter of wall time with the same error.
 //   - The caller model (WithCaller) decides what the client believes:
 //     by default what the library reports (Validity's Until, a successful
 //     Extend revives a lapsed belief); WithOnLockError what it does when

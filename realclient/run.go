@@ -156,7 +156,6 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	var notes []string
 	var epochErr, deadlock error
 	var sites []string
-	bubble := 0
 	runBubble := func(bt *testing.T) {
 		if now := time.Now(); !now.Equal(BubbleEpoch) {
 			// The nodes were given BubbleEpoch: a Go whose bubbles start
@@ -191,7 +190,14 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 			}
 		})
 	}
-	func() {
+	// The bubble runs on a goroutine of its own, watched from here: a run
+	// whose virtual time stands still for StuckAfter of wall time (a
+	// goroutine waiting on a sync.Mutex is not durably blocked, so the
+	// governor's synctest.Wait never returns) is given up as stuck.
+	bubbleDone := make(chan struct{})
+	var bubbleID atomic.Int64
+	go func() {
+		defer close(bubbleDone)
 		// A bubble that cannot end (goroutines blocked for good) makes
 		// synctest panic: refuse the run instead (stuck.go).
 		defer func() {
@@ -199,11 +205,20 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 				if deadlock = asDeadlock(v); deadlock == nil {
 					panic(v)
 				}
-				sites = blockedIn(bubble)
+				sites = blockedIn(int(bubbleID.Load()))
 			}
 		}()
-		synctest.Test(t, func(bt *testing.T) { bubble = currentBubble(); runBubble(bt) })
+		synctest.Test(t, func(bt *testing.T) { bubbleID.Store(int64(currentBubble())); runBubble(bt) })
 	}()
+	if stuckSites := watch(bubbleDone, &d.progress, func() int { return int(bubbleID.Load()) }); stuckSites != nil {
+		// Given up: the bubble's goroutines stay blocked for good; the
+		// world gives what it recorded, and nothing reaches it again.
+		poolsDirty.Store(true)
+		var h sim.History
+		var outs []sim.FaultOutcome
+		proxy.last(func() { h, _ = w.Finish(); outs = w.FaultOutcomes() })
+		return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Err: mutexStuck(stuckSites), FaultOutcomes: outs, Modules: d.modules.list()}, nil
+	}
 	if epochErr != nil {
 		return nil, epochErr
 	}

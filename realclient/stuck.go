@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/pkg/errors"
 
@@ -202,4 +204,48 @@ func blockedError(deadlock error, h sim.History, sites []string) error {
 		return errors.Errorf("the run cannot be judged: client %s crashed, and after the run ended %s; a crashed process's goroutines stop at their next I/O, but these wait on the library's own channels, which nothing will close, so the bubble cannot end (testing/synctest: %s). A harness limit, not a verdict: leave the crash fault out for this library (WithFaults)", strings.Join(crashed, ", "), where, deadlock)
 	}
 	return errors.Errorf("the run cannot be judged: %s, and the bubble cannot end (testing/synctest: %s); a library goroutine that nothing stops (close the library's clients at the end of the program: Env.CloseAtExit)", where, deadlock)
+}
+
+// StuckAfter is how long, in wall time, a run's virtual time may stand
+// still before the watchdog gives the run up as stuck: a goroutine
+// waiting on a sync.Mutex (or spinning) is not durably blocked, so
+// synctest neither advances time nor reports a deadlock, and the run
+// would hang. Only this detection delay depends on the wall clock; what
+// the verdict says (which goroutines wait where) does not. Tests may
+// shorten it; a busy machine that stalls a run's governor this long would
+// be taken for a stuck library, so keep it generous.
+var StuckAfter = time.Minute
+
+// watch waits for the bubble to end (done) and returns nil, or, when the
+// governor's turn count stands still for StuckAfter of wall time, the
+// bubble's blocked goroutines (blockedIn), at least one entry.
+func watch(done <-chan struct{}, progress *atomic.Int64, bubble func() int) []string {
+	tick := time.NewTicker(max(StuckAfter/20, time.Millisecond))
+	defer tick.Stop()
+	last, since := progress.Load(), time.Now()
+	for {
+		select {
+		case <-done:
+			return nil
+		case now := <-tick.C:
+			if p := progress.Load(); p != last {
+				last, since = p, now
+				continue
+			}
+			if now.Sub(since) < StuckAfter {
+				continue
+			}
+			sites := blockedIn(bubble())
+			if len(sites) == 0 {
+				sites = []string{"no goroutine of the clients found blocked"}
+			}
+			return sites
+		}
+	}
+}
+
+// mutexStuck is the run error of a run given up by the watchdog.
+func mutexStuck(sites []string) error {
+	return errors.New(StuckPrefix + strings.Join(sites, "; ") + "; the run's virtual time stood still for " + StuckAfter.String() +
+		" of wall time (a goroutine waiting on a sync.Mutex, which synctest does not count as durably blocked, or one that never yields): the clients' programs never return")
 }

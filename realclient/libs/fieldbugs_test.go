@@ -49,6 +49,9 @@ type fieldBug struct {
 	// goroutines must be named as blocked for good (the run's error starts
 	// with realclient.StuckPrefix); want is then empty.
 	stuck string
+	// stuckAfter, if set, is realclient.StuckAfter for the entry's runs:
+	// the wall time a deadlock on a sync.Mutex takes to be given up.
+	stuckAfter time.Duration
 	// mechanism says in plain words how the bug breaks the lock.
 	mechanism string
 	// mention is what the buggy run's explanation must say.
@@ -227,6 +230,18 @@ var fieldBugCorpus = []fieldBug{{
 	variants:  [][]string{{"pause A for 500ms after A acquired"}, {"delay r1->B +200ms for 10ms after B acquire-send"}},
 	mechanism: "B's Lock gave up while A held the key and stayed counted as a waiter; B's later Unlock notified its gate with a blocking send nobody receives: B (then A, the same way) blocked for good in Unlock",
 	stuck:     "B: locksim/realclient/libs/fieldbugs.(*GateNotify).Unlock at gatenotify.go:",
+}, {
+	name: "mutex-gate-deadlock",
+	build: func(env Env, o fieldbugs.Options) Lock {
+		return fieldbugs.NewMutexGate(env.Clients[0], env.Key, env.TTL, o)
+	},
+	spec: model.Spec{Options: model.Options{TTL: 3 * time.Second, AcquireWait: 300 * time.Millisecond},
+		Workload: model.Workload{Duration: 5 * time.Second, Work: 1500 * time.Millisecond, Think: 100 * time.Millisecond, Start: 10 * time.Millisecond}},
+	faults:     nil, // contention alone, as gate-notify-deadlock
+	variants:   [][]string{{"pause A for 500ms after A acquired"}},
+	mechanism:  "as gate-notify-deadlock, but Unlock's blocking send holds the locker's sync.Mutex, on which B's renewal goroutine then waits: not durably blocked, so virtual time stands still and the watchdog gives the run up",
+	stuck:      "B: locksim/realclient/libs/fieldbugs.(*MutexGate).renew at mutexgate.go:95 (sync.Mutex.Lock)",
+	stuckAfter: 5 * time.Second,
 }}
 
 // ctxTimeouts makes go-redis honour context deadlines on the socket
@@ -334,6 +349,10 @@ func TestFieldBugCorpus(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			if b.skip != "" {
 				t.Skip(b.skip)
+			}
+			if b.stuckAfter > 0 {
+				defer func(d time.Duration) { StuckAfter = d }(StuckAfter)
+				StuckAfter = b.stuckAfter
 			}
 			if len(b.faults) > 2 {
 				t.Fatalf("%d faults: the corpus allows at most two", len(b.faults))
