@@ -365,6 +365,11 @@ func TestFieldBugCorpus(t *testing.T) {
 				if r.Err == nil || !strings.HasPrefix(r.Err.Error(), StuckPrefix) || !strings.Contains(r.Err.Error(), b.stuck) {
 					t.Errorf("buggy build under %q: run error %v, want stuck naming %q (%s)", b.faults, r.Err, b.stuck, b.mechanism)
 				}
+				if b.stuckAfter == 0 && r.Err != nil { // the same run names the same goroutines
+					if again := runFieldBug(t, b, true, b.faults, 1); again.Err == nil || again.Err.Error() != r.Err.Error() {
+						t.Errorf("buggy build run again: %v, want the same stuck text %q", again.Err, r.Err)
+					}
+				}
 			case !slices.Contains(invariant.Broken(r.Violations), b.want):
 				t.Errorf("buggy build under %q: broken %v, want %s (%s)", b.faults, invariant.Broken(r.Violations), b.want, b.mechanism)
 			}
