@@ -176,7 +176,7 @@ func ParseCase(path string, b []byte) (Case, error) {
 // RealClientPrefix starts the design name of a real client's case
 // (realclient.DesignPrefix): its history came from a real lock library,
 // so only realclient.Run replays it.
-const RealClientPrefix = "real:"
+const RealClientPrefix = model.RealClientPrefix
 
 // Replay runs the case again, judged by the case's Invariants when it has
 // them. custom, if non-nil, supplies a Go design (the file only names it). The result's history hash equals HistoryHash

@@ -3,6 +3,7 @@ package model
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -215,8 +216,11 @@ func (s Spec) CheckConfig() invariant.Config {
 		Reentrant:      t.Reentrant,
 		Fair:           t.Fair,
 		Shared:         t.Shared,
-		Validity:       t.Validity,
-		NoWrites:       t.Shared && len(s.Clients) > 0 && s.Workload.Readers >= len(s.Clients),
+		// A real client's holder is promised what its library reports
+		// (Until) or declares (the deadline option): a section with
+		// neither has no deadline, which premature-loss does not judge.
+		Validity: t.Validity || s.IsRealClient(),
+		NoWrites: t.Shared && len(s.Clients) > 0 && s.Workload.Readers >= len(s.Clients),
 		// The workload gives every acquisition its acquire wait; what may
 		// cross the deadline is one backoff sleep (at most RetryMax) or
 		// the tail of a request, which is left out (one call timeout).
@@ -235,14 +239,28 @@ func (s Spec) CheckConfig() invariant.Config {
 func (s Spec) availabilityClaim() (masters []string, tolerate int, bound time.Duration) {
 	t := s.Traits()
 	n := s.lockMasters()
-	if !t.ToleratesMinority || t.Keys > 1 || t.OwnNodes || s.Topology.Replicas > 0 || n < 3 || n-s.Options.Quorum < 1 {
+	// A real client states its claim with its bound (Options.AcquireBound).
+	declared := s.IsRealClient() && s.Options.AcquireBound > 0
+	if !(t.ToleratesMinority || declared) || t.Keys > 1 || t.OwnNodes || s.Topology.Replicas > 0 || n < 3 || n-s.Options.Quorum < 1 {
 		return nil, 0, 0
 	}
 	for _, g := range s.Roster().Groups[:n] {
 		masters = append(masters, g.Primary)
 	}
+	if declared {
+		return masters, n - s.Options.Quorum, s.Options.AcquireBound
+	}
 	return masters, n - s.Options.Quorum, 3*(s.Options.RetryMax+s.Options.CallTimeout) + s.Options.TTL
 }
+
+// RealClientPrefix starts the design name of a real client's spec
+// (package realclient: "real:" + its name): a Go lock library run in the
+// simulated world, not a design of the catalogue.
+const RealClientPrefix = "real:"
+
+// IsRealClient reports whether the spec is a real client's
+// (RealClientPrefix).
+func (s Spec) IsRealClient() bool { return strings.HasPrefix(s.Design, RealClientPrefix) }
 
 // livenessBound is how long after the last fault a wanted, free lock may
 // take to be acquired: two TTLs and a third of the acquire wait, or what

@@ -139,6 +139,14 @@ type Options struct {
 	// makes the client trust a lease that ran out. Designs that compute
 	// their own validity (redlock) keep their own clock.
 	WallClock bool
+	// AcquireBound is a real client's availability claim
+	// (realclient.WithAcquireBound): on three or more masters with a
+	// quorum below their number, while at most masters-quorum of them
+	// are down, slow or cut off and no other fault acts, a wanted lock
+	// nobody holds is acquired within it (invariant.Available).
+	// Catalogue designs derive their bound from their options and ignore
+	// it; a real client without it is not judged on availability.
+	AcquireBound time.Duration `json:",omitempty"`
 }
 
 // Workload is what every client does: Cycles times (or until Duration of

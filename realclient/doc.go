@@ -95,11 +95,27 @@
 //     refused. Node clocks, crashes, partitions, delays, drops and
 //     failover all work, and so do client crashes: the crashed process's
 //     goroutines stop at their next I/O, sleep or record and never act
-//     again; a restart builds a new process with setup.
+//     again; a restart builds a new process with setup. A run whose
+//     bubble cannot end (a crashed client's library goroutines blocked for
+//     good on the library's own channels, as rueidislock's) is refused
+//     with the reason, naming those goroutines and where they wait
+//     (stuck.go), not left to testing/synctest's deadlock panic. A library
+//     that deadlocks on its own channels without a crash gets the run
+//     error StuckPrefix, naming each blocked goroutine's process and where
+//     it waits; for a deadlock on a sync.Mutex (not durably blocked, so
+//     virtual time stands still) a watchdog outside the bubble gives the
+//     run up after StuckAfter of wall time with the same error.
 //   - The caller model (WithCaller) decides what the client believes:
 //     by default what the library reports (Validity's Until, a successful
 //     Extend revives a lapsed belief); WithOnLockError what it does when
 //     Lock fails. Liveness is also judged per client (refused while free).
+//   - What the field reports (field.go): premature-loss judges the
+//     validity the library promised (Until, or with model.Options.Deadline
+//     the deadline it declares: TTL - Margin from the request that took
+//     the key); a library with neither has no verdict on it. Lock's
+//     context deadline is the acquire wait, judged by acquire-deadline.
+//     available needs the library's claim, WithAcquireBound, on three or
+//     more masters; without it it is not judged.
 //   - Streams behave like TCP: a partition delays, a lost message (a drop
 //     fault, random loss) breaks the stream, a crashed node resets its
 //     streams and refuses dials.

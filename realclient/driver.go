@@ -42,10 +42,14 @@ import (
 // do not depend on the Go scheduler. Bubble time is the world's true time
 // (the bubble's clock at the start of the run is true time 0).
 type driver struct {
-	proxy *worldProxy
-	w     *sim.World
-	t0    time.Time
-	maxT  time.Duration
+	// progress counts the governor's turns: a watchdog outside the bubble
+	// that sees it stand still for StuckAfter of wall time declares the
+	// run stuck (stuck.go).
+	progress atomic.Int64
+	proxy    *worldProxy
+	w        *sim.World
+	t0       time.Time
+	maxT     time.Duration
 
 	mu      sync.Mutex // guards pending, conns' buffers and procs' pause state
 	pending []*action
@@ -251,6 +255,7 @@ func (d *driver) run(start func()) {
 	var grace, timer *time.Timer
 	settled := false // nothing was woken since the last Wait
 	for {
+		d.progress.Add(1) // the watchdog's sign of life (stuck.go)
 		if !settled {
 			synctest.Wait()
 		}

@@ -33,6 +33,9 @@ type xproc struct {
 	values      []string
 	answers     map[string]map[string]bool
 	lastGranted string
+	// sentAt is when the acquisition last wrote a command carrying each
+	// value (its lock requests), for a declared deadline (workload.go).
+	sentAt map[string]time.Time
 	// lockKeys are the keys the current hold's value was written to (the
 	// commands of its Extend and Unlock name them).
 	lockKeys []string
@@ -137,6 +140,7 @@ func (p *xproc) call(target string, timeout time.Duration, args ...string) (resp
 func (p *xproc) beginAcquire() {
 	p.d.mu.Lock()
 	p.acquiring, p.acqCommands, p.values, p.answers, p.lastGranted = true, 0, nil, map[string]map[string]bool{}, ""
+	p.sentAt = map[string]time.Time{}
 	p.d.mu.Unlock()
 }
 
@@ -165,6 +169,9 @@ type acquisition struct {
 	others map[string][]history.Grant
 	// commands is how many commands the process wrote during it.
 	commands int
+	// sentAt is when the last command carrying value was written (zero
+	// when none did).
+	sentAt time.Time
 }
 
 // endAcquire stops watching and returns what the acquisition wrote.
@@ -176,6 +183,7 @@ func (p *xproc) endAcquire() acquisition {
 	if a.value == "" && len(p.values) > 0 {
 		a.value = p.values[len(p.values)-1]
 	}
+	a.sentAt = p.sentAt[a.value]
 	granted := func(v string) []history.Grant {
 		var gs []history.Grant
 		for _, nk := range sortedKeys(p.answers[v]) {
@@ -231,6 +239,7 @@ func (p *xproc) noteCommand(args []string) *cmdInfo {
 		if !slices.Contains(p.values, v) {
 			p.values = append(p.values, v)
 		}
+		p.sentAt[v] = time.Now() // the bubble's clock: the client's
 		if p.d.sentValues == nil {
 			p.d.sentValues = map[string]bool{}
 		}

@@ -1,5 +1,7 @@
 package realclient
 
+import "sync"
+
 // worldProxy runs the simulated world on a goroutine outside the synctest
 // bubble: miniredis instances and Lua states are pooled across runs, and
 // none of them may become tied to one bubble (a channel or WaitGroup used
@@ -10,6 +12,10 @@ package realclient
 type worldProxy struct {
 	req  chan func()
 	done chan struct{}
+	// mu and abandoned: once a stuck run is given up (stuck.go), the
+	// governor, should it ever wake, must not reach the world again.
+	mu        sync.Mutex
+	abandoned bool
 }
 
 // newWorldProxy starts the world's goroutine. It must be called outside
@@ -25,10 +31,27 @@ func newWorldProxy() *worldProxy {
 	return p
 }
 
-// do runs f on the world's goroutine and waits for it.
+// do runs f on the world's goroutine and waits for it. After last, it
+// blocks for good instead.
 func (p *worldProxy) do(f func()) {
+	p.mu.Lock()
+	if p.abandoned {
+		p.mu.Unlock()
+		select {} // a given-up run's governor: never again
+	}
 	p.req <- f
 	<-p.done
+	p.mu.Unlock()
+}
+
+// last runs f on the world's goroutine as the last call any goroutine
+// makes: the runner of a stuck run reading what the world recorded.
+func (p *worldProxy) last(f func()) {
+	p.mu.Lock()
+	p.abandoned = true
+	p.req <- f
+	<-p.done
+	p.mu.Unlock()
 }
 
 func (p *worldProxy) stop() { close(p.req) }

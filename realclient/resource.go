@@ -31,6 +31,9 @@ type Resource struct {
 	// version is the row version the last read returned (the version
 	// fencing rule), -1 for none; the next write carries it.
 	version int64
+	// declared is the deadline the library declares (model.Options.Deadline)
+	// when the Lock reports none itself; nil otherwise.
+	declared Validity
 }
 
 // Read reads the counter (with the token under strict-reads fencing) and
@@ -101,7 +104,11 @@ func readModifyWrite(work time.Duration, caller Caller, lease *leaseClock) Criti
 		case CallerValidity:
 			// The library first, then the clock, as a user's caller
 			// does: an Until that asks Redis takes time.
-			if l, ok := r.Lock.(Validity); ok && !validNow(l) {
+			l, ok := r.Lock.(Validity)
+			if !ok && r.declared != nil {
+				l, ok = r.declared, true
+			}
+			if ok && !validNow(l) {
 				r.p.record(sim.Event{Kind: history.KindLeaseLost, Key: r.key, Value: r.Value, Note: "the lock's validity (Until) had passed before the write: not writing"})
 				return nil
 			}

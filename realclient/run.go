@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,9 @@ const DesignPrefix = engine.RealClientPrefix
 // validate refuses what one bubble cannot simulate: a client's own clock
 // (all client goroutines share the bubble's clock).
 func validate(s model.Spec) error {
+	if s.Options.AcquireBound < 0 {
+		return errors.Errorf("acquire bound %v (WithAcquireBound): want a positive duration", s.Options.AcquireBound)
+	}
 	for _, name := range sortedKeys(s.Topology.ClientClocks) {
 		return errors.Errorf("client %s has its own clock, but a real client runs on the one clock of its synctest bubble: per-client clock skew, drift and jumps cannot be simulated (node clocks can)", name)
 	}
@@ -134,6 +138,11 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	if g := os.Getenv("GODEBUG"); !strings.Contains(g, "randseednop=0") {
 		t.Setenv("GODEBUG", strings.TrimPrefix(g+",randseednop=0", ","))
 	}
+	// Goroutine dumps name each goroutine's process (its pprof label, set
+	// in launch and inherited by the library's goroutines): stuck.go.
+	if g := os.Getenv("GODEBUG"); !strings.Contains(g, "tracebacklabels=1") {
+		t.Setenv("GODEBUG", g+",tracebacklabels=1")
+	}
 	if poolsDirty.Load() {
 		clearPools()
 		poolsDirty.Store(false)
@@ -145,8 +154,9 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	d.keyPattern = rc.lockKeys
 	var notesMu sync.Mutex
 	var notes []string
-	var epochErr error
-	synctest.Test(t, func(bt *testing.T) {
+	var epochErr, deadlock error
+	var sites []string
+	runBubble := func(bt *testing.T) {
 		if now := time.Now(); !now.Equal(BubbleEpoch) {
 			// The nodes were given BubbleEpoch: a Go whose bubbles start
 			// elsewhere would put the two clocks apart.
@@ -160,6 +170,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 		d.launch = func(p *xproc) {
 			d.running++
 			go func() {
+				pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(clientLabel, p.name)))
 				note := p.program(&rc)
 				if strings.HasPrefix(note, "setup") || strings.HasPrefix(note, "critical section") || strings.HasPrefix(note, "the lock gave") {
 					notesMu.Lock()
@@ -178,11 +189,40 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 				synctest.Wait() // start the programs one at a time
 			}
 		})
-	})
+	}
+	// The bubble runs on a goroutine of its own, watched from here: a run
+	// whose virtual time stands still for StuckAfter of wall time (a
+	// goroutine waiting on a sync.Mutex is not durably blocked, so the
+	// governor's synctest.Wait never returns) is given up as stuck.
+	bubbleDone := make(chan struct{})
+	var bubbleID atomic.Int64
+	go func() {
+		defer close(bubbleDone)
+		// A bubble that cannot end (goroutines blocked for good) makes
+		// synctest panic: refuse the run instead (stuck.go).
+		defer func() {
+			if v := recover(); v != nil {
+				if deadlock = asDeadlock(v); deadlock == nil {
+					panic(v)
+				}
+				sites = blockedIn(int(bubbleID.Load()))
+			}
+		}()
+		synctest.Test(t, func(bt *testing.T) { bubbleID.Store(int64(currentBubble())); runBubble(bt) })
+	}()
+	if stuckSites := watch(bubbleDone, &d.progress, func() int { return int(bubbleID.Load()) }); stuckSites != nil {
+		// Given up: the bubble's goroutines stay blocked for good; the
+		// world gives what it recorded, and nothing reaches it again.
+		poolsDirty.Store(true)
+		var h sim.History
+		var outs []sim.FaultOutcome
+		proxy.last(func() { h, _ = w.Finish(); outs = w.FaultOutcomes() })
+		return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Err: mutexStuck(stuckSites), FaultOutcomes: outs, Modules: d.modules.list()}, nil
+	}
 	if epochErr != nil {
 		return nil, epochErr
 	}
-	if d.poolTimers.Load() {
+	if d.poolTimers.Load() || deadlock != nil {
 		poolsDirty.Store(true)
 	}
 	var h sim.History
@@ -191,6 +231,13 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	proxy.do(func() { h, runErr = w.Finish(); outs = w.FaultOutcomes() })
 	if runErr == nil && len(notes) > 0 {
 		runErr = errors.New("" + strings.Join(notes, "; "))
+	}
+	if deadlock != nil {
+		stuck, err := deadlockOutcome(deadlock, h, sites)
+		if err != nil {
+			return nil, err
+		}
+		runErr = stuck // the history so far is judged, and the run is stuck
 	}
 	if d.tracking != "" {
 		return nil, errors.Errorf("%s sent CLIENT TRACKING: %s, so a library that waits for them to learn that a lock was released (rueidislock in its default client-side-caching mode) cannot be judged; turn client-side caching off (rueidis: ClientOption.DisableCache)", d.tracking, noRESP3)

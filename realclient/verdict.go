@@ -31,7 +31,25 @@ func undecided(r *model.Result) []invariant.ID {
 	}
 	cfg := checkConfig(r.Spec)
 	cfg.LockKeys = historyLockKeys(r.History)
-	return model.UndecidedOf(history.New(r.History), cfg, r.Violations)
+	ids := model.UndecidedOf(history.New(r.History), cfg, r.Violations)
+	if cfg.Validity && !promised(r.History) {
+		ids = append(ids, invariant.PrematureLoss)
+	}
+	return ids
+}
+
+// promised reports whether a real client's history promised a holder a
+// validity: an acquisition or renewal that recorded one (the library's
+// Until, or the deadline it declares with model.Options.Deadline). A
+// library that reports neither is not judged on premature-loss: its runs
+// have no verdict on it, rather than holding it.
+func promised(h sim.History) bool {
+	for _, e := range h {
+		if (e.Kind == history.KindAcquired || e.Kind == history.KindRenew) && e.Dur != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // historyLockKeys returns the lock keys a real client's history shows

@@ -133,9 +133,16 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 		return "the lock gave no fencing token (implement Fencer), but the resource's fencing is " + string(s.Fencing) + ", which rejects every write without one"
 	}
 	var deadline time.Time
+	var dl *declaredLease
 	validity, hasValidity := lock.(Validity)
-	if hasValidity && !unlocked {
+	switch {
+	case unlocked:
+	case hasValidity:
 		deadline = validity.Until()
+	case o.Deadline && !acq.sentAt.IsZero():
+		deadline = declaredDeadline(o, acq.sentAt)
+		dl = &declaredLease{}
+		dl.until.Store(deadline.UnixNano())
 	}
 	ev := sim.Event{Kind: history.KindAcquired, Key: p.key, Value: value, Token: token, Peer: grantPeer(p.key, acq.grants), N: 1}
 	if caller != CallerTrusting && !deadline.IsZero() {
@@ -157,7 +164,7 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 	var stop atomic.Bool
 	watchdogDone := make(chan struct{})
 	if e, ok := lock.(Extender); ok && o.Extend && !unlocked {
-		go p.watchdog(rc, e, value, lease, &stop, watchdogDone)
+		go p.watchdog(rc, e, value, lease, dl, &stop, watchdogDone)
 	} else {
 		close(watchdogDone)
 	}
@@ -166,6 +173,9 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 		section = readModifyWrite(s.Workload.Work, caller, lease)
 	}
 	r := &Resource{p: p, timeout: o.CallTimeout, key: p.key, Token: token, Value: value, Lock: lock, version: -1}
+	if dl != nil {
+		r.declared = dl
+	}
 	secErr := section(context.Background(), r)
 	p.record(sim.Event{Kind: history.KindRelease, Key: p.key, Value: value})
 	p.setPhase(false, true)
@@ -190,6 +200,29 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 // lock, but its section runs as if it did.
 const NoteUnlocked = "unlocked"
 
+// declaredDeadline is the validity a library declares instead of
+// reporting one (model.Options.Deadline, for a Lock that is no Validity):
+// TTL minus Margin from the lock request that took the lock (or the
+// extension's start), on the client's clock.
+func declaredDeadline(o model.Options, sent time.Time) time.Time {
+	return sent.Add(o.TTL - o.Margin)
+}
+
+// declared is a declared deadline as a Validity, for an extension.
+type declared struct {
+	o     model.Options
+	start time.Time
+}
+
+func (d declared) Until() time.Time { return declaredDeadline(d.o, d.start) }
+
+// declaredLease is a hold's declared deadline as the default caller
+// reads it before writing: set at acquisition, moved by each successful
+// extension (as a library's Until would be).
+type declaredLease struct{ until atomic.Int64 }
+
+func (d *declaredLease) Until() time.Time { return time.Unix(0, d.until.Load()) }
+
 // believed is the acquired or renew event's Dur for a validity that ends at
 // deadline: what is left of it on the bubble's clock, and when it is
 // already spent, minus how long ago (at least 1ns below zero: spent, not
@@ -206,7 +239,7 @@ func believed(deadline time.Time) time.Duration {
 // is recorded with what the caller believes of it (Caller): the validity
 // the library reports after a successful one, or for a careful caller
 // nothing (Dur 0) once its own lease clock had run out.
-func (p *xproc) watchdog(rc *runConfig, e Extender, value string, lease *leaseClock, stop *atomic.Bool, done chan struct{}) {
+func (p *xproc) watchdog(rc *runConfig, e Extender, value string, lease *leaseClock, dl *declaredLease, stop *atomic.Bool, done chan struct{}) {
 	defer close(done)
 	o := rc.spec.Options
 	caller := cmp.Or(rc.caller, CallerValidity)
@@ -215,6 +248,7 @@ func (p *xproc) watchdog(rc *runConfig, e Extender, value string, lease *leaseCl
 		if stop.Load() || p.d.ending.Load() {
 			return
 		}
+		start := time.Now()
 		err := e.Extend(context.Background())
 		if stop.Load() {
 			return
@@ -223,7 +257,14 @@ func (p *xproc) watchdog(rc *runConfig, e Extender, value string, lease *leaseCl
 		if err == nil {
 			ev.N = 1
 		}
-		if v, ok := e.(Validity); ok && caller != CallerTrusting {
+		v, ok := e.(Validity)
+		if !ok && dl != nil {
+			v, ok = declared{o, start}, true
+			if err == nil {
+				dl.until.Store(v.Until().UnixNano())
+			}
+		}
+		if ok && caller != CallerTrusting {
 			until := v.Until()
 			ev.Dur = believed(until)
 			if err == nil && caller == CallerCareful && lease.lapsed(time.Now()) {

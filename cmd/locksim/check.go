@@ -40,6 +40,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica); with replicas Sentinel fails over")
 	persistence := fs.String("persistence", "none", "what a crashed Redis node keeps: "+sim.PersistenceNames())
 	faults := fs.String("faults", kindNames(scenarios.DefaultKinds), "fault kinds to draw from, comma-separated: "+kindNames(sim.FaultKinds)+"; none: runs without faults (does the design work at all?)")
+	partitions := fs.String("partitions", "reset", "what a partition does to a stream it cuts: reset (a firewall that rejects: the client learns at once) or blackhole (packets vanish: the client learns only from its own timeouts, as behind a dead host)")
 	pauseAt := fs.String("pause-at", "any", "where pauses and client crashes go: acquire, critical, write, release, watchdog, time or any")
 	delayMax := fs.Duration("delay-max", 0, "upper bound of generated network delays (default 2 x TTL)")
 	links := fs.String("links", "all", "which links delays and drops hit: redis, resource or all")
@@ -121,6 +122,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		base.Interleave = il.String()
 	}
+	if *partitions != "reset" && *partitions != "blackhole" {
+		return exitUsage, usagef("--partitions %q: want reset or blackhole", *partitions)
+	}
+	blackhole := *partitions == "blackhole"
 	if !*ex.on {
 		for _, name := range exhaustiveOnly {
 			if flagSet(fs, name) {
@@ -136,7 +141,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 		return cmdExhaustive(fs, ex, base, exhaustiveRun{faults: *faults, invariants: *invs, seed: *seed, workers: *workers,
-			format: *format, out: *out, progress: *progress}, stdout, stderr)
+			format: *format, out: *out, progress: *progress, blackhole: blackhole}, stdout, stderr)
 	}
 	switch {
 	case flagSet(fs, "runs") && (*runs < 1 || *runs > engine.MaxRuns):
@@ -193,7 +198,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	c := engine.CheckConfig{
 		Campaign: engine.Campaign{
 			Base:       base,
-			Gen:        scenarios.Gen{Kinds: kinds, PauseAt: places, DelayMax: *delayMax, Links: scenarios.Links(*links), MaxFaults: *maxFaults, Swarm: *swarm},
+			Gen:        scenarios.Gen{Kinds: kinds, PauseAt: places, DelayMax: *delayMax, Links: scenarios.Links(*links), MaxFaults: *maxFaults, Swarm: *swarm, Blackhole: blackhole},
 			Runs:       nRuns,
 			For:        *budget,
 			Seed:       *seed,

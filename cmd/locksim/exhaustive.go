@@ -65,6 +65,7 @@ type exhaustiveRun struct {
 	seed                            uint64
 	workers                         int
 	progress                        bool
+	blackhole                       bool // --partitions blackhole
 }
 
 // exhaustiveOnly are check's flags that mean something only with
@@ -95,7 +96,7 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 		return exitUsage, usagef("unknown --format %q with --exhaustive (want text, json or html)", r.format)
 	}
 	c := engine.ExhaustiveConfig{Base: base, Seed: r.seed, Depth: *ex.depth, MaxSchedules: *ex.max, Workers: r.workers, StopAtFirst: *ex.first,
-		Preemptions: *ex.preempt}
+		Preemptions: *ex.preempt, Blackhole: r.blackhole}
 	if flagSet(fs, "faults") {
 		kinds, err := parseKinds(r.faults)
 		if err != nil {

@@ -45,6 +45,13 @@ type fieldBug struct {
 	// revives the lease).
 	validity map[string]time.Duration
 	want     invariant.ID
+	// stuck, for a library that deadlocks, is where the buggy run's
+	// goroutines must be named as blocked for good (the run's error starts
+	// with realclient.StuckPrefix); want is then empty.
+	stuck string
+	// stuckAfter, if set, is realclient.StuckAfter for the entry's runs:
+	// the wall time a deadlock on a sync.Mutex takes to be given up.
+	stuckAfter time.Duration
 	// mechanism says in plain words how the bug breaks the lock.
 	mechanism string
 	// mention is what the buggy run's explanation must say.
@@ -175,6 +182,66 @@ var fieldBugCorpus = []fieldBug{{
 	mechanism: "A's SET reply came after Lock gave up; the completion then armed the watchdog, which renews a key nobody holds for as long as the process lives",
 	mention:   "held the value",
 	want:      invariant.Liveness,
+}, {
+	name: "sleep-through-deadline",
+	build: func(env Env, o fieldbugs.Options) Lock {
+		return fieldbugs.NewSleepThrough(env.Clients[0], env.Key, env.TTL, o)
+	},
+	spec: model.Spec{Options: model.Options{TTL: 3 * time.Second, AcquireWait: 1200 * time.Millisecond},
+		Workload: model.Workload{Cycles: 1, Work: 2 * time.Second, Start: 10 * time.Millisecond}},
+	faults:    nil, // contention alone: B's deadline passes while A holds
+	variants:  [][]string{{"pause B for 300ms after B acquire-send"}, {"delay r1->B +400ms for 10ms after B acquire-send"}},
+	mechanism: "B found the key taken and slept its 500ms retry delay deaf to its context: the deadline passed during the sleep and Lock returned most of a delay late",
+	mention:   "across the deadline",
+	want:      invariant.AcquireDeadline,
+}, {
+	name: "renew-from-deadline",
+	build: func(env Env, o fieldbugs.Options) Lock {
+		return fieldbugs.NewRenewDrift(env.Clients[0], env.Key, env.TTL, o)
+	},
+	spec: model.Spec{Options: model.Options{Extend: true},
+		Workload: model.Workload{Cycles: 1, Work: 2500 * time.Millisecond, Start: 10 * time.Millisecond}},
+	faults:    []string{"pause A for 1.5s after A acquired +500ms"},
+	variants:  [][]string{{"pause A for 1.2s after A acquired +500ms"}, {"pause A for 1.5s after A acquired +800ms"}, {"pause A for 500ms after A acquired +500ms"}},
+	mechanism: "each extension moved Until a TTL past the previous deadline, not past the extension's start: Until ran ahead of the key, which expired in A's pause while Until still promised the hold",
+	mention:   "reported success",
+	want:      invariant.PrematureLoss,
+}, {
+	name: "quorum-waits-on-silent-node",
+	build: func(env Env, o fieldbugs.Options) Lock {
+		return fieldbugs.NewQuorumWait(env.Clients, env.Key, env.TTL, o)
+	},
+	spec: model.Spec{Topology: model.Topology{Masters: 3}, Options: model.Options{AcquireBound: time.Second},
+		Workload: model.Workload{Cycles: 2, Start: 10 * time.Millisecond}},
+	redis:     ctxTimeouts,
+	faults:    []string{"partition r3 | A,B mode=blackhole at 0s"},
+	variants:  [][]string{{"partition r2 | A,B mode=blackhole at 0s"}, {"partition r3 | A,B at 0s"}, {"partition r1 | A,B mode=blackhole at 5ms for 3s"}},
+	mechanism: "every try waited out go-redis's own timeouts on the silent r3 (5s to dial), longer than the 1s lease, and gave up though r1 and r2 had granted: nobody acquired while a majority was up",
+	mention:   "tolerate",
+	want:      invariant.Available,
+}, {
+	name: "gate-notify-deadlock",
+	build: func(env Env, o fieldbugs.Options) Lock {
+		return fieldbugs.NewGateNotify(env.Clients[0], env.Key, env.TTL, o)
+	},
+	spec: model.Spec{Options: model.Options{TTL: 3 * time.Second, AcquireWait: 300 * time.Millisecond},
+		Workload: model.Workload{Duration: 5 * time.Second, Work: 1500 * time.Millisecond, Think: 100 * time.Millisecond, Start: 10 * time.Millisecond}},
+	faults:    nil, // contention alone: B's Lock gives up while A holds
+	variants:  [][]string{{"pause A for 500ms after A acquired"}, {"delay r1->B +200ms for 10ms after B acquire-send"}},
+	mechanism: "B's Lock gave up while A held the key and stayed counted as a waiter; B's later Unlock notified its gate with a blocking send nobody receives: B (then A, the same way) blocked for good in Unlock",
+	stuck:     "B: locksim/realclient/libs/fieldbugs.(*GateNotify).Unlock at gatenotify.go:",
+}, {
+	name: "mutex-gate-deadlock",
+	build: func(env Env, o fieldbugs.Options) Lock {
+		return fieldbugs.NewMutexGate(env.Clients[0], env.Key, env.TTL, o)
+	},
+	spec: model.Spec{Options: model.Options{TTL: 3 * time.Second, AcquireWait: 300 * time.Millisecond},
+		Workload: model.Workload{Duration: 5 * time.Second, Work: 1500 * time.Millisecond, Think: 100 * time.Millisecond, Start: 10 * time.Millisecond}},
+	faults:     nil, // contention alone, as gate-notify-deadlock
+	variants:   [][]string{{"pause A for 500ms after A acquired"}},
+	mechanism:  "as gate-notify-deadlock, but Unlock's blocking send holds the locker's sync.Mutex, on which B's renewal goroutine then waits: not durably blocked, so virtual time stands still and the watchdog gives the run up",
+	stuck:      "B: locksim/realclient/libs/fieldbugs.(*MutexGate).renew at mutexgate.go:95 (sync.Mutex.Lock)",
+	stuckAfter: 5 * time.Second,
 }}
 
 // ctxTimeouts makes go-redis honour context deadlines on the socket
@@ -271,7 +338,7 @@ func runFieldBug(t *testing.T, b fieldBug, buggy bool, faults []string, seed uin
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Err != nil {
+	if r.Err != nil && !(buggy && b.stuck != "") {
 		t.Fatalf("%s (buggy=%v): run failed: %v", b.name, buggy, r.Err)
 	}
 	return r
@@ -283,13 +350,27 @@ func TestFieldBugCorpus(t *testing.T) {
 			if b.skip != "" {
 				t.Skip(b.skip)
 			}
+			if b.stuckAfter > 0 {
+				defer func(d time.Duration) { StuckAfter = d }(StuckAfter)
+				StuckAfter = b.stuckAfter
+			}
 			if len(b.faults) > 2 {
 				t.Fatalf("%d faults: the corpus allows at most two", len(b.faults))
 			}
 			r := runFieldBug(t, b, true, b.faults, 1)
 			explainFieldBug(t, "buggy", r)
 			t.Logf("mechanism: %s", b.mechanism)
-			if !slices.Contains(invariant.Broken(r.Violations), b.want) {
+			switch {
+			case b.stuck != "":
+				if r.Err == nil || !strings.HasPrefix(r.Err.Error(), StuckPrefix) || !strings.Contains(r.Err.Error(), b.stuck) {
+					t.Errorf("buggy build under %q: run error %v, want stuck naming %q (%s)", b.faults, r.Err, b.stuck, b.mechanism)
+				}
+				if b.stuckAfter == 0 && r.Err != nil { // the same run names the same goroutines
+					if again := runFieldBug(t, b, true, b.faults, 1); again.Err == nil || again.Err.Error() != r.Err.Error() {
+						t.Errorf("buggy build run again: %v, want the same stuck text %q", again.Err, r.Err)
+					}
+				}
+			case !slices.Contains(invariant.Broken(r.Violations), b.want):
 				t.Errorf("buggy build under %q: broken %v, want %s (%s)", b.faults, invariant.Broken(r.Violations), b.want, b.mechanism)
 			}
 			if b.mention != "" && !slices.ContainsFunc(r.Violations, func(v invariant.Violation) bool {
@@ -317,6 +398,9 @@ func TestFieldBugCorpus(t *testing.T) {
 func explainFieldBug(t *testing.T, build string, r *model.Result) {
 	t.Helper()
 	t.Logf("%s: broken %v", build, invariant.Broken(r.Violations))
+	if r.Err != nil {
+		t.Logf("  run: %v", r.Err)
+	}
 	for _, v := range r.Violations {
 		t.Logf("  %s: %s", v.Invariant, v.Explanation)
 	}

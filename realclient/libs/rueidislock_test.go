@@ -276,3 +276,33 @@ func violated(r *model.Result, id invariant.ID) []invariant.Violation {
 	}
 	return out
 }
+
+// A crashed client whose rueidislock goroutines wait on the library's own
+// channels leaves goroutines in the run's bubble that nothing will end:
+// the run is refused with the reason, naming where they wait, instead of
+// synctest's deadlock panic killing the test binary. (Which of its
+// goroutines remain varies with rueidis's unseedable retry jitter and the
+// order of its per-key goroutines, so only the reason is compared here;
+// the same text for the same run is checked on gate-notify-deadlock.) A
+// crash the library's goroutines survive is judged.
+func TestRueidislockCrashIsRefused(t *testing.T) {
+	s := rueidisSpec()
+	s.Faults = []sim.Fault{{Kind: sim.FaultCrash, Target: "B", At: 100 * time.Millisecond}}
+	_, err := Run(t, locksim.Case{Spec: s, Seed: 1}, rueidislockAsShipped(1, false, nil))
+	if err == nil {
+		t.Fatalf("crash B while it waits: judged, want refused")
+	}
+	for _, want := range []string{"client B crashed", "B: ", "github.com/redis/rueidis", "not a verdict"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
+	}
+	s.Faults = []sim.Fault{{Kind: sim.FaultCrash, Target: "A", At: 500 * time.Millisecond}}
+	r, err := Run(t, locksim.Case{Spec: s, Seed: 1}, rueidislockAsShipped(1, false, nil))
+	if err != nil {
+		t.Fatalf("crash A while it holds: %v; want a judged run", err)
+	}
+	if r.Err != nil {
+		t.Errorf("crash A while it holds: run failed: %v", r.Err)
+	}
+}
