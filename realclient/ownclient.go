@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -105,3 +106,11 @@ func (e Env) Own(c io.Closer, poolSize int) {
 	e.p.notePoolSize(poolSize)
 	e.p.closeAtExit(c)
 }
+
+// Sleep waits d of the process's time as a governed sleep: the governor
+// wakes it in its turn, and after the process's pause if it is paused
+// then (never, for a crashed incarnation, until the run ends). A client
+// of another runtime whose timers the harness drives (package
+// realclient/node: a Node.js process's next timer) waits with it; Go code
+// sleeps with time.Sleep or its library's timers.
+func (e Env) Sleep(d time.Duration) { e.p.sleep(d) }

@@ -1,0 +1,3 @@
+// Package node runs Node.js lock libraries as simulated client processes
+// of realclient, deterministically (docs/node.md).
+package node
