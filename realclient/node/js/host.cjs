@@ -151,8 +151,13 @@ function report() {
   const r = { out, done, next: B.nextTimer() };
   done = [];
   if (outBytes > MAX_OUT_BYTES) fail('limit', new Error('the process wrote more than ' + MAX_OUT_BYTES + ' bytes in one run (LOCKSIM_NODE_MAX_BYTES)'));
+  // Nothing but the bridge may be active between steps (the bridge's
+  // pipe is used synchronously, so nothing at all): a real timer, socket,
+  // file or DNS request would complete on the wall clock's schedule.
+  const active = process.getActiveResourcesInfo();
+  if (active.length && !fatal) fail('a real resource outside the simulation', new Error(active.join(', ') + ' active between steps (a file, socket, timer or DNS request the bridge does not replace): its completion would follow the wall clock'));
   if (fatal) r.fatal = fatal;
-  if (WANT_RESOURCES) r.resources = process.getActiveResourcesInfo();
+  if (WANT_RESOURCES) r.resources = active;
   writeMsg(r);
 }
 
