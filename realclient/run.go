@@ -34,6 +34,7 @@ type runConfig struct {
 	interleave   Interleave
 	lockKeys     string // WithLockKeys's pattern
 	keyQuorum    int    // WithKeyQuorum
+	valueArg     int    // WithValueArg
 	// steps, if set, receives for each event of the history the number
 	// of the governor's calls into the world so far (exhaustive mode's
 	// point boundaries: events of one call are one moment).
@@ -143,6 +144,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	d = newDriver(proxy, w, cfg)
 	d.pick = newPicker(rc.interleave, rc.seed)
 	d.keyPattern = rc.lockKeys
+	d.valueArg = rc.valueArg
 	var notesMu sync.Mutex
 	var notes []string
 	var epochErr error

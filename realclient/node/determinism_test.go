@@ -18,13 +18,15 @@ import (
 var modules = []struct {
 	name, path string
 	masters    int
+	opts       []realclient.Option
 }{
-	{"plain-del", "js/locks/plain-del.cjs", 1},
-	{"cad", "js/locks/cad.cjs", 1},
-	{"redlock-4.2.0", "js/libs/redlock-4.2.0.cjs", 3},
-	{"redlock-5.0.0-beta.2", "js/libs/redlock-5.0.0-beta.2.cjs", 3},
-	{"sesamecare-redlock-1.4.0", "js/libs/sesamecare-redlock-1.4.0.cjs", 3},
-	{"redis-semaphore-5.8.0", "js/libs/redis-semaphore-5.8.0.cjs", 1},
+	{"plain-del", "js/locks/plain-del.cjs", 1, nil},
+	{"cad", "js/locks/cad.cjs", 1, nil},
+	{"redlock-4.2.0", "js/libs/redlock-4.2.0.cjs", 3, nil},
+	{"redlock-5.0.0-beta.2", "js/libs/redlock-5.0.0-beta.2.cjs", 3, nil},
+	// Its scripts take the database number first, the value second.
+	{"sesamecare-redlock-1.4.0", "js/libs/sesamecare-redlock-1.4.0.cjs", 3, []realclient.Option{realclient.WithValueArg(2)}},
+	{"redis-semaphore-5.8.0", "js/libs/redis-semaphore-5.8.0.cjs", 1, nil},
 }
 
 // faultyCase is a run under a pause, a partition and a delay, three
@@ -43,9 +45,9 @@ func faultyCase(name string, masters int) locksim.Case {
 	return locksim.Case{Spec: s, Seed: 42}
 }
 
-func run(t *testing.T, name, path string, masters int, opts ...Option) *model.Result {
+func run(t *testing.T, name, path string, masters int, ropts []realclient.Option, opts ...Option) *model.Result {
 	t.Helper()
-	r, err := realclient.Run(t, faultyCase(name, masters), Setup(path, opts...))
+	r, err := realclient.Run(t, faultyCase(name, masters), Setup(path, opts...), ropts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -67,8 +69,8 @@ func TestDeterminismAcrossProcesses(t *testing.T) {
 	}
 	for _, m := range modules {
 		hashes, diff, ok := realclient.AcrossProcesses(t, m.name, procs, func(t *testing.T) *model.Result {
-			first := run(t, m.name, m.path, m.masters)
-			warm := run(t, m.name, m.path, m.masters)
+			first := run(t, m.name, m.path, m.masters, m.opts)
+			warm := run(t, m.name, m.path, m.masters, m.opts)
 			if a, b := first.History.Hash(), warm.History.Hash(); a != b {
 				t.Errorf("%s: a run on warm Node processes differs from the first: %s vs %s", m.name, a, b)
 			}
@@ -93,7 +95,7 @@ func TestOnlyTheBridgeIsActive(t *testing.T) {
 	for _, m := range modules {
 		steps := 0
 		var bad []string
-		r := run(t, m.name, m.path, m.masters, WithStepHook(func(s Step) {
+		r := run(t, m.name, m.path, m.masters, m.opts, WithStepHook(func(s Step) {
 			steps++
 			for _, r := range s.Resources {
 				bad = append(bad, s.Client+" after "+s.Event+": "+r)
