@@ -15,7 +15,21 @@ BASE ?=
 BENCH ?=
 BENCHAB_FLAGS = $(if $(BASE),-base '$(BASE)') $(if $(BENCH),-bench '$(BENCH)')
 
-.PHONY: help run test check bench bench-quick long golden fingerprint fmt toolbin library-matrix
+.PHONY: help run test check bench bench-quick long golden fingerprint fmt toolbin library-matrix node-deps
+
+# The Node.js lock libraries the realclient/node tests run, pinned by
+# realclient/node/js/package-lock.json (the repository's one lock file for
+# everything Node) and installed by npm ci when the lock file changed.
+# Without node or npm the tests say what to install (they fail under
+# LOCKSIM_REQUIRE_NODE=1, which .ci/run sets).
+NPM ?= npm
+NODE_JS := realclient/node/js
+node-deps:
+	@if command -v node >/dev/null 2>&1 && command -v $(NPM) >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(NODE_JS)/node_modules/.package-lock.json; \
+	else echo "make: node and npm not found: the realclient/node tests will say what to install"; fi
+$(NODE_JS)/node_modules/.package-lock.json: $(NODE_JS)/package.json $(NODE_JS)/package-lock.json
+	cd $(NODE_JS) && $(NPM) ci --no-audit --no-fund --ignore-scripts
 help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
 	@echo "make test   - run all tests (what CI runs) and print each package's CPU time; actionlint on every workflow."
@@ -50,7 +64,7 @@ run:
 # $(TESTCPU) runs a go test line with each test binary wrapped (-exec) to
 # print every package's CPU time after go test's own lines; the exit
 # status is go test's. Wrapped binaries are never cached.
-test: toolbin
+test: toolbin node-deps
 	$(TESTCPU) $(GO) test -timeout 20m ./...
 	cd realclient && $(TESTCPU) $(GO) test -timeout 10m ./...  # the nested module: the real-client harness, at the oldest go-redis it supports
 	cd realclient/libs && $(TESTCPU) $(GO) test -timeout 15m ./...  # the lock libraries' tests and the field-bug corpus (a module of its own: their pins raise nobody's)
@@ -67,7 +81,7 @@ library-matrix:
 toolbin:
 	$(GO) build -C tools -o bin/ ./testcpu ./benchab
 
-check:
+check: node-deps
 	$(GO) vet ./...
 	$(GO) test -timeout 20m ./...
 	$(GO) test -race -timeout 20m ./clock/ ./network/ ./sim/...
@@ -101,7 +115,8 @@ bench: toolbin
 bench-quick: toolbin
 	$(BENCHAB) -quick $(BENCHAB_FLAGS) ./...
 
-long:
+long: node-deps
+	cd realclient && $(GO) test -count=1 -run 'TestDeterminismAcrossProcesses|TestPlainDelFailsAndItsTwinPasses|TestLibrariesUnderCheck' -timeout 60m ./node/ -args -node.long  # every Node library across 3 fresh processes; Check on the JS plain-DEL pair and the libraries
 	$(GO) test -run Prop -timeout 60m . -args -rapid.checks=10000
 	$(GO) test -run TestCheckersAgreeWithTheOracle -timeout 60m ./model/ -args -oracle.runs=100000
 	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all

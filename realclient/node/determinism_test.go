@@ -1,6 +1,7 @@
 package node
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -63,11 +64,15 @@ func run(t *testing.T, name, path string, masters int, ropts []realclient.Option
 // time on the warm Node processes (loaded modules reused, new clients and
 // locks) and wants the same history.
 func TestDeterminismAcrossProcesses(t *testing.T) {
-	procs := 3
-	if testing.Short() {
-		procs = 2
+	requireNode(t)
+	procs, names := 2, map[string]bool{"plain-del": true, "redlock-4.2.0": true}
+	if *long {
+		procs = 3
 	}
 	for _, m := range modules {
+		if !*long && !names[m.name] && os.Getenv("REALCLIENT_XPROC_RUN") == "" {
+			continue // make test: one hand-written lock and one library; make long: all
+		}
 		hashes, diff, ok := realclient.AcrossProcesses(t, m.name, procs, func(t *testing.T) *model.Result {
 			first := run(t, m.name, m.path, m.masters, m.opts)
 			warm := run(t, m.name, m.path, m.masters, m.opts)
@@ -92,6 +97,7 @@ func TestDeterminismAcrossProcesses(t *testing.T) {
 // (the bridge's pipe is read and written synchronously, so nothing at
 // all): no real timer, socket or DNS request escaped the simulation.
 func TestOnlyTheBridgeIsActive(t *testing.T) {
+	requireNode(t)
 	for _, m := range modules {
 		steps := 0
 		var bad []string

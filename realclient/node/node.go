@@ -734,3 +734,21 @@ func (p *proc) wrap(caps []string) realclient.Lock {
 	}
 	return b
 }
+
+// Shutdown ends every idle warm Node process and waits for it (a test
+// binary's TestMain calls it after m.Run, so that their CPU time is
+// counted; without it they end when the Go process exits and closes their
+// pipe).
+func Shutdown() {
+	pool.mu.Lock()
+	idle := pool.idle
+	pool.idle = map[string][]*nodeProc{}
+	pool.mu.Unlock()
+	for _, l := range idle {
+		for _, np := range l {
+			np.in.Close()
+			np.cmd.Wait()
+			np.out.Close()
+		}
+	}
+}
