@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pkg/errors"
 	"github.com/redis/go-redis/v9"
 
 	"locksim/sim"
@@ -114,3 +115,22 @@ func (e Env) Own(c io.Closer, poolSize int) {
 // realclient/node: a Node.js process's next timer) waits with it; Go code
 // sleeps with time.Sleep or its library's timers.
 func (e Env) Sleep(d time.Duration) { e.p.sleep(d) }
+
+// Stop is an error a Lock's Lock or Unlock returns to stop the process
+// and the run with it (Result.Err), when the client process itself failed
+// rather than the lock: package realclient/node returns it for a Node
+// process that crashed, passed a limit or used an input the simulation
+// does not control. Any other error from Lock is a lock not taken.
+type Stop struct{ Err error }
+
+func (s *Stop) Error() string { return s.Err.Error() }
+func (s *Stop) Unwrap() error { return s.Err }
+
+// stopNote is the process's end note for a Stop error.
+func stopNote(err error) (string, bool) {
+	var s *Stop
+	if err != nil && errors.As(err, &s) {
+		return "stopped: " + s.Err.Error(), true
+	}
+	return "", false
+}

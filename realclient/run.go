@@ -163,7 +163,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 			d.running++
 			go func() {
 				note := p.program(&rc)
-				if strings.HasPrefix(note, "setup") || strings.HasPrefix(note, "critical section") || strings.HasPrefix(note, "the lock gave") {
+				if strings.HasPrefix(note, "setup") || strings.HasPrefix(note, "critical section") || strings.HasPrefix(note, "the lock gave") || strings.HasPrefix(note, "stopped") {
 					notesMu.Lock()
 					notes = append(notes, p.name+": "+note)
 					notesMu.Unlock()

@@ -30,6 +30,14 @@ var modules = []struct {
 	{"redis-semaphore-5.8.0", "js/libs/redis-semaphore-5.8.0.cjs", 1, nil},
 }
 
+// probes are modules the determinism test runs besides the locks: every
+// replaced input, through CommonJS and ESM, in the lock value.
+var probes = []struct {
+	name, path string
+	masters    int
+	opts       []realclient.Option
+}{{"inputs", "js/test/inputs.cjs", 1, []realclient.Option{realclient.WithLockKeys("lock")}}}
+
 // faultyCase is a run under a pause, a partition and a delay, three
 // cycles per client.
 func faultyCase(name string, masters int) locksim.Case {
@@ -65,11 +73,11 @@ func run(t *testing.T, name, path string, masters int, ropts []realclient.Option
 // locks) and wants the same history.
 func TestDeterminismAcrossProcesses(t *testing.T) {
 	requireNode(t)
-	procs, names := 2, map[string]bool{"plain-del": true, "redlock-4.2.0": true}
+	procs, names := 2, map[string]bool{"plain-del": true, "redlock-4.2.0": true, "inputs": true}
 	if *long {
 		procs = 3
 	}
-	for _, m := range modules {
+	for _, m := range append(slices.Clone(modules), probes...) {
 		if !*long && !names[m.name] && os.Getenv("REALCLIENT_XPROC_RUN") == "" {
 			continue // make test: one hand-written lock and one library; make long: all
 		}

@@ -27,7 +27,7 @@ import (
 var bridgeFS embed.FS
 
 // MinMajor is the oldest Node.js major release the bridge supports.
-const MinMajor = 20
+const MinMajor = 18
 
 // Limits bound one Node process's run (a spin, a flood); Setup's defaults
 // are DefaultLimits.
@@ -247,15 +247,16 @@ var versionErr error
 // CheckVersion says whether a usable Node.js is installed, and what to
 // install if not.
 func CheckVersion() error {
-	versionOnce.Do(func() {
-		out, err := exec.Command(Binary(), "--version").Output()
-		if err != nil {
-			versionErr = errors.Errorf("Node.js was not found (%s: %v): install Node.js %d or later (Debian/Ubuntu: apt-get install nodejs; or https://nodejs.org), or set LOCKSIM_NODE to its path", Binary(), err, MinMajor)
-			return
-		}
-		versionErr = checkVersionText(strings.TrimSpace(string(out)))
-	})
+	versionOnce.Do(func() { versionErr = checkBinary(Binary()) })
 	return versionErr
+}
+
+func checkBinary(bin string) error {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return errors.Errorf("Node.js was not found (%s: %v): install Node.js %d or later (Debian/Ubuntu: apt-get install nodejs npm; or https://nodejs.org), or set LOCKSIM_NODE to its path", bin, err, MinMajor)
+	}
+	return checkVersionText(strings.TrimSpace(string(out)))
 }
 
 var versionRE = regexp.MustCompile(`^v(\d+)\.(\d+)\.(\d+)`)
@@ -266,7 +267,7 @@ func checkVersionText(v string) error {
 		return errors.Errorf("%s --version said %q, not a Node.js version: install Node.js %d or later (https://nodejs.org), or set LOCKSIM_NODE to its path", Binary(), v, MinMajor)
 	}
 	if major, _ := strconv.Atoi(m[1]); major < MinMajor {
-		return errors.Errorf("Node.js %s is too old: locksim's bridge needs Node.js %d or later (process.getActiveResourcesInfo, module.syncBuiltinESMExports, AbortSignal.timeout); install a newer one (https://nodejs.org) or set LOCKSIM_NODE to its path", v, MinMajor)
+		return errors.Errorf("Node.js %s is too old: locksim's bridge needs Node.js %d or later (process.getActiveResourcesInfo, AbortSignal.timeout, a global crypto); install a newer one (https://nodejs.org) or set LOCKSIM_NODE to its path", v, MinMajor)
 	}
 	return nil
 }
@@ -535,8 +536,9 @@ func (p *proc) failure() error {
 
 func (p *proc) setFatal(err error) {
 	if p.fatal == nil {
-		p.fatal = err
+		p.fatal = &realclient.Stop{Err: err}
 	}
+	err = p.fatal
 	for id, ch := range p.calls {
 		delete(p.calls, id)
 		ch <- result{err: err}

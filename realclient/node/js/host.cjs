@@ -152,16 +152,23 @@ function report() {
   done = [];
   if (outBytes > MAX_OUT_BYTES) fail('limit', new Error('the process wrote more than ' + MAX_OUT_BYTES + ' bytes in one run (LOCKSIM_NODE_MAX_BYTES)'));
   // Nothing but the bridge may be active between steps (the bridge's
-  // pipe is used synchronously, so nothing at all): a real timer, socket,
-  // file or DNS request would complete on the wall clock's schedule.
+  // pipe is used synchronously, so nothing at all): a real timer, socket
+  // or DNS request would complete on the wall clock's schedule. File
+  // reads (a module loaded by import()) are waited for by loop before the
+  // report, so they are never active here.
   const active = process.getActiveResourcesInfo();
-  if (active.length && !fatal) fail('a real resource outside the simulation', new Error(active.join(', ') + ' active between steps (a file, socket, timer or DNS request the bridge does not replace): its completion would follow the wall clock'));
+  if (active.length && !fatal) fail('a real resource outside the simulation', new Error(active.join(', ') + ' active between steps (a socket, timer or DNS request the bridge does not replace): its completion would follow the wall clock'));
   if (fatal) r.fatal = fatal;
   if (WANT_RESOURCES) r.resources = active;
   writeMsg(r);
 }
 
 let steps = 0;
+let fsSpins = 0;
+const MAX_FS_SPINS = 10000000;
+function fsBusy() {
+  return process.getActiveResourcesInfo().some((r) => r.startsWith('FSReq') || r === 'FileHandle' || r === 'FileHandleCloseReq' || r === 'CloseReq' || r === 'StatWatcher');
+}
 function loop() {
   for (;;) {
     const t = fatal ? null : B.takeRunnable();
@@ -174,6 +181,14 @@ function loop() {
       B.realSetImmediate(loop); // microtasks and nextTicks run first
       return;
     }
+    // A file read (import() of a module, fs.readFile) is the host's
+    // input, not an event: wait for it in real time before the step ends,
+    // no virtual time passing.
+    if (!fatal && fsBusy()) {
+      if (++fsSpins > MAX_FS_SPINS) fail('limit', new Error('a file operation did not finish in ' + MAX_FS_SPINS + ' turns'));
+      else { B.realSetImmediate(loop); return; }
+    }
+    fsSpins = 0;
     if (steps > 0) report();
     steps++;
     const m = readMsg();
