@@ -8,8 +8,8 @@ import (
 
 	"locksim"
 	"locksim/model"
-	"locksim/sim"
 	"locksim/realclient"
+	"locksim/sim"
 )
 
 // oneClient is a fault-free run of one client, one cycle.
