@@ -420,6 +420,7 @@ type proc struct {
 	o      options
 	gate   chan struct{} // made in the bubble: waiting on it is durable
 	closed bool
+	ended  bool // the run ended before the program did (over)
 	fatal  error
 	socks  map[int]*sock
 	calls  map[int]chan result
@@ -437,10 +438,10 @@ func (p *proc) unlock() { <-p.gate }
 func (p *proc) Close() error {
 	p.lock()
 	defer p.unlock()
-	if p.closed {
+	if p.closed && !p.ended {
 		return nil
 	}
-	p.closed = true
+	p.closed, p.ended = true, false
 	for _, s := range p.socks {
 		if s.conn != nil && !s.closed {
 			s.closed = true
@@ -526,6 +527,20 @@ func (p *proc) stepLocked(m msg) {
 		p.sleepUntil(r.Next)
 	}
 }
+
+// over ends the incarnation's calls when the run is over.
+func (p *proc) over() {
+	if p.fatal == nil && !p.closed {
+		p.closed = true
+		p.ended = true
+		for id, ch := range p.calls {
+			delete(p.calls, id)
+			ch <- result{err: errRunOver}
+		}
+	}
+}
+
+var errRunOver = errors.New("the simulated run is over")
 
 func (p *proc) failure() error {
 	if p.fatal != nil {
@@ -628,9 +643,16 @@ func (p *proc) sleepUntil(at int64) {
 	go func() {
 		p.env.Sleep(time.Duration(at - now()))
 		p.lock()
+		defer p.unlock()
 		delete(p.sleeps, at)
+		if now() < at {
+			// A governed sleep ends early only when the run is over: the
+			// process's timers never fire again, and what waits on them
+			// (a call in progress) fails now, so that the program returns.
+			p.over()
+			return
+		}
 		p.stepLocked(msg{Op: "time"})
-		p.unlock()
 	}()
 }
 
