@@ -107,10 +107,11 @@ check: node-deps
 
 # The A/B comparison first (docs/speed.md, "Comparing against a base
 # commit"): every benchmark of the root module, 8 rounds.
-bench: toolbin
+bench: toolbin node-deps
 	$(BENCHAB) $(BENCHAB_FLAGS) ./...
 	$(GO) test -run TestBenchTable -timeout 20m -v . -args -benchtable | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 	cd realclient/libs && $(GO) test -count=1 -run TestBenchRealClient -timeout 10m -v . -args -realbench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
+	cd realclient && $(GO) test -count=1 -run TestBenchNode -timeout 10m -v ./node/ -args -nodebench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'  # Node: check runs per CPU second (target 100), virtual/CPU
 
 bench-quick: toolbin
 	$(BENCHAB) -quick $(BENCHAB_FLAGS) ./...

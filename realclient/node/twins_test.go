@@ -1,10 +1,14 @@
 package node
 
 import (
+	"cmp"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"locksim"
 
@@ -14,19 +18,50 @@ import (
 	"locksim/sim"
 )
 
-// TestNodeUserCheck is what a Node team writes (docs/node.md): Check on
-// a JavaScript lock module. NODE_LOCK names the module; the pair test
-// runs it in a child process.
+// TestNodeUserCheck is what a Node team runs on a lock module of its own
+// (docs/node.md): realclient.Check on the JavaScript module NODE_LOCK
+// names, with the fault kinds of NODE_FAULTS (default pause), NODE_MASTERS
+// masters (default 1), NODE_RUNS runs (default 100), NODE_EXHAUSTIVE (1
+// or 2: every placement instead), NODE_VALUE_ARG (realclient.WithValueArg).
+// go test exits 1 when it finds a violation, with the report and the case
+// to replay.
 func TestNodeUserCheck(t *testing.T) {
 	module := os.Getenv("NODE_LOCK")
 	if module == "" {
-		t.Skip("run by TestPlainDelFailsAndItsTwinPasses")
+		t.Skip("set NODE_LOCK to a lock module (docs/node.md); TestPlainDelFailsAndItsTwinPasses runs it")
 	}
-	realclient.Check(t, Setup(module), realclient.WithName("node-"+strings.TrimSuffix(module[strings.LastIndex(module, "/")+1:], ".cjs")),
+	requireNode(t)
+	var kinds []sim.FaultKind
+	for _, k := range strings.Split(cmp.Or(os.Getenv("NODE_FAULTS"), "pause"), ",") {
+		kinds = append(kinds, sim.FaultKind(strings.TrimSpace(k)))
+	}
+	masters := envInt(t, "NODE_MASTERS", 1)
+	name := strings.TrimSuffix(filepath.Base(module), filepath.Ext(module))
+	opts := []realclient.Option{realclient.WithName("node-" + name),
 		realclient.WithInvariants(invariant.MutualExclusion, invariant.Liveness),
-		realclient.WithFaults(sim.FaultPause),
-		realclient.WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}),
-		realclient.WithCaseDir(os.Getenv("NODE_CASE_DIR")))
+		realclient.WithFaults(kinds...),
+		realclient.WithTopology(model.Topology{Masters: masters, Persistence: sim.PersistAlways}),
+		realclient.WithRuns(envInt(t, "NODE_RUNS", 100)),
+		realclient.WithCaseDir(cmp.Or(os.Getenv("NODE_CASE_DIR"), "testdata"))}
+	if n := envInt(t, "NODE_EXHAUSTIVE", 0); n > 0 {
+		opts = append(opts, realclient.WithExhaustive(n), realclient.WithWorkload(model.Workload{Cycles: 2, Work: 50 * time.Millisecond, Start: 5 * time.Millisecond}))
+	}
+	if n := envInt(t, "NODE_VALUE_ARG", 0); n > 0 {
+		opts = append(opts, realclient.WithValueArg(n))
+	}
+	realclient.Check(t, Setup(module), opts...)
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		t.Fatalf("%s=%q: want a number", name, v)
+	}
+	return n
 }
 
 // A plain-DEL release written in JavaScript fails with a one-fault
