@@ -42,7 +42,8 @@ func TestNodeUserCheck(t *testing.T) {
 		realclient.WithFaults(kinds...),
 		realclient.WithTopology(model.Topology{Masters: masters, Persistence: sim.PersistAlways}),
 		realclient.WithRuns(envInt(t, "NODE_RUNS", 100)),
-		realclient.WithCaseDir(cmp.Or(os.Getenv("NODE_CASE_DIR"), "testdata"))}
+		// A case directory per module: Check replays the saved case first.
+		realclient.WithCaseDir(cmp.Or(os.Getenv("NODE_CASE_DIR"), filepath.Join("testdata", "locksim", name)))}
 	if n := envInt(t, "NODE_EXHAUSTIVE", 0); n > 0 {
 		opts = append(opts, realclient.WithExhaustive(n), realclient.WithWorkload(model.Workload{Cycles: 2, Work: 50 * time.Millisecond, Start: 5 * time.Millisecond}))
 	}
