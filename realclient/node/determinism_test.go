@@ -28,6 +28,9 @@ var modules = []struct {
 	// Its scripts take the database number first, the value second.
 	{"sesamecare-redlock-1.4.0", "js/libs/sesamecare-redlock-1.4.0.cjs", 3, []realclient.Option{realclient.WithValueArg(2)}},
 	{"redis-semaphore-5.8.0", "js/libs/redis-semaphore-5.8.0.cjs", 1, nil},
+	// The published pair of issue #175 (TestPublishedPairs).
+	{"redis-semaphore-5.3.0", "js/libs/redis-semaphore-5.3.0.cjs", 1, nil},
+	{"redis-semaphore-5.3.1", "js/libs/redis-semaphore-5.3.1.cjs", 1, nil},
 }
 
 // probes are modules the determinism test runs besides the locks: every

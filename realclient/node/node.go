@@ -698,6 +698,17 @@ func (b *base) Lock(ctx context.Context) error {
 
 func (b *base) Unlock(ctx context.Context) error { return b.p.do(ctx, "release").err }
 
+// until asks the module's until() now (the caller asks right before each
+// write): a library that learns of a lost lock between calls (a refresh
+// timer that failed) says so at once. When the process cannot be asked
+// (the run is over) the last answer stands.
+func (b *base) untilNow() time.Time {
+	if r := b.p.call(msg{Op: "call", Fn: "until"}); r.err == nil {
+		b.note(r)
+	}
+	return b.until
+}
+
 func (b *base) extend(ctx context.Context) error {
 	r := b.p.do(ctx, "extend")
 	b.note(r)
@@ -710,12 +721,12 @@ func (l withExtend) Extend(ctx context.Context) error { return l.extend(ctx) }
 
 type withUntil struct{ *base }
 
-func (l withUntil) Until() time.Time { return l.until }
+func (l withUntil) Until() time.Time { return l.untilNow() }
 
 type withExtendUntil struct{ *base }
 
 func (l withExtendUntil) Extend(ctx context.Context) error { return l.extend(ctx) }
-func (l withExtendUntil) Until() time.Time                 { return l.until }
+func (l withExtendUntil) Until() time.Time                 { return l.untilNow() }
 
 type withToken struct{ *base }
 
@@ -728,13 +739,13 @@ func (l withExtendToken) Token() int64                     { return l.token }
 
 type withUntilToken struct{ *base }
 
-func (l withUntilToken) Until() time.Time { return l.until }
+func (l withUntilToken) Until() time.Time { return l.untilNow() }
 func (l withUntilToken) Token() int64     { return l.token }
 
 type withAll struct{ *base }
 
 func (l withAll) Extend(ctx context.Context) error { return l.extend(ctx) }
-func (l withAll) Until() time.Time                 { return l.until }
+func (l withAll) Until() time.Time                 { return l.untilNow() }
 func (l withAll) Token() int64                     { return l.token }
 
 // wrap gives the Lock the optional interfaces the module's lock has
