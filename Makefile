@@ -48,6 +48,8 @@ help:
 	@echo "              exhaustive mode against every design x one-fault scenario, a whole depth-2 space"
 	@echo "make golden - rewrite every golden file under testdata/ from the simulation (-rewrite);"
 	@echo "              review the diff with git diff and commit only what you understand"
+	@echo "make node-deps - npm ci in realclient/node/js when its package-lock.json changed (test, check, long and bench run it first):"
+	@echo "              the Node.js lock libraries the realclient/node tests run (docs/node.md)"
 	@echo "make library-matrix - regenerate docs/library-matrix.md: every lock library of realclient/libs at each sampled served version"
 	@echo "              (a throwaway module per version), a seeded check per fault kind, and the published buggy/fixed release pairs"
 	@echo "              (needs the module proxy or a warm module cache; measured 110 s warm, 400 s cold). make test only checks the page is not stale"
