@@ -26,7 +26,7 @@ NPM ?= npm
 NODE_JS := realclient/node/js
 node-deps:
 	@if command -v node >/dev/null 2>&1 && command -v $(NPM) >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory $(NODE_JS)/node_modules/.package-lock.json; \
+	  $(MAKE) -s --no-print-directory $(NODE_JS)/node_modules/.package-lock.json; \
 	else echo "make: node and npm not found: the realclient/node tests will say what to install"; fi
 $(NODE_JS)/node_modules/.package-lock.json: $(NODE_JS)/package.json $(NODE_JS)/package-lock.json
 	cd $(NODE_JS) && $(NPM) ci --no-audit --no-fund --ignore-scripts
