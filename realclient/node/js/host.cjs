@@ -145,7 +145,7 @@ function handle(m) {
   }
 }
 
-function report() {
+function report(active) {
   const out = B.S.out; B.S.out = [];
   for (const o of out) if (o.b64) outBytes += o.b64.length * 3 / 4;
   const r = { out, done, next: B.nextTimer() };
@@ -156,7 +156,6 @@ function report() {
   // or DNS request would complete on the wall clock's schedule. File
   // reads (a module loaded by import()) are waited for by loop before the
   // report, so they are never active here.
-  const active = process.getActiveResourcesInfo();
   if (active.length && !fatal) fail('a real resource outside the simulation', new Error(active.join(', ') + ' active between steps (a socket, timer or DNS request the bridge does not replace): its completion would follow the wall clock'));
   if (fatal) r.fatal = fatal;
   if (WANT_RESOURCES) r.resources = active;
@@ -166,8 +165,8 @@ function report() {
 let steps = 0;
 let fsSpins = 0;
 const MAX_FS_SPINS = 10000000;
-function fsBusy() {
-  return process.getActiveResourcesInfo().some((r) => r.startsWith('FSReq') || r === 'FileHandle' || r === 'FileHandleCloseReq' || r === 'CloseReq' || r === 'StatWatcher');
+function fsBusy(active) {
+  return active.some((r) => r.startsWith('FSReq') || r === 'FileHandle' || r === 'FileHandleCloseReq' || r === 'CloseReq' || r === 'StatWatcher');
 }
 function loop() {
   for (;;) {
@@ -184,12 +183,13 @@ function loop() {
     // A file read (import() of a module, fs.readFile) is the host's
     // input, not an event: wait for it in real time before the step ends,
     // no virtual time passing.
-    if (!fatal && fsBusy()) {
+    const active = process.getActiveResourcesInfo();
+    if (!fatal && fsBusy(active)) {
       if (++fsSpins > MAX_FS_SPINS) fail('limit', new Error('a file operation did not finish in ' + MAX_FS_SPINS + ' turns'));
       else { B.realSetImmediate(loop); return; }
     }
     fsSpins = 0;
-    if (steps > 0) report();
+    if (steps > 0) report(active);
     steps++;
     const m = readMsg();
     if (m === null) process.exit(0);
