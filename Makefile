@@ -119,7 +119,7 @@ bench-quick: toolbin
 	$(BENCHAB) -quick $(BENCHAB_FLAGS) ./...
 
 long: node-deps
-	cd realclient && $(GO) test -count=1 -run 'TestDeterminismAcrossProcesses|TestPlainDelFailsAndItsTwinPasses|TestFaultKindsOnNode|TestNodeDocWalkthrough' -timeout 60m ./node/ -args -node.long  # every Node library across 3 fresh processes; Check on the JS plain-DEL pair; 100 runs of every fault kind on a Node client
+	cd realclient && $(GO) test -count=1 -run 'TestDeterminismAcrossProcesses|TestPlainDelFailsAndItsTwinPasses|TestFaultKindsOnNode|TestNodeDocWalkthrough|TestExhaustivePair' -timeout 60m ./node/ -args -node.long  # every Node library across 3 fresh processes; Check and exhaustive mode on the JS plain-DEL pair; 100 runs of every fault kind on a Node client; docs/node.md run
 	$(GO) test -run Prop -timeout 60m . -args -rapid.checks=10000
 	$(GO) test -run TestCheckersAgreeWithTheOracle -timeout 60m ./model/ -args -oracle.runs=100000
 	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all

@@ -128,3 +128,28 @@ func TestPlainDelOneFault(t *testing.T) {
 		t.Logf("%s: %q", tc.module, me)
 	}
 }
+
+// Exhaustive mode (every one-fault placement, with the danger map) on the
+// JavaScript pair: the plain-DEL lock breaks mutual exclusion at some
+// placements, its compare-and-delete twin at none.
+func TestExhaustivePair(t *testing.T) {
+	requireNode(t)
+	if !*long {
+		t.Skip("two exhaustive checks of 450 runs: make long (-node.long)")
+	}
+	for _, tc := range []struct {
+		module string
+		fails  bool
+	}{{"js/locks/plain-del.cjs", true}, {"js/locks/cad.cjs", false}} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestNodeUserCheck$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "NODE_LOCK="+tc.module, "NODE_EXHAUSTIVE=1", "NODE_CASE_DIR="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		text := string(out)
+		if (err != nil) != tc.fails {
+			t.Errorf("%s: failed = %v, want %v:\n%s", tc.module, err != nil, tc.fails, text)
+		}
+		if !strings.Contains(text, "explored all") || !strings.Contains(text, "Danger map") && tc.fails {
+			t.Errorf("%s: no exhaustive summary or danger map:\n%s", tc.module, text)
+		}
+	}
+}
