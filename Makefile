@@ -15,7 +15,21 @@ BASE ?=
 BENCH ?=
 BENCHAB_FLAGS = $(if $(BASE),-base '$(BASE)') $(if $(BENCH),-bench '$(BENCH)')
 
-.PHONY: help run test check bench bench-quick long golden fingerprint fmt toolbin library-matrix clients
+.PHONY: help run test check bench bench-quick long golden fingerprint fmt toolbin library-matrix clients node-deps
+
+# The Node.js lock libraries the realclient/node tests run, pinned by
+# realclient/node/js/package-lock.json (the repository's one lock file for
+# everything Node) and installed by npm ci when the lock file changed.
+# Without node or npm the tests say what to install (they fail under
+# LOCKSIM_REQUIRE_NODE=1, which .ci/run sets).
+NPM ?= npm
+NODE_JS := realclient/node/js
+node-deps:
+	@if command -v node >/dev/null 2>&1 && command -v $(NPM) >/dev/null 2>&1; then \
+	  $(MAKE) -s --no-print-directory $(NODE_JS)/node_modules/.package-lock.json; \
+	else echo "make: node and npm not found: the realclient/node tests will say what to install"; fi
+$(NODE_JS)/node_modules/.package-lock.json: $(NODE_JS)/package.json $(NODE_JS)/package-lock.json
+	cd $(NODE_JS) && $(NPM) ci --no-audit --no-fund --ignore-scripts
 help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
 	@echo "make test   - run all tests (what CI runs) and print each package's CPU time; actionlint on every workflow."
@@ -36,6 +50,8 @@ help:
 	@echo "make clients - the client programs of locksim serve (redis-py by pip with hashes, Redisson by Maven); a prerequisite of make test"
 	@echo "make golden - rewrite every golden file under testdata/ from the simulation (-rewrite);"
 	@echo "              review the diff with git diff and commit only what you understand"
+	@echo "make node-deps - npm ci in realclient/node/js when its package-lock.json changed (test, check, long and bench run it first):"
+	@echo "              the Node.js lock libraries the realclient/node tests run (docs/node.md)"
 	@echo "make library-matrix - regenerate docs/library-matrix.md: every lock library of realclient/libs at each sampled served version"
 	@echo "              (a throwaway module per version), a seeded check per fault kind, and the published buggy/fixed release pairs"
 	@echo "              (needs the module proxy or a warm module cache; measured 110 s warm, 400 s cold). make test only checks the page is not stale"
@@ -55,7 +71,7 @@ run:
 # make test runs with -short: a test that is heavy runs a stated subset
 # there (fewer seeds, one scenario per fault kind) and in full in make
 # long, which runs every module without -short.
-test: toolbin clients
+test: toolbin clients node-deps
 	$(TESTCPU) $(GO) test -short -timeout 20m ./...
 	cd realclient && $(TESTCPU) $(GO) test -short -timeout 10m ./...  # the nested module: the real-client harness, at the oldest go-redis it supports
 	cd realclient/libs && $(TESTCPU) $(GO) test -short -timeout 15m ./...  # the lock libraries' tests and the field-bug corpus (a module of its own: their pins raise nobody's)
@@ -94,6 +110,7 @@ clients/java/target/classes/LockWorkload.class: $(JAVACP) clients/java/src/main/
 	else echo "make clients: no javac or no classpath: the Redisson tests of locksim serve will skip"; fi
 
 check:
+check: node-deps
 	$(GO) vet ./...
 	$(GO) test -timeout 20m ./...
 	$(GO) test -race -timeout 20m ./clock/ ./network/ ./sim/...
@@ -119,10 +136,11 @@ check:
 
 # The A/B comparison first (docs/speed.md, "Comparing against a base
 # commit"): every benchmark of the root module, 8 rounds.
-bench: toolbin
+bench: toolbin node-deps
 	$(BENCHAB) $(BENCHAB_FLAGS) ./...
 	$(GO) test -run TestBenchTable -timeout 20m -v . -args -benchtable | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 	cd realclient/libs && $(GO) test -count=1 -run TestBenchRealClient -timeout 10m -v . -args -realbench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
+	cd realclient && $(GO) test -count=1 -run TestBenchNode -timeout 10m -v ./node/ -args -nodebench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'  # Node: check runs per CPU second (target 100), virtual/CPU
 
 bench-quick: toolbin
 	$(BENCHAB) -quick $(BENCHAB_FLAGS) ./...
@@ -131,6 +149,8 @@ long:
 	$(GO) test -timeout 60m ./...  # every test in full (make test runs them with -short)
 	cd realclient && $(GO) test -timeout 20m ./...
 	cd realclient/libs && $(GO) test -timeout 30m ./...
+long: node-deps
+	cd realclient && $(GO) test -count=1 -run 'TestDeterminismAcrossProcesses|TestPlainDelFailsAndItsTwinPasses|TestFaultKindsOnNode|TestNodeDocWalkthrough|TestExhaustivePair' -timeout 60m ./node/ -args -node.long  # every Node library across 3 fresh processes; Check and exhaustive mode on the JS plain-DEL pair; 100 runs of every fault kind on a Node client; docs/node.md run
 	$(GO) test -run Prop -timeout 60m . -args -rapid.checks=10000
 	$(GO) test -run TestCheckersAgreeWithTheOracle -timeout 60m ./model/ -args -oracle.runs=100000
 	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all

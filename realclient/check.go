@@ -44,6 +44,7 @@ type config struct {
 	durations    []string        // WithDurations
 	lockKeys     string          // WithLockKeys
 	keyQuorum    int             // WithKeyQuorum
+	valueArg     int             // WithValueArg
 	linked       map[string]bool // the library modules the runs linked (Result.Modules)
 }
 
@@ -166,7 +167,7 @@ func newConfig(opts []Option) (config, error) {
 }
 
 func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*model.Result, error) {
-	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave, lockKeys: c.lockKeys, keyQuorum: c.keyQuorum})
+	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave, lockKeys: c.lockKeys, keyQuorum: c.keyQuorum, valueArg: c.valueArg})
 	if err == nil {
 		r.CountOnly(c.invariants)
 		c.noteLinked(r)

@@ -75,6 +75,13 @@
 // through the simulation is refused (ownclient.go). TestDeterminism
 // checks 50 runs per library for one history hash.
 //
+// Other runtimes: package realclient/node runs a Node.js lock module as
+// a client process (docs/node.md), through Env.Dialer, Env.Sleep (a
+// governed sleep for its timers) and Stop (an error from Lock or Unlock
+// that ends the run: the client process itself failed). WithValueArg
+// names the ARGV of a lock script that carries the value when it is not
+// the first.
+//
 // Versions: the module requires only go-redis v9.22.0 (older versions
 // were measured to give irreproducible runs: before v9.20.0 retry jitter
 // comes from a per-process generator no run can seed) and

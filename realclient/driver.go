@@ -75,6 +75,7 @@ type driver struct {
 	// keyPattern is WithLockKeys's pattern; acqs what the run's
 	// acquisitions wrote (keys.go).
 	keyPattern string
+	valueArg   int // WithValueArg: the ARGV of a script that carries the value (0: the first)
 	acqs       acqNotes
 	// tracking names the first process that sent CLIENT TRACKING (under
 	// mu): the run is refused (noTracking).

@@ -75,7 +75,7 @@ func (c *config) exhaustiveCheck(t *testing.T, setup Setup) (*engine.ExhaustiveR
 	run := func(s model.Spec, seed uint64) (*model.Result, []int, error) {
 		var steps []int
 		r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section,
-			caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave, steps: &steps, lockKeys: c.lockKeys, keyQuorum: c.keyQuorum})
+			caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave, steps: &steps, lockKeys: c.lockKeys, keyQuorum: c.keyQuorum, valueArg: c.valueArg})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -294,6 +294,14 @@ func WithLockKeys(pattern string) Option { return func(c *config) { c.lockKeys =
 // gather that many. Over nodes the quorum is Options.Quorum.
 func WithKeyQuorum(q int) Option { return func(c *config) { c.keyQuorum = q } }
 
+// WithValueArg says which ARGV of the library's EVAL/EVALSHA lock scripts
+// carries the lock's value (1-based; the default 1). A library whose
+// scripts take something else first (@sesamecare-oss/redlock's ARGV[1] is
+// the database number, its value ARGV[2]) needs it: the harness would
+// otherwise take the wrong argument for the value and find no node that
+// granted it.
+func WithValueArg(n int) Option { return func(c *config) { c.valueArg = n } }
+
 // renameValues renames the lock values in h in the order of their first
 // use (v1, v2, ...): a library's own random values (rueidislock's draw
 // from math/rand/v2, which nothing can seed) then cannot make two runs'

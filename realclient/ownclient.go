@@ -7,7 +7,9 @@ import (
 	"regexp"
 	"strconv"
 	"sync/atomic"
+	"time"
 
+	"github.com/pkg/errors"
 	"github.com/redis/go-redis/v9"
 
 	"locksim/sim"
@@ -104,4 +106,31 @@ func noRedisNote(client string) string {
 func (e Env) Own(c io.Closer, poolSize int) {
 	e.p.notePoolSize(poolSize)
 	e.p.closeAtExit(c)
+}
+
+// Sleep waits d of the process's time as a governed sleep: the governor
+// wakes it in its turn, and after the process's pause if it is paused
+// then (never, for a crashed incarnation, until the run ends). A client
+// of another runtime whose timers the harness drives (package
+// realclient/node: a Node.js process's next timer) waits with it; Go code
+// sleeps with time.Sleep or its library's timers.
+func (e Env) Sleep(d time.Duration) { e.p.sleep(d) }
+
+// Stop is an error a Lock's Lock or Unlock returns to stop the process
+// and the run with it (Result.Err), when the client process itself failed
+// rather than the lock: package realclient/node returns it for a Node
+// process that crashed, passed a limit or used an input the simulation
+// does not control. Any other error from Lock is a lock not taken.
+type Stop struct{ Err error }
+
+func (s *Stop) Error() string { return s.Err.Error() }
+func (s *Stop) Unwrap() error { return s.Err }
+
+// stopNote is the process's end note for a Stop error.
+func stopNote(err error) (string, bool) {
+	var s *Stop
+	if err != nil && errors.As(err, &s) {
+		return "stopped: " + s.Err.Error(), true
+	}
+	return "", false
 }

@@ -232,7 +232,7 @@ func (p *xproc) noteCommand(args []string) *cmdInfo {
 	}
 	switch {
 	case p.acquiring:
-		v, keys := lockWrite(args, p.d.keyPattern)
+		v, keys := lockWrite(args, p.d.keyPattern, p.d.valueArg)
 		if v == "" {
 			return nil
 		}
@@ -314,11 +314,11 @@ func namesAny(args []string, keys []string) bool {
 
 // lockWrite returns the value a command may write as a lock value and the
 // keys it may write it to: SET/SETNX key value, SETEX/PSETEX key ttl
-// value, or the first ARGV of an EVAL/EVALSHA with the keys of its KEYS.
+// value, or the first ARGV of an EVAL/EVALSHA (WithValueArg's) with the keys of its KEYS.
 // Which of those keys took the value is read from the nodes after the
 // run (discoverKeys). With a WithLockKeys pattern, only the keys that
 // match it count.
-func lockWrite(args []string, pattern string) (string, []string) {
+func lockWrite(args []string, pattern string, valueArg int) (string, []string) {
 	if len(args) < 3 {
 		return "", nil
 	}
@@ -334,10 +334,11 @@ func lockWrite(args []string, pattern string) (string, []string) {
 		v, keys = args[3], args[1:2]
 	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO":
 		n, err := strconv.Atoi(args[2])
-		if err != nil || n < 1 || 3+n >= len(args) {
+		i := 3 + n + max(valueArg-1, 0)
+		if err != nil || n < 1 || i >= len(args) {
 			return "", nil
 		}
-		v, keys = args[3+n], args[3:3+n]
+		v, keys = args[i], args[3:3+n]
 	default:
 		return "", nil
 	}

@@ -35,6 +35,7 @@ type runConfig struct {
 	interleave   Interleave
 	lockKeys     string // WithLockKeys's pattern
 	keyQuorum    int    // WithKeyQuorum
+	valueArg     int    // WithValueArg
 	// steps, if set, receives for each event of the history the number
 	// of the governor's calls into the world so far (exhaustive mode's
 	// point boundaries: events of one call are one moment).
@@ -152,6 +153,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	d = newDriver(proxy, w, cfg)
 	d.pick = newPicker(rc.interleave, rc.seed)
 	d.keyPattern = rc.lockKeys
+	d.valueArg = rc.valueArg
 	var notesMu sync.Mutex
 	var notes []string
 	var epochErr, deadlock error
@@ -172,7 +174,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 			go func() {
 				pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(clientLabel, p.name)))
 				note := p.program(&rc)
-				if strings.HasPrefix(note, "setup") || strings.HasPrefix(note, "critical section") || strings.HasPrefix(note, "the lock gave") {
+				if strings.HasPrefix(note, "setup") || strings.HasPrefix(note, "critical section") || strings.HasPrefix(note, "the lock gave") || strings.HasPrefix(note, "stopped") {
 					notesMu.Lock()
 					notes = append(notes, p.name+": "+note)
 					notesMu.Unlock()

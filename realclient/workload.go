@@ -103,6 +103,9 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 		acq = p.endAcquire()
 		value = acq.value
 		p.d.noteAcquisition(p.name, acq, err == nil)
+		if note, ok := stopNote(err); ok {
+			return note
+		}
 		if err == nil {
 			if acq.commands == 0 {
 				return noRedisNote(p.name)
@@ -181,14 +184,18 @@ func (p *xproc) cycle(rc *runConfig, lock Lock) string {
 	p.setPhase(false, true)
 	stop.Store(true)
 	note := ""
+	var unlockErr error
 	if !unlocked {
 		if err := lock.Unlock(context.Background()); err != nil {
-			note = err.Error()
+			note, unlockErr = err.Error(), err
 		}
 	}
 	p.setPhase(false, false)
 	p.record(sim.Event{Kind: history.KindReleased, Key: p.key, Value: value, Note: note})
 	<-watchdogDone
+	if note, ok := stopNote(unlockErr); ok {
+		return note
+	}
 	if secErr != nil {
 		return "critical section: " + secErr.Error()
 	}

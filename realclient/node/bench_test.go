@@ -1,0 +1,92 @@
+package node
+
+import (
+	"flag"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"locksim"
+	"locksim/model"
+	"locksim/model/history"
+	"locksim/realclient"
+	"locksim/sim"
+)
+
+var benchFlag = flag.Bool("nodebench", false, "make bench: check runs per CPU second and virtual seconds per CPU second of a Node lock")
+
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuNow is the CPU time of this process and of its Node processes.
+func cpuNow() time.Duration { return selfCPU() + CPUTime() }
+
+// TestBenchNode measures single-node redlock 4.2.0 in Node: check runs
+// (two clients, two cycles, a pause after A's acquisition, a new seed each
+// run, so new latencies) per CPU second, Go and Node together, on warm
+// Node processes; and a 60 s fault-free workload's virtual seconds per CPU
+// second, beside the Go clients' figures in docs/realclient.md.
+func TestBenchNode(t *testing.T) {
+	if !*benchFlag {
+		t.Skip("pass -nodebench")
+	}
+	requireNode(t)
+	const path = "js/libs/redlock-4.2.0.cjs"
+	setup := Setup(path)
+	spec := model.Spec{
+		Design:   realclient.DesignPrefix + "redlock-4.2.0",
+		Topology: model.Topology{Masters: 1},
+		Workload: model.Workload{Cycles: 2, Work: 50 * time.Millisecond, Start: 5 * time.Millisecond},
+		Faults: []sim.Fault{
+			{Kind: sim.FaultPause, Target: "A", Dur: 1500 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}},
+		},
+	}.WithDefaults()
+	if _, err := realclient.Run(t, locksim.Case{Spec: spec, Seed: 1}, setup); err != nil { // warm up: start the Node processes
+		t.Fatal(err)
+	}
+	const runs = 200
+	start, cpu0, node0 := time.Now(), cpuNow(), CPUTime()
+	for i := 0; i < runs; i++ {
+		r, err := realclient.Run(t, locksim.Case{Spec: spec, Seed: uint64(i + 2)}, setup)
+		if err != nil || r.Err != nil {
+			t.Fatal(err, r.Err)
+		}
+	}
+	wall, cpu, nodeCPU := time.Since(start), cpuNow()-cpu0, CPUTime()-node0
+	perCPU := runs / cpu.Seconds()
+	verdict := "NOT MET"
+	if perCPU >= 100 {
+		verdict = "met"
+	}
+	fmt.Printf("redlock 4.2.0 (Node), 1 node: %d check runs in %.2fs wall, %.2fs CPU (%.2fs Go, %.2fs Node): %.0f runs per CPU second (target 100: %s)\n",
+		runs, wall.Seconds(), cpu.Seconds(), (cpu - nodeCPU).Seconds(), nodeCPU.Seconds(), perCPU, verdict)
+
+	long := model.Spec{
+		Design:   realclient.DesignPrefix + "redlock-4.2.0",
+		Topology: model.Topology{Masters: 1},
+		Workload: model.Workload{Duration: 60 * time.Second, Work: 50 * time.Millisecond, Think: 50 * time.Millisecond},
+	}.WithDefaults()
+	start, cpu0 = time.Now(), cpuNow()
+	r, err := realclient.Run(t, locksim.Case{Spec: long, Seed: 1}, setup)
+	if err != nil || r.Err != nil {
+		t.Fatal(err, r.Err)
+	}
+	wall, cpu = time.Since(start), cpuNow()-cpu0
+	virtual := r.History[len(r.History)-1].At
+	cmds := 0
+	for _, e := range r.History {
+		if e.Kind == sim.KindExec && e.Peer != model.ResourceName {
+			cmds++
+		}
+	}
+	fmt.Printf("redlock 4.2.0 (Node), 1 node: %.1fs virtual in %.0fms wall, %.0fms CPU: %.0fx virtual per CPU second, %d Redis commands, %.1f us CPU per command (Go clients: docs/realclient.md, 517-807x)\n",
+		virtual.Seconds(), ms(wall), ms(cpu), virtual.Seconds()/cpu.Seconds(), cmds, float64(cpu)/float64(time.Microsecond)/float64(cmds))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -1,0 +1,220 @@
+'use strict';
+// locksim's Node.js host: `node --require bridge.cjs host.cjs <module>`.
+// It loads the user's lock module once, then serves steps over the bridge
+// pipe (fd 3 in, fd 4 out; each message a 4-byte big-endian length and
+// JSON): one event in (a call, bytes on a socket, a connect outcome, the
+// clock reaching a timer), the process runs until nothing is runnable,
+// one report out (what it wrote, calls finished, its next timer).
+
+const fs = require('fs');
+const path = require('path');
+const B = require('./bridge.cjs');
+
+const IN = 3;
+const OUT = 4;
+const MAX_CALLBACKS = Number(process.env.LOCKSIM_NODE_MAX_CALLBACKS || 200000);
+const MAX_OUT_BYTES = Number(process.env.LOCKSIM_NODE_MAX_BYTES || 16 << 20);
+const WANT_RESOURCES = process.env.LOCKSIM_NODE_RESOURCES === '1';
+
+function readFull(n) {
+  const b = Buffer.alloc(n);
+  let off = 0;
+  while (off < n) {
+    let k;
+    try {
+      k = fs.readSync(IN, b, off, n - off, null);
+    } catch (e) {
+      if (e.code === 'EAGAIN') continue;
+      throw e;
+    }
+    if (k === 0) return null; // the Go side is gone
+    off += k;
+  }
+  return b;
+}
+
+function readMsg() {
+  const h = readFull(4);
+  if (!h) return null;
+  const b = readFull(h.readUInt32BE(0));
+  if (!b) return null;
+  return JSON.parse(b.toString('utf8'));
+}
+
+function writeMsg(o) {
+  const body = Buffer.from(JSON.stringify(o), 'utf8');
+  const h = Buffer.alloc(4);
+  h.writeUInt32BE(body.length, 0);
+  const all = Buffer.concat([h, body]);
+  let off = 0;
+  while (off < all.length) {
+    try {
+      off += fs.writeSync(OUT, all, off, all.length - off);
+    } catch (e) {
+      if (e.code === 'EAGAIN') continue;
+      throw e;
+    }
+  }
+}
+
+let mod = null;
+let lock = null;
+let done = [];
+let fatal = null;
+let callbacks = 0;
+let outBytes = 0;
+
+function fail(what, e) {
+  if (fatal) return;
+  fatal = what + ': ' + (e && e.stack ? e.stack.split('\n').slice(0, 4).join(' | ') : String(e));
+}
+process.on('uncaughtException', (e) => fail('uncaught exception', e));
+process.on('unhandledRejection', (e) => fail('unhandled promise rejection', e));
+
+function errText(e) {
+  if (e == null) return 'error';
+  const m = e.message || String(e);
+  return (e.name && e.name !== 'Error' ? e.name + ': ' : '') + m;
+}
+
+function finish(id, p, caps) {
+  Promise.resolve(p).then((v) => {
+    const r = { id, ok: true };
+    if (lock && id > 0) {
+      if (typeof lock.token === 'function') { const t = lock.token(); if (t != null) r.token = Number(t); }
+      if (typeof lock.until === 'function') { const u = lock.until(); if (u != null) r.until = Number(u); }
+    }
+    if (caps && lock) r.caps = ['extend', 'until', 'token'].filter((k) => typeof lock[k] === 'function');
+    done.push(r);
+  }, (e) => { done.push({ id, ok: false, err: errText(e) }); });
+}
+
+function env(m) {
+  const hosts = [];
+  for (let i = 0; i < m.masters; i++) hosts.push({ host: 'm' + (i + 1), port: 6379 });
+  return {
+    key: m.key,
+    ttl: m.ttl,
+    waitMs: m.wait,
+    client: m.client,
+    hosts,
+    // The ioredis options every client of a run needs (docs/node.md).
+    redisOptions(i, extra) {
+      return Object.assign({
+        host: hosts[i].host,
+        port: hosts[i].port,
+        enableReadyCheck: false, // the nodes do not answer INFO (their counters are miniredis's)
+        enableOfflineQueue: true,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 1000,
+        lazyConnect: false,
+      }, extra || {});
+    },
+  };
+}
+
+function handle(m) {
+  B.S.nowNs = m.now;
+  switch (m.op) {
+    case 'setup':
+      B.reset(m.seed, m.now);
+      lock = null; done = []; fatal = null; callbacks = 0; outBytes = 0;
+      try {
+        finish(m.id, Promise.resolve(mod.setup(env(m))).then((l) => {
+          if (!l || typeof l.acquire !== 'function' || typeof l.release !== 'function') {
+            throw new Error('setup must return an object with acquire() and release() (docs/node.md)');
+          }
+          lock = l;
+        }), true);
+      } catch (e) { done.push({ id: m.id, ok: false, err: errText(e) }); }
+      break;
+    case 'call': {
+      if (!lock) { done.push({ id: m.id, ok: false, err: 'no lock: setup has not finished' }); break; }
+      const f = lock[m.fn];
+      if (typeof f !== 'function') { done.push({ id: m.id, ok: false, err: 'the lock has no ' + m.fn + '()' }); break; }
+      try { finish(m.id, f.call(lock, { waitMs: m.wait || 0 })); } catch (e) { done.push({ id: m.id, ok: false, err: errText(e) }); }
+      break;
+    }
+    case 'time':
+      break;
+    case 'connected': case 'data': case 'error': case 'eof':
+      B.deliver(m);
+      break;
+    default:
+      fail('bridge', new Error('unknown op ' + m.op));
+  }
+}
+
+function report(active) {
+  const out = B.S.out; B.S.out = [];
+  for (const o of out) if (o.b64) outBytes += o.b64.length * 3 / 4;
+  const r = { out, done, next: B.nextTimer() };
+  done = [];
+  if (outBytes > MAX_OUT_BYTES) fail('limit', new Error('the process wrote more than ' + MAX_OUT_BYTES + ' bytes in one run (LOCKSIM_NODE_MAX_BYTES)'));
+  // Nothing but the bridge may be active between steps (the bridge's
+  // pipe is used synchronously, so nothing at all): a real timer, socket
+  // or DNS request would complete on the wall clock's schedule. File
+  // reads (a module loaded by import()) are waited for by loop before the
+  // report, so they are never active here.
+  if (active.length && !fatal) fail('a real resource outside the simulation', new Error(active.join(', ') + ' active between steps (a socket, timer or DNS request the bridge does not replace): its completion would follow the wall clock'));
+  if (fatal) r.fatal = fatal;
+  if (WANT_RESOURCES) r.resources = active;
+  writeMsg(r);
+}
+
+let steps = 0;
+let fsSpins = 0;
+const MAX_FS_SPINS = 10000000;
+function fsBusy(active) {
+  return active.some((r) => r.startsWith('FSReq') || r === 'FileHandle' || r === 'FileHandleCloseReq' || r === 'CloseReq' || r === 'StatWatcher');
+}
+function loop() {
+  for (;;) {
+    const t = fatal ? null : B.takeRunnable();
+    if (t) {
+      if (++callbacks > MAX_CALLBACKS) {
+        fail('limit', new Error('the process ran more than ' + MAX_CALLBACKS + ' timer and immediate callbacks in one run without the lock finishing (a spin: LOCKSIM_NODE_MAX_CALLBACKS)'));
+        continue;
+      }
+      try { t.fn(...t.args); } catch (e) { fail('uncaught exception in a timer', e); }
+      B.realSetImmediate(loop); // microtasks and nextTicks run first
+      return;
+    }
+    // A file read (import() of a module, fs.readFile) is the host's
+    // input, not an event: wait for it in real time before the step ends,
+    // no virtual time passing.
+    const active = process.getActiveResourcesInfo();
+    if (!fatal && fsBusy(active)) {
+      if (++fsSpins > MAX_FS_SPINS) fail('limit', new Error('a file operation did not finish in ' + MAX_FS_SPINS + ' turns'));
+      else { B.realSetImmediate(loop); return; }
+    }
+    fsSpins = 0;
+    if (steps > 0) report(active);
+    steps++;
+    const m = readMsg();
+    if (m === null) process.exit(0);
+    handle(m);
+    B.realSetImmediate(loop);
+    return;
+  }
+}
+
+async function main() {
+  const file = process.argv[2];
+  if (!file) { console.error('usage: node --require bridge.cjs host.cjs <lock module>'); process.exit(2); }
+  const abs = path.resolve(file);
+  try {
+    mod = abs.endsWith('.mjs') ? await import(require('url').pathToFileURL(abs)) : require(abs);
+  } catch (e) {
+    writeMsg({ fatal: 'loading ' + file + ': ' + errText(e) });
+    process.exit(1);
+  }
+  if (mod && typeof mod.setup !== 'function' && mod.default && typeof mod.default.setup === 'function') mod = mod.default;
+  if (!mod || typeof mod.setup !== 'function') {
+    writeMsg({ fatal: file + ' exports no setup(env) function (docs/node.md)' });
+    process.exit(1);
+  }
+  writeMsg({ ready: true, node: process.version });
+  B.realSetImmediate(loop);
+}
+main();

@@ -1,0 +1,22 @@
+'use strict';
+// @sesamecare-oss/redlock 1.4.0 (a maintained fork of redlock 5) on
+// ioredis: acquire([resource], duration), release(), extend(duration).
+const Redis = require('ioredis');
+const { Redlock } = require('@sesamecare-oss/redlock');
+
+exports.setup = (env) => {
+  const clients = env.hosts.map((_, i) => new Redis(env.redisOptions(i)));
+  const redlock = new Redlock(clients, {
+    retryCount: Math.max(0, Math.floor(env.waitMs / 200)),
+    retryDelay: 200,
+    retryJitter: 100,
+  });
+  redlock.on('error', () => {});
+  let lock = null;
+  return {
+    async acquire() { lock = await redlock.acquire([env.key], env.ttl); },
+    async release() { const l = lock; lock = null; await l.release(); },
+    async extend() { lock = await lock.extend(env.ttl); },
+    until() { return lock ? lock.expiration : 0; },
+  };
+};

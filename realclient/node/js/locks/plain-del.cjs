@@ -1,0 +1,1 @@
+module.exports = require('./setnx.cjs').make({ plainDel: true });
