@@ -2,7 +2,6 @@ package realclient
 
 import (
 	"io/fs"
-	"slices"
 	"testing"
 	"time"
 
@@ -12,8 +11,7 @@ import (
 	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
-	"locksim/scenarios"
-	"locksim/sim"
+	vd "locksim/verdict"
 )
 
 // WithRuns makes Check run n generated runs, from seeds Seed, Seed+1, ...
@@ -68,63 +66,63 @@ func (c *config) replaySaved(t *testing.T, path string, setup Setup) bool {
 	return true
 }
 
-// checkSeeded is Check under WithRuns or WithBudget.
+// checkSeeded is Check under WithRuns or WithBudget: an engine.Check
+// campaign whose runs go through the real client (engine.CheckConfig.Run),
+// one at a time (runs seed process-wide generators), so it draws, tallies,
+// shrinks and decides as locksim.Check does and says so in its words.
 func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 	t.Helper()
-	start := time.Now()
 	seed := c.seed
 	if seed == 0 {
 		seed = 1
 	}
-	runs := 0
-	judged := newTally(c.invariants, c.spec.WithDefaults().CheckConfig(), c.gen.KindsDrawn(), c.runs)
-	for i := 0; c.runs == 0 || i < c.runs; i++ {
-		if c.budget > 0 && time.Since(start) >= c.budget && i > 0 {
-			break // the budget decides how many runs, but one always runs
-		}
-		s := c.gen.Run(scenarios.Rand(seed+uint64(i)), c.spec)
-		r, err := c.run(t, s, seed+uint64(i), setup)
-		if err != nil {
-			t.Fatalf("realclient: %s: %v", c.name, err)
-		}
-		if r.Err != nil {
-			t.Fatalf("realclient: %s: run %d (seed %d) failed: %v", c.name, i, seed+uint64(i), r.Err)
-		}
-		runs++
-		if len(r.Failures()) == 0 {
-			judged.add(r)
-			continue
-		}
-		broken := invariant.Broken(r.Failures())
-		still := func(fs []sim.Fault) bool {
-			s2 := s
-			s2.Faults = fs
-			r2, err := c.run(t, s2, seed+uint64(i), setup)
-			if err != nil || r2.Err != nil || len(r2.Failures()) == 0 {
-				return false
+	base := c.spec
+	base.Custom = placeholder{base.Design}
+	note := "" // the first run's note on randomness no seed reaches
+	cfg := engine.CheckConfig{
+		Campaign: engine.Campaign{Base: base, Gen: c.gen, Runs: c.runs, For: c.budget, Seed: seed,
+			Invariants: c.invariants, ShrinkRuns: maxShrinkRuns},
+		Now:     time.Now, // the budget only; no run sees it
+		Workers: 1,
+		Run: func(s model.Spec, seed uint64) (*model.Result, []int, error) {
+			s.Custom = nil // the run, its case and its report name the real client by Design
+			r, err := c.run(t, s, seed, setup)
+			if err != nil {
+				return nil, nil, err
 			}
-			if slices.Equal(invariant.Broken(r2.Failures()), broken) {
-				r = r2
-				return true
+			if note == "" {
+				note = unseedable(r.History)
 			}
-			return false
-		}
-		engine.Shrink(s.Faults, still, maxShrinkRuns)
-		saved := casePath
-		if err := locksim.NewCase(r).Save(casePath); err != nil {
-			saved = "(not saved: " + err.Error() + ")"
-		}
-		c.saveReport(t.Logf, t.Name(), r)
-		t.Logf("realclient: run %d of %d (seed %d) broke a counted invariant; configuration: %s\n%s",
-			i+1, runs, seed+uint64(i), scenarios.Describe(r.Spec), c.failureReport(r, saved, t.Name()))
-		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
+			return r, nil, nil
+		},
+		Undecided:     undecided,
+		KeepAllBroken: true,
+	}
+	res, err := engine.Check(cfg)
+	if err != nil {
+		t.Fatalf("realclient: %s: %v", c.name, err)
 		return
 	}
-	if nv := judged.noVerdict(); nv != "" {
-		t.Fatalf("realclient: %s: no verdict: %s", c.name, nv)
+	switch v := res.Verdict(); v.Kind {
+	case vd.Held:
+		judged := tally{res: *res, unseedable: note}
+		t.Logf("realclient: %s held in %d runs (seeds %d..%d)%s%s", c.name, res.Runs, seed, seed+uint64(max(res.Runs, 1)-1), &judged, c.linkedLine())
+		return
+	case vd.Broken:
+	default:
+		t.Fatalf("realclient: %s: %s", c.name, v)
 		return
 	}
-	t.Logf("realclient: %s held in %d runs (seeds %d..%d)%s%s", c.name, runs, seed, seed+uint64(max(runs, 1)-1), judged, c.linkedLine())
+	r := res.Minimal
+	saved := casePath
+	if err := engine.NewCase(r).Save(casePath); err != nil {
+		saved = "(not saved: " + err.Error() + ")"
+	}
+	c.saveReport(t.Logf, t.Name(), r)
+	f := res.FirstFail
+	t.Logf("realclient: %d of %d runs broke a counted invariant; the first was run %d (seed %d), configuration: %s\n%s",
+		res.BrokenRuns, res.Runs, f.Index, f.Seed, f.Config, c.failureReport(r, saved, t.Name()))
+	t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
 }
 
 func brokenText(r *model.Result) string {

@@ -20,6 +20,7 @@ import (
 	"locksim/model/invariant"
 	"locksim/scenarios"
 	"locksim/sim"
+	vd "locksim/verdict"
 )
 
 // config is what Check, Run and RunScenario run; options change it.
@@ -223,8 +224,8 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 			return
 		}
 		// rapid's runs all held: they must have judged something.
-		if nv := judged.noVerdict(); nv != "" {
-			t.Fatalf("realclient: %s: no verdict: %s", c.name, nv)
+		if v := judged.verdict(); v.Kind != vd.Held {
+			t.Fatalf("realclient: %s: %s", c.name, v)
 		}
 		t.Logf("realclient: %s held in %d runs%s%s", c.name, judged.res.Runs, judged, c.linkedLine())
 	}()

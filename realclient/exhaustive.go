@@ -16,6 +16,7 @@ import (
 	"locksim/model"
 	"locksim/report"
 	"locksim/sim"
+	vd "locksim/verdict"
 )
 
 // WithExhaustive makes Check an exhaustive check instead of generated
@@ -99,8 +100,9 @@ func (c *config) checkExhaustive(t *testing.T, setup Setup, casePath string) {
 		t.Fatalf("realclient: %s: %v", c.name, err)
 		return
 	}
+	v := res.Verdict()
 	var smallest *model.Result
-	if res.Failed() && len(res.Breaks) > 0 {
+	if v.Kind == vd.Broken && len(res.Breaks) > 0 {
 		smallest, err = res.Rerun(res.Breaks[0].Smallest)
 		if err != nil {
 			t.Fatalf("realclient: %s: rerunning the smallest break: %v", c.name, err)
@@ -118,18 +120,19 @@ func (c *config) checkExhaustive(t *testing.T, setup Setup, casePath string) {
 		t.Fatal(err)
 	}
 	c.saveDanger(t.Logf, t.Name(), res)
-	if fe := res.FirstError; fe != nil {
-		t.Logf("%s", text.String())
-		t.Fatalf("realclient: %s: schedule %d stopped with an error: %s", c.name, fe.Index, fe.Error)
+	switch v.Kind {
+	case vd.Held:
+		t.Logf("realclient: %s: exhaustive, depth %d%s\n%s", c.name, res.Depth, c.linkedLine(), text.String())
 		return
-	}
-	if smallest == nil {
-		if nv := res.NoVerdict(); nv != "" {
+	case vd.Broken:
+		if smallest == nil { // a break the result names no schedule of: nothing to save or show
 			t.Logf("%s", text.String())
-			t.Fatalf("realclient: %s: exhaustive check without a verdict: %s", c.name, nv)
+			t.Fatalf("realclient: %s: exhaustive, broken, but no way it broke was recorded", c.name)
 			return
 		}
-		t.Logf("realclient: %s: exhaustive, depth %d%s\n%s", c.name, res.Depth, c.linkedLine(), text.String())
+	default:
+		t.Logf("%s", text.String())
+		t.Fatalf("realclient: %s: exhaustive, %s", c.name, v)
 		return
 	}
 	saved := casePath
