@@ -1,17 +1,13 @@
 package realclient
 
 import (
-	"io/fs"
+	"fmt"
 	"testing"
 	"time"
 
-	"github.com/pkg/errors"
-
-	"locksim"
 	"locksim/engine"
+	"locksim/harness"
 	"locksim/model"
-	"locksim/model/invariant"
-	vd "locksim/verdict"
 )
 
 // WithRuns makes Check run n generated runs, from seeds Seed, Seed+1, ...
@@ -31,46 +27,11 @@ func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 // maxShrinkRuns bounds the runs spent shrinking a failure.
 const maxShrinkRuns = 200
 
-// replaySaved replays the test's saved case, if any, with setup: while it
-// still fails the test fails at once with its report, as locksim.Check
-// does (commit the case to pin the regression; delete it once fixed). It
-// reports whether the test failed on it.
-func (c *config) replaySaved(t *testing.T, path string, setup Setup) bool {
-	t.Helper()
-	sc, err := locksim.LoadCase(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false
-	}
-	if err != nil {
-		t.Logf("realclient: ignoring the saved case: %v", err)
-		return false
-	}
-	if sc.Spec.Design != c.spec.Design {
-		return false // a case of another lock under the same test name
-	}
-	invs := c.invariants
-	if len(invs) == 0 {
-		invs = sc.Invariants
-	}
-	r, err := c.run(t, sc.Spec.WithDefaults(), sc.Seed, setup)
-	if err == nil && r.Err == nil {
-		r.CountOnly(invs)
-	}
-	if err != nil || r.Err != nil || len(r.Failures()) == 0 {
-		t.Logf("realclient: the saved case %s no longer fails; delete it if the fix is for good", path)
-		return false
-	}
-	c.saveReport(t.Logf, t.Name(), r)
-	t.Logf("realclient: the saved case still fails (delete %s once fixed)\n%s", path, c.failureReport(r, path, t.Name()))
-	t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
-	return true
-}
-
 // checkSeeded is Check under WithRuns or WithBudget: an engine.Check
 // campaign whose runs go through the real client (engine.CheckConfig.Run),
 // one at a time (runs seed process-wide generators), so it draws, tallies,
 // shrinks and decides as locksim.Check does and says so in its words.
-func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
+func (c *config) checkSeeded(t *testing.T, setup Setup, h *harness.Harness) {
 	t.Helper()
 	seed := c.seed
 	if seed == 0 {
@@ -98,41 +59,8 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
 		Undecided:     undecided,
 		KeepAllBroken: true,
 	}
-	res, err := engine.Check(cfg)
-	if err != nil {
-		t.Fatalf("realclient: %s: %v", c.name, err)
-		return
-	}
-	switch v := res.Verdict(); v.Kind {
-	case vd.Held:
+	h.Campaign(t, cfg, func(res *engine.CheckResult) string {
 		judged := tally{res: *res, unseedable: note}
-		t.Logf("realclient: %s held in %d runs (seeds %d..%d)%s%s", c.name, res.Runs, seed, seed+uint64(max(res.Runs, 1)-1), &judged, c.linkedLine())
-		return
-	case vd.Broken:
-	default:
-		t.Fatalf("realclient: %s: %s", c.name, v)
-		return
-	}
-	r := res.Minimal
-	saved := casePath
-	if err := engine.NewCase(r).Save(casePath); err != nil {
-		saved = "(not saved: " + err.Error() + ")"
-	}
-	c.saveReport(t.Logf, t.Name(), r)
-	f := res.FirstFail
-	t.Logf("realclient: %d of %d runs broke a counted invariant; the first was run %d (seed %d), configuration: %s\n%s",
-		res.BrokenRuns, res.Runs, f.Index, f.Seed, f.Config, c.failureReport(r, saved, t.Name()))
-	t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
-}
-
-func brokenText(r *model.Result) string {
-	ids := invariant.Broken(r.Failures())
-	s := ""
-	for i, id := range ids {
-		if i > 0 {
-			s += ", "
-		}
-		s += string(id)
-	}
-	return s
+		return fmt.Sprintf("%s held in %d runs (seeds %d..%d)%s%s", c.name, res.Runs, seed, seed+uint64(max(res.Runs, 1)-1), &judged, c.linkedLine())
+	})
 }
