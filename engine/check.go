@@ -68,6 +68,9 @@ type CheckConfig struct {
 	// without a verdict (model.UndecidedOf with the runner's own checker
 	// configuration); nil means none.
 	Undecided func(r *model.Result) []invariant.ID
+	// MinRuns is how many runs start whatever the time budget (For) says:
+	// realclient.Check's budget always makes one run.
+	MinRuns int
 	// KeepAllBroken makes shrinking keep every counted invariant the
 	// first failure broke (the same set), not only its first: the rule
 	// realclient.Check's seeded runs have always shrunk by.
@@ -268,7 +271,7 @@ func Check(c CheckConfig) (*CheckResult, error) {
 	var more func(int) bool
 	if c.For > 0 && c.Now != nil {
 		deadline := c.Now().Add(c.For)
-		more = func(int) bool { return c.Now().Before(deadline) }
+		more = func(j int) bool { return j < c.MinRuns || c.Now().Before(deadline) }
 	}
 	if ctx := c.Context; ctx != nil {
 		budget := more

@@ -24,6 +24,24 @@ func WithBudget(d time.Duration) Option { return func(c *config) { c.budget = d 
 // WithSeed sets the first seed of WithRuns and WithBudget (default 1).
 func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 
+// WithWorkers asks for n runs at once, as locksim.WithWorkers does. A
+// real client's runs seed process-wide generators (crypto/rand,
+// math/rand), so they run one at a time in a process whatever n is, and a
+// check given n above 1 says so in its log; parallelism for real clients
+// is separate processes (WithShard).
+func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
+
+// WithShard makes the seeded runs of WithRuns this process's share: shard
+// i of n takes the runs whose index is i modulo n (engine.Campaign's
+// Shard and Shards), so n processes together make every run once, with
+// the seeds an unsharded check would use.
+func WithShard(i, n int) Option { return func(c *config) { c.shard, c.shards = i, n } }
+
+// oneWorker is the log line of a check asked for more than one worker.
+func oneWorker(n int) string {
+	return fmt.Sprintf("ran one run at a time, not %d: a real client's runs seed process-wide generators (crypto/rand, math/rand), so two in one process would share them; give each its own process with WithShard", n)
+}
+
 // maxShrinkRuns bounds the runs spent shrinking a failure.
 const maxShrinkRuns = 200
 
@@ -42,7 +60,7 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, h *harness.Harness) {
 	note := "" // the first run's note on randomness no seed reaches
 	cfg := engine.CheckConfig{
 		Campaign: engine.Campaign{Base: base, Gen: c.gen, Runs: c.runs, For: c.budget, Seed: seed,
-			Invariants: c.invariants, ShrinkRuns: maxShrinkRuns},
+			Shard: c.shard, Shards: c.shards, Invariants: c.invariants, ShrinkRuns: maxShrinkRuns},
 		Now:     time.Now, // the budget only; no run sees it
 		Workers: 1,
 		Run: func(s model.Spec, seed uint64) (*model.Result, []int, error) {
@@ -56,11 +74,16 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, h *harness.Harness) {
 			}
 			return r, nil, nil
 		},
+		MinRuns:       1, // a budget smaller than one run still makes one
 		Undecided:     undecided,
 		KeepAllBroken: true,
 	}
 	h.Campaign(t, cfg, func(res *engine.CheckResult) string {
 		judged := tally{res: *res, unseedable: note}
-		return fmt.Sprintf("%s held in %d runs (seeds %d..%d)%s%s", c.name, res.Runs, seed, seed+uint64(max(res.Runs, 1)-1), &judged, c.linkedLine())
+		seeds := fmt.Sprintf("seeds %d..%d", seed, seed+uint64(max(res.Runs, 1)-1))
+		if c.shards > 1 {
+			seeds = fmt.Sprintf("shard %d of %d: the seeds %d+i, i %% %d == %d, of %d..%d", c.shard, c.shards, seed, c.shards, c.shard, seed, seed+uint64(max(c.runs, 1)-1))
+		}
+		return fmt.Sprintf("%s held in %d runs (%s)%s%s", c.name, res.Runs, seeds, &judged, c.linkedLine())
 	})
 }

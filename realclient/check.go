@@ -37,7 +37,10 @@ type config struct {
 	section      CriticalSection
 	caller       Caller
 	onLockError  LockErrorPolicy
-	runs         int             // WithRuns: seeded runs instead of rapid's
+	runs         int // WithRuns: seeded runs instead of rapid's
+	workers      int // WithWorkers: asked for; real clients run one at a time
+	shard        int // WithShard: this process's shard of the seeded runs
+	shards       int
 	budget       time.Duration   // WithBudget
 	seed         uint64          // WithSeed
 	interleave   Interleave      // WithInterleave
@@ -209,6 +212,13 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 	}
 	if c.runs < 0 || c.budget < 0 {
 		t.Fatalf("realclient: runs %d and budget %v must not be negative", c.runs, c.budget)
+		return
+	}
+	if c.workers > 1 {
+		t.Logf("realclient: %s", oneWorker(c.workers))
+	}
+	if c.shards > 1 && c.runs == 0 && c.budget == 0 {
+		t.Fatalf("realclient: WithShard(%d, %d) shares out seeded runs: give WithRuns (rapid's runs are not sharded)", c.shard, c.shards)
 		return
 	}
 	if c.exhaustive != 0 {
