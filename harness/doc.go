@@ -7,6 +7,12 @@
 // only say how a run is made (a model design, or a real Go client through
 // engine.CheckConfig.Run) and how their messages name what is checked.
 //
+//	h := &harness.Harness{Prefix: "locksim", Who: "design fenced", Design: "fenced",
+//		CaseDir: "testdata/locksim", Rerun: func(c engine.Case) (*model.Result, error) { return c.Replay(nil) }}
+//	if !h.ReplaySaved(t) {
+//		h.Campaign(t, cfg, func(res *engine.CheckResult) string { return "held" })
+//	}
+//
 // Files:
 //   - doc.go: this map.
 //   - files.go: case and report file names (CaseName), the report
