@@ -16,7 +16,7 @@ var fileMaps = []string{"model", "harness", "verdict", "internal/repocheck"}
 // TestFileMapsNameEveryFile: every file of a mapped package is named in
 // its doc.go, and every .go name in the map is a file of the package.
 func TestFileMapsNameEveryFile(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root := "." // TestMain moved to the module root
 	named := regexp.MustCompile(`\b[a-z0-9_]+\.go\b`)
 	for _, pkg := range fileMaps {
 		dir := filepath.Join(root, pkg)
