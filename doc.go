@@ -14,9 +14,17 @@
 // as a JSON file (Case) that `locksim replay FILE` and Case.Replay run again
 // byte for byte.
 //
-// The packages below do the work: clock (virtual time), network (links and
-// their faults), sim (the event loop, processes and Redis nodes), model
-// (designs, the resource, the checkers), scenarios (named scenarios as
-// data), report (timelines, JSON, HTML), logcheck (lock logs recorded in
-// production, judged under clock skew) and cmd/locksim (the CLI).
+// The packages below do the work: verdict (what a campaign decided, and
+// its exit code), clock (virtual time), network (links and their faults),
+// sim (the event loop, processes and Redis nodes), model (designs, the
+// resource, the checkers), scenarios (named scenarios as data), report
+// (timelines, JSON, HTML), consensus (an etcd-style lease service in the
+// same world), engine (campaigns: Check, Exhaustive, Merge, Matrix, Sweep,
+// with a run seam for real clients), harness (the test harness behind
+// Check and Fuzz here and in realclient: replay-first, the campaign, case
+// files, reports, the failure message), logcheck (lock logs recorded in
+// production, judged under clock skew), cmd/locksim (the CLI) and, as a
+// module of its own, realclient (real go-redis lock libraries in the
+// simulation, checked by the same harness). docs/architecture.md maps
+// them in import order.
 package locksim

@@ -1,12 +1,11 @@
 package locksim
 
 import (
-	"hash/fnv"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"locksim/engine"
+	"locksim/harness"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/scenarios"
@@ -28,7 +27,7 @@ import (
 //
 // Options are Check's; the run budgets (WithRuns, WithBudget, WithSeed,
 // WithWorkers) and exhaustive mode do not apply: the fuzzer decides. The
-// seed corpus is fuzzSeeds (16) inputs of random bytes from fixed seeds.
+// seed corpus is harness.Corpus (16) inputs of random bytes from fixed seeds.
 func Fuzz(f *testing.F, design any, opts ...Option) {
 	f.Helper()
 	c := config{caseDir: "testdata/locksim"}
@@ -53,24 +52,20 @@ func Fuzz(f *testing.F, design any, opts ...Option) {
 		}
 		counted = ids
 	}
-	for i := range uint64(fuzzSeeds) {
-		r := rand.New(rand.NewPCG(i, 0xf022))
-		b := make([]byte, 64)
-		for j := range b {
-			b[j] = byte(r.Uint32())
-		}
+	for _, b := range harness.Corpus() {
 		f.Add(b)
 	}
 	name := f.Name()
+	h := &harness.Harness{Prefix: "locksim", ErrPrefix: "locksim.Fuzz", Who: "design " + designName(c.check.Base), CaseDir: c.caseDir}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := c.check.Gen.RunDraws(scenarios.ByteDraws(data), c.check.Base)
 		seed := FuzzSeed(data)
 		r, err := model.Run(s, seed)
 		if err != nil {
-			t.Fatalf("locksim.Fuzz: design %s: %v", designName(s), err)
+			h.Stop(t, err)
 		}
 		if r.Err != nil {
-			t.Fatalf("locksim.Fuzz: design %s: run stopped: %v", designName(s), r.Err)
+			h.Stop(t, "run stopped: "+r.Err.Error())
 		}
 		r.CountOnly(counted)
 		if len(r.Failures()) == 0 {
@@ -89,22 +84,11 @@ func Fuzz(f *testing.F, design any, opts ...Option) {
 				r = shrunk
 			}
 		}
-		path := c.caseDir + "/" + CaseName(name) + ".json"
-		saved := path
-		if err := engine.NewCase(r).Save(path); err != nil {
-			saved = "(not saved: " + err.Error() + ")"
-		}
-		t.Logf("locksim: configuration %s\n%s", scenarios.Describe(r.Spec), FailureReport(r, saved, name))
-		t.Fatalf("locksim: design %s broke %s", designName(r.Spec), invariant.Names(invariant.Broken(r.Failures())))
+		saved := h.Save(t.Logf, name, r)
+		h.Fail(t, r, saved, name, "configuration "+scenarios.Describe(r.Spec))
 	})
 }
 
-// fuzzSeeds is the size of Fuzz's seed corpus.
-const fuzzSeeds = 16
-
-// FuzzSeed is the run seed of a fuzzer input: its FNV-1a hash.
-func FuzzSeed(data []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(data)
-	return h.Sum64()
-}
+// FuzzSeed is the run seed of a fuzzer input: its FNV-1a hash
+// (harness.FuzzSeed).
+func FuzzSeed(data []byte) uint64 { return harness.FuzzSeed(data) }

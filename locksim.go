@@ -3,10 +3,9 @@ package locksim
 import (
 	"flag"
 	"fmt"
-	"io/fs"
+
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -14,11 +13,13 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/engine"
+	"locksim/harness"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/report"
 	"locksim/scenarios"
 	"locksim/sim"
+	"locksim/verdict"
 )
 
 // The command-line flags of tests that use Check (as rapid has
@@ -30,12 +31,7 @@ var (
 )
 
 // TB is what Check needs of a test: *testing.T and *testing.B satisfy it.
-type TB interface {
-	Helper()
-	Name() string
-	Logf(format string, args ...any)
-	Fatalf(format string, args ...any)
-}
+type TB = harness.TB
 
 // config is what Check runs; options change it.
 type config struct {
@@ -152,7 +148,7 @@ func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = d
 
 // ReportDirEnv is the environment variable that gives Check a report
 // directory when no WithReportDir does.
-const ReportDirEnv = "LOCKSIM_REPORT_DIR"
+const ReportDirEnv = harness.ReportDirEnv
 
 // WithExhaustive makes Check place every fault instead of drawing runs
 // (engine.Exhaustive, `locksim check --exhaustive`): each fault kind with
@@ -208,28 +204,15 @@ func Check(t TB, design any, opts ...Option) {
 		t.Fatalf("locksim.Check: %v", err)
 		return
 	}
-	casePath := filepath.Join(c.caseDir, CaseName(t.Name())+".json")
-	if c.replaySaved(t, casePath) {
+	h := c.harness()
+	if h.ReplaySaved(t) {
 		return
 	}
 	if c.depth != 0 {
-		c.exhaustive(t, casePath)
+		c.exhaustive(t, h)
 		return
 	}
-	res, err := engine.Check(c.check)
-	if err != nil {
-		t.Fatalf("locksim.Check: design %s: %v", designName(c.check.Base), err)
-		return
-	}
-	if e := res.FirstError; e != nil {
-		t.Fatalf("locksim.Check: design %s: run %d (seed %d) stopped: %s", res.Design, e.Index, e.Seed, e.Error)
-		return
-	}
-	if nv := res.NoVerdict(); nv != "" {
-		t.Fatalf("locksim.Check: design %s: no verdict: %s", res.Design, nv)
-		return
-	}
-	if !res.Failed() {
+	h.Campaign(t, c.check, func(res *engine.CheckResult) string {
 		var cov strings.Builder
 		for _, w := range res.Coverage.Warnings() {
 			cov.WriteString("; warning: " + w)
@@ -241,19 +224,17 @@ func Check(t TB, design any, opts ...Option) {
 		if n := res.Undecided[invariant.Liveness]; n > 0 {
 			vac += fmt.Sprintf(", %d with no liveness verdict (a fault never healed, or the run ended before the bound)", n)
 		}
-		t.Logf("locksim: design %s held in %d runs (seed %d)%s%s", res.Design, res.Runs, c.check.Seed, vac, cov.String())
-		return
-	}
-	r := res.Minimal
-	saved := casePath
-	if err := engine.NewCase(r).Save(casePath); err != nil {
-		saved = "(not saved: " + err.Error() + ")"
-	}
-	c.writeReport(t, r)
-	f := res.FirstFail
-	t.Logf("locksim: %d of %d runs broke a counted invariant%s; the first was run %d (seed %d), configuration: %s\n%s",
-		res.BrokenRuns, res.Runs, percent(res.BrokenRuns, res.Runs), f.Index, f.Seed, f.Config, FailureReport(r, saved, t.Name()))
-	t.Fatalf("locksim: design %s broke %s", res.Design, invariant.Names(invariant.Broken(r.Failures())))
+		return fmt.Sprintf("design %s held in %d runs (seed %d)%s%s", res.Design, res.Runs, c.check.Seed, vac, cov.String())
+	})
+}
+
+// harness is Check's harness: its messages name the design; a saved case
+// replays through Case.Replay (the history hash must match).
+func (c *config) harness() *harness.Harness {
+	name := designName(c.check.Base)
+	return &harness.Harness{Prefix: "locksim", ErrPrefix: "locksim.Check", Who: "design " + name, Design: name,
+		CaseDir: c.caseDir, ReportDir: c.reportDir,
+		Rerun: func(sc engine.Case) (*model.Result, error) { return sc.Replay(c.check.Base.Custom) }}
 }
 
 // checkConfig is Check's configuration: the defaults, the design, the
@@ -309,7 +290,7 @@ func (c *config) exhaustiveConfig() (engine.ExhaustiveConfig, error) {
 }
 
 // exhaustive is Check under WithExhaustive.
-func (c *config) exhaustive(t TB, casePath string) {
+func (c *config) exhaustive(t TB, h *harness.Harness) {
 	t.Helper()
 	x, err := c.exhaustiveConfig()
 	if err != nil {
@@ -318,19 +299,21 @@ func (c *config) exhaustive(t TB, casePath string) {
 	}
 	res, err := engine.Exhaustive(x)
 	if err != nil {
-		t.Fatalf("locksim.Check: design %s: %v", designName(c.check.Base), err)
+		h.Stop(t, err)
 		return
 	}
-	if e := res.FirstError; e != nil {
-		t.Fatalf("locksim.Check: design %s: schedule %d (%s) stopped: %s", res.Design, e.Index, strings.Join(e.Lines(), "; "), e.Error)
-		return
-	}
-	if nv := res.NoVerdict(); nv != "" {
-		t.Fatalf("locksim.Check: design %s: no verdict: %s", res.Design, nv)
-		return
-	}
-	if !res.Failed() {
+	switch v := res.Verdict(); v.Kind {
+	case verdict.Broken:
+	case verdict.Held:
 		t.Logf("locksim: %s", res.Guarantee())
+		return
+	case verdict.Stopped:
+		// The stopped schedule's faults, which the verdict's words leave out.
+		e := res.FirstError
+		h.Stop(t, fmt.Sprintf("schedule %d (%s) stopped: %s", e.Index, strings.Join(e.Lines(), "; "), e.Error))
+		return
+	default:
+		h.Stop(t, v)
 		return
 	}
 	var b strings.Builder
@@ -346,11 +329,7 @@ func (c *config) exhaustive(t TB, casePath string) {
 			return
 		}
 	}
-	saved := casePath
-	if err := engine.NewCase(r).Save(casePath); err != nil {
-		saved = "(not saved: " + err.Error() + ")"
-	}
-	c.writeReport(t, r)
+	saved := h.Save(t.Logf, t.Name(), r)
 	t.Logf("locksim: %s\nthe first way it breaks, %s:\n%s", b.String(), first.Mechanism, FailureReport(r, saved, t.Name()))
 	var broke []invariant.ID // every counted invariant some schedule broke, not only the first way's
 	for _, id := range invariant.All {
@@ -359,46 +338,6 @@ func (c *config) exhaustive(t TB, casePath string) {
 		}
 	}
 	t.Fatalf("locksim: design %s broke %s (%d of %d schedules)", res.Design, invariant.Names(broke), res.BrokenSchedules, res.Total())
-}
-
-// replaySaved replays the test's saved case, if any; it reports whether
-// the test already failed on it.
-func (c *config) replaySaved(t TB, path string) bool {
-	t.Helper()
-	sc, err := engine.LoadCase(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false
-	}
-	if err != nil {
-		t.Logf("locksim: ignoring the saved case: %v", err)
-		return false
-	}
-	if sc.Spec.Design != designName(c.check.Base) {
-		return false // a case of another design under the same test name
-	}
-	r, err := sc.Replay(c.check.Base.Custom)
-	if err != nil || r.Err != nil || len(r.Failures()) == 0 {
-		t.Logf("locksim: the saved case %s no longer fails; delete it if the fix is for good", path)
-		return false
-	}
-	c.writeReport(t, r)
-	t.Logf("locksim: the saved case still fails (delete %s once fixed)\n%s", path, FailureReport(r, path, t.Name()))
-	t.Fatalf("locksim: design %s broke %s", sc.Spec.Design, invariant.Names(invariant.Broken(r.Failures())))
-	return true
-}
-
-// writeReport writes the HTML report of a failure to the report
-// directory, if one was given, creating it when it is missing.
-func (c *config) writeReport(t TB, r *model.Result) {
-	if c.reportDir == "" {
-		return
-	}
-	path, err := SaveReport(c.reportDir, t.Name(), r)
-	if err != nil {
-		t.Logf("locksim: no HTML report: %v", err)
-		return
-	}
-	t.Logf("locksim: HTML report written to %s", path)
 }
 
 // setDesign puts a design given as a catalogue ID, a model.Design or Lua
@@ -423,47 +362,26 @@ func setDesign(s *model.Spec, design any) error {
 	return nil
 }
 
-func designName(s model.Spec) string {
-	if s.Custom != nil {
-		return s.Custom.Name()
-	}
-	return s.Design
-}
-
-func percent(n, total int) string {
-	if total == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" (%.1f%%)", 100*float64(n)/float64(total))
-}
+func designName(s model.Spec) string { return harness.DesignName(s) }
 
 // FailureReport is what Check logs for a failing run: the configuration,
 // the schedule, the violations explained (report.ViolationsText: those
 // that share a cause as one block), the timeline lanes and key events
-// (report.TimelineText), and how to replay it.
+// (report.TimelineText), and how to replay it (harness.FailureReport).
 func FailureReport(r *model.Result, casePath, testName string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "design %s, seed %d\nconfiguration: %s\nfault schedule:\n%s", designName(r.Spec), r.Seed, scenarios.Describe(r.Spec), report.FaultList(r.Spec.Faults))
-	if len(r.Violations) > 0 {
-		// Violations that share a cause (a paused A overlapped by each
-		// of B's holds) are one block, not one paragraph each.
-		b.WriteString("violations:\n")
-		if err := report.ViolationsText(&b, r, 0); err != nil {
-			b.WriteString("  (no explanations: " + err.Error() + ")\n")
-		}
-		if err := report.TimelineText(&b, r, 64); err != nil {
-			b.WriteString("  (no timeline: " + err.Error() + ")\n")
-		}
-	}
-	if strings.HasPrefix(casePath, "(not saved") {
-		// No replay line names a file that is not a case.
-		fmt.Fprintf(&b, "replay: no case file %s; go test -run '^%s$' runs the same seeds again\n", casePath, regexp.QuoteMeta(testName))
-	} else if r.Spec.Custom != nil {
-		fmt.Fprintf(&b, "replay: go test -run '^%s$' (it replays the saved case first),\n   or from Go: c, _ := locksim.LoadCase(%q); c.Replay(yourDesign)\n", regexp.QuoteMeta(testName), casePath)
-	} else {
-		fmt.Fprintf(&b, "replay: locksim replay %s\n   or: go test -run '^%s$' (it replays the saved case first)\n", casePath, regexp.QuoteMeta(testName))
-	}
-	return b.String()
+	return harness.FailureReport(r, casePath, testName)
+}
+
+// CaseName is the file name, without its extension, that Check gives a
+// test's saved case (testdata/locksim/NAME.json) and HTML report
+// (NAME.html); realclient.Check uses it too (harness.CaseName).
+func CaseName(testName string) string { return harness.CaseName(testName) }
+
+// SaveReport writes r's HTML report to dir/CaseName(testName).html,
+// creating dir when it is missing, atomically, and returns the path
+// (harness.SaveReport).
+func SaveReport(dir, testName string, r *model.Result) (string, error) {
+	return harness.SaveReport(dir, testName, r)
 }
 
 // Case is one run saved to a file (see engine.Case).

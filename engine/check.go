@@ -10,6 +10,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/model/invariant"
 	"locksim/scenarios"
 	"locksim/sim"
@@ -55,6 +56,25 @@ type CheckConfig struct {
 	// finish and are tallied, nothing is shrunk, and the result says
 	// Interrupted. An interrupted result has no verdict.
 	Context context.Context
+	// Run, if set, runs each run (and the shrinking's re-runs) instead of
+	// the model framework: a real Go client (package realclient), which
+	// gets this engine's shards, budget, progress, cancellation, coverage
+	// and verdict. Base.Custom then names the design; Run must be
+	// deterministic for a spec and seed, and its results' Violations are
+	// the run's verdicts. Set Workers to 1 unless Run may be called
+	// concurrently. nil keeps the model's pooled fast path (model.Verdict).
+	Run RunFunc
+	// Undecided, with Run, says which invariants a run's result judged
+	// without a verdict (model.UndecidedOf with the runner's own checker
+	// configuration); nil means none.
+	Undecided func(r *model.Result) []invariant.ID
+	// MinRuns is how many runs start whatever the time budget (For) says:
+	// realclient.Check's budget always makes one run.
+	MinRuns int
+	// KeepAllBroken makes shrinking keep every counted invariant the
+	// first failure broke (the same set), not only its first: the rule
+	// realclient.Check's seeded runs have always shrunk by.
+	KeepAllBroken bool
 }
 
 // RunOutcome is one run of a check.
@@ -218,8 +238,11 @@ func (c CheckConfig) Validate() error {
 	// Named (not "any", every place): a design without a watchdog has no
 	// place there, and the pauses once went silently elsewhere.
 	named := len(c.Gen.PauseAt) < len(scenarios.Places)
-	if named && slices.Contains(c.Gen.PauseAt, scenarios.PlaceWatchdog) && !c.Base.Traits().Renews {
+	if named && c.Run == nil && slices.Contains(c.Gen.PauseAt, scenarios.PlaceWatchdog) && !c.Base.Traits().Renews {
 		return errors.Errorf("pause-at watchdog: design %s has no watchdog (it does not renew), so no pause or crash would go there", designName(c.Base))
+	}
+	if c.Run != nil {
+		return nil // the runner refuses what it cannot run, at its first run
 	}
 	s, _ := c.RunSpec(0)
 	s.Faults = nil
@@ -248,7 +271,7 @@ func Check(c CheckConfig) (*CheckResult, error) {
 	var more func(int) bool
 	if c.For > 0 && c.Now != nil {
 		deadline := c.Now().Add(c.For)
-		more = func(int) bool { return c.Now().Before(deadline) }
+		more = func(j int) bool { return j < c.MinRuns || c.Now().Before(deadline) }
 	}
 	if ctx := c.Context; ctx != nil {
 		budget := more
@@ -348,7 +371,7 @@ func (c CheckConfig) run(i int) RunOutcome {
 	for _, f := range s.Faults {
 		o.Faults = append(o.Faults, f.String())
 	}
-	out, err := model.Verdict(s, seed)
+	out, err := c.verdict(s, seed)
 	o.Unfired = out.Unfired()
 	o.Choices, o.Lanes = out.Interleave.Choices, out.Interleave.Lanes
 	switch {
@@ -381,6 +404,36 @@ func (c CheckConfig) run(i int) RunOutcome {
 		o.Config = scenarios.Describe(s)
 	}
 	return o
+}
+
+// verdict runs one spec under seed and judges it: model.Verdict, or the
+// Run seam's result read as an outcome.
+func (c CheckConfig) verdict(s model.Spec, seed uint64) (model.Outcome, error) {
+	if c.Run == nil {
+		return model.Verdict(s, seed)
+	}
+	r, _, err := c.Run(s, seed)
+	if err != nil {
+		return model.Outcome{}, err
+	}
+	o := model.Outcome{Err: r.Err, FaultOutcomes: r.FaultOutcomes}
+	if r.Err == nil {
+		o.Violations = r.Violations
+		o.NoneAcquired = true
+		for i := range r.History {
+			switch r.History[i].Kind {
+			case history.KindAcquired:
+				o.NoneAcquired = false
+			case sim.KindPromote:
+				o.Failovers++
+			}
+		}
+		o.Vacuous = len(o.Violations) == 0 && o.NoneAcquired
+		if c.Undecided != nil {
+			o.Undecided = c.Undecided(r)
+		}
+	}
+	return o, nil
 }
 
 func (r *CheckResult) add(o RunOutcome) {
@@ -442,15 +495,39 @@ func (c CheckConfig) shrink(f *RunOutcome) *model.Result {
 		}
 		t := s
 		t.Faults = fs
-		out, err := model.Verdict(t, seed)
-		return err == nil && out.Err == nil && slices.Contains(invariant.Broken(out.Violations), want)
+		out, err := c.verdict(t, seed)
+		if err != nil || out.Err != nil {
+			return false
+		}
+		if c.KeepAllBroken {
+			return slices.Equal(c.countedBroken(out.Violations), f.Broken)
+		}
+		return slices.Contains(invariant.Broken(out.Violations), want)
 	}
 	runs := c.ShrinkRuns
 	if runs == 0 {
 		runs = 200
 	}
 	s.Faults = Shrink(s.Faults, fails, runs)
-	r, _ := model.Run(s, seed)
+	var r *model.Result
+	if c.Run != nil {
+		r, _, _ = c.Run(s, seed)
+	} else {
+		r, _ = model.Run(s, seed)
+	}
 	r.CountOnly(c.Invariants)
 	return r
+}
+
+// countedBroken are the counted invariants among the violations' broken
+// ones, in invariant order (RunOutcome.Broken).
+func (c CheckConfig) countedBroken(vs []invariant.Violation) []invariant.ID {
+	var out []invariant.ID
+	counted := c.counted()
+	for _, id := range invariant.Broken(vs) {
+		if slices.Contains(counted, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"locksim/model/invariant"
+	"locksim/verdict"
 )
 
 // The verdict classes of an invariant over a check's runs, as the
@@ -75,4 +76,37 @@ func (r *CheckResult) VerdictOf(id invariant.ID) InvariantVerdict {
 		v.Verdict = VerdictHeld
 	}
 	return v
+}
+
+// Verdict is what the check decided (verdict.Decide over the facts it
+// states of itself): interrupted, a run that stopped, nothing judged
+// (NoVerdict), broken, or held. Callers switch on its Kind; its exit code
+// is the CLI's.
+func (r *CheckResult) Verdict() verdict.Verdict {
+	var f verdict.Facts
+	if r.Interrupted {
+		f.Interrupted = "interrupted after " + plural(r.Runs, "run") + ": a partial tally"
+	}
+	if e := r.FirstError; e != nil {
+		f.Stopped = "run " + strconv.Itoa(e.Index) + " (seed " + strconv.FormatUint(e.Seed, 10) + ") stopped: " + e.Error
+	}
+	f.Broken = r.Failed()
+	f.Nothing = r.NoVerdict()
+	return verdict.Decide(f)
+}
+
+// Verdict is what the exhaustive check decided (verdict.Decide):
+// interrupted, a schedule that stopped, nothing judged (NoVerdict),
+// broken, or held (the bounded guarantee).
+func (r *ExhaustiveResult) Verdict() verdict.Verdict {
+	var f verdict.Facts
+	if r.Interrupted {
+		f.Interrupted = "interrupted after " + plural(r.Total(), "schedule") + ": a partial tally"
+	}
+	if e := r.FirstError; e != nil {
+		f.Stopped = "schedule " + strconv.Itoa(e.Index) + " stopped: " + e.Error
+	}
+	f.Broken = r.Failed()
+	f.Nothing = r.NoVerdict()
+	return verdict.Decide(f)
 }

@@ -23,7 +23,12 @@
 //     budget is spent (the result is deterministic given the runs reached). A
 //     run that stops with an error stops the check. The first failing run is
 //     shrunk (Shrink) and re-run with its history (CheckResult.Minimal);
-//     NewCase makes it a case file.
+//     NewCase makes it a case file. CheckConfig.Run is the run seam (as
+//     ExhaustiveConfig.Run is exhaustive mode's): nil runs model.Verdict's
+//     pooled fast path, a function runs something else, a real Go client
+//     (realclient), under the same shards, budget, progress, cancellation,
+//     coverage and verdict. CheckResult.Verdict and ExhaustiveResult.Verdict
+//     are what a campaign decided (package verdict), with its exit code.
 //   - Merge: the shards of a check put back together from their JSON
 //     (OpenShard reads one document's campaign and streams its runs;
 //     Merge checks the documents are every shard of one campaign, each

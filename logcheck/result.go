@@ -8,6 +8,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/model/invariant"
+	vd "locksim/verdict"
 )
 
 // Judged lists the invariants a log can judge, in report order.
@@ -80,6 +81,13 @@ func (r *Result) PossiblyBroken() bool {
 		}
 	}
 	return false
+}
+
+// Verdict is what the log decided (vd.Decide): no verdict when it
+// judges nothing, broken for a certain violation, possibly broken
+// (Certainty Possible) when only possible ones were found, else held.
+func (r *Result) Verdict() vd.Verdict {
+	return vd.Decide(vd.Facts{Nothing: r.NothingJudged, Broken: r.Broken(), PossiblyBroken: r.PossiblyBroken()})
 }
 
 // ErrInput wraps every error about the input (bad lines, order, files).

@@ -36,6 +36,13 @@
 //   - spec.go, options.go, run.go: a run's Spec (design, options, workload,
 //     topology, network, faults), its defaults and limits, and Run and
 //     Verdict, which build the world, run it and judge its history.
+//   - limits.go: the limits of a spec, the one table every entry point
+//     shares; settings.go: ValidateSettings and the server release a
+//     spec's nodes model; minreplicas.go: min-replicas-to-write and its
+//     lag; options_words.go: the options as a scenario's key=value words.
+//   - roster.go: a deployment's names (nodes, groups, clients), computed
+//     once from a spec.
+//   - luamap.go: what a Lua script takes in KEYS and ARGV (ArgMap).
 //
 // Two subpackages read what a run left: model/history, the contract of a
 // history and its one reading (critical sections, leases, writes), and

@@ -1,19 +1,13 @@
 package realclient
 
 import (
-	"io/fs"
-	"slices"
+	"fmt"
 	"testing"
 	"time"
 
-	"github.com/pkg/errors"
-
-	"locksim"
 	"locksim/engine"
+	"locksim/harness"
 	"locksim/model"
-	"locksim/model/invariant"
-	"locksim/scenarios"
-	"locksim/sim"
 )
 
 // WithRuns makes Check run n generated runs, from seeds Seed, Seed+1, ...
@@ -30,111 +24,66 @@ func WithBudget(d time.Duration) Option { return func(c *config) { c.budget = d 
 // WithSeed sets the first seed of WithRuns and WithBudget (default 1).
 func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
 
+// WithWorkers asks for n runs at once, as locksim.WithWorkers does. A
+// real client's runs seed process-wide generators (crypto/rand,
+// math/rand), so they run one at a time in a process whatever n is, and a
+// check given n above 1 says so in its log; parallelism for real clients
+// is separate processes (WithShard).
+func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
+
+// WithShard makes the seeded runs of WithRuns this process's share: shard
+// i of n takes the runs whose index is i modulo n (engine.Campaign's
+// Shard and Shards), so n processes together make every run once, with
+// the seeds an unsharded check would use.
+func WithShard(i, n int) Option { return func(c *config) { c.shard, c.shards = i, n } }
+
+// oneWorker is the log line of a check asked for more than one worker.
+func oneWorker(n int) string {
+	return fmt.Sprintf("ran one run at a time, not %d: a real client's runs seed process-wide generators (crypto/rand, math/rand), so two in one process would share them; give each its own process with WithShard", n)
+}
+
 // maxShrinkRuns bounds the runs spent shrinking a failure.
 const maxShrinkRuns = 200
 
-// replaySaved replays the test's saved case, if any, with setup: while it
-// still fails the test fails at once with its report, as locksim.Check
-// does (commit the case to pin the regression; delete it once fixed). It
-// reports whether the test failed on it.
-func (c *config) replaySaved(t *testing.T, path string, setup Setup) bool {
+// checkSeeded is Check under WithRuns or WithBudget: an engine.Check
+// campaign whose runs go through the real client (engine.CheckConfig.Run),
+// one at a time (runs seed process-wide generators), so it draws, tallies,
+// shrinks and decides as locksim.Check does and says so in its words.
+func (c *config) checkSeeded(t *testing.T, setup Setup, h *harness.Harness) {
 	t.Helper()
-	sc, err := locksim.LoadCase(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false
-	}
-	if err != nil {
-		t.Logf("realclient: ignoring the saved case: %v", err)
-		return false
-	}
-	if sc.Spec.Design != c.spec.Design {
-		return false // a case of another lock under the same test name
-	}
-	invs := c.invariants
-	if len(invs) == 0 {
-		invs = sc.Invariants
-	}
-	r, err := c.run(t, sc.Spec.WithDefaults(), sc.Seed, setup)
-	if err == nil && r.Err == nil {
-		r.CountOnly(invs)
-	}
-	if err != nil || r.Err != nil || len(r.Failures()) == 0 {
-		t.Logf("realclient: the saved case %s no longer fails; delete it if the fix is for good", path)
-		return false
-	}
-	c.saveReport(t.Logf, t.Name(), r)
-	t.Logf("realclient: the saved case still fails (delete %s once fixed)\n%s", path, c.failureReport(r, path, t.Name()))
-	t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
-	return true
-}
-
-// checkSeeded is Check under WithRuns or WithBudget.
-func (c *config) checkSeeded(t *testing.T, setup Setup, casePath string) {
-	t.Helper()
-	start := time.Now()
 	seed := c.seed
 	if seed == 0 {
 		seed = 1
 	}
-	runs := 0
-	judged := newTally(c.invariants, c.spec.WithDefaults().CheckConfig(), c.gen.KindsDrawn(), c.runs)
-	for i := 0; c.runs == 0 || i < c.runs; i++ {
-		if c.budget > 0 && time.Since(start) >= c.budget && i > 0 {
-			break // the budget decides how many runs, but one always runs
-		}
-		s := c.gen.Run(scenarios.Rand(seed+uint64(i)), c.spec)
-		r, err := c.run(t, s, seed+uint64(i), setup)
-		if err != nil {
-			t.Fatalf("realclient: %s: %v", c.name, err)
-		}
-		if r.Err != nil {
-			t.Fatalf("realclient: %s: run %d (seed %d) failed: %v", c.name, i, seed+uint64(i), r.Err)
-		}
-		runs++
-		if len(r.Failures()) == 0 {
-			judged.add(r)
-			continue
-		}
-		broken := invariant.Broken(r.Failures())
-		still := func(fs []sim.Fault) bool {
-			s2 := s
-			s2.Faults = fs
-			r2, err := c.run(t, s2, seed+uint64(i), setup)
-			if err != nil || r2.Err != nil || len(r2.Failures()) == 0 {
-				return false
+	base := c.spec
+	base.Custom = placeholder{base.Design}
+	note := "" // the first run's note on randomness no seed reaches
+	cfg := engine.CheckConfig{
+		Campaign: engine.Campaign{Base: base, Gen: c.gen, Runs: c.runs, For: c.budget, Seed: seed,
+			Shard: c.shard, Shards: c.shards, Invariants: c.invariants, ShrinkRuns: maxShrinkRuns},
+		Now:     time.Now, // the budget only; no run sees it
+		Workers: 1,
+		Run: func(s model.Spec, seed uint64) (*model.Result, []int, error) {
+			s.Custom = nil // the run, its case and its report name the real client by Design
+			r, err := c.run(t, s, seed, setup)
+			if err != nil {
+				return nil, nil, err
 			}
-			if slices.Equal(invariant.Broken(r2.Failures()), broken) {
-				r = r2
-				return true
+			if note == "" {
+				note = unseedable(r.History)
 			}
-			return false
-		}
-		engine.Shrink(s.Faults, still, maxShrinkRuns)
-		saved := casePath
-		if err := locksim.NewCase(r).Save(casePath); err != nil {
-			saved = "(not saved: " + err.Error() + ")"
-		}
-		c.saveReport(t.Logf, t.Name(), r)
-		t.Logf("realclient: run %d of %d (seed %d) broke a counted invariant; configuration: %s\n%s",
-			i+1, runs, seed+uint64(i), scenarios.Describe(r.Spec), c.failureReport(r, saved, t.Name()))
-		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
-		return
+			return r, nil, nil
+		},
+		MinRuns:       1, // a budget smaller than one run still makes one
+		Undecided:     undecided,
+		KeepAllBroken: true,
 	}
-	if nv := judged.noVerdict(); nv != "" {
-		t.Fatalf("realclient: %s: no verdict: %s", c.name, nv)
-		return
-	}
-	t.Logf("realclient: %s held in %d runs (seeds %d..%d)%s%s", c.name, runs, seed, seed+uint64(max(runs, 1)-1), judged, c.linkedLine())
-}
-
-func brokenText(r *model.Result) string {
-	ids := invariant.Broken(r.Failures())
-	s := ""
-	for i, id := range ids {
-		if i > 0 {
-			s += ", "
+	h.Campaign(t, cfg, func(res *engine.CheckResult) string {
+		judged := tally{res: *res, unseedable: note}
+		seeds := fmt.Sprintf("seeds %d..%d", seed, seed+uint64(max(res.Runs, 1)-1))
+		if c.shards > 1 {
+			seeds = fmt.Sprintf("shard %d of %d: the seeds %d+i, i %% %d == %d, of %d..%d", c.shard, c.shards, seed, c.shards, c.shard, seed, seed+uint64(max(c.runs, 1)-1))
 		}
-		s += string(id)
-	}
-	return s
+		return fmt.Sprintf("%s held in %d runs (%s)%s%s", c.name, res.Runs, seeds, &judged, c.linkedLine())
+	})
 }

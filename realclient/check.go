@@ -15,11 +15,13 @@ import (
 	"github.com/redis/go-redis/v9"
 	"pgregory.net/rapid"
 
-	"locksim"
+	"locksim/engine"
+	"locksim/harness"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/scenarios"
 	"locksim/sim"
+	vd "locksim/verdict"
 )
 
 // config is what Check, Run and RunScenario run; options change it.
@@ -35,7 +37,10 @@ type config struct {
 	section      CriticalSection
 	caller       Caller
 	onLockError  LockErrorPolicy
-	runs         int             // WithRuns: seeded runs instead of rapid's
+	runs         int // WithRuns: seeded runs instead of rapid's
+	workers      int // WithWorkers: asked for; real clients run one at a time
+	shard        int // WithShard: this process's shard of the seeded runs
+	shards       int
 	budget       time.Duration   // WithBudget
 	seed         uint64          // WithSeed
 	interleave   Interleave      // WithInterleave
@@ -126,7 +131,7 @@ func WithRedisOptions(f func(*redis.Options)) Option {
 func WithCriticalSection(f CriticalSection) Option { return func(c *config) { c.section = f } }
 
 func newConfig(opts []Option) (config, error) {
-	c := config{linked: map[string]bool{}, name: "real-client", caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(locksim.ReportDirEnv), caller: CallerValidity, onLockError: LockErrorSkip}
+	c := config{linked: map[string]bool{}, name: "real-client", caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(harness.ReportDirEnv), caller: CallerValidity, onLockError: LockErrorSkip}
 	c.gen = scenarios.Gen{Kinds: slices.Clone(scenarios.DefaultKinds), Swarm: true, NodeClocksOnly: true, Wire: true}
 	c.spec.Workload = model.Workload{Cycles: 2}
 	for _, o := range opts {
@@ -202,20 +207,27 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 		t.Fatal(err)
 		return
 	}
-	casePath := filepath.Join(c.caseDir, locksim.CaseName(t.Name())+".json")
-	if c.replaySaved(t, casePath, setup) {
+	h := c.harness(t, setup)
+	if h.ReplaySaved(t) {
 		return
 	}
 	if c.runs < 0 || c.budget < 0 {
 		t.Fatalf("realclient: runs %d and budget %v must not be negative", c.runs, c.budget)
 		return
 	}
+	if c.workers > 1 {
+		t.Logf("realclient: %s", oneWorker(c.workers))
+	}
+	if c.shards > 1 && c.runs == 0 && c.budget == 0 {
+		t.Fatalf("realclient: WithShard(%d, %d) shares out seeded runs: give WithRuns (rapid's runs are not sharded)", c.shard, c.shards)
+		return
+	}
 	if c.exhaustive != 0 {
-		c.checkExhaustive(t, setup, casePath)
+		c.checkExhaustive(t, setup, h)
 		return
 	}
 	if c.runs > 0 || c.budget > 0 {
-		c.checkSeeded(t, setup, casePath)
+		c.checkSeeded(t, setup, h)
 		return
 	}
 	judged := newTally(c.invariants, c.spec.WithDefaults().CheckConfig(), c.gen.KindsDrawn(), 1) // rapid plans its -rapid.checks
@@ -224,8 +236,8 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 			return
 		}
 		// rapid's runs all held: they must have judged something.
-		if nv := judged.noVerdict(); nv != "" {
-			t.Fatalf("realclient: %s: no verdict: %s", c.name, nv)
+		if v := judged.verdict(); v.Kind != vd.Held {
+			t.Fatalf("realclient: %s: %s", c.name, v)
 		}
 		t.Logf("realclient: %s held in %d runs%s%s", c.name, judged.res.Runs, judged, c.linkedLine())
 	}()
@@ -248,43 +260,40 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 			judged.add(r)
 			return
 		}
-		saved := casePath
-		if err := locksim.NewCase(r).Save(casePath); err != nil {
-			saved = "(not saved: " + err.Error() + ")"
-		}
-		c.saveReport(rt.Logf, t.Name(), r)
-		rt.Logf("%s", c.failureReport(r, saved, t.Name()))
 		// The message is the same for the same bug, so shrinking works.
-		rt.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
+		h.Fail(rt, r, h.Save(rt.Logf, t.Name(), r), t.Name(), "")
 	})
 }
 
-// saveReport writes a failure's HTML report to the report directory
-// (WithReportDir, LOCKSIM_REPORT_DIR), if any, creating it, and logs where.
-func (c *config) saveReport(logf func(string, ...any), testName string, r *model.Result) {
-	if c.reportDir == "" {
-		return
-	}
-	if p, err := locksim.SaveReport(c.reportDir, testName, r); err != nil {
-		logf("realclient: no HTML report: %v", err)
-	} else {
-		logf("realclient: HTML report written to %s", p)
-	}
+// harness is Check's harness: its messages name the lock; a saved case
+// runs again through setup, with WithInvariants' invariants counted, or
+// else the case's own.
+func (c *config) harness(t *testing.T, setup Setup) *harness.Harness {
+	return &harness.Harness{Prefix: "realclient", Who: c.name, Design: c.spec.Design, CaseDir: c.caseDir, ReportDir: c.reportDir,
+		Report: c.failureReport, ListSep: ", ",
+		Rerun: func(sc engine.Case) (*model.Result, error) {
+			invs := c.invariants
+			if len(invs) == 0 {
+				invs = sc.Invariants
+			}
+			r, err := c.run(t, sc.Spec.WithDefaults(), sc.Seed, setup)
+			if err == nil && r.Err == nil {
+				r.CountOnly(invs)
+			}
+			return r, err
+		}}
 }
 
-// failureReport is locksim.FailureReport with a real client's replay line.
+// failureReport is harness.FailureReport with a real client's replay line.
 func failureReport(r *model.Result, casePath, testName string) string {
-	text := locksim.FailureReport(r, casePath, testName)
+	text := harness.FailureReport(r, casePath, testName)
 	if note := unseedable(r.History); note != "" {
 		text += "note: " + note + "\n"
 	}
-	if strings.HasPrefix(casePath, "(not saved") {
+	if harness.NotSaved(casePath) {
 		return text // no replay line names a file that is not a case
 	}
-	if i := strings.LastIndex(text, "replay: "); i >= 0 {
-		text = text[:i]
-	}
-	return text + linkedLine(r.Modules) + fmt.Sprintf("replay: go test -run '^%s$' (Check replays the saved case first),\n   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", regexp.QuoteMeta(testName), casePath)
+	return harness.ReplayLine(text, linkedLine(r.Modules)+fmt.Sprintf("replay: go test -run '^%s$' (Check replays the saved case first),\n   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", regexp.QuoteMeta(testName), casePath))
 }
 
 // Run replays one case (saved by Check, or built by hand) with setup: the
@@ -292,7 +301,7 @@ func failureReport(r *model.Result, casePath, testName string) string {
 // records (Case.HistoryHash). The case must name a real client
 // (DesignPrefix); opts may add what a case file cannot hold (WithRedisOptions,
 // WithCriticalSection), and WithInvariants overrides the case's own.
-func Run(t *testing.T, c locksim.Case, setup Setup, opts ...Option) (*model.Result, error) {
+func Run(t *testing.T, c engine.Case, setup Setup, opts ...Option) (*model.Result, error) {
 	t.Helper()
 	name, ok := strings.CutPrefix(c.Spec.Design, DesignPrefix)
 	if !ok {

@@ -11,11 +11,12 @@ import (
 
 	"github.com/pkg/errors"
 
-	"locksim"
 	"locksim/engine"
+	"locksim/harness"
 	"locksim/model"
 	"locksim/report"
 	"locksim/sim"
+	vd "locksim/verdict"
 )
 
 // WithExhaustive makes Check an exhaustive check instead of generated
@@ -88,8 +89,9 @@ func (c *config) exhaustiveCheck(t *testing.T, setup Setup) (*engine.ExhaustiveR
 }
 
 // checkExhaustive is Check under WithExhaustive.
-func (c *config) checkExhaustive(t *testing.T, setup Setup, casePath string) {
+func (c *config) checkExhaustive(t *testing.T, setup Setup, h *harness.Harness) {
 	t.Helper()
+	casePath := h.CasePath(t.Name())
 	if c.exhaustive < 0 || c.exhaustive > 2 {
 		t.Fatalf("realclient: exhaustive depth %d: want 1 or 2", c.exhaustive)
 		return
@@ -99,8 +101,9 @@ func (c *config) checkExhaustive(t *testing.T, setup Setup, casePath string) {
 		t.Fatalf("realclient: %s: %v", c.name, err)
 		return
 	}
+	v := res.Verdict()
 	var smallest *model.Result
-	if res.Failed() && len(res.Breaks) > 0 {
+	if v.Kind == vd.Broken && len(res.Breaks) > 0 {
 		smallest, err = res.Rerun(res.Breaks[0].Smallest)
 		if err != nil {
 			t.Fatalf("realclient: %s: rerunning the smallest break: %v", c.name, err)
@@ -118,28 +121,25 @@ func (c *config) checkExhaustive(t *testing.T, setup Setup, casePath string) {
 		t.Fatal(err)
 	}
 	c.saveDanger(t.Logf, t.Name(), res)
-	if fe := res.FirstError; fe != nil {
-		t.Logf("%s", text.String())
-		t.Fatalf("realclient: %s: schedule %d stopped with an error: %s", c.name, fe.Index, fe.Error)
-		return
-	}
-	if smallest == nil {
-		if nv := res.NoVerdict(); nv != "" {
-			t.Logf("%s", text.String())
-			t.Fatalf("realclient: %s: exhaustive check without a verdict: %s", c.name, nv)
-			return
-		}
+	switch v.Kind {
+	case vd.Held:
 		t.Logf("realclient: %s: exhaustive, depth %d%s\n%s", c.name, res.Depth, c.linkedLine(), text.String())
 		return
+	case vd.Broken:
+		if smallest == nil { // a break the result names no schedule of: nothing to save or show
+			t.Logf("%s", text.String())
+			t.Fatalf("realclient: %s: exhaustive, broken, but no way it broke was recorded", c.name)
+			return
+		}
+	default:
+		t.Logf("%s", text.String())
+		t.Fatalf("realclient: %s: exhaustive, %s", c.name, v)
+		return
 	}
-	saved := casePath
-	if err := locksim.NewCase(smallest).Save(casePath); err != nil {
-		saved = "(not saved: " + err.Error() + ")"
-	}
-	c.saveReport(t.Logf, t.Name(), smallest)
+	saved := h.Save(t.Logf, t.Name(), smallest)
 	t.Logf("realclient: %s: exhaustive, depth %d\n%s\nthe smallest schedule of the first way it breaks:\n%s",
 		c.name, res.Depth, text.String(), exhaustiveReplay(c.failureReport(smallest, saved, t.Name()), t.Name(), saved))
-	t.Fatalf("realclient: %s broke %s (exhaustive, depth %d: %d of %d schedules)", c.name, brokenText(smallest), res.Depth, res.BrokenSchedules, res.Total())
+	t.Fatalf("realclient: %s broke %s (exhaustive, depth %d: %d of %d schedules)", c.name, h.Broken(smallest), res.Depth, res.BrokenSchedules, res.Total())
 }
 
 // saveDanger writes the danger map's HTML page to the report directory,
@@ -152,7 +152,7 @@ func (c *config) saveDanger(logf func(string, ...any), testName string, res *eng
 		logf("realclient: danger map not written: %v", err)
 		return
 	}
-	path := filepath.Join(c.reportDir, locksim.CaseName(testName)+"-danger.html")
+	path := filepath.Join(c.reportDir, harness.CaseName(testName)+"-danger.html")
 	f, err := os.Create(path)
 	if err == nil {
 		err = report.DangerHTML(f, report.DangerMap(res))
@@ -170,9 +170,6 @@ func (c *config) saveDanger(logf func(string, ...any), testName string, res *eng
 // exhaustiveReplay replaces a failure report's replay line (rapid's) with
 // an exhaustive check's: the saved case runs first on the next go test.
 func exhaustiveReplay(text, testName, casePath string) string {
-	if i := strings.LastIndex(text, "replay: "); i >= 0 {
-		text = text[:i]
-	}
-	return text + fmt.Sprintf("replay: go test -run '^%s$' (the saved case runs first while it fails),\n"+
-		"   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", regexp.QuoteMeta(testName), casePath)
+	return harness.ReplayLine(text, fmt.Sprintf("replay: go test -run '^%s$' (the saved case runs first while it fails),\n"+
+		"   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", regexp.QuoteMeta(testName), casePath))
 }

@@ -2,13 +2,12 @@ package realclient
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
-	"locksim"
 	"locksim/engine"
+	"locksim/harness"
+	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/scenarios"
 	"locksim/sim"
@@ -38,24 +37,23 @@ func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 		f.Fatal(err)
 		return
 	}
-	for i := range uint64(16) {
-		r := rand.New(rand.NewPCG(i, 0xf022))
-		b := make([]byte, 64)
-		for j := range b {
-			b[j] = byte(r.Uint32())
-		}
+	for _, b := range harness.Corpus() {
 		f.Add(b)
 	}
 	name := f.Name()
+	h := c.harness(nil, setup) // no Rerun: the fuzzer replays its own inputs
+	h.Report = func(r *model.Result, saved, testName string) string {
+		return fuzzReplay(c.failureReport(r, saved, testName), testName, saved)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := c.gen.RunDraws(scenarios.ByteDraws(data), c.spec)
-		seed := locksim.FuzzSeed(data)
+		seed := harness.FuzzSeed(data)
 		r, err := c.run(t, s, seed, setup)
 		if err != nil {
-			t.Fatalf("realclient: %s: %v", c.name, err)
+			h.Stop(t, err)
 		}
 		if r.Err != nil {
-			t.Fatalf("realclient: %s: run failed: %v", c.name, r.Err)
+			h.Stop(t, "run failed: "+r.Err.Error())
 		}
 		if len(r.Failures()) == 0 {
 			return
@@ -71,14 +69,7 @@ func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 			r = r2
 			return true
 		}, maxShrinkRuns)
-		path := c.caseDir + "/" + locksim.CaseName(name) + ".json"
-		saved := path
-		if err := locksim.NewCase(r).Save(path); err != nil {
-			saved = "(not saved: " + err.Error() + ")"
-		}
-		c.saveReport(t.Logf, name, r)
-		t.Logf("realclient: configuration %s\n%s", scenarios.Describe(r.Spec), fuzzReplay(c.failureReport(r, saved, name), name, saved))
-		t.Fatalf("realclient: %s broke %s", c.name, brokenText(r))
+		h.Fail(t, r, h.Save(t.Logf, name, r), name, "configuration "+scenarios.Describe(r.Spec))
 	})
 }
 
@@ -87,9 +78,6 @@ func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 // and prints the -run pattern that replays it; the case file replays it
 // from Go.
 func fuzzReplay(text, fuzzName, casePath string) string {
-	if i := strings.LastIndex(text, "replay: "); i >= 0 {
-		text = text[:i]
-	}
-	return text + fmt.Sprintf("replay: go test -run '^%s$' replays every input under testdata/fuzz/%s (plain go test does too; go test -fuzz prints the one that failed),\n"+
-		"   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", fuzzName, fuzzName, casePath)
+	return harness.ReplayLine(text, fmt.Sprintf("replay: go test -run '^%s$' replays every input under testdata/fuzz/%s (plain go test does too; go test -fuzz prints the one that failed),\n"+
+		"   or from Go: c, _ := locksim.LoadCase(%q); r, err := realclient.Run(t, c, yourSetup)\n", fuzzName, fuzzName, casePath))
 }

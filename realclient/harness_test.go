@@ -277,3 +277,53 @@ func TestClientCrashAndRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestUserCheckTwinShard is a user's sharded check asking for workers
+// (run by TestSeededRunsShardAndSayWhyOneWorker).
+func TestUserCheckTwinShard(t *testing.T) {
+	dir := os.Getenv("REALCLIENT_CASE_DIR")
+	if dir == "" {
+		t.Skip("run by TestSeededRunsShardAndSayWhyOneWorker")
+	}
+	Check(t, newTwin(twinBuilds["correct"]), WithName("twin"), WithOptions(model.Options{Extend: true}), WithRuns(10), WithShard(1, 3), WithWorkers(4),
+		WithInvariants(invariant.MutualExclusion, invariant.Liveness), WithFaults(sim.FaultPause, sim.FaultDelay),
+		WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}), WithCaseDir(dir))
+}
+
+// A real client's seeded runs are an engine campaign: WithShard(1, 3) of
+// 10 runs makes runs 1, 4, 7 (3 runs, seeds 2, 5, 8), and WithWorkers(4)
+// runs them one at a time and says why.
+func TestSeededRunsShardAndSayWhyOneWorker(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckTwinShard$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "REALCLIENT_CASE_DIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "twin held in 3 runs (shard 1 of 3: the seeds 1+i, i % 3 == 1, of 1..10)") {
+		t.Fatalf("want shard 1 of 3 to make 3 of the 10 runs and hold:\n%s", out)
+	}
+	if !strings.Contains(string(out), "ran one run at a time, not 4: a real client's runs seed process-wide generators") {
+		t.Errorf("WithWorkers(4) does not say why it ran one:\n%s", out)
+	}
+}
+
+// TestUserCheckTwinTinyBudget is a user's check with a budget smaller
+// than one run (run by TestBudgetSmallerThanARunMakesOne).
+func TestUserCheckTwinTinyBudget(t *testing.T) {
+	dir := os.Getenv("REALCLIENT_CASE_DIR")
+	if dir == "" {
+		t.Skip("run by TestBudgetSmallerThanARunMakesOne")
+	}
+	Check(t, newTwin(twinBuilds["correct"]), WithName("twin"), WithOptions(model.Options{Extend: true}), WithBudget(time.Nanosecond),
+		WithInvariants(invariant.MutualExclusion, invariant.Liveness), WithFaults(),
+		WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}), WithCaseDir(dir))
+}
+
+// A budget smaller than one run still makes one (docs/realclient.md), so
+// it judges something rather than saying "no run was made".
+func TestBudgetSmallerThanARunMakesOne(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckTwinTinyBudget$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "REALCLIENT_CASE_DIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "twin held in 1 runs (seeds 1..1)") {
+		t.Fatalf("want one run under a 1ns budget:\n%s", out)
+	}
+}

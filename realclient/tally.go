@@ -9,6 +9,7 @@ import (
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/sim"
+	vd "locksim/verdict"
 )
 
 // tally is what a Check's runs that broke nothing judged, kept in an
@@ -58,8 +59,9 @@ func (t *tally) add(r *model.Result) {
 	t.res.Coverage.Fired += len(r.Spec.Faults) - len(r.Unfired())
 }
 
-// noVerdict says why the runs judged nothing, or "" when they did.
-func (t *tally) noVerdict() string { return t.res.NoVerdict() }
+// verdict is what the runs that broke nothing decided: held, or no
+// verdict with the reason (engine.CheckResult.Verdict).
+func (t *tally) verdict() vd.Verdict { return t.res.Verdict() }
 
 // String is what the runs judged, for the log line after "held in".
 func (t *tally) String() string {

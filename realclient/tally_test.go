@@ -37,7 +37,7 @@ func TestTallyEarnsItsHeld(t *testing.T) {
 			for _, r := range tc.runs {
 				ta.add(r)
 			}
-			if got := ta.noVerdict(); tc.noVerd == "" && got != "" || !strings.Contains(got, tc.noVerd) {
+			if got := ta.verdict().Why; tc.noVerd == "" && got != "" || !strings.Contains(got, tc.noVerd) {
 				t.Errorf("noVerdict = %q, want %q", got, tc.noVerd)
 			}
 			if tc.noVerd == "" && ta.String() != tc.held {
@@ -49,11 +49,11 @@ func TestTallyEarnsItsHeld(t *testing.T) {
 	// verdict; one run with one: held, and the other tallied apart.
 	ta := newTally([]invariant.ID{invariant.Liveness}, cfg, nil, 2)
 	ta.res.Runs, ta.res.Undecided[invariant.Liveness] = 2, 2
-	if got := ta.noVerdict(); !strings.Contains(got, "each counted invariant (liveness) had no verdict") {
+	if got := ta.verdict().Why; !strings.Contains(got, "each counted invariant (liveness) had no verdict") {
 		t.Errorf("all undecided: noVerdict = %q", got)
 	}
 	ta.res.Undecided[invariant.Liveness] = 1
-	if got := ta.noVerdict(); got != "" || !strings.Contains(ta.String(), "liveness: no verdict in 1 of them") {
+	if got := ta.verdict().Why; got != "" || !strings.Contains(ta.String(), "liveness: no verdict in 1 of them") {
 		t.Errorf("one undecided: noVerdict = %q, String = %q", got, ta.String())
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"locksim/report"
 	"locksim/scenarios"
 	"locksim/sim"
+	"locksim/verdict"
 )
 
 const checkUsage = `check (--design ID | --acquire FILE --release FILE [--renew FILE]) [flags]
@@ -231,7 +232,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		sum.abort()
 		return exitUsage, usagef("%v", err)
 	}
-	if res.Interrupted {
+	if res.Verdict().Kind == verdict.Interrupted {
 		sum.abort()
 		planned := "runs"
 		if res.Planned > 0 {

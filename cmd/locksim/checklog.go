@@ -14,6 +14,7 @@ import (
 	"locksim/logcheck"
 	"locksim/model"
 	"locksim/scenarios"
+	"locksim/verdict"
 )
 
 // cmdCheckLog judges lock logs recorded in production (docs/check-log.md).
@@ -125,16 +126,11 @@ func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 	}
-	switch {
-	case res.NothingJudged != "":
-		fmt.Fprintf(stderr, "locksim check-log: no verdict: %s\n", res.NothingJudged)
-		return exitUsage, nil
-	case res.Broken():
-		return exitViolation, nil
-	case res.PossiblyBroken():
-		return *possible, nil
+	v := res.Verdict()
+	if v.Kind == verdict.None {
+		fmt.Fprintf(stderr, "locksim check-log: %s\n", v)
 	}
-	return exitSafe, nil
+	return v.ExitCodeWith(*possible), nil
 }
 
 // reproduceIncident searches design's runs for the log's first violation

@@ -17,6 +17,7 @@ import (
 	"locksim/report"
 	"locksim/risk"
 	"locksim/scenarios"
+	"locksim/verdict"
 )
 
 // exhaustiveHelp is check's help on --exhaustive.
@@ -140,7 +141,7 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 	if prof != nil {
 		dangerChances(res, *prof)
 	}
-	if res.Interrupted {
+	if res.Verdict().Kind == verdict.Interrupted {
 		// The schedules so far, marked PARTIAL (the guarantee line says
 		// so); no case saved, -o FILE left as it was.
 		w := partialTo(r.out, r.format, stdout, stderr)
@@ -186,16 +187,7 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 	if saveErr != nil {
 		return exitUsage, errors.Wrapf(saveErr, "the summary is written, but the cases could not be saved to --save-dir %s", *ex.saveDir)
 	}
-	if e := res.FirstError; e != nil {
-		return exitUsage, errors.Errorf("schedule %d stopped: %s", e.Index, e.Error)
-	}
-	if res.Failed() {
-		return exitViolation, nil
-	}
-	if nv := res.NoVerdict(); nv != "" {
-		return exitUsage, errors.Errorf("no verdict: %s", nv)
-	}
-	return exitSafe, nil
+	return verdictExit(res.Verdict())
 }
 
 // saveBreaks saves the smallest schedule of each of the first show breaks

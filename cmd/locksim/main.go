@@ -10,17 +10,19 @@ import (
 	"slices"
 
 	"github.com/pkg/errors"
+
+	"locksim/verdict"
 )
 
 // Exit codes.
 const (
-	exitSafe      = 0 // nothing broke
-	exitViolation = 1 // a violation was found
-	exitUsage     = 2 // usage or input error
+	exitSafe      = verdict.ExitHeld      // nothing broke
+	exitViolation = verdict.ExitBroken    // a violation was found
+	exitUsage     = verdict.ExitNoVerdict // usage or input error, or no verdict
 	// exitInterrupted: SIGINT, SIGTERM or SIGHUP stopped the command
 	// (128 + SIGINT, as a shell reports it): no verdict; a campaign prints
 	// a partial summary marked PARTIAL (interrupt.go).
-	exitInterrupted = 130
+	exitInterrupted = verdict.ExitInterrupted
 )
 
 // usageError is bad input: printed with a hint, exit code 2.

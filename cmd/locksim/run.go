@@ -15,6 +15,7 @@ import (
 	"locksim/model/invariant"
 	"locksim/report"
 	"locksim/scenarios"
+	"locksim/verdict"
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
@@ -201,7 +202,7 @@ func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out st
 	if err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	if res.Interrupted {
+	if res.Verdict().Kind == verdict.Interrupted {
 		// The tally so far, marked PARTIAL; no map drawn, -o kept.
 		fmt.Fprintln(partialTo(out, format, stdout, stderr), res.Guarantee())
 		fmt.Fprintf(stderr, "locksim run: interrupted: no danger map%s\n", keptNote(out))
@@ -227,13 +228,17 @@ func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out st
 		fmt.Fprintln(stdout, res.Guarantee())
 		fmt.Fprintf(stdout, "written to %s\n", out)
 	}
-	if e := res.FirstError; e != nil {
-		return exitUsage, usagef("schedule %d stopped: %s", e.Index, e.Error)
+	switch v := res.Verdict(); v.Kind {
+	case verdict.None:
+		// A danger map of a run with no point, or whose faults never took
+		// effect, is drawn and exits 0, as it always has: the map itself
+		// shows it is empty.
+		return exitSafe, nil
+	case verdict.Stopped:
+		return v.ExitCode(), usagef("%s", v)
+	default:
+		return verdictExit(v)
 	}
-	if res.Failed() {
-		return exitViolation, nil
-	}
-	return exitSafe, nil
 }
 
 // teaching is the scenario's text for a run of spec, with a closing note

@@ -9,6 +9,7 @@ import (
 
 	"locksim/engine"
 	"locksim/report"
+	"locksim/verdict"
 )
 
 // summaryOut is where a check's result goes: -o FILE or stdout, in
@@ -88,20 +89,17 @@ func (s *summaryOut) finish(res *engine.CheckResult, stdout, stderr io.Writer) (
 	if saveErr != nil {
 		return exitUsage, errors.Wrapf(saveErr, "the summary is written, but the minimal case could not be saved to %s", s.save)
 	}
-	if e := res.FirstError; e != nil {
-		// A run that could not finish (a script error, a limit) makes the
-		// counts meaningless: say so, exit 2.
-		return exitUsage, errors.Errorf("run %d (seed %d) stopped: %s", e.Index, e.Seed, e.Error)
+	return verdictExit(res.Verdict())
+}
+
+// verdictExit is a campaign's exit code and, for a verdict that is no
+// evidence (a run that stopped, which makes the counts meaningless;
+// nothing judged; interrupted), the error that says why.
+func verdictExit(v verdict.Verdict) (int, error) {
+	if v.Judged() {
+		return v.ExitCode(), nil
 	}
-	if res.Failed() {
-		return exitViolation, nil
-	}
-	if nv := res.NoVerdict(); nv != "" {
-		// Zero runs, or runs that all judged nothing, are no evidence:
-		// neither held nor broken.
-		return exitUsage, errors.Errorf("no verdict: %s", nv)
-	}
-	return exitSafe, nil
+	return v.ExitCode(), errors.New(v.String())
 }
 
 // summaryFormats are the --format values of check and merge.

@@ -1,4 +1,4 @@
-package locksim
+package repocheck
 
 import (
 	"io/fs"
@@ -11,7 +11,7 @@ import (
 
 // packagePrefixed matches an error constructor whose message starts with a
 // package name ("sim: ..."), and fmt.Errorf, which the module does not use.
-var packagePrefixed = regexp.MustCompile(`(errors\.(New|Errorf|Wrap|Wrapf)\((?:[^"()]|\([^()]*\))*"(locksim|model|scenarios|sim|report|network|clock|script|engine|invariant|history|resp|realclient|atomicfile|consensus): )|fmt\.Errorf\(`)
+var packagePrefixed = regexp.MustCompile(`(errors\.(New|Errorf|Wrap|Wrapf)\((?:[^"()]|\([^()]*\))*"(locksim|model|scenarios|sim|report|network|clock|script|engine|invariant|history|resp|realclient|atomicfile|consensus|verdict|harness): )|fmt\.Errorf\(`)
 
 // TestErrorsOneWay: the module (and realclient) writes errors one way
 // (locklog, a module a service imports, keeps to the standard library),

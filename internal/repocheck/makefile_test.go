@@ -1,4 +1,4 @@
-package locksim
+package repocheck
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package locksim
+package harness
 
 import (
 	"crypto/sha256"
@@ -21,9 +21,9 @@ const (
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
-// CaseName is the file name, without its extension, that Check gives a
+// CaseName is the file name, without its extension, that a check gives a
 // test's saved case (testdata/locksim/NAME.json) and HTML report
-// (NAME.html); realclient.Check uses it too. A test name of up to 100
+// (NAME.html): locksim.Check and realclient.Check alike. A test name of up to 100
 // letters, digits, '_', '.' and '-' is kept as it is (TestMyLock); any
 // other (a subtest's '/', spaces, punctuation, a long table-test name) is
 // its first 64 safe characters, the rest replaced by '_', then '-' and 8
@@ -39,13 +39,17 @@ func CaseName(testName string) string {
 	return safe[:min(len(safe), casePrefix)] + "-" + hex.EncodeToString(sum[:4])
 }
 
+// ReportDirEnv is the environment variable that gives a check a report
+// directory when no WithReportDir does.
+const ReportDirEnv = "LOCKSIM_REPORT_DIR"
+
 // SaveReport writes r's HTML report to dir/CaseName(testName).html,
 // creating dir when it is missing, atomically, and returns the path. It
-// is how Check and realclient.Check fill the report directory
+// is how locksim.Check and realclient.Check fill the report directory
 // (WithReportDir, LOCKSIM_REPORT_DIR).
 func SaveReport(dir, testName string, r *model.Result) (string, error) {
 	path := filepath.Join(dir, CaseName(testName)+".html")
 	return path, atomicfile.Write(path, func(w io.Writer) error {
-		return report.HTML(w, r, report.Meta{Design: designName(r.Spec)})
+		return report.HTML(w, r, report.Meta{Design: DesignName(r.Spec)})
 	})
 }

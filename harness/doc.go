@@ -1,0 +1,24 @@
+// Package harness is the one test harness behind locksim.Check,
+// locksim.Fuzz and realclient's Check and Fuzz: the saved case replayed
+// first (Harness.ReplaySaved), the campaign run through engine.Check and
+// decided by its typed verdict (Harness.Campaign), the failure shrunk,
+// its case file saved and its HTML report written (Harness.Save), and the
+// failure message and log (Harness.Fail, FailureReport). The adapters
+// only say how a run is made (a model design, or a real Go client through
+// engine.CheckConfig.Run) and how their messages name what is checked.
+//
+//	h := &harness.Harness{Prefix: "locksim", Who: "design fenced", Design: "fenced",
+//		CaseDir: "testdata/locksim", Rerun: func(c engine.Case) (*model.Result, error) { return c.Replay(nil) }}
+//	if !h.ReplaySaved(t) {
+//		h.Campaign(t, cfg, func(res *engine.CheckResult) string { return "held" })
+//	}
+//
+// Files:
+//   - doc.go: this map.
+//   - files.go: case and report file names (CaseName), the report
+//     directory (ReportDirEnv, SaveReport).
+//   - harness.go: Harness: replay-first, campaign, save, failure message.
+//   - failure.go: FailureReport, the failure log of one run.
+//   - fuzz.go: the fuzzer's seed corpus (Corpus) and an input's seed
+//     (FuzzSeed).
+package harness
