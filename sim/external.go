@@ -334,6 +334,8 @@ func validateExternalFault(clients []ClientConfig, i int, f Fault) error {
 		switch f.Kind {
 		case FaultClockJump, FaultClockDrift:
 			return errors.Errorf("faults[%d] (%s): client %s is external: its driver owns its clock", i, f.Kind, f.Target)
+		case FaultStarve:
+			return errors.Errorf("faults[%d] (%s): client %s is external: its tasks are a real library's goroutines, which the world does not schedule; starve one through the driver's hook (realclient) instead", i, f.Kind, f.Target)
 		}
 	}
 	return nil
