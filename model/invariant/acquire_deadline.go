@@ -76,7 +76,7 @@ func excusedTime(ix *history.Index, a history.Attempt, endPos int, from, to time
 	for _, p := range ix.Pauses[a.Client] {
 		ivs = append(ivs, [2]time.Duration{p.From, p.To})
 	}
-	for _, p := range starved(ix, a.Client, a.Task) {
+	for _, p := range starved(ix, a.Client, a.Task, false) {
 		ivs = append(ivs, [2]time.Duration{p.From, p.To})
 	}
 	open := time.Duration(-1)

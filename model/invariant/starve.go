@@ -15,13 +15,13 @@ import (
 // that overlaps the story, naming the task.
 
 // starved returns the windows, [From, To) in true time, in which client's
-// task (any task when task is "") was starved, in history order, with the
-// event that started each.
-func starved(ix *history.Index, client, task string) []history.Span {
+// task was starved (every task's when any), in history order, with the
+// event that started each. A task "" is the main task.
+func starved(ix *history.Index, client, task string, all bool) []history.Span {
 	var out []history.Span
 	for _, p := range ix.Events(client) {
 		e := ix.H[p]
-		if e.Kind != sim.KindStarve || task != "" && !sameTaskName(e.Task, task) {
+		if e.Kind != sim.KindStarve || !all && !sameTaskName(e.Task, task) {
 			continue
 		}
 		out = append(out, history.Span{From: e.At, To: min(e.At+e.Dur, ix.End), FromPos: p, ToPos: -1})
@@ -31,7 +31,7 @@ func starved(ix *history.Index, client, task string) []history.Span {
 
 // addStarves cites each starvation of client that overlaps [from, to).
 func (x *explanation) addStarves(ix *history.Index, client string, from, to time.Duration) {
-	for _, s := range starved(ix, client, "") {
+	for _, s := range starved(ix, client, "", true) {
 		if s.To <= from || s.From >= to || citedAlready(x, s.FromPos) {
 			continue
 		}
