@@ -51,6 +51,10 @@ func (w *World) applyStarve(i int, f Fault, _ time.Duration) {
 		w.faultOut[i] = FaultNoTarget
 		return
 	}
+	if p.ext != nil {
+		w.starveExternal(p, f)
+		return
+	}
 	if p.starve == nil || p.starve.incarnation != p.incarnation {
 		p.starve = &starvation{until: map[string]time.Duration{}, incarnation: p.incarnation}
 	}
@@ -84,5 +88,35 @@ func (w *World) applyStarve(i int, f Fault, _ time.Duration) {
 				w.scheduleAction(w.now, a)
 			}
 		}
+	})
+}
+
+// starveExternal starves an external process's renewals (validation lets
+// only task=watchdog through): the world records the window and tells the
+// driver, which holds the commands its process sends for the renewal
+// (realclient: the extend-send commands) until the window's end. A crash
+// ends the window (the incarnation is gone); a window within one under way
+// records itself and changes nothing.
+func (w *World) starveExternal(p *proc, f Fault) {
+	x := p.ext
+	end := w.now + f.Dur
+	w.record(Event{Actor: p.name, Task: f.Task, Kind: KindStarve, Local: x.Now(), Dur: f.Dur})
+	if p.starve == nil || p.starve.incarnation != p.incarnation {
+		p.starve = &starvation{until: map[string]time.Duration{}, incarnation: p.incarnation}
+	}
+	s := p.starve
+	if end <= s.until[f.Task] {
+		return
+	}
+	s.until[f.Task] = end
+	x.effect(Effect{Kind: EffectStarve, Task: f.Task, Until: end})
+	inc := p.incarnation
+	w.schedule(end, func() {
+		if p.dead || p.incarnation != inc || p.starve != s || s.until[f.Task] != end {
+			return
+		}
+		delete(s.until, f.Task)
+		w.record(Event{Actor: p.name, Task: f.Task, Kind: KindStarveEnd, Local: x.Now()})
+		x.effect(Effect{Kind: EffectStarveEnd, Task: f.Task})
 	})
 }
