@@ -156,6 +156,19 @@ func zoo() []mutant {
 		{name: "the acquire deadline (sleeping a TTL between tries)", design: sleepsThroughDeadline{}, twin: model.SetPxLua,
 			opts:      []Option{WithFaults(sim.FaultPartition, sim.FaultNodeCrash), WithInvariants(invariant.AcquireDeadline)},
 			mechanism: "across the deadline"},
+		// A CPU-starved watchdog (redisson#5697's stall): the holder's
+		// renewals run late while its main task works on. Trusting the
+		// lock until release, it writes after the key expired; with the
+		// client deadline it stops at the lease's end on its own clock,
+		// and a starved main task alone loses nothing, its watchdog
+		// renewing on time. One fault: two starvations of one process,
+		// watchdog and main, are a pause, which the deadline cannot stop
+		// between its check and the write (gc-pause).
+		{name: "the client deadline (a starved watchdog's holder trusting its lease)", design: model.Watchdog, twin: model.Watchdog,
+			opts:      []Option{WithGen(scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultStarve}, MaxFaults: 1, Swarm: true})},
+			twinOpts:  []Option{WithDeadline()},
+			exOpts:    []Option{WithWorkload(model.Workload{Work: 1500 * ms})},
+			mechanism: "expired"},
 		// Not a pair: the wall-clock deadline (Java's
 		// System.currentTimeMillis()) against the monotonic one breaks
 		// only with two faults together, a delay or pause that outlasts

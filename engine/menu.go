@@ -225,6 +225,22 @@ var menuKinds = []menuKind{
 	}},
 	{kind: sim.FaultClockDrift, Skip: "drift acts over time rather than at a moment: left to the random search"},
 	{kind: sim.FaultEvict, Skip: "eviction needs a volatile-* maxmemory policy: left to the random search"},
+	{kind: sim.FaultStarve, client: func(m *menuAt) {
+		if !slices.Contains(m.x.kinds, sim.FaultStarve) {
+			return
+		}
+		// CPU starvation of one task: the watchdog (when the design
+		// renews), then the main task, the rest of the process running.
+		tasks := []string{"main"}
+		if m.x.spec.Traits().Renews {
+			tasks = []string{"watchdog", "main"}
+		}
+		for _, task := range tasks {
+			for _, c := range m.x.classes {
+				m.add(sim.Fault{Kind: sim.FaultStarve, Target: m.p.Actor, Task: task, Dur: c.Dur}, "the client's "+task+" task", c, c.Dur)
+			}
+		}
+	}},
 }
 
 // sizeOrForever is a class's size for picking a group's smallest

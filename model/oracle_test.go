@@ -84,6 +84,8 @@ type oracle struct {
 	// client's pauses as [from, to) (to -1 while paused).
 	tries      map[string]*try
 	pauseSpans map[string][][2]time.Duration
+	// starveSpans: each client's task's starvations ("A/main"), [from, to).
+	starveSpans map[string][][2]time.Duration
 
 	// available: the partitions in force (note -> sides), the clients
 	// down, the windows of delays and drops (their ends), a fault for
@@ -655,6 +657,11 @@ func (o *oracle) deadlines(w *sim.World, e sim.Event) {
 		return s
 	}
 	switch e.Kind {
+	case sim.KindStarve: // the task starved, as it announced: excused as a pause
+		if o.starveSpans == nil {
+			o.starveSpans = map[string][][2]time.Duration{}
+		}
+		o.starveSpans[c+"/"+taskOf(e.Task)] = append(o.starveSpans[c+"/"+taskOf(e.Task)], [2]time.Duration{e.At, e.At + e.Dur})
 	case sim.KindPause:
 		if ps := o.pauseSpans[c]; len(ps) == 0 || ps[len(ps)-1][1] >= 0 {
 			o.pauseSpans[c] = append(ps, [2]time.Duration{e.At, -1})
@@ -705,6 +712,7 @@ func (o *oracle) judgeTry(c string, t *try, end time.Duration) {
 		}
 		spans = append(spans, p)
 	}
+	spans = append(spans, o.starveSpans[c+"/"+t.task]...)
 	spans = append(spans, t.calls...)
 	if t.callFrom >= 0 {
 		spans = append(spans, [2]time.Duration{t.callFrom, end})
@@ -1182,6 +1190,12 @@ func randomSpecFor(r *rand.Rand, design string, kinds []sim.FaultKind) model.Spe
 			f = sim.Fault{Kind: sim.FaultEvict, At: at, Target: n, Key: "lock"}
 		case sim.FaultNodeStall:
 			f = sim.Fault{Kind: sim.FaultNodeStall, At: at, Target: n, Dur: ms(1, int(3*ttl/time.Millisecond))}
+		case sim.FaultStarve:
+			f = sim.Fault{Kind: sim.FaultStarve, Target: c, At: at, Task: []string{"main", "watchdog"}[r.IntN(2)], Dur: ms(1, int(2*ttl/time.Millisecond))}
+			if r.IntN(2) == 0 {
+				kinds := []sim.Kind{history.KindAcquired, sim.KindCall, history.KindWrite, history.KindReleaseSend}
+				f.At, f.After = 0, &sim.Trigger{Actor: c, Kind: kinds[r.IntN(len(kinds))], Nth: 1 + r.IntN(4)}
+			}
 		}
 		s.Faults = append(s.Faults, f)
 	}

@@ -210,7 +210,7 @@ func (d *driver) takeAction(now time.Duration) (a *action, wake bool) {
 	waits := d.connWaits()
 	best := -1
 	for i, a := range d.pending {
-		if a.p.paused || waits(a) {
+		if a.p.paused || waits(a) || heldByStarve(a) {
 			continue
 		}
 		if best < 0 || actionCmp(a, d.pending[best]) < 0 {
@@ -546,6 +546,12 @@ func (d *driver) apply(e sim.Effect) {
 		for _, c := range p.conns() {
 			c.poke()
 		}
+	case sim.EffectStarve, sim.EffectStarveEnd:
+		// Only the watchdog, the lock's renewals, is starved (sim refuses
+		// the other tasks of an external client).
+		d.mu.Lock()
+		p.renewStarved = e.Kind == sim.EffectStarve
+		d.mu.Unlock()
 	case sim.EffectDialed:
 		a, c := d.dials[e.Stream], d.conns[e.Stream]
 		delete(d.dials, e.Stream)

@@ -107,7 +107,7 @@ func (d *driver) choose(now time.Duration) (a *action, wake bool) {
 		}
 	}
 	for i, x := range d.pending {
-		if x.p.paused || x.kind == actExit && busy[x.p] || isNote(x) {
+		if x.p.paused || x.kind == actExit && busy[x.p] || isNote(x) || heldByStarve(x) {
 			continue // a note here waits for a command on its connection
 		}
 		if x.kind == actSend && x.seq != firstOnConn[x.c] {

@@ -25,6 +25,10 @@ type xproc struct {
 	paused bool
 	dead   bool          // crashed: this incarnation never acts again (paused for good)
 	resume chan struct{} // closed when a pause ends
+	// renewStarved: a starve fault of the watchdog task is under way: the
+	// commands the process sends to extend its hold (extend-send) wait in
+	// d.pending until it ends (heldByStarve).
+	renewStarved bool
 	// The current acquisition, as seen in the commands sent: the values
 	// its commands wrote in the order first sent, each value's answers by
 	// node/key (true: OK), and the last value a node granted.
@@ -395,3 +399,14 @@ func (p *xproc) connClosed(group string) {
 // closeAtExit registers a client to close when the program ends (program
 // goroutine only).
 func (p *xproc) closeAtExit(c io.Closer) { p.closers = append(p.closers, c) }
+
+// heldByStarve reports (under d.mu) whether a is a command extending the
+// process's hold while its watchdog is starved (a starve fault): it waits
+// for the starvation's end, so the renewal leaves late while the rest of
+// the process (the caller's work, its writes, its release) goes on. The
+// command is recognised on the wire (extend-send: a command naming the
+// lock's key while the process holds it), so every client the harness
+// connects is starved alike, whichever goroutine of its library renews.
+func heldByStarve(a *action) bool {
+	return a.kind == actSend && a.p.renewStarved && a.info != nil && a.info.mark == history.KindExtendSend
+}

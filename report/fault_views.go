@@ -80,6 +80,12 @@ var faultViews = map[sim.Kind]faultView{
 	sim.KindNodeResume: {mark: markNodeResume, story: true, describe: func(t *timeline, e sim.Event) string {
 		return "node " + e.Actor + " serves again: " + itoa(e.N) + " waiting requests and messages run"
 	}},
+	sim.KindStarve: {mark: markStarve, story: true, scene: true, describe: func(t *timeline, e sim.Event) string {
+		return e.Actor + "'s " + e.Task + " task starved of CPU for " + short(e.Dur) + ", until " + fmtT(e.At+e.Dur) + " (its other tasks run on)"
+	}},
+	sim.KindStarveEnd: {mark: markStarveEnd, story: true, describe: func(t *timeline, e sim.Event) string {
+		return e.Actor + "'s " + e.Task + " task runs again: " + itoa(e.N) + " held wake-ups and operations run"
+	}},
 }
 
 // faultMark returns the mark fault event e draws on lane actor's lane, or

@@ -234,6 +234,7 @@ var markGlyph = map[string]byte{
 	markPromote: 'P', markDemote: 'D', markResOK: 'W', markResRejected: 'X',
 	markNetDelay: 'd', markNetDrop: 'o', markResRead: 'v', markResReadRefused: 'V',
 	markNodeStall: 'b', markNodeResume: 'g',
+	markStarve: 'c', markStarveEnd: 'C',
 }
 
 // markShownBy names, for each mark the text draws no glyph for, the glyph
@@ -260,6 +261,7 @@ var legendText = []struct {
 	{'k', "crash (killed)"}, {'U', "restart"}, {'P', "promoted"}, {'D', "demoted"},
 	{'J', "clock jump"}, {'%', "clock rate change"}, {'d', "network delay"}, {'o', "network drop"},
 	{'b', "node stalled (its thread blocked)"}, {'g', "stalled node serves again"},
+	{'c', "a task starved of CPU (the rest of the process runs)"}, {'C', "the starved task runs again"},
 	{'E', "task error"}, {'+', "several events in one column (each listed in the key events)"},
 	{'*', "danger: one fault here can lose data"}, {'m', "danger: one fault here breaks the lease, the data holds"},
 	{'l', "danger: one fault here stalls the lock (liveness)"}, {'.', "danger: no single fault here breaks anything"},

@@ -74,6 +74,8 @@ const (
 	markNetDrop        = "net-drop"
 	markNodeStall      = "node-stall"
 	markNodeResume     = "node-resume"
+	markStarve         = "starve"
+	markStarveEnd      = "starve-end"
 )
 
 // span is something that lasts, drawn as a bar. Times are true time.

@@ -45,6 +45,7 @@ var IDs = []string{
 	"redisson-3994",
 	"redisson-5256",
 	"redisson-5697",
+	"redisson-2665",
 	"jepsen-sentinel",
 	"valkey-2651",
 }

@@ -52,6 +52,10 @@ var fieldCases = []struct {
 	{"redisson-5697", []string{model.Watchdog, model.ReentrantHash}, twoHoldersAnd, []fieldFix{
 		{name: "fenced, strict-reads", design: model.Fenced, change: strictReads, keeps: theData},
 	}},
+	{"redisson-2665", []string{model.Watchdog, model.ReentrantHash}, twoHoldersAnd, []fieldFix{
+		{name: "deadline=true", change: func(s *model.Spec) { s.Options.Deadline = true }},
+		{name: "fenced, strict-reads", design: model.Fenced, change: strictReads, keeps: theData},
+	}},
 	{"jepsen-sentinel", []string{model.SetnxExpire, model.SetPxGetdel, model.SetPxLua, model.Watchdog, model.ReentrantHash}, twoHoldersAnd, []fieldFix{
 		{name: "min-replicas-to-write 1", change: func(s *model.Spec) {
 			s.Topology.MinReplicasToWrite, s.Topology.MinReplicasMaxLag = 1, time.Second

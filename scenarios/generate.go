@@ -58,6 +58,9 @@ import (
 //   - evict: a node evicts the lock key.
 //   - node-stall (only when Kinds names it): a node's thread blocks about
 //     the call timeout, past down-after, or past the TTL.
+//   - starve (only when Kinds names it): one task of a client, its
+//     watchdog (when the design renews) or its main task, runs late by a
+//     pause's length, placed as pauses are; the rest of the process runs.
 //
 // Draws are biased toward small and boundary values (see RandDraws), and
 // rapid shrinks them toward fewer, shorter, earlier faults.
@@ -126,9 +129,9 @@ const (
 )
 
 // DefaultKinds are the fault kinds drawn by default: every kind but
-// evict, which only an operator's misconfiguration causes, and node-stall,
-// drawn when Kinds names it (adding it here would change the draws of
-// every seed of the default generator).
+// evict, which only an operator's misconfiguration causes, and node-stall
+// and starve, drawn when Kinds names them (adding one here would change
+// the draws of every seed of the default generator).
 var DefaultKinds = []sim.FaultKind{sim.FaultPause, sim.FaultCrash, sim.FaultPartition, sim.FaultDelay,
 	sim.FaultDrop, sim.FaultNodeCrash, sim.FaultClockJump, sim.FaultClockDrift}
 

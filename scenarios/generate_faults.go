@@ -155,6 +155,20 @@ var faultDraws = map[sim.FaultKind]faultDraw{
 		sh.when(d, &f)
 		return []sim.Fault{f}
 	}},
+	// starve: one task of a client runs late (CPU starvation) while the
+	// rest of the process runs on: the watchdog, when the design renews,
+	// two times in three, else the main task (a real client's, Wire, only
+	// its watchdog: its renewals); lengths as a pause's, at the places a
+	// pause goes.
+	sim.FaultStarve: {draw: func(g Gen, d Draws, sh shape) []sim.Fault {
+		c := pick(d, sh.clients, "client")
+		f := sim.Fault{Kind: sim.FaultStarve, Target: c, Task: "main", Dur: sh.pauseLength(d)}
+		if g.Wire || sh.hasRenews && !oneIn(d, 3, "main task") {
+			f.Task = "watchdog"
+		}
+		g.place(d, sh, &f, c)
+		return []sim.Fault{f}
+	}, placed: true},
 }
 
 // pauseLength draws a pause: a few ms, about the call timeout, just under

@@ -60,7 +60,11 @@
 // pause triggered by the process's own event takes hold at its next call
 // into the world, so code in between (a clock read, recording an event)
 // still runs, as a real GC pause stops a thread at its next safepoint. A
-// crashed process records nothing more. The event loop stops with an error
+// starved task (starve.go: one task of a process held back by name, CPU
+// starvation) wakes up for nothing and sends nothing until its window
+// ends, while its process's other tasks run on; an external process's
+// starvation is an Effect pair its driver acts on. A crashed process
+// records nothing more. The event loop stops with an error
 // at Limits.MaxEvents or Limits.MaxTime, or if clients are left with
 // nothing scheduled; no goroutine outlives Run.
 //

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pkg/errors"
 
+	"locksim/internal/bounded"
 	"locksim/sim/resp"
 )
 
@@ -68,6 +69,12 @@ const (
 	// EffectRestart: the crashed process restarts: the driver starts a new
 	// program for it, from scratch.
 	EffectRestart
+	// EffectStarve: the process's Task ("watchdog": its lock renewals)
+	// gets no CPU until true time Until (a starve fault): the driver holds
+	// that task's commands back until EffectStarveEnd (starve.go).
+	EffectStarve
+	// EffectStarveEnd: Task's starvation ended; what was held goes now.
+	EffectStarveEnd
 )
 
 // Effect is one thing the world did to an external process.
@@ -79,6 +86,7 @@ type Effect struct {
 	Reply  resp.Reply
 	Err    error
 	Until  time.Duration
+	Task   string // EffectStarve, EffectStarveEnd
 }
 
 // ErrDialTimeout is an EffectReset's Err for a dial the node did not
@@ -334,6 +342,10 @@ func validateExternalFault(clients []ClientConfig, i int, f Fault) error {
 		switch f.Kind {
 		case FaultClockJump, FaultClockDrift:
 			return errors.Errorf("faults[%d] (%s): client %s is external: its driver owns its clock", i, f.Kind, f.Target)
+		case FaultStarve:
+			if f.Task != "watchdog" {
+				return errors.Errorf("faults[%d] (%s): client %s is external: only task=watchdog can be starved (its driver holds the lock's renewal commands back); its other goroutines are the caller's program and the library's, which the world does not schedule, got task=%s", i, f.Kind, f.Target, bounded.Q(f.Task))
+			}
 		}
 	}
 	return nil

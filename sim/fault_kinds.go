@@ -47,6 +47,11 @@ const (
 	// runs on, what reaches it runs at the resume, after the keys that
 	// expired meanwhile are gone (stall.go).
 	FaultNodeStall FaultKind = "node-stall"
+	// FaultStarve holds back task Task of client process Target for Dur,
+	// as CPU starvation does a thread: its wake-ups and operations wait
+	// for the window's end while the process's other tasks run on
+	// (starve.go).
+	FaultStarve FaultKind = "starve"
 )
 
 // Targets says which names a fault kind acts on, and in which Fault
@@ -361,6 +366,28 @@ func faultKindTable() []FaultKindInfo {
 				return nil
 			},
 			apply: (*World).applyNodeStall,
+		},
+		{
+			Kind: FaultStarve, About: "starve one task of a client process (CPU starvation): it runs late while the process's other tasks run on",
+			Targets: TargetClient, Syntax: "CLIENT task=TASK", Events: []Kind{KindStarve, KindStarveEnd}, LastsDur: true,
+			parse: func(f *Fault, a FaultArgs) (err error) {
+				if f.Target, err = a.Arg("a client"); err != nil {
+					return err
+				}
+				f.Task, err = keyed(a, f.Kind, "task", "TASK")
+				return err
+			},
+			format: func(f Fault) string { return f.Target + " task=" + f.Task },
+			check: func(f Fault) error {
+				switch {
+				case f.Task == "":
+					return errors.New("starve needs a task: task=watchdog or task=main")
+				case f.Dur <= 0:
+					return errors.New("starve needs a positive duration: for D")
+				}
+				return nil
+			},
+			apply: (*World).applyStarve,
 		},
 	}
 }

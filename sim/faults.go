@@ -92,6 +92,8 @@ type Fault struct {
 	RatePPM int64
 	// Key is the key an evict fault removes.
 	Key string
+	// Task is the task a starve fault holds back ("watchdog", "main").
+	Task string
 	// Restart makes a crashed process restart after Dur.
 	Restart bool
 }

@@ -70,6 +70,8 @@ const (
 	KindNodeUp     Kind = "node-up"
 	KindNodeStall  Kind = "node-stall"
 	KindNodeResume Kind = "node-resume"
+	KindStarve     Kind = "starve"
+	KindStarveEnd  Kind = "starve-end"
 	KindPartition  Kind = "partition"
 	KindHeal       Kind = "heal"
 	KindNetDelay   Kind = "net-delay"
@@ -110,6 +112,8 @@ var Kinds = []KindInfo{
 	{KindNodeUp, ByNode, "a Redis node restarted with what its persistence kept", "N: keys kept; Note: \"persistence <mode>\""},
 	{KindNodeStall, ByNode, "a Redis node's one thread blocked (a slow command, a fork): it serves nothing, what reaches it waits, its clock runs on", "Dur: how long it stays blocked"},
 	{KindNodeResume, ByNode, "a stalled node serves again: keys that expired meanwhile are gone, then what waited runs in arrival order", "N: the requests and replication messages that waited"},
+	{KindStarve, ByClient, "one task of the process gets no CPU: its wake-ups and operations wait while its other tasks run on", "Task: the task starved; Dur: how long"},
+	{KindStarveEnd, ByClient, "a starved task runs again: what it was held from runs now, in order", "Task; N: the wake-ups and operations that waited"},
 	{KindPartition, ByFault, "a network partition started", "Dur: its length, 0 for good; Note: the sides, \"A | B\", \"(one-way)\" if only A->B is cut"},
 	{KindHeal, ByFault, "a partition healed", "Note: the sides"},
 	{KindNetDelay, ByFault, "a window of extra network delay started: messages sent within it arrive later", "Dur: the window's length, 0 for good; N: the extra delay in nanoseconds; Note: the link, from->to"},

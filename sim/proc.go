@@ -28,7 +28,8 @@ type proc struct {
 	dead        bool          // crashed and not restarted
 	pausedUntil time.Duration // paused while now < pausedUntil
 	paused      bool
-	deferred    []action // wake-ups and operations queued while paused, run in order on resume
+	deferred    []action    // wake-ups and operations queued while paused, run in order on resume
+	starve      *starvation // starved tasks (starve.go); nil until a starve fault
 
 	view    map[string]string // group -> primary this process believes in
 	mailbox map[string]int    // pub/sub channel -> undelivered messages
@@ -151,6 +152,9 @@ func (w *World) wake(a action) {
 		p.deferred = append(p.deferred, a)
 		return
 	}
+	if p.starve != nil && p.hold(t, a) {
+		return
+	}
 	t.wakeGen++
 	t.waitingCall = 0
 	switch a.kind {
@@ -227,6 +231,9 @@ func (w *World) finish(t *task) {
 func (w *World) perform(t *task) {
 	p := t.p
 	if t.finished || p.dead || t.incarnation != p.incarnation {
+		return
+	}
+	if p.starve != nil && p.hold(t, action{kind: actPerform, t: t}) {
 		return
 	}
 	gen := t.wakeGen

@@ -52,7 +52,7 @@ func TestRunGolden(t *testing.T) {
 // its own design, seed 1 (text only: scenarios/testdata/timelines holds
 // their events).
 func TestFieldRunGolden(t *testing.T) {
-	for _, sc := range []string{"redsync-186", "redisson-3994", "redisson-5256", "redisson-5697", "jepsen-sentinel", "valkey-2651"} {
+	for _, sc := range []string{"redsync-186", "redisson-3994", "redisson-5256", "redisson-5697", "redisson-2665", "jepsen-sentinel", "valkey-2651"} {
 		t.Run(sc, func(t *testing.T) {
 			code, out, errs := runCLI("run", sc, "--seed", "1")
 			if code != exitViolation {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pkg/errors"
@@ -15,6 +16,7 @@ import (
 	"locksim/model/invariant"
 	"locksim/report"
 	"locksim/scenarios"
+	"locksim/sim"
 	"locksim/verdict"
 )
 
@@ -187,11 +189,22 @@ func writtenTo(stdout io.Writer, out string) {
 }
 
 // runDanger draws the danger map of the scenario's configuration: the
-// exhaustive depth-1 check of spec without its faults. Exit 1 when a
-// single fault breaks a counted invariant.
+// exhaustive depth-1 check of spec without its faults, placing the default
+// kinds and the scenario's own kinds exhaustive mode can place (a starve
+// scenario's map shows starvations). Exit 1 when a single fault breaks a
+// counted invariant.
 func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out string, stdout, stderr io.Writer) (int, error) {
+	var kinds []sim.FaultKind // nil: the defaults
+	for _, f := range spec.Faults {
+		if !slices.Contains(engine.ExhaustiveKinds, f.Kind) && !slices.Contains(kinds, f.Kind) && slices.Contains(engine.PlacedKinds(), f.Kind) {
+			if kinds == nil {
+				kinds = slices.Clone(engine.ExhaustiveKinds) // its schedules keep their numbers
+			}
+			kinds = append(kinds, f.Kind)
+		}
+	}
 	spec.Faults = nil
-	c := engine.ExhaustiveConfig{Base: spec, Seed: seed, Invariants: invs}
+	c := engine.ExhaustiveConfig{Base: spec, Seed: seed, Invariants: invs, Kinds: kinds}
 	var end func()
 	c.Progress, end = startProgress(isTerminal(stderr), stderr, "schedules", 0)
 	ctx, stop := interruptContext()

@@ -15,7 +15,8 @@ import (
 // (Config.AcquireTolerance). The lateness counts only the time the client
 // was free to return: from the deadline to the acquired or acquire-failed
 // event (or the end of the history, for one that never returned), less
-// the time the process was paused and the time the acquiring task waited
+// the time the process was paused or its acquiring task starved (a starve
+// fault, starve.go) and the time the acquiring task waited
 // on a Redis request (a call until its reply, timeout or refusal), which
 // a request's own timeout bounds. What is left is the client's own
 // waiting: a backoff sleep or a wait for a release message begun before
@@ -73,6 +74,9 @@ func stepped(ix *history.Index, client string, from, to int) bool {
 func excusedTime(ix *history.Index, a history.Attempt, endPos int, from, to time.Duration) time.Duration {
 	var ivs [][2]time.Duration
 	for _, p := range ix.Pauses[a.Client] {
+		ivs = append(ivs, [2]time.Duration{p.From, p.To})
+	}
+	for _, p := range starved(ix, a.Client, a.Task, false) {
 		ivs = append(ivs, [2]time.Duration{p.From, p.To})
 	}
 	open := time.Duration(-1)

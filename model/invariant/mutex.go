@@ -101,6 +101,7 @@ func mutexViolation(ix *history.Index, id ID, a, b *history.Section, to time.Dur
 			}
 			x.addPause(s.Client, p)
 		}
+		x.addStarves(ix, s.Client, a.From, to)
 	}
 	// Who ended the overlap.
 	end := a

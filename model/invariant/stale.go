@@ -174,6 +174,7 @@ func staleViolation(ix *history.Index, w *history.Write, s *history.Section, gra
 		}
 		x.addPause(w.Client, p)
 	}
+	x.addStarves(ix, w.Client, s.From, applied.At)
 	clients := []string{w.Client}
 	tokens := nonzero(w.Token)
 	// The next holder: the first other client to acquire after the lease

@@ -138,6 +138,7 @@
     "clock-jump": ["diamond", "#7c3aed"], "clock-drift": ["ring", "#7c3aed"],
     "heal": ["bar", "#7e22ce"], "net-delay": ["diamond", "#7e22ce"], "net-drop": ["cross", "#7e22ce"],
     "node-stall": ["diamond", "#b45309"], "node-resume": ["up", "#b45309"],
+    "starve": ["diamond", "#ca8a04"], "starve-end": ["up", "#ca8a04"],
     "error": ["ring", "#dc2626"]
   };
   var MARK_NAMES = {
@@ -151,7 +152,8 @@
     "restart": "restart", "expired": "key expired", "deleted": "key deleted", "evicted": "key evicted",
     "promote": "promoted", "demote": "demoted", "clock-jump": "clock jump", "clock-drift": "clock rate",
     "heal": "partition healed", "net-delay": "network delay", "net-drop": "network drop", "error": "task error",
-    "node-stall": "node stalled", "node-resume": "node serves again"
+    "node-stall": "node stalled", "node-resume": "node serves again",
+    "starve": "task starved of CPU", "starve-end": "starved task runs again"
   };
   var SPAN_NAMES = {
     "acquiring": "acquiring", "held": "holding (critical section)", "lease": "believed lease",
