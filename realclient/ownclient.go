@@ -55,18 +55,24 @@ var (
 	addrGroups sync.Map // "10.0.0.7" -> "m1"
 )
 
-// Addr returns an address for group ("10.0.0.7:6379") that no other
+// Addr returns an address for group ("10.0.0.7:65536") that no other
 // process or run in the Go process has: a library that caches its clients
 // by address then builds one for this process of this run, as it would in
 // its own OS process (two simulated processes share one Go process).
 // Env.Dialer and Env.Hook dial it to the group; the history's texts show
-// the plain address ("m1:6379"). The host is a private IPv4 literal, not
-// a name: go-redis (v9.16 on) classifies a client's endpoint when it
-// builds it, and for a host name it makes a real DNS lookup, which a
-// synctest bubble cannot survive, unless the client's maintenance
-// notifications set an endpoint type (up to v9.22 even when they are
-// disabled; go-zero v1.9 leaves them in auto mode). The addresses come
-// from 10.0.0.1 on; after 2^24 of them in one Go process they repeat.
+// the plain address ("m1:6379").
+//
+// The host is a private IPv4 literal, not a name: go-redis (v9.16 on)
+// classifies a client's endpoint when it builds it, and for a host name
+// makes a real DNS lookup, which a synctest bubble cannot survive, unless
+// the client's maintenance notifications set an endpoint type (up to
+// v9.22 even when they are disabled; go-zero v1.9 leaves them in auto
+// mode). The port is one no socket can have, so a dial that bypasses the
+// hook fails at once, with no lookup and no packet: go-redis starts its
+// MinIdleConns dials from goroutines inside NewClient, before a library
+// adds the hook (go-zero does, with 8), and such a dial would otherwise
+// go to the real network with the real dialer. The addresses count from
+// 10.0.0.1; after 2^24 of them in one Go process they repeat.
 func (e Env) Addr(group string) string {
 	if a, ok := e.p.addrs[group]; ok {
 		return a
@@ -80,7 +86,7 @@ func (e Env) Addr(group string) string {
 	if e.p.addrs == nil {
 		e.p.addrs = map[string]string{}
 	}
-	e.p.addrs[group] = host + ":6379"
+	e.p.addrs[group] = host + ":65536"
 	return e.p.addrs[group]
 }
 

@@ -2,6 +2,7 @@ package realclient
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -38,7 +39,14 @@ func ownClient(addr string, hook goredislib.Hook) *goredislib.Client {
 // fresh client; the runs hold with no faults and give one history.
 func TestOwnClientThroughHook(t *testing.T) {
 	clear(ownClients)
+	var direct []string
 	setup := func(env Env) (Lock, error) {
+		// A dial that bypasses the hook (go-redis's own dialer, as a pool
+		// goroutine started before the library adds the hook uses) fails
+		// at once: no lookup, no packet to the real network.
+		if _, err := (&net.Dialer{}).DialContext(context.Background(), "tcp", env.Addr("m1")); err != nil {
+			direct = append(direct, err.Error())
+		}
 		c := ownClient(env.Addr("m1"), env.Hook("m1"))
 		env.CloseAtExit(c)
 		return &twinLock{c: c, key: env.Key, name: env.Client, ttl: env.TTL}, nil
@@ -56,6 +64,9 @@ func TestOwnClientThroughHook(t *testing.T) {
 	}
 	if hashes[0] != hashes[1] {
 		t.Errorf("two runs in one process: hashes %v, want one", hashes)
+	}
+	if len(direct) != 4 || !strings.Contains(direct[0], "invalid port") {
+		t.Errorf("direct dials of Env.Addr: %q, want four failed at once (invalid port)", direct)
 	}
 	if len(ownClients) != 4 {
 		t.Errorf("the library built %d clients, want one per process per run (Env.Addr is the process's own)", len(ownClients))
