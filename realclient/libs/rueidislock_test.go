@@ -199,6 +199,7 @@ var crossProcessLibs = map[string]struct {
 		s.Faults = []sim.Fault{{Kind: sim.FaultDrop, From: "r1", To: "A", Count: 1, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}}}
 		return s
 	}, refused: "rueidis draws its retry jitter from math/rand/v2, which nothing can seed: set ClientOption.RetryDelay"},
+	"go-zero":   {setup: newGoZero(), spec: func() model.Spec { return faultySpec("go-zero", 1) }, refused: goZeroRefused},
 	"redsync":   {setup: newRedsync(), spec: func() model.Spec { return faultySpec("redsync", 3) }},
 	"redislock": {setup: newRedislock, spec: func() model.Spec { return faultySpec("redislock", 1) }},
 }
