@@ -14,13 +14,13 @@ import (
 )
 
 // dialHost returns the simulated endpoint of a go-redis address
-// ("m1:6379" -> "m1"; a run's own address, Env.Addr's "m1~3:6379", -> "m1").
+// ("m1:6379" -> "m1"; a process's own address, Env.Addr's "10.0.0.3:6379", -> its group).
 func dialHost(addr string) string {
 	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
 		addr = addr[:i]
 	}
-	if i := strings.IndexByte(addr, '~'); i >= 0 {
-		addr = addr[:i]
+	if g, ok := addrGroup(addr); ok {
+		return g
 	}
 	return addr
 }

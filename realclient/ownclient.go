@@ -2,10 +2,11 @@ package realclient
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
-	"regexp"
-	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,20 +50,55 @@ func (h simHook) DialHook(redis.DialHook) redis.DialHook {
 	return func(ctx context.Context, _, addr string) (net.Conn, error) { return h.p.dial(ctx, dialHost(addr)) }
 }
 
-// runAddrs numbers the processes' own addresses (Env.Addr).
-var runAddrs atomic.Uint64
+// runAddrs numbers the processes' own addresses (Env.Addr); addrGroups
+// maps each address's host to its group while its run lasts.
+var (
+	runAddrs   atomic.Uint64
+	addrGroups sync.Map // "10.0.0.7" -> "m1"
+)
 
-// Addr returns an address for group ("m1~7:6379") that no other process
-// or run in the Go process has: a library that caches its clients by
-// address then builds one for this process of this run, as it would in
+// Addr returns an address for group ("10.0.0.7:65536") that no other
+// process or run in the Go process has: a library that caches its clients
+// by address then builds one for this process of this run, as it would in
 // its own OS process (two simulated processes share one Go process).
 // Env.Dialer and Env.Hook dial it to the group; the history's texts show
 // the plain address ("m1:6379").
+//
+// The host is a private IPv4 literal, not a name: go-redis (v9.16 on)
+// classifies a client's endpoint when it builds it, and for a host name
+// makes a real DNS lookup, which a synctest bubble cannot survive, unless
+// the client's maintenance notifications set an endpoint type (up to
+// v9.22 even when they are disabled; go-zero v1.9 leaves them in auto
+// mode). The port is one no socket can have, so a dial that bypasses the
+// hook fails at once, with no lookup and no packet: go-redis starts its
+// MinIdleConns dials from goroutines inside NewClient, before a library
+// adds the hook (go-zero does, with 8), and such a dial would otherwise
+// go to the real network with the real dialer. The addresses count from
+// 10.0.0.1; after 2^24 of them in one Go process they repeat.
 func (e Env) Addr(group string) string {
-	if e.p.addrN == 0 {
-		e.p.addrN = runAddrs.Add(1)
+	if a, ok := e.p.addrs[group]; ok {
+		return a
 	}
-	return group + "~" + strconv.FormatUint(e.p.addrN, 10) + ":6379"
+	n := runAddrs.Add(1) & (1<<24 - 1)
+	if n == 0 {
+		n = runAddrs.Add(1) & (1<<24 - 1)
+	}
+	host := fmt.Sprintf("10.%d.%d.%d", n>>16, n>>8&255, n&255)
+	addrGroups.Store(host, group)
+	if e.p.addrs == nil {
+		e.p.addrs = map[string]string{}
+	}
+	e.p.addrs[group] = host + ":65536"
+	return e.p.addrs[group]
+}
+
+// addrGroup returns the group of an address host from Env.Addr.
+func addrGroup(host string) (string, bool) {
+	g, ok := addrGroups.Load(host)
+	if !ok {
+		return "", false
+	}
+	return g.(string), true
 }
 
 // CloseAtExit closes c when the process's program ends (after its last
@@ -70,20 +106,29 @@ func (e Env) Addr(group string) string {
 // cached, which must not outlive the run's bubble.
 func (e Env) CloseAtExit(c io.Closer) { e.p.closeAtExit(c) }
 
-// runAddrSuffix matches what Env.Addr adds to a group's name.
-var runAddrSuffix = regexp.MustCompile(`~[0-9]+:`)
-
-// plainAddrs takes the run's own address numbers (Env.Addr) out of the
+// plainAddrs takes the run's own addresses (Env.Addr) out of the
 // history's texts (a go-redis error names the address), so that they do
-// not make two runs differ.
-func plainAddrs(h sim.History) {
+// not make two runs differ, and forgets them: the run is over.
+func plainAddrs(h sim.History, procs []*xproc) {
+	var pairs []string
+	for _, p := range procs {
+		for g, a := range p.addrs {
+			pairs = append(pairs, a, g+":6379")
+			host, _, _ := strings.Cut(a, ":")
+			addrGroups.Delete(host)
+		}
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	r := strings.NewReplacer(pairs...)
 	for i := range h {
 		e := &h[i]
 		if e.Note != "" {
-			e.Note = runAddrSuffix.ReplaceAllString(e.Note, ":")
+			e.Note = r.Replace(e.Note)
 		}
 		if e.Reply != "" {
-			e.Reply = runAddrSuffix.ReplaceAllString(e.Reply, ":")
+			e.Reply = r.Replace(e.Reply)
 		}
 	}
 }

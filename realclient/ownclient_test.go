@@ -2,11 +2,11 @@ package realclient
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 
 	goredislib "github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"locksim"
 )
@@ -21,8 +21,10 @@ func ownClient(addr string, hook goredislib.Hook) *goredislib.Client {
 	if c, ok := ownClients[addr]; ok {
 		return c
 	}
-	c := goredislib.NewClient(&goredislib.Options{Addr: addr, PoolSize: 10,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled, EndpointType: maintnotifications.EndpointTypeNone}})
+	// Maintenance notifications left in their default (auto) mode, as
+	// go-zero v1.9 leaves them: go-redis classifies the endpoint from the
+	// address when it builds the client (a DNS lookup for a host name).
+	c := goredislib.NewClient(&goredislib.Options{Addr: addr, PoolSize: 10})
 	if hook != nil {
 		c.AddHook(hook)
 	}
@@ -37,7 +39,14 @@ func ownClient(addr string, hook goredislib.Hook) *goredislib.Client {
 // fresh client; the runs hold with no faults and give one history.
 func TestOwnClientThroughHook(t *testing.T) {
 	clear(ownClients)
+	var direct []string
 	setup := func(env Env) (Lock, error) {
+		// A dial that bypasses the hook (go-redis's own dialer, as a pool
+		// goroutine started before the library adds the hook uses) fails
+		// at once: no lookup, no packet to the real network.
+		if _, err := (&net.Dialer{}).DialContext(context.Background(), "tcp", env.Addr("m1")); err != nil {
+			direct = append(direct, err.Error())
+		}
 		c := ownClient(env.Addr("m1"), env.Hook("m1"))
 		env.CloseAtExit(c)
 		return &twinLock{c: c, key: env.Key, name: env.Client, ttl: env.TTL}, nil
@@ -55,6 +64,9 @@ func TestOwnClientThroughHook(t *testing.T) {
 	}
 	if hashes[0] != hashes[1] {
 		t.Errorf("two runs in one process: hashes %v, want one", hashes)
+	}
+	if len(direct) != 4 || !strings.Contains(direct[0], "invalid port") {
+		t.Errorf("direct dials of Env.Addr: %q, want four failed at once (invalid port)", direct)
 	}
 	if len(ownClients) != 4 {
 		t.Errorf("the library built %d clients, want one per process per run (Env.Addr is the process's own)", len(ownClients))

@@ -53,10 +53,10 @@ type xproc struct {
 	live               map[string]int    // go-redis connections open or being dialed, by group
 	poolSize           int               // the smallest go-redis PoolSize of the process's clients
 
-	connList []*conn     // governor only
-	exited   bool        // governor only: the program's exit was handed
-	closers  []io.Closer // the program's own clients: closed when it ends
-	addrN    uint64      // the process's own address number (Env.Addr), 0 until asked
+	connList []*conn           // governor only
+	exited   bool              // governor only: the program's exit was handed
+	closers  []io.Closer       // the program's own clients: closed when it ends
+	addrs    map[string]string // the process's own addresses (Env.Addr), by group
 }
 
 // KindAcquireSend is history.KindAcquireSend: recorded by this package's

@@ -250,7 +250,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	}
 	rewriteKeys(h, keys, lockKeyName, rc.spec.Clients)
 	renameValues(h, rc.spec.Clients, d.sentValues)
-	plainAddrs(h)
+	plainAddrs(h, d.procs)
 	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec, keys), Err: runErr, FaultOutcomes: outs, Modules: d.modules.list()}, nil
 }
 
