@@ -4,7 +4,8 @@
 // hour, each with a 95% interval and the method that made it
 // (`locksim risk`, docs/risk.md).
 //
-// The environment is a Profile: rates and distributions of pauses,
+// The environment is a Profile: rates and distributions of pauses, CPU
+// starvations of one task (the renewal timer by default),
 // partitions, node crashes, clock jumps and drift, message loss, and the
 // workload (Default is the built-in one, default.json, every number with
 // its source; ReadGCTrace and ReadJVMGC import pauses from GC logs). A

@@ -43,7 +43,7 @@ func decodeFields(b []byte, targets map[string]any) error {
 func (p *Profile) UnmarshalJSON(b []byte) error {
 	return decodeFields(b, map[string]any{
 		"name": &p.Name, "about": &p.About, "horizon": &p.Horizon, "workload": &p.Workload,
-		"pauses": &p.Pauses, "partitions": &p.Partitions, "node_crashes": &p.NodeCrashes,
+		"pauses": &p.Pauses, "starvations": &p.Starvations, "partitions": &p.Partitions, "node_crashes": &p.NodeCrashes,
 		"clock_jumps": &p.ClockJumps, "clock_drift_ppm": &p.ClockDriftPPM, "network": &p.Network,
 		"sources": &p.Sources,
 	})
@@ -57,6 +57,11 @@ func (w *Workload) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads arrivals, naming the field of any error.
 func (a *Arrivals) UnmarshalJSON(b []byte) error {
 	return decodeFields(b, map[string]any{"per_hour": &a.PerHour, "size": &a.Size})
+}
+
+// UnmarshalJSON reads starvations, naming the field of any error.
+func (s *Starvations) UnmarshalJSON(b []byte) error {
+	return decodeFields(b, map[string]any{"per_hour": &s.PerHour, "size": &s.Size, "task": &s.Task})
 }
 
 // UnmarshalJSON reads clock jumps, naming the field of any error.

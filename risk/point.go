@@ -22,6 +22,10 @@ func PointChance(p Profile, f sim.Fault, exposure time.Duration) (chance float64
 	switch f.Kind {
 	case sim.FaultPause:
 		a = p.Pauses
+	case sim.FaultStarve:
+		if st := p.Starvations; st != nil && (f.Task == "" || f.Task == st.task()) {
+			a = &st.Arrivals
+		}
 	case sim.FaultPartition:
 		a = p.Partitions
 	case sim.FaultNodeCrash:

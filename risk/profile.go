@@ -29,6 +29,11 @@ type Profile struct {
 	// Pauses freeze a whole client process (GC stop-the-world, a VM
 	// steal, SIGSTOP): per client process-hour, and their lengths.
 	Pauses *Arrivals `json:"pauses,omitempty"`
+	// Starvations hold back one task of a client process (CPU
+	// starvation, throttling, a busy thread pool) while its other tasks run
+	// on: per client process-hour, their lengths, and the task (default
+	// "watchdog": the renewal timer runs late, the holder keeps working).
+	Starvations *Starvations `json:"starvations,omitempty"`
 	// Partitions cut one Redis node off from every client, per node-hour,
 	// for Size.
 	Partitions *Arrivals `json:"partitions,omitempty"`
@@ -65,6 +70,22 @@ type Workload struct {
 type Arrivals struct {
 	PerHour float64 `json:"per_hour"`
 	Size    Dist    `json:"size"`
+}
+
+// Starvations are Arrivals of CPU starvation of one task of a client
+// process (sim's starve fault).
+type Starvations struct {
+	Arrivals
+	// Task is the task held back: "watchdog" (the default) or "main".
+	Task string `json:"task,omitempty"`
+}
+
+// task is the starved task, "watchdog" when the profile names none.
+func (s *Starvations) task() string {
+	if s.Task == "" {
+		return "watchdog"
+	}
+	return s.Task
 }
 
 // Jumps are clock steps: Arrivals with the share that steps back.
@@ -156,7 +177,10 @@ func (p Profile) Validate() error {
 	if err := w.Section.Validate(); err != nil {
 		return errors.Wrap(err, "workload.section")
 	}
-	for name, a := range map[string]*Arrivals{"pauses": p.Pauses, "partitions": p.Partitions, "node_crashes": p.NodeCrashes, "clock_jumps": p.jumps()} {
+	if s := p.Starvations; s != nil && s.Task != "" && s.Task != "watchdog" && s.Task != "main" {
+		return errors.Errorf("starvations.task: %q is not a task (watchdog or main)", s.Task)
+	}
+	for name, a := range map[string]*Arrivals{"pauses": p.Pauses, "starvations": p.starvations(), "partitions": p.Partitions, "node_crashes": p.NodeCrashes, "clock_jumps": p.jumps()} {
 		if a == nil {
 			continue
 		}
@@ -195,7 +219,15 @@ func (p Profile) Validate() error {
 }
 
 // sourceFields are the names Sources may cite.
-const sourceFields = " horizon workload pauses partitions node_crashes clock_jumps clock_drift_ppm network "
+const sourceFields = " horizon workload pauses starvations partitions node_crashes clock_jumps clock_drift_ppm network "
+
+// starvations is the profile's starvations as Arrivals (nil for none).
+func (p Profile) starvations() *Arrivals {
+	if p.Starvations == nil {
+		return nil
+	}
+	return &p.Starvations.Arrivals
+}
 
 func (p Profile) jumps() *Arrivals {
 	if p.ClockJumps == nil {

@@ -88,6 +88,7 @@ type arrivalProcess struct {
 	size     *Dist  // nil: a drop (no size)
 	backward float64
 	clients  []string // a partition's other side
+	task     string   // a starvation's task
 }
 
 // NewSampler prepares the sampler of a profile for a design: base names the
@@ -126,6 +127,11 @@ func NewSampler(p Profile, base model.Spec) (*Sampler, error) {
 			sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultPause, target: c, perHour: a.PerHour, size: &a.Size, window: own[c]})
 		}
 	}
+	if st := p.Starvations; st != nil && st.PerHour > 0 {
+		for _, c := range s.Clients {
+			sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultStarve, target: c, task: st.task(), perHour: st.PerHour, size: &st.Size, window: own[c]})
+		}
+	}
 	for _, n := range r.Nodes {
 		if a := p.Partitions; a != nil && a.PerHour > 0 {
 			sm.procs = append(sm.procs, arrivalProcess{kind: sim.FaultPartition, target: n, perHour: a.PerHour, size: &a.Size, clients: s.Clients, window: all})
@@ -162,7 +168,7 @@ func (sm *Sampler) span() time.Duration { return sm.settle + sm.horizon }
 // are rare by definition; their effects beyond it are not counted.
 func Settle(p Profile, ttl time.Duration) time.Duration {
 	longest := time.Duration(0)
-	for _, a := range []*Arrivals{p.Pauses, p.Partitions, p.NodeCrashes, p.jumps()} {
+	for _, a := range []*Arrivals{p.Pauses, p.starvations(), p.Partitions, p.NodeCrashes, p.jumps()} {
 		if a != nil && a.PerHour > 0 {
 			longest = max(longest, a.Size.Quantile(0.999))
 		}
@@ -333,6 +339,8 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 				f.A, f.B = []string{p.target}, p.clients
 			case sim.FaultDrop:
 				f.Target, f.From, f.To, f.Count = "", p.from, p.to, 1
+			case sim.FaultStarve:
+				f.Task = p.task
 			}
 			faults = append(faults, f)
 		}
