@@ -106,11 +106,15 @@ func grantors(ix *history.Index, s *history.Section) []history.Grant {
 }
 
 // unseenGrants returns the grants of s its client never learnt of: nodes
-// where the client's own command set one of the grants' keys to its lock
-// value before it acquired (a reply lost or too late), not among grants.
-// They hold the lock against everyone else as the others do, so they count
-// toward the lease. A command that lands only after the acquire is no
-// grant of it: it could revive a lease another client took meanwhile.
+// whose key (one of the grants' keys) holds the client's lock value as it
+// acquires (Index.Holds), set there by the client's own command (a reply
+// lost or too late), not among grants. They hold the lock against everyone
+// else as the others do, so they count toward the lease. A command that
+// lands only after the acquire is no grant of it: it could revive a lease
+// another client took meanwhile. Nor is one whose value was gone by the
+// acquire (the client's own cleanup of a failed try deleted it, or it
+// expired): it held the lock against nobody then, and a late command that
+// sets the value again later revives nothing.
 func unseenGrants(ix *history.Index, s *history.Section, grants []history.Grant) []history.Grant {
 	pos := s.Acq
 	keys := []string{s.Key}
@@ -122,7 +126,7 @@ func unseenGrants(ix *history.Index, s *history.Section, grants []history.Grant)
 	var out []history.Grant
 	for k, ch := range ix.Keys {
 		g := history.Grant{Node: k.Node, Key: k.Key}
-		if !slices.Contains(keys, k.Key) || slices.Contains(grants, g) {
+		if !slices.Contains(keys, k.Key) || slices.Contains(grants, g) || !ix.Holds(k.Node, k.Key, s.Value, pos) {
 			continue
 		}
 		for _, c := range ch {
