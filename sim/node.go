@@ -84,6 +84,13 @@ type node struct {
 	// miniredis instance.
 	mctx MachineCtx
 	mrng *rand.Rand
+	// clusterTop is the command a cluster node is running for a client,
+	// clusterSlot the slot its keys (or its script's keys so far) hash
+	// to, -1 none, and clusterAsking whether it came after ASKING
+	// (cluster.go).
+	clusterTop    string
+	clusterSlot   int
+	clusterAsking bool
 }
 
 func newNode(w *World, nc NodeConfig) (*node, error) {
@@ -186,6 +193,12 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 		n.srv.Dispatch(c, replace)
 		return true
 	}
+	if n.w.cluster != nil && isScriptCommand(n.clusterTop) && !isScriptCommand(cmd) {
+		if msg := n.w.cluster.scriptAccess(n, cmd, args); msg != "" {
+			c.WriteError(msg)
+			return true
+		}
+	}
 	if msg := n.checkGrowth(c, cmd, args); msg != "" {
 		c.WriteError(msg)
 		return true
@@ -249,6 +262,14 @@ func (n *node) handle(client string, c *call) {
 	n.sync()
 	cmd := strings.ToUpper(args[0])
 	var r resp.Reply
+	if n.w.cluster != nil {
+		if r, done := n.w.cluster.route(n, c.connKey(client), cmd, args); done {
+			c.rendered = recordedReply(r)
+			n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+			n.w.sendReply(c, r, nil)
+			return
+		}
+	}
 	switch {
 	case cmd == "WAIT":
 		n.wait(client, c)

@@ -1,0 +1,155 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestKeySlotVectors checks the slot function against the values Redis
+// publishes: the CRC16 check value of the cluster specification, the
+// CLUSTER KEYSLOT examples of its command page, the hash-tag rules of the
+// specification, and the first slots of the keys-per-slot table that
+// client authors use (gist mp911de/5f9890496faca01b0ff9).
+func TestKeySlotVectors(t *testing.T) {
+	if got := crc16("123456789"); got != 0x31C3 {
+		t.Fatalf("crc16(123456789) = %#x, want 0x31c3 (CRC-16/XMODEM check value)", got)
+	}
+	for _, c := range []struct {
+		key  string
+		want int
+	}{
+		{"somekey", 11058}, {"foo{hash_tag}", 2515}, {"bar{hash_tag}", 2515},
+		{"fyimk7v1CgnBo", 0}, {"8HMdi", 1}, {"IQhHSeAVHI", 2},
+		{"{user1000}.following", KeySlot("user1000")}, {"{user1000}.followers", KeySlot("user1000")},
+		{"foo{}{bar}", int(crc16("foo{}{bar}")) % ClusterSlots}, // empty tag: the whole key
+		{"foo{{bar}}zap", KeySlot("{bar")},                      // the tag is "{bar"
+		{"foo{bar}{zap}", KeySlot("bar")},                        // the first tag only
+		{"foo{bar", int(crc16("foo{bar")) % ClusterSlots},       // no closing brace
+	} {
+		if got := KeySlot(c.key); got != c.want {
+			t.Errorf("KeySlot(%q) = %d, want %d", c.key, got, c.want)
+		}
+	}
+}
+
+func TestEvenSlots(t *testing.T) {
+	want := []SlotRange{{"m1", 0, 5460}, {"m2", 5461, 10922}, {"m3", 10923, 16383}}
+	if d := cmp.Diff(want, EvenSlots([]string{"m1", "m2", "m3"})); d != "" {
+		t.Errorf("EvenSlots: redis-cli's split of 3 (-want +got):\n%s", d)
+	}
+}
+
+// clusterConfig is three shards, each a primary and a replica, with the
+// slot split of redis-cli: m1 (r1, r1b) serves 0-5460, m2 (r2, r2b)
+// 5461-10922, m3 (r3, r3b) 10923-16383.
+func clusterConfig(main func(*Ctx) error) Config {
+	var cfg Config
+	for _, g := range []string{"1", "2", "3"} {
+		cfg.Nodes = append(cfg.Nodes, NodeConfig{Name: "r" + g}, NodeConfig{Name: "r" + g + "b"})
+		cfg.Groups = append(cfg.Groups, GroupConfig{Name: "m" + g, Primary: "r" + g, Replicas: []string{"r" + g + "b"}})
+	}
+	cfg.Cluster.Enabled = true
+	cfg.Clients = []ClientConfig{{Name: "A", Main: main}}
+	return cfg
+}
+
+// clusterSteps runs commands in order, each on a named node, and returns
+// "node: command -> reply" lines.
+func clusterSteps(t *testing.T, cfg func(func(*Ctx) error) Config, steps [][]string) []string {
+	t.Helper()
+	var got []string
+	_, err := Run(cfg(func(c *Ctx) error {
+		for _, s := range steps {
+			r, err := c.Call(s[0], time.Second, s[1:]...)
+			line := s[0] + ": " + strings.Join(s[1:], " ") + " -> " + r.String()
+			if err != nil {
+				line += " err " + err.Error()
+			}
+			got = append(got, line)
+			c.Sleep(10 * time.Millisecond) // replication catches up
+		}
+		return nil
+	}), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestClusterRouting checks the replies a cluster node gives by slot:
+// served, MOVED to the owner's primary, CROSSSLOT, a replica's MOVED and
+// its READONLY reads, scripts that reach beyond their slot, transactions
+// across slots, and the cluster commands clients read.
+func TestClusterRouting(t *testing.T) {
+	// "somekey" is slot 11058 (m3), "foo{hash_tag}" 2515 (m1), "{a}x" and
+	// "{a}y" share slot 15495 (m3).
+	got := clusterSteps(t, clusterConfig, [][]string{
+		{"r3", "SET", "somekey", "v", "NX", "PX", "1000"},
+		{"r1", "GET", "somekey"},
+		{"r2", "SET", "somekey", "w"},
+		{"r3b", "GET", "somekey"},
+		{"r3b", "READONLY"},
+		{"r3b", "GET", "somekey"},
+		{"r3b", "SET", "somekey", "w"},
+		{"r3", "MSET", "somekey", "1", "foo{hash_tag}", "2"},
+		{"r3", "MSET", "{a}x", "1", "{a}y", "2"},
+		{"r3", "EVAL", "return redis.call('GET', KEYS[1])", "2", "somekey", "foo{hash_tag}"},
+		{"r3", "EVAL", "return redis.call('GET', KEYS[1])", "1", "foo{hash_tag}"},
+		{"r3", "EVAL", "return redis.call('GET', ARGV[1])", "0", "foo{hash_tag}"},
+		{"r3", "EVAL", "redis.call('GET', KEYS[1]) return redis.call('GET', ARGV[1])", "1", "somekey", "{a}x"},
+		{"r3", "EVAL", "return redis.call('GET', KEYS[1])", "1", "somekey"},
+		{"r3", "MULTI"}, {"r3", "SET", "somekey", "1"}, {"r3", "SET", "{a}x", "2"}, {"r3", "EXEC"},
+		{"r3", "MULTI"}, {"r3", "SET", "foo{hash_tag}", "1"}, {"r3", "EXEC"},
+		{"r3", "MULTI"}, {"r3", "SET", "somekey", "3"}, {"r3", "INCR", "{a}x"}, {"r3", "EXEC"},
+		{"r1", "SELECT", "1"},
+		{"r1", "PING"},
+		{"r1", "CLUSTER", "KEYSLOT", "somekey"},
+		{"r1", "CLUSTER", "MYID"},
+		{"r2", "CLUSTER", "SLOTS"},
+		{"r2", "CLUSTER", "COUNTKEYSINSLOT", "11058"},
+		{"r3", "CLUSTER", "GETKEYSINSLOT", "15495", "10"},
+		{"r3", "CLUSTER", "NOPE"},
+		{"r3", "OBJECT", "ENCODING", "somekey"},
+	})
+	want := []string{
+		`r3: SET somekey v NX PX 1000 -> OK`,
+		`r1: GET somekey -> (error) MOVED 11058 r3:6379`,
+		`r2: SET somekey w -> (error) MOVED 11058 r3:6379`,
+		`r3b: GET somekey -> (error) MOVED 11058 r3:6379`,
+		`r3b: READONLY -> OK`,
+		`r3b: GET somekey -> "v"`,
+		`r3b: SET somekey w -> (error) MOVED 11058 r3:6379`,
+		`r3: MSET somekey 1 foo{hash_tag} 2 -> (error) CROSSSLOT Keys in request don't hash to the same slot`,
+		`r3: MSET {a}x 1 {a}y 2 -> OK`,
+		`r3: EVAL return redis.call('GET', KEYS[1]) 2 somekey foo{hash_tag} -> (error) CROSSSLOT Keys in request don't hash to the same slot`,
+		`r3: EVAL return redis.call('GET', KEYS[1]) 1 foo{hash_tag} -> (error) MOVED 2515 r1:6379`,
+		// The script engine wraps a redis.call error as miniredis does
+		// (sim/script lists this difference from Redis 7).
+		`r3: EVAL return redis.call('GET', ARGV[1]) 0 foo{hash_tag} -> (error) ERR Error compiling script (new function): :1: ERR Script attempted to access a non local key in a cluster node stack traceback:  [G]: in function 'call'  :1: in main chunk  [G]: ?`,
+		`r3: EVAL redis.call('GET', KEYS[1]) return redis.call('GET', ARGV[1]) 1 somekey {a}x -> (error) ERR Error compiling script (new function): :1: ERR Script attempted to access keys that do not hash to the same slot stack traceback:  [G]: in function 'call'  :1: in main chunk  [G]: ?`,
+		`r3: EVAL return redis.call('GET', KEYS[1]) 1 somekey -> "v"`,
+		`r3: MULTI -> OK`, `r3: SET somekey 1 -> QUEUED`, `r3: SET {a}x 2 -> QUEUED`,
+		`r3: EXEC -> (error) CROSSSLOT Keys in request don't hash to the same slot`,
+		`r3: MULTI -> OK`, `r3: SET foo{hash_tag} 1 -> (error) MOVED 2515 r1:6379`,
+		`r3: EXEC -> (error) EXECABORT Transaction discarded because of previous errors.`,
+		`r3: MULTI -> OK`, `r3: SET somekey 3 -> QUEUED`, `r3: INCR {a}x -> QUEUED`,
+		`r3: EXEC -> (error) CROSSSLOT Keys in request don't hash to the same slot`,
+		`r1: SELECT 1 -> (error) ERR SELECT is not allowed in cluster mode`,
+		`r1: PING -> PONG`,
+		`r1: CLUSTER KEYSLOT somekey -> (integer) 11058`,
+		`r1: CLUSTER MYID -> "` + nodeID("r1") + `"`,
+		`r2: CLUSTER SLOTS -> [[(integer) 0, (integer) 5460, ["r1", (integer) 6379, "` + nodeID("r1") + `", []], ["r1b", (integer) 6379, "` + nodeID("r1b") + `", []]], ` +
+			`[(integer) 5461, (integer) 10922, ["r2", (integer) 6379, "` + nodeID("r2") + `", []], ["r2b", (integer) 6379, "` + nodeID("r2b") + `", []]], ` +
+			`[(integer) 10923, (integer) 16383, ["r3", (integer) 6379, "` + nodeID("r3") + `", []], ["r3b", (integer) 6379, "` + nodeID("r3b") + `", []]]]`,
+		`r2: CLUSTER COUNTKEYSINSLOT 11058 -> (integer) 0`,
+		`r3: CLUSTER GETKEYSINSLOT 15495 10 -> ["{a}x", "{a}y"]`,
+		`r3: CLUSTER NOPE -> (error) ERR unknown subcommand 'NOPE'. Try CLUSTER HELP.`,
+		`r3: OBJECT ENCODING somekey -> (error) ERR locksim's cluster nodes do not know where the keys of 'object' are, so they cannot route it`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("cluster replies (-want +got):\n%s", d)
+	}
+}
