@@ -39,6 +39,11 @@ func (cc ClusterConfig) validate(c *Config) error {
 		if len(cc.Slots) > 0 {
 			return errors.New("cluster.slots is set but the cluster is not enabled")
 		}
+		for i, f := range c.Faults {
+			if f.Kind == FaultSlotMigrate {
+				return errors.Errorf("faults[%d] (slot-migrate) needs a cluster (cluster.enabled)", i)
+			}
+		}
 		return nil
 	}
 	if c.Sentinel.Enabled {
@@ -97,6 +102,9 @@ type cluster struct {
 	// moving maps a slot being migrated to the group importing it: the
 	// owner is MIGRATING it, the target IMPORTING it.
 	moving map[int]int
+	// paused maps a slot an atomic migration is handing over to it: its
+	// owner holds the writes to it (cluster_migrate.go).
+	paused map[int]*migration
 	// conns is each node connection's cluster state, by node then
 	// connection key.
 	conns map[string]map[string]*clusterConn
@@ -121,7 +129,7 @@ type clusterConn struct {
 }
 
 func newCluster(w *World) *cluster {
-	cl := &cluster{w: w, moving: map[int]int{}, conns: map[string]map[string]*clusterConn{}, epoch: int64(len(w.cfg.Groups))}
+	cl := &cluster{w: w, moving: map[int]int{}, paused: map[int]*migration{}, conns: map[string]map[string]*clusterConn{}, epoch: int64(len(w.cfg.Groups))}
 	idx := map[string]int{}
 	var names []string
 	for i, gc := range w.cfg.Groups {

@@ -57,14 +57,27 @@ func clusterConfig(main func(*Ctx) error) Config {
 }
 
 // clusterSteps runs commands in order, each on a named node, and returns
-// "node: command -> reply" lines.
+// "node: command -> reply" lines; a step {"sleep", "1s"} sleeps, and the
+// lines of replies that took longer than 100ms say when they came.
 func clusterSteps(t *testing.T, cfg func(func(*Ctx) error) Config, steps [][]string) []string {
 	t.Helper()
 	var got []string
 	_, err := Run(cfg(func(c *Ctx) error {
 		for _, s := range steps {
-			r, err := c.Call(s[0], time.Second, s[1:]...)
+			if s[0] == "sleep" {
+				d, err := time.ParseDuration(s[1])
+				if err != nil {
+					return err
+				}
+				c.Sleep(d)
+				continue
+			}
+			start := c.Now()
+			r, err := c.Call(s[0], 10*time.Second, s[1:]...)
 			line := s[0] + ": " + strings.Join(s[1:], " ") + " -> " + r.String()
+			if c.Now()-start > 100*time.Millisecond {
+				line += " (at " + c.Now().String() + ")"
+			}
 			if err != nil {
 				line += " err " + err.Error()
 			}
@@ -151,5 +164,93 @@ func TestClusterRouting(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("cluster replies (-want +got):\n%s", d)
+	}
+}
+
+// TestClusterLegacyMigration moves slot 11058 ("somekey") from m3 to m1
+// the legacy way: while it moves, the owner answers ASK for the key it no
+// longer has, the importer serves it only after ASKING, CLUSTER NODES
+// shows the slot migrating; after the hand-over the old owner answers
+// MOVED.
+func TestClusterLegacyMigration(t *testing.T) {
+	cfg := func(main func(*Ctx) error) Config {
+		c := clusterConfig(main)
+		c.Faults = []Fault{{Kind: FaultSlotMigrate, Target: "r1", Key: "somekey", At: time.Second, Dur: 2 * time.Second}}
+		return c
+	}
+	got := clusterSteps(t, cfg, [][]string{
+		{"r3", "SET", "somekey", "v", "PX", "60000"},
+		{"r3", "SET", "{somekey}2", "w", "PX", "60000"},
+		{"sleep", "1500ms"},
+		{"r3", "GET", "somekey"},
+		{"r3", "PTTL", "somekey"},
+		{"r1", "GET", "somekey"},
+		{"r1", "ASKING"}, {"r1", "GET", "somekey"},
+		{"r1", "GET", "somekey"},
+		{"r1", "ASKING"}, {"r1", "SET", "somekey", "x", "NX"},
+		{"r1", "ASKING"}, {"r1", "MGET", "somekey", "{somekey}3"},
+		{"r3", "CLUSTER", "COUNTKEYSINSLOT", "11058"},
+		{"sleep", "2s"},
+		{"r3", "GET", "somekey"},
+		{"r1", "GET", "somekey"},
+		{"r1", "PTTL", "somekey"},
+		{"r2", "CLUSTER", "SLOTS"},
+	})
+	var short []string
+	for _, l := range got {
+		if !strings.Contains(l, "CLUSTER SLOTS") {
+			short = append(short, l)
+		}
+	}
+	want := []string{
+		`r3: SET somekey v PX 60000 -> OK`,
+		`r3: SET {somekey}2 w PX 60000 -> OK`,
+		`r3: GET somekey -> (error) ASK 11058 r1:6379`,
+		`r3: PTTL somekey -> (error) ASK 11058 r1:6379`,
+		`r1: GET somekey -> (error) MOVED 11058 r3:6379`,
+		`r1: ASKING -> OK`, `r1: GET somekey -> "v"`,
+		`r1: GET somekey -> (error) MOVED 11058 r3:6379`, // ASKING held for one command
+		`r1: ASKING -> OK`, `r1: SET somekey x NX -> (nil)`,
+		`r1: ASKING -> OK`, `r1: MGET somekey {somekey}3 -> (error) TRYAGAIN Multiple keys request during rehashing of slot`,
+		`r3: CLUSTER COUNTKEYSINSLOT 11058 -> (integer) 0`,
+		`r3: GET somekey -> (error) MOVED 11058 r1:6379`,
+		`r1: GET somekey -> "v"`,
+		`r1: PTTL somekey -> (integer) 56350`,
+	}
+	if d := cmp.Diff(want, short); d != "" {
+		t.Errorf("legacy migration (-want +got):\n%s", d)
+	}
+	if s := got[len(got)-1]; !strings.Contains(s, `[(integer) 10923, (integer) 11057, ["r3"`) || !strings.Contains(s, `[(integer) 11058, (integer) 11058, ["r1"`) {
+		t.Errorf("CLUSTER SLOTS after the hand-over does not give slot 11058 to r1: %s", s)
+	}
+}
+
+// TestClusterAtomicMigrationPausesWrites moves slot 11058 with Redis 8.4's
+// atomic migration: for the 2s pause the owner serves reads and holds
+// writes; at the hand-over the held write is answered MOVED and the key,
+// with its TTL, is on the importer.
+func TestClusterAtomicMigrationPausesWrites(t *testing.T) {
+	cfg := func(main func(*Ctx) error) Config {
+		c := clusterConfig(main)
+		c.Faults = []Fault{{Kind: FaultSlotMigrate, Target: "r1", Key: "somekey", At: time.Second, Dur: 2 * time.Second, Atomic: true}}
+		return c
+	}
+	got := clusterSteps(t, cfg, [][]string{
+		{"r3", "SET", "somekey", "v", "PX", "60000"},
+		{"sleep", "1500ms"},
+		{"r3", "GET", "somekey"},
+		{"r3", "PEXPIRE", "somekey", "60000"},
+		{"r1", "GET", "somekey"},
+		{"r1", "PTTL", "somekey"},
+	})
+	want := []string{
+		`r3: SET somekey v PX 60000 -> OK`,
+		`r3: GET somekey -> "v"`,
+		`r3: PEXPIRE somekey 60000 -> (error) MOVED 11058 r1:6379 (at 3s)`,
+		`r1: GET somekey -> "v"`,
+		`r1: PTTL somekey -> (integer) 56980`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("atomic migration (-want +got):\n%s", d)
 	}
 }

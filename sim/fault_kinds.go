@@ -47,6 +47,12 @@ const (
 	// runs on, what reaches it runs at the resume, after the keys that
 	// expired meanwhile are gone (stall.go).
 	FaultNodeStall FaultKind = "node-stall"
+	// FaultSlotMigrate moves the hash slot of Key to the cluster primary
+	// Target (cluster_migrate.go): legacy (the keys move at once, ASK
+	// redirects for Dur, then the slot is handed over) or, with Atomic,
+	// Redis 8.4's atomic migration (writes to the slot wait on the source
+	// for Dur, then the keys and the slot move together).
+	FaultSlotMigrate FaultKind = "slot-migrate"
 )
 
 // Targets says which names a fault kind acts on, and in which Fault
@@ -361,6 +367,29 @@ func faultKindTable() []FaultKindInfo {
 				return nil
 			},
 			apply: (*World).applyNodeStall,
+		},
+		{
+			Kind: FaultSlotMigrate, About: "move a key's hash slot to another cluster primary: legacy (ASK redirects for a while) or atomic (Redis 8.4: writes to the slot paused for a while)",
+			Targets: TargetNode, Syntax: "NODE key=KEY", Flag: "atomic", flag: func(f *Fault) *bool { return &f.Atomic },
+			Events: []Kind{KindSlotMigrate, KindSlotMoved}, LastsDur: true,
+			parse: func(f *Fault, a FaultArgs) (err error) {
+				if f.Target, err = a.Arg("a node"); err != nil {
+					return err
+				}
+				f.Key, err = keyed(a, f.Kind, "key", "KEY")
+				return err
+			},
+			format: func(f Fault) string { return f.Target + " key=" + f.Key },
+			check: func(f Fault) error {
+				switch {
+				case f.Key == "":
+					return errors.New("slot-migrate needs a key")
+				case f.Dur <= 0:
+					return errors.New("slot-migrate needs a positive duration: for D")
+				}
+				return nil
+			},
+			apply: (*World).applySlotMigrate,
 		},
 	}
 }

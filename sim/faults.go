@@ -94,6 +94,9 @@ type Fault struct {
 	Key string
 	// Restart makes a crashed process restart after Dur.
 	Restart bool
+	// Atomic makes a slot-migrate fault Redis 8.4's atomic slot
+	// migration (a write pause) instead of the legacy one (ASK).
+	Atomic bool `json:",omitempty"`
 }
 
 // String renders the fault in the canonical scenario-file syntax, which

@@ -263,6 +263,9 @@ func (n *node) handle(client string, c *call) {
 	cmd := strings.ToUpper(args[0])
 	var r resp.Reply
 	if n.w.cluster != nil {
+		if n.w.cluster.holdWrite(n, client, c, cmd) {
+			return // an atomic slot migration's write pause (cluster_migrate.go)
+		}
 		if r, done := n.w.cluster.route(n, c.connKey(client), cmd, args); done {
 			c.rendered = recordedReply(r)
 			n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
