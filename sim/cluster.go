@@ -99,6 +99,9 @@ type cluster struct {
 	w      *World
 	groups []*group // config order
 	owner  [ClusterSlots]int16
+	// initial is owner at the run's start: the slot map clients read when
+	// they connect (cluster_client.go).
+	initial [ClusterSlots]int16
 	// moving maps a slot being migrated to the group importing it: the
 	// owner is MIGRATING it, the target IMPORTING it.
 	moving map[int]int
@@ -152,6 +155,7 @@ func newCluster(w *World) *cluster {
 		}
 	}
 	cl.full = assigned == ClusterSlots
+	cl.initial = cl.owner
 	return cl
 }
 

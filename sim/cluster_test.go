@@ -26,7 +26,7 @@ func TestKeySlotVectors(t *testing.T) {
 		{"{user1000}.following", KeySlot("user1000")}, {"{user1000}.followers", KeySlot("user1000")},
 		{"foo{}{bar}", int(crc16("foo{}{bar}")) % ClusterSlots}, // empty tag: the whole key
 		{"foo{{bar}}zap", KeySlot("{bar")},                      // the tag is "{bar"
-		{"foo{bar}{zap}", KeySlot("bar")},                        // the first tag only
+		{"foo{bar}{zap}", KeySlot("bar")},                       // the first tag only
 		{"foo{bar", int(crc16("foo{bar")) % ClusterSlots},       // no closing brace
 	} {
 		if got := KeySlot(c.key); got != c.want {
@@ -252,5 +252,47 @@ func TestClusterAtomicMigrationPausesWrites(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("atomic migration (-want +got):\n%s", d)
+	}
+}
+
+// TestClusterClientFollowsRedirects: a simulated process calling a group
+// of a cluster reaches the node serving the key's slot, follows ASK
+// (with ASKING) while the slot moves and MOVED after it moved, and then
+// goes straight to the new owner.
+func TestClusterClientFollowsRedirects(t *testing.T) {
+	var got []string
+	cfg := clusterConfig(func(c *Ctx) error {
+		for _, at := range []time.Duration{0, 1500 * time.Millisecond, 3500 * time.Millisecond, 3600 * time.Millisecond} {
+			c.Sleep(at - c.Now())
+			r, err := c.Call("m1", time.Second, "INCR", "somekey")
+			if err != nil {
+				return err
+			}
+			got = append(got, r.String())
+		}
+		return nil
+	})
+	cfg.Faults = []Fault{{Kind: FaultSlotMigrate, Target: "r1", Key: "somekey", At: time.Second, Dur: 2 * time.Second}}
+	h, err := Run(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"(integer) 1", "(integer) 2", "(integer) 3", "(integer) 4"}, got); d != "" {
+		t.Errorf("INCR through the cluster client (-want +got):\n%s", d)
+	}
+	var calls []string
+	for _, e := range h {
+		if e.Kind == KindCall && e.Actor == "A" {
+			calls = append(calls, e.Peer+" "+strings.Join(e.Args, " "))
+		}
+	}
+	want := []string{
+		"r3 INCR somekey",                                 // the slot map read at the start
+		"r3 INCR somekey", "r1 ASKING", "r1 INCR somekey", // migrating: ASK
+		"r3 INCR somekey", "r1 INCR somekey", // moved: MOVED, the map learns it
+		"r1 INCR somekey", // straight to the new owner
+	}
+	if d := cmp.Diff(want, calls); d != "" {
+		t.Errorf("calls (-want +got):\n%s", d)
 	}
 }

@@ -31,6 +31,7 @@ type proc struct {
 	deferred    []action // wake-ups and operations queued while paused, run in order on resume
 
 	view    map[string]string // group -> primary this process believes in
+	slots   map[int]string    // on a cluster: slot -> node, as MOVED replies taught it
 	mailbox map[string]int    // pub/sub channel -> undelivered messages
 	subs    map[string]string // channel -> node subscribed on
 	calls   uint64            // call ids, unique per process
@@ -87,6 +88,7 @@ var ErrTimeout = errors.New("timeout")
 var ErrRefused = errors.New("connection refused")
 
 func (p *proc) start() {
+	p.slots = nil // a restarted process reads the cluster's slot map anew
 	p.view = map[string]string{}
 	for name, g := range p.w.groups {
 		p.view[name] = g.primary
@@ -404,6 +406,9 @@ func (c *Ctx) Sleep(d time.Duration) {
 func (c *Ctx) Call(target string, timeout time.Duration, args ...string) (resp.Reply, error) {
 	if len(args) == 0 {
 		panic("sim: Call with no command")
+	}
+	if c.w.cluster != nil && c.w.groups[target] != nil {
+		return c.clusterCall(timeout, args) // routed by slot (cluster_client.go)
 	}
 	c.t.op, c.t.target, c.t.args, c.t.timeout = opCall, target, args, timeout
 	c.yield()
