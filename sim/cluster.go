@@ -365,3 +365,18 @@ func isScriptCommand(cmd string) bool {
 	k, ok := clusterKeySpecs[cmd]
 	return ok && k.numkeys > 0
 }
+
+// ClusterSeeds returns the addresses a cluster client starts from: the
+// configured primary of each shard ("r1:6379"), or nil when the world is
+// not a cluster. It reads only the configuration, so any goroutine may
+// call it while the world runs.
+func (w *World) ClusterSeeds() []string {
+	if !w.cfg.Cluster.Enabled {
+		return nil
+	}
+	var addrs []string
+	for _, g := range w.cfg.Groups {
+		addrs = append(addrs, nodeAddr(g.Primary))
+	}
+	return addrs
+}

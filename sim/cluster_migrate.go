@@ -3,6 +3,7 @@ package sim
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -80,23 +81,52 @@ func (cl *cluster) migrate(f Fault) bool {
 	return true
 }
 
-// handOver ends a migration: the importer owns the slot.
+// handOver ends a migration: the importer owns the slot. An atomic
+// migration's hand-over is recorded before its keys move, so that the
+// history shows where they went before they leave the owner
+// (KeysMovedBy).
 func (cl *cluster) handOver(mg *migration) {
 	w := cl.w
 	note := "from " + mg.src.name
 	if mg.atomic {
-		moved := cl.moveKeys(mg)
-		delete(cl.paused, mg.slot)
-		note += ", " + strconv.Itoa(moved) + " keys moved, " + strconv.Itoa(len(mg.held)) + " writes waited"
+		note += ", " + strconv.Itoa(len(cl.slotKeys(mg))) + " keys moved, " + strconv.Itoa(len(mg.held)) + " writes waited"
 	}
 	delete(cl.moving, mg.slot)
 	cl.owner[mg.slot] = int16(slices.Index(cl.groups, mg.dst.group))
 	cl.epoch++
 	w.record(Event{Actor: mg.dst.name, Kind: KindSlotMoved, Local: mg.dst.local(), N: int64(mg.slot), Note: note})
+	if mg.atomic {
+		cl.moveKeys(mg)
+		delete(cl.paused, mg.slot)
+	}
 	for _, h := range mg.held {
 		h()
 	}
 	mg.held = nil
+}
+
+// KeysMovedBy reports whether event e is where a slot's keys moved to
+// node e.Actor (slot e.N): a legacy migration's start, or an atomic
+// migration's hand-over. The key changes the move records follow it.
+func KeysMovedBy(e Event) bool {
+	return e.Kind == KindSlotMigrate && strings.HasPrefix(e.Note, "legacy ") ||
+		e.Kind == KindSlotMoved && strings.Contains(e.Note, " keys moved")
+}
+
+// slotKeys returns the owner's keys in the migrating slot, sorted; none
+// when either end is down.
+func (cl *cluster) slotKeys(mg *migration) []string {
+	if !mg.src.up || !mg.dst.up {
+		return nil
+	}
+	mg.src.sync()
+	var keys []string
+	for _, k := range mg.src.m.Keys() { // sorted
+		if KeySlot(k) == mg.slot {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // moveKeys copies the slot's keys from the owner to the importer, each with
@@ -105,18 +135,12 @@ func (cl *cluster) handOver(mg *migration) {
 // run with an error.
 func (cl *cluster) moveKeys(mg *migration) int {
 	src, dst := mg.src, mg.dst
-	if !src.up || !dst.up {
-		return 0 // a crashed end: nothing to copy from, or nowhere to
+	keys := cl.slotKeys(mg) // none when an end is down
+	if len(keys) == 0 {
+		return 0
 	}
-	src.sync()
 	dst.sync()
 	src.clusterTop, dst.clusterTop = "", "" // not a script's access (preHook)
-	var keys []string
-	for _, k := range src.m.Keys() { // sorted
-		if KeySlot(k) == mg.slot {
-			keys = append(keys, k)
-		}
-	}
 	for _, k := range keys {
 		ttl := src.m.TTL(k)
 		switch t := src.m.Type(k); t {
