@@ -77,6 +77,12 @@ var faultViews = map[sim.Kind]faultView{
 	sim.KindNodeStall: {mark: markNodeStall, story: true, scene: true, describe: func(t *timeline, e sim.Event) string {
 		return "node " + e.Actor + " stalled (its thread blocked) for " + short(e.Dur) + ", until " + fmtT(e.At+e.Dur)
 	}},
+	sim.KindSlotMigrate: {story: true, scene: true, describe: func(t *timeline, e sim.Event) string {
+		return e.Actor + " starts importing hash slot " + itoa(e.N) + " (key " + e.Key + ", " + e.Note + ") for " + short(e.Dur)
+	}},
+	sim.KindSlotMoved: {story: true, describe: func(t *timeline, e sim.Event) string {
+		return "hash slot " + itoa(e.N) + " now served by " + e.Actor + " (" + e.Note + "); the old owner answers MOVED"
+	}},
 	sim.KindNodeResume: {mark: markNodeResume, story: true, describe: func(t *timeline, e sim.Event) string {
 		return "node " + e.Actor + " serves again: " + itoa(e.N) + " waiting requests and messages run"
 	}},

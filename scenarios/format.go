@@ -59,6 +59,9 @@ func (s *Scenario) Format() []byte {
 		}
 		line(w...)
 	}
+	if t.Cluster {
+		line("cluster")
+	}
 	for _, n := range sortedNodes(t.Priorities) {
 		line("priority", n+"="+strconv.Itoa(t.Priorities[n]))
 	}

@@ -58,6 +58,9 @@ import (
 //   - evict: a node evicts the lock key.
 //   - node-stall (only when Kinds names it): a node's thread blocks about
 //     the call timeout, past down-after, or past the TTL.
+//   - slot-migrate (only when Kinds names it, on a cluster): the lock
+//     key's slot moves to another shard, legacy (ASK for 0.5-3 TTLs) or
+//     atomic (a write pause of 0.3-2 TTLs).
 //
 // Draws are biased toward small and boundary values (see RandDraws), and
 // rapid shrinks them toward fewer, shorter, earlier faults.

@@ -125,6 +125,7 @@ func init() {
 		"designs":  {parse: (*parser).designs},
 		"topology": {parse: (*parser).topology},
 		"sentinel": {parse: (*parser).sentinel},
+		"cluster":  {parse: (*parser).cluster},
 		"priority": {many: true, parse: (*parser).priority},
 		"clients":  {parse: (*parser).clients},
 		"ttl":      {parse: durField(func(s *model.Spec) *time.Duration { return &s.Options.TTL }, true, model.MaxTTL)},
@@ -455,6 +456,15 @@ func (p *parser) sentinel(_ int, args []string, _ string) error {
 			sc.DiscoveryDelay = d
 		}
 	}
+	return nil
+}
+
+// cluster makes the masters one Redis Cluster (model.Topology.Cluster).
+func (p *parser) cluster(_ int, args []string, _ string) error {
+	if len(args) > 0 {
+		return errors.Errorf("cluster takes no arguments, got %s", bounded.Q(strings.Join(args, " ")))
+	}
+	p.s.Spec.Topology.Cluster = true
 	return nil
 }
 
