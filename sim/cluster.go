@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pkg/errors"
 
@@ -24,6 +25,12 @@ type ClusterConfig struct {
 	// redis-cli --cluster create does (3 groups: 0-5460, 5461-10922,
 	// 10923-16383). A slot no range names is not served (CLUSTERDOWN).
 	Slots []SlotRange `json:",omitempty"`
+	// NodeTimeout is Redis's cluster-node-timeout: how long a majority of
+	// the primaries must fail to reach a primary before its replicas run
+	// for election, and how long a primary that cannot reach a majority
+	// keeps serving (cluster_failover.go). 0 takes DefaultNodeTimeout,
+	// 15s; it must not be negative.
+	NodeTimeout time.Duration `json:",omitempty"`
 }
 
 // SlotRange assigns the slots First..Last (both included, 0..16383) to
@@ -51,6 +58,9 @@ func (cc ClusterConfig) validate(c *Config) error {
 	}
 	if len(c.Groups) == 0 {
 		return errors.New("cluster is enabled but there are no groups to be its shards")
+	}
+	if cc.NodeTimeout < 0 {
+		return errors.Errorf("cluster.node_timeout %v is negative", cc.NodeTimeout)
 	}
 	groups := map[string]bool{}
 	for _, g := range c.Groups {
@@ -112,6 +122,10 @@ type cluster struct {
 	// connection key.
 	conns map[string]map[string]*clusterConn
 	epoch int64
+	// nodeTimeout is ClusterConfig.NodeTimeout with its default;
+	// health the failover state (cluster_failover.go).
+	nodeTimeout time.Duration
+	health      clusterHealth
 	// full is whether every slot is assigned: with Redis's default
 	// cluster-require-full-coverage yes, a cluster missing one refuses
 	// every keyed command.
@@ -156,6 +170,12 @@ func newCluster(w *World) *cluster {
 	}
 	cl.full = assigned == ClusterSlots
 	cl.initial = cl.owner
+	cl.nodeTimeout = w.cfg.Cluster.NodeTimeout
+	if cl.nodeTimeout == 0 {
+		cl.nodeTimeout = DefaultNodeTimeout
+	}
+	cl.health = clusterHealth{failingSince: map[int]time.Duration{}, failed: map[int]bool{},
+		minoritySince: map[string]time.Duration{}, down: map[string]bool{}}
 	return cl
 }
 
@@ -297,7 +317,7 @@ func (cl *cluster) route(n *node, key, cmd string, args []string) (r resp.Reply,
 // keys, checked for presence while the slot is migrating.
 func (cl *cluster) redirect(n *node, cc *clusterConn, cmd string, slots []int, keys []string, asking bool) string {
 	slot := slots[0]
-	if !cl.full {
+	if !cl.full || cl.health.down[n.name] {
 		return msgClusterDown // cluster-require-full-coverage yes, Redis's default
 	}
 	oi := cl.owner[slot]

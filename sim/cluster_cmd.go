@@ -49,6 +49,8 @@ func (cl *cluster) command(n *node, args []string) resp.Reply {
 			return arity
 		}
 		return resp.BulkReply(cl.infoText(n))
+	case "FAILOVER":
+		return cl.manualFailover(n, args)
 	case "COUNTKEYSINSLOT", "GETKEYSINSLOT":
 		slot, err := strconv.Atoi(args[2])
 		if len(args) < 3 || err != nil || slot < 0 || slot >= ClusterSlots {

@@ -296,3 +296,73 @@ func TestClusterClientFollowsRedirects(t *testing.T) {
 		t.Errorf("calls (-want +got):\n%s", d)
 	}
 }
+
+// TestClusterFailover: with node timeout 2s, r3 (m3's primary) cut off
+// from the other nodes: after 2s r3 refuses keyed commands (minority
+// side), m3's replica r3b is elected without the write r3 took while cut
+// off (asynchronous replication loses it), the other nodes then redirect
+// to r3b, and at the heal r3 rejoins as r3b's replica.
+func TestClusterFailover(t *testing.T) {
+	cfg := func(main func(*Ctx) error) Config {
+		c := clusterConfig(main)
+		c.Cluster.NodeTimeout = 2 * time.Second
+		c.Faults = []Fault{{Kind: FaultPartition, A: []string{"r3"}, B: []string{"r1", "r1b", "r2", "r2b", "r3b"}, At: time.Second, Dur: 5 * time.Second}}
+		return c
+	}
+	got := clusterSteps(t, cfg, [][]string{
+		{"r3", "SET", "somekey", "v1"},
+		{"sleep", "1500ms"},
+		{"r3", "SET", "somekey", "v2"}, // r3 still serves: the partition is younger than the node timeout
+		{"sleep", "1600ms"},
+		{"r3", "GET", "somekey"}, // 3.1s: r3 has been in the minority for 2s
+		{"sleep", "1s"},
+		{"r1", "GET", "somekey"}, // 4.1s: r3b was elected (FAIL at 3s, election within 1s)
+		{"r3b", "GET", "somekey"},
+		{"r3b", "SET", "somekey", "v3"},
+		{"sleep", "3s"},
+		{"r3", "GET", "somekey"}, // healed at 6s: r3 is r3b's replica
+		{"r3", "READONLY"}, {"r3", "GET", "somekey"},
+	})
+	want := []string{
+		`r3: SET somekey v1 -> OK`,
+		`r3: SET somekey v2 -> OK`,
+		`r3: GET somekey -> (error) CLUSTERDOWN The cluster is down`,
+		`r1: GET somekey -> (error) MOVED 11058 r3b:6379`,
+		`r3b: GET somekey -> "v1"`,
+		`r3b: SET somekey v3 -> OK`,
+		`r3: GET somekey -> (error) MOVED 11058 r3b:6379`,
+		`r3: READONLY -> OK`, `r3: GET somekey -> "v3"`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("cluster failover (-want +got):\n%s", d)
+	}
+}
+
+// TestClusterManualFailover: CLUSTER FAILOVER on a replica promotes it
+// once it has applied what its primary sent, and demotes the primary.
+func TestClusterManualFailover(t *testing.T) {
+	got := clusterSteps(t, clusterConfig, [][]string{
+		{"r1", "SET", "foo{hash_tag}", "v"},
+		{"r1", "CLUSTER", "FAILOVER"},
+		{"r1b", "CLUSTER", "FAILOVER", "NOW"},
+		{"r1b", "CLUSTER", "FAILOVER"},
+		{"sleep", "100ms"},
+		{"r1", "GET", "foo{hash_tag}"},
+		{"r1b", "GET", "foo{hash_tag}"},
+		{"r2", "CLUSTER", "SHARDS"},
+	})
+	want := []string{
+		`r1: SET foo{hash_tag} v -> OK`,
+		`r1: CLUSTER FAILOVER -> (error) ERR You should send CLUSTER FAILOVER to a replica`,
+		`r1b: CLUSTER FAILOVER NOW -> (error) ERR syntax error`,
+		`r1b: CLUSTER FAILOVER -> OK`,
+		`r1: GET foo{hash_tag} -> (error) MOVED 2515 r1b:6379`,
+		`r1b: GET foo{hash_tag} -> "v"`,
+	}
+	if d := cmp.Diff(want, got[:len(got)-1]); d != "" {
+		t.Errorf("manual failover (-want +got):\n%s", d)
+	}
+	if s := got[len(got)-1]; !strings.Contains(s, `"r1b", "endpoint", "r1b", "role", "master"`) || !strings.Contains(s, `"r1", "endpoint", "r1", "role", "replica"`) {
+		t.Errorf("CLUSTER SHARDS after the failover: %s", s)
+	}
+}
