@@ -10,6 +10,8 @@ import "github.com/pkg/errors"
 func (s Spec) checkCluster(d Design) error {
 	t := s.Traits()
 	switch {
+	case s.Topology.ClusterNodeTimeout < 0:
+		return errors.Errorf("cluster node-timeout %v is negative", s.Topology.ClusterNodeTimeout)
 	case s.Topology.Sentinel.Enabled:
 		return errors.New("a cluster topology takes no sentinel: Redis Cluster fails over by itself")
 	case s.lockMasters() > 1 && (t.Quorum || t.AllMasters || t.Masters > 1):

@@ -197,7 +197,12 @@ func (c *Client) waitNow() time.Duration {
 func (c *Client) Masters() []string { return c.ctx.Groups() }
 
 // Primary returns the node the client believes is group's primary.
-func (c *Client) Primary(group string) string { return c.ctx.Primary(group) }
+func (c *Client) Primary(group string) string {
+	if n := c.ctx.ClusterNode(c.Key); n != "" {
+		return n // on a cluster: the node serving the lock key's slot, as the client knows it
+	}
+	return c.ctx.Primary(group)
+}
 
 // Call sends a command to a group (its believed primary) with the default
 // call timeout.

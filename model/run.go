@@ -160,6 +160,7 @@ func (s Spec) Config() (sim.Config, error) {
 			return sim.Config{}, err
 		}
 		cfg.Cluster.Enabled = true
+		cfg.Cluster.NodeTimeout = t.ClusterNodeTimeout
 	}
 	roster := s.Roster()
 	dep, deploys := d.(Deployer)

@@ -206,6 +206,10 @@ type Topology struct {
 	// lock on one master only (not redlock or multi-lock), no sentinel,
 	// and no design that deploys its own nodes.
 	Cluster bool `json:",omitempty"`
+	// ClusterNodeTimeout is the cluster's cluster-node-timeout
+	// (sim.ClusterConfig.NodeTimeout); 0 takes Redis's 15s. Only with
+	// Cluster.
+	ClusterNodeTimeout time.Duration `json:",omitempty"`
 }
 
 // Spec is one run: a design under a topology, workload and fault schedule.

@@ -461,10 +461,17 @@ func (p *parser) sentinel(_ int, args []string, _ string) error {
 
 // cluster makes the masters one Redis Cluster (model.Topology.Cluster).
 func (p *parser) cluster(_ int, args []string, _ string) error {
-	if len(args) > 0 {
-		return errors.Errorf("cluster takes no arguments, got %s", bounded.Q(strings.Join(args, " ")))
+	kvs, err := keyvals(args, "node-timeout")
+	if err != nil {
+		return err
 	}
-	p.s.Spec.Topology.Cluster = true
+	t := &p.s.Spec.Topology
+	t.Cluster = true
+	for _, kv := range kvs {
+		if t.ClusterNodeTimeout, err = parseDur(kv[1], kv[0]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -18,7 +18,9 @@ import (
 // command to the node named, leaving the map alone; TRYAGAIN waits
 // ClusterTryAgainDelay and retries. At most ClusterMaxRedirects
 // redirects and retries per call (go-redis's MaxRedirects default is 3),
-// after which the last reply is returned. Each attempt waits up to the
+// after which the last reply is returned. A call that fails (refused,
+// timed out, CLUSTERDOWN) makes the process read the slot map again for
+// the next one (reload), so that it finds a promoted replica. Each attempt waits up to the
 // call's timeout; ASKING is a call of its own, so a fault can fall
 // between it and the command.
 
@@ -43,6 +45,10 @@ func (c *Ctx) clusterCall(timeout time.Duration, args []string) (resp.Reply, err
 			}
 		}
 		r, err := c.rawCall(node, timeout, args...)
+		p.lastNode = node
+		if err != nil || r.Kind == resp.Error && strings.HasPrefix(r.Str, "CLUSTERDOWN ") {
+			cl.reload(p, args) // the next call goes where the cluster's map says now
+		}
 		if err != nil || r.Kind != resp.Error || tries == ClusterMaxRedirects {
 			return r, err
 		}
@@ -64,6 +70,16 @@ func (c *Ctx) clusterCall(timeout time.Duration, args []string) (resp.Reply, err
 	}
 }
 
+// ClusterNode returns the node this process would send a command on key
+// to first (its slot map), or "" when the world is not a cluster. A
+// design that records which node granted its lock asks it.
+func (c *Ctx) ClusterNode(key string) string {
+	if c.w.cluster == nil {
+		return ""
+	}
+	return c.w.cluster.firstNode(c.t.p, []string{"GET", key})
+}
+
 // rawCall is Call to a node, without cluster routing.
 func (c *Ctx) rawCall(node string, timeout time.Duration, args ...string) (resp.Reply, error) {
 	c.t.op, c.t.target, c.t.args, c.t.timeout = opCall, node, args, timeout
@@ -73,10 +89,15 @@ func (c *Ctx) rawCall(node string, timeout time.Duration, args ...string) (resp.
 
 // firstNode is where process p sends a command first: the node its slot
 // map gives the slot of the command's first key, or, for a keyless
-// command, the primary of the first shard.
+// command (WAIT), the node its last command went to, as a client sends
+// WAIT on the connection of the write it waits for (the first shard's
+// primary before any).
 func (cl *cluster) firstNode(p *proc, args []string) string {
 	keys, _ := clusterCommandKeys(strings.ToUpper(args[0]), args)
 	if len(keys) == 0 {
+		if p.lastNode != "" {
+			return p.lastNode
+		}
 		return cl.groups[0].primary
 	}
 	slot := KeySlot(keys[0])
@@ -87,6 +108,24 @@ func (cl *cluster) firstNode(p *proc, args []string) string {
 		return cl.w.cfg.Groups[g].Primary
 	}
 	return cl.groups[0].primary
+}
+
+// reload is a process reading the slot map again after a failed call (as
+// go-redis reloads CLUSTER SLOTS): the command's slot maps to its owner's
+// current primary. The read itself is not simulated: it takes no time and
+// no fault reaches it.
+func (cl *cluster) reload(p *proc, args []string) {
+	keys, _ := clusterCommandKeys(strings.ToUpper(args[0]), args)
+	if len(keys) == 0 {
+		return
+	}
+	slot := KeySlot(keys[0])
+	if o := cl.owner[slot]; o >= 0 {
+		if p.slots == nil {
+			p.slots = map[int]string{}
+		}
+		p.slots[slot] = cl.groups[o].primary
+	}
 }
 
 // parseRedirect reads "MOVED 3999 r2:6379" or "ASK 3999 r2:6379".

@@ -15,8 +15,9 @@ import (
 // modelled message by message):
 //
 //   - A shard's primary fails when a majority of the cluster's primaries
-//     cannot reach it for ClusterConfig.NodeTimeout (PFAIL agreed into
-//     FAIL).
+//     are up and cannot reach it for ClusterConfig.NodeTimeout (their
+//     PFAIL agreed into FAIL). A cluster of fewer than three shards thus
+//     never fails over automatically, as in Redis.
 //   - Its replicas then run for election: a replica that a majority of the
 //     primaries can reach (their votes) starts after 500ms + a random
 //     0-500ms + its rank x 1s, its rank being its place by replication
@@ -76,6 +77,19 @@ func (cl *cluster) reachedBy(n *node) int {
 	return c
 }
 
+// missedBy counts the primaries other than n that are up and cannot reach
+// n: the PFAIL reports that agree into FAIL (a crashed primary reports
+// nothing).
+func (cl *cluster) missedBy(n *node) int {
+	c := 0
+	for _, p := range cl.primaries() {
+		if p != n && p.up && !cl.reach(p, n) {
+			c++
+		}
+	}
+	return c
+}
+
 // reevaluate is called whenever reachability may have changed (the hooks
 // that call the sentinel's): it starts and stops the timers of failure
 // detection and of the minority side.
@@ -84,7 +98,7 @@ func (cl *cluster) reevaluate() {
 	h := &cl.health
 	for gi, g := range cl.groups {
 		p := w.nodes[g.primary]
-		unreachable := cl.reachedBy(p) < cl.quorum() && len(cl.groups) > 1
+		unreachable := cl.missedBy(p) >= cl.quorum()
 		switch {
 		case !unreachable:
 			delete(h.failingSince, gi)
