@@ -139,9 +139,15 @@ type Client struct {
 }
 
 // NewClient wraps a simulation context for a design. Options must already
-// have their defaults (see Options.WithDefaults).
+// have their defaults (see Options.WithDefaults). On a cluster the token
+// key is "{lock}:token": its hash tag puts it in the lock key's slot, as a
+// deployment on Redis Cluster must for a script that takes both keys.
 func NewClient(ctx *sim.Ctx, opts Options) *Client {
-	return &Client{ctx: ctx, opts: opts, Key: LockKey, TokenKey: LockKey + ":token"}
+	token := LockKey + ":token"
+	if ctx.ClusterNode(LockKey) != "" {
+		token = "{" + LockKey + "}:token"
+	}
+	return &Client{ctx: ctx, opts: opts, Key: LockKey, TokenKey: token}
 }
 
 // Ctx returns the underlying simulation context.
