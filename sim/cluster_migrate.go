@@ -73,18 +73,21 @@ func (cl *cluster) migrate(f Fault) bool {
 		mode = "atomic"
 		cl.paused[slot] = mg
 	}
-	w.record(Event{Actor: dst.name, Kind: KindSlotMigrate, Local: dst.local(), Dur: f.Dur, N: int64(slot), Key: f.Key, Note: mode + " from " + src.name})
-	if !f.Atomic {
-		cl.moveKeys(mg)
+	start := func() {
+		w.record(Event{Actor: dst.name, Kind: KindSlotMigrate, Local: dst.local(), Dur: f.Dur, N: int64(slot), Key: f.Key, Note: mode + " from " + src.name})
+	}
+	if f.Atomic {
+		start()
+	} else {
+		cl.moveKeys(mg, start) // the keys move at once; the event follows their landing
 	}
 	w.schedule(w.now+f.Dur, func() { cl.handOver(mg) })
 	return true
 }
 
 // handOver ends a migration: the importer owns the slot. An atomic
-// migration's hand-over is recorded before its keys move, so that the
-// history shows where they went before they leave the owner
-// (KeysMovedBy).
+// migration's hand-over is recorded once its keys landed on the importer
+// and before they leave the owner (KeysMovedBy).
 func (cl *cluster) handOver(mg *migration) {
 	w := cl.w
 	note := "from " + mg.src.name
@@ -94,10 +97,14 @@ func (cl *cluster) handOver(mg *migration) {
 	delete(cl.moving, mg.slot)
 	cl.owner[mg.slot] = int16(slices.Index(cl.groups, mg.dst.group))
 	cl.epoch++
-	w.record(Event{Actor: mg.dst.name, Kind: KindSlotMoved, Local: mg.dst.local(), N: int64(mg.slot), Note: note})
+	moved := func() {
+		w.record(Event{Actor: mg.dst.name, Kind: KindSlotMoved, Local: mg.dst.local(), N: int64(mg.slot), Note: note})
+	}
 	if mg.atomic {
-		cl.moveKeys(mg)
+		cl.moveKeys(mg, moved)
 		delete(cl.paused, mg.slot)
+	} else {
+		moved()
 	}
 	for _, h := range mg.held {
 		h()
@@ -107,7 +114,8 @@ func (cl *cluster) handOver(mg *migration) {
 
 // KeysMovedBy reports whether event e is where a slot's keys moved to
 // node e.Actor (slot e.N): a legacy migration's start, or an atomic
-// migration's hand-over. The key changes the move records follow it.
+// migration's hand-over. It comes after the keys' changes on the importer
+// and before their deletion on the owner.
 func KeysMovedBy(e Event) bool {
 	return e.Kind == KindSlotMigrate && strings.HasPrefix(e.Note, "legacy ") ||
 		e.Kind == KindSlotMoved && strings.Contains(e.Note, " keys moved")
@@ -130,13 +138,17 @@ func (cl *cluster) slotKeys(mg *migration) []string {
 }
 
 // moveKeys copies the slot's keys from the owner to the importer, each with
-// its remaining TTL, and deletes them on the owner, as MIGRATE does. It
-// returns how many moved. A key of a type locksim does not move stops the
-// run with an error.
-func (cl *cluster) moveKeys(mg *migration) int {
+// its remaining TTL, as MIGRATE does, calls landed (which records the event
+// that says where the keys went, KeysMovedBy), then deletes them on the
+// owner: at every event the lease's node (history.Index's keyHome) holds
+// the key. An importer that crashes on its own key events never
+// acknowledged: the owner keeps its keys. It returns how many moved. A key
+// of a type locksim does not move stops the run with an error.
+func (cl *cluster) moveKeys(mg *migration, landed func()) int {
 	src, dst := mg.src, mg.dst
 	keys := cl.slotKeys(mg) // none when an end is down
 	if len(keys) == 0 {
+		landed()
 		return 0
 	}
 	dst.sync()
@@ -160,14 +172,23 @@ func (cl *cluster) moveKeys(mg *migration) int {
 		if ttl > 0 {
 			dst.m.SetTTL(k, ttl)
 		}
+	}
+	dst.why, dst.lim.stamp = "slot migrated", limitStamp{} // keyspace size changed outside a command
+	dst.afterWrite()
+	if !dst.up {
+		landed()
+		return 0 // crashed on its key events: MIGRATE failed, the owner keeps the keys
+	}
+	landed()
+	if !src.up {
+		return len(keys)
+	}
+	src.sync()
+	for _, k := range keys {
 		src.m.Del(k)
 	}
-	if len(keys) > 0 {
-		dst.why, src.why = "slot migrated", "slot migrated"
-		dst.lim.stamp, src.lim.stamp = limitStamp{}, limitStamp{} // keyspace sizes changed outside a command
-		dst.afterWrite()
-		src.afterWrite()
-	}
+	src.why, src.lim.stamp = "slot migrated", limitStamp{}
+	src.afterWrite()
 	return len(keys)
 }
 
