@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pkg/errors"
 )
 
 // TestKeySlotVectors checks the slot function against the values Redis
@@ -364,5 +366,51 @@ func TestClusterManualFailover(t *testing.T) {
 	}
 	if s := got[len(got)-1]; !strings.Contains(s, `"r1b", "endpoint", "r1b", "role", "master"`) || !strings.Contains(s, `"r1", "endpoint", "r1", "role", "replica"`) {
 		t.Errorf("CLUSTER SHARDS after the failover: %s", s)
+	}
+}
+
+// TestClusterDeterministic: a cluster run with a failover, a migration
+// and two routed clients gives one history per seed, under the fixed and
+// the random same-instant order.
+func TestClusterDeterministic(t *testing.T) {
+	cfg := func(policy InterleavePolicy) Config {
+		main := func(c *Ctx) error {
+			for i := range 40 {
+				if _, err := c.Call("m1", 200*time.Millisecond, "SET", "somekey", c.Name()+strconv.Itoa(i), "PX", "500"); err != nil && !errors.Is(err, ErrTimeout) && !errors.Is(err, ErrRefused) {
+					return err
+				}
+				c.Sleep(time.Duration(50+c.Rand().IntN(50)) * time.Millisecond)
+			}
+			return nil
+		}
+		c := clusterConfig(main)
+		c.Clients = append(c.Clients, ClientConfig{Name: "B", Main: main})
+		c.Cluster.NodeTimeout = 500 * time.Millisecond
+		c.Interleave = Interleave{Policy: policy}
+		c.Faults = []Fault{
+			{Kind: FaultSlotMigrate, Target: "r1", Key: "somekey", At: 300 * time.Millisecond, Dur: 300 * time.Millisecond},
+			{Kind: FaultNodeCrash, Target: "r1", At: time.Second, Dur: 2 * time.Second},
+		}
+		return c
+	}
+	for _, policy := range []InterleavePolicy{InterleaveFixed, InterleaveRandom} {
+		var hashes []string
+		var promoted bool
+		for range 2 {
+			h, err := Run(cfg(policy), 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hashes = append(hashes, h.Hash())
+			for _, e := range h {
+				promoted = promoted || e.Kind == KindPromote && e.Actor == "r1b"
+			}
+		}
+		if hashes[0] != hashes[1] {
+			t.Errorf("interleave %q: two runs of seed 5 gave hashes %v", policy, hashes)
+		}
+		if !promoted {
+			t.Errorf("interleave %q: r1b was not promoted after r1 crashed with the migrated slot", policy)
+		}
 	}
 }
