@@ -225,6 +225,7 @@ var menuKinds = []menuKind{
 	}},
 	{kind: sim.FaultClockDrift, Skip: "drift acts over time rather than at a moment: left to the random search"},
 	{kind: sim.FaultEvict, Skip: "eviction needs a volatile-* maxmemory policy: left to the random search"},
+	{kind: sim.FaultClusterFailover, Skip: "a manual failover is an operator's action on a cluster, not a failure at a point of the run: left to the random search"},
 	{kind: sim.FaultSlotMigrate, Skip: "a slot migration is an operator's resharding of a cluster, not a failure at a point of the run: left to the random search"},
 }
 

@@ -1206,6 +1206,15 @@ func randomSpecFor(r *rand.Rand, design string, kinds []sim.FaultKind) model.Spe
 			s.Topology.ClusterNodeTimeout = ms(200, 1500)
 			f = sim.Fault{Kind: sim.FaultSlotMigrate, At: at, Target: model.NodeName(0, 0, s.Topology.Replicas), Key: "lock",
 				Atomic: r.IntN(2) == 0, Dur: ms(1, int(2*ttl/time.Millisecond))}
+		case sim.FaultClusterFailover:
+			// On a cluster: an operator fails m2 (the lock's shard) over.
+			if s.Traits().Quorum || s.Traits().AllMasters || s.Design == model.Redlock || s.Topology.Replicas == 0 {
+				continue
+			}
+			s.Topology.Cluster, s.Topology.Sentinel = true, sim.SentinelConfig{}
+			s.Topology.Masters = max(3, s.Topology.Masters)
+			s.Topology.ClusterNodeTimeout = ms(200, 1500)
+			f = sim.Fault{Kind: sim.FaultClusterFailover, At: at, Target: model.NodeName(1, 1, s.Topology.Replicas), Force: r.IntN(2) == 0}
 		}
 		s.Faults = append(s.Faults, f)
 	}

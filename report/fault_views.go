@@ -80,6 +80,13 @@ var faultViews = map[sim.Kind]faultView{
 	sim.KindSlotMigrate: {story: true, scene: true, describe: func(t *timeline, e sim.Event) string {
 		return e.Actor + " starts importing hash slot " + itoa(e.N) + " (key " + e.Key + ", " + e.Note + ") for " + short(e.Dur)
 	}},
+	sim.KindClusterFailover: {story: true, describe: func(t *timeline, e sim.Event) string {
+		s := "an operator sent CLUSTER FAILOVER to " + e.Actor
+		if e.Note == "force" {
+			s += " (FORCE: it does not wait to catch up)"
+		}
+		return s
+	}},
 	sim.KindSlotMoved: {story: true, describe: func(t *timeline, e sim.Event) string {
 		return "hash slot " + itoa(e.N) + " now served by " + e.Actor + " (" + e.Note + "); the old owner answers MOVED"
 	}},

@@ -21,8 +21,8 @@ func TestEveryFaultKindIsDrawn(t *testing.T) {
 	cluster.Topology.Cluster, cluster.Topology.Replicas = true, 1
 	for _, k := range sim.FaultKinds {
 		base := base
-		if k == sim.FaultSlotMigrate {
-			base = cluster // slot-migrate is drawn on clusters only
+		if k == sim.FaultSlotMigrate || k == sim.FaultClusterFailover {
+			base = cluster // drawn on clusters only
 		}
 		if _, ok := faultDraws[k]; !ok {
 			t.Errorf("fault kind %s has no draw in faultDraws (scenarios/generate_faults.go)", k)

@@ -143,6 +143,16 @@ var faultDraws = map[sim.FaultKind]faultDraw{
 	// past down-after (the group fails over), or one that outlasts the
 	// TTL (the lock key expires while the node is blocked).
 	sim.FaultSlotMigrate: {draw: drawSlotMigrate},
+	// cluster-failover (clusters only): an operator fails a shard over to
+	// one of its replicas, forced one time in three.
+	sim.FaultClusterFailover: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault {
+		if !sh.s.Topology.Cluster || len(sh.replicas) == 0 {
+			return nil
+		}
+		f := sim.Fault{Kind: sim.FaultClusterFailover, Target: pick(d, sh.replicas, "replica"), Force: oneIn(d, 3, "force")}
+		sh.when(d, &f)
+		return []sim.Fault{f}
+	}},
 	sim.FaultNodeStall: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault {
 		f := sim.Fault{Kind: sim.FaultNodeStall, Target: pick(d, sh.nodes, "node")}
 		switch c := intIn(d, 0, 2, "stall class"); {

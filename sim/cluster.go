@@ -47,8 +47,8 @@ func (cc ClusterConfig) validate(c *Config) error {
 			return errors.New("cluster.slots is set but the cluster is not enabled")
 		}
 		for i, f := range c.Faults {
-			if f.Kind == FaultSlotMigrate {
-				return errors.Errorf("faults[%d] (slot-migrate) needs a cluster (cluster.enabled)", i)
+			if f.Kind == FaultSlotMigrate || f.Kind == FaultClusterFailover {
+				return errors.Errorf("faults[%d] (%s) needs a cluster (cluster.enabled)", i, f.Kind)
 			}
 		}
 		return nil

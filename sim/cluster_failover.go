@@ -217,6 +217,23 @@ func (cl *cluster) markDown(n *node, since time.Duration) {
 	cl.w.record(Event{Actor: n.name, Kind: KindClusterState, Local: n.local(), Note: "fail: cannot reach a majority of primaries; keyed commands get CLUSTERDOWN"})
 }
 
+func (w *World) applyClusterFailover(i int, f Fault, _ time.Duration) {
+	n := w.nodes[f.Target]
+	if w.cluster == nil || n.group == nil || n.role != roleReplica || !n.up || n.stalled {
+		w.faultOut[i] = FaultNoTarget
+		return
+	}
+	args := []string{"CLUSTER", "FAILOVER"}
+	note := ""
+	if f.Force {
+		args, note = append(args, "FORCE"), "force"
+	}
+	w.record(Event{Actor: n.name, Kind: KindClusterFailover, Local: n.local(), Note: note})
+	if w.cluster.manualFailover(n, args).IsError() {
+		w.faultOut[i] = FaultNoTarget // its primary is unreachable: only FORCE would do
+	}
+}
+
 // manualFailover serves CLUSTER FAILOVER [FORCE|TAKEOVER] on node n.
 func (cl *cluster) manualFailover(n *node, args []string) resp.Reply {
 	mode := ""

@@ -414,3 +414,28 @@ func TestClusterDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterFailoverFault: the cluster-failover fault promotes the
+// replica it names (with the key it had replicated), and the old primary
+// redirects to it.
+func TestClusterFailoverFault(t *testing.T) {
+	cfg := func(main func(*Ctx) error) Config {
+		c := clusterConfig(main)
+		c.Faults = []Fault{{Kind: FaultClusterFailover, Target: "r3b", At: time.Second}}
+		return c
+	}
+	got := clusterSteps(t, cfg, [][]string{
+		{"r3", "SET", "somekey", "v"},
+		{"sleep", "1500ms"},
+		{"r3", "GET", "somekey"},
+		{"r3b", "GET", "somekey"},
+	})
+	want := []string{
+		`r3: SET somekey v -> OK`,
+		`r3: GET somekey -> (error) MOVED 11058 r3b:6379`,
+		`r3b: GET somekey -> "v"`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("cluster-failover fault (-want +got):\n%s", d)
+	}
+}

@@ -53,6 +53,11 @@ const (
 	// Redis 8.4's atomic migration (writes to the slot wait on the source
 	// for Dur, then the keys and the slot move together).
 	FaultSlotMigrate FaultKind = "slot-migrate"
+	// FaultClusterFailover sends CLUSTER FAILOVER (FORCE with Force) to the
+	// cluster replica Target, as an operator does (cluster_failover.go):
+	// it is promoted once it has applied what its primary sent, or at once
+	// with Force.
+	FaultClusterFailover FaultKind = "cluster-failover"
 )
 
 // Targets says which names a fault kind acts on, and in which Fault
@@ -390,6 +395,13 @@ func faultKindTable() []FaultKindInfo {
 				return nil
 			},
 			apply: (*World).applySlotMigrate,
+		},
+		{
+			Kind: FaultClusterFailover, About: "an operator's CLUSTER FAILOVER on a cluster replica: promoted once caught up, or at once with force",
+			Targets: TargetNode, Syntax: "NODE", Flag: "force", flag: func(f *Fault) *bool { return &f.Force },
+			Events: []Kind{KindClusterFailover},
+			parse:  parseTarget("a replica"), format: formatTarget, check: noCheck,
+			apply: (*World).applyClusterFailover,
 		},
 	}
 }
