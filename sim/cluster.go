@@ -400,3 +400,11 @@ func (w *World) ClusterSeeds() []string {
 	}
 	return addrs
 }
+
+// The event kinds of a cluster (their KindInfo rows are in kinds.go).
+const (
+	KindSlotMigrate     Kind = "slot-migrate"
+	KindSlotMoved       Kind = "slot-moved"
+	KindClusterState    Kind = "cluster-state"
+	KindClusterFailover Kind = "cluster-failover"
+)

@@ -45,7 +45,7 @@ func (c *Ctx) clusterCall(timeout time.Duration, args []string) (resp.Reply, err
 			}
 		}
 		r, err := c.rawCall(node, timeout, args...)
-		p.lastNode = node
+		p.routed = node
 		if err != nil || r.Kind == resp.Error && strings.HasPrefix(r.Str, "CLUSTERDOWN ") {
 			cl.reload(p, args) // the next call goes where the cluster's map says now
 		}
@@ -95,8 +95,8 @@ func (c *Ctx) rawCall(node string, timeout time.Duration, args ...string) (resp.
 func (cl *cluster) firstNode(p *proc, args []string) string {
 	keys, _ := clusterCommandKeys(strings.ToUpper(args[0]), args)
 	if len(keys) == 0 {
-		if p.lastNode != "" {
-			return p.lastNode
+		if p.routed != "" {
+			return p.routed
 		}
 		return cl.groups[0].primary
 	}

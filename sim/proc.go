@@ -30,12 +30,12 @@ type proc struct {
 	paused      bool
 	deferred    []action // wake-ups and operations queued while paused, run in order on resume
 
-	view     map[string]string // group -> primary this process believes in
-	slots    map[int]string    // on a cluster: slot -> node, as MOVED replies taught it
-	lastNode string            // on a cluster: the node the last routed command went to
-	mailbox  map[string]int    // pub/sub channel -> undelivered messages
-	subs     map[string]string // channel -> node subscribed on
-	calls    uint64            // call ids, unique per process
+	view    map[string]string // group -> primary this process believes in
+	slots   map[int]string    // on a cluster: slot -> node, as MOVED replies taught it
+	routed  string            // on a cluster: the node the last routed command went to
+	mailbox map[string]int    // pub/sub channel -> undelivered messages
+	subs    map[string]string // channel -> node subscribed on
+	calls   uint64            // call ids, unique per process
 
 	ext *External // non-nil for an external process (external.go)
 }
@@ -89,7 +89,7 @@ var ErrTimeout = errors.New("timeout")
 var ErrRefused = errors.New("connection refused")
 
 func (p *proc) start() {
-	p.slots, p.lastNode = nil, "" // a restarted process reads the cluster's slot map anew
+	p.slots, p.routed = nil, "" // a restarted process reads the cluster's slot map anew
 	p.view = map[string]string{}
 	for name, g := range p.w.groups {
 		p.view[name] = g.primary
