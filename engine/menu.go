@@ -241,6 +241,8 @@ var menuKinds = []menuKind{
 			}
 		}
 	}},
+	{kind: sim.FaultClusterFailover, Skip: "a manual failover is an operator's action on a cluster, not a failure at a point of the run: left to the random search"},
+	{kind: sim.FaultSlotMigrate, Skip: "a slot migration is an operator's resharding of a cluster, not a failure at a point of the run: left to the random search"},
 }
 
 // sizeOrForever is a class's size for picking a group's smallest

@@ -139,9 +139,15 @@ type Client struct {
 }
 
 // NewClient wraps a simulation context for a design. Options must already
-// have their defaults (see Options.WithDefaults).
+// have their defaults (see Options.WithDefaults). On a cluster the token
+// key is "{lock}:token": its hash tag puts it in the lock key's slot, as a
+// deployment on Redis Cluster must for a script that takes both keys.
 func NewClient(ctx *sim.Ctx, opts Options) *Client {
-	return &Client{ctx: ctx, opts: opts, Key: LockKey, TokenKey: LockKey + ":token"}
+	token := LockKey + ":token"
+	if ctx.ClusterNode(LockKey) != "" {
+		token = "{" + LockKey + "}:token"
+	}
+	return &Client{ctx: ctx, opts: opts, Key: LockKey, TokenKey: token}
 }
 
 // Ctx returns the underlying simulation context.
@@ -197,7 +203,12 @@ func (c *Client) waitNow() time.Duration {
 func (c *Client) Masters() []string { return c.ctx.Groups() }
 
 // Primary returns the node the client believes is group's primary.
-func (c *Client) Primary(group string) string { return c.ctx.Primary(group) }
+func (c *Client) Primary(group string) string {
+	if n := c.ctx.ClusterNode(c.Key); n != "" {
+		return n // on a cluster: the node serving the lock key's slot, as the client knows it
+	}
+	return c.ctx.Primary(group)
+}
 
 // Call sends a command to a group (its believed primary) with the default
 // call timeout.

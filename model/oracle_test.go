@@ -37,6 +37,7 @@ type oracle struct {
 	byValue  map[string]*belief           // lock value -> the section acquired with it
 	lastSeen map[string]map[string]string // node -> key -> its value when the node was last up
 	keys     []string                     // every key a node has held, in the order first seen
+	slotHome map[int]string               // on a cluster: slot -> the node its keys last moved to
 
 	// fifo: each client's acquisition in progress, and the order in
 	// which acquisitions reached a node
@@ -172,7 +173,16 @@ func newOracle(s model.Spec) *oracle {
 		inAttempt: map[string]bool{}, counts: map[string]int64{},
 		pausedUntil: map[string]time.Duration{}, pauseEnds: map[string]time.Duration{}, forever: map[string]int{}, crashed: map[string]bool{}, stalled: map[string]bool{}, grantOrder: map[string]int{},
 		attemptSeq: map[string]int{}, offClock: offClocks(s), tries: map[string]*try{}, pauseSpans: map[string][][2]time.Duration{},
-		parts: map[string][2][]string{}, clientDown: map[string]bool{}}
+		parts: map[string][2][]string{}, clientDown: map[string]bool{}, slotHome: map[int]string{}}
+}
+
+// home is where a lease granted by node on key lives now: node, or on a
+// cluster the node a slot migration last moved the key's slot to.
+func (o *oracle) home(node, key string) string {
+	if n, ok := o.slotHome[sim.KeySlot(key)]; ok {
+		return n
+	}
+	return node
 }
 
 func (o *oracle) believes(w *sim.World, b *belief) bool {
@@ -206,6 +216,9 @@ func (o *oracle) serving(w *sim.World, node string) bool {
 
 func (o *oracle) observe(w *sim.World, e sim.Event) {
 	o.lastEvent = e.At
+	if sim.KeysMovedBy(e) {
+		o.slotHome[int(e.N)] = e.Actor
+	}
 	switch e.Kind {
 	case sim.KindNodeStall:
 		o.stalled[e.Actor] = true
@@ -452,7 +465,7 @@ func (o *oracle) accepted(w *sim.World, e sim.Event) {
 	// others too.
 	counted := map[history.Grant]bool{}
 	for _, gr := range slices.Concat(b.grants, b.unseen) {
-		a := history.Grant{Node: authority(w, gr.Node), Key: gr.Key}
+		a := history.Grant{Node: authority(w, o.home(gr.Node, gr.Key)), Key: gr.Key}
 		if counted[a] {
 			continue
 		}
@@ -490,7 +503,7 @@ func (o *oracle) unseenGrants(w *sim.World, b *belief) []history.Grant {
 	keys := []string{b.key}
 	covered := map[history.Grant]bool{}
 	for _, gr := range b.grants {
-		covered[history.Grant{Node: authority(w, gr.Node), Key: gr.Key}] = true
+		covered[history.Grant{Node: authority(w, o.home(gr.Node, gr.Key)), Key: gr.Key}] = true
 		if !slices.Contains(keys, gr.Key) {
 			keys = append(keys, gr.Key)
 		}
@@ -624,7 +637,7 @@ func (o *oracle) premature(w *sim.World, e sim.Event) {
 		}
 		alive := 0
 		for _, g := range b.grants {
-			if o.nodeHolds(w, authority(w, g.Node), g.Key, b.value) {
+			if o.nodeHolds(w, authority(w, o.home(g.Node, g.Key)), g.Key, b.value) {
 				alive++
 			}
 		}
@@ -1196,6 +1209,26 @@ func randomSpecFor(r *rand.Rand, design string, kinds []sim.FaultKind) model.Spe
 				kinds := []sim.Kind{history.KindAcquired, sim.KindCall, history.KindWrite, history.KindReleaseSend}
 				f.At, f.After = 0, &sim.Trigger{Actor: c, Kind: kinds[r.IntN(len(kinds))], Nth: 1 + r.IntN(4)}
 			}
+		case sim.FaultSlotMigrate:
+			// On a cluster of the spec's groups (three at least): "lock"
+			// (slot 8718) moves from m2 to m1, legacy or atomic.
+			if s.Traits().Quorum || s.Traits().AllMasters || s.Design == model.Redlock {
+				continue // locks on several masters: does not run on a cluster
+			}
+			s.Topology.Cluster, s.Topology.Sentinel = true, sim.SentinelConfig{}
+			s.Topology.Masters = max(3, s.Topology.Masters)
+			s.Topology.ClusterNodeTimeout = ms(200, 1500)
+			f = sim.Fault{Kind: sim.FaultSlotMigrate, At: at, Target: model.NodeName(0, 0, s.Topology.Replicas), Key: "lock",
+				Atomic: r.IntN(2) == 0, Dur: ms(1, int(2*ttl/time.Millisecond))}
+		case sim.FaultClusterFailover:
+			// On a cluster: an operator fails m2 (the lock's shard) over.
+			if s.Traits().Quorum || s.Traits().AllMasters || s.Design == model.Redlock || s.Topology.Replicas == 0 {
+				continue
+			}
+			s.Topology.Cluster, s.Topology.Sentinel = true, sim.SentinelConfig{}
+			s.Topology.Masters = max(3, s.Topology.Masters)
+			s.Topology.ClusterNodeTimeout = ms(200, 1500)
+			f = sim.Fault{Kind: sim.FaultClusterFailover, At: at, Target: model.NodeName(1, 1, s.Topology.Replicas), Force: r.IntN(2) == 0}
 		}
 		s.Faults = append(s.Faults, f)
 	}

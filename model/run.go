@@ -31,6 +31,9 @@ func (s Spec) WithDefaults() Spec {
 	}
 	if s.Topology.Masters == 0 {
 		s.Topology.Masters = max(1, t.Masters)
+		if s.Topology.Cluster {
+			s.Topology.Masters = 3
+		}
 	}
 	if s.Topology.Replicas == 0 {
 		s.Topology.Replicas = t.Replicas
@@ -152,6 +155,13 @@ func (s Spec) Config() (sim.Config, error) {
 		Until:      s.Until,
 		Limits:     s.Limits,
 		Services:   []sim.ServiceConfig{{Name: ResourceName, Handler: res}},
+	}
+	if t.Cluster {
+		if err := s.checkCluster(d); err != nil {
+			return sim.Config{}, err
+		}
+		cfg.Cluster.Enabled = true
+		cfg.Cluster.NodeTimeout = t.ClusterNodeTimeout
 	}
 	roster := s.Roster()
 	dep, deploys := d.(Deployer)

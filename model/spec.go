@@ -207,6 +207,17 @@ type Topology struct {
 	// (Traits.Needs): redis-7.0 for every design but set-ifeq, which
 	// takes redis-8.4.
 	Server string `json:",omitempty"`
+	// Cluster makes the Masters groups the shards of one Redis Cluster
+	// (sim.ClusterConfig): the design's calls to its master go to the
+	// node serving the lock key's slot and follow MOVED and ASK. Default
+	// Masters is then 3 (Redis Cluster's minimum). It takes designs that
+	// lock on one master only (not redlock or multi-lock), no sentinel,
+	// and no design that deploys its own nodes.
+	Cluster bool `json:",omitempty"`
+	// ClusterNodeTimeout is the cluster's cluster-node-timeout
+	// (sim.ClusterConfig.NodeTimeout); 0 takes Redis's 15s. Only with
+	// Cluster.
+	ClusterNodeTimeout time.Duration `json:",omitempty"`
 }
 
 // Spec is one run: a design under a topology, workload and fault schedule.

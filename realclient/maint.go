@@ -2,8 +2,6 @@ package realclient
 
 import (
 	"reflect"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // disableMaintNotifications turns go-redis's maintenance notifications
@@ -15,7 +13,8 @@ import (
 // Protocol 2 does not do it (the endpoint type is still detected). A user's
 // own setting (WithRedisOptions runs after) is kept. TestMaintNotificationsOff
 // (realclient/libs, at a go-redis that has the field) checks the result.
-func disableMaintNotifications(opt *redis.Options) {
+// opt is a *redis.Options or a *redis.ClusterOptions.
+func disableMaintNotifications(opt any) {
 	f := reflect.ValueOf(opt).Elem().FieldByName("MaintNotificationsConfig")
 	if !f.IsValid() || f.Kind() != reflect.Pointer || !f.IsNil() || f.Type().Elem().Kind() != reflect.Struct {
 		return

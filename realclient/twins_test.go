@@ -27,7 +27,7 @@ import (
 // context's deadline), compare-and-PEXPIRE to extend, compare-and-delete
 // to release, and a validity (Until) from the moment the SET was sent.
 type twinLock struct {
-	c     *goredislib.Client
+	c     goredislib.Cmdable // a *Client, or a *ClusterClient (cluster_test.go)
 	key   string
 	name  string
 	ttl   time.Duration

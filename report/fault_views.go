@@ -77,6 +77,19 @@ var faultViews = map[sim.Kind]faultView{
 	sim.KindNodeStall: {mark: markNodeStall, story: true, scene: true, describe: func(t *timeline, e sim.Event) string {
 		return "node " + e.Actor + " stalled (its thread blocked) for " + short(e.Dur) + ", until " + fmtT(e.At+e.Dur)
 	}},
+	sim.KindSlotMigrate: {story: true, scene: true, describe: func(t *timeline, e sim.Event) string {
+		return e.Actor + " starts importing hash slot " + itoa(e.N) + " (key " + e.Key + ", " + e.Note + ") for " + short(e.Dur)
+	}},
+	sim.KindClusterFailover: {story: true, describe: func(t *timeline, e sim.Event) string {
+		s := "an operator sent CLUSTER FAILOVER to " + e.Actor
+		if e.Note == "force" {
+			s += " (FORCE: it does not wait to catch up)"
+		}
+		return s
+	}},
+	sim.KindSlotMoved: {story: true, describe: func(t *timeline, e sim.Event) string {
+		return "hash slot " + itoa(e.N) + " now served by " + e.Actor + " (" + e.Note + "); the old owner answers MOVED"
+	}},
 	sim.KindNodeResume: {mark: markNodeResume, story: true, describe: func(t *timeline, e sim.Event) string {
 		return "node " + e.Actor + " serves again: " + itoa(e.N) + " waiting requests and messages run"
 	}},

@@ -19,6 +19,7 @@ var IDs = []string{
 	"crash-before-expire",
 	"failover-lost-write",
 	"wait-wrong-replica",
+	"cluster-reshard-failover",
 	"minority-primary",
 	"restart-empty",
 	"clock-jump",

@@ -17,7 +17,13 @@ func TestEveryFaultKindIsDrawn(t *testing.T) {
 	base := model.Spec{Design: model.Watchdog}
 	base.Topology.Masters, base.Topology.Replicas = 1, 1
 	base.Topology.Sentinel.Enabled = true
+	cluster := model.Spec{Design: model.Watchdog}
+	cluster.Topology.Cluster, cluster.Topology.Replicas = true, 1
 	for _, k := range sim.FaultKinds {
+		base := base
+		if k == sim.FaultSlotMigrate || k == sim.FaultClusterFailover {
+			base = cluster // drawn on clusters only
+		}
 		if _, ok := faultDraws[k]; !ok {
 			t.Errorf("fault kind %s has no draw in faultDraws (scenarios/generate_faults.go)", k)
 			continue

@@ -59,6 +59,13 @@ func (s *Scenario) Format() []byte {
 		}
 		line(w...)
 	}
+	if t.Cluster {
+		w := []string{"cluster"}
+		if t.ClusterNodeTimeout != 0 {
+			w = append(w, "node-timeout="+fmtDur(t.ClusterNodeTimeout))
+		}
+		line(w...)
+	}
 	for _, n := range sortedNodes(t.Priorities) {
 		line("priority", n+"="+strconv.Itoa(t.Priorities[n]))
 	}

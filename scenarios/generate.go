@@ -61,6 +61,11 @@ import (
 //   - starve (only when Kinds names it): one task of a client, its
 //     watchdog (when the design renews) or its main task, runs late by a
 //     pause's length, placed as pauses are; the rest of the process runs.
+//   - slot-migrate (only when Kinds names it, on a cluster): the lock
+//     key's slot moves to another shard, legacy (ASK for 0.5-3 TTLs) or
+//     atomic (a write pause of 0.3-2 TTLs).
+//   - cluster-failover (only when Kinds names it, on a cluster with
+//     replicas): CLUSTER FAILOVER to a replica, FORCE one time in three.
 //
 // Draws are biased toward small and boundary values (see RandDraws), and
 // rapid shrinks them toward fewer, shorter, earlier faults.

@@ -54,7 +54,7 @@ func (g Gen) config(d Draws, base model.Spec) model.Spec {
 	if s.Topology.Replicas == 0 {
 		s.Topology.Replicas = t.Replicas
 	}
-	if s.Topology.Replicas > 0 && !s.Topology.Sentinel.Enabled {
+	if s.Topology.Replicas > 0 && !s.Topology.Sentinel.Enabled && !s.Topology.Cluster { // a cluster fails over by itself
 		s.Topology.Sentinel.Enabled = true
 		if s.Topology.Sentinel.DownAfter == 0 {
 			s.Topology.Sentinel.DownAfter = ttl

@@ -142,6 +142,17 @@ var faultDraws = map[sim.FaultKind]faultDraw{
 	// node-stall: a slow command about the call timeout long, a block
 	// past down-after (the group fails over), or one that outlasts the
 	// TTL (the lock key expires while the node is blocked).
+	sim.FaultSlotMigrate: {draw: drawSlotMigrate},
+	// cluster-failover (clusters only): an operator fails a shard over to
+	// one of its replicas, forced one time in three.
+	sim.FaultClusterFailover: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault {
+		if !sh.s.Topology.Cluster || len(sh.replicas) == 0 {
+			return nil
+		}
+		f := sim.Fault{Kind: sim.FaultClusterFailover, Target: pick(d, sh.replicas, "replica"), Force: oneIn(d, 3, "force")}
+		sh.when(d, &f)
+		return []sim.Fault{f}
+	}},
 	sim.FaultNodeStall: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault {
 		f := sim.Fault{Kind: sim.FaultNodeStall, Target: pick(d, sh.nodes, "node")}
 		switch c := intIn(d, 0, 2, "stall class"); {
@@ -169,6 +180,40 @@ var faultDraws = map[sim.FaultKind]faultDraw{
 		g.place(d, sh, &f, c)
 		return []sim.Fault{f}
 	}, placed: true},
+}
+
+// slot-migrate (cluster topologies only): move the lock key's slot to
+// another shard's primary, the legacy way (ASK for 0.5-3 TTLs) or the
+// atomic way (a write pause of 0.3-2 TTLs, which a renewal may land in).
+func drawSlotMigrate(_ Gen, d Draws, sh shape) []sim.Fault {
+	if !sh.s.Topology.Cluster || len(sh.primaries) < 2 {
+		return nil
+	}
+	key := model.LockKeys(sh.s)[0]
+	var groups []string
+	for _, g := range sh.s.Roster().Groups {
+		groups = append(groups, g.Name)
+	}
+	var owner string
+	for _, r := range sim.EvenSlots(groups) {
+		if s := sim.KeySlot(key); r.First <= s && s <= r.Last {
+			owner = r.Group
+		}
+	}
+	var targets []string
+	for _, g := range sh.s.Roster().Groups {
+		if g.Name != owner {
+			targets = append(targets, g.Primary)
+		}
+	}
+	f := sim.Fault{Kind: sim.FaultSlotMigrate, Target: pick(d, targets, "node"), Key: key}
+	if f.Atomic = flip(d, "atomic"); f.Atomic {
+		f.Dur = frac(d, sh.ttl, 0.3, 2, "write pause")
+	} else {
+		f.Dur = frac(d, sh.ttl, 0.5, 3, "migration")
+	}
+	sh.when(d, &f)
+	return []sim.Fault{f}
 }
 
 // pauseLength draws a pause: a few ms, about the call timeout, just under

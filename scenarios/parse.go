@@ -125,6 +125,7 @@ func init() {
 		"designs":  {parse: (*parser).designs},
 		"topology": {parse: (*parser).topology},
 		"sentinel": {parse: (*parser).sentinel},
+		"cluster":  {parse: (*parser).cluster},
 		"priority": {many: true, parse: (*parser).priority},
 		"clients":  {parse: (*parser).clients},
 		"ttl":      {parse: durField(func(s *model.Spec) *time.Duration { return &s.Options.TTL }, true, model.MaxTTL)},
@@ -453,6 +454,22 @@ func (p *parser) sentinel(_ int, args []string, _ string) error {
 			sc.DownAfter = d
 		} else {
 			sc.DiscoveryDelay = d
+		}
+	}
+	return nil
+}
+
+// cluster makes the masters one Redis Cluster (model.Topology.Cluster).
+func (p *parser) cluster(_ int, args []string, _ string) error {
+	kvs, err := keyvals(args, "node-timeout")
+	if err != nil {
+		return err
+	}
+	t := &p.s.Spec.Topology
+	t.Cluster = true
+	for _, kv := range kvs {
+		if t.ClusterNodeTimeout, err = parseDur(kv[1], kv[0]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -136,7 +136,9 @@ type Config struct {
 	Services []ServiceConfig
 	Network  network.Config
 	Sentinel SentinelConfig
-	Faults   []Fault
+	// Cluster makes the groups one Redis Cluster (cluster.go).
+	Cluster ClusterConfig `json:",omitempty"`
+	Faults  []Fault
 	// Server is the Redis or Valkey release every node models
 	// (ParseVersion: "redis-7.0", "redis-8.4", "valkey-9.0"); "" is
 	// DefaultServer. It decides which commands and options the nodes
@@ -366,6 +368,9 @@ func (c *Config) Validate() error {
 			}
 			inGroup[m] = g.Name
 		}
+	}
+	if err := c.Cluster.validate(c); err != nil {
+		return err
 	}
 	machines := 0
 	for _, nc := range c.Nodes {

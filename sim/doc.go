@@ -39,6 +39,15 @@
 // keyspace (touched.go: the same events in the same order; commands it
 // cannot follow fall back to the whole reading).
 //
+// With Config.Cluster the groups are one Redis Cluster (cluster.go): hash
+// slots (CRC16 with hash tags), MOVED/ASK/CROSSSLOT/TRYAGAIN/CLUSTERDOWN
+// as Redis 7 gives them, the CLUSTER commands clients read
+// (cluster_cmd.go), failover by the cluster's own election after the node
+// timeout (cluster_failover.go), and slot migration, legacy or Redis 8.4's
+// atomic one, as the slot-migrate fault (cluster_migrate.go). A simulated
+// process calling a group of a cluster is routed as a cluster client
+// routes (cluster_client.go); every node reads one slot map (no gossip).
+//
 // A node may run a Machine instead of Redis (machine.go: the raft members
 // of package consensus). It keeps the node's name on the network, its
 // clock, and its crash and restart faults; it gets timers on the node's

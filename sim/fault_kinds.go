@@ -52,6 +52,17 @@ const (
 	// for the window's end while the process's other tasks run on
 	// (starve.go).
 	FaultStarve FaultKind = "starve"
+	// FaultSlotMigrate moves the hash slot of Key to the cluster primary
+	// Target (cluster_migrate.go): legacy (the keys move at once, ASK
+	// redirects for Dur, then the slot is handed over) or, with Atomic,
+	// Redis 8.4's atomic migration (writes to the slot wait on the source
+	// for Dur, then the keys and the slot move together).
+	FaultSlotMigrate FaultKind = "slot-migrate"
+	// FaultClusterFailover sends CLUSTER FAILOVER (FORCE with Force) to the
+	// cluster replica Target, as an operator does (cluster_failover.go):
+	// it is promoted once it has applied what its primary sent, or at once
+	// with Force.
+	FaultClusterFailover FaultKind = "cluster-failover"
 )
 
 // Targets says which names a fault kind acts on, and in which Fault
@@ -388,6 +399,36 @@ func faultKindTable() []FaultKindInfo {
 				return nil
 			},
 			apply: (*World).applyStarve,
+		},
+		{
+			Kind: FaultSlotMigrate, About: "move a key's hash slot to another cluster primary: legacy (ASK redirects for a while) or atomic (Redis 8.4: writes to the slot paused for a while)",
+			Targets: TargetNode, Syntax: "NODE key=KEY", Flag: "atomic", flag: func(f *Fault) *bool { return &f.Atomic },
+			Events: []Kind{KindSlotMigrate, KindSlotMoved}, LastsDur: true,
+			parse: func(f *Fault, a FaultArgs) (err error) {
+				if f.Target, err = a.Arg("a node"); err != nil {
+					return err
+				}
+				f.Key, err = keyed(a, f.Kind, "key", "KEY")
+				return err
+			},
+			format: func(f Fault) string { return f.Target + " key=" + f.Key },
+			check: func(f Fault) error {
+				switch {
+				case f.Key == "":
+					return errors.New("slot-migrate needs a key")
+				case f.Dur <= 0:
+					return errors.New("slot-migrate needs a positive duration: for D")
+				}
+				return nil
+			},
+			apply: (*World).applySlotMigrate,
+		},
+		{
+			Kind: FaultClusterFailover, About: "an operator's CLUSTER FAILOVER on a cluster replica: promoted once caught up, or at once with force",
+			Targets: TargetNode, Syntax: "NODE", Flag: "force", flag: func(f *Fault) *bool { return &f.Force },
+			Events: []Kind{KindClusterFailover},
+			parse:  parseTarget("a replica"), format: formatTarget, check: noCheck,
+			apply: (*World).applyClusterFailover,
 		},
 	}
 }

@@ -96,6 +96,12 @@ type Fault struct {
 	Task string
 	// Restart makes a crashed process restart after Dur.
 	Restart bool
+	// Atomic makes a slot-migrate fault Redis 8.4's atomic slot
+	// migration (a write pause) instead of the legacy one (ASK).
+	Atomic bool `json:",omitempty"`
+	// Force makes a cluster-failover fault CLUSTER FAILOVER FORCE: the
+	// replica does not wait to catch up with its primary.
+	Force bool `json:",omitempty"`
 }
 
 // String renders the fault in the canonical scenario-file syntax, which

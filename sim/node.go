@@ -88,6 +88,13 @@ type node struct {
 	// miniredis instance.
 	mctx MachineCtx
 	mrng *rand.Rand
+	// clusterTop is the command a cluster node is running for a client,
+	// clusterSlot the slot its keys (or its script's keys so far) hash
+	// to, -1 none, and clusterAsking whether it came after ASKING
+	// (cluster.go).
+	clusterTop    string
+	clusterSlot   int
+	clusterAsking bool
 }
 
 func newNode(w *World, nc NodeConfig) (*node, error) {
@@ -192,6 +199,12 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 		n.srv.Dispatch(c, replace)
 		return true
 	}
+	if n.w.cluster != nil && isScriptCommand(n.clusterTop) && !isScriptCommand(cmd) {
+		if msg := n.w.cluster.scriptAccess(n, cmd, args); msg != "" {
+			c.WriteError(msg)
+			return true
+		}
+	}
 	if msg := n.checkGrowth(c, cmd, args); msg != "" {
 		c.WriteError(msg)
 		return true
@@ -255,6 +268,17 @@ func (n *node) handle(client string, c *call) {
 	n.sync()
 	cmd := strings.ToUpper(args[0])
 	var r resp.Reply
+	if n.w.cluster != nil {
+		if n.w.cluster.holdWrite(n, client, c, cmd) {
+			return // an atomic slot migration's write pause (cluster_migrate.go)
+		}
+		if r, done := n.w.cluster.route(n, c.connKey(client), cmd, args); done {
+			c.rendered = recordedReply(r)
+			n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+			n.w.sendReply(c, r, nil)
+			return
+		}
+	}
 	switch {
 	case cmd == "WAIT":
 		n.wait(client, c)

@@ -32,6 +32,8 @@ type proc struct {
 	starve      *starvation // starved tasks (starve.go); nil until a starve fault
 
 	view    map[string]string // group -> primary this process believes in
+	slots   map[int]string    // on a cluster: slot -> node, as MOVED replies taught it
+	routed  string            // on a cluster: the node the last routed command went to
 	mailbox map[string]int    // pub/sub channel -> undelivered messages
 	subs    map[string]string // channel -> node subscribed on
 	calls   uint64            // call ids, unique per process
@@ -88,6 +90,7 @@ var ErrTimeout = errors.New("timeout")
 var ErrRefused = errors.New("connection refused")
 
 func (p *proc) start() {
+	p.slots, p.routed = nil, "" // a restarted process reads the cluster's slot map anew
 	p.view = map[string]string{}
 	for name, g := range p.w.groups {
 		p.view[name] = g.primary
@@ -411,6 +414,9 @@ func (c *Ctx) Sleep(d time.Duration) {
 func (c *Ctx) Call(target string, timeout time.Duration, args ...string) (resp.Reply, error) {
 	if len(args) == 0 {
 		panic("sim: Call with no command")
+	}
+	if c.w.cluster != nil && c.w.groups[target] != nil {
+		return c.clusterCall(timeout, args) // routed by slot (cluster_client.go)
 	}
 	c.t.op, c.t.target, c.t.args, c.t.timeout = opCall, target, args, timeout
 	c.yield()

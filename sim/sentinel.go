@@ -33,6 +33,9 @@ func (s *sentinel) reachable(n *node) bool {
 // reevaluate is called whenever reachability may have changed: a node
 // crashed or restarted, a partition started or healed.
 func (s *sentinel) reevaluate() {
+	if s.w.cluster != nil {
+		s.w.cluster.reevaluate() // the same moments drive a cluster's failover
+	}
 	if !s.w.cfg.Sentinel.Enabled {
 		return
 	}

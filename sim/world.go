@@ -34,6 +34,7 @@ type World struct {
 	groups   map[string]*group
 	services map[string]*service
 	sentinel *sentinel
+	cluster  *cluster // nil unless Config.Cluster.Enabled
 
 	callSlab []call            // calls not handed out yet (newCall)
 	slabs    []*[callSlab]call // every slab the run took, for releaseCalls
@@ -107,6 +108,9 @@ func New(cfg Config, seed uint64) (*World, error) {
 		w.services[sc.Name] = &service{name: sc.Name, h: sc.Handler, ctx: ServiceCtx{w: w, name: sc.Name}}
 	}
 	w.sentinel = newSentinel(w)
+	if cfg.Cluster.Enabled {
+		w.cluster = newCluster(w)
+	}
 	w.sched = w.newScheduler()
 	for _, cc := range cfg.Clients {
 		c, _ := clock.New(cc.Clock) // validated

@@ -148,6 +148,8 @@ func (b *builder) add(pos int) {
 		ix.Promotions = append(ix.Promotions, Promotion{Pos: pos, Group: e.Key, Node: e.Actor, Old: e.Peer})
 		b.setGroup(e.Actor, e.Key)
 		b.setGroup(e.Peer, e.Key)
+	case sim.KindSlotMigrate, sim.KindSlotMoved:
+		b.addSlotMove(pos)
 	case sim.KindDemote:
 		b.setGroup(e.Actor, e.Key)
 		b.setGroup(e.Peer, e.Key)

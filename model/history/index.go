@@ -41,6 +41,9 @@ type Index struct {
 	Keys map[NodeKey][]KeyChange
 	// Promotions are the failovers, in history order.
 	Promotions []Promotion
+	// SlotMoves are a cluster's slot migrations, in history order
+	// (cluster.go).
+	SlotMoves []SlotMove
 	// Partitions are the network partitions, in the order they started.
 	Partitions []Partition
 	// Reads and Writes are the client's resource requests, in the order
@@ -133,7 +136,7 @@ func (ix *Index) Reuse(h sim.History) *Index {
 	*ix = Index{
 		Sections: ix.Sections[:0], Acquisitions: ix.Acquisitions[:0], Attempts: ix.Attempts[:0],
 		Pauses: ix.Pauses, Crashes: ix.Crashes, Downs: ix.Downs, Keys: ix.Keys,
-		Promotions: ix.Promotions[:0], Partitions: ix.Partitions[:0],
+		Promotions: ix.Promotions[:0], SlotMoves: ix.SlotMoves[:0], Partitions: ix.Partitions[:0],
 		Reads: ix.Reads[:0], Writes: ix.Writes[:0], Faults: ix.Faults[:0], Marked: ix.Marked[:0],
 		owner: ix.owner, clientPos: ix.clientPos, groupOf: ix.groupOf,
 		spare: ix.spare[:0], b: ix.b, derived: ix.derived,

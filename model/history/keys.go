@@ -75,9 +75,11 @@ func (ix *Index) Authority(node string, pos int) string {
 // Alive reports whether the lease with lock value v on key, granted by
 // node, is still alive just before the event at pos: the node that answers
 // for the group now (Authority) holds the value (Holds). After a failover
-// the promoted node must hold it, or another client can take the lock.
+// the promoted node must hold it, or another client can take the lock; on
+// a cluster, after a slot migration moved the key, the node it moved to
+// (keyHome) answers for it.
 func (ix *Index) Alive(node, key, v string, pos int) bool {
-	return ix.Holds(ix.Authority(node, pos), key, v, pos)
+	return ix.Holds(ix.Authority(ix.keyHome(node, key, pos), pos), key, v, pos)
 }
 
 // LossCause says how a lease was lost on a node.
