@@ -1,7 +1,10 @@
 package libs
 
 import (
+	"os"
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,5 +145,33 @@ func TestGoroutinesDeterministic(t *testing.T) {
 	}
 	if acquiredBy(a.History)["A.2"] == 0 {
 		t.Fatal("A.2 never acquired")
+	}
+}
+
+func TestUserCheckGoroutines(t *testing.T) {
+	if os.Getenv("REALCLIENT_GOROUTINES_CHECK") == "" {
+		t.Skip("run by TestCheckGoroutines")
+	}
+	Check(t, sharedOwnerSetup(fieldbugs.Options{Buggy: true}), WithName("shared-owner"), WithGoroutines(2), WithRuns(3),
+		WithFaults(sim.FaultPause), WithCaseDir(os.Getenv("REALCLIENT_CASE_DIR")))
+}
+
+// TestCheckGoroutines: Check's generated runs with two goroutines per
+// process hold for the fixed SharedOwner and fail the buggy one with a
+// report naming A.1 and A.2 and the option its replay needs.
+func TestCheckGoroutines(t *testing.T) {
+	Check(t, sharedOwnerSetup(fieldbugs.Options{}), WithName("shared-owner"), WithGoroutines(2), WithRuns(3),
+		WithFaults(sim.FaultPause), WithCaseDir(t.TempDir()))
+	cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckGoroutines$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "REALCLIENT_GOROUTINES_CHECK=1", "REALCLIENT_CASE_DIR="+t.TempDir())
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("Check of the buggy shared owner with two goroutines per process passed:\n%s", out)
+	}
+	for _, want := range []string{"mutual-exclusion", "A.1", "A.2", "realclient.WithGoroutines(2)"} {
+		if !strings.Contains(string(out), want) {
+			t.Fatalf("the failure does not say %q:\n%s", want, out)
+		}
 	}
 }

@@ -46,6 +46,7 @@ type SharedOwner struct {
 	key   string
 	ttl   time.Duration
 	value string
+	until time.Time
 }
 
 // NewSharedOwner returns a handle on key with lease ttl for one goroutine
@@ -71,8 +72,10 @@ return redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2])
 // Lock takes the key, polling until ctx ends.
 func (l *SharedOwner) Lock(ctx context.Context) error {
 	for {
+		start := time.Now()
 		err := reenterScript.Run(ctx, l.rdb, []string{l.key}, l.value, l.ttl.Milliseconds()).Err()
 		if err == nil {
+			l.until = start.Add(l.ttl)
 			return nil
 		}
 		if err != redis.Nil {
@@ -91,3 +94,7 @@ func (l *SharedOwner) Unlock(ctx context.Context) error {
 
 // Value is the value the lock writes.
 func (l *SharedOwner) Value() string { return l.value }
+
+// Until is when the current hold's lease ends on the client's clock: the
+// TTL from the moment the request that took it was sent.
+func (l *SharedOwner) Until() time.Time { return l.until }
