@@ -1,6 +1,7 @@
 package libs
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -173,5 +174,46 @@ func TestCheckGoroutines(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Fatalf("the failure does not say %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestGoroutinesCrashTheProcess: a crash of process A with a restart
+// crashes and restarts A.1 and A.2 at the same instants, and the restarted
+// process builds its shared objects afresh (Env.Shared is per
+// incarnation), as a new process would.
+func TestGoroutinesCrashTheProcess(t *testing.T) {
+	builds := map[string]int{}
+	setup := func(env Env) (Lock, error) {
+		owner, err := env.Shared("owner", func() (any, error) {
+			builds[env.Process]++ // one goroutine at a time: the governor's order
+			return fieldbugs.NewOwner(), nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return fieldbugs.NewSharedOwner(env.Clients[0], env.Key, env.TTL, owner.(*fieldbugs.Owner), fieldbugs.Options{}), nil
+	}
+	r := runGoroutines(t, setup, 1, "crash A restart for 300ms at 100ms")
+	at := map[string]map[sim.Kind]time.Duration{}
+	for _, e := range r.History {
+		if e.Kind == sim.KindCrash || e.Kind == sim.KindRestart {
+			if at[e.Actor] == nil {
+				at[e.Actor] = map[sim.Kind]time.Duration{}
+			}
+			at[e.Actor][e.Kind] = e.At
+		}
+	}
+	a1, a2 := at["A.1"], at["A.2"]
+	if len(a1) != 2 || !maps.Equal(a1, a2) || at["B.1"] != nil {
+		t.Fatalf("crash of A with restart: want A.1 and A.2 crashed and restarted together, B untouched; got %v", at)
+	}
+	if builds["A"] != 2 || builds["B"] != 1 {
+		t.Fatalf("shared owners built per process: %v, want A 2 (before the crash, after the restart), B 1", builds)
+	}
+	if len(r.Violations) > 0 {
+		t.Fatalf("fixed shared owner under a crash of A: %v", r.Violations)
+	}
+	if acquiredBy(r.History)["A.2"] < 2 {
+		t.Fatalf("A.2 acquired %d times, want its cycles before and after the restart", acquiredBy(r.History)["A.2"])
 	}
 }
