@@ -217,3 +217,32 @@ func TestGoroutinesCrashTheProcess(t *testing.T) {
 		t.Fatalf("A.2 acquired %d times, want its cycles before and after the restart", acquiredBy(r.History)["A.2"])
 	}
 }
+
+// TestGoroutinesRedsync: redsync, a correct lock, with two goroutines per
+// process and no fault: every goroutine acquires, every invariant holds.
+func TestGoroutinesRedsync(t *testing.T) {
+	r := runGoroutines(t, newRedsync(), 1)
+	if len(r.Violations) > 0 {
+		t.Fatalf("redsync with two goroutines per process: %v", r.Violations)
+	}
+	got := acquiredBy(r.History)
+	for _, c := range []string{"A.1", "A.2", "B.1", "B.2"} {
+		if got[c] == 0 {
+			t.Fatalf("%s never acquired (acquired events by client: %v)", c, got)
+		}
+	}
+}
+
+// TestGoroutinesAcrossProcesses: a run with two goroutines per process
+// under a pause gives one history in fresh processes.
+func TestGoroutinesAcrossProcesses(t *testing.T) {
+	hashes, diff, ok := AcrossProcesses(t, "shared-owner-goroutines", 2, func(t *testing.T) *model.Result {
+		return runGoroutines(t, sharedOwnerSetup(fieldbugs.Options{}), 5, "pause A for 400ms after A acquired")
+	})
+	if !ok {
+		return
+	}
+	if hashes[0] != hashes[1] {
+		t.Fatalf("two processes gave hashes %v; first difference:\n%s", hashes, diff)
+	}
+}
