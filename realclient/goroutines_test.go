@@ -79,3 +79,15 @@ func TestGoroutinesRefused(t *testing.T) {
 		t.Errorf("one goroutine per process refused a dotted name: %v", err)
 	}
 }
+
+// TestGoroutinesExhaustiveRefused: exhaustive mode refuses several
+// goroutines per process, saying why, rather than running one.
+func TestGoroutinesExhaustiveRefused(t *testing.T) {
+	c, err := newConfig([]Option{WithGoroutines(2), WithExhaustive(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.exhaustiveCheck(t, nil); err == nil || !strings.Contains(err.Error(), "WithGoroutines(2) with exhaustive mode") {
+		t.Fatalf("exhaustive mode with two goroutines per process: got %v, want a refusal", err)
+	}
+}
