@@ -50,6 +50,7 @@ type config struct {
 	lockKeys     string          // WithLockKeys
 	keyQuorum    int             // WithKeyQuorum
 	valueArg     int             // WithValueArg
+	goroutines   int             // WithGoroutines
 	linked       map[string]bool // the library modules the runs linked (Result.Modules)
 }
 
@@ -151,6 +152,9 @@ func newConfig(opts []Option) (config, error) {
 	if c.keyQuorum < 0 {
 		return c, errors.Errorf("WithKeyQuorum(%d): want at least 1", c.keyQuorum)
 	}
+	if err := validateGoroutines(c.spec, c.goroutines); err != nil {
+		return c, err
+	}
 	if c.interleave > InterleaveRandom {
 		return c, errors.Errorf("interleave mode %d: want InterleaveFixed or InterleaveRandom", uint8(c.interleave))
 	}
@@ -172,7 +176,7 @@ func newConfig(opts []Option) (config, error) {
 }
 
 func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*model.Result, error) {
-	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave, lockKeys: c.lockKeys, keyQuorum: c.keyQuorum, valueArg: c.valueArg})
+	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave, lockKeys: c.lockKeys, keyQuorum: c.keyQuorum, valueArg: c.valueArg, goroutines: c.goroutines})
 	if err == nil {
 		r.CountOnly(c.invariants)
 		c.noteLinked(r)

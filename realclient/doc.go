@@ -39,6 +39,12 @@
 // each connection's program order kept), which explores the races between
 // a library's watchdog, its Unlock and the caller.
 //
+// Several goroutines per process (goroutines.go): WithGoroutines(n) runs
+// n workload goroutines in each client process, clients A.1 .. A.n of the
+// history, each judged as a client; Env.Shared gives them the objects
+// their process shares (per incarnation), and a fault on process A is
+// split into one per goroutine at the same instant.
+//
 // Beyond Check's generated runs: WithExhaustive(1 or 2) places every fault
 // at every point of the client's own fault-free run (engine's exhaustive
 // mode, with its bounded guarantee and danger map), and Fuzz runs Go's

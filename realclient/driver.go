@@ -91,6 +91,12 @@ type driver struct {
 	running    int // client programs not yet returned
 	worldCalls int // calls into the world so far (exhaustive mode's steps)
 
+	// goroutines is WithGoroutines' count; sharedStores the objects
+	// each process incarnation's goroutines share (Env.Shared), by
+	// process and incarnation (under mu).
+	goroutines   int
+	sharedStores map[string]*sharedStore
+
 	// modules are the library modules seen on the clients' stacks
 	// (modules.go).
 	modules moduleSet
@@ -533,6 +539,7 @@ func (d *driver) apply(e sim.Effect) {
 		}
 	case sim.EffectRestart:
 		np := newXproc(d, p.name, p.idx, p.key)
+		np.incarnation = p.incarnation + 1
 		d.procs = append(d.procs, np)
 		d.byName[p.name] = np
 		d.launch(np)

@@ -62,6 +62,9 @@ func Exhaustive(t *testing.T, setup Setup, opts ...Option) (*engine.ExhaustiveRe
 
 func (c *config) exhaustiveCheck(t *testing.T, setup Setup) (*engine.ExhaustiveResult, error) {
 	depth := max(c.exhaustive, 1)
+	if c.goroutines > 1 {
+		return nil, errors.Errorf("WithGoroutines(%d) with exhaustive mode: exhaustive mode places faults at the events of the spec's processes, and their goroutines' events are not mapped back to them yet; check several goroutines per process with generated runs (Check)", c.goroutines)
+	}
 	var kinds []sim.FaultKind
 	for _, k := range c.gen.Kinds {
 		if slices.Contains(engine.ExhaustiveKinds, k) {

@@ -219,6 +219,10 @@ func (p *xproc) turn(group string, args []string) {
 // replay needs (a case file does not hold it).
 func (c *config) failureReport(r *model.Result, casePath, testName string) string {
 	text := failureReport(r, casePath, testName)
+	if c.goroutines > 1 {
+		// A case file does not hold it either.
+		text += fmt.Sprintf("goroutines: %d per process (clients A.1..A.%d): replay with realclient.WithGoroutines(%d)\n", c.goroutines, c.goroutines, c.goroutines)
+	}
 	if c.interleave == InterleaveFixed {
 		return text
 	}

@@ -83,8 +83,14 @@ type Env struct {
 	// TTL is the lease the run is about (model.Options.TTL); give it to
 	// the library.
 	TTL time.Duration
-	// Client is the process's name ("A").
+	// Client is the client's name: the process's ("A"), or with
+	// WithGoroutines the goroutine's ("A.2").
 	Client string
+	// Process is the process's name ("A"), and Goroutine the goroutine's
+	// number in it from 1 (WithGoroutines; 0 when each process runs one
+	// workload goroutine).
+	Process   string
+	Goroutine int
 	// Rand is a generator seeded from the run and the process, for a
 	// library option that takes one (the libraries' own crypto/rand and
 	// math/rand draws are seeded by the run as well).

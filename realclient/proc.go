@@ -20,6 +20,13 @@ type xproc struct {
 	name string
 	idx  int
 	key  string
+	// process is the client process the goroutine belongs to (name
+	// itself unless WithGoroutines split it: "A" for "A.2"), goroutine
+	// its number (0 when not split), incarnation how many times the
+	// goroutine was restarted after a crash.
+	process     string
+	goroutine   int
+	incarnation int
 
 	// Guarded by d.mu.
 	paused bool
@@ -69,7 +76,8 @@ type xproc struct {
 const KindAcquireSend = history.KindAcquireSend
 
 func newXproc(d *driver, name string, idx int, key string) *xproc {
-	return &xproc{d: d, name: name, idx: idx, key: key, resume: make(chan struct{})}
+	process, g := processOf(name, d.goroutines)
+	return &xproc{d: d, name: name, idx: idx, key: key, process: process, goroutine: g, resume: make(chan struct{})}
 }
 
 func (p *xproc) addConn(c *conn) { p.connList = append(p.connList, c) }

@@ -36,6 +36,7 @@ type runConfig struct {
 	lockKeys     string // WithLockKeys's pattern
 	keyQuorum    int    // WithKeyQuorum
 	valueArg     int    // WithValueArg
+	goroutines   int    // WithGoroutines
 	// steps, if set, receives for each event of the history the number
 	// of the governor's calls into the world so far (exhaustive mode's
 	// point boundaries: events of one call are one moment).
@@ -120,10 +121,18 @@ func (quietLogger) Printf(context.Context, string, ...any) {}
 // early (a limit, a setup error) has Result.Err set.
 func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	t.Helper()
+	if err := validateGoroutines(rc.spec, rc.goroutines); err != nil {
+		return nil, err
+	}
 	cfg, err := simConfig(rc.spec, rc.name)
 	if err != nil {
 		return nil, err
 	}
+	// The clients the world runs and the checkers judge: the processes,
+	// or with WithGoroutines their goroutines (goroutines.go).
+	splitProcesses(&cfg, rc.goroutines)
+	judged := rc.spec
+	judged.Clients = expandGoroutines(rc.spec.Clients, rc.goroutines)
 	var d *driver
 	if rc.steps != nil {
 		// On the world's goroutine, while the governor waits for it.
@@ -154,6 +163,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	d.pick = newPicker(rc.interleave, rc.seed)
 	d.keyPattern = rc.lockKeys
 	d.valueArg = rc.valueArg
+	d.goroutines = rc.goroutines
 	var notesMu sync.Mutex
 	var notes []string
 	var epochErr, deadlock error
@@ -183,7 +193,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 			}()
 		}
 		d.run(func() {
-			for i, name := range rc.spec.Clients {
+			for i, name := range judged.Clients {
 				p := newXproc(d, name, i, lockKeyName)
 				d.procs = append(d.procs, p)
 				d.byName[name] = p
@@ -248,10 +258,10 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rewriteKeys(h, keys, lockKeyName, rc.spec.Clients)
-	renameValues(h, rc.spec.Clients, d.sentValues)
+	rewriteKeys(h, keys, lockKeyName, judged.Clients)
+	renameValues(h, judged.Clients, d.sentValues)
 	plainAddrs(h, d.procs)
-	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, rc.spec, keys), Err: runErr, FaultOutcomes: outs, Modules: d.modules.list()}, nil
+	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, judged, keys), Err: runErr, FaultOutcomes: outs, Modules: d.modules.list()}, nil
 }
 
 // noRESP3 says what the simulated nodes do not speak.

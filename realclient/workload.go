@@ -20,7 +20,7 @@ import (
 // workload's cycles. It returns the note for the process's task-end.
 func (p *xproc) program(rc *runConfig) string {
 	s := rc.spec
-	env := Env{Key: p.key, TTL: s.Options.TTL, Client: p.name,
+	env := Env{Key: p.key, TTL: s.Options.TTL, Client: p.name, Process: p.process, Goroutine: p.goroutine,
 		Rand: rand.New(rand.NewPCG(rc.seed, uint64(p.idx)+1)), p: p,
 		Dialer: func(ctx context.Context, _, addr string) (net.Conn, error) { return p.dial(ctx, dialHost(addr)) }}
 	defer func() {

@@ -262,11 +262,31 @@ func build(r *model.Result) *timeline {
 // (natural order) and the lock keys.
 func (t *timeline) findActors(r *model.Result) {
 	isClient := map[string]bool{}
+	acted := t.ix.Clients()
 	for _, c := range r.Spec.Clients {
-		if !isClient[c] {
-			isClient[c] = true
-			t.clients = append(t.clients, c)
+		if isClient[c] {
+			continue
 		}
+		// A real client's process run as several goroutines
+		// (realclient.WithGoroutines) acts as A.1, A.2: their rows stand
+		// in its place.
+		var gs []string
+		for _, a := range acted {
+			if strings.HasPrefix(a, c+".") && !slices.Contains(acted, c) {
+				gs = append(gs, a)
+			}
+		}
+		slices.SortFunc(gs, cmpNat)
+		if len(gs) == 0 {
+			gs = []string{c}
+		}
+		for _, g := range gs {
+			if !isClient[g] {
+				isClient[g] = true
+				t.clients = append(t.clients, g)
+			}
+		}
+		isClient[c] = true
 	}
 	var extra []string
 	for _, c := range t.ix.Clients() {

@@ -11,6 +11,11 @@
 // build breaks an invariant under a schedule of at most two faults and
 // the fixed build keeps them all under the same fault model.
 //
+// SharedOwner (sharedowner.go) is of another kind: a bug between two
+// goroutines of one process, run with realclient.WithGoroutines
+// (realclient/libs/goroutines_test.go); it retells a class of bug, named
+// in its comment, rather than one report, so it cites no URL.
+//
 // Every library implements Lock(ctx) and Unlock(ctx) (realclient.Lock)
 // and Value() (realclient.Valuer); some also Until() (the validity the
 // library computed), IsAcquired() or Extend(ctx).
