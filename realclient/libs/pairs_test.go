@@ -26,6 +26,9 @@ import (
 
 var published = flag.Bool("published", false, "run TestPublishedPairs: the published buggy/fixed release pairs, each in a throwaway module")
 
+// onlyPair runs one pair of TestPublishedPairs by name (empty: all).
+var onlyPair = flag.String("pair", "", "TestPublishedPairs: run only the pair of this name")
+
 type publishedPair struct {
 	name          string
 	module, setup string
@@ -48,6 +51,18 @@ var publishedPairs = []publishedPair{{
 	mechanism: "each extension sets the key's PEXPIREAT to the previous deadline plus the extend interval, not to now plus the validity, " +
 		"while the next extension is timed from when the last one returned: every slow reply pushes the extensions later but not the expiry, " +
 		"until the key expires between two extensions while the holder's context is still live, and it writes after its key is gone",
+}, {
+	name:   "redsync-extend-error-releases",
+	module: "github.com/go-redsync/redsync/v4", setup: "redsync",
+	buggy: "v4.12.0", fixed: "v4.12.1",
+	source: "go-redsync/redsync PR #150 (\"[bug] Remove clean up on extend fail\", https://github.com/go-redsync/redsync/pull/150), commit 879d3ae, first served in v4.12.1",
+	faults: []string{"node-crash r3 after A acquired +100ms"},
+	args:   []string{"-masters=3", "-extend", "-ttl=5s", "-work=5s"},
+	want:   "mutual-exclusion",
+	mechanism: "when the extension script fails with an error on one node, v4.12.0 runs the release script on every node, " +
+		"deleting the holder's keys on the nodes where the extension had just succeeded, and still counts those successes: " +
+		"Extend reports a quorum and a new deadline while no node holds the key, so the other client acquires on the two live nodes and both hold " +
+		"(the error on the crashed node comes after go-redis's own dial retries, about 1.2s, hence a 5s TTL so that the extension still reports success)",
 }}
 
 // pairResult is what the throwaway module's TestPair writes.
@@ -116,6 +131,9 @@ func TestPublishedPairs(t *testing.T) {
 		t.Skip("builds a throwaway module per release: go test -run '^TestPublishedPairs$' -timeout 20m -args -published")
 	}
 	for _, p := range publishedPairs {
+		if *onlyPair != "" && p.name != *onlyPair {
+			continue
+		}
 		for _, v := range []string{p.buggy, p.fixed} {
 			r, err := runPair(t, p, v)
 			if err != nil {
