@@ -52,6 +52,18 @@ var publishedPairs = []publishedPair{{
 		"while the next extension is timed from when the last one returned: every slow reply pushes the extensions later but not the expiry, " +
 		"until the key expires between two extensions while the holder's context is still live, and it writes after its key is gone",
 }, {
+	name:   "redsync-extend-reports-expired",
+	module: "github.com/go-redsync/redsync/v4", setup: "redsync40",
+	buggy: "v4.0.3", fixed: "v4.0.4",
+	source: "go-redsync/redsync PR #61 (\"Fix Extend and Unlock\", https://github.com/go-redsync/redsync/pull/61: \"Extend and Unlock do not work correctly if the lock expired\"), merge ef3eedd, first served in v4.0.4",
+	faults: []string{"pause A for 1.5s after A read"},
+	args:   []string{"-extend", "-deadline"},
+	want:   "mutual-exclusion",
+	mechanism: "the extension script answers 0 when the key is no longer the holder's, and v4.0.3 compares that reply with the string \"ERR\", " +
+		"so every node counts as extended: A, paused past its TTL, resumes, its watchdog's Extend reports success on a key that is B's, " +
+		"and A (whose deadline is TTL from each successful extension: v4.0.x has no Until) writes while B holds the lock; " +
+		"v4.0.4 compares with int64(0), Extend fails and A's deadline stays in the past",
+}, {
 	name:   "redsync-extend-error-releases",
 	module: "github.com/go-redsync/redsync/v4", setup: "redsync",
 	buggy: "v4.12.0", fixed: "v4.12.1",
