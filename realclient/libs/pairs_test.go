@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"locksim/model/invariant"
+	"locksim/scenarios"
 )
 
 // The corpus from published history: pairs of real published releases, a
@@ -44,7 +47,7 @@ var publishedPairs = []publishedPair{{
 	name:   "rueidislock-extension-lag",
 	module: "github.com/redis/rueidis", setup: "rueidislock",
 	buggy: "v1.0.69", fixed: "v1.0.71",
-	source: "redis/rueidis issue #923 (\"rueidislock: long-running locks are lost under high CPU load\"), fixed by PR #924 (\"Ensure that monitored lock keys expiration is always ahead of current time by KeyValidity duration\"), first served in v1.0.71",
+	source: "redis/rueidis issue #923 (\"rueidislock: long-running locks are lost under high CPU load\", https://github.com/redis/rueidis/issues/923), fixed by PR #924 (\"Ensure that monitored lock keys expiration is always ahead of current time by KeyValidity duration\", https://github.com/redis/rueidis/pull/924), first served in v1.0.71",
 	faults: []string{"delay r1->A +150ms for 1.8s after A acquired +450ms"},
 	args:   []string{"-key-majority=1", "-work=2.5s"},
 	want:   "stale-write",
@@ -162,6 +165,40 @@ func TestPublishedPairs(t *testing.T) {
 			if v == p.fixed && len(r.Broken) > 0 {
 				t.Errorf("%s: fixed %s broke %v under the same schedule: %s", p.name, v, r.Broken, r.Explanation)
 			}
+		}
+	}
+}
+
+// TestPublishedPairsWellFormed (cheap, in make test): every pair names a
+// setup that exists, a fault schedule that parses, an invariant the
+// registry knows, two distinct releases and an upstream URL, so a pair
+// cannot rot unnoticed between the -published runs.
+func TestPublishedPairsWellFormed(t *testing.T) {
+	names := map[string]bool{}
+	for _, p := range publishedPairs {
+		if names[p.name] {
+			t.Errorf("pair %s listed twice", p.name)
+		}
+		names[p.name] = true
+		if _, err := os.Stat(filepath.Join("testdata", "matrix", "lib_"+p.setup+".go.txt")); err != nil {
+			t.Errorf("%s: setup %s: %v", p.name, p.setup, err)
+		}
+		if len(p.faults) == 0 {
+			t.Errorf("%s: no faults", p.name)
+		}
+		for _, f := range p.faults {
+			if _, err := scenarios.ParseFault(f); err != nil {
+				t.Errorf("%s: %v", p.name, err)
+			}
+		}
+		if _, ok := invariant.Lookup(invariant.ID(p.want)); !ok {
+			t.Errorf("%s: unknown invariant %q", p.name, p.want)
+		}
+		if p.buggy == "" || p.fixed == "" || p.buggy == p.fixed {
+			t.Errorf("%s: releases %q and %q", p.name, p.buggy, p.fixed)
+		}
+		if !strings.Contains(p.source, "https://github.com/") {
+			t.Errorf("%s: source %q cites no upstream URL", p.name, p.source)
 		}
 	}
 }
