@@ -55,6 +55,17 @@ var publishedPairs = []publishedPair{{
 		"while the next extension is timed from when the last one returned: every slow reply pushes the extensions later but not the expiry, " +
 		"until the key expires between two extensions while the holder's context is still live, and it writes after its key is gone",
 }, {
+	name:   "valkeylock-extension-lag",
+	module: "github.com/valkey-io/valkey-go", setup: "valkeylock",
+	buggy: "v1.0.69", fixed: "v1.0.70",
+	source: "valkey-go's port of the rueidis fix: commit 1200c3b (https://github.com/valkey-io/valkey-go/commit/1200c3b3db78803a0e1daefb3b30c605e00ba07b, \"Ensure that monitored lock keys expiration is always ahead of current time by KeyValidity duration (#924)\", ref redis/rueidis issue #923), first served in v1.0.70",
+	faults: []string{"delay r1->A +150ms for 1.8s after A acquired +450ms"},
+	args:   []string{"-key-majority=1", "-work=2.5s"},
+	want:   "stale-write",
+	mechanism: "valkeylock is valkey-go's fork of rueidislock and had the same extension arithmetic until v1.0.70: " +
+		"each extension sets PEXPIREAT to the previous deadline plus the extend interval while the next extension is timed from when the last one returned, " +
+		"so slow replies let the key expire between two extensions while the holder's context is still live",
+}, {
 	name:   "redsync-extend-reports-expired",
 	module: "github.com/go-redsync/redsync/v4", setup: "redsync40",
 	buggy: "v4.0.3", fixed: "v4.0.4",
