@@ -78,6 +78,17 @@ var publishedPairs = []publishedPair{{
 		"and A (whose deadline is TTL from each successful extension: v4.0.x has no Until) writes while B holds the lock; " +
 		"v4.0.4 compares with int64(0), Extend fails and A's deadline stays in the past",
 }, {
+	name:   "redsync-v1-extend-reports-expired",
+	module: "github.com/go-redsync/redsync", setup: "redsync1",
+	buggy: "v1.2.0", fixed: "v1.3.0",
+	source: "go-redsync/redsync PR #38 (\"fix bug in Extend() and Unlock()\", https://github.com/go-redsync/redsync/pull/38: \"the functions returns true for expired keys\"), merge 1188ac9, first served in v1.3.0",
+	faults: []string{"pause A for 1.5s after A read"},
+	args:   []string{"-extend", "-deadline"},
+	want:   "mutual-exclusion",
+	mechanism: "redigo's Script.Do returns the extension script's 0 as an int64 inside an interface, and v1.2.0 compares that interface with the untyped constant 0 (an int), " +
+		"which never matches, so every node counts as extended: A, paused past its TTL, resumes, its watchdog's Extend reports success on a key that is B's, " +
+		"and A (whose deadline is TTL from each successful extension: v1 has no Until) writes while B holds the lock; v1.3.0 converts with redis.Int64 first",
+}, {
 	name:   "redsync-extend-error-releases",
 	module: "github.com/go-redsync/redsync/v4", setup: "redsync",
 	buggy: "v4.12.0", fixed: "v4.12.1",
