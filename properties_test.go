@@ -233,6 +233,9 @@ func TestDeterminismEveryFaultKind(t *testing.T) {
 			if k == sim.FaultClockJump || k == sim.FaultClockDrift {
 				base = model.Spec{Design: model.Redlock} // faults on several nodes
 			}
+			if k == sim.FaultSlotMigrate || k == sim.FaultClusterFailover {
+				base.Topology = model.Topology{Cluster: true, Masters: 3, Replicas: 1} // drawn on clusters only
+			}
 			determinismSelfCheck(t, k, base, seeds)
 			// The consensus lease: raft's elections and the leader's lease
 			// clock must be as deterministic as the Redis nodes.

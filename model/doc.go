@@ -43,6 +43,9 @@
 //   - roster.go: a deployment's names (nodes, groups, clients), computed
 //     once from a spec.
 //   - luamap.go: what a Lua script takes in KEYS and ARGV (ArgMap).
+//   - cluster.go: what a Redis Cluster topology (Topology.Cluster) refuses
+//     to run: designs that lock on several masters or deploy their own
+//     nodes, and a sentinel.
 //
 // Two subpackages read what a run left: model/history, the contract of a
 // history and its one reading (critical sections, leases, writes), and

@@ -255,11 +255,23 @@ func (g Gen) enabled(d Draws) []sim.FaultKind {
 func (g Gen) faults(d Draws, s model.Spec, n int) []sim.Fault {
 	kinds := g.enabled(d)
 	var out []sim.Fault
-	for len(out) < n {
-		out = append(out, g.fault(d, s, pick(d, kinds, "kind"))...)
+	// A kind that does not apply to the spec draws nothing (slot-migrate
+	// off a cluster); maxEmptyDraws in a row end the drawing with fewer
+	// faults instead of looping for ever when no enabled kind applies.
+	for empty := 0; len(out) < n && empty < maxEmptyDraws; {
+		f := g.fault(d, s, pick(d, kinds, "kind"))
+		if len(f) == 0 {
+			empty++
+			continue
+		}
+		empty = 0
+		out = append(out, f...)
 	}
 	return out
 }
+
+// maxEmptyDraws bounds the draws in a row that give no fault.
+const maxEmptyDraws = 64
 
 // Describe says what a run's drawn configuration is, for failure reports:
 // "clients A,B,C; work 900ms; 2 cycles; latency 1ms-3ms; call timeout
