@@ -207,6 +207,14 @@ type Topology struct {
 	// (Traits.Needs): redis-7.0 for every design but set-ifeq, which
 	// takes redis-8.4.
 	Server string `json:",omitempty"`
+	// MaxMemory is Redis's maxmemory on every node, in bytes of the
+	// documented formula (sim/evict.go); 0, the default, is no limit.
+	MaxMemory int64 `json:",omitempty"`
+	// Policy is every node's maxmemory-policy; "" is noeviction.
+	Policy sim.EvictionPolicy `json:",omitempty"`
+	// Fill is another application filling every primary's memory
+	// (sim.FillConfig); off when Fill.Every is 0.
+	Fill sim.FillConfig `json:",omitempty"`
 }
 
 // Spec is one run: a design under a topology, workload and fault schedule.

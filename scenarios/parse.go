@@ -119,31 +119,33 @@ var directives map[string]directive
 func init() {
 	// Built in init: the handlers refer to the table (for suggestions).
 	directives = map[string]directive{
-		"name":     {parse: (*parser).name},
-		"title":    {parse: (*parser).title},
-		"design":   {parse: (*parser).design},
-		"designs":  {parse: (*parser).designs},
-		"topology": {parse: (*parser).topology},
-		"sentinel": {parse: (*parser).sentinel},
-		"priority": {many: true, parse: (*parser).priority},
-		"clients":  {parse: (*parser).clients},
-		"ttl":      {parse: durField(func(s *model.Spec) *time.Duration { return &s.Options.TTL }, true, model.MaxTTL)},
-		"work":     {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Work }, false, model.MaxTTL)},
-		"think":    {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Think }, false, model.MaxTTL)},
-		"stagger":  {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Start }, false, model.MaxTTL)},
-		"duration": {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Duration }, false, model.MaxRunTime)},
-		"until":    {parse: durField(func(s *model.Spec) *time.Duration { return &s.Until }, false, model.MaxRunTime)},
-		"cycles":   {parse: intField(func(s *model.Spec) *int { return &s.Workload.Cycles }, model.MaxCycles)},
-		"reentry":  {parse: intField(func(s *model.Spec) *int { return &s.Workload.Reentry }, 100)},
-		"readers":  {parse: intField(func(s *model.Spec) *int { return &s.Workload.Readers }, model.MaxClients)},
-		"latency":  {parse: (*parser).latency},
-		"loss":     {parse: (*parser).loss},
-		"fencing":  {parse: (*parser).fencing},
-		"option":   {many: true, parse: (*parser).option},
-		"clock":    {many: true, parse: (*parser).clock},
-		"limits":   {parse: (*parser).limits},
-		"fault":    {many: true, parse: (*parser).fault},
-		"expect":   {many: true, parse: (*parser).expect},
+		"name":      {parse: (*parser).name},
+		"title":     {parse: (*parser).title},
+		"design":    {parse: (*parser).design},
+		"designs":   {parse: (*parser).designs},
+		"topology":  {parse: (*parser).topology},
+		"sentinel":  {parse: (*parser).sentinel},
+		"priority":  {many: true, parse: (*parser).priority},
+		"clients":   {parse: (*parser).clients},
+		"ttl":       {parse: durField(func(s *model.Spec) *time.Duration { return &s.Options.TTL }, true, model.MaxTTL)},
+		"work":      {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Work }, false, model.MaxTTL)},
+		"think":     {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Think }, false, model.MaxTTL)},
+		"stagger":   {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Start }, false, model.MaxTTL)},
+		"duration":  {parse: durField(func(s *model.Spec) *time.Duration { return &s.Workload.Duration }, false, model.MaxRunTime)},
+		"until":     {parse: durField(func(s *model.Spec) *time.Duration { return &s.Until }, false, model.MaxRunTime)},
+		"cycles":    {parse: intField(func(s *model.Spec) *int { return &s.Workload.Cycles }, model.MaxCycles)},
+		"reentry":   {parse: intField(func(s *model.Spec) *int { return &s.Workload.Reentry }, 100)},
+		"readers":   {parse: intField(func(s *model.Spec) *int { return &s.Workload.Readers }, model.MaxClients)},
+		"latency":   {parse: (*parser).latency},
+		"maxmemory": {parse: (*parser).maxmemory},
+		"fill":      {parse: (*parser).fill},
+		"loss":      {parse: (*parser).loss},
+		"fencing":   {parse: (*parser).fencing},
+		"option":    {many: true, parse: (*parser).option},
+		"clock":     {many: true, parse: (*parser).clock},
+		"limits":    {parse: (*parser).limits},
+		"fault":     {many: true, parse: (*parser).fault},
+		"expect":    {many: true, parse: (*parser).expect},
 	}
 }
 
@@ -561,6 +563,71 @@ func (p *parser) latency(_ int, args []string, _ string) error {
 		return errors.Errorf("max %s is below min %s", args[1], args[0])
 	}
 	p.s.Spec.Network.Default = network.Latency{Min: lo, Max: hi}
+	return nil
+}
+
+// maxmemory BYTES [POLICY]: Redis's maxmemory and maxmemory-policy on
+// every node (sim/evict.go).
+func (p *parser) maxmemory(_ int, args []string, _ string) error {
+	if len(args) < 1 || len(args) > 2 {
+		return errors.Errorf("want BYTES [POLICY], e.g. maxmemory 2000 allkeys-lru (policies: %s)", sim.EvictionPolicyNames())
+	}
+	n, err := parseInt(args[0], "maxmemory", 1, sim.MaxKeyspaceBytes)
+	if err != nil {
+		return err
+	}
+	t := &p.s.Spec.Topology
+	t.MaxMemory = n
+	if len(args) == 2 {
+		pol := sim.EvictionPolicy(args[1])
+		if !slices.Contains(sim.EvictionPolicies, pol) {
+			return errors.Errorf("unknown policy %s (want %s)", bounded.Q(args[1]), sim.EvictionPolicyNames())
+		}
+		t.Policy = pol
+	}
+	return nil
+}
+
+// fill every=D size=BYTES [ttl=D] [start=D]: another application writing
+// its own keys to every primary (sim.FillConfig).
+func (p *parser) fill(_ int, args []string, _ string) error {
+	kvs, err := keyvals(args, "every", "size", "ttl", "start")
+	if err != nil {
+		return err
+	}
+	f := &p.s.Spec.Topology.Fill
+	for _, kv := range kvs {
+		switch kv[0] {
+		case "size":
+			n, err := parseInt(kv[1], "size", 0, sim.MaxValueBytes)
+			if err != nil {
+				return err
+			}
+			f.Size = int(n)
+		default:
+			d, err := parseDur(kv[1], kv[0])
+			if err != nil {
+				return err
+			}
+			switch kv[0] {
+			case "every":
+				if d < time.Millisecond {
+					return errors.Errorf("every %s: at least 1ms", kv[1])
+				}
+				f.Every = d
+			case "ttl":
+				if d < time.Millisecond {
+					return errors.Errorf("ttl %s: at least 1ms", kv[1])
+				}
+				f.TTL = d
+			case "start":
+				f.Start = d
+			}
+		}
+	}
+	if f.Every == 0 {
+		return errors.New("want every=D size=BYTES [ttl=D] [start=D], e.g. fill every=10ms size=100")
+	}
 	return nil
 }
 
