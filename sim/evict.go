@@ -78,6 +78,9 @@ func EvictionPolicyNames() string {
 	return strings.Join(ws, ", ")
 }
 
+// FillKeyPrefix starts the names of the filler's keys (FillConfig).
+const FillKeyPrefix = "fill:"
+
 // MsgOOM is the error a command that adds data gets from a node over
 // maxmemory that cannot evict (Redis 7's shared.oomerr).
 const MsgOOM = "OOM command not allowed when used memory > 'maxmemory'."
@@ -357,7 +360,7 @@ func (n *node) startFill() {
 func (n *node) fill() {
 	f := n.cfg.Fill
 	n.ev.seq++
-	args := []string{"SET", "fill:" + strconv.Itoa(n.ev.seq), strings.Repeat("x", f.Size)}
+	args := []string{"SET", FillKeyPrefix + strconv.Itoa(n.ev.seq), strings.Repeat("x", f.Size)}
 	if f.TTL > 0 {
 		args = append(args, "PX", strconv.FormatInt(f.TTL.Milliseconds(), 10))
 	}
