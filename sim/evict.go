@@ -30,12 +30,15 @@ import (
 //     or no candidate is left. If it is still over, a command that may add
 //     data (Redis's denyoom flag: SET, INCR, HSET, ...) is refused with
 //     "OOM command not allowed when used memory > 'maxmemory'."; reads,
-//     DEL and EXPIRE are served. A script is refused at its first such
-//     command, not after it wrote (Redis 7's scriptVerifyOOM).
+//     DEL and EXPIRE are served. A script is refused at such a command
+//     only while it has written nothing (Redis 7's scriptVerifyOOM: it is
+//     not stopped halfway). A MULTI's queued commands are checked when
+//     queued and when EXEC runs them, each as a script's (Redis refuses
+//     the whole EXEC): an approximation.
 //   - Candidates: allkeys-* every key, volatile-* the keys with a TTL
 //     (none left: nothing is evicted, as noeviction). The random policies
 //     pick one candidate uniformly; the others sample maxmemory-samples
-//     (5) candidates into a pool of 16 kept across evictions, best first,
+//     (5) distinct candidates into a pool of 16 kept across evictions, best first,
 //     and evict the pool's best that still exists: the longest idle (LRU:
 //     the node's wall clock at the key's last access), the least
 //     frequently used (LFU: Redis's 8-bit logarithmic counter with decay,
@@ -190,8 +193,8 @@ func (n *node) noteAccess(cmd string, args []string) string {
 	if n.ev.oom && denyOOM[cmd] && !n.ev.wrote && n.role != roleReplica {
 		return MsgOOM
 	}
-	if denyOOM[cmd] {
-		n.ev.wrote = true
+	if isWriteCommand(cmd) {
+		n.ev.wrote = true // a script that wrote is not stopped halfway
 	}
 	p, ok := keyPlaces[cmd]
 	if !ok || p.first < 0 || p.first >= len(args) {
@@ -289,8 +292,18 @@ func (n *node) pickVictim() (string, bool) {
 	// Sample into the pool (evictionPoolPopulate), then take its best
 	// entry whose key still exists.
 	now := n.local()
-	for range maxmemorySamples {
-		k := keys[rng.IntN(len(keys))]
+	// Up to maxmemory-samples distinct keys (dictGetSomeKeys): all of
+	// them when there are no more.
+	sample := keys
+	if len(keys) > maxmemorySamples {
+		sample = slices.Clone(keys)
+		for i := range maxmemorySamples {
+			j := i + rng.IntN(len(sample)-i)
+			sample[i], sample[j] = sample[j], sample[i]
+		}
+		sample = sample[:maxmemorySamples]
+	}
+	for _, k := range sample {
 		var idle float64
 		km := n.ev.meta[k]
 		switch {
