@@ -32,9 +32,9 @@ import (
 //     "OOM command not allowed when used memory > 'maxmemory'."; reads,
 //     DEL and EXPIRE are served. A script is refused at such a command
 //     only while it has written nothing (Redis 7's scriptVerifyOOM: it is
-//     not stopped halfway). A MULTI's queued commands are checked when
-//     queued and when EXEC runs them, each as a script's (Redis refuses
-//     the whole EXEC): an approximation.
+//     not stopped halfway). A MULTI's queued command that adds data is
+//     refused when queued, as in Redis, but EXEC then runs the rest
+//     (Redis answers EXECABORT): an approximation.
 //   - Candidates: allkeys-* every key, volatile-* the keys with a TTL
 //     (none left: nothing is evicted, as noeviction). The random policies
 //     pick one candidate uniformly; the others sample maxmemory-samples
