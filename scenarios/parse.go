@@ -572,7 +572,7 @@ func (p *parser) maxmemory(_ int, args []string, _ string) error {
 	if len(args) < 1 || len(args) > 2 {
 		return errors.Errorf("want BYTES [POLICY], e.g. maxmemory 2000 allkeys-lru (policies: %s)", sim.EvictionPolicyNames())
 	}
-	n, err := parseInt(args[0], "maxmemory", 1, sim.MaxKeyspaceBytes)
+	n, err := parseInt(args[0], "bytes", 1, sim.MaxKeyspaceBytes)
 	if err != nil {
 		return err
 	}

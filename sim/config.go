@@ -329,6 +329,8 @@ func (c *Config) Validate() error {
 			return errors.Errorf("nodes[%d] (%s): unknown maxmemory-policy %q (want %s)", i, nc.Name, nc.Policy, EvictionPolicyNames())
 		case nc.Fill.Every < 0 || nc.Fill.Size < 0 || nc.Fill.TTL < 0 || nc.Fill.Start < 0:
 			return errors.Errorf("nodes[%d] (%s): fill: every, size, ttl and start must not be negative", i, nc.Name)
+		case nc.Fill.TTL > 0 && nc.Fill.TTL < time.Millisecond:
+			return errors.Errorf("nodes[%d] (%s): fill ttl %v: at least 1ms (PX takes milliseconds)", i, nc.Name, nc.Fill.TTL)
 		case nc.Fill.Every > 0 && nc.Fill.Every < time.Millisecond:
 			return errors.Errorf("nodes[%d] (%s): fill every %v: at least 1ms", i, nc.Name, nc.Fill.Every)
 		case nc.Fill.Size > MaxValueBytes:
