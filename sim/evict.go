@@ -141,13 +141,14 @@ func (n *node) touchKey(key string) {
 	now := n.local()
 	km := e.meta[key]
 	if km == nil {
-		km = &keyMeta{lfu: lfuInitVal, decayed: now}
+		km = &keyMeta{lfu: lfuInitVal}
 		e.meta[key] = km
 	} else {
 		n.lfuDecay(km, now)
 		n.lfuIncr(km)
 	}
-	km.access = now
+	// Redis's updateLFU stamps the access's minute as the last decrement.
+	km.access, km.decayed = now, now-now%lfuDecayTime
 }
 
 // lfuDecay is Redis's LFUDecrAndReturn: the counter loses one per
