@@ -176,7 +176,8 @@ func (s Spec) Config() (sim.Config, error) {
 		for _, name := range roster.Nodes {
 			cfg.Nodes = append(cfg.Nodes, sim.NodeConfig{Name: name, Clock: t.NodeClocks[name],
 				Persistence: t.Persistence, Priority: t.Priorities[name],
-				MinReplicasToWrite: t.MinReplicasToWrite, MinReplicasMaxLag: t.MinReplicasMaxLag})
+				MinReplicasToWrite: t.MinReplicasToWrite, MinReplicasMaxLag: t.MinReplicasMaxLag,
+				MaxMemory: t.MaxMemory, Policy: t.Policy, Fill: t.Fill})
 		}
 		cfg.Groups = roster.Groups
 	}

@@ -218,6 +218,14 @@ type Topology struct {
 	// (sim.ClusterConfig.NodeTimeout); 0 takes Redis's 15s. Only with
 	// Cluster.
 	ClusterNodeTimeout time.Duration `json:",omitempty"`
+	// MaxMemory is Redis's maxmemory on every node, in bytes of the
+	// documented formula (sim/evict.go); 0, the default, is no limit.
+	MaxMemory int64 `json:",omitempty"`
+	// Policy is every node's maxmemory-policy; "" is noeviction.
+	Policy sim.EvictionPolicy `json:",omitempty"`
+	// Fill is another application filling every primary's memory
+	// (sim.FillConfig); off when Fill.Every is 0.
+	Fill sim.FillConfig `json:",omitempty"`
 }
 
 // Spec is one run: a design under a topology, workload and fault schedule.

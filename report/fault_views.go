@@ -73,7 +73,12 @@ var faultViews = map[sim.Kind]faultView{
 		}
 		return e.Actor + "'s clock rate set to " + sign + itoa(e.N) + " ppm"
 	}},
-	sim.KindEvict: {describe: func(t *timeline, e sim.Event) string { return e.Actor + " evicted " + e.Key }},
+	sim.KindEvict: {describe: func(t *timeline, e sim.Event) string {
+		if e.Note != "" { // maxmemory's policy, not the evict fault
+			return e.Actor + " evicted " + e.Key + " (maxmemory, " + e.Note + "; " + itoa(e.N) + " bytes used after)"
+		}
+		return e.Actor + " evicted " + e.Key
+	}},
 	sim.KindNodeStall: {mark: markNodeStall, story: true, scene: true, describe: func(t *timeline, e sim.Event) string {
 		return "node " + e.Actor + " stalled (its thread blocked) for " + short(e.Dur) + ", until " + fmtT(e.At+e.Dur)
 	}},

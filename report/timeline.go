@@ -833,6 +833,9 @@ func foldReplication(ks []keyEvent) []keyEvent {
 // isKey reports whether the event at pos belongs in the key-events list.
 func (t *timeline) isKey(pos int) bool {
 	e := t.h[pos]
+	if e.Kind == sim.KindEvict && strings.HasPrefix(e.Key, sim.FillKeyPrefix) {
+		return false // the filler's own keys making room: not the lock's story
+	}
 	if _, ok := faultViews[e.Kind]; ok {
 		return true // every fault's events
 	}

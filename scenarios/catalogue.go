@@ -35,6 +35,7 @@ var IDs = []string{
 	"explicit-lease",
 	"wall-clock-jump",
 	"no-faults",
+	"evict-token-counter",
 	// The consensus lease (package consensus) against the same faults.
 	"consensus-majority",
 	"consensus-pause",

@@ -49,6 +49,23 @@ func (s *Scenario) Format() []byte {
 	if len(topo) > 0 {
 		line(append([]string{"topology"}, topo...)...)
 	}
+	if t.MaxMemory > 0 {
+		w := []string{"maxmemory", strconv.FormatInt(t.MaxMemory, 10)}
+		if t.Policy != "" {
+			w = append(w, string(t.Policy))
+		}
+		line(w...)
+	}
+	if f := t.Fill; f.Every > 0 {
+		w := []string{"fill", "every=" + fmtDur(f.Every), "size=" + strconv.Itoa(f.Size)}
+		if f.TTL > 0 {
+			w = append(w, "ttl="+fmtDur(f.TTL))
+		}
+		if f.Start > 0 {
+			w = append(w, "start="+fmtDur(f.Start))
+		}
+		line(w...)
+	}
 	if t.Sentinel.Enabled {
 		w := []string{"sentinel"}
 		if t.Sentinel.DownAfter != 0 {

@@ -146,6 +146,9 @@ func init() {
 		"fault":    {many: true, parse: (*parser).fault},
 		"expect":   {many: true, parse: (*parser).expect},
 	}
+	// Eviction (sim/evict.go): maxmemory and its policy, and a filler.
+	directives["maxmemory"] = directive{parse: (*parser).maxmemory}
+	directives["fill"] = directive{parse: (*parser).fill}
 }
 
 func (p *parser) errorf(line int, format string, args ...any) error {
@@ -578,6 +581,71 @@ func (p *parser) latency(_ int, args []string, _ string) error {
 		return errors.Errorf("max %s is below min %s", args[1], args[0])
 	}
 	p.s.Spec.Network.Default = network.Latency{Min: lo, Max: hi}
+	return nil
+}
+
+// maxmemory BYTES [POLICY]: Redis's maxmemory and maxmemory-policy on
+// every node (sim/evict.go).
+func (p *parser) maxmemory(_ int, args []string, _ string) error {
+	if len(args) < 1 || len(args) > 2 {
+		return errors.Errorf("want BYTES [POLICY], e.g. maxmemory 2000 allkeys-lru (policies: %s)", sim.EvictionPolicyNames())
+	}
+	n, err := parseInt(args[0], "bytes", 1, sim.MaxKeyspaceBytes)
+	if err != nil {
+		return err
+	}
+	t := &p.s.Spec.Topology
+	t.MaxMemory = n
+	if len(args) == 2 {
+		pol := sim.EvictionPolicy(args[1])
+		if !slices.Contains(sim.EvictionPolicies, pol) {
+			return errors.Errorf("unknown policy %s (want %s)", bounded.Q(args[1]), sim.EvictionPolicyNames())
+		}
+		t.Policy = pol
+	}
+	return nil
+}
+
+// fill every=D size=BYTES [ttl=D] [start=D]: another application writing
+// its own keys to every primary (sim.FillConfig).
+func (p *parser) fill(_ int, args []string, _ string) error {
+	kvs, err := keyvals(args, "every", "size", "ttl", "start")
+	if err != nil {
+		return err
+	}
+	f := &p.s.Spec.Topology.Fill
+	for _, kv := range kvs {
+		switch kv[0] {
+		case "size":
+			n, err := parseInt(kv[1], "size", 0, sim.MaxValueBytes)
+			if err != nil {
+				return err
+			}
+			f.Size = int(n)
+		default:
+			d, err := parseDur(kv[1], kv[0])
+			if err != nil {
+				return err
+			}
+			switch kv[0] {
+			case "every":
+				if d < time.Millisecond {
+					return errors.Errorf("every %s: at least 1ms", kv[1])
+				}
+				f.Every = d
+			case "ttl":
+				if d < time.Millisecond {
+					return errors.Errorf("ttl %s: at least 1ms", kv[1])
+				}
+				f.TTL = d
+			case "start":
+				f.Start = d
+			}
+		}
+	}
+	if f.Every == 0 {
+		return errors.New("want every=D size=BYTES [ttl=D] [start=D], e.g. fill every=10ms size=100")
+	}
 	return nil
 }
 

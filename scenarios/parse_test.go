@@ -24,6 +24,8 @@ design redlock
 designs redlock set-px-lua
 topology masters=5 replicas=1 persistence=aof-always min-replicas-to-write=1 min-replicas-max-lag=2s
 sentinel down-after=1s discovery=100ms
+maxmemory 3000 volatile-ttl
+fill every=10ms size=50 ttl=2s start=1s
 priority r2=5 r4=1
 clients A B C
 ttl 2s
@@ -79,6 +81,7 @@ func TestParseFull(t *testing.T) {
 			Workload: model.Workload{Cycles: 4, Duration: 30 * time.Second, Work: 100 * time.Millisecond, Think: 5 * time.Millisecond, Reentry: 2, Start: 10 * time.Millisecond},
 			Topology: model.Topology{Masters: 5, Replicas: 1, Persistence: sim.PersistAlways,
 				MinReplicasToWrite: 1, MinReplicasMaxLag: 2 * time.Second,
+				MaxMemory: 3000, Policy: sim.VolatileTTL, Fill: sim.FillConfig{Every: 10 * time.Millisecond, Size: 50, TTL: 2 * time.Second, Start: time.Second},
 				Sentinel:     sim.SentinelConfig{Enabled: true, DownAfter: time.Second, DiscoveryDelay: 100 * time.Millisecond},
 				NodeClocks:   map[string]clock.Config{"r1": {RatePPM: 20000}},
 				ClientClocks: map[string]clock.Config{"A": {Offset: -time.Second}},
@@ -168,6 +171,10 @@ func TestParseErrors(t *testing.T) {
 		{"partition twice", "ttl 1s", "fault partition A | A at 0s", `bad.txt:6: fault: partition names A twice`},
 		{"clock unknown", "ttl 1s", "clock Z rate=+1ppm", `bad.txt:6: clock: unknown client or node "Z" (clients: A, B)`},
 		{"until beyond limits", "ttl 1s", "until 10s\nlimits time=5s", `bad.txt:6: until 10s is beyond limits time=5s`},
+		{"maxmemory range", "ttl 1s", "maxmemory 0 allkeys-lru", `bad.txt:6: maxmemory: bytes: 0 is out of range [1, 16777216]`},
+		{"unknown policy", "ttl 1s", "maxmemory 100 allkeys-lru2", `bad.txt:6: maxmemory: unknown policy "allkeys-lru2" (want noeviction, allkeys-lru`},
+		{"fill without every", "ttl 1s", "fill size=10", `bad.txt:6: fill: want every=D size=BYTES`},
+		{"fill too big", "ttl 1s", "fill every=1ms size=2000000", `bad.txt:6: fill: size: 2000000 is out of range [0, 1048576]`},
 		{"quorum too big", "ttl 1s", "option quorum=2", `bad.txt:6: quorum 2 is more than masters=1`},
 	}
 	for _, tt := range tests {

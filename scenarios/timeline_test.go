@@ -33,6 +33,9 @@ func story(s *Scenario, design string, r *model.Result) string {
 	b.WriteString("# " + s.Name + " with " + design + ", seed 1: story events only.\n")
 	b.WriteString("# Regenerate: go test ./scenarios -run TestTimelines -rewrite (and review the diff).\n")
 	for _, e := range r.History {
+		if e.Kind == sim.KindEvict && strings.HasPrefix(e.Key, sim.FillKeyPrefix) {
+			continue // the filler's own keys making room
+		}
 		if slices.Contains(storyKinds, e.Kind) {
 			b.WriteString(e.Line() + "\n")
 		}

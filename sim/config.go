@@ -65,6 +65,15 @@ type NodeConfig struct {
 	// primary's wall clock. Required (positive) with MinReplicasToWrite;
 	// Redis takes whole seconds and defaults to 10s.
 	MinReplicasMaxLag time.Duration
+	// MaxMemory is Redis's maxmemory in bytes of the documented memory
+	// formula (evict.go); 0, the default, is no limit.
+	MaxMemory int64 `json:",omitempty"`
+	// Policy is Redis's maxmemory-policy; "" is noeviction, Redis's
+	// default.
+	Policy EvictionPolicy `json:",omitempty"`
+	// Fill, when Fill.Every > 0, is another application filling the
+	// node's memory (evict.go).
+	Fill FillConfig `json:",omitempty"`
 	// Machine, if set, runs this program on the node instead of Redis
 	// (machine.go): a consensus node. Persistence, Priority and the
 	// min-replicas settings do not apply to it, and it may not be in a
@@ -314,6 +323,20 @@ func (c *Config) Validate() error {
 		}
 		if !slices.Contains(Persistences, nc.Persistence) {
 			return errors.Errorf("nodes[%d] (%s): unknown persistence %q (want %s)", i, nc.Name, nc.Persistence, PersistenceNames())
+		}
+		switch {
+		case nc.MaxMemory < 0:
+			return errors.Errorf("nodes[%d] (%s): maxmemory %d is negative", i, nc.Name, nc.MaxMemory)
+		case nc.Policy != "" && !slices.Contains(EvictionPolicies, nc.Policy):
+			return errors.Errorf("nodes[%d] (%s): unknown maxmemory-policy %q (want %s)", i, nc.Name, nc.Policy, EvictionPolicyNames())
+		case nc.Fill.Every < 0 || nc.Fill.Size < 0 || nc.Fill.TTL < 0 || nc.Fill.Start < 0:
+			return errors.Errorf("nodes[%d] (%s): fill: every, size, ttl and start must not be negative", i, nc.Name)
+		case nc.Fill.TTL > 0 && nc.Fill.TTL < time.Millisecond:
+			return errors.Errorf("nodes[%d] (%s): fill ttl %v: at least 1ms (PX takes milliseconds)", i, nc.Name, nc.Fill.TTL)
+		case nc.Fill.Every > 0 && nc.Fill.Every < time.Millisecond:
+			return errors.Errorf("nodes[%d] (%s): fill every %v: at least 1ms", i, nc.Name, nc.Fill.Every)
+		case nc.Fill.Size > MaxValueBytes:
+			return errors.Errorf("nodes[%d] (%s): fill size %d: at most %d bytes (limits: max-value-bytes)", i, nc.Name, nc.Fill.Size, MaxValueBytes)
 		}
 		if nc.Priority < 0 && nc.Priority != NeverPromote {
 			return errors.Errorf("nodes[%d] (%s): priority %d is negative (use NeverPromote, -1, for never)", i, nc.Name, nc.Priority)

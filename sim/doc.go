@@ -55,6 +55,12 @@
 // network, and deferred replies to client requests, and it owns its
 // persistence. Redis-only faults (evict) find no target on it.
 //
+// A node with NodeConfig.MaxMemory evicts as Redis does (evict.go): before
+// each client's command, by its maxmemory-policy, from candidates sampled
+// with the run's generator, counting memory by a documented formula; a
+// command that adds data is refused with OOM when nothing can go. A
+// FillConfig is another application's writes that fill the memory.
+//
 // Faults (Fault, FaultKind) are placed at absolute true times or relative
 // to a recorded event (Trigger), which is how "pause A right after its
 // acquire returns" is exact. Each kind is one row of FaultKindTable

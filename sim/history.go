@@ -150,7 +150,9 @@ func quoteArgs(args []string) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		if len(a) > 0 && len(a) <= 64 && !strings.ContainsAny(a, " \t\n\"'\\[]") {
+		// A word cut at 61 bytes and "..." stays quoted, so that the text
+		// parsed back (ParseHistory) renders the same (a filler's value).
+		if len(a) > 0 && len(a) <= 64 && !strings.ContainsAny(a, " \t\n\"'\\[]") && !strings.HasSuffix(a, "...") {
 			b.WriteString(a)
 		} else {
 			if len(a) > 64 {

@@ -124,7 +124,7 @@ var Kinds = []KindInfo{
 	{KindNetDrop, ByFault, "a window of message loss started", "Dur: the window's length, 0 for good; N: how many messages it drops; Note: the link, from->to"},
 	{KindClockJump, ByClient | ByNode, "a wall clock stepped (a client's monotonic clock does not jump)", "Dur: the step, negative backward"},
 	{KindClockDrift, ByClient | ByNode, "a clock's rate changed", "N: the new rate in ppm"},
-	{KindEvict, ByNode, "a node evicted a key that had a TTL (volatile-* policy)", "Key"},
+	{KindEvict, ByNode, "a node evicted a key: the evict fault (a key with a TTL, as a volatile-* policy) or maxmemory's policy", "Key; Note: the maxmemory-policy, \"\" for the evict fault; N: the memory used after it (maxmemory)"},
 	{KindTaskEnd, ByClient, "a task returned", "Task; Note: its error, if any"},
 	{KindMessage, ByClient, "a client received a pub/sub message", "Peer: the node; Key: the channel"},
 	// The streams of external processes (real client libraries, package

@@ -95,6 +95,9 @@ type node struct {
 	clusterTop    string
 	clusterSlot   int
 	clusterAsking bool
+	// ev and erng serve maxmemory and its eviction policy (evict.go).
+	ev   evictState
+	erng *rand.Rand
 }
 
 func newNode(w *World, nc NodeConfig) (*node, error) {
@@ -141,6 +144,7 @@ func (n *node) boot() error {
 	n.eng = eng
 	n.conns = map[string]*script.Conn{}
 	n.touched = touchedKeys{all: true} // a new instance: the first refresh reads it whole
+	n.ev = evictState{seq: n.ev.seq}   // a new instance: no access is known
 	return nil
 }
 
@@ -206,6 +210,10 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 		}
 	}
 	if msg := n.checkGrowth(c, cmd, args); msg != "" {
+		c.WriteError(msg)
+		return true
+	}
+	if msg := n.noteAccess(cmd, args); msg != "" {
 		c.WriteError(msg)
 		return true
 	}
@@ -290,6 +298,11 @@ func (n *node) handle(client string, c *call) {
 		// A replica refuses writes in preHook (redisrules.go), so that
 		// MULTI and scripts see the refusal where Redis gives it.
 		var ok bool
+		if n.cfg.MaxMemory > 0 {
+			if n.performEvictions(); !n.up {
+				return // a fault triggered by an eviction crashed it
+			}
+		}
 		if r, ok = n.do(c.connKey(client), args); !ok {
 			return // the run stops: the instance is unusable
 		}

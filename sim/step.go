@@ -37,6 +37,7 @@ func (w *World) Start() {
 		if n.cfg.Machine != nil {
 			n.bootMachine()
 		}
+		n.startFill()
 	}
 	for _, p := range w.procList {
 		p.start()
