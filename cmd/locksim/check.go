@@ -51,9 +51,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	work := fs.Duration("work", 0, "critical-section length (drawn per run by default: short, about the TTL, or longer for designs that renew)")
 	cycles := fs.Int("cycles", 0, "lock cycles per client (1-3 drawn per run by default)")
 	stagger := fs.Duration("stagger", 0, "each client starts this long after the one before it (drawn per run by default: none or 1-50ms)")
-	quorum := fs.Int("quorum", 0, "masters a quorum design needs (default a majority)")
-	renewEvery := fs.Duration("renew-every", 0, "watchdog period (default TTL/3)")
-	callTimeout := fs.Duration("call-timeout", 0, "per-command timeout (drawn per run by default)")
+	opts := addOptionFlags(fs, "check", "")
 	downAfter := fs.Duration("down-after", 0, "Sentinel's down-after with replicas (drawn per run relative to the TTL by default)")
 	minReplicas := addMinReplicasFlags(fs)
 	server := addServerFlag(fs)
@@ -66,9 +64,6 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	shard := fs.String("shard", "", "run only shard i of n (i/n): runs with index%n == i; auto: i and n from the environment (below)")
 	shardCount := fs.Int("shards", 0, "with --shard auto: the number of shards (else LOCKSIM_SHARD_COUNT)")
 	ttl := fs.Duration("ttl", 0, "lease TTL (default 1s)")
-	deadline := fs.Bool("deadline", false, "turn on the client-deadline option")
-	wallClockOpt := fs.Bool("wall-clock", false, "measure the acquire wait, and with --deadline the lease, on the client's wall clock (as System.currentTimeMillis() in Java does); clock-jump faults then step clients too")
-	queueWait := fs.Duration("queue-wait", 0, "how long a fair lock keeps a waiter's place past the one ahead (default the acquire wait, as Redisson's tryLock)")
 	readers := fs.Int("readers", 0, "clients, the last ones, that only read under a read lock (read-write-lock; default half the clients)")
 	format := fs.String("format", "text", "output format: text, json (locksim.check/v1, for merge), markdown (a table for a pull request or a CI job summary) or html (one page: the verdicts, what ran, the summary and the minimal case's timeline; with -o FILE)")
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
@@ -105,8 +100,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		base = spec
 	}
 	if err := applyCheckFlags(fs, &base, checkFlags{fencing: *fencing, nodes: *nodes, replicas: *replicas, persistence: *persistence,
-		clients: *clients, work: *work, stagger: *stagger, cycles: *cycles, quorum: *quorum, renewEvery: *renewEvery, callTimeout: *callTimeout,
-		downAfter: *downAfter, ttl: *ttl, deadline: *deadline, wallClock: *wallClockOpt, queueWait: *queueWait, readers: *readers}); err != nil {
+		clients: *clients, work: *work, stagger: *stagger, cycles: *cycles, downAfter: *downAfter, ttl: *ttl, readers: *readers, opts: opts}); err != nil {
 		return exitUsage, err
 	}
 	if err := minReplicas(&base); err != nil {
@@ -155,8 +149,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("--max-faults %d: give 1 to 20", *maxFaults)
 	case *delayMax < 0 || *delayMax > model.MaxRunTime:
 		return exitUsage, usagef("--delay-max %v: give up to %v (limits: run-time)", *delayMax, model.MaxRunTime)
-	case !slices.Contains(summaryFormats, *format):
-		return exitUsage, usagef("unknown --format %q (want text, json, markdown or html)", *format)
+	}
+	if err := checkFormat("check", *format); err != nil {
+		return exitUsage, err
 	}
 	kinds, err := parseKinds(*faults)
 	if err != nil {
@@ -255,10 +250,11 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 // checkFlags are the flags that shape the base spec, shared by check,
 // matrix and sweep.
 type checkFlags struct {
-	fencing, persistence                                              string
-	nodes, replicas, clients, cycles, quorum, readers                 int
-	work, stagger, renewEvery, callTimeout, downAfter, ttl, queueWait time.Duration
-	deadline, wallClock                                               bool
+	fencing, persistence                      string
+	nodes, replicas, clients, cycles, readers int
+	work, stagger, downAfter, ttl             time.Duration
+	// opts are the command's design-option flags (model.OptionTable).
+	opts *optionFlags
 	// nodesNotTopology: the command's --nodes is not the topology's
 	// masters (run's counts the masters Lua scripts run on).
 	nodesNotTopology bool
@@ -293,20 +289,8 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 		return usagef("--stagger %v: give a positive length up to %v", f.stagger, model.MaxTTL)
 	case set("cycles") && (f.cycles < 1 || f.cycles > model.MaxCycles):
 		return usagef("--cycles %d: give 1 to %d (limits: cycles)", f.cycles, model.MaxCycles)
-	case set("quorum") && f.quorum < 1:
-		return usagef("--quorum %d: give at least 1", f.quorum)
-	case set("quorum") && !t.Quorum && s.Lua == nil:
-		return usagef("--quorum applies to designs that take a quorum of masters (redlock, multi-lock) and to Lua designs; %s does not", s.Design)
-	case set("renew-every") && (f.renewEvery <= 0 || f.renewEvery > model.MaxRunTime):
-		return usagef("--renew-every %v: give a positive period up to %v", f.renewEvery, model.MaxRunTime)
-	case set("call-timeout") && (f.callTimeout <= 0 || f.callTimeout > model.MaxRunTime):
-		return usagef("--call-timeout %v: give a positive timeout up to %v", f.callTimeout, model.MaxRunTime)
 	case set("down-after") && (f.downAfter <= 0 || f.downAfter > model.MaxRunTime):
 		return usagef("--down-after %v: give a positive time up to %v", f.downAfter, model.MaxRunTime)
-	case set("queue-wait") && (f.queueWait <= 0 || f.queueWait > model.MaxRunTime):
-		return usagef("--queue-wait %v: give a positive time up to %v", f.queueWait, model.MaxRunTime)
-	case set("queue-wait") && !t.Fair:
-		return usagef("--queue-wait applies to designs that queue their waiters (fair-lock); %s does not", s.Design)
 	case set("readers") && (f.readers < 1 || f.readers > 26):
 		return usagef("--readers %d: give 1 to 26", f.readers)
 	case set("readers") && !t.Shared:
@@ -318,6 +302,10 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 	case f.fencing != "" && !slices.Contains(model.Fencings, model.Fencing(f.fencing)):
 		return usagef("--fencing %q: want %s", f.fencing, model.FencingNames())
 	}
+	if err := f.opts.check(fs, *s); err != nil {
+		return err
+	}
+	f.opts.apply(fs, s)
 	if f.fencing != "" {
 		s.Fencing = model.Fencing(f.fencing)
 	}
@@ -348,26 +336,8 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 	if set("ttl") {
 		s.Options.TTL = f.ttl
 	}
-	if f.deadline {
-		s.Options.Deadline = true
-	}
-	if f.wallClock {
-		s.Options.WallClock = true
-	}
-	if set("queue-wait") {
-		s.Options.QueueWait = f.queueWait
-	}
 	if set("readers") {
 		s.Workload.Readers = f.readers
-	}
-	if set("quorum") {
-		s.Options.Quorum = f.quorum
-	}
-	if set("renew-every") {
-		s.Options.RenewEvery = f.renewEvery
-	}
-	if set("call-timeout") {
-		s.Options.CallTimeout = f.callTimeout
 	}
 	if set("down-after") {
 		s.Topology.Sentinel.Enabled, s.Topology.Sentinel.DownAfter = true, f.downAfter
