@@ -112,6 +112,9 @@ var OptionTable = []OptionRow{
 	{Key: "wait-check", Kind: OptBool, Default: "true", Invert: true,
 		Doc:   "false: wait-replica holds the lock whatever count WAIT returns (Redisson before redisson#3994)",
 		Field: func(o *Options) any { return &o.IgnoreWait }},
+	{Key: "retry-jitter", Kind: OptDuration, Max: MaxRunTime, Default: "0 (none)", Flags: []string{"check", "run"},
+		Doc:   "up to this much more, drawn per retry, on each backoff sleep",
+		Field: func(o *Options) any { return &o.RetryJitter }},
 }
 
 // OptionKeys are the option words, in the table's order.
