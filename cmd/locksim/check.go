@@ -283,16 +283,6 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 		return usagef("--clients 1: one client has nobody to exclude, so mutual exclusion and lost updates could only read held; give 2 to 26")
 	case set("clients") && (f.clients < 1 || f.clients > 26):
 		return usagef("--clients %d: give 2 to 26", f.clients)
-	case set("work") && (f.work <= 0 || f.work > model.MaxTTL):
-		return usagef("--work %v: give a positive length up to %v", f.work, model.MaxTTL)
-	case set("stagger") && (f.stagger <= 0 || f.stagger > model.MaxTTL):
-		return usagef("--stagger %v: give a positive length up to %v", f.stagger, model.MaxTTL)
-	case set("cycles") && (f.cycles < 1 || f.cycles > model.MaxCycles):
-		return usagef("--cycles %d: give 1 to %d (limits: cycles)", f.cycles, model.MaxCycles)
-	case set("down-after") && (f.downAfter <= 0 || f.downAfter > model.MaxRunTime):
-		return usagef("--down-after %v: give a positive time up to %v", f.downAfter, model.MaxRunTime)
-	case set("readers") && (f.readers < 1 || f.readers > 26):
-		return usagef("--readers %d: give 1 to 26", f.readers)
 	case set("readers") && !t.Shared:
 		return usagef("--readers applies to designs that take read locks (read-write-lock); %s does not", s.Design)
 	case set("readers") && set("clients") && f.readers > f.clients:
@@ -302,10 +292,48 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 	case f.fencing != "" && !slices.Contains(model.Fencings, model.Fencing(f.fencing)):
 		return usagef("--fencing %q: want %s", f.fencing, model.FencingNames())
 	}
+	if err := f.checkRanges(fs); err != nil {
+		return err
+	}
 	if err := f.opts.check(fs, *s); err != nil {
 		return err
 	}
 	f.opts.apply(fs, s)
+	f.put(fs, s)
+	return nil
+}
+
+// checkRanges refuses the plain out-of-range values of the flags given.
+func (f checkFlags) checkRanges(fs *flags) error {
+	for _, d := range []struct {
+		name    string
+		v, hi   time.Duration
+		measure string
+	}{
+		{"work", f.work, model.MaxTTL, "length"}, {"stagger", f.stagger, model.MaxTTL, "length"}, {"down-after", f.downAfter, model.MaxRunTime, "time"},
+	} {
+		if flagSet(fs, d.name) && (d.v <= 0 || d.v > d.hi) {
+			return usagef("--%s %v: give a positive %s up to %v", d.name, d.v, d.measure, d.hi)
+		}
+	}
+	for _, n := range []struct {
+		name     string
+		v, hi    int
+		limitTag string
+	}{
+		{"cycles", f.cycles, model.MaxCycles, " (limits: cycles)"}, {"readers", f.readers, 26, ""},
+	} {
+		if flagSet(fs, n.name) && (n.v < 1 || n.v > n.hi) {
+			return usagef("--%s %d: give 1 to %d%s", n.name, n.v, n.hi, n.limitTag)
+		}
+	}
+	return nil
+}
+
+// put puts the spec flags given (not the design options: optionFlags)
+// into s.
+func (f checkFlags) put(fs *flags, s *model.Spec) {
+	set := func(name string) bool { return flagSet(fs, name) }
 	if f.fencing != "" {
 		s.Fencing = model.Fencing(f.fencing)
 	}
@@ -324,25 +352,21 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 			s.Clients = append(s.Clients, string(rune('A'+i)))
 		}
 	}
-	if set("work") {
-		s.Workload.Work = f.work
-	}
-	if set("stagger") {
-		s.Workload.Start = f.stagger
-	}
-	if set("cycles") {
-		s.Workload.Cycles = f.cycles
-	}
-	if set("ttl") {
-		s.Options.TTL = f.ttl
-	}
-	if set("readers") {
-		s.Workload.Readers = f.readers
+	for _, p := range []struct {
+		name string
+		put  func()
+	}{
+		{"work", func() { s.Workload.Work = f.work }}, {"stagger", func() { s.Workload.Start = f.stagger }},
+		{"cycles", func() { s.Workload.Cycles = f.cycles }}, {"ttl", func() { s.Options.TTL = f.ttl }},
+		{"readers", func() { s.Workload.Readers = f.readers }},
+	} {
+		if set(p.name) {
+			p.put()
+		}
 	}
 	if set("down-after") {
 		s.Topology.Sentinel.Enabled, s.Topology.Sentinel.DownAfter = true, f.downAfter
 	}
-	return nil
 }
 
 func kindNames(ks []sim.FaultKind) string {
