@@ -40,13 +40,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock); Lua scripts run on each with a majority quorum")
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica); with replicas Sentinel fails over")
 	persistence := fs.String("persistence", "none", "what a crashed Redis node keeps: "+sim.PersistenceNames())
-	faults := fs.String("faults", kindNames(scenarios.DefaultKinds), "fault kinds to draw from, comma-separated: "+kindNames(sim.FaultKinds)+"; none: runs without faults (does the design work at all?)")
-	partitions := fs.String("partitions", "reset", "what a partition does to a stream it cuts: reset (a firewall that rejects: the client learns at once) or blackhole (packets vanish: the client learns only from its own timeouts, as behind a dead host)")
-	pauseAt := fs.String("pause-at", "any", "where pauses and client crashes go: acquire, critical, write, release, watchdog, time or any")
-	delayMax := fs.Duration("delay-max", 0, "upper bound of generated network delays (default 2 x TTL)")
-	links := fs.String("links", "all", "which links delays and drops hit: redis, resource or all")
-	maxFaults := fs.Int("max-faults", 3, "at most this many faults per run (1-20)")
-	swarm := fs.Bool("swarm", true, "draw per run what no flag fixes: clients, work, cycles, latency, call timeout, down-after")
+	g := addGenFlags(fs)
 	clients := fs.Int("clients", 0, "number of contending clients (2-4 drawn per run by default)")
 	work := fs.Duration("work", 0, "critical-section length (drawn per run by default: short, about the TTL, or longer for designs that renew)")
 	cycles := fs.Int("cycles", 0, "lock cycles per client (1-3 drawn per run by default)")
@@ -117,10 +111,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		base.Interleave = il.String()
 	}
-	if *partitions != "reset" && *partitions != "blackhole" {
-		return exitUsage, usagef("--partitions %q: want reset or blackhole", *partitions)
+	if *g.partitions != "reset" && *g.partitions != "blackhole" {
+		return exitUsage, usagef("--partitions %q: want reset or blackhole", *g.partitions)
 	}
-	blackhole := *partitions == "blackhole"
+	blackhole := *g.partitions == "blackhole"
 	if !*ex.on {
 		for _, name := range exhaustiveOnly {
 			if flagSet(fs, name) {
@@ -135,7 +129,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		if err := exhaustiveOutputs(*out, *ex.saveDir, append(lua.inputs(), scenarioInput("--scenario", *scenario))); err != nil {
 			return exitUsage, err
 		}
-		return cmdExhaustive(fs, ex, base, exhaustiveRun{faults: *faults, invariants: *invs, seed: *seed, workers: *workers,
+		return cmdExhaustive(fs, ex, base, exhaustiveRun{faults: *g.faults, invariants: *invs, seed: *seed, workers: *workers,
 			format: *format, out: *out, progress: *progress, blackhole: blackhole}, stdout, stderr)
 	}
 	switch {
@@ -145,24 +139,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("--for %v: give a positive wall time up to %v (limits: budget)", *budget, engine.MaxBudget)
 	case *workers < 1 || *workers > engine.MaxWorkers:
 		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", *workers, engine.MaxWorkers)
-	case *maxFaults < 1 || *maxFaults > 20:
-		return exitUsage, usagef("--max-faults %d: give 1 to 20", *maxFaults)
-	case *delayMax < 0 || *delayMax > model.MaxRunTime:
-		return exitUsage, usagef("--delay-max %v: give up to %v (limits: run-time)", *delayMax, model.MaxRunTime)
 	}
 	if err := checkFormat("check", *format); err != nil {
 		return exitUsage, err
 	}
-	kinds, err := parseKinds(*faults)
+	gen, err := g.gen(blackhole)
 	if err != nil {
 		return exitUsage, err
-	}
-	places, err := scenarios.ParsePlaces(*pauseAt)
-	if err != nil {
-		return exitUsage, usagef("--pause-at: %v", err)
-	}
-	if !slices.Contains([]string{"redis", "resource", "all"}, *links) {
-		return exitUsage, usagef("--links %q: want redis, resource or all", *links)
 	}
 	invList, err := invariant.Parse(*invs)
 	if err != nil {
@@ -194,7 +177,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	c := engine.CheckConfig{
 		Campaign: engine.Campaign{
 			Base:       base,
-			Gen:        scenarios.Gen{Kinds: kinds, PauseAt: places, DelayMax: *delayMax, Links: scenarios.Links(*links), MaxFaults: *maxFaults, Swarm: *swarm, Blackhole: blackhole},
+			Gen:        gen,
 			Runs:       nRuns,
 			For:        *budget,
 			Seed:       *seed,
@@ -229,22 +212,70 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if res.Verdict().Kind == verdict.Interrupted {
 		sum.abort()
-		planned := "runs"
-		if res.Planned > 0 {
-			planned = fmt.Sprintf("of %d planned runs", res.Planned)
-		}
-		w := partialTo(*out, *format, stdout, stderr)
-		fmt.Fprintf(w, "PARTIAL: interrupted after %d %s; the tally below is of those runs only, and no verdict\n", res.Runs, planned)
-		report.SummaryText(w, res, "")
-		fmt.Fprintf(stderr, "locksim check: interrupted: no verdict; it ran %d %s (%d broke a counted invariant so far), saved no case, and wrote the partial summary above%s\n",
-			res.Runs, planned, res.BrokenRuns, keptNote(*out))
-		return exitInterrupted, nil
+		return checkInterrupted(res, *out, *format, stdout, stderr)
 	}
 	if err := exportMinimal(*export, res, stderr); err != nil {
 		sum.abort()
 		return exitUsage, err
 	}
 	return sum.finish(res, stdout, stderr)
+}
+
+// checkInterrupted prints the tally of an interrupted check, marked
+// PARTIAL, and says on stderr that there is no verdict.
+func checkInterrupted(res *engine.CheckResult, out, format string, stdout, stderr io.Writer) (int, error) {
+	planned := "runs"
+	if res.Planned > 0 {
+		planned = fmt.Sprintf("of %d planned runs", res.Planned)
+	}
+	w := partialTo(out, format, stdout, stderr)
+	fmt.Fprintf(w, "PARTIAL: interrupted after %d %s; the tally below is of those runs only, and no verdict\n", res.Runs, planned)
+	report.SummaryText(w, res, "")
+	fmt.Fprintf(stderr, "locksim check: interrupted: no verdict; it ran %d %s (%d broke a counted invariant so far), saved no case, and wrote the partial summary above%s\n",
+		res.Runs, planned, res.BrokenRuns, keptNote(out))
+	return exitInterrupted, nil
+}
+
+// genFlags are check's flags for what its runs draw (scenarios.Gen).
+type genFlags struct {
+	faults, partitions, pauseAt, links *string
+	delayMax                           *time.Duration
+	maxFaults                          *int
+	swarm                              *bool
+}
+
+func addGenFlags(fs *flags) genFlags {
+	return genFlags{
+		faults:     fs.String("faults", kindNames(scenarios.DefaultKinds), "fault kinds to draw from, comma-separated: "+kindNames(sim.FaultKinds)+"; none: runs without faults (does the design work at all?)"),
+		partitions: fs.String("partitions", "reset", "what a partition does to a stream it cuts: reset (a firewall that rejects: the client learns at once) or blackhole (packets vanish: the client learns only from its own timeouts, as behind a dead host)"),
+		pauseAt:    fs.String("pause-at", "any", "where pauses and client crashes go: acquire, critical, write, release, watchdog, time or any"),
+		delayMax:   fs.Duration("delay-max", 0, "upper bound of generated network delays (default 2 x TTL)"),
+		links:      fs.String("links", "all", "which links delays and drops hit: redis, resource or all"),
+		maxFaults:  fs.Int("max-faults", 3, "at most this many faults per run (1-20)"),
+		swarm:      fs.Bool("swarm", true, "draw per run what no flag fixes: clients, work, cycles, latency, call timeout, down-after"),
+	}
+}
+
+// gen refuses impossible values and returns what the runs draw from.
+func (g genFlags) gen(blackhole bool) (scenarios.Gen, error) {
+	switch {
+	case *g.maxFaults < 1 || *g.maxFaults > 20:
+		return scenarios.Gen{}, usagef("--max-faults %d: give 1 to 20", *g.maxFaults)
+	case *g.delayMax < 0 || *g.delayMax > model.MaxRunTime:
+		return scenarios.Gen{}, usagef("--delay-max %v: give up to %v (limits: run-time)", *g.delayMax, model.MaxRunTime)
+	}
+	kinds, err := parseKinds(*g.faults)
+	if err != nil {
+		return scenarios.Gen{}, err
+	}
+	places, err := scenarios.ParsePlaces(*g.pauseAt)
+	if err != nil {
+		return scenarios.Gen{}, usagef("--pause-at: %v", err)
+	}
+	if !slices.Contains([]string{"redis", "resource", "all"}, *g.links) {
+		return scenarios.Gen{}, usagef("--links %q: want redis, resource or all", *g.links)
+	}
+	return scenarios.Gen{Kinds: kinds, PauseAt: places, DelayMax: *g.delayMax, Links: scenarios.Links(*g.links), MaxFaults: *g.maxFaults, Swarm: *g.swarm, Blackhole: blackhole}, nil
 }
 
 // checkFlags are the flags that shape the base spec, shared by check,
