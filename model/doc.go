@@ -40,6 +40,10 @@
 //     shares; settings.go: ValidateSettings and the server release a
 //     spec's nodes model; minreplicas.go: min-replicas-to-write and its
 //     lag; options_words.go: the options as a scenario's key=value words.
+//   - options_table.go: OptionTable, every design option as one row (its
+//     word, flag, type, limit, default, doc line and field of Options):
+//     the scenario option line, the CLI's option flags, the limits,
+//     ValidateSettings and docs/options.md all read it.
 //   - roster.go: a deployment's names (nodes, groups, clients), computed
 //     once from a spec.
 //   - luamap.go: what a Lua script takes in KEYS and ARGV (ArgMap).

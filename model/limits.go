@@ -72,22 +72,24 @@ func (s Spec) checkLimits() error {
 	case s.Limits.MaxEvents > MaxEvents:
 		return limitError("limits events", s.Limits.MaxEvents, MaxEvents, "events")
 	}
-	for _, d := range []struct {
-		name  string
-		v     time.Duration
-		limit time.Duration
-	}{
+	type bound struct {
+		name     string
+		v, limit time.Duration
+	}
+	durs := []bound{
 		{"ttl", s.Options.TTL, MaxTTL}, {"work", s.Workload.Work, MaxTTL}, {"think", s.Workload.Think, MaxTTL},
 		{"stagger", s.Workload.Start, MaxTTL}, {"latency", s.Network.Default.Max, MaxTTL},
 		{"duration", s.Workload.Duration, MaxRunTime}, {"until", s.Until, MaxRunTime}, {"limits time", s.Limits.MaxTime, MaxRunTime},
-		{"margin", s.Options.Margin, MaxRunTime}, {"acquire-wait", s.Options.AcquireWait, MaxRunTime},
-		{"retry-min", s.Options.RetryMin, MaxRunTime}, {"retry-max", s.Options.RetryMax, MaxRunTime},
-		{"call-timeout", s.Options.CallTimeout, MaxRunTime}, {"node-timeout", s.Options.NodeTimeout, MaxRunTime},
-		{"wait-timeout", s.Options.WaitTimeout, MaxRunTime}, {"renew-every", s.Options.RenewEvery, MaxRunTime},
-		{"queue-wait", s.Options.QueueWait, MaxRunTime},
-		{"down-after", t.Sentinel.DownAfter, MaxRunTime}, {"discovery", t.Sentinel.DiscoveryDelay, MaxRunTime},
-		{"min-replicas-max-lag", t.MinReplicasMaxLag, MaxRunTime},
-	} {
+	}
+	o := s.Options
+	for _, r := range OptionTable { // the design options' own bounds
+		if r.Kind == OptDuration {
+			durs = append(durs, bound{r.Key, *r.Field(&o).(*time.Duration), r.Max})
+		}
+	}
+	durs = append(durs, bound{"down-after", t.Sentinel.DownAfter, MaxRunTime}, bound{"discovery", t.Sentinel.DiscoveryDelay, MaxRunTime},
+		bound{"min-replicas-max-lag", t.MinReplicasMaxLag, MaxRunTime})
+	for _, d := range durs {
 		if d.v > d.limit {
 			return limitError(d.name, sim.FormatDuration(d.v), sim.FormatDuration(d.limit), limitName(d.limit))
 		}

@@ -81,5 +81,10 @@ func (o Options) Validate(masters int) error {
 	case o.QueueWait <= 0:
 		return errors.Errorf("queue-wait %v must be positive", o.QueueWait)
 	}
+	for _, r := range OptionTable { // every duration option: never negative
+		if d, ok := r.Field(&o).(*time.Duration); ok && *d < 0 {
+			return errors.Errorf("%s %v is negative", r.Key, *d)
+		}
+	}
 	return nil
 }

@@ -2,54 +2,17 @@ package model
 
 import (
 	"slices"
-	"strconv"
 	"strings"
-	"time"
-
-	"locksim/sim"
 )
 
 // Words renders the non-zero options as the key=value words of a scenario
 // file's option line, in that line's key order ("queue-wait=500ms").
 func (o Options) Words() []string {
 	var w []string
-	d := func(k string, v time.Duration) {
-		if v != 0 {
-			w = append(w, k+"="+sim.FormatDuration(v))
+	for _, r := range OptionTable {
+		if word := r.Word(&o); word != "" {
+			w = append(w, word)
 		}
-	}
-	if o.Deadline {
-		w = append(w, "deadline=true")
-	}
-	if o.Extend {
-		w = append(w, "extend=true")
-	}
-	if o.WallClock {
-		w = append(w, "wall-clock=true")
-	}
-	d("margin", o.Margin)
-	d("acquire-wait", o.AcquireWait)
-	d("retry-min", o.RetryMin)
-	d("retry-max", o.RetryMax)
-	d("call-timeout", o.CallTimeout)
-	d("node-timeout", o.NodeTimeout)
-	if o.DriftFactor != 0 {
-		w = append(w, "drift-factor="+strconv.FormatFloat(o.DriftFactor, 'g', -1, 64))
-	}
-	if o.Quorum != 0 {
-		w = append(w, "quorum="+strconv.Itoa(o.Quorum))
-	}
-	if o.WaitReplicas != 0 {
-		w = append(w, "wait-replicas="+strconv.Itoa(o.WaitReplicas))
-	}
-	d("wait-timeout", o.WaitTimeout)
-	d("renew-every", o.RenewEvery)
-	d("queue-wait", o.QueueWait)
-	if o.WaitAccept != 0 {
-		w = append(w, "wait-accept="+strconv.Itoa(o.WaitAccept))
-	}
-	if o.IgnoreWait {
-		w = append(w, "wait-check=false")
 	}
 	return w
 }

@@ -233,9 +233,10 @@ func (s Spec) CheckConfig() invariant.Config {
 		Validity: t.Validity || s.IsRealClient(),
 		NoWrites: t.Shared && len(s.Clients) > 0 && s.Workload.Readers >= len(s.Clients),
 		// The workload gives every acquisition its acquire wait; what may
-		// cross the deadline is one backoff sleep (at most RetryMax) or
-		// the tail of a request, which is left out (one call timeout).
-		AcquireTolerance: max(s.Options.CallTimeout, s.Options.RetryMax),
+		// cross the deadline is one backoff sleep (at most RetryMax plus
+		// RetryJitter) or the tail of a request, which is left out (one
+		// call timeout).
+		AcquireTolerance: max(s.Options.CallTimeout, s.Options.RetryMax+s.Options.RetryJitter),
 		ClientWall:       t.ReadsWall,
 	}
 }
@@ -243,7 +244,7 @@ func (s Spec) CheckConfig() invariant.Config {
 // availabilityClaim is what a quorum lock on independent masters claims
 // (Traits.ToleratesMinority, invariant.Available): it keeps working while at most masters-quorum of
 // its masters are down, slow or cut off, acquiring a wanted, free lock
-// within three tries, each a retry delay (RetryMax) and a call timeout,
+// within three tries, each a retry delay (RetryMax plus RetryJitter) and a call timeout,
 // plus a TTL for the keys a failed try or a crashed holder left. A design
 // without the claim (one master, replicas, a lock that needs every master,
 // its own nodes) returns a zero bound.
@@ -261,7 +262,7 @@ func (s Spec) availabilityClaim() (masters []string, tolerate int, bound time.Du
 	if declared {
 		return masters, n - s.Options.Quorum, s.Options.AcquireBound
 	}
-	return masters, n - s.Options.Quorum, 3*(s.Options.RetryMax+s.Options.CallTimeout) + s.Options.TTL
+	return masters, n - s.Options.Quorum, 3*(s.Options.RetryMax+s.Options.RetryJitter+s.Options.CallTimeout) + s.Options.TTL
 }
 
 // RealClientPrefix starts the design name of a real client's spec

@@ -23,11 +23,14 @@ func (s Spec) ValidateSettings() error {
 	if replicas == 0 {
 		replicas = t.Replicas
 	}
+	for _, r := range OptionTable {
+		if r.Word(&o) != "" {
+			if why := r.Refusal(r.Key, s); why != "" {
+				return errors.New(why)
+			}
+		}
+	}
 	switch {
-	case o.Quorum != 0 && !t.Quorum && s.Lua == nil:
-		return errors.Errorf("quorum applies to designs that take a quorum of masters (redlock, multi-lock) and to Lua designs; %s does not", name)
-	case o.QueueWait != 0 && !t.Fair:
-		return errors.Errorf("queue-wait applies to designs that queue their waiters (fair-lock); %s does not", name)
 	case w.Readers != 0 && !t.Shared:
 		return errors.Errorf("readers applies to designs that take read locks (read-write-lock); %s does not", name)
 	case w.Readers > len(s.Clients) && len(s.Clients) > 0:

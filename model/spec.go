@@ -95,6 +95,10 @@ type Options struct {
 	// RetryMin and RetryMax bound the exponential backoff between tries,
 	// each sleep drawn from [backoff/2, backoff]. Defaults 5ms and 100ms.
 	RetryMin, RetryMax time.Duration
+	// RetryJitter adds up to this much more, drawn per retry, to each
+	// backoff sleep (option retry-jitter): a client that spreads its
+	// retries further. Default 0, none.
+	RetryJitter time.Duration `json:",omitempty"`
 	// CallTimeout is the per-command timeout. Default 200ms; redlock uses
 	// NodeTimeout.
 	CallTimeout time.Duration

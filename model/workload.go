@@ -128,6 +128,9 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 		}
 		// Exponential backoff with jitter: sleep in [backoff/2, backoff].
 		sleep := backoff/2 + time.Duration(c.ctx.Rand().Int64N(int64(backoff/2)+1))
+		if o.RetryJitter > 0 { // drawn only when set: runs without it draw as before
+			sleep += time.Duration(c.ctx.Rand().Int64N(int64(o.RetryJitter) + 1))
+		}
 		if w, ok := d.(Waiter); ok {
 			w.WaitRelease(c, sleep)
 		} else {

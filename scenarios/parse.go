@@ -674,9 +674,9 @@ func (p *parser) fencing(_ int, args []string, _ string) error {
 	return errors.Errorf("unknown fencing %s (want %s)", bounded.Q(a), model.FencingNames())
 }
 
-// optionKeys are the `option` keys, in the order Format writes them.
-var optionKeys = []string{"deadline", "extend", "wall-clock", "margin", "acquire-wait", "retry-min", "retry-max", "call-timeout",
-	"node-timeout", "drift-factor", "quorum", "wait-replicas", "wait-timeout", "renew-every", "queue-wait", "wait-accept", "wait-check"}
+// optionKeys are the `option` keys, in the order Format writes them: the
+// rows of model.OptionTable.
+var optionKeys = model.OptionKeys()
 
 // ApplyOptions applies the arguments of an `option` line ("queue-wait=500ms",
 // "wall-clock=false") to spec's options, with the checks a scenario file's
@@ -708,68 +708,35 @@ func (p *parser) option(_ int, args []string, _ string) error {
 			p.options = map[string]bool{}
 		}
 		p.options[k] = true
-		var d time.Duration
-		var n int64
-		switch k {
-		case "deadline", "extend", "wall-clock", "wait-check":
+		r, _ := model.LookupOption(k) // keyvals admits only the table's keys
+		var v2 any
+		switch r.Kind {
+		case model.OptBool:
 			b, err := strconv.ParseBool(v)
 			if err != nil || (v != "true" && v != "false") {
 				return errors.Errorf("%s: want true or false, got %s", k, bounded.Q(v))
 			}
-			switch k {
-			case "deadline":
-				o.Deadline = b
-			case "extend":
-				o.Extend = b
-			case "wall-clock":
-				o.WallClock = b
-			default:
-				o.IgnoreWait = !b
-			}
-			continue
-		case "drift-factor":
+			v2 = b
+		case model.OptFraction:
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || !(f >= 0 && f < 1) {
-				return errors.Errorf("drift-factor: want a number in [0, 1), got %s", bounded.Q(v))
+				return errors.Errorf("%s: want a number in [0, 1), got %s", k, bounded.Q(v))
 			}
-			o.DriftFactor = f
-			continue
-		case "quorum":
-			n, err = parseInt(v, k, 1, maxMasters)
-		case "wait-replicas", "wait-accept":
-			n, err = parseInt(v, k, 1, maxReplicas)
+			v2 = f
+		case model.OptCount:
+			n, err := parseInt(v, k, int64(r.Lo), int64(r.Hi))
+			if err != nil {
+				return err
+			}
+			v2 = int(n)
 		default:
-			d, err = parseDur(v, k)
+			d, err := parseDur(v, k)
+			if err != nil {
+				return err
+			}
+			v2 = d
 		}
-		if err != nil {
-			return err
-		}
-		switch k {
-		case "margin":
-			o.Margin = d
-		case "acquire-wait":
-			o.AcquireWait = d
-		case "retry-min":
-			o.RetryMin = d
-		case "retry-max":
-			o.RetryMax = d
-		case "call-timeout":
-			o.CallTimeout = d
-		case "node-timeout":
-			o.NodeTimeout = d
-		case "wait-timeout":
-			o.WaitTimeout = d
-		case "renew-every":
-			o.RenewEvery = d
-		case "queue-wait":
-			o.QueueWait = d
-		case "quorum":
-			o.Quorum = int(n)
-		case "wait-replicas":
-			o.WaitReplicas = int(n)
-		case "wait-accept":
-			o.WaitAccept = int(n)
-		}
+		r.Set(o, v2)
 	}
 	return nil
 }

@@ -167,7 +167,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad expect", "ttl 1s", "expect mutual-exclusion broken", `bad.txt:6: expect: want breaks or survives, then the catalogue's text, got "mutual-exclusion"`},
 		{"reserved client", "clients A B", "clients A resource", `bad.txt:5: clients: client name "resource" is reserved (node, group, endpoint or syntax word)`},
 		{"bad option", "ttl 1s", "option deadline=yes", `bad.txt:6: option: deadline: want true or false, got "yes"`},
-		{"unknown option", "ttl 1s", "option speed=1", `bad.txt:6: option: unknown key "speed" (want deadline, extend, wall-clock, margin, acquire-wait, retry-min, retry-max, call-timeout, node-timeout, drift-factor, quorum, wait-replicas, wait-timeout, renew-every, queue-wait, wait-accept, wait-check)`},
+		{"unknown option", "ttl 1s", "option speed=1", `bad.txt:6: option: unknown key "speed" (want ` + strings.Join(model.OptionKeys(), ", ") + `)`},
 		{"partition twice", "ttl 1s", "fault partition A | A at 0s", `bad.txt:6: fault: partition names A twice`},
 		{"clock unknown", "ttl 1s", "clock Z rate=+1ppm", `bad.txt:6: clock: unknown client or node "Z" (clients: A, B)`},
 		{"until beyond limits", "ttl 1s", "until 10s\nlimits time=5s", `bad.txt:6: until 10s is beyond limits time=5s`},
@@ -320,6 +320,15 @@ func TestFormatHelpComplete(t *testing.T) {
 	for _, info := range sim.FaultKindTable {
 		if line := "    " + string(info.Kind) + " " + info.Syntax; !strings.Contains(FormatHelp, line) {
 			t.Errorf("format.txt does not document the %q fault as its table's syntax: %q", info.Kind, line)
+		}
+	}
+	// The option line's keys are model.OptionTable's rows.
+	_, opt, _ := strings.Cut(FormatHelp, "\n    option KEY=VALUE")
+	opt, _, _ = strings.Cut(opt, "\n    clock ")
+	words := strings.Join(strings.Fields(opt), " ")
+	for _, k := range model.OptionKeys() {
+		if !strings.Contains(words, k) {
+			t.Errorf("format.txt's option line does not name the %q option", k)
 		}
 	}
 }

@@ -52,8 +52,8 @@ func cmdAdvise(args []string, stdout, stderr io.Writer) (int, error) {
 	if _, err := model.LookupDesign(*design); err != nil {
 		return exitUsage, usagef("%v", err)
 	}
-	if *format != "text" && *format != "json" {
-		return exitUsage, usagef("--format %q: want text or json", *format)
+	if err := checkFormat("advise", *format); err != nil {
+		return exitUsage, err
 	}
 	base := model.Spec{Design: *design}
 	if err := applyCheckFlags(fs, &base, checkFlags{fencing: *fencing, persistence: *persistence, ttl: *ttl}); err != nil {

@@ -40,20 +40,12 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock); Lua scripts run on each with a majority quorum")
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica); with replicas Sentinel fails over")
 	persistence := fs.String("persistence", "none", "what a crashed Redis node keeps: "+sim.PersistenceNames())
-	faults := fs.String("faults", kindNames(scenarios.DefaultKinds), "fault kinds to draw from, comma-separated: "+kindNames(sim.FaultKinds)+"; none: runs without faults (does the design work at all?)")
-	partitions := fs.String("partitions", "reset", "what a partition does to a stream it cuts: reset (a firewall that rejects: the client learns at once) or blackhole (packets vanish: the client learns only from its own timeouts, as behind a dead host)")
-	pauseAt := fs.String("pause-at", "any", "where pauses and client crashes go: acquire, critical, write, release, watchdog, time or any")
-	delayMax := fs.Duration("delay-max", 0, "upper bound of generated network delays (default 2 x TTL)")
-	links := fs.String("links", "all", "which links delays and drops hit: redis, resource or all")
-	maxFaults := fs.Int("max-faults", 3, "at most this many faults per run (1-20)")
-	swarm := fs.Bool("swarm", true, "draw per run what no flag fixes: clients, work, cycles, latency, call timeout, down-after")
+	g := addGenFlags(fs)
 	clients := fs.Int("clients", 0, "number of contending clients (2-4 drawn per run by default)")
 	work := fs.Duration("work", 0, "critical-section length (drawn per run by default: short, about the TTL, or longer for designs that renew)")
 	cycles := fs.Int("cycles", 0, "lock cycles per client (1-3 drawn per run by default)")
 	stagger := fs.Duration("stagger", 0, "each client starts this long after the one before it (drawn per run by default: none or 1-50ms)")
-	quorum := fs.Int("quorum", 0, "masters a quorum design needs (default a majority)")
-	renewEvery := fs.Duration("renew-every", 0, "watchdog period (default TTL/3)")
-	callTimeout := fs.Duration("call-timeout", 0, "per-command timeout (drawn per run by default)")
+	opts := addOptionFlags(fs, "check", "")
 	downAfter := fs.Duration("down-after", 0, "Sentinel's down-after with replicas (drawn per run relative to the TTL by default)")
 	minReplicas := addMinReplicasFlags(fs)
 	server := addServerFlag(fs)
@@ -66,9 +58,6 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	shard := fs.String("shard", "", "run only shard i of n (i/n): runs with index%n == i; auto: i and n from the environment (below)")
 	shardCount := fs.Int("shards", 0, "with --shard auto: the number of shards (else LOCKSIM_SHARD_COUNT)")
 	ttl := fs.Duration("ttl", 0, "lease TTL (default 1s)")
-	deadline := fs.Bool("deadline", false, "turn on the client-deadline option")
-	wallClockOpt := fs.Bool("wall-clock", false, "measure the acquire wait, and with --deadline the lease, on the client's wall clock (as System.currentTimeMillis() in Java does); clock-jump faults then step clients too")
-	queueWait := fs.Duration("queue-wait", 0, "how long a fair lock keeps a waiter's place past the one ahead (default the acquire wait, as Redisson's tryLock)")
 	readers := fs.Int("readers", 0, "clients, the last ones, that only read under a read lock (read-write-lock; default half the clients)")
 	format := fs.String("format", "text", "output format: text, json (locksim.check/v1, for merge), markdown (a table for a pull request or a CI job summary) or html (one page: the verdicts, what ran, the summary and the minimal case's timeline; with -o FILE)")
 	out := fs.String("o", "", "write the summary to this file instead of stdout")
@@ -105,8 +94,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		base = spec
 	}
 	if err := applyCheckFlags(fs, &base, checkFlags{fencing: *fencing, nodes: *nodes, replicas: *replicas, persistence: *persistence,
-		clients: *clients, work: *work, stagger: *stagger, cycles: *cycles, quorum: *quorum, renewEvery: *renewEvery, callTimeout: *callTimeout,
-		downAfter: *downAfter, ttl: *ttl, deadline: *deadline, wallClock: *wallClockOpt, queueWait: *queueWait, readers: *readers}); err != nil {
+		clients: *clients, work: *work, stagger: *stagger, cycles: *cycles, downAfter: *downAfter, ttl: *ttl, readers: *readers, opts: opts}); err != nil {
 		return exitUsage, err
 	}
 	if err := minReplicas(&base); err != nil {
@@ -123,10 +111,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		base.Interleave = il.String()
 	}
-	if *partitions != "reset" && *partitions != "blackhole" {
-		return exitUsage, usagef("--partitions %q: want reset or blackhole", *partitions)
+	if *g.partitions != "reset" && *g.partitions != "blackhole" {
+		return exitUsage, usagef("--partitions %q: want reset or blackhole", *g.partitions)
 	}
-	blackhole := *partitions == "blackhole"
+	blackhole := *g.partitions == "blackhole"
 	if !*ex.on {
 		for _, name := range exhaustiveOnly {
 			if flagSet(fs, name) {
@@ -141,7 +129,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		if err := exhaustiveOutputs(*out, *ex.saveDir, append(lua.inputs(), scenarioInput("--scenario", *scenario))); err != nil {
 			return exitUsage, err
 		}
-		return cmdExhaustive(fs, ex, base, exhaustiveRun{faults: *faults, invariants: *invs, seed: *seed, workers: *workers,
+		return cmdExhaustive(fs, ex, base, exhaustiveRun{faults: *g.faults, invariants: *invs, seed: *seed, workers: *workers,
 			format: *format, out: *out, progress: *progress, blackhole: blackhole}, stdout, stderr)
 	}
 	switch {
@@ -151,23 +139,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("--for %v: give a positive wall time up to %v (limits: budget)", *budget, engine.MaxBudget)
 	case *workers < 1 || *workers > engine.MaxWorkers:
 		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", *workers, engine.MaxWorkers)
-	case *maxFaults < 1 || *maxFaults > 20:
-		return exitUsage, usagef("--max-faults %d: give 1 to 20", *maxFaults)
-	case *delayMax < 0 || *delayMax > model.MaxRunTime:
-		return exitUsage, usagef("--delay-max %v: give up to %v (limits: run-time)", *delayMax, model.MaxRunTime)
-	case !slices.Contains(summaryFormats, *format):
-		return exitUsage, usagef("unknown --format %q (want text, json, markdown or html)", *format)
 	}
-	kinds, err := parseKinds(*faults)
-	if err != nil {
+	if err := checkFormat("check", *format); err != nil {
 		return exitUsage, err
 	}
-	places, err := scenarios.ParsePlaces(*pauseAt)
+	gen, err := g.gen(blackhole)
 	if err != nil {
-		return exitUsage, usagef("--pause-at: %v", err)
-	}
-	if !slices.Contains([]string{"redis", "resource", "all"}, *links) {
-		return exitUsage, usagef("--links %q: want redis, resource or all", *links)
+		return exitUsage, err
 	}
 	invList, err := invariant.Parse(*invs)
 	if err != nil {
@@ -199,7 +177,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	c := engine.CheckConfig{
 		Campaign: engine.Campaign{
 			Base:       base,
-			Gen:        scenarios.Gen{Kinds: kinds, PauseAt: places, DelayMax: *delayMax, Links: scenarios.Links(*links), MaxFaults: *maxFaults, Swarm: *swarm, Blackhole: blackhole},
+			Gen:        gen,
 			Runs:       nRuns,
 			For:        *budget,
 			Seed:       *seed,
@@ -234,16 +212,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if res.Verdict().Kind == verdict.Interrupted {
 		sum.abort()
-		planned := "runs"
-		if res.Planned > 0 {
-			planned = fmt.Sprintf("of %d planned runs", res.Planned)
-		}
-		w := partialTo(*out, *format, stdout, stderr)
-		fmt.Fprintf(w, "PARTIAL: interrupted after %d %s; the tally below is of those runs only, and no verdict\n", res.Runs, planned)
-		report.SummaryText(w, res, "")
-		fmt.Fprintf(stderr, "locksim check: interrupted: no verdict; it ran %d %s (%d broke a counted invariant so far), saved no case, and wrote the partial summary above%s\n",
-			res.Runs, planned, res.BrokenRuns, keptNote(*out))
-		return exitInterrupted, nil
+		return checkInterrupted(res, *out, *format, stdout, stderr)
 	}
 	if err := exportMinimal(*export, res, stderr); err != nil {
 		sum.abort()
@@ -252,13 +221,71 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	return sum.finish(res, stdout, stderr)
 }
 
+// checkInterrupted prints the tally of an interrupted check, marked
+// PARTIAL, and says on stderr that there is no verdict.
+func checkInterrupted(res *engine.CheckResult, out, format string, stdout, stderr io.Writer) (int, error) {
+	planned := "runs"
+	if res.Planned > 0 {
+		planned = fmt.Sprintf("of %d planned runs", res.Planned)
+	}
+	w := partialTo(out, format, stdout, stderr)
+	fmt.Fprintf(w, "PARTIAL: interrupted after %d %s; the tally below is of those runs only, and no verdict\n", res.Runs, planned)
+	report.SummaryText(w, res, "")
+	fmt.Fprintf(stderr, "locksim check: interrupted: no verdict; it ran %d %s (%d broke a counted invariant so far), saved no case, and wrote the partial summary above%s\n",
+		res.Runs, planned, res.BrokenRuns, keptNote(out))
+	return exitInterrupted, nil
+}
+
+// genFlags are check's flags for what its runs draw (scenarios.Gen).
+type genFlags struct {
+	faults, partitions, pauseAt, links *string
+	delayMax                           *time.Duration
+	maxFaults                          *int
+	swarm                              *bool
+}
+
+func addGenFlags(fs *flags) genFlags {
+	return genFlags{
+		faults:     fs.String("faults", kindNames(scenarios.DefaultKinds), "fault kinds to draw from, comma-separated: "+kindNames(sim.FaultKinds)+"; none: runs without faults (does the design work at all?)"),
+		partitions: fs.String("partitions", "reset", "what a partition does to a stream it cuts: reset (a firewall that rejects: the client learns at once) or blackhole (packets vanish: the client learns only from its own timeouts, as behind a dead host)"),
+		pauseAt:    fs.String("pause-at", "any", "where pauses and client crashes go: acquire, critical, write, release, watchdog, time or any"),
+		delayMax:   fs.Duration("delay-max", 0, "upper bound of generated network delays (default 2 x TTL)"),
+		links:      fs.String("links", "all", "which links delays and drops hit: redis, resource or all"),
+		maxFaults:  fs.Int("max-faults", 3, "at most this many faults per run (1-20)"),
+		swarm:      fs.Bool("swarm", true, "draw per run what no flag fixes: clients, work, cycles, latency, call timeout, down-after"),
+	}
+}
+
+// gen refuses impossible values and returns what the runs draw from.
+func (g genFlags) gen(blackhole bool) (scenarios.Gen, error) {
+	switch {
+	case *g.maxFaults < 1 || *g.maxFaults > 20:
+		return scenarios.Gen{}, usagef("--max-faults %d: give 1 to 20", *g.maxFaults)
+	case *g.delayMax < 0 || *g.delayMax > model.MaxRunTime:
+		return scenarios.Gen{}, usagef("--delay-max %v: give up to %v (limits: run-time)", *g.delayMax, model.MaxRunTime)
+	}
+	kinds, err := parseKinds(*g.faults)
+	if err != nil {
+		return scenarios.Gen{}, err
+	}
+	places, err := scenarios.ParsePlaces(*g.pauseAt)
+	if err != nil {
+		return scenarios.Gen{}, usagef("--pause-at: %v", err)
+	}
+	if !slices.Contains([]string{"redis", "resource", "all"}, *g.links) {
+		return scenarios.Gen{}, usagef("--links %q: want redis, resource or all", *g.links)
+	}
+	return scenarios.Gen{Kinds: kinds, PauseAt: places, DelayMax: *g.delayMax, Links: scenarios.Links(*g.links), MaxFaults: *g.maxFaults, Swarm: *g.swarm, Blackhole: blackhole}, nil
+}
+
 // checkFlags are the flags that shape the base spec, shared by check,
 // matrix and sweep.
 type checkFlags struct {
-	fencing, persistence                                              string
-	nodes, replicas, clients, cycles, quorum, readers                 int
-	work, stagger, renewEvery, callTimeout, downAfter, ttl, queueWait time.Duration
-	deadline, wallClock                                               bool
+	fencing, persistence                      string
+	nodes, replicas, clients, cycles, readers int
+	work, stagger, downAfter, ttl             time.Duration
+	// opts are the command's design-option flags (model.OptionTable).
+	opts *optionFlags
 	// nodesNotTopology: the command's --nodes is not the topology's
 	// masters (run's counts the masters Lua scripts run on).
 	nodesNotTopology bool
@@ -287,28 +314,6 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 		return usagef("--clients 1: one client has nobody to exclude, so mutual exclusion and lost updates could only read held; give 2 to 26")
 	case set("clients") && (f.clients < 1 || f.clients > 26):
 		return usagef("--clients %d: give 2 to 26", f.clients)
-	case set("work") && (f.work <= 0 || f.work > model.MaxTTL):
-		return usagef("--work %v: give a positive length up to %v", f.work, model.MaxTTL)
-	case set("stagger") && (f.stagger <= 0 || f.stagger > model.MaxTTL):
-		return usagef("--stagger %v: give a positive length up to %v", f.stagger, model.MaxTTL)
-	case set("cycles") && (f.cycles < 1 || f.cycles > model.MaxCycles):
-		return usagef("--cycles %d: give 1 to %d (limits: cycles)", f.cycles, model.MaxCycles)
-	case set("quorum") && f.quorum < 1:
-		return usagef("--quorum %d: give at least 1", f.quorum)
-	case set("quorum") && !t.Quorum && s.Lua == nil:
-		return usagef("--quorum applies to designs that take a quorum of masters (redlock, multi-lock) and to Lua designs; %s does not", s.Design)
-	case set("renew-every") && (f.renewEvery <= 0 || f.renewEvery > model.MaxRunTime):
-		return usagef("--renew-every %v: give a positive period up to %v", f.renewEvery, model.MaxRunTime)
-	case set("call-timeout") && (f.callTimeout <= 0 || f.callTimeout > model.MaxRunTime):
-		return usagef("--call-timeout %v: give a positive timeout up to %v", f.callTimeout, model.MaxRunTime)
-	case set("down-after") && (f.downAfter <= 0 || f.downAfter > model.MaxRunTime):
-		return usagef("--down-after %v: give a positive time up to %v", f.downAfter, model.MaxRunTime)
-	case set("queue-wait") && (f.queueWait <= 0 || f.queueWait > model.MaxRunTime):
-		return usagef("--queue-wait %v: give a positive time up to %v", f.queueWait, model.MaxRunTime)
-	case set("queue-wait") && !t.Fair:
-		return usagef("--queue-wait applies to designs that queue their waiters (fair-lock); %s does not", s.Design)
-	case set("readers") && (f.readers < 1 || f.readers > 26):
-		return usagef("--readers %d: give 1 to 26", f.readers)
 	case set("readers") && !t.Shared:
 		return usagef("--readers applies to designs that take read locks (read-write-lock); %s does not", s.Design)
 	case set("readers") && set("clients") && f.readers > f.clients:
@@ -318,6 +323,48 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 	case f.fencing != "" && !slices.Contains(model.Fencings, model.Fencing(f.fencing)):
 		return usagef("--fencing %q: want %s", f.fencing, model.FencingNames())
 	}
+	if err := f.checkRanges(fs); err != nil {
+		return err
+	}
+	if err := f.opts.check(fs, *s); err != nil {
+		return err
+	}
+	f.opts.apply(fs, s)
+	f.put(fs, s)
+	return nil
+}
+
+// checkRanges refuses the plain out-of-range values of the flags given.
+func (f checkFlags) checkRanges(fs *flags) error {
+	for _, d := range []struct {
+		name    string
+		v, hi   time.Duration
+		measure string
+	}{
+		{"work", f.work, model.MaxTTL, "length"}, {"stagger", f.stagger, model.MaxTTL, "length"}, {"down-after", f.downAfter, model.MaxRunTime, "time"},
+	} {
+		if flagSet(fs, d.name) && (d.v <= 0 || d.v > d.hi) {
+			return usagef("--%s %v: give a positive %s up to %v", d.name, d.v, d.measure, d.hi)
+		}
+	}
+	for _, n := range []struct {
+		name     string
+		v, hi    int
+		limitTag string
+	}{
+		{"cycles", f.cycles, model.MaxCycles, " (limits: cycles)"}, {"readers", f.readers, 26, ""},
+	} {
+		if flagSet(fs, n.name) && (n.v < 1 || n.v > n.hi) {
+			return usagef("--%s %d: give 1 to %d%s", n.name, n.v, n.hi, n.limitTag)
+		}
+	}
+	return nil
+}
+
+// put puts the spec flags given (not the design options: optionFlags)
+// into s.
+func (f checkFlags) put(fs *flags, s *model.Spec) {
+	set := func(name string) bool { return flagSet(fs, name) }
 	if f.fencing != "" {
 		s.Fencing = model.Fencing(f.fencing)
 	}
@@ -336,43 +383,21 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 			s.Clients = append(s.Clients, string(rune('A'+i)))
 		}
 	}
-	if set("work") {
-		s.Workload.Work = f.work
-	}
-	if set("stagger") {
-		s.Workload.Start = f.stagger
-	}
-	if set("cycles") {
-		s.Workload.Cycles = f.cycles
-	}
-	if set("ttl") {
-		s.Options.TTL = f.ttl
-	}
-	if f.deadline {
-		s.Options.Deadline = true
-	}
-	if f.wallClock {
-		s.Options.WallClock = true
-	}
-	if set("queue-wait") {
-		s.Options.QueueWait = f.queueWait
-	}
-	if set("readers") {
-		s.Workload.Readers = f.readers
-	}
-	if set("quorum") {
-		s.Options.Quorum = f.quorum
-	}
-	if set("renew-every") {
-		s.Options.RenewEvery = f.renewEvery
-	}
-	if set("call-timeout") {
-		s.Options.CallTimeout = f.callTimeout
+	for _, p := range []struct {
+		name string
+		put  func()
+	}{
+		{"work", func() { s.Workload.Work = f.work }}, {"stagger", func() { s.Workload.Start = f.stagger }},
+		{"cycles", func() { s.Workload.Cycles = f.cycles }}, {"ttl", func() { s.Options.TTL = f.ttl }},
+		{"readers", func() { s.Workload.Readers = f.readers }},
+	} {
+		if set(p.name) {
+			p.put()
+		}
 	}
 	if set("down-after") {
 		s.Topology.Sentinel.Enabled, s.Topology.Sentinel.DownAfter = true, f.downAfter
 	}
-	return nil
 }
 
 func kindNames(ks []sim.FaultKind) string {

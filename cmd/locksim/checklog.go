@@ -39,8 +39,8 @@ func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
 	if fs.NArg() == 0 {
 		return exitUsage, usagef("check-log needs at least one log file (docs/check-log.md has the format)")
 	}
-	if *format != "text" && *format != "markdown" && *format != "json" && *format != "html" {
-		return exitUsage, usagef("--format %q: give text, markdown, json or html", *format)
+	if err := checkFormat("check-log", *format); err != nil {
+		return exitUsage, err
 	}
 	if *possible != exitSafe && *possible != exitViolation {
 		return exitUsage, usagef("--possible-exits %d: give 0 or 1", *possible)

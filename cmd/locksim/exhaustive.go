@@ -93,8 +93,9 @@ func cmdExhaustive(fs *flags, ex exhaustiveFlags, base model.Spec, r exhaustiveR
 		return exitUsage, usagef("--show %d: must not be negative", *ex.show)
 	case r.workers < 1 || r.workers > engine.MaxWorkers:
 		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", r.workers, engine.MaxWorkers)
-	case r.format != "text" && r.format != "json" && r.format != "html":
-		return exitUsage, usagef("unknown --format %q with --exhaustive (want text, json or html)", r.format)
+	}
+	if err := checkFormat("check --exhaustive", r.format); err != nil {
+		return exitUsage, err
 	}
 	c := engine.ExhaustiveConfig{Base: base, Seed: r.seed, Depth: *ex.depth, MaxSchedules: *ex.max, Workers: r.workers, StopAtFirst: *ex.first,
 		Preemptions: *ex.preempt, Blackhole: r.blackhole}

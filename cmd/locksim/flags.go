@@ -159,18 +159,21 @@ func render(w io.Writer, format string, r *model.Result, meta report.Meta) error
 // renderOpts is render; details lists every verdict with its reason in
 // the text report.
 func renderOpts(w io.Writer, format string, r *model.Result, meta report.Meta, details bool) error {
+	if format == "" {
+		format = "text"
+	}
+	if err := checkFormat("run", format); err != nil {
+		return err
+	}
 	switch format {
-	case "text", "":
-		return report.Text(w, r, report.TextOptions{Meta: meta, Wrap: wrapWidth(w), Details: details})
 	case "json":
 		return report.JSON(w, r, meta)
 	case "html":
 		return report.HTML(w, r, meta)
 	case "markdown":
 		return report.Markdown(w, r, meta)
-	default:
-		return usagef("unknown --format %q (want text, json, html or markdown)", format)
 	}
+	return report.Text(w, r, report.TextOptions{Meta: meta, Wrap: wrapWidth(w), Details: details})
 }
 
 // writeReport renders one result to -o FILE or stdout.

@@ -54,8 +54,8 @@ func cmdMatrix(args []string, stdout, stderr io.Writer) (int, error) {
 	if *workers < 1 || *workers > engine.MaxWorkers {
 		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", *workers, engine.MaxWorkers)
 	}
-	if *format != "text" && *format != "markdown" && *format != "md" && *format != "html" {
-		return exitUsage, usagef("unknown --format %q (want text, markdown or html)", *format)
+	if err := checkFormat("matrix", *format); err != nil {
+		return exitUsage, err
 	}
 	cols, err := designColumns(*designs, lua, *fencing)
 	if err != nil {
@@ -201,6 +201,9 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 		return code, err
 	}
 	p, ok := engine.SweepParams[*param]
+	if err := checkFormat("sweep", *format); err != nil {
+		return exitUsage, err
+	}
 	switch {
 	case !ok:
 		return exitUsage, usagef("unknown --param %q (want %s)", *param, strings.Join(engine.SweepParamNames(), ", "))
@@ -210,8 +213,6 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("--seeds %d: give 1 to 1000 (limits: seeds)", *seeds)
 	case *workers < 1 || *workers > engine.MaxWorkers:
 		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", *workers, engine.MaxWorkers)
-	case *format != "text" && *format != "svg":
-		return exitUsage, usagef("unknown --format %q (want text or svg)", *format)
 	case *design != "" && lua.given():
 		return exitUsage, usagef("give either --design or --acquire/--release, not both")
 	case *ttl < 0 || *ttl > model.MaxTTL:

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
+
 	"strings"
 
 	"locksim/engine"
@@ -36,8 +36,8 @@ func cmdMerge(args []string, stdout, stderr io.Writer) (int, error) {
 	if done, code, err := fs.parse(args); done {
 		return code, err
 	}
-	if !slices.Contains(summaryFormats, *format) {
-		return exitUsage, usagef("unknown --format %q (want text, json, markdown or html)", *format)
+	if err := checkFormat("merge", *format); err != nil {
+		return exitUsage, err
 	}
 	if fs.NArg() == 0 {
 		return exitUsage, usagef("give the JSON of every shard, e.g. locksim merge shard-*.json")

@@ -54,11 +54,9 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 	nodes := fs.Int("nodes", 0, "independent Redis masters (default 1; 5 for redlock)")
 	replicas := fs.Int("replicas", 0, "replicas per master (default 0; 1 for wait-replica)")
 	persistence := fs.String("persistence", "none", "what a crashed Redis node keeps: "+sim.PersistenceNames())
-	quorum := fs.Int("quorum", 0, "masters a quorum design needs (default a majority)")
-	renewEvery := fs.Duration("renew-every", 0, "watchdog period (default TTL/3)")
+	opts := addOptionFlags(fs, "risk", "")
 	downAfter := fs.Duration("down-after", 0, "Sentinel's down-after with replicas")
 	ttl := fs.Duration("ttl", 0, "lease TTL (default 1s)")
-	deadline := fs.Bool("deadline", false, "turn on the client-deadline option")
 	invs := fs.String("invariants", "", "the invariants to estimate, comma-separated (default every one the design's runs judge)")
 	runs := fs.Int("runs", 2000, fmt.Sprintf("runs of the estimate (%d to %d)", risk.MinRuns, risk.MaxRuns))
 	seed := fs.Uint64("seed", 1, "seed: the same seed gives the same estimate, byte for byte")
@@ -78,17 +76,14 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	if err := applyCheckFlags(fs, &base, checkFlags{fencing: *fencing, nodes: *nodes, replicas: *replicas, persistence: *persistence,
-		quorum: *quorum, renewEvery: *renewEvery, downAfter: *downAfter, ttl: *ttl, deadline: *deadline}); err != nil {
+		downAfter: *downAfter, ttl: *ttl, opts: opts}); err != nil {
 		return exitUsage, err
 	}
-	switch *format {
-	case "text", "markdown", "json":
-	case "html":
-		if *out == "" {
-			return exitUsage, usagef("--format html writes a page: give -o FILE")
-		}
-	default:
-		return exitUsage, usagef("--format %q: want text, markdown, json or html", *format)
+	if err := checkFormat("risk", *format); err != nil {
+		return exitUsage, err
+	}
+	if *format == "html" && *out == "" {
+		return exitUsage, usagef("--format html writes a page: give -o FILE")
 	}
 	if *target < 0 || *target >= 1 {
 		return exitUsage, usagef("--target %v: give a probability above 0 and below 1", *target)

@@ -173,7 +173,7 @@ func runVerdict(r *model.Result) (int, error) {
 // them ("--ttl 3s, --pause 500ms"), so the report says what was changed.
 func whatIfSaid(fs *flags) []string {
 	var out []string
-	for _, n := range whatIfNames {
+	for _, n := range whatIfNames() {
 		if f := fs.Lookup(n); f != nil && flagSet(fs, n) {
 			out = append(out, "--"+n+" "+f.Value.String())
 		}
@@ -194,6 +194,9 @@ func writtenTo(stdout io.Writer, out string) {
 // scenario's map shows starvations). Exit 1 when a single fault breaks a
 // counted invariant.
 func runDanger(spec model.Spec, seed uint64, invs []invariant.ID, format, out string, stdout, stderr io.Writer) (int, error) {
+	if err := checkFormat("run --danger", format); err != nil {
+		return exitUsage, err
+	}
 	var kinds []sim.FaultKind // nil: the defaults
 	for _, f := range spec.Faults {
 		if !slices.Contains(engine.ExhaustiveKinds, f.Kind) && !slices.Contains(kinds, f.Kind) && slices.Contains(engine.PlacedKinds(), f.Kind) {

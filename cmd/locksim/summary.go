@@ -101,6 +101,3 @@ func verdictExit(v verdict.Verdict) (int, error) {
 	}
 	return v.ExitCode(), errors.New(v.String())
 }
-
-// summaryFormats are the --format values of check and merge.
-var summaryFormats = []string{"text", "json", "markdown", "md", "html"}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"time"
 
 	"locksim/model"
@@ -13,15 +14,23 @@ import (
 // the same values in both; --pause changes the scenario's own pause
 // faults, which check draws instead.
 type whatIf struct {
-	ttl, work, stagger, renewEvery, callTimeout, downAfter, queueWait, pause *time.Duration
-	persistence                                                              *string
-	clients, cycles, replicas, quorum, readers                               *int
-	deadline, wallClock                                                      *bool
+	ttl, work, stagger, downAfter, pause *time.Duration
+	persistence                          *string
+	clients, cycles, replicas, readers   *int
+	opts                                 *optionFlags
 }
 
-// whatIfNames are the what-if flags, for the usage line and the docs.
-var whatIfNames = []string{"ttl", "pause", "persistence", "work", "stagger", "cycles", "clients", "replicas", "quorum",
-	"renew-every", "call-timeout", "down-after", "deadline", "wall-clock", "queue-wait", "readers"}
+// whatIfNames are the what-if flags, for the usage line and the docs; the
+// design options among them come from model.OptionTable.
+func whatIfNames() []string {
+	names := []string{"ttl", "pause", "persistence", "work", "stagger", "cycles", "clients", "replicas"}
+	for _, r := range model.OptionTable {
+		if slices.Contains(r.Flags, "run") {
+			names = append(names, r.Key)
+		}
+	}
+	return append(names, "down-after", "readers")
+}
 
 func addWhatIfFlags(fs *flags) *whatIf {
 	return &whatIf{
@@ -33,14 +42,9 @@ func addWhatIfFlags(fs *flags) *whatIf {
 		cycles:      fs.Int("cycles", 0, "what if: lock cycles per client"),
 		clients:     fs.Int("clients", 0, "what if: the number of contending clients (2-26)"),
 		replicas:    fs.Int("replicas", 0, "what if: replicas per master (with replicas Sentinel fails over)"),
-		quorum:      fs.Int("quorum", 0, "what if: masters a quorum design needs"),
-		renewEvery:  fs.Duration("renew-every", 0, "what if: the watchdog period"),
-		callTimeout: fs.Duration("call-timeout", 0, "what if: the per-command timeout"),
 		downAfter:   fs.Duration("down-after", 0, "what if: Sentinel's down-after (how long a primary must be unreachable before a failover)"),
-		deadline:    fs.Bool("deadline", false, "what if: the client checks its lease's deadline before it writes"),
-		wallClock:   fs.Bool("wall-clock", false, "what if: the client measures its waits and lease on its wall clock"),
-		queueWait:   fs.Duration("queue-wait", 0, "what if: how long a fair lock keeps a waiter's place"),
 		readers:     fs.Int("readers", 0, "what if: clients, the last ones, that only read under a read lock (read-write-lock)"),
+		opts:        addOptionFlags(fs, "run", "what if: "),
 	}
 }
 
@@ -55,9 +59,8 @@ func (w *whatIf) apply(fs *flags, spec *model.Spec) error {
 			persistence = string(sim.PersistNone)
 		}
 	}
-	f := checkFlags{persistence: persistence, replicas: *w.replicas, clients: *w.clients, cycles: *w.cycles, quorum: *w.quorum,
-		readers: *w.readers, work: *w.work, stagger: *w.stagger, renewEvery: *w.renewEvery, callTimeout: *w.callTimeout,
-		downAfter: *w.downAfter, ttl: *w.ttl, queueWait: *w.queueWait, deadline: *w.deadline, wallClock: *w.wallClock,
+	f := checkFlags{persistence: persistence, replicas: *w.replicas, clients: *w.clients, cycles: *w.cycles,
+		readers: *w.readers, work: *w.work, stagger: *w.stagger, downAfter: *w.downAfter, ttl: *w.ttl, opts: w.opts,
 		nodesNotTopology: true}
 	if !flagSet(fs, "replicas") {
 		f.replicas = spec.Topology.Replicas
