@@ -37,6 +37,9 @@ type mutant struct {
 	// apart (TestExhaustiveTellsTheZooApart skips it), "" when it can.
 	exSkip    string
 	mechanism string // a phrase the explanation of the mutant's failure contains
+	// long says why the pair runs only in make long (not under -short):
+	// its twin's campaign is too heavy for make test.
+	long string
 }
 
 func zoo() []mutant {
@@ -182,6 +185,20 @@ func zoo() []mutant {
 			twinOpts:  []Option{WithDeadline()},
 			exSkip:    "exhaustive mode does not place slot-migrate (an operator's resharding, left to the random search)",
 			mechanism: "expired"},
+		// maxmemory eviction (Redis's "Key eviction"): under memory
+		// pressure from other data, allkeys-lru evicts the fencing
+		// counter, idle since the last INCR, and the next INCR issues
+		// token 1 again; volatile-lru takes only keys with a TTL, never
+		// the counter. No fault: the eviction is the node's policy
+		// (scenario evict-token-counter, docs/evict.md).
+		{name: "the eviction policy (allkeys-lru evicting the token counter)", design: model.Fenced, twin: model.Fenced,
+			opts: []Option{WithFaults(), WithOptions(model.Options{TTL: 5 * time.Second}), WithWorkload(model.Workload{Work: 2 * time.Second}),
+				WithInvariants(invariant.TokenUnique)},
+			mutOpts:   []Option{WithTopology(evictTopology(sim.AllKeysLRU))},
+			twinOpts:  []Option{WithTopology(evictTopology(sim.VolatileLRU))},
+			exSkip:    "eviction is the nodes' policy (a topology setting), not a fault exhaustive mode places",
+			long:      "the twin's 2,000 runs of a node filled every 20ms take about 20 s of CPU",
+			mechanism: "evicted"},
 		// Not a pair: the wall-clock deadline (Java's
 		// System.currentTimeMillis()) against the monotonic one breaks
 		// only with two faults together, a delay or pause that outlasts
@@ -252,6 +269,9 @@ func runZoo(t testing.TB, m mutant) zooResult {
 func TestMutantZoo(t *testing.T) {
 	for _, m := range zoo() {
 		t.Run(m.name, func(t *testing.T) {
+			if testing.Short() && m.long != "" {
+				t.Skip("-short (make long runs it): " + m.long)
+			}
 			r := runZoo(t, m)
 			switch {
 			case !r.caught:
@@ -549,4 +569,10 @@ func (readerIgnoresWriter) Renew(c *model.Client, l *model.Lease) (bool, error) 
 }
 func (readerIgnoresWriter) WaitRelease(c *model.Client, max time.Duration) {
 	rwLock().(model.Waiter).WaitRelease(c, max)
+}
+
+// evictTopology is one node of 2,000 bytes (sim/evict.go's formula) under
+// the policy, another application writing a 100-byte key every 20ms.
+func evictTopology(p sim.EvictionPolicy) model.Topology {
+	return model.Topology{MaxMemory: 2000, Policy: p, Fill: sim.FillConfig{Every: 20 * time.Millisecond, Size: 100}}
 }
