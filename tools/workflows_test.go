@@ -17,7 +17,7 @@ import (
 var workflowFile = [2]*regexp.Regexp{regexp.MustCompile(`(?m)^jobs:`), regexp.MustCompile(`(?m)^(on|"on"):`)}
 
 // workflows returns every workflow file in the repository: the recipes
-// and .github/workflows, wherever they are.
+// and .github/workflows, wherever they are, outside installed packages.
 func workflows(t *testing.T, root string) []string {
 	t.Helper()
 	var out []string
@@ -25,7 +25,9 @@ func workflows(t *testing.T, root string) []string {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") && d.Name() != ".github" || d.Name() == "testdata") {
+		// node_modules and target hold installed packages (npm ci, Maven),
+		// whose workflows are theirs, not the repository's.
+		if d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") && d.Name() != ".github" || d.Name() == "testdata" || d.Name() == "node_modules" || d.Name() == "target") {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !(strings.HasSuffix(p, ".yml") || strings.HasSuffix(p, ".yaml")) {
