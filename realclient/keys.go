@@ -135,9 +135,26 @@ func discoverKeys(h sim.History, rc *runConfig, notes []acqNote, placeholder str
 			}
 			return lockKeySet{}, errors.Errorf("WithLockKeys(%q): no key matching it took the lock's value (the lock commands named %s)", rc.lockKeys, quoteList(wrote))
 		}
-		// No node took an acquisition's value (a lock that reports a
-		// value through Valuer, or whose writes never landed): the keys
-		// its commands named, else Env.Key, as before discovery.
+		// No node ever took the value of an acquisition its Lock
+		// reported: the harness read the wrong value (a library whose
+		// script takes something else first, such as a database number:
+		// WithValueArg), or the lock holds nothing on the nodes. Judging
+		// the run on keys that never held the lock's value would give
+		// verdicts about something else (false stale-writes were seen),
+		// so it is refused.
+		if acquired > 0 {
+			var vs []string
+			for _, c := range sortedKeys(values) {
+				for _, v := range values[c] {
+					if !slices.Contains(vs, v) {
+						vs = append(vs, v)
+					}
+				}
+			}
+			return lockKeySet{}, errors.Errorf("no node ever held the value of a granted lock (values read: %s): the lock's value is read from its commands' first script argument unless WithValueArg(n) names another, or from Valuer; name it, or WithLockKeys(pattern) for its keys", quoteList(vs))
+		}
+		// No acquisition at all: the keys the commands named, else
+		// Env.Key, as before discovery.
 		for _, n := range notes {
 			for _, k := range n.keys {
 				found[k] = true
