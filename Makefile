@@ -33,8 +33,8 @@ $(NODE_JS)/node_modules/.package-lock.json: $(NODE_JS)/package.json $(NODE_JS)/p
 help:
 	@echo "make run    - run the gc-pause scenario on the embedded default (miniredis in-process)"
 	@echo "make test   - run all tests (what CI runs) and print each package's CPU time; actionlint on every workflow."
-	@echo "              Budget (issue 41): 200 s of CPU, 4 minutes on 2 idle cores; runs with -short (make long: in full). Measured on an idle"
-	@echo "              2-core machine (2026-12-07, warm caches): 3 min 34 s of wall time, 336 s of CPU; the CPU budget not met (docs/speed.md)"
+	@echo "              Budget (issue 41): 200 s of CPU, 4 minutes on 2 idle cores; runs with -short (fewer seeds; make long: in full). Measured on an idle"
+	@echo "              2-core machine (2026-12-07, warm caches): 5 min 3 s of wall time, 485 s of CPU; not met (docs/speed.md)"
 	@echo "make check  - vet, tests, race detector on the core packages, a short fuzz of every parser"
 	@echo "              (scenario, fault, case file, RESP, history line, CLI flags) and of fault schedules (locksim.Fuzz, realclient.Fuzz),"
 	@echo "              the real-client determinism test under GOMAXPROCS=1 and -race"

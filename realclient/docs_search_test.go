@@ -16,9 +16,6 @@ import (
 // passes. Like the README's example test it needs the modules in the
 // module cache (or a network); without them it skips.
 func TestSearchDocExampleFromAFreshModule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module: not in -short")
-	}
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

@@ -17,9 +17,6 @@ import (
 // holds. It needs the modules in the module cache
 // (or a network); without them it skips.
 func TestReadmeExampleFromAFreshModule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module: not in -short")
-	}
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)

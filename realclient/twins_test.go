@@ -161,9 +161,6 @@ func TestUserCheckTwin(t *testing.T) {
 // plain-DEL release, the always-successful extend and the sticky local
 // flag, and passes the correct twin under the same fault model.
 func TestCheckCatchesEachBugAndPassesItsTwin(t *testing.T) {
-	if testing.Short() {
-		t.Skip("four checks of 100 runs")
-	}
 	want := map[string]string{"correct": "", "plain-del": "mutual-exclusion", "extend-always-ok": "mutual-exclusion", "sticky-flag": "liveness"}
 	for _, build := range slices.Sorted(maps.Keys(twinBuilds)) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckTwin$", "-test.count=1", "-rapid.seed=1", "-rapid.shrinktime=5s")

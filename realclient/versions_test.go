@@ -16,9 +16,6 @@ import (
 // log names what ran, read from the clients' stacks. It needs the module
 // proxy (GOPROXY from the environment) or a module cache that has them.
 func TestFreshModuleRunsItsPinnedVersions(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a module: not in -short")
-	}
 	if os.Getenv("GOPROXY") == "off" {
 		t.Skip("GOPROXY=off: this test downloads redsync v4.11.0 and go-redis v9.22.0 through the module proxy")
 	}

@@ -89,9 +89,6 @@ func TestTimelines(t *testing.T) {
 // broke with testdata/verdicts.txt. It records what the simulation finds;
 // the `expect` lines beside it are what the catalogue says.
 func TestVerdicts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs every scenario with every design")
-	}
 	var b strings.Builder
 	b.WriteString("# What breaks, per scenario and design, seed 1 (invariant IDs; - means nothing broke).\n")
 	b.WriteString("# Regenerate: go test ./scenarios -run TestVerdicts -rewrite (and review the diff).\n")
@@ -127,9 +124,6 @@ func pad(s string) string { return s + strings.Repeat(" ", max(0, 15-len(s))) }
 
 // TestDeterministic: every scenario gives a byte-identical history twice.
 func TestDeterministic(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs every scenario twice")
-	}
 	for _, s := range All() {
 		sp, err := s.SpecFor(s.Design)
 		if err != nil {

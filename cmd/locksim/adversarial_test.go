@@ -128,9 +128,6 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // run as its own process exits as the row says with the message it names
 // (never a panic, a hang or exit 0), and leaves the fixtures unchanged.
 func TestAdversarialTable(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the CLI and runs a process per row")
-	}
 	bin := buildCLI(t)
 	dir := t.TempDir()
 	adversarialFixtures(t, dir)

@@ -81,9 +81,6 @@ func TestBombs(t *testing.T) {
 		{"run count overflow", []string{"check", "--design", "set-px-lua", "--runs", "9223372036854775807", "--shard", "5/7"}, exitUsage, "limits: runs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if testing.Short() && tc.name == "8000 cycles, html" {
-				t.Skip("-short: the same run as 8000 cycles, text (12 s of CPU); the HTML bound is the most events, html")
-			}
 			// A hang guard, not a speed limit: 8000 cycles take about 12 s
 			// of CPU, and a loaded machine stretches that several times.
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

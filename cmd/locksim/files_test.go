@@ -119,9 +119,6 @@ func TestStdoutErrorsAreReported(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
 		}
 	}
-	if testing.Short() {
-		return
-	}
 	bin := buildCLI(t)
 	for _, tc := range []struct {
 		redirect, want string
@@ -153,9 +150,6 @@ func TestStdoutErrorsAreReported(t *testing.T) {
 // runs: exit 130, "interrupted: no verdict" with what it ran, out.json as
 // it was, no temporary file left, no case saved.
 func TestInterruptedCheckKeepsTheOutput(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the CLI")
-	}
 	bin := buildCLI(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {

@@ -63,9 +63,6 @@ func buildSimulator(t *testing.T, name string, edit func(dir string)) string {
 // fingerprint without a commit; merge refuses to mix their shards, naming
 // both fingerprints, with exit 2, and merges each one's own shards.
 func TestMergeRefusesAnotherSimulatorBuiltWithoutVCS(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds two simulators")
-	}
 	a := buildSimulator(t, "a", nil)
 	b := buildSimulator(t, "b", func(dir string) {
 		p := filepath.Join(dir, "engine", "build.go")

@@ -58,9 +58,6 @@ func needLinux(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("peak memory is read from Linux's rusage; /dev/zero and mkfifo")
 	}
-	if testing.Short() {
-		t.Skip("builds the CLI")
-	}
 }
 
 // Every input the CLI reads, given /dev/zero (endless bytes), is refused

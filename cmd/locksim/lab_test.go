@@ -29,9 +29,6 @@ var labBuild struct {
 // -short mode (the build costs ~40 s of CPU the first time).
 func buildLab(t *testing.T) (wasm, site string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds locksim for GOOS=js GOARCH=wasm")
-	}
 	labBuild.once.Do(func() {
 		if labBuild.dir, labBuild.err = os.MkdirTemp("", "locksim-lab-"); labBuild.err != nil {
 			return

@@ -276,9 +276,6 @@ func shardEnv(extra ...string) []string {
 // told its shard by the environment (--shard auto), then merge; its output
 // is the unsharded process's, byte for byte, with the same exit code.
 func TestMergeShardProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the CLI")
-	}
 	start := time.Now() // wall clock: for the log only
 	dir := t.TempDir()
 	bin := buildCLI(t)

@@ -41,9 +41,6 @@ const breaks = "--design set-px-lua"
 // no bash or sh to run them (or with -short: it builds the CLI).
 func needShells(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the CLI and runs the recipes")
-	}
 	for _, s := range []string{"bash", "sh"} {
 		if _, err := exec.LookPath(s); err != nil {
 			t.Skipf("no %s to run the recipes' scripts", s)

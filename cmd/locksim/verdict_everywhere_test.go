@@ -209,9 +209,6 @@ func TestSummaryKeptWhenTheSaveFails(t *testing.T) {
 // cleanly: exit 130, a partial summary marked PARTIAL on stdout, the -o
 // file as it was, and no temporary file of the process left behind.
 func TestSignalsStopCampaignsWithAPartialSummary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the CLI and runs it")
-	}
 	bin := buildCLI(t)
 	for _, tc := range []struct {
 		name     string
@@ -290,9 +287,6 @@ func TestSignalChild(t *testing.T) {
 // temporary file, leaves the output as it was and another process's
 // temporary file alone, and exits 130.
 func TestSignalRemovesOwnTemporaries(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a child process")
-	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()

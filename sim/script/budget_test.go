@@ -41,9 +41,6 @@ func TestInstructionBudget(t *testing.T) {
 // TestDefaultBudgetEndsLoop runs an endless loop with the default budget:
 // it must come back with the budget error (after ~10M instructions).
 func TestDefaultBudgetEndsLoop(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 10M Lua instructions")
-	}
 	_, e := newNode(t, Options{})
 	s := "local co = coroutine.wrap(function() while true do end end); co()"
 	want := resp.ErrorReply(msgBudget(sha1Hex(s), DefaultMaxInstructions))
