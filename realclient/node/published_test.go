@@ -1,21 +1,15 @@
 package node
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
-	"locksim"
-	"locksim/model"
-	"locksim/model/history"
-	"locksim/model/invariant"
 	"locksim/realclient"
-	"locksim/sim"
 )
 
 // TestPublishedPairs runs published npm releases, the one with a field
-// bug and the one that fixed it, under the same faults.
+// bug and the one that fixed it, under the same faults (Pairs: the
+// case, the critical section and the upstream issue).
 //
 // redis-semaphore 5.3.0 / 5.3.1, swarthy/redis-semaphore issue #175
 // ("Mutex silently reacquires lock when expired between refreshes"),
@@ -29,53 +23,28 @@ import (
 // both: A was paused holding what it believed was the lock.)
 func TestPublishedPairs(t *testing.T) {
 	requireNode(t)
-	s := model.Spec{
-		Design:   realclient.DesignPrefix + "redis-semaphore",
-		Topology: model.Topology{Masters: 1},
-		Workload: model.Workload{Cycles: 1, Start: 20 * time.Millisecond},
-		Faults: []sim.Fault{
-			{Kind: sim.FaultPause, Target: "A", Dur: 1500 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindRead}},
-		},
-	}.WithDefaults()
-	for _, tc := range []struct {
-		module string
-		broken bool
-	}{{"js/libs/redis-semaphore-5.3.0.cjs", true}, {"js/libs/redis-semaphore-5.3.1.cjs", false}} {
-		r, err := realclient.Run(t, locksim.Case{Spec: s, Seed: 1}, Setup(tc.module), realclient.WithCriticalSection(longerForA))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Err != nil {
-			t.Fatalf("%s: %v", tc.module, r.Err)
-		}
-		var lost []string
-		for _, v := range r.Violations {
-			if v.Invariant == invariant.LostUpdate {
-				lost = append(lost, v.Explanation)
+	for _, p := range Pairs {
+		for _, tc := range []struct {
+			module string
+			broken bool
+		}{{p.Buggy, true}, {p.Fixed, false}} {
+			r, err := realclient.Run(t, p.Case, Setup(tc.module), realclient.WithCriticalSection(p.Section))
+			if err != nil {
+				t.Fatal(err)
 			}
+			if r.Err != nil {
+				t.Fatalf("%s: %v", tc.module, r.Err)
+			}
+			var want []string
+			for _, v := range r.Violations {
+				if v.Invariant == p.Want {
+					want = append(want, v.Explanation)
+				}
+			}
+			if tc.broken != (len(want) > 0) {
+				t.Errorf("%s: %s %q, want broken = %v\n%s", tc.module, p.Want, want, tc.broken, r.History.Text())
+			}
+			t.Logf("%s: %d violations; %s: %s", tc.module, len(r.Violations), p.Want, strings.Join(want, "; "))
 		}
-		if tc.broken != (len(lost) > 0) {
-			t.Errorf("%s: lost updates %q, want broken = %v\n%s", tc.module, lost, tc.broken, r.History.Text())
-		}
-		t.Logf("%s: %d violations; lost updates: %s", tc.module, len(r.Violations), strings.Join(lost, "; "))
 	}
-}
-
-// longerForA is the standard read-modify-write with 3 s of work for A and
-// 50 ms for B, and the validity check before the write.
-func longerForA(ctx context.Context, r *realclient.Resource) error {
-	v, err := r.Read(ctx)
-	if err != nil {
-		return nil
-	}
-	work := 50 * time.Millisecond
-	if l, ok := r.Lock.(withUntil); ok && l.p.env.Client == "A" {
-		work = 3 * time.Second
-	}
-	r.Sleep(work)
-	if l, ok := r.Lock.(realclient.Validity); ok && !time.Now().Before(l.Until()) {
-		return nil // the library says the lock was lost: no write
-	}
-	_, _ = r.Write(ctx, v+1)
-	return nil
 }

@@ -22,7 +22,8 @@ import (
 // (docs/node.md): realclient.Check on the JavaScript module NODE_LOCK
 // names, with the fault kinds of NODE_FAULTS (default pause), NODE_MASTERS
 // masters (default 1), NODE_RUNS runs (default 100), NODE_EXHAUSTIVE (1
-// or 2: every placement instead), NODE_VALUE_ARG (realclient.WithValueArg).
+// or 2: every placement instead), NODE_SEED (the first seed, default 1),
+// NODE_VALUE_ARG (realclient.WithValueArg). cmd/locksim-node runs it.
 // go test exits 1 when it finds a violation, with the report and the case
 // to replay.
 func TestNodeUserCheck(t *testing.T) {
@@ -42,6 +43,7 @@ func TestNodeUserCheck(t *testing.T) {
 		realclient.WithFaults(kinds...),
 		realclient.WithTopology(model.Topology{Masters: masters, Persistence: sim.PersistAlways}),
 		realclient.WithRuns(envInt(t, "NODE_RUNS", 100)),
+		realclient.WithSeed(uint64(envInt(t, "NODE_SEED", 1))),
 		// A case directory per module: Check replays the saved case first.
 		realclient.WithCaseDir(cmp.Or(os.Getenv("NODE_CASE_DIR"), filepath.Join("testdata", "locksim", name)))}
 	if n := envInt(t, "NODE_EXHAUSTIVE", 0); n > 0 {

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"locksim/realclient/node"
+)
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Bad input exits 2 with a message naming the flag, before anything runs.
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	txt := filepath.Join(dir, "lock.txt")
+	os.WriteFile(txt, []byte("x"), 0o644)
+	mod := filepath.Join("..", "..", "node", "js", "locks", "cad.cjs")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--lock FILE is required"},
+		{[]string{"--lock", filepath.Join(dir, "missing.cjs")}, "no such file"},
+		{[]string{"--lock", dir}, "is a directory"},
+		{[]string{"--lock", txt}, "want a .cjs, .js or .mjs"},
+		{[]string{"--lock", mod, "--faults", "pause,meteor"}, `unknown fault kind "meteor"`},
+		{[]string{"--lock", mod, "--runs", "0"}, "--runs 0"},
+		{[]string{"--lock", mod, "--seed", "0"}, "--seed 0"},
+		{[]string{"--lock", mod, "--masters", "0"}, "--masters 0"},
+		{[]string{"--lock", mod, "--exhaustive", "3"}, "--exhaustive 3"},
+		{[]string{"--lock", mod, "--value-arg", "-1"}, "--value-arg -1"},
+		{[]string{"--lock", mod, "--format", "pdf"}, `--format "pdf"`},
+		{[]string{"--lock", mod, "extra"}, "unexpected arguments"},
+		{[]string{"--runs", "x"}, "invalid value"},
+		{[]string{"--nope"}, "flag provided but not defined"},
+	} {
+		code, out, errs := runCLI(tc.args...)
+		if code != exitNoVerdct || !strings.Contains(errs, tc.want) || out != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 naming %q", tc.args, code, errs, out, tc.want)
+		}
+	}
+	if code, out, _ := runCLI("--help"); code != 0 || !strings.Contains(out, "usage: go run ./cmd/locksim-node --lock FILE") {
+		t.Errorf("--help: exit %d:\n%s", code, out)
+	}
+}
+
+func requireNode(t *testing.T) {
+	t.Helper()
+	err := node.CheckVersion()
+	if err == nil {
+		_, err = os.Stat(filepath.Join("..", "..", "node", "js", "node_modules", "ioredis"))
+	}
+	if err == nil {
+		return
+	}
+	if os.Getenv("LOCKSIM_REQUIRE_NODE") == "1" {
+		t.Fatal(err)
+	}
+	t.Skipf("needs Node.js and realclient/node/js's modules (make node-deps): %v", err)
+}
+
+// The verdicts and their exit codes, each from a real check (go test of
+// realclient/node, as the command runs it): the plain-DEL lock with the
+// case Check saved for it replays and breaks mutual exclusion (1, the
+// case and schedule in the JSON), its compare-and-delete twin holds (0),
+// a module whose setup throws gets no verdict (2).
+func TestVerdicts(t *testing.T) {
+	requireNode(t)
+	locks := filepath.Join("..", "..", "node", "js", "locks")
+	saved, err := os.ReadFile(filepath.Join("..", "..", "node", "testdata", "plain-del-one-fault.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := t.TempDir()
+	os.WriteFile(filepath.Join(broken, "TestNodeUserCheck.json"), saved, 0o644)
+	out := filepath.Join(t.TempDir(), "out.json")
+	code, stdout, errs := runCLI("--lock", filepath.Join(locks, "plain-del.cjs"), "--runs", "1", "--case-dir", broken, "--format", "json", "-o", out)
+	if code != exitBroken || stdout != "" {
+		t.Fatalf("plain-del: exit %d, want 1; stdout %q, stderr %s", code, stdout, errs)
+	}
+	var sum summary
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Verdict != "broken" || !strings.Contains(strings.Join(sum.Broken, ","), "mutual-exclusion") || len(sum.Schedule) != 1 ||
+		!strings.Contains(sum.Report, "(DEL)") || sum.Case != filepath.Join(broken, "TestNodeUserCheck.json") {
+		t.Errorf("plain-del's JSON: %+v", sum)
+	}
+
+	code, stdout, errs = runCLI("--lock", filepath.Join(locks, "cad.cjs"), "--runs", "2", "--case-dir", t.TempDir())
+	if code != exitHeld || !strings.Contains(stdout, "realclient: node-cad held in 2 runs") || !strings.Contains(stdout, "locksim-node: cad.cjs: nothing broke (exit 0)") {
+		t.Errorf("cad: exit %d, want 0:\n%s%s", code, stdout, errs)
+	}
+
+	bad := filepath.Join(t.TempDir(), "throws.cjs")
+	os.WriteFile(bad, []byte("exports.setup = () => { throw new Error('no lock here'); };\n"), 0o644)
+	code, stdout, errs = runCLI("--lock", bad, "--runs", "1")
+	if code != exitNoVerdct || !strings.Contains(stdout, "no lock here") || !strings.Contains(stdout, "no verdict") {
+		t.Errorf("a setup that throws: exit %d, want 2:\n%s%s", code, stdout, errs)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(bad), "testdata", "locksim", "throws", "TestNodeUserCheck.json")); err == nil {
+		t.Errorf("a run with no verdict saved a case")
+	}
+}
+
+// Outside a module that has locksim/realclient the command says where to
+// run it (exit 2).
+func TestOutsideTheModule(t *testing.T) {
+	requireNode(t)
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip(err)
+	}
+	mod, _ := filepath.Abs(filepath.Join("..", "..", "node", "js", "locks", "cad.cjs"))
+	wd, _ := os.Getwd()
+	dir := t.TempDir()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	code, _, errs := runCLI("--lock", mod)
+	if code != exitNoVerdct || !strings.Contains(errs, "run from locksim's realclient directory") {
+		t.Errorf("exit %d, want 2: %s", code, errs)
+	}
+}
