@@ -31,4 +31,7 @@
 // wrappers of redlock 4.2.0, redlock 5.0.0-beta.2, @sesamecare-oss/redlock
 // 1.4.0 and redis-semaphore 5.8.0 (js/libs), the plain-DEL lock and its
 // compare-and-delete twin (js/locks), and the tests' probes (js/test).
+// Pairs are published npm releases with a field bug and their fix. The
+// command line is realclient/cmd/locksim-node (go run ./cmd/locksim-node
+// --lock FILE), which runs TestNodeUserCheck.
 package node

@@ -73,14 +73,9 @@ type summary struct {
 	Report     string   `json:"report"`
 }
 
-func usage(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintf(w, "usage: go run ./cmd/locksim-node --lock FILE [--faults K,...] [--masters N] [--runs N] [--seed S] [--exhaustive 1|2] [--value-arg N] [--case-dir DIR] [--report-dir DIR] [--format text|json] [-o FILE]\n\n")
-	fmt.Fprintf(w, "Checks a Node.js lock module (a .cjs, .js or .mjs file exporting setup(env); docs/node.md) under simulated faults.\nExit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error, or no verdict.\n\n")
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-}
-
-func run(args []string, stdout, stderr io.Writer) int {
+// parseArgs parses and checks the flags; a flag error comes with the
+// flag set (for the usage), an input error without.
+func parseArgs(args []string) (settings, *flag.FlagSet, error) {
 	fs := flag.NewFlagSet("locksim-node", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var s settings
@@ -96,16 +91,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&s.format, "format", "text", "output format: text (the check's report) or json (locksim.node-check/v1)")
 	fs.StringVar(&s.out, "o", "", "write the output to this file instead of stdout")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(fs, stdout)
-			return exitHeld
-		}
-		fmt.Fprintf(stderr, "locksim-node: %v\n", err)
-		usage(fs, stderr)
-		return exitNoVerdct
+		return s, fs, err
 	}
-	if err := s.validate(fs.Args()); err != nil {
+	return s, nil, s.validate(fs.Args())
+}
+
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, "usage: go run ./cmd/locksim-node --lock FILE [--faults K,...] [--masters N] [--runs N] [--seed S] [--exhaustive 1|2] [--value-arg N] [--case-dir DIR] [--report-dir DIR] [--format text|json] [-o FILE]\n\n")
+	fmt.Fprintf(w, "Checks a Node.js lock module (a .cjs, .js or .mjs file exporting setup(env); docs/node.md) under simulated faults.\nExit codes: 0 nothing broke, 1 a violation was found, 2 usage or input error, or no verdict.\n\n")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	s, fs, err := parseArgs(args)
+	if errors.Is(err, flag.ErrHelp) {
+		usage(fs, stdout)
+		return exitHeld
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "locksim-node: %v\n", err)
+		if fs != nil {
+			usage(fs, stderr)
+		}
 		return exitNoVerdct
 	}
 	if err := node.CheckVersion(); err != nil {

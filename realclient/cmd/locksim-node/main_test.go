@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -130,5 +131,67 @@ func TestOutsideTheModule(t *testing.T) {
 	code, _, errs := runCLI("--lock", mod)
 	if code != exitNoVerdct || !strings.Contains(errs, "run from locksim's realclient directory") {
 		t.Errorf("exit %d, want 2: %s", code, errs)
+	}
+}
+
+// docCommands are the locksim-node command lines of the pages' sh blocks
+// ("cd realclient && go run ./cmd/locksim-node ...   # (exit N)"): their
+// arguments and documented exit codes.
+func docCommands(t *testing.T) (cmds [][]string, codes []int) {
+	t.Helper()
+	for _, page := range []string{"docs/node.md", "README.md"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, block := range shBlock.FindAllStringSubmatch(string(b), -1) {
+			for _, line := range strings.Split(block[1], "\n") {
+				cmd, comment, _ := strings.Cut(line, "#")
+				_, rest, ok := strings.Cut(cmd, "go run ./cmd/locksim-node")
+				if !ok {
+					continue
+				}
+				m := exitNote.FindStringSubmatch(comment)
+				if m == nil {
+					t.Errorf("%s: %q documents no exit code (# (exit N))", page, line)
+					continue
+				}
+				cmds = append(cmds, strings.Fields(rest))
+				codes = append(codes, int(m[1][0]-'0'))
+			}
+		}
+	}
+	if len(cmds) < 2 {
+		t.Fatalf("found %d locksim-node commands in docs/node.md and README.md, want the walkthrough's and the example's", len(cmds))
+	}
+	return cmds, codes
+}
+
+var (
+	shBlock  = regexp.MustCompile("(?s)```sh\n(.*?)```")
+	exitNote = regexp.MustCompile(`\(exit (\d)\)`)
+)
+
+// Every documented locksim-node command parses (its flags and inputs are
+// valid, from realclient, with the walkthrough's ~/mylock/mylock.cjs in a
+// temporary home); realclient/node's TestNodeDocWalkthrough (make long)
+// runs them and checks their exit codes.
+func TestDocCommandsParse(t *testing.T) {
+	cmds, _ := docCommands(t)
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "mylock"), 0o755)
+	os.WriteFile(filepath.Join(home, "mylock", "mylock.cjs"), []byte("exports.setup = () => ({});\n"), 0o644)
+	wd, _ := os.Getwd()
+	if err := os.Chdir(filepath.Join("..", "..")); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	for _, args := range cmds {
+		for i, a := range args {
+			args[i] = strings.Replace(a, "~", home, 1)
+		}
+		if _, _, err := parseArgs(args); err != nil {
+			t.Errorf("%q: %v", args, err)
+		}
 	}
 }
