@@ -136,7 +136,9 @@ func installed(alias string) (string, error) {
 	if err := json.Unmarshal(b, &p); err != nil {
 		return "", err
 	}
-	return p.Name + " " + p.Version, nil
+	// npm installs a version as published ("v5.0.0-beta.2") and records
+	// it cleaned in the lock file ("5.0.0-beta.2"): say it as npm does.
+	return p.Name + " " + strings.TrimPrefix(p.Version, "v"), nil
 }
 
 func nodeLib(name string) (matrixLib, bool) {

@@ -540,7 +540,7 @@ func writeMatrix(b *bytes.Buffer, inputs []string, pins map[string]string, resul
 		fmt.Fprintf(b, "- %s\n", n)
 	}
 	fmt.Fprintf(b, "\n## Breaks and refusals\n\n")
-	fmt.Fprintf(b, "The breaks under node-crash and clock-jump are limits every TTL lock on Redis shares (a node restarted without persistence forgets the key; a node clock jumping forward expires it early), and bsm/redislock's break under pause is its design (it offers no validity: a holder paused past its TTL still writes). None of them is a library bug; see docs/realclient.md.\n\n")
+	fmt.Fprintf(b, "The breaks under node-crash and clock-jump are limits every TTL lock on Redis shares (a node restarted without persistence forgets the key; a node clock jumping forward expires it early), and bsm/redislock's break under pause is its design (it offers no validity: a holder paused past its TTL still writes). None of them is a library bug; see docs/realclient.md. Among the Node rows, redis-semaphore's break under pause is its design too (its Mutex offers no validity bound: a holder learns of a lost lease only when a refresh fails, so one paused past the TTL still writes), and the redlock rows' acquire-deadline under node-crash is how their retries meet ioredis's reconnection: an attempt sent while the node is down waits for the reconnection (connectTimeout 1 s, the offline queue), so the acquisition gives up seconds after the caller's wait (docs/node.md).\n\n")
 	if len(breaks) == 0 {
 		b.WriteString("None.\n")
 	}
