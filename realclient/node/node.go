@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bufio"
 	"context"
 	"embed"
 	"encoding/base64"
@@ -17,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pkg/errors"
@@ -63,6 +65,7 @@ func WithLimits(l Limits) Option { return func(o *options) { o.limits = l } }
 type Step struct {
 	Client string
 	Event  string // the op delivered: setup, call, connected, data, error, eof, time
+	Fn     string // a call's function: acquire, release, extend, until
 	// Resources is process.getActiveResourcesInfo() after the step.
 	Resources []string
 }
@@ -153,13 +156,16 @@ type doneRec struct {
 }
 
 type report struct {
-	Ready     bool      `json:"ready"`
-	Node      string    `json:"node"`
-	Out       []outOp   `json:"out"`
-	Done      []doneRec `json:"done"`
-	Next      int64     `json:"next"`
-	Fatal     string    `json:"fatal"`
-	Resources []string  `json:"resources"`
+	Ready bool      `json:"ready"`
+	Node  string    `json:"node"`
+	Out   []outOp   `json:"out"`
+	Done  []doneRec `json:"done"`
+	Next  int64     `json:"next"`
+	Fatal string    `json:"fatal"`
+	// U is the lock's until() asked at the end of the step, when it is a
+	// pure question (host.cjs); nil: ask over the pipe.
+	U         *float64 `json:"u"`
+	Resources []string `json:"resources"`
 }
 
 // ---- the warm Node processes -----------------------------------------------
@@ -168,8 +174,9 @@ type report struct {
 type nodeProc struct {
 	module string
 	cmd    *exec.Cmd
-	in     *os.File // to Node (its fd 3)
-	out    *os.File // from Node (its fd 4)
+	in     *os.File      // to Node (its fd 3)
+	out    *os.File      // from Node (its fd 4)
+	rd     *bufio.Reader // out, buffered: a report usually takes one read
 	stderr *tailBuf
 	broken error
 	steps  int
@@ -319,7 +326,7 @@ func (pp *procPool) start(module, key string, o options) (*nodeProc, error) {
 	}
 	toNodeR.Close()
 	fromNodeW.Close()
-	np := &nodeProc{module: key, cmd: cmd, in: toNodeW, out: fromNodeR, stderr: tail}
+	np := &nodeProc{module: key, cmd: cmd, in: toNodeW, out: fromNodeR, rd: bufio.NewReaderSize(fromNodeR, 64<<10), stderr: tail}
 	pp.mu.Lock()
 	pp.all = append(pp.all, np)
 	pp.mu.Unlock()
@@ -375,11 +382,11 @@ func (np *nodeProc) send(m msg) error {
 
 func (np *nodeProc) read() (report, error) {
 	var h [4]byte
-	if _, err := io.ReadFull(np.out, h[:]); err != nil {
+	if _, err := io.ReadFull(np.rd, h[:]); err != nil {
 		return report{}, np.died(err)
 	}
 	body := make([]byte, binary.BigEndian.Uint32(h[:]))
-	if _, err := io.ReadFull(np.out, body); err != nil {
+	if _, err := io.ReadFull(np.rd, body); err != nil {
 		return report{}, np.died(err)
 	}
 	var r report
@@ -432,6 +439,10 @@ type proc struct {
 	nextID int
 	sleeps map[int64]bool // the timer sleepers pending, by due time
 	steps  int
+	// until is the lock's until() at the end of the last step, when the
+	// Node side found it a pure question (no clock, no randomness, no
+	// effect): it cannot change before the next step. nil: ask.
+	until *float64
 }
 
 func (p *proc) lock()   { p.gate <- struct{}{} }
@@ -491,6 +502,7 @@ func (p *proc) stepLocked(m msg) {
 		return
 	}
 	p.steps++
+	Steps.Add(1)
 	if p.o.limits.Steps > 0 && p.steps > p.o.limits.Steps {
 		p.setFatal(errors.Errorf("the Node process took more than %d steps in one run (node.Limits.Steps): it never stops reacting", p.o.limits.Steps))
 		return
@@ -506,9 +518,11 @@ func (p *proc) stepLocked(m msg) {
 		return
 	}
 	if p.o.onStep != nil {
-		p.o.onStep(Step{Client: p.env.Client, Event: m.Op, Resources: r.Resources})
+		p.o.onStep(Step{Client: p.env.Client, Event: m.Op, Fn: m.Fn, Resources: r.Resources})
 	}
+	p.until = r.U
 	if r.Fatal != "" {
+		p.until = nil
 		p.setFatal(errors.New("the Node process: " + r.Fatal))
 		p.np.broken = errors.New(r.Fatal)
 		return
@@ -663,6 +677,14 @@ func (p *proc) sleepUntil(at int64) {
 
 // ---- the Lock -------------------------------------------------------------
 
+// UntilAnswered counts the Until() calls answered from the last step's
+// report, without a round trip (for tests and benchmarks).
+var UntilAnswered atomic.Int64
+
+// Steps counts the steps delivered to every Node process (for tests and
+// benchmarks).
+var Steps atomic.Int64
+
 func (p *proc) do(ctx context.Context, fn string) result {
 	m := msg{Op: "call", Fn: fn}
 	if dl, ok := ctx.Deadline(); ok {
@@ -703,6 +725,14 @@ func (b *base) Unlock(ctx context.Context) error { return b.p.do(ctx, "release")
 // timer that failed) says so at once. When the process cannot be asked
 // (the run is over) the last answer stands.
 func (b *base) untilNow() time.Time {
+	b.p.lock()
+	u := b.p.until
+	b.p.unlock()
+	if u != nil {
+		UntilAnswered.Add(1)
+		b.note(result{until: u})
+		return b.until
+	}
 	if r := b.p.call(msg{Op: "call", Fn: "until"}); r.err == nil {
 		b.note(r)
 	}

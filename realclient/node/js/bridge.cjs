@@ -37,9 +37,10 @@ const S = {
   out: [], // what the process did since the last report
   rng: null,
   generation: 0, // bumped by reset: callbacks of an earlier incarnation never run
+  reads: 0, // clock reads and random draws: host.cjs tells a question that reads neither
 };
 
-function nowMs() { return EPOCH_MS + Math.floor(S.nowNs / 1e6); }
+function nowMs() { S.reads++; return EPOCH_MS + Math.floor(S.nowNs / 1e6); }
 
 // ---- randomness: one seeded generator (xoshiro128**) ----------------------
 function makeRng(seed) {
@@ -57,6 +58,7 @@ function makeRng(seed) {
   const s = [sm(), sm(), sm(), sm()];
   if ((s[0] | s[1] | s[2] | s[3]) === 0) s[0] = 1;
   return function next32() {
+    S.reads++;
     const r = Math.imul(rotl(Math.imul(s[1], 5) >>> 0, 7), 9) >>> 0;
     const t = (s[1] << 9) >>> 0;
     s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3];
@@ -135,10 +137,11 @@ global.Date = VDate;
 
 // ---- performance, hrtime ----------------------------------------------------
 const perf = perfHooks.performance;
-const perfNow = function now() { return (S.nowNs - S.startNs) / 1e6; };
+const perfNow = function now() { S.reads++; return (S.nowNs - S.startNs) / 1e6; };
 Object.defineProperty(perf, 'now', { value: perfNow, configurable: true, writable: true });
 Object.defineProperty(perf, 'timeOrigin', { get() { return EPOCH_MS + S.startNs / 1e6; }, configurable: true });
 function hrtime(prev) {
+  S.reads++;
   const ns = BigInt(S.nowNs);
   let s = Number(ns / 1000000000n);
   let n = Number(ns % 1000000000n);
@@ -148,7 +151,7 @@ function hrtime(prev) {
   }
   return [s, n];
 }
-hrtime.bigint = function bigint() { return BigInt(S.nowNs); };
+hrtime.bigint = function bigint() { S.reads++; return BigInt(S.nowNs); };
 process.hrtime = hrtime;
 
 // ---- timers ---------------------------------------------------------------

@@ -16,29 +16,41 @@ const MAX_CALLBACKS = Number(process.env.LOCKSIM_NODE_MAX_CALLBACKS || 200000);
 const MAX_OUT_BYTES = Number(process.env.LOCKSIM_NODE_MAX_BYTES || 16 << 20);
 const WANT_RESOURCES = process.env.LOCKSIM_NODE_RESOURCES === '1';
 
-function readFull(n) {
-  const b = Buffer.alloc(n);
-  let off = 0;
-  while (off < n) {
+// The pipe's bytes are read into one buffer: a message (its length and
+// JSON) usually arrives in one read, so a step costs one read, not two.
+let inBuf = Buffer.alloc(64 << 10);
+let inStart = 0;
+let inEnd = 0;
+
+// fill reads more bytes from the pipe; false when the Go side is gone.
+function fill() {
+  if (inStart > 0 && inStart === inEnd) { inStart = 0; inEnd = 0; }
+  if (inEnd === inBuf.length) {
+    const bigger = Buffer.alloc(inStart > 0 ? inBuf.length : inBuf.length * 2);
+    inBuf.copy(bigger, 0, inStart, inEnd);
+    inEnd -= inStart; inStart = 0; inBuf = bigger;
+  }
+  for (;;) {
     let k;
     try {
-      k = fs.readSync(IN, b, off, n - off, null);
+      k = fs.readSync(IN, inBuf, inEnd, inBuf.length - inEnd, null);
     } catch (e) {
       if (e.code === 'EAGAIN') continue;
       throw e;
     }
-    if (k === 0) return null; // the Go side is gone
-    off += k;
+    if (k === 0) return false; // the Go side is gone
+    inEnd += k;
+    return true;
   }
-  return b;
 }
 
 function readMsg() {
-  const h = readFull(4);
-  if (!h) return null;
-  const b = readFull(h.readUInt32BE(0));
-  if (!b) return null;
-  return JSON.parse(b.toString('utf8'));
+  while (inEnd - inStart < 4) if (!fill()) return null;
+  const n = inBuf.readUInt32BE(inStart);
+  while (inEnd - inStart < 4 + n) if (!fill()) return null;
+  const body = inBuf.toString('utf8', inStart + 4, inStart + 4 + n);
+  inStart += 4 + n;
+  return JSON.parse(body);
 }
 
 function writeMsg(o) {
@@ -82,7 +94,12 @@ function finish(id, p, caps) {
     const r = { id, ok: true };
     if (lock && id > 0) {
       if (typeof lock.token === 'function') { const t = lock.token(); if (t != null) r.token = Number(t); }
-      if (typeof lock.until === 'function') { const u = lock.until(); if (u != null) r.until = Number(u); }
+      if (typeof lock.until === 'function') {
+        const a = askUntil();
+        untilPure = a.pure;
+        if (a.err) throw a.err;
+        if (a.v != null) r.until = Number(a.v);
+      }
     }
     if (caps && lock) r.caps = ['extend', 'until', 'token'].filter((k) => typeof lock[k] === 'function');
     done.push(r);
@@ -113,12 +130,40 @@ function env(m) {
   };
 }
 
+// A lock whose until() reads neither the clock nor the random generator
+// and does nothing (no write, timer, immediate, socket) returns what the
+// process's state says, and that state changes only in a step: so once a
+// call showed it to be such a question, until() is asked at the end of
+// every step and its answer sent with the report (u), and the Go side
+// answers the caller's Until() from it without a round trip. An until()
+// that reads the clock (Date.now() + ...) is asked over the pipe each time,
+// as the clock moves between steps.
+let untilPure = false;
+
+function probe() {
+  const S = B.S;
+  return [S.reads, S.out.length, S.timers.length, S.seq, S.immediates.length, S.nextSock, S.nextId];
+}
+
+function same(a, b) {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// askUntil calls until() and says whether it was a pure question.
+function askUntil() {
+  const before = probe();
+  let v;
+  try { v = lock.until(); } catch (e) { return { pure: false, err: e }; }
+  return { v, pure: (typeof v === 'number' || v === null || v === undefined) && same(before, probe()) };
+}
+
 function handle(m) {
   B.S.nowNs = m.now;
   switch (m.op) {
     case 'setup':
       B.reset(m.seed, m.now);
-      lock = null; done = []; fatal = null; callbacks = 0; outBytes = 0;
+      lock = null; done = []; fatal = null; callbacks = 0; outBytes = 0; untilPure = false;
       try {
         finish(m.id, Promise.resolve(mod.setup(env(m))).then((l) => {
           if (!l || typeof l.acquire !== 'function' || typeof l.release !== 'function') {
@@ -132,6 +177,13 @@ function handle(m) {
       if (!lock) { done.push({ id: m.id, ok: false, err: 'no lock: setup has not finished' }); break; }
       const f = lock[m.fn];
       if (typeof f !== 'function') { done.push({ id: m.id, ok: false, err: 'the lock has no ' + m.fn + '()' }); break; }
+      if (m.fn === 'until') {
+        const a = askUntil();
+        untilPure = a.pure;
+        if (a.err) { done.push({ id: m.id, ok: false, err: errText(a.err) }); break; }
+        finish(m.id, a.v);
+        break;
+      }
       try { finish(m.id, f.call(lock, { waitMs: m.wait || 0 })); } catch (e) { done.push({ id: m.id, ok: false, err: errText(e) }); }
       break;
     }
@@ -146,9 +198,16 @@ function handle(m) {
 }
 
 function report(active) {
+  let u;
+  if (untilPure && lock && !fatal) {
+    const a = askUntil();
+    untilPure = a.pure;
+    if (a.pure) u = a.v == null ? 0 : Number(a.v);
+  }
   const out = B.S.out; B.S.out = [];
   for (const o of out) if (o.b64) outBytes += o.b64.length * 3 / 4;
   const r = { out, done, next: B.nextTimer() };
+  if (u !== undefined) r.u = u;
   done = [];
   if (outBytes > MAX_OUT_BYTES) fail('limit', new Error('the process wrote more than ' + MAX_OUT_BYTES + ' bytes in one run (LOCKSIM_NODE_MAX_BYTES)'));
   // Nothing but the bridge may be active between steps (the bridge's
