@@ -84,7 +84,8 @@ func TestVerdicts(t *testing.T) {
 	broken := t.TempDir()
 	os.WriteFile(filepath.Join(broken, "TestNodeUserCheck.json"), saved, 0o644)
 	out := filepath.Join(t.TempDir(), "out.json")
-	code, stdout, errs := runCLI("--lock", filepath.Join(locks, "plain-del.cjs"), "--runs", "1", "--case-dir", broken, "--format", "json", "-o", out)
+	reports := t.TempDir()
+	code, stdout, errs := runCLI("--lock", filepath.Join(locks, "plain-del.cjs"), "--runs", "1", "--case-dir", broken, "--report-dir", reports, "--format", "json", "-o", out)
 	if code != exitBroken || stdout != "" {
 		t.Fatalf("plain-del: exit %d, want 1; stdout %q, stderr %s", code, stdout, errs)
 	}
@@ -96,6 +97,9 @@ func TestVerdicts(t *testing.T) {
 	if sum.Verdict != "broken" || !strings.Contains(strings.Join(sum.Broken, ","), "mutual-exclusion") || len(sum.Schedule) != 1 ||
 		!strings.Contains(sum.Report, "(DEL)") || sum.Case != filepath.Join(broken, "TestNodeUserCheck.json") {
 		t.Errorf("plain-del's JSON: %+v", sum)
+	}
+	if pages, _ := filepath.Glob(filepath.Join(reports, "*.html")); len(pages) != 1 {
+		t.Errorf("--report-dir: %d HTML reports, want the failing case's", len(pages))
 	}
 
 	code, stdout, errs = runCLI("--lock", filepath.Join(locks, "cad.cjs"), "--runs", "2", "--case-dir", t.TempDir())
