@@ -9,7 +9,8 @@ import (
 // or 0) is answered from each step's report, with no round trip; one that
 // reads the clock (the redis-semaphore wrapper's Date.now() + 1 h while
 // held) is asked over the pipe each time, as the clock moves between
-// steps. Either way the caller checks before each write.
+// steps; one that answers null (no news: the last answer stands) is asked
+// too, never sent as 0. Either way the caller checks before each write.
 func TestUntilFromTheReport(t *testing.T) {
 	requireNode(t)
 	for _, tc := range []struct {
@@ -18,6 +19,7 @@ func TestUntilFromTheReport(t *testing.T) {
 	}{
 		{"redlock-4.2.0", "js/libs/redlock-4.2.0.cjs", true},
 		{"redis-semaphore-5.8.0", "js/libs/redis-semaphore-5.8.0.cjs", false},
+		{"until-null", "js/test/until-null.cjs", false},
 	} {
 		var mu sync.Mutex
 		asked := 0
@@ -36,7 +38,7 @@ func TestUntilFromTheReport(t *testing.T) {
 			t.Errorf("%s: a pure until() was asked over the pipe %d times (answered from reports: %d), want 0", tc.name, asked, answered)
 		}
 		if !tc.fromReport && (asked == 0 || answered != 0) {
-			t.Errorf("%s: an until() that reads the clock was answered from a report %d times (asked: %d), want 0", tc.name, answered, asked)
+			t.Errorf("%s: an until() that reads the clock or answers null was answered from a report %d times (asked: %d), want 0", tc.name, answered, asked)
 		}
 	}
 }

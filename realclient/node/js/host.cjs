@@ -155,7 +155,9 @@ function askUntil() {
   const before = probe();
   let v;
   try { v = lock.until(); } catch (e) { return { pure: false, err: e }; }
-  return { v, pure: (typeof v === 'number' || v === null || v === undefined) && same(before, probe()) };
+  // A number only: an until() that answers null or undefined leaves the
+  // last answer standing on the Go side, which a report cannot say.
+  return { v, pure: typeof v === 'number' && same(before, probe()) };
 }
 
 function handle(m) {
@@ -202,7 +204,7 @@ function report(active) {
   if (untilPure && lock && !fatal) {
     const a = askUntil();
     untilPure = a.pure;
-    if (a.pure) u = a.v == null ? 0 : Number(a.v);
+    if (a.pure) u = a.v;
   }
   const out = B.S.out; B.S.out = [];
   for (const o of out) if (o.b64) outBytes += o.b64.length * 3 / 4;
