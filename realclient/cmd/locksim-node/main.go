@@ -39,7 +39,7 @@ import (
 const (
 	exitHeld     = 0
 	exitBroken   = 1
-	exitNoVerdct = 2
+	exitNoVerdict = 2
 )
 
 // testName is the test the command runs.
@@ -114,16 +114,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if fs != nil {
 			usage(fs, stderr)
 		}
-		return exitNoVerdct
+		return exitNoVerdict
 	}
 	if err := node.CheckVersion(); err != nil {
 		fmt.Fprintf(stderr, "locksim-node: %v\n", err)
-		return exitNoVerdct
+		return exitNoVerdict
 	}
 	pkg, err := goList()
 	if err != nil {
 		fmt.Fprintf(stderr, "locksim-node: %v\n", err)
-		return exitNoVerdct
+		return exitNoVerdict
 	}
 	sum := s.check(pkg)
 	var out bytes.Buffer
@@ -140,12 +140,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if s.out != "" {
 		if err := os.WriteFile(s.out, out.Bytes(), 0o644); err != nil {
 			fmt.Fprintf(stderr, "locksim-node: %v\n", err)
-			return exitNoVerdct
+			return exitNoVerdict
 		}
 	} else {
 		stdout.Write(out.Bytes())
 	}
-	if sum.Exit == exitNoVerdct && s.out != "" {
+	if sum.Exit == exitNoVerdict && s.out != "" {
 		fmt.Fprintf(stderr, "locksim-node: no verdict: %s\n", sum.Message)
 	}
 	return sum.Exit
@@ -322,7 +322,7 @@ func (s settings) check(pkg string) summary {
 			sum.Report = msg
 		}
 	}
-	sum.Verdict, sum.Exit = "no-verdict", exitNoVerdct
+	sum.Verdict, sum.Exit = "no-verdict", exitNoVerdict
 	return sum
 }
 

@@ -45,7 +45,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--nope"}, "flag provided but not defined"},
 	} {
 		code, out, errs := runCLI(tc.args...)
-		if code != exitNoVerdct || !strings.Contains(errs, tc.want) || out != "" {
+		if code != exitNoVerdict || !strings.Contains(errs, tc.want) || out != "" {
 			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 naming %q", tc.args, code, errs, out, tc.want)
 		}
 	}
@@ -110,7 +110,7 @@ func TestVerdicts(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "throws.cjs")
 	os.WriteFile(bad, []byte("exports.setup = () => { throw new Error('no lock here'); };\n"), 0o644)
 	code, stdout, errs = runCLI("--lock", bad, "--runs", "1")
-	if code != exitNoVerdct || !strings.Contains(stdout, "no lock here") || !strings.Contains(stdout, "no verdict") {
+	if code != exitNoVerdict || !strings.Contains(stdout, "no lock here") || !strings.Contains(stdout, "no verdict") {
 		t.Errorf("a setup that throws: exit %d, want 2:\n%s%s", code, stdout, errs)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(bad), "testdata", "locksim", "throws", "TestNodeUserCheck.json")); err == nil {
@@ -133,7 +133,7 @@ func TestOutsideTheModule(t *testing.T) {
 	}
 	defer os.Chdir(wd)
 	code, _, errs := runCLI("--lock", mod)
-	if code != exitNoVerdct || !strings.Contains(errs, "run from locksim's realclient directory") {
+	if code != exitNoVerdict || !strings.Contains(errs, "run from locksim's realclient directory") {
 		t.Errorf("exit %d, want 2: %s", code, errs)
 	}
 }
