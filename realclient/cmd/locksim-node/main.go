@@ -37,8 +37,8 @@ import (
 )
 
 const (
-	exitHeld     = 0
-	exitBroken   = 1
+	exitHeld      = 0
+	exitBroken    = 1
 	exitNoVerdict = 2
 )
 
