@@ -253,6 +253,15 @@ var crossProcessLibs = map[string]struct {
 		return time.Duration(attempts) * 10 * time.Millisecond
 	}), spec: func() model.Spec { return faultySpec("rueidislock", 1) },
 		refused: "rueidislock extends its keys from one goroutine per key at one instant; the harness's turns order them by key, but their commands reach the network in an order that still differs across processes (lost after the turn, between rueidis's pipeline and the simulated connection; not pinned down)"},
+	// rueidislock's default mode (client-side caching on, as the
+	// matrix's rueidislock-csc row runs it), without NoLoopTracking:
+	// besides the per-key order above, its extension loop meets the
+	// extension timer at one instant and Go's select picks at random
+	// (TestRueidislockDefaultModeJudged).
+	"rueidislock-csc": {setup: rueidislockDefault(3, func(attempts int, _ rueidis.Completed, _ error) time.Duration {
+		return time.Duration(attempts) * 10 * time.Millisecond
+	}, false), spec: func() model.Spec { return faultySpec("rueidislock-csc", 1) },
+		refused: "with client-side caching on and no NoLoopTracking, each extension's own invalidation triggers the next, and the extension timer and that invalidation come due at one instant: Go's select picks between them at random; the per-key extensions' order differs across processes too, as with caching off"},
 	// rueidis's own retry delay: its jitter comes from math/rand/v2,
 	// which nothing can seed, and a retried command (a lost reply breaks
 	// the connection) then waits a different time in every process.
