@@ -156,8 +156,9 @@ func TestRueidislockJudged(t *testing.T) {
 // connection says HELLO 3 and CLIENT TRACKING ON OPTOUT (NOLOOP with
 // NoLoopTracking), the nodes push invalidations of the lock keys it read,
 // and a waiter wakes by them (with no polling in this mode, only they wake
-// it). With no faults it holds and B was woken by invalidations; a pause
-// of the holder past its validity breaks it, as with caching off.
+// it). With no faults it holds and B was woken by invalidations; a lost
+// invalidation breaks B's connection and B still acquires; a pause of the
+// holder past its validity breaks it, as with caching off.
 //
 // Without NoLoopTracking the holder extends its keys in a loop at the
 // network's round-trip pace: each extension's PEXPIREAT invalidates the
@@ -212,7 +213,26 @@ func TestRueidislockDefaultModeJudged(t *testing.T) {
 			}
 		}
 
+		// A lost invalidation: the drop window on r1->B that the node's
+		// first invalidation opens swallows the push to B, whose stream
+		// then breaks (a lost TCP segment); rueidis redials, B still
+		// acquires, nothing breaks.
 		s := rueidisSpec()
+		s.Faults = []sim.Fault{{Kind: sim.FaultDrop, From: "r1", To: "B", Count: 1, After: &sim.Trigger{Actor: "r1", Kind: sim.KindInvalidate}}}
+		r, err = Run(t, locksim.Case{Spec: s, Seed: 1}, rueidislockDefault(1, fixed, noLoop))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lost, acquiredB := false, false
+		for _, e := range r.History {
+			lost = lost || e.Kind == sim.KindLost && strings.Contains(e.Note, "(push)")
+			acquiredB = acquiredB || e.Kind == history.KindAcquired && e.Actor == "B"
+		}
+		if !lost || !acquiredB || r.Err != nil || len(r.Violations) > 0 {
+			t.Errorf("%s: a lost invalidation: lost %v, B acquired %v, run error %v, violations %v; want the push lost and the run held", name, lost, acquiredB, r.Err, r.Violations)
+		}
+
+		s = rueidisSpec()
 		s.Faults = []sim.Fault{{Kind: sim.FaultPause, Target: "A", Dur: 3 * time.Second, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}}}
 		r, err = Run(t, locksim.Case{Spec: s, Seed: 1}, rueidislockDefault(1, fixed, noLoop))
 		if err != nil {
