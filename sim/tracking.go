@@ -119,6 +119,11 @@ func (n *node) hello(c *server.Peer, args []string) {
 			c.WriteError("ERR Protocol version is not an integer or out of range")
 			return
 		}
+		if v != 2 && v != 3 {
+			c.WriteError("NOPROTO unsupported protocol version")
+			return
+		}
+		// The options in order, each checked as it comes (7.0.15).
 		for i := 1; i < len(args); i++ {
 			opt := args[i]
 			switch {
@@ -141,10 +146,6 @@ func (n *node) hello(c *server.Peer, args []string) {
 				c.WriteError("ERR Syntax error in HELLO option '" + opt + "'")
 				return
 			}
-		}
-		if v != 2 && v != 3 {
-			c.WriteError("NOPROTO unsupported protocol version")
-			return
 		}
 		proto = v
 	}
