@@ -359,15 +359,17 @@ var clientPhases = map[sim.Kind]string{
 	sim.KindReply:             "after the client read a reply",
 	sim.KindTimeout:           "after one of the client's requests timed out",
 	sim.KindMessage:           "after the client got a pub/sub message",
+	sim.KindPush:              "after the client got an invalidation push",
 	sim.KindTaskEnd:           "after one of the client's tasks ended",
 }
 
 var nodePhases = map[sim.Kind]string{
-	sim.KindKey:       "after a key changed on the node",
-	sim.KindExpire:    "after a key expired on the node",
-	sim.KindReplApply: "after the replica applied the replication stream",
-	sim.KindPromote:   "after the node was promoted",
-	sim.KindDemote:    "after the node was demoted",
+	sim.KindKey:        "after a key changed on the node",
+	sim.KindExpire:     "after a key expired on the node",
+	sim.KindReplApply:  "after the replica applied the replication stream",
+	sim.KindPromote:    "after the node was promoted",
+	sim.KindDemote:     "after the node was demoted",
+	sim.KindInvalidate: "after the node sent an invalidation push",
 }
 
 // command names a request by its command word (EVAL for scripts).

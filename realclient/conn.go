@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -40,6 +41,7 @@ type conn struct {
 	sent        uint64 // commands posted
 	outstanding []*cmdInfo
 	reported    bool // a timeout was recorded for the oldest outstanding command
+	resp3       bool // the connection speaks RESP3 (a HELLO 3 succeeded)
 
 	notify chan struct{} // cap 1: state changed
 
@@ -72,6 +74,7 @@ type cmdInfo struct {
 	keys    []string // the keys it may write value to
 	mark    sim.Kind // the placement event the command marks (sendMark), "" for none
 	marked  bool     // governor only: a mark recorded before the send was recorded
+	hello   string   // HELLO's protocol version: its reply switches the connection's
 }
 
 func newConn(d *driver, p *xproc, id uint64, group, node string) *conn {
@@ -91,17 +94,29 @@ func (c *conn) poke() {
 // deliver appends a reply (governor side).
 func (c *conn) deliver(r resp.Reply) {
 	c.d.mu.Lock()
-	c.rbuf = encodeReply(c.rbuf, r)
 	var info *cmdInfo
 	if len(c.outstanding) > 0 {
 		info = c.outstanding[0]
 		c.outstanding = c.outstanding[1:]
 	}
+	if info != nil && info.hello != "" && r.Kind != resp.Error {
+		c.resp3 = info.hello == "3" // the reply itself comes in the new protocol
+	}
+	c.rbuf = encodeReply(c.rbuf, r, c.resp3)
 	c.reported = false
 	c.d.mu.Unlock()
 	if info != nil && info.acquire {
 		c.p.noteGrant(c.node, info, r)
 	}
+	c.poke()
+}
+
+// deliverPush appends a push (a client-tracking invalidation), which
+// answers no command (governor side).
+func (c *conn) deliverPush(r resp.Reply) {
+	c.d.mu.Lock()
+	c.rbuf = encodeReply(c.rbuf, r, c.resp3)
+	c.d.mu.Unlock()
 	c.poke()
 }
 
@@ -195,6 +210,9 @@ func (c *conn) Write(b []byte) (int, error) {
 		c.wbuf = c.wbuf[n:]
 		c.sent++
 		info := c.p.noteCommand(args)
+		if info == nil && len(args) > 1 && strings.EqualFold(args[0], "HELLO") {
+			info = &cmdInfo{hello: args[1]}
+		}
 		c.outstanding = append(c.outstanding, info)
 		c.reported = false
 		a := &action{p: c.p, kind: actSend, c: c, seq: c.sent, args: args, info: info}

@@ -70,10 +70,11 @@
 // go-redis's maintenance notifications off where the linked go-redis has
 // them (their auto mode does a real DNS lookup; set by reflection, so the
 // harness does not import that package), and empties go-redis's process-wide timer pool between
-// bubbles when a run may have used it. Nodes answer HELLO with an error,
-// so go-redis speaks RESP2, and CLIENT SETINFO with OK; a client that sends
-// CLIENT TRACKING (invalidations the nodes never push) has its run
-// refused. A client the package does not build calls Env.Turn before each
+// bubbles when a run may have used it. Nodes answer HELLO as Redis 7.0
+// does (sim.Config.RESP3), so go-redis v9 and rueidis speak RESP3, CLIENT
+// SETINFO with OK, and CLIENT TRACKING with invalidations pushed on the
+// connection (sim/tracking.go); a connection encodes replies in the
+// protocol its last successful HELLO chose. A client the package does not build calls Env.Turn before each
 // command, as its go-redis hook does; a go-redis client a library builds
 // itself takes Env.Hook (dial hook and turns) and Env.Addr (an address of
 // the process's own, for a library that caches clients by address), and

@@ -77,9 +77,6 @@ type driver struct {
 	keyPattern string
 	valueArg   int // WithValueArg: the ARGV of a script that carries the value (0: the first)
 	acqs       acqNotes
-	// tracking names the first process that sent CLIENT TRACKING (under
-	// mu): the run is refused (noTracking).
-	tracking string
 	// sentValues are the lock values the acquisitions' commands carried
 	// (under mu), which renameValues renames.
 	sentValues map[string]bool
@@ -593,6 +590,10 @@ func (d *driver) apply(e sim.Effect) {
 	case sim.EffectData:
 		if c := d.conns[e.Stream]; c != nil {
 			c.deliver(e.Reply)
+		}
+	case sim.EffectPush:
+		if c := d.conns[e.Stream]; c != nil {
+			c.deliverPush(e.Reply)
 		}
 	case sim.EffectCallDone:
 		k := callKey(e.Proc, e.Call)

@@ -50,9 +50,6 @@ type xproc struct {
 	// lockKeys are the keys the current hold's value was written to (the
 	// commands of its Extend and Unlock name them).
 	lockKeys []string
-	// hello3: the process asked for RESP3 (HELLO 3), which the nodes
-	// refuse.
-	hello3 bool
 	// holding: between the acquired record and the release record (the
 	// lock's commands then are its extensions); releasing: inside Unlock.
 	holding, releasing bool
@@ -231,16 +228,6 @@ func (p *xproc) endAcquire() acquisition {
 func (p *xproc) noteCommand(args []string) *cmdInfo {
 	if p.acquiring {
 		p.acqCommands++
-	}
-	if len(args) >= 2 {
-		switch strings.ToUpper(args[0]) {
-		case "HELLO":
-			p.hello3 = p.hello3 || args[1] == "3"
-		case "CLIENT":
-			if strings.EqualFold(args[1], "TRACKING") && p.d.tracking == "" {
-				p.d.tracking = p.name
-			}
-		}
 	}
 	switch {
 	case p.acquiring:

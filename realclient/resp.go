@@ -9,8 +9,12 @@ import (
 	"locksim/sim/resp"
 )
 
-// encodeReply appends r in RESP2 wire form: what a Redis node would send.
-func encodeReply(b []byte, r resp.Reply) []byte {
+// encodeReply appends r in wire form, as a Redis node sends it on a
+// connection speaking RESP3 (after HELLO 3) or RESP2: RESP3 has one null
+// ("_"); its maps, sets, doubles, booleans and pushes (which the nodes
+// send only to a RESP3 connection) are written as RESP2 writes them
+// otherwise.
+func encodeReply(b []byte, r resp.Reply, resp3 bool) []byte {
 	switch r.Kind {
 	case resp.Status:
 		b = append(b, '+')
@@ -26,16 +30,47 @@ func encodeReply(b []byte, r resp.Reply) []byte {
 		b = strconv.AppendInt(b, int64(len(r.Str)), 10)
 		b = append(b, '\r', '\n')
 		b = append(b, r.Str...)
-	case resp.NilBulk:
-		b = append(b, "$-1"...)
-	case resp.NilArray:
-		b = append(b, "*-1"...)
-	case resp.Array:
-		b = append(b, '*')
-		b = strconv.AppendInt(b, int64(len(r.Elems)), 10)
+	case resp.NilBulk, resp.NilArray:
+		switch {
+		case resp3:
+			b = append(b, '_')
+		case r.Kind == resp.NilBulk:
+			b = append(b, "$-1"...)
+		default:
+			b = append(b, "*-1"...)
+		}
+	case resp.Double:
+		if !resp3 {
+			return encodeReply(b, resp.BulkReply(r.Str), false)
+		}
+		b = append(b, ',')
+		b = append(b, r.Str...)
+	case resp.Bool:
+		if !resp3 {
+			return encodeReply(b, resp.IntReply(r.Int), false)
+		}
+		if r.Int != 0 {
+			b = append(b, "#t"...)
+		} else {
+			b = append(b, "#f"...)
+		}
+	case resp.Array, resp.Map, resp.Set, resp.Push:
+		t, n := byte('*'), len(r.Elems)
+		if resp3 {
+			switch r.Kind {
+			case resp.Map:
+				t, n = '%', n/2
+			case resp.Set:
+				t = '~'
+			case resp.Push:
+				t = '>'
+			}
+		}
+		b = append(b, t)
+		b = strconv.AppendInt(b, int64(n), 10)
 		b = append(b, '\r', '\n')
 		for _, e := range r.Elems {
-			b = encodeReply(b, e)
+			b = encodeReply(b, e, resp3)
 		}
 		return b
 	default:

@@ -55,12 +55,6 @@ func (p *xproc) program(rc *runConfig) string {
 	}()
 	lock, err := rc.setup(env)
 	if err != nil {
-		p.d.mu.Lock()
-		hello3 := p.hello3
-		p.d.mu.Unlock()
-		if hello3 {
-			return "setup: " + err.Error() + " (" + noRESP3 + ")"
-		}
 		return "setup: " + err.Error()
 	}
 	if lock == nil {

@@ -153,6 +153,12 @@ type Config struct {
 	// DefaultServer. It decides which commands and options the nodes
 	// accept (version.go).
 	Server string `json:",omitempty"`
+	// RESP3 makes the nodes answer HELLO as Redis 7.0 does, so a
+	// connection may switch to RESP3 and turn on CLIENT TRACKING, whose
+	// invalidations travel its stream (tracking.go). Off, HELLO gets an
+	// unknown-command error and clients speak RESP2, as with Redis 5.
+	// Package realclient turns it on.
+	RESP3 bool `json:",omitempty"`
 	// Until ends the run at this true time even if clients are still
 	// running (no error). Zero: the run ends when every client's Main has
 	// returned.

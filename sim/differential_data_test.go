@@ -28,6 +28,8 @@ import (
 //	> WORD "quoted word"  a command (Go-quoted words may hold spaces)
 //	< REPLY               the reply of both, as resp.Reply.String renders it
 //	<ttl N                an integer in (0, N] from both (real time passes)
+//	<prefix TEXT          a reply both render starting with TEXT (HELLO's
+//	                      map, whose client id differs)
 //	<sim REPLY            a listed difference: what the simulation replies,
 //	<real REPLY           and what the real server replies (docs/limits.md)
 //
@@ -46,6 +48,7 @@ type dataOp struct {
 	want      string // both, or the simulation's for a listed difference
 	real      string // a listed difference: the real server's
 	ttl       int64  // <ttl N
+	prefix    bool   // <prefix: want is the rendering's start
 	different bool
 }
 
@@ -117,6 +120,8 @@ func readDataCases(t *testing.T, path string) (server string, cases []dataCase) 
 				bad("unreadable ttl")
 			}
 			last.ttl = n
+		case strings.HasPrefix(line, "<prefix "):
+			last.want, last.prefix = line[8:], true
 		case strings.HasPrefix(line, "<sim "):
 			last.want, last.different = line[5:], true
 		case strings.HasPrefix(line, "<real "):
@@ -144,6 +149,7 @@ func simReplies(t *testing.T, server string, ops []dataOp) []resp.Reply {
 	t.Helper()
 	out := make([]resp.Reply, len(ops))
 	cfg := Config{
+		RESP3:   true,
 		Server:  server,
 		Nodes:   []NodeConfig{{Name: "r1"}},
 		Groups:  []GroupConfig{{Name: "m1", Primary: "r1"}},
@@ -175,6 +181,10 @@ func checkReply(t *testing.T, where, who string, got resp.Reply, op dataOp, want
 	case op.ttl > 0:
 		if !inTTL(got, op.ttl) {
 			t.Errorf("%s: %s gave %s, want an integer in (0, %d]", where, who, got, op.ttl)
+		}
+	case op.prefix:
+		if !strings.HasPrefix(got.String(), want) {
+			t.Errorf("%s: %s gave\n  %q\nwant a reply starting\n  %q", where, who, got.String(), want)
 		}
 	case got.String() != want:
 		t.Errorf("%s: %s gave\n  %q\nwant\n  %q", where, who, got.String(), want)

@@ -108,7 +108,12 @@
 // while the process is paused and released in order at its resume (see
 // external.go and stream.go). A stream to "sentinel" reaches the sentinel
 // as a Sentinel RESP endpoint (sentinel_endpoint.go), so that a real
-// Sentinel client finds the primary and hears +switch-master.
+// Sentinel client finds the primary and hears +switch-master. With
+// Config.RESP3 the nodes answer HELLO as Redis 7.0 does (a connection then
+// gets RESP3 replies) and serve CLIENT TRACKING: a tracked key that
+// changes, expires or is evicted sends an invalidation push on the
+// streams tracking it, through the network like a reply (tracking.go;
+// EffectPush, KindInvalidate, KindPush).
 //
 // A history's text (Event.Line, History.Text: one stable line per event)
 // reads back with ParseLine and ParseHistory (history_parse.go), so tests

@@ -260,6 +260,7 @@ func (n *node) performEvictions() {
 		evicted = true
 		n.w.record(Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: k, N: used,
 			Note: string(n.cfg.Policy)})
+		n.keyEvent(k, true)
 	}
 	n.ev.oom = used > n.cfg.MaxMemory
 	if evicted {

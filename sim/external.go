@@ -75,6 +75,10 @@ const (
 	EffectStarve
 	// EffectStarveEnd: Task's starvation ended; what was held goes now.
 	EffectStarveEnd
+	// EffectPush: a RESP3 push (a client-tracking invalidation, Reply of
+	// kind resp.Push) arrived on Stream, in order with its replies; it
+	// answers no command (tracking.go).
+	EffectPush
 )
 
 // Effect is one thing the world did to an external process.

@@ -85,6 +85,8 @@ const (
 	KindDialed     Kind = "dialed"
 	KindReset      Kind = "reset"
 	KindClose      Kind = "close"
+	KindInvalidate Kind = "invalidate"
+	KindPush       Kind = "push"
 )
 
 // Kinds is the table of the simulator's event kinds, in the order of the
@@ -133,4 +135,6 @@ var Kinds = []KindInfo{
 	{KindDialed, ByClient, "an external client learned its stream is open", "Peer: the node; N: the stream's id"},
 	{KindReset, ByClient, "an external client learned its stream broke (a lost message, a crashed node)", "Peer: the node; N: the stream's id; Note: why"},
 	{KindClose, ByClient, "an external client closed a stream", "Peer: the node; N: the stream's id"},
+	{KindInvalidate, ByNode, "a node sent a client-tracking invalidation (a RESP3 push) on a client's stream", "Peer: the client; Args: the keys; N: the stream's id; Note: \"flush\" for FLUSHALL's (no keys)"},
+	{KindPush, ByClient, "an external client received a push (an invalidation) on a stream", "Peer: the node; N: the stream's id; Reply: the push"},
 }

@@ -98,6 +98,13 @@ type node struct {
 	// ev and erng serve maxmemory and its eviction policy (evict.go).
 	ev   evictState
 	erng *rand.Rand
+	// tracking is each connection's CLIENT TRACKING state, trackTable
+	// the connections tracking each key, ids the connections' client ids
+	// and trk the client command running (tracking.go).
+	tracking   map[string]*trackState
+	trackTable map[string][]string
+	ids        map[string]int64
+	trk        trackCmd
 }
 
 func newNode(w *World, nc NodeConfig) (*node, error) {
@@ -143,6 +150,7 @@ func (n *node) boot() error {
 	}
 	n.eng = eng
 	n.conns = map[string]*script.Conn{}
+	n.trackReset()
 	n.touched = touchedKeys{all: true} // a new instance: the first refresh reads it whole
 	n.ev = evictState{seq: n.ev.seq}   // a new instance: no access is known
 	return nil
@@ -182,6 +190,7 @@ func (n *node) conn(client string) *script.Conn {
 // and seeds miniredis's generator before its first use.
 func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 	n.touched.note(cmd, args)
+	n.trackStep(c, cmd, args)
 	if !n.knownCommand(cmd) {
 		// The release does not have it (version.go), or nor does
 		// miniredis; node.handle gives a client's command this reply with
@@ -233,11 +242,18 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 		c.WriteError("ERR unknown command 'INFO': locksim does not support it (its counters describe the miniredis instance, not the simulated node)")
 		return true
 	case "HELLO":
-		// RESP3 is not simulated: go-redis and other clients that try
-		// HELLO fall back to RESP2, as with a Redis before 6.
-		c.WriteError("ERR unknown command 'HELLO': locksim's nodes speak RESP2 only")
+		if !n.w.cfg.RESP3 {
+			// RESP3 is off (Config.RESP3): go-redis and other clients
+			// that try HELLO fall back to RESP2, as with a Redis before 6.
+			c.WriteError("ERR unknown command 'HELLO': locksim's nodes speak RESP2 only")
+			return true
+		}
+		n.hello(c, args)
 		return true
 	case "CLIENT":
+		if n.clientTracking(c, args) {
+			return true
+		}
 		// Client libraries announce their name and version on connect;
 		// miniredis does not know CLIENT SETINFO.
 		if len(args) > 0 && strings.EqualFold(args[0], "SETINFO") {
@@ -303,7 +319,10 @@ func (n *node) handle(client string, c *call) {
 				return // a fault triggered by an eviction crashed it
 			}
 		}
-		if r, ok = n.do(c.connKey(client), args); !ok {
+		n.trackBegin(c.connKey(client), c.s, cmd, args)
+		r, ok = n.do(c.connKey(client), args)
+		n.trackEnd()
+		if !ok {
 			return // the run stops: the instance is unusable
 		}
 		if r.Kind == resp.Error && cmd != args[0] && !n.knownCommand(cmd) {
@@ -317,13 +336,16 @@ func (n *node) handle(client string, c *call) {
 	}
 	if !n.m.IsReadOnlyCommand(cmd) && n.role != roleReplica {
 		n.why = cmd
+		n.trk.inCmd = true // its key changes were invalidated as they happened
 		n.refreshTouched() // the keys the command named, not the whole keyspace
+		n.trk.inCmd = false
 		n.afterRefresh()
 		if !n.up {
 			return // a fault triggered by the write's key event crashed it: as above
 		}
 	}
 	n.w.sendReply(c, r, nil)
+	n.trackAfterReply(c.connKey(client))
 }
 
 // do runs one command on the node's instance for client. A few miniredis
@@ -409,6 +431,7 @@ func (n *node) refreshWatch() {
 		if old, ok := n.vals[k]; !ok || old != v {
 			n.vals[k] = v
 			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
+			n.keyEvent(k, false)
 		}
 		if ttl <= 0 {
 			delete(n.watch, k)
@@ -429,8 +452,10 @@ func (n *node) refreshWatch() {
 		}
 		if at, ok := n.watch[k]; ok && at <= now {
 			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k, Value: n.vals[k]})
+			n.keyEvent(k, true)
 		} else {
 			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Note: n.why})
+			n.keyEvent(k, false)
 		}
 		delete(n.vals, k)
 		delete(n.watch, k)
@@ -553,6 +578,7 @@ func (n *node) evict(key string) bool {
 	}
 	n.m.Del(key)
 	n.w.record(Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: key})
+	n.keyEvent(key, true)
 	n.why = "evicted"
 	n.afterWrite()
 	return true

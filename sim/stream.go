@@ -295,6 +295,39 @@ func (s *stream) reply(c *call, r resp.Reply, err error) {
 	w.schedule(f.At, func() { s.replyArrived(c) })
 }
 
+// pushInvalidation carries a push the node sends on its own (a client-tracking
+// invalidation) to the client, in order with the replies: the network
+// delays, loses or swallows it as it would a reply.
+func (s *stream) pushInvalidation(r resp.Reply) {
+	w := s.x.w
+	if s.broken || s.closed {
+		return
+	}
+	f := w.net.SendStream(s.peer, s.x.p.name, w.now)
+	if !f.Delivered && f.Silent {
+		w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (push); the stream stays up"})
+		return
+	}
+	if !f.Delivered {
+		w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (push); the stream breaks"})
+		s.breakAt(f.At, f.Why+": a push was lost")
+		return
+	}
+	w.schedule(f.At, func() {
+		x := s.x
+		if s.broken || s.closed || x.exited {
+			return
+		}
+		x.deliver(func() {
+			if s.broken || s.closed {
+				return
+			}
+			w.recordBounded(Event{Actor: x.p.name, Task: "main", Kind: KindPush, Local: x.Now(), Peer: s.peer, N: int64(s.id), Reply: recordedReply(r)})
+			x.effect(Effect{Kind: EffectPush, Stream: s.id, Reply: r})
+		})
+	})
+}
+
 // replyArrived hands a reply to the client.
 func (s *stream) replyArrived(c *call) {
 	w, x := s.x.w, s.x

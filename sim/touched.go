@@ -152,6 +152,7 @@ func (n *node) refreshTouched() {
 		if old, ok := n.vals[k]; !ok || old != v {
 			n.vals[k] = v
 			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
+			n.keyEvent(k, false)
 		}
 		if ttl <= 0 {
 			delete(n.watch, k)
@@ -165,8 +166,10 @@ func (n *node) refreshTouched() {
 	for _, k := range keys[:gone] {
 		if at, ok := n.watch[k]; ok && at <= now {
 			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k, Value: n.vals[k]})
+			n.keyEvent(k, true)
 		} else {
 			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Note: n.why})
+			n.keyEvent(k, false)
 		}
 		delete(n.vals, k)
 		delete(n.watch, k)

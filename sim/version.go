@@ -51,6 +51,11 @@ var Versions = []Version{Redis70, Redis84, Valkey90}
 // DefaultServer is the release a run models when Config.Server is "".
 const DefaultServer = "redis-7.0"
 
+// Release is the version HELLO and INFO report: "7.0.15".
+func (v Version) Release() string {
+	return strconv.Itoa(v.Major) + "." + strconv.Itoa(v.Minor) + "." + strconv.Itoa(v.Patch)
+}
+
 // String is the release's name as Config.Server and --redis take it:
 // "redis-7.0".
 func (v Version) String() string {

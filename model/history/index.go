@@ -178,14 +178,15 @@ func (ix *Index) WriteAccepted() bool {
 }
 
 // IsTraffic reports whether a kind is request/reply traffic (calls,
-// replies, executions, losses, replication, discovery, messages): events a
+// replies, executions, losses, replication, discovery, messages, streams
+// and their invalidation pushes): events a
 // scan for the lock protocol can skip. Explanations look traffic up by
 // position.
 func IsTraffic(k sim.Kind) bool {
 	switch k {
 	case sim.KindCall, sim.KindReply, sim.KindExec, sim.KindTimeout, sim.KindRefused,
 		sim.KindLateReply, sim.KindLost, sim.KindReplApply, sim.KindDiscover, sim.KindMessage,
-		sim.KindDial, sim.KindDialed, sim.KindReset, sim.KindClose:
+		sim.KindDial, sim.KindDialed, sim.KindReset, sim.KindClose, sim.KindInvalidate, sim.KindPush:
 		return true
 	}
 	return false

@@ -91,11 +91,13 @@ func rueidisSpec() model.Spec {
 }
 
 // rueidislock runs in the simulation in RESP2 mode without client-side
-// caching: it sends HELLO 2 (refused; it goes on), CLIENT SETINFO, and
-// takes the lock with its SET NX PX script on the key
+// caching: it sends HELLO 2 (answered as Redis 7.0 does), CLIENT SETINFO,
+// and takes the lock with its SET NX PX script on the key
 // "rueidislock:0:lock" (its keys are <prefix>:<i>:<name>), both clients
-// in turn. With client-side caching (the library's default) NewLocker
-// refuses at once: the nodes speak neither RESP3 nor CLIENT TRACKING.
+// in turn. With client-side caching and AlwaysRESP2, NewLocker refuses at
+// once ("DisableCache must be true": RESP2 carries no invalidations on the
+// connection); its default mode over RESP3 is judged in
+// rueidislock_test.go (TestRueidislockDefaultModeJudged).
 func TestRueidislockRunsInRESP2(t *testing.T) {
 	r, err := Run(t, locksim.Case{Spec: rueidisSpec(), Seed: 1}, newRueidisLock(1, true))
 	if err != nil {

@@ -46,12 +46,23 @@ func appendRESP(b []byte, r Reply) []byte {
 		return append(b, "$-1\r\n"...)
 	case NilArray:
 		return append(b, "*-1\r\n"...)
-	case Array:
-		b = append(strconv.AppendInt(append(b, '*'), int64(len(r.Elems)), 10), "\r\n"...)
+	case Array, Set, Push, Map:
+		n := len(r.Elems)
+		if r.Kind == Map {
+			n /= 2
+		}
+		b = append(strconv.AppendInt(append(b, map[Kind]byte{Array: '*', Set: '~', Push: '>', Map: '%'}[r.Kind]), int64(n), 10), "\r\n"...)
 		for _, e := range r.Elems {
 			b = appendRESP(b, e)
 		}
 		return b
+	case Double:
+		return append(append(append(b, ','), r.Str...), "\r\n"...)
+	case Bool:
+		if r.Int != 0 {
+			return append(b, "#t\r\n"...)
+		}
+		return append(b, "#f\r\n"...)
 	}
 	return b
 }
@@ -64,7 +75,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"+OK\r\n", "-ERR no\r\n", ":42\r\n", "$5\r\nhello\r\n", "$-1\r\n", "*-1\r\n",
 		"*3\r\n:1\r\n$1\r\na\r\n*1\r\n+OK\r\n", "\r\n", "$0\r\n\r\n", "*0\r\n", ",1.5\r\n",
-		"*2\r\n*1\r\n:1\r\n$-1\r\n", "$9223372036854775807\r\n", ":-9223372036854775808\r\n",
+		"*2\r\n*1\r\n:1\r\n$-1\r\n", "%1\r\n$1\r\na\r\n:1\r\n", "~1\r\n#t\r\n", ">2\r\n$10\r\ninvalidate\r\n_\r\n", "%1\r\n", "$9223372036854775807\r\n", ":-9223372036854775808\r\n",
 	} {
 		f.Add([]byte(s))
 	}

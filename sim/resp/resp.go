@@ -1,8 +1,12 @@
-// Package resp parses RESP2 replies written by miniredis into Reply values.
+// Package resp parses RESP2 and RESP3 replies written by miniredis into
+// Reply values.
 //
 // miniredis's own server.ParseReply drops EXEC replies that contain errors,
-// so the simulator parses what the dispatch path wrote itself. Only RESP2 is
-// produced by the peers the simulator creates (Resp3 is never switched on).
+// so the simulator parses what the dispatch path wrote itself. A connection
+// speaks RESP2 until it sends HELLO 3 (sim's nodes answer it as Redis 7.0
+// does); then miniredis writes the RESP3 types: maps (%), sets (~),
+// doubles (,), booleans (#), the null (_, parsed as NilBulk: RESP3 has one
+// null) and pushes (>), the client-tracking invalidations.
 package resp
 
 import (
@@ -15,10 +19,13 @@ import (
 	"locksim/internal/bounded"
 )
 
-// Kind is the RESP2 type of a reply.
+// Kind is the RESP type of a reply.
 type Kind uint8
 
-// The reply kinds. NilBulk is "$-1", NilArray is "*-1".
+// The reply kinds. NilBulk is "$-1" (and RESP3's "_"), NilArray is "*-1".
+// Map, Set, Double, Bool and Push are RESP3's: a Map's Elems alternate key
+// and value; a Double's Str is its text; a Bool's Int is 1 or 0; a Push's
+// Elems are its items (">2 invalidate [keys]").
 const (
 	Status Kind = iota + 1
 	Error
@@ -27,6 +34,11 @@ const (
 	NilBulk
 	Array
 	NilArray
+	Map
+	Set
+	Double
+	Bool
+	Push
 )
 
 // Reply is one parsed RESP2 reply. Str holds the text of Status, Error and
@@ -135,20 +147,44 @@ func (r Reply) writeHead(h *headWriter) {
 		h.WriteString(r.Str)
 	case Bulk:
 		h.quote(r.Str)
-	case Array:
-		h.WriteString("[")
+	case Array, Set, Push, Map:
+		open, sep, end := r.Kind.brackets()
+		h.WriteString(open)
 		for i, e := range r.Elems {
 			if i > 0 {
-				h.WriteString(", ")
+				h.WriteString(r.Kind.sep(i, sep))
 			}
 			e.writeHead(h)
 		}
-		h.WriteString("]")
+		h.WriteString(end)
 	default:
 		var b strings.Builder
 		r.write(&b)
 		h.WriteString(b.String())
 	}
+}
+
+// brackets returns how an aggregate kind is rendered: [a, b] for arrays,
+// {a, b} for sets, >[invalidate, [k]] for pushes, {k: v, k2: v2} for maps.
+func (k Kind) brackets() (open, sep, end string) {
+	switch k {
+	case Set:
+		return "{", ", ", "}"
+	case Push:
+		return ">[", ", ", "]"
+	case Map:
+		return "{", ", ", "}"
+	}
+	return "[", ", ", "]"
+}
+
+// sep is the separator before element i: a map's key and value are joined
+// by ": ".
+func (k Kind) sep(i int, sep string) string {
+	if k == Map && i%2 == 1 {
+		return ": "
+	}
+	return sep
 }
 
 // Short renders r as String does, for a message: every string cut to
@@ -171,11 +207,12 @@ func (r Reply) writeShort(b *strings.Builder) {
 		b.WriteString(bounded.Clip(r.Str))
 	case Bulk:
 		b.WriteString(bounded.Quote(r.Str))
-	case Array:
-		b.WriteByte('[')
+	case Array, Set, Push, Map:
+		open, sep, end := r.Kind.brackets()
+		b.WriteString(open)
 		for i, e := range r.Elems {
 			if i > 0 {
-				b.WriteString(", ")
+				b.WriteString(r.Kind.sep(i, sep))
 			}
 			if b.Len() > bounded.MaxQuote {
 				b.WriteString("... (" + strconv.Itoa(len(r.Elems)-i) + " more elements)")
@@ -183,7 +220,7 @@ func (r Reply) writeShort(b *strings.Builder) {
 			}
 			e.writeShort(b)
 		}
-		b.WriteByte(']')
+		b.WriteString(end)
 	default:
 		r.write(b)
 	}
@@ -212,21 +249,44 @@ func (r Reply) write(b *strings.Builder) {
 		b.WriteString(strconv.Quote(r.Str))
 	case NilBulk, NilArray:
 		b.WriteString("(nil)")
-	case Array:
-		b.WriteByte('[')
+	case Array, Set, Push, Map:
+		open, sep, end := r.Kind.brackets()
+		b.WriteString(open)
 		for i, e := range r.Elems {
 			if i > 0 {
-				b.WriteString(", ")
+				b.WriteString(r.Kind.sep(i, sep))
 			}
 			e.write(b)
 		}
-		b.WriteByte(']')
+		b.WriteString(end)
+	case Double:
+		b.WriteString("(double) ")
+		b.WriteString(r.Str)
+	case Bool:
+		if r.Int != 0 {
+			b.WriteString("(true)")
+		} else {
+			b.WriteString("(false)")
+		}
 	default:
 		b.WriteString("(invalid)")
 	}
 }
 
-// Parse parses exactly one RESP2 reply from buf and returns it with the
+// aggregateKind is the kind of an aggregate's type byte.
+func aggregateKind(b byte) Kind {
+	switch b {
+	case '~':
+		return Set
+	case '>':
+		return Push
+	case '%':
+		return Map
+	}
+	return Array
+}
+
+// Parse parses exactly one RESP2 or RESP3 reply from buf and returns it with the
 // number of bytes consumed. Malformed or truncated input is an error, never
 // a panic, and nothing is allocated beyond what buf can hold (FuzzParse).
 func Parse(buf []byte) (Reply, int, error) {
@@ -303,13 +363,36 @@ func parse(buf []byte, depth int) (Reply, int, error) {
 			return Reply{}, 0, errors.New("bulk string not terminated by CRLF")
 		}
 		return Reply{Kind: Bulk, Str: string(buf[n : n+l])}, n + l + 2, nil
-	case '*':
+	case '_': // RESP3's null
+		if s != "" {
+			return Reply{}, 0, errors.New("bad null")
+		}
+		return Reply{Kind: NilBulk}, n, nil
+	case '#':
+		switch s {
+		case "t":
+			return Reply{Kind: Bool, Int: 1}, n, nil
+		case "f":
+			return Reply{Kind: Bool}, n, nil
+		}
+		return Reply{}, 0, errors.New("bad boolean")
+	case '*', '~', '>', '%':
 		l, err := strconv.Atoi(s)
 		if err != nil {
-			return Reply{}, 0, errors.Wrap(err, "bad array length")
+			return Reply{}, 0, errors.Wrap(err, "bad aggregate length")
 		}
+		kind := aggregateKind(buf[0])
 		if l < 0 {
+			if kind != Array {
+				return Reply{}, 0, errors.New("negative aggregate length")
+			}
 			return Reply{Kind: NilArray}, n, nil
+		}
+		if kind == Map {
+			if l > (len(buf)-n)/(2*minReplyBytes) {
+				return Reply{}, 0, errors.New("short map")
+			}
+			l *= 2
 		}
 		// Every element takes at least minReplyBytes, so a count beyond
 		// what the rest of buf can hold is refused before allocating.
@@ -325,9 +408,9 @@ func parse(buf []byte, depth int) (Reply, int, error) {
 			elems = append(elems, e)
 			n += m
 		}
-		return Reply{Kind: Array, Elems: elems}, n, nil
-	case ',': // RESP3 double, written by miniredis only for RESP3 peers; accept as bulk
-		return Reply{Kind: Bulk, Str: s}, n, nil
+		return Reply{Kind: kind, Elems: elems}, n, nil
+	case ',': // RESP3's double, written by miniredis for RESP3 peers
+		return Reply{Kind: Double, Str: s}, n, nil
 	default:
 		return Reply{}, 0, errors.Errorf("unknown reply type %q", buf[0])
 	}

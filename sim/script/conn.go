@@ -16,6 +16,10 @@ type Conn struct {
 	tx   *txState // non-nil between MULTI and EXEC/DISCARD (fast mode)
 }
 
+// Peer is the connection's miniredis peer (its protocol, Resp3, and its
+// name).
+func (c *Conn) Peer() *server.Peer { return c.peer }
+
 // Do runs one command of any kind on the node and returns its reply: script
 // commands (EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT) through the fast
 // path, MULTI/EXEC/DISCARD through the Conn's own transaction (so that

@@ -20,7 +20,7 @@ import (
 	"locksim/sim/resp"
 )
 
-// Client is a tiny RESP2 client.
+// Client is a tiny RESP2 and RESP3 client.
 type Client struct {
 	conn net.Conn
 	buf  []byte
@@ -40,6 +40,30 @@ func (rc *Client) Do(t testing.TB, args ...string) resp.Reply {
 	}
 	if _, err := rc.conn.Write(b.Bytes()); err != nil {
 		t.Fatalf("redis-server write: %v", err)
+	}
+	chunk := make([]byte, 4096)
+	for {
+		if len(rc.buf) > 0 {
+			if r, n, err := resp.Parse(rc.buf); err == nil {
+				rc.buf = rc.buf[n:]
+				return r
+			}
+		}
+		n, err := rc.conn.Read(chunk)
+		if err != nil {
+			t.Fatalf("redis-server read: %v (have %q)", err, rc.buf)
+		}
+		rc.buf = append(rc.buf, chunk[:n]...)
+	}
+}
+
+// Read returns the next reply or push the server sent, without sending
+// anything (a RESP3 push comes on its own); any I/O error fails t.
+func (rc *Client) Read(t testing.TB) resp.Reply {
+	t.Helper()
+	// wall-clock ok: a real redis-server over TCP for the differential test, outside the simulation
+	if err := rc.conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		t.Fatal(err)
 	}
 	chunk := make([]byte, 4096)
 	for {
