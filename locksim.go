@@ -12,6 +12,10 @@ import (
 
 	"github.com/pkg/errors"
 
+	// Package consensus's designs (etcd-lease, etcd-lease-unfenced)
+	// register themselves in model's catalogue from its init, so Check,
+	// Matrix and the other entry points can name them.
+	_ "locksim/consensus"
 	"locksim/engine"
 	"locksim/harness"
 	"locksim/model"

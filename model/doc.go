@@ -19,8 +19,8 @@
 //     locks, on independent masters or on one instance (one failure
 //     domain).
 //   - designs_registry.go: RegisterDesign, for designs that live outside
-//     this package (package consensus's etcd-lease, registered by the
-//     commands and package locksim; model never imports it), and
+//     this package (package consensus's etcd-lease, registered from
+//     consensus's own init; model never imports it), and
 //     Deployer, for a design that brings its own nodes instead of Redis
 //     groups.
 //   - lua.go: a user's design written as Redis Lua scripts.
