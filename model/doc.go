@@ -36,6 +36,10 @@
 //   - spec.go, options.go, run.go: a run's Spec (design, options, workload,
 //     topology, network, faults), its defaults and limits, and Run and
 //     Verdict, which build the world, run it and judge its history.
+//   - resolved.go: Resolved, a spec resolved once (Spec.Resolve: defaults
+//     applied, design built, traits, roster, the checkers' configuration
+//     and bounds), which Run and Verdict build their world and judge
+//     their history from without looking the design up again.
 //   - limits.go: the limits of a spec, the one table every entry point
 //     shares; settings.go: ValidateSettings and the server release a
 //     spec's nodes model; minreplicas.go: min-replicas-to-write and its
