@@ -34,14 +34,15 @@ type catchSearch func(i int) (model.Spec, uint64)
 // check options, and the invariants that count.
 func zooSearches(t testing.TB, m mutant) (random, bytes catchSearch, counted []invariant.ID) {
 	c := config{}
-	c.check.Gen.Swarm = true
-	c.check.Seed = 1
-	if err := setDesign(&c.check.Base, m.design); err != nil {
+	c.Gen.Swarm = true
+	c.Seed = 1
+	if err := setDesign(&c.Base, m.design); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range append(slices.Clone(m.opts), m.mutOpts...) {
 		o(&c)
 	}
+	c.resolve()
 	counted = invariant.All
 	if len(c.check.Invariants) > 0 {
 		ids, err := invariant.Parse(invariant.Names(c.check.Invariants))

@@ -366,12 +366,13 @@ func benchExhaustive(t *testing.T, deadline time.Time) {
 // options (their fault kinds, topology, workload, fencing, invariants).
 func zooExhaustive(t *testing.T, design any, opts []Option) *engine.ExhaustiveResult {
 	var c config
-	if err := setDesign(&c.check.Base, design); err != nil {
+	if err := setDesign(&c.Base, design); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range opts {
 		o(&c)
 	}
+	c.resolve()
 	x := engine.ExhaustiveConfig{Base: c.check.Base, Invariants: c.check.Invariants}
 	if len(c.check.Gen.Kinds) > 0 { // a pair without faults compares the fault-free runs, then every kind
 		x.Kinds = c.check.Gen.Kinds

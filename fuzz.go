@@ -30,15 +30,17 @@ import (
 // seed corpus is harness.Corpus (16) inputs of random bytes from fixed seeds.
 func Fuzz(f *testing.F, design any, opts ...Option) {
 	f.Helper()
-	c := config{caseDir: "testdata/locksim"}
-	c.check.Gen.Swarm = true
-	if err := setDesign(&c.check.Base, design); err != nil {
+	c := config{}
+	c.CaseDir = "testdata/locksim"
+	c.Gen.Swarm = true
+	if err := setDesign(&c.Base, design); err != nil {
 		f.Fatalf("locksim.Fuzz: %v", err)
 		return
 	}
 	for _, o := range opts {
 		o(&c)
 	}
+	c.resolve()
 	if err := c.check.Gen.Validate(); err != nil {
 		f.Fatalf("locksim.Fuzz: %v", err)
 		return
@@ -56,7 +58,7 @@ func Fuzz(f *testing.F, design any, opts ...Option) {
 		f.Add(b)
 	}
 	name := f.Name()
-	h := &harness.Harness{Prefix: "locksim", ErrPrefix: "locksim.Fuzz", Who: "design " + designName(c.check.Base), CaseDir: c.caseDir}
+	h := &harness.Harness{Prefix: "locksim", ErrPrefix: "locksim.Fuzz", Who: "design " + designName(c.check.Base), CaseDir: c.CaseDir}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := c.check.Gen.RunDraws(scenarios.ByteDraws(data), c.check.Base)
 		seed := FuzzSeed(data)

@@ -12,6 +12,10 @@ import (
 
 	"github.com/pkg/errors"
 
+	// Package consensus's designs (etcd-lease, etcd-lease-unfenced)
+	// register themselves in model's catalogue from its init, so Check,
+	// Matrix and the other entry points can name them.
+	_ "locksim/consensus"
 	"locksim/engine"
 	"locksim/harness"
 	"locksim/model"
@@ -33,68 +37,67 @@ var (
 // TB is what Check needs of a test: *testing.T and *testing.B satisfy it.
 type TB = harness.TB
 
-// config is what Check runs; options change it.
+// config is what Check runs: the shared settings (harness.Settings, set
+// by the shared options) and the root package's own options; checkConfig
+// resolves them into check.
 type config struct {
-	check     engine.CheckConfig
-	caseDir   string
-	reportDir string
-	seeds     int                     // Matrix and Sweep: seeds per cell
-	x, y      engine.Axis             // Sweep's axes
-	depth     int                     // WithExhaustive: faults per schedule (0: random runs)
-	exhaust   engine.ExhaustiveConfig // WithMaxSchedules, WithDurations, WithStopAtFirst
-	// randomOnly names the options given that shape random runs only
-	// (WithPauseAt, ...): exhaustive mode refuses them.
-	randomOnly []string
+	harness.Settings
+	check   engine.CheckConfig      // the resolved random campaign (checkConfig)
+	seeds   int                     // Matrix and Sweep: seeds per cell
+	x, y    engine.Axis             // Sweep's axes
+	exhaust engine.ExhaustiveConfig // WithPreemptions, WithStopAtFirst
 }
 
 // Option configures Check.
 type Option func(*config)
 
-// WithTTL sets the lease TTL (default 1s).
-func WithTTL(d time.Duration) Option { return func(c *config) { c.check.Base.Options.TTL = d } }
+// shared adapts a shared check option (harness.OptionTable) to Check's.
+func shared(o harness.Option) Option { return func(c *config) { o(&c.Settings) } }
 
-// WithOptions sets every design option at once (TTL, deadline, quorum...).
-func WithOptions(o model.Options) Option { return func(c *config) { c.check.Base.Options = o } }
+// WithTTL sets the lease TTL (default 1s; harness.WithTTL).
+func WithTTL(d time.Duration) Option { return shared(harness.WithTTL(d)) }
+
+// WithOptions sets every design option at once (TTL, deadline, quorum...;
+// harness.WithOptions).
+func WithOptions(o model.Options) Option { return shared(harness.WithOptions(o)) }
 
 // WithDeadline turns on the client-deadline option: the lease budgeted on the client's
 // monotonic clock from before the request, minus a margin.
-func WithDeadline() Option { return func(c *config) { c.check.Base.Options.Deadline = true } }
+func WithDeadline() Option { return func(c *config) { c.Base.Options.Deadline = true } }
 
-// WithClients names the contending clients (default: drawn per run, 2-4).
-func WithClients(names ...string) Option { return func(c *config) { c.check.Base.Clients = names } }
+// WithClients names the contending clients (default: drawn per run, 2-4;
+// harness.WithClients).
+func WithClients(names ...string) Option { return shared(harness.WithClients(names...)) }
 
-// WithTopology sets masters, replicas per master and persistence.
-func WithTopology(t model.Topology) Option { return func(c *config) { c.check.Base.Topology = t } }
+// WithTopology sets masters, replicas per master and persistence
+// (harness.WithTopology).
+func WithTopology(t model.Topology) Option { return shared(harness.WithTopology(t)) }
 
-// WithFencing sets the resource's fencing rule.
-func WithFencing(f model.Fencing) Option { return func(c *config) { c.check.Base.Fencing = f } }
+// WithFencing sets the resource's fencing rule (harness.WithFencing).
+func WithFencing(f model.Fencing) Option { return shared(harness.WithFencing(f)) }
 
 // WithWorkload sets what each client does; its zero fields are still
-// drawn per run (see WithSwarm).
-func WithWorkload(w model.Workload) Option { return func(c *config) { c.check.Base.Workload = w } }
+// drawn per run (see WithSwarm; harness.WithWorkload).
+func WithWorkload(w model.Workload) Option { return shared(harness.WithWorkload(w)) }
 
 // WithFaults chooses the fault kinds runs draw from (default
 // scenarios.DefaultKinds: all but evict).
-// With no kinds, runs have no faults.
-func WithFaults(kinds ...sim.FaultKind) Option {
-	return func(c *config) { c.check.Gen.Kinds = append([]sim.FaultKind{}, kinds...) }
-}
+// With no kinds, runs have no faults (harness.WithFaults).
+func WithFaults(kinds ...sim.FaultKind) Option { return shared(harness.WithFaults(kinds...)) }
 
 // WithPauseAt restricts where pauses and client crashes are placed
-// (default: everywhere).
-func WithPauseAt(places ...scenarios.Place) Option {
-	return func(c *config) { c.check.Gen.PauseAt = places; c.randomOnly = append(c.randomOnly, "WithPauseAt") }
-}
+// (default: everywhere; random runs only; harness.WithPauseAt).
+func WithPauseAt(places ...scenarios.Place) Option { return shared(harness.WithPauseAt(places...)) }
 
 // WithGen replaces the whole generator configuration.
 func WithGen(g scenarios.Gen) Option {
-	return func(c *config) { c.check.Gen = g; c.randomOnly = append(c.randomOnly, "WithGen") }
+	return func(c *config) { c.Gen = g; c.RandomOnly = append(c.RandomOnly, "WithGen") }
 }
 
 // WithSwarm turns the per-run drawing of the configuration (clients, work,
 // cycles, latency, call timeout, down-after) on or off (default on).
 func WithSwarm(on bool) Option {
-	return func(c *config) { c.check.Gen.Swarm = on; c.randomOnly = append(c.randomOnly, "WithSwarm") }
+	return func(c *config) { c.Gen.Swarm = on; c.RandomOnly = append(c.RandomOnly, "WithSwarm") }
 }
 
 // WithInterleave sets how events due at the same virtual instant are
@@ -102,49 +105,44 @@ func WithSwarm(on bool) Option {
 // (the default: the order they were scheduled in), "random" (uniform among
 // the concurrent ones) or "pct:D" (PCT with depth D; "pct:D/H" draws its
 // change points among the first H choice points). The saved case carries
-// it, so a case found under an interleaving replays under it.
-func WithInterleave(policy string) Option {
-	return func(c *config) { c.check.Base.Interleave = policy }
-}
+// it, so a case found under an interleaving replays under it
+// (harness.WithInterleave).
+func WithInterleave(policy string) Option { return shared(harness.WithInterleave(policy)) }
 
 // WithRuns sets how many runs Check makes (default engine.DefaultRuns,
-// what `locksim check` makes; -locksim.runs overrides it).
-func WithRuns(n int) Option {
-	return func(c *config) { c.check.Runs = n; c.randomOnly = append(c.randomOnly, "WithRuns") }
-}
+// what `locksim check` makes; -locksim.runs overrides it; harness.WithRuns).
+func WithRuns(n int) Option { return shared(harness.WithRuns(n)) }
 
 // WithBudget makes Check run until d of wall time has passed instead of
-// a fixed number of runs (-locksim.for overrides it).
-func WithBudget(d time.Duration) Option {
-	return func(c *config) { c.check.For = d; c.randomOnly = append(c.randomOnly, "WithBudget") }
-}
+// a fixed number of runs (-locksim.for overrides it; harness.WithBudget).
+func WithBudget(d time.Duration) Option { return shared(harness.WithBudget(d)) }
 
 // WithSeed sets the base seed: run i uses seed+i (default 1;
-// -locksim.seed overrides it).
-func WithSeed(seed uint64) Option { return func(c *config) { c.check.Seed = seed } }
+// -locksim.seed overrides it; harness.WithSeed).
+func WithSeed(seed uint64) Option { return shared(harness.WithSeed(seed)) }
 
 // WithWorkers sets how many runs go at once (default GOMAXPROCS; the
-// result does not depend on it).
-func WithWorkers(n int) Option { return func(c *config) { c.check.Workers = n } }
+// result does not depend on it; harness.WithWorkers).
+func WithWorkers(n int) Option { return shared(harness.WithWorkers(n)) }
 
 // WithInvariants makes only these invariants count as a failure, e.g.
 // WithInvariants(invariant.LostUpdate) to ask whether the data survives
 // rather than whether the lease held. An invariant that cannot break for
 // the design and resource (invariant.Fencing on a strict resource, which
-// enforces it itself) is refused: counting it would judge nothing.
-func WithInvariants(ids ...invariant.ID) Option {
-	return func(c *config) { c.check.Invariants = ids }
-}
+// enforces it itself) is refused: counting it would judge nothing
+// (harness.WithInvariants).
+func WithInvariants(ids ...invariant.ID) Option { return shared(harness.WithInvariants(ids...)) }
 
-// WithCaseDir sets where failing cases are saved (default testdata/locksim).
-func WithCaseDir(dir string) Option { return func(c *config) { c.caseDir = dir } }
+// WithCaseDir sets where failing cases are saved (default testdata/locksim;
+// harness.WithCaseDir).
+func WithCaseDir(dir string) Option { return shared(harness.WithCaseDir(dir)) }
 
 // WithReportDir writes the HTML report of a failure to dir (one file per
 // test, dir/CaseName(test).html), for a CI job to upload, creating dir when
 // it is missing. Without it, the environment variable LOCKSIM_REPORT_DIR
 // names the directory (ReportDirEnv: a CI job sets it for every test at
-// once); with neither, no report is written.
-func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = dir } }
+// once); with neither, no report is written (harness.WithReportDir).
+func WithReportDir(dir string) Option { return shared(harness.WithReportDir(dir)) }
 
 // ReportDirEnv is the environment variable that gives Check a report
 // directory when no WithReportDir does.
@@ -158,18 +156,18 @@ const ReportDirEnv = harness.ReportDirEnv
 // zero taking the design's default (nothing is drawn); WithFaults narrows
 // the kinds, WithSeed fixes the latencies. A passing test logs the bounded
 // guarantee; a failing one lists the distinct ways the design broke and
-// saves the first one's smallest schedule as the test's case.
-func WithExhaustive(depth int) Option { return func(c *config) { c.depth = depth } }
+// saves the first one's smallest schedule as the test's case
+// (harness.WithExhaustive).
+func WithExhaustive(depth int) Option { return shared(harness.WithExhaustive(depth)) }
 
 // WithMaxSchedules raises (or lowers) exhaustive mode's bound on the
-// schedules it runs (default engine.DefaultMaxSchedules).
-func WithMaxSchedules(n int) Option { return func(c *config) { c.exhaust.MaxSchedules = n } }
+// schedules it runs (default engine.DefaultMaxSchedules;
+// harness.WithMaxSchedules).
+func WithMaxSchedules(n int) Option { return shared(harness.WithMaxSchedules(n)) }
 
 // WithDurations narrows exhaustive mode's duration classes ("ttl/2",
-// "ttl+", ... see engine.DurClasses).
-func WithDurations(names ...string) Option {
-	return func(c *config) { c.exhaust.Durations = append([]string{}, names...) }
-}
+// "ttl+", ... see engine.DurClasses; harness.WithDurations).
+func WithDurations(names ...string) Option { return shared(harness.WithDurations(names...)) }
 
 // WithPreemptions makes exhaustive mode also try, on the fault-free run
 // and on every fault schedule that broke nothing, every ordering of at
@@ -208,7 +206,7 @@ func Check(t TB, design any, opts ...Option) {
 	if h.ReplaySaved(t) {
 		return
 	}
-	if c.depth != 0 {
+	if c.Depth != 0 {
 		c.exhaustive(t, h)
 		return
 	}
@@ -233,58 +231,69 @@ func Check(t TB, design any, opts ...Option) {
 func (c *config) harness() *harness.Harness {
 	name := designName(c.check.Base)
 	return &harness.Harness{Prefix: "locksim", ErrPrefix: "locksim.Check", Who: "design " + name, Design: name,
-		CaseDir: c.caseDir, ReportDir: c.reportDir,
+		CaseDir: c.CaseDir, ReportDir: c.ReportDir,
 		Rerun: func(sc engine.Case) (*model.Result, error) { return sc.Replay(c.check.Base.Custom) }}
 }
 
 // checkConfig is Check's configuration: the defaults, the design, the
-// options in order, then the -locksim.* flags.
+// options in order, then the -locksim.* flags, resolved into c.check.
 func checkConfig(design any, opts []Option) (config, error) {
-	c := config{caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(ReportDirEnv)}
-	c.check.Gen.Swarm = true
-	c.check.Seed = 1
-	c.check.Now = time.Now // the budget only; no run sees it
-	if err := setDesign(&c.check.Base, design); err != nil {
+	c := config{}
+	c.CaseDir, c.ReportDir = filepath.Join("testdata", "locksim"), os.Getenv(ReportDirEnv)
+	c.Gen.Swarm = true
+	c.Seed = 1
+	if err := setDesign(&c.Base, design); err != nil {
 		return config{}, err
 	}
 	for _, o := range opts {
 		o(&c)
 	}
 	if *flagRuns > 0 {
-		c.check.Runs = *flagRuns
+		c.Runs = *flagRuns
 	}
 	if *flagSeed > 0 {
-		c.check.Seed = *flagSeed
+		c.Seed = *flagSeed
 	}
 	if *flagFor > 0 {
-		c.check.For = *flagFor
+		c.For = *flagFor
 	}
-	if len(c.check.Invariants) > 0 {
-		ids, err := invariant.Parse(invariant.Names(c.check.Invariants))
+	if len(c.Invariants) > 0 {
+		ids, err := invariant.Parse(invariant.Names(c.Invariants))
 		if err != nil {
 			return config{}, err
 		}
-		c.check.Invariants = ids
+		c.Invariants = ids
 	}
-	if c.check.Workers == 0 {
-		c.check.Workers = runtime.GOMAXPROCS(0)
+	if c.Workers == 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
 	}
+	c.resolve()
+	c.check.Now = time.Now // the budget only; no run sees it
 	return c, nil
+}
+
+// resolve puts the settings into c.check: the random campaign they make.
+func (c *config) resolve() {
+	c.check.Campaign = c.Campaign
+	c.check.Base.Interleave = c.Interleave
+	c.check.Workers = c.Workers
 }
 
 // exhaustiveConfig is exhaustive mode on the configuration the options
 // fix (WithExhaustive's depth, 1 by default).
 func (c *config) exhaustiveConfig() (engine.ExhaustiveConfig, error) {
-	if len(c.randomOnly) > 0 {
-		return engine.ExhaustiveConfig{}, errors.Errorf("%s applies to random runs, not to exhaustive mode", strings.Join(c.randomOnly, ", "))
+	if len(c.RandomOnly) > 0 {
+		return engine.ExhaustiveConfig{}, errors.Errorf("%s applies to random runs, not to exhaustive mode", strings.Join(c.RandomOnly, ", "))
 	}
+	c.resolve()
 	x := c.exhaust
-	x.Base, x.Seed, x.Depth, x.Workers, x.Invariants = c.check.Base, c.check.Seed, c.depth, c.check.Workers, c.check.Invariants
+	x.Base, x.Seed, x.Depth, x.Workers, x.Invariants = c.check.Base, c.Seed, c.Depth, c.Workers, c.Invariants
+	x.MaxSchedules, x.Durations = c.MaxSchedules, c.Durations
 	if x.Depth == 0 {
 		x.Depth = 1
 	}
-	if c.check.Gen.Kinds != nil {
-		x.Kinds = c.check.Gen.Kinds
+	if c.Gen.Kinds != nil {
+		x.Kinds = c.Gen.Kinds
 	}
 	return x, nil
 }

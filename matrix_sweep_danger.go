@@ -67,12 +67,13 @@ func Sweep(design any, param string, opts ...Option) (*report.Sweep, error) {
 
 func mapConfig(design any, opts []Option) (config, error) {
 	var c config
-	if err := setDesign(&c.check.Base, design); err != nil {
+	if err := setDesign(&c.Base, design); err != nil {
 		return c, err
 	}
 	for _, o := range opts {
 		o(&c)
 	}
+	c.resolve()
 	return c, nil
 }
 

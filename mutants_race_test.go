@@ -42,7 +42,7 @@ func raceOpts(interleave string) []Option {
 
 // withLatency sets the network's default latency (not drawn per run).
 func withLatency(l network.Latency) Option {
-	return func(c *config) { c.check.Base.Network.Default = l }
+	return func(c *config) { c.Base.Network.Default = l }
 }
 
 // writerIgnoresReaders takes the write hold when the lock is free or
@@ -133,7 +133,7 @@ func TestExhaustivePreemptionsFindTheRace(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			ex := func(design any, p int) *engine.ExhaustiveResult {
 				var c config
-				if err := setDesign(&c.check.Base, design); err != nil {
+				if err := setDesign(&c.Base, design); err != nil {
 					t.Fatal(err)
 				}
 				for _, o := range append(raceOpts("fixed"), WithPreemptions(p)) {

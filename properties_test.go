@@ -23,14 +23,10 @@ import (
 // from the same generator as locksim check and locksim.Check
 // (scenarios.Gen), through rapid so failures shrink.
 
-var catalogueDesigns = registeredDesigns()
-
-// registeredDesigns returns every design ID, the consensus designs
-// included (consensusRegistered is in their dependency, so they are in).
-func registeredDesigns() []string {
-	_ = consensusRegistered
-	return model.DesignIDs()
-}
+// catalogueDesigns is every design ID, the consensus designs included
+// (package locksim imports package consensus, whose init registers them
+// before this variable is set).
+var catalogueDesigns = model.DesignIDs()
 
 // swarm is the default generator: every default fault kind, configuration
 // drawn per run.

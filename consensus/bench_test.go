@@ -11,7 +11,6 @@ import (
 // swarm's configurations and default fault kinds), the unit every check,
 // sweep and matrix cell pays.
 func BenchmarkEtcdLeaseRun(b *testing.B) {
-	Register()
 	g := scenarios.Gen{Swarm: true}
 	events := 0
 	for i := range b.N {

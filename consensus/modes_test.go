@@ -17,7 +17,6 @@ import (
 // rule; the fenced design loses no update, the unfenced one does (a write
 // delayed or held past the lease).
 func TestExhaustiveOneFault(t *testing.T) {
-	Register()
 	for _, tc := range []struct {
 		design   string
 		loseData bool
@@ -47,7 +46,6 @@ func TestExhaustiveOneFault(t *testing.T) {
 // TestSweepDelay maps the write's network delay against the TTL: the
 // revision keeps every cell's data, the unfenced lease loses it.
 func TestSweepDelay(t *testing.T) {
-	Register()
 	axis := func(ds ...time.Duration) engine.Axis {
 		a := engine.Axis{}
 		for _, d := range ds {
@@ -87,7 +85,6 @@ func TestSweepDelay(t *testing.T) {
 // the lease back rather than hold it with no time left, which broke mutual
 // exclusion once the leader expired the lease and B took it.
 func TestSpentLeaseIsGivenBack(t *testing.T) {
-	Register()
 	c, err := engine.LoadCase(filepath.Join("testdata", "spent-lease.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,6 @@ func broken(t *testing.T, s *scenarios.Scenario, design string, seed uint64) str
 // TestScenarioVerdicts -rewrite) and inspect the diff; only commit it if
 // you understand what caused it.
 func TestScenarioVerdicts(t *testing.T) {
-	Register()
 	var b strings.Builder
 	b.WriteString("# What breaks, per scenario and design, seed 1 (invariant IDs; - nothing broke; n/a does not apply).\n")
 	b.WriteString("# Regenerate: go test ./consensus -run TestScenarioVerdicts -rewrite (and review the diff).\n")
@@ -56,7 +55,6 @@ func TestScenarioVerdicts(t *testing.T) {
 // over seeds 1..5: what the raft lease keeps where Redlock breaks, and
 // where only the revision saves the data.
 func TestConsensusContrast(t *testing.T) {
-	Register()
 	for _, tc := range []struct {
 		scenario, design string
 		breaks, holds    []invariant.ID

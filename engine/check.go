@@ -343,8 +343,9 @@ func (c CheckConfig) mine() (n int, bounded bool) {
 // newResult is the empty tally of this check, which plans mine runs.
 func (c CheckConfig) newResult(mine int) *CheckResult {
 	res := &CheckResult{Design: c.Base.Design, Planned: mine, Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{},
-		Counted: c.counted(), Judged: map[invariant.ID]string{}, Coverage: newCoverage(c)}
+		Counted: c.counted(), Judged: map[invariant.ID]string{}}
 	base := c.Base.WithDefaults()
+	res.Coverage = newCoverage(c, base)
 	if base.Custom != nil {
 		res.Design = base.Custom.Name()
 	}

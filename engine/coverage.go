@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 
+	"locksim/model"
 	"locksim/scenarios"
 	"locksim/sim"
 )
@@ -32,8 +33,9 @@ type Coverage struct {
 	Interleave InterleaveCoverage
 }
 
-func newCoverage(c CheckConfig) Coverage {
-	base := c.Base.WithDefaults()
+// newCoverage is the empty coverage of c, whose base spec resolves to
+// base (defaults applied).
+func newCoverage(c CheckConfig, base model.Spec) Coverage {
 	return Coverage{Kinds: map[sim.FaultKind]int{}, Places: map[scenarios.Place]int{},
 		AskedKinds: c.Gen.KindsDrawn(), AskedPlaces: c.Gen.PlacesFor(base), Interleave: newInterleaveCoverage(c.Base.Interleave)}
 }

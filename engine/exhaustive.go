@@ -394,7 +394,11 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	if c.Preemptions > 0 {
 		spec = preemptSpec(spec, nil) // the fixed order, recording its choice points
 	}
-	cfg, err := spec.Config()
+	rs, err := spec.Resolve() // the generator applied the defaults: this builds the design once
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := rs.Config()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -403,7 +407,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 		return nil, nil, err
 	}
 	x := &explorer{cfg: c, spec: spec, seed: seed, kinds: kinds, classes: classes, counted: c.Invariants, roles: rolesOf(spec, cfg),
-		readsWall: spec.Traits().ReadsWall}
+		readsWall: rs.Traits.ReadsWall}
 	if len(x.counted) == 0 {
 		x.counted = invariant.All
 	}
@@ -413,7 +417,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 		res.Design = spec.Custom.Name()
 	}
 	for _, id := range invariant.All {
-		if ok, why := spec.CheckConfig().Judged(id); !ok {
+		if ok, why := rs.Check.Judged(id); !ok {
 			res.Judged[id] = why
 		}
 	}

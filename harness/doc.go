@@ -18,6 +18,9 @@
 //   - files.go: case and report file names (CaseName), the report
 //     directory (ReportDirEnv, SaveReport).
 //   - harness.go: Harness: replay-first, campaign, save, failure message.
+//   - options.go: the shared check options (Settings, Option, WithTTL
+//     ... WithDurations) that locksim and realclient adapt, and their
+//     table (OptionTable, OptionsDoc: docs/options.md).
 //   - failure.go: FailureReport, the failure log of one run.
 //   - fuzz.go: the fuzzer's seed corpus (Corpus) and an input's seed
 //     (FuzzSeed).

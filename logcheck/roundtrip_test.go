@@ -103,7 +103,7 @@ func TestRoundTripCatalogue(t *testing.T) {
 	var skipped []string
 	judged := map[invariant.ID]int{}
 	for _, s := range scenarios.All() {
-		for _, design := range scenarios.KnownDesigns {
+		for _, design := range scenarios.Designs() {
 			sp, err := s.SpecFor(design)
 			if err != nil {
 				continue

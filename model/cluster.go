@@ -7,8 +7,7 @@ import "github.com/pkg/errors"
 // m1..mN would all reach the one node serving the key's slot), a design
 // that deploys its own nodes, and a sentinel (a cluster fails over by
 // itself).
-func (s Spec) checkCluster(d Design) error {
-	t := s.Traits()
+func (s Spec) checkCluster(d Design, t Traits) error {
 	switch {
 	case s.Topology.ClusterNodeTimeout < 0:
 		return errors.Errorf("cluster node-timeout %v is negative", s.Topology.ClusterNodeTimeout)

@@ -17,8 +17,8 @@ var registered []struct {
 
 // RegisterDesign adds a design to the catalogue under id, for designs
 // that live outside package model (package consensus registers its
-// lease designs this way, from the hook that cmd/locksim and package
-// locksim call). It must be called before any run, from one goroutine
+// lease designs this way, from its own init, which importing it runs).
+// It must be called before any run, from one goroutine
 // (an init function or a sync.Once); a second registration of the same ID
 // is ignored, and an ID the catalogue already has panics (a programmer
 // bug).

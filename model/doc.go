@@ -19,8 +19,8 @@
 //     locks, on independent masters or on one instance (one failure
 //     domain).
 //   - designs_registry.go: RegisterDesign, for designs that live outside
-//     this package (package consensus's etcd-lease, registered by the
-//     commands and package locksim; model never imports it), and
+//     this package (package consensus's etcd-lease, registered from
+//     consensus's own init; model never imports it), and
 //     Deployer, for a design that brings its own nodes instead of Redis
 //     groups.
 //   - lua.go: a user's design written as Redis Lua scripts.
@@ -36,6 +36,10 @@
 //   - spec.go, options.go, run.go: a run's Spec (design, options, workload,
 //     topology, network, faults), its defaults and limits, and Run and
 //     Verdict, which build the world, run it and judge its history.
+//   - resolved.go: Resolved, a spec resolved once (Spec.Resolve: defaults
+//     applied, design built, traits, roster, the checkers' configuration
+//     and bounds), which Run and Verdict build their world and judge
+//     their history from without looking the design up again.
 //   - limits.go: the limits of a spec, the one table every entry point
 //     shares; settings.go: ValidateSettings and the server release a
 //     spec's nodes model; minreplicas.go: min-replicas-to-write and its

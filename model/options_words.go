@@ -27,10 +27,11 @@ func (s Spec) Settings() []string {
 	base := Spec{Design: s.Design, Lua: s.Lua, Custom: s.Custom, Topology: s.Topology, Clients: s.Clients}
 	base.Options.TTL, base.Options.LuaMasters = s.Options.TTL, s.Options.LuaMasters
 	plain := base.WithDefaults().Options.Words() // the design's own defaults
-	base.Options.AcquireWait = s.WithDefaults().Options.AcquireWait
+	set := s.WithDefaults().Options
+	base.Options.AcquireWait = set.AcquireWait
 	derived := base.WithDefaults().Options.Words() // and what follows from the acquire wait
 	var out []string
-	for _, w := range s.WithDefaults().Options.Words() {
+	for _, w := range set.Words() {
 		if !slices.Contains(derived, w) || strings.HasPrefix(w, "acquire-wait=") && !slices.Contains(plain, w) {
 			out = append(out, w)
 		}

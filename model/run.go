@@ -21,8 +21,10 @@ import (
 // and replicas the design's traits ask for (one master; five for redlock,
 // one replica for wait-replica), strict fencing for fenced designs and
 // none for the others, one cycle per client, 50ms of work, 1-2ms latency.
-func (s Spec) WithDefaults() Spec {
-	t := s.Traits()
+func (s Spec) WithDefaults() Spec { return s.withDefaults(s.Traits()) }
+
+// withDefaults is WithDefaults given the spec's traits.
+func (s Spec) withDefaults(t Traits) Spec {
 	if len(s.Clients) == 0 {
 		s.Clients = []string{"A", "B"}
 		if t.Fair {
@@ -115,6 +117,11 @@ func (s Spec) Config() (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, err
 	}
+	return s.config(d, s.traits(d), s.Roster())
+}
+
+// config is Config given the spec's design, traits and roster (Resolve).
+func (s Spec) config(d Design, traits Traits, roster Roster) (sim.Config, error) {
 	if err := s.checkLimits(); err != nil {
 		return sim.Config{}, err
 	}
@@ -141,7 +148,7 @@ func (s Spec) Config() (sim.Config, error) {
 	if err != nil {
 		return sim.Config{}, err
 	}
-	server, err := s.ServerVersion()
+	server, err := s.serverVersion(traits)
 	if err != nil {
 		return sim.Config{}, err
 	}
@@ -157,13 +164,12 @@ func (s Spec) Config() (sim.Config, error) {
 		Services:   []sim.ServiceConfig{{Name: ResourceName, Handler: res}},
 	}
 	if t.Cluster {
-		if err := s.checkCluster(d); err != nil {
+		if err := s.checkCluster(d, traits); err != nil {
 			return sim.Config{}, err
 		}
 		cfg.Cluster.Enabled = true
 		cfg.Cluster.NodeTimeout = t.ClusterNodeTimeout
 	}
-	roster := s.Roster()
 	dep, deploys := d.(Deployer)
 	if deploys {
 		if t.Replicas > 0 || t.Sentinel.Enabled {
@@ -182,7 +188,7 @@ func (s Spec) Config() (sim.Config, error) {
 		cfg.Groups = roster.Groups
 	}
 	readers := 0
-	if s.Traits().Shared {
+	if traits.Shared {
 		readers = min(s.Workload.Readers, len(s.Clients)) // more readers than clients: all read
 	}
 	for i, name := range s.Clients {
@@ -205,6 +211,13 @@ func (s Spec) Config() (sim.Config, error) {
 // CheckConfig returns what the checkers judge a run of the spec by
 // (defaults applied).
 func (s Spec) CheckConfig() invariant.Config {
+	d, _ := s.design()
+	return s.checkConfig(d, s.traits(d), s.Roster())
+}
+
+// checkConfig is CheckConfig given the spec's design (nil when it cannot
+// be built), traits and roster (Resolve).
+func (s Spec) checkConfig(d Design, t Traits, roster Roster) invariant.Config {
 	rule := invariant.NoFencing
 	switch s.Fencing {
 	case FenceVersion:
@@ -214,15 +227,14 @@ func (s Spec) CheckConfig() invariant.Config {
 	case FenceNonstrict:
 		rule = invariant.TokenAtLeast
 	}
-	t := s.Traits()
-	masters, tolerate, bound := s.availabilityClaim()
+	masters, tolerate, bound := s.availabilityClaim(t, roster)
 	return invariant.Config{
 		AvailableBound: bound,
 		Masters:        masters,
 		Tolerate:       tolerate,
 		Fencing:        rule,
-		Quorum:         quorumOf(s),
-		LivenessBound:  s.livenessBound(),
+		Quorum:         quorumOf(s, t),
+		LivenessBound:  s.livenessBound(d),
 		Tokens:         t.Fenced || s.Fencing.Tokens(),
 		Reentrant:      t.Reentrant,
 		Fair:           t.Fair,
@@ -248,15 +260,14 @@ func (s Spec) CheckConfig() invariant.Config {
 // plus a TTL for the keys a failed try or a crashed holder left. A design
 // without the claim (one master, replicas, a lock that needs every master,
 // its own nodes) returns a zero bound.
-func (s Spec) availabilityClaim() (masters []string, tolerate int, bound time.Duration) {
-	t := s.Traits()
+func (s Spec) availabilityClaim(t Traits, roster Roster) (masters []string, tolerate int, bound time.Duration) {
 	n := s.lockMasters()
 	// A real client states its claim with its bound (Options.AcquireBound).
 	declared := s.IsRealClient() && s.Options.AcquireBound > 0
 	if !(t.ToleratesMinority || declared) || t.Keys > 1 || t.OwnNodes || s.Topology.Replicas > 0 || n < 3 || n-s.Options.Quorum < 1 {
 		return nil, 0, 0
 	}
-	for _, g := range s.Roster().Groups[:n] {
+	for _, g := range roster.Groups[:n] {
 		masters = append(masters, g.Primary)
 	}
 	if declared {
@@ -277,11 +288,9 @@ func (s Spec) IsRealClient() bool { return strings.HasPrefix(s.Design, RealClien
 // livenessBound is how long after the last fault a wanted, free lock may
 // take to be acquired: two TTLs and a third of the acquire wait, or what
 // the design says it needs (a LivenessBounder).
-func (s Spec) livenessBound() time.Duration {
-	if d, err := s.design(); err == nil {
-		if lb, ok := d.(LivenessBounder); ok {
-			return lb.LivenessBound(s.Options)
-		}
+func (s Spec) livenessBound(d Design) time.Duration {
+	if lb, ok := d.(LivenessBounder); ok {
+		return lb.LivenessBound(s.Options)
 	}
 	return 2*s.Options.TTL + s.Options.AcquireWait/3
 }
@@ -309,8 +318,7 @@ func (s Spec) CanCount(ids []invariant.ID) error {
 // client to gather the grants it needs: for a lock that needs q of n
 // grants, n-q+1 (a majority of an odd n: redlock; one for a lock that
 // needs all n: multi-lock); for a single-grant lock, 1.
-func quorumOf(s Spec) int {
-	t := s.Traits()
+func quorumOf(s Spec, t Traits) int {
 	switch n := s.lockMasters(); {
 	case t.Keys > 1:
 		return t.Keys - (t.Keys/2 + 1) + 1 // a majority of keys on one node
@@ -329,8 +337,12 @@ func Run(s Spec, seed uint64) (*Result, error) { return RunObserved(s, seed, nil
 // records it (sim.Config.Observe): a caller that needs what the history
 // does not hold, such as which scheduler step recorded an event.
 func RunObserved(s Spec, seed uint64, observe sim.Observer) (*Result, error) {
-	s = s.WithDefaults()
-	cfg, err := s.Config()
+	rs, err := s.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	s = rs.Spec
+	cfg, err := rs.Config()
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +354,7 @@ func RunObserved(s Spec, seed uint64, observe sim.Observer) (*Result, error) {
 	h, runErr := w.Run()
 	r := &Result{Spec: s, Seed: seed, History: h, Err: runErr, FaultOutcomes: w.FaultOutcomes(), Interleave: w.InterleaveStats()}
 	if runErr == nil {
-		r.Violations = invariant.Check(h, s.CheckConfig())
+		r.Violations = invariant.Check(h, rs.Check)
 	}
 	return r, nil
 }
@@ -407,8 +419,11 @@ func UndecidedOf(ix *history.Index, cfg invariant.Config, vs []invariant.Violati
 // which run many worlds and keep none of their histories. The error is for
 // a spec that cannot run.
 func Verdict(s Spec, seed uint64) (Outcome, error) {
-	s = s.WithDefaults()
-	cfg, err := s.Config()
+	rs, err := s.Resolve()
+	if err != nil {
+		return Outcome{}, err
+	}
+	cfg, err := rs.Config()
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -423,7 +438,7 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 	o := Outcome{Err: runErr, FaultOutcomes: w.FaultOutcomes(), Interleave: w.InterleaveStats()}
 	if runErr == nil {
 		ix := indexPool.Get().(*history.Index).Reuse(h)
-		cc := s.CheckConfig()
+		cc := rs.Check
 		o.Violations = invariant.CheckIndex(ix, cc)
 		o.Failovers = len(ix.Promotions)
 		o.WriteAccepted = ix.WriteAccepted()

@@ -46,8 +46,10 @@ func (s Spec) ValidateSettings() error {
 // or when that is "" the first modelled release with what the design needs.
 // It refuses an unknown release and one the design cannot run on, saying
 // which releases it needs.
-func (s Spec) ServerVersion() (sim.Version, error) {
-	t := s.Traits()
+func (s Spec) ServerVersion() (sim.Version, error) { return s.serverVersion(s.Traits()) }
+
+// serverVersion is ServerVersion given the spec's traits (Resolve).
+func (s Spec) serverVersion(t Traits) (sim.Version, error) {
 	name := s.Design
 	if s.Custom != nil {
 		name = s.Custom.Name()

@@ -120,7 +120,11 @@ func TraitsOf(d Design) Traits {
 // its declared traits with the options and scripts applied (the deadline
 // option adds Validity, Extend adds Renews, a Lua design on several
 // masters needs a quorum, a fencing rule that judges tokens means tokens).
-func (s Spec) Traits() Traits {
+func (s Spec) Traits() Traits { return s.traits(nil) }
+
+// traits is Traits with the spec's design, when the caller has built it
+// (Spec.design), read instead of looked up again.
+func (s Spec) traits(d Design) Traits {
 	var t Traits
 	switch {
 	case s.Custom != nil:
@@ -130,6 +134,8 @@ func (s Spec) Traits() Traits {
 		t.Fenced = s.Fencing.Tokens()
 		t.Quorum = s.lockMasters() > 1
 		t.ToleratesMinority = t.Quorum
+	case d != nil:
+		t = TraitsOf(d)
 	default:
 		if d, err := LookupDesign(s.Design); err == nil {
 			t = TraitsOf(d)

@@ -14,28 +14,28 @@ import (
 // (WithSeed, default 1), as locksim.Check does, instead of rapid's
 // -rapid.checks; the first failing run is shrunk by dropping faults and
 // halving their durations and times (engine.Shrink).
-func WithRuns(n int) Option { return func(c *config) { c.runs = n } }
+func WithRuns(n int) Option { return shared(harness.WithRuns(n)) }
 
 // WithBudget makes Check run generated runs, as WithRuns does, until d of
 // wall time has passed (and at most WithRuns' n, if given). The budget
 // only decides how many runs there are: no run sees the wall clock.
-func WithBudget(d time.Duration) Option { return func(c *config) { c.budget = d } }
+func WithBudget(d time.Duration) Option { return shared(harness.WithBudget(d)) }
 
 // WithSeed sets the first seed of WithRuns and WithBudget (default 1).
-func WithSeed(seed uint64) Option { return func(c *config) { c.seed = seed } }
+func WithSeed(seed uint64) Option { return shared(harness.WithSeed(seed)) }
 
 // WithWorkers asks for n runs at once, as locksim.WithWorkers does. A
 // real client's runs seed process-wide generators (crypto/rand,
 // math/rand), so they run one at a time in a process whatever n is, and a
 // check given n above 1 says so in its log; parallelism for real clients
 // is separate processes (WithShard).
-func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
+func WithWorkers(n int) Option { return shared(harness.WithWorkers(n)) }
 
 // WithShard makes the seeded runs of WithRuns this process's share: shard
 // i of n takes the runs whose index is i modulo n (engine.Campaign's
 // Shard and Shards), so n processes together make every run once, with
 // the seeds an unsharded check would use.
-func WithShard(i, n int) Option { return func(c *config) { c.shard, c.shards = i, n } }
+func WithShard(i, n int) Option { return func(c *config) { c.Shard, c.Shards = i, n } }
 
 // oneWorker is the log line of a check asked for more than one worker.
 func oneWorker(n int) string {
@@ -51,16 +51,16 @@ const maxShrinkRuns = 200
 // shrinks and decides as locksim.Check does and says so in its words.
 func (c *config) checkSeeded(t *testing.T, setup Setup, h *harness.Harness) {
 	t.Helper()
-	seed := c.seed
+	seed := c.Seed
 	if seed == 0 {
 		seed = 1
 	}
-	base := c.spec
+	base := c.Base
 	base.Custom = placeholder{base.Design}
 	note := "" // the first run's note on randomness no seed reaches
 	cfg := engine.CheckConfig{
-		Campaign: engine.Campaign{Base: base, Gen: c.gen, Runs: c.runs, For: c.budget, Seed: seed,
-			Shard: c.shard, Shards: c.shards, Invariants: c.invariants, ShrinkRuns: maxShrinkRuns},
+		Campaign: engine.Campaign{Base: base, Gen: c.Gen, Runs: c.Runs, For: c.For, Seed: seed,
+			Shard: c.Shard, Shards: c.Shards, Invariants: c.Invariants, ShrinkRuns: maxShrinkRuns},
 		Now:     time.Now, // the budget only; no run sees it
 		Workers: 1,
 		Run: func(s model.Spec, seed uint64) (*model.Result, []int, error) {
@@ -81,8 +81,8 @@ func (c *config) checkSeeded(t *testing.T, setup Setup, h *harness.Harness) {
 	h.Campaign(t, cfg, func(res *engine.CheckResult) string {
 		judged := tally{res: *res, unseedable: note}
 		seeds := fmt.Sprintf("seeds %d..%d", seed, seed+uint64(max(res.Runs, 1)-1))
-		if c.shards > 1 {
-			seeds = fmt.Sprintf("shard %d of %d: the seeds %d+i, i %% %d == %d, of %d..%d", c.shard, c.shards, seed, c.shards, c.shard, seed, seed+uint64(max(c.runs, 1)-1))
+		if c.Shards > 1 {
+			seeds = fmt.Sprintf("shard %d of %d: the seeds %d+i, i %% %d == %d, of %d..%d", c.Shard, c.Shards, seed, c.Shards, c.Shard, seed, seed+uint64(max(c.Runs, 1)-1))
 		}
 		return fmt.Sprintf("%s held in %d runs (%s)%s%s", c.name, res.Runs, seeds, &judged, c.linkedLine())
 	})

@@ -24,29 +24,17 @@ import (
 	vd "locksim/verdict"
 )
 
-// config is what Check, Run and RunScenario run; options change it.
+// config is what Check, Run and RunScenario run: the shared settings
+// (harness.Settings, set by the shared options) and a real client's own.
 type config struct {
+	harness.Settings
 	name         string
-	spec         model.Spec
-	gen          scenarios.Gen
-	caseDir      string
-	reportDir    string
-	invariants   []invariant.ID
 	genFault     func(t *rapid.T, s model.Spec) []sim.Fault
 	redisOptions func(*redis.Options)
 	section      CriticalSection
 	caller       Caller
 	onLockError  LockErrorPolicy
-	runs         int // WithRuns: seeded runs instead of rapid's
-	workers      int // WithWorkers: asked for; real clients run one at a time
-	shard        int // WithShard: this process's shard of the seeded runs
-	shards       int
-	budget       time.Duration   // WithBudget
-	seed         uint64          // WithSeed
-	interleave   Interleave      // WithInterleave
-	exhaustive   int             // WithExhaustive: the depth, 0 for generated runs
-	maxSchedules int             // WithMaxSchedules
-	durations    []string        // WithDurations
+	interleave   Interleave      // Settings.Interleave, resolved by newConfig
 	lockKeys     string          // WithLockKeys
 	keyQuorum    int             // WithKeyQuorum
 	valueArg     int             // WithValueArg
@@ -57,44 +45,51 @@ type config struct {
 // Option configures Check, Run and RunScenario.
 type Option func(*config)
 
+// shared adapts a shared check option (harness.OptionTable) to a real
+// client's.
+func shared(o harness.Option) Option { return func(c *config) { o(&c.Settings) } }
+
 // WithName names the lock under test in messages and case files (default
 // "real-client"); its runs' design is DesignPrefix + name.
 func WithName(name string) Option { return func(c *config) { c.name = name } }
 
 // WithTTL sets the lease TTL the run is about (default 1s): Env.TTL, the
-// fault generator's time scale, the liveness bound.
-func WithTTL(d time.Duration) Option { return func(c *config) { c.spec.Options.TTL = d } }
+// fault generator's time scale, the liveness bound (harness.WithTTL).
+func WithTTL(d time.Duration) Option { return shared(harness.WithTTL(d)) }
 
 // WithOptions sets every option at once. What a real client uses of them:
 // TTL, AcquireWait (Lock's context deadline), CallTimeout (the resource's),
 // Quorum (for the checkers, on several masters), Extend and RenewEvery
-// (the watchdog for an Extender).
-func WithOptions(o model.Options) Option { return func(c *config) { c.spec.Options = o } }
+// (the watchdog for an Extender) (harness.WithOptions).
+func WithOptions(o model.Options) Option { return shared(harness.WithOptions(o)) }
 
-// WithClients names the contending client processes (default A, B).
-func WithClients(names ...string) Option { return func(c *config) { c.spec.Clients = names } }
+// WithClients names the contending client processes (default: drawn per
+// run, 2-4; exhaustive mode's A, B; harness.WithClients).
+func WithClients(names ...string) Option { return shared(harness.WithClients(names...)) }
 
 // WithTopology sets masters (one go-redis client each in Env.Clients),
-// replicas per master, persistence and sentinel failover.
-func WithTopology(t model.Topology) Option { return func(c *config) { c.spec.Topology = t } }
+// replicas per master, persistence and sentinel failover
+// (harness.WithTopology).
+func WithTopology(t model.Topology) Option { return shared(harness.WithTopology(t)) }
 
 // WithFencing sets the resource's fencing rule (default off; strict
-// rules need a Lock that is a Fencer).
-func WithFencing(f model.Fencing) Option { return func(c *config) { c.spec.Fencing = f } }
+// rules need a Lock that is a Fencer; harness.WithFencing).
+func WithFencing(f model.Fencing) Option { return shared(harness.WithFencing(f)) }
 
-// WithWorkload sets what each client does (default 2 cycles, 50ms work).
-func WithWorkload(w model.Workload) Option { return func(c *config) { c.spec.Workload = w } }
+// WithWorkload sets what each client does (default 2 cycles, the rest
+// drawn per run; harness.WithWorkload).
+func WithWorkload(w model.Workload) Option { return shared(harness.WithWorkload(w)) }
 
 // WithFaults chooses the fault kinds generated runs draw from (default
 // scenarios.DefaultKinds). Clock faults go to nodes only. A client crash
 // stops the process's goroutines for good and resets its connections;
-// with a restart, setup builds a new process with fresh lock objects.
-func WithFaults(kinds ...sim.FaultKind) Option {
-	return func(c *config) { c.gen.Kinds = append([]sim.FaultKind{}, kinds...) }
-}
+// with a restart, setup builds a new process with fresh lock objects
+// (harness.WithFaults).
+func WithFaults(kinds ...sim.FaultKind) Option { return shared(harness.WithFaults(kinds...)) }
 
-// WithPauseAt restricts where pauses are placed (see scenarios.Place).
-func WithPauseAt(places ...scenarios.Place) Option { return func(c *config) { c.gen.PauseAt = places } }
+// WithPauseAt restricts where pauses are placed (see scenarios.Place;
+// harness.WithPauseAt).
+func WithPauseAt(places ...scenarios.Place) Option { return shared(harness.WithPauseAt(places...)) }
 
 // WithSchedule replaces the fault generator: gen draws a run's faults from
 // rapid for its spec (the configuration already drawn).
@@ -102,19 +97,20 @@ func WithSchedule(gen func(t *rapid.T, s model.Spec) []sim.Fault) Option {
 	return func(c *config) { c.genFault = gen }
 }
 
-// WithInvariants makes only these invariants count as a failure.
-func WithInvariants(ids ...invariant.ID) Option {
-	return func(c *config) { c.invariants = ids }
-}
+// WithInvariants makes only these invariants count as a failure
+// (harness.WithInvariants).
+func WithInvariants(ids ...invariant.ID) Option { return shared(harness.WithInvariants(ids...)) }
 
-// WithCaseDir sets where failing cases are saved (default testdata/locksim).
-func WithCaseDir(dir string) Option { return func(c *config) { c.caseDir = dir } }
+// WithCaseDir sets where failing cases are saved (default testdata/locksim;
+// harness.WithCaseDir).
+func WithCaseDir(dir string) Option { return shared(harness.WithCaseDir(dir)) }
 
 // WithReportDir writes the HTML report of a failure to
 // dir/locksim.CaseName(test).html, creating dir when it is missing, for a
 // CI job to upload. Without it, LOCKSIM_REPORT_DIR (locksim.ReportDirEnv)
-// names the directory, as for locksim.Check; with neither, none is written.
-func WithReportDir(dir string) Option { return func(c *config) { c.reportDir = dir } }
+// names the directory, as for locksim.Check; with neither, none is written
+// (harness.WithReportDir).
+func WithReportDir(dir string) Option { return shared(harness.WithReportDir(dir)) }
 
 // WithRedisOptions changes the go-redis options of every client before
 // it is made (timeouts, retries, pool size). Dialer and the address are
@@ -132,12 +128,18 @@ func WithRedisOptions(f func(*redis.Options)) Option {
 func WithCriticalSection(f CriticalSection) Option { return func(c *config) { c.section = f } }
 
 func newConfig(opts []Option) (config, error) {
-	c := config{linked: map[string]bool{}, name: "real-client", caseDir: filepath.Join("testdata", "locksim"), reportDir: os.Getenv(harness.ReportDirEnv), caller: CallerValidity, onLockError: LockErrorSkip}
-	c.gen = scenarios.Gen{Kinds: slices.Clone(scenarios.DefaultKinds), Swarm: true, NodeClocksOnly: true, Wire: true}
-	c.spec.Workload = model.Workload{Cycles: 2}
+	c := config{linked: map[string]bool{}, name: "real-client", caller: CallerValidity, onLockError: LockErrorSkip}
+	c.CaseDir, c.ReportDir = filepath.Join("testdata", "locksim"), os.Getenv(harness.ReportDirEnv)
+	c.Gen = scenarios.Gen{Kinds: slices.Clone(scenarios.DefaultKinds), Swarm: true, NodeClocksOnly: true, Wire: true}
+	c.Base.Workload = model.Workload{Cycles: 2}
 	for _, o := range opts {
 		o(&c)
 	}
+	mode, err := interleaveMode(c.Interleave)
+	if err != nil {
+		return c, err
+	}
+	c.interleave = mode
 	if c.name == "" || strings.ContainsAny(c.name, " \t\n") {
 		return c, errors.Errorf("name %q must be one non-empty word", c.name)
 	}
@@ -152,24 +154,21 @@ func newConfig(opts []Option) (config, error) {
 	if c.keyQuorum < 0 {
 		return c, errors.Errorf("WithKeyQuorum(%d): want at least 1", c.keyQuorum)
 	}
-	if err := validateGoroutines(c.spec, c.goroutines); err != nil {
+	if err := validateGoroutines(c.Base, c.goroutines); err != nil {
 		return c, err
 	}
-	if c.interleave > InterleaveRandom {
-		return c, errors.Errorf("interleave mode %d: want InterleaveFixed or InterleaveRandom", uint8(c.interleave))
-	}
-	if len(c.invariants) > 0 {
-		ids, err := invariant.Parse(invariant.Names(c.invariants))
+	if len(c.Invariants) > 0 {
+		ids, err := invariant.Parse(invariant.Names(c.Invariants))
 		if err != nil {
 			return c, err
 		}
-		c.invariants = ids
+		c.Invariants = ids
 	}
 	// No defaults yet: the generator's swarm draws what the user left
 	// zero (clients, work, latency, call timeout...), then fills in the
 	// rest (scenarios.Gen.RunRapid ends with Spec.WithDefaults).
-	c.spec.Design = DesignPrefix + c.name
-	if err := c.spec.CanCount(c.invariants); err != nil {
+	c.Base.Design = DesignPrefix + c.name
+	if err := c.Base.CanCount(c.Invariants); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -178,7 +177,7 @@ func newConfig(opts []Option) (config, error) {
 func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*model.Result, error) {
 	r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: s, redisOptions: c.redisOptions, section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave, lockKeys: c.lockKeys, keyQuorum: c.keyQuorum, valueArg: c.valueArg, goroutines: c.goroutines})
 	if err == nil {
-		r.CountOnly(c.invariants)
+		r.CountOnly(c.Invariants)
 		c.noteLinked(r)
 	}
 	return r, err
@@ -215,26 +214,26 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 	if h.ReplaySaved(t) {
 		return
 	}
-	if c.runs < 0 || c.budget < 0 {
-		t.Fatalf("realclient: runs %d and budget %v must not be negative", c.runs, c.budget)
+	if c.Runs < 0 || c.For < 0 {
+		t.Fatalf("realclient: runs %d and budget %v must not be negative", c.Runs, c.For)
 		return
 	}
-	if c.workers > 1 {
-		t.Logf("realclient: %s", oneWorker(c.workers))
+	if c.Workers > 1 {
+		t.Logf("realclient: %s", oneWorker(c.Workers))
 	}
-	if c.shards > 1 && c.runs == 0 && c.budget == 0 {
-		t.Fatalf("realclient: WithShard(%d, %d) shares out seeded runs: give WithRuns (rapid's runs are not sharded)", c.shard, c.shards)
+	if c.Shards > 1 && c.Runs == 0 && c.For == 0 {
+		t.Fatalf("realclient: WithShard(%d, %d) shares out seeded runs: give WithRuns (rapid's runs are not sharded)", c.Shard, c.Shards)
 		return
 	}
-	if c.exhaustive != 0 {
+	if c.Depth != 0 {
 		c.checkExhaustive(t, setup, h)
 		return
 	}
-	if c.runs > 0 || c.budget > 0 {
+	if c.Runs > 0 || c.For > 0 {
 		c.checkSeeded(t, setup, h)
 		return
 	}
-	judged := newTally(c.invariants, c.spec.WithDefaults().CheckConfig(), c.gen.KindsDrawn(), 1) // rapid plans its -rapid.checks
+	judged := newTally(c.Invariants, c.Base.WithDefaults().CheckConfig(), c.Gen.KindsDrawn(), 1) // rapid plans its -rapid.checks
 	defer func() {
 		if t.Failed() {
 			return
@@ -248,7 +247,7 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 	rapid.Check(rapidTB(t), func(rt *rapid.T) {
 		// The configuration and faults come from the same generator as
 		// locksim check's, through rapid, which shrinks them.
-		s := c.gen.RunRapid(rt, c.spec)
+		s := c.Gen.RunRapid(rt, c.Base)
 		if c.genFault != nil {
 			s.Faults = c.genFault(rt, s)
 		}
@@ -273,10 +272,10 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 // runs again through setup, with WithInvariants' invariants counted, or
 // else the case's own.
 func (c *config) harness(t *testing.T, setup Setup) *harness.Harness {
-	return &harness.Harness{Prefix: "realclient", Who: c.name, Design: c.spec.Design, CaseDir: c.caseDir, ReportDir: c.reportDir,
+	return &harness.Harness{Prefix: "realclient", Who: c.name, Design: c.Base.Design, CaseDir: c.CaseDir, ReportDir: c.ReportDir,
 		Report: c.failureReport, ListSep: ", ",
 		Rerun: func(sc engine.Case) (*model.Result, error) {
-			invs := c.invariants
+			invs := c.Invariants
 			if len(invs) == 0 {
 				invs = sc.Invariants
 			}

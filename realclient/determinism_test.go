@@ -53,7 +53,7 @@ func TestDeterminism(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s = c.gen.Run(scenarios.Rand(tc.gen), c.spec)
+			s = c.Gen.Run(scenarios.Rand(tc.gen), c.Base)
 		}
 		seed := uint64(42)
 		if tc.gen != 0 {

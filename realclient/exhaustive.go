@@ -34,19 +34,17 @@ import (
 // way it broke, its case saved and its report written as Check's are. With
 // WithReportDir (or LOCKSIM_REPORT_DIR) the danger map's HTML page is
 // written there too, as <test>-danger.html.
-func WithExhaustive(depth int) Option { return func(c *config) { c.exhaustive = depth } }
+func WithExhaustive(depth int) Option { return shared(harness.WithExhaustive(depth)) }
 
 // WithMaxSchedules bounds an exhaustive check (default
 // engine.DefaultMaxSchedules): a larger exploration is refused before any
 // faulted run.
-func WithMaxSchedules(n int) Option { return func(c *config) { c.maxSchedules = n } }
+func WithMaxSchedules(n int) Option { return shared(harness.WithMaxSchedules(n)) }
 
 // WithDurations names the duration classes an exhaustive check places
 // ("ttl/2", "ttl+", ...: engine.DurClasses; default all of the
 // configuration's).
-func WithDurations(classes ...string) Option {
-	return func(c *config) { c.durations = append([]string{}, classes...) }
-}
+func WithDurations(classes ...string) Option { return shared(harness.WithDurations(classes...)) }
 
 // Exhaustive runs an exhaustive check of a real client (see WithExhaustive,
 // which Check uses) and returns its result; the error is for a
@@ -61,20 +59,20 @@ func Exhaustive(t *testing.T, setup Setup, opts ...Option) (*engine.ExhaustiveRe
 }
 
 func (c *config) exhaustiveCheck(t *testing.T, setup Setup) (*engine.ExhaustiveResult, error) {
-	depth := max(c.exhaustive, 1)
+	depth := max(c.Depth, 1)
 	if c.goroutines > 1 {
 		return nil, errors.Errorf("WithGoroutines(%d) with exhaustive mode: exhaustive mode places faults at the events of the spec's processes, and their goroutines' events are not mapped back to them yet; check several goroutines per process with generated runs (Check)", c.goroutines)
 	}
 	var kinds []sim.FaultKind
-	for _, k := range c.gen.Kinds {
+	for _, k := range c.Gen.Kinds {
 		if slices.Contains(engine.ExhaustiveKinds, k) {
 			kinds = append(kinds, k)
 		}
 	}
 	if len(kinds) == 0 {
-		return nil, errors.Errorf("none of the fault kinds %v is placed by exhaustive mode (%v)", c.gen.Kinds, engine.ExhaustiveKinds)
+		return nil, errors.Errorf("none of the fault kinds %v is placed by exhaustive mode (%v)", c.Gen.Kinds, engine.ExhaustiveKinds)
 	}
-	base := c.spec
+	base := c.Base
 	base.Custom = placeholder{base.Design}
 	run := func(s model.Spec, seed uint64) (*model.Result, []int, error) {
 		var steps []int
@@ -87,16 +85,16 @@ func (c *config) exhaustiveCheck(t *testing.T, setup Setup) (*engine.ExhaustiveR
 		c.noteLinked(r)
 		return r, steps, nil
 	}
-	return engine.Exhaustive(engine.ExhaustiveConfig{Base: base, Seed: c.seed, Depth: depth, Kinds: kinds,
-		Durations: c.durations, MaxSchedules: c.maxSchedules, Workers: 1, Invariants: c.invariants, Run: run})
+	return engine.Exhaustive(engine.ExhaustiveConfig{Base: base, Seed: c.Seed, Depth: depth, Kinds: kinds,
+		Durations: c.Durations, MaxSchedules: c.MaxSchedules, Workers: 1, Invariants: c.Invariants, Run: run})
 }
 
 // checkExhaustive is Check under WithExhaustive.
 func (c *config) checkExhaustive(t *testing.T, setup Setup, h *harness.Harness) {
 	t.Helper()
 	casePath := h.CasePath(t.Name())
-	if c.exhaustive < 0 || c.exhaustive > 2 {
-		t.Fatalf("realclient: exhaustive depth %d: want 1 or 2", c.exhaustive)
+	if c.Depth < 0 || c.Depth > 2 {
+		t.Fatalf("realclient: exhaustive depth %d: want 1 or 2", c.Depth)
 		return
 	}
 	res, err := c.exhaustiveCheck(t, setup)
@@ -148,14 +146,14 @@ func (c *config) checkExhaustive(t *testing.T, setup Setup, h *harness.Harness) 
 // saveDanger writes the danger map's HTML page to the report directory,
 // if any.
 func (c *config) saveDanger(logf func(string, ...any), testName string, res *engine.ExhaustiveResult) {
-	if c.reportDir == "" || len(res.Danger) == 0 || res.FirstError != nil {
+	if c.ReportDir == "" || len(res.Danger) == 0 || res.FirstError != nil {
 		return
 	}
-	if err := os.MkdirAll(c.reportDir, 0o755); err != nil {
+	if err := os.MkdirAll(c.ReportDir, 0o755); err != nil {
 		logf("realclient: danger map not written: %v", err)
 		return
 	}
-	path := filepath.Join(c.reportDir, harness.CaseName(testName)+"-danger.html")
+	path := filepath.Join(c.ReportDir, harness.CaseName(testName)+"-danger.html")
 	f, err := os.Create(path)
 	if err == nil {
 		err = report.DangerHTML(f, report.DangerMap(res))

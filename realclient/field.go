@@ -12,5 +12,5 @@ import "time"
 // availability: the harness cannot know what the library promises. Give
 // it after WithOptions, which sets every option at once.
 func WithAcquireBound(d time.Duration) Option {
-	return func(c *config) { c.spec.Options.AcquireBound = d }
+	return func(c *config) { c.Base.Options.AcquireBound = d }
 }

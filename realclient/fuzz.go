@@ -46,7 +46,7 @@ func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 		return fuzzReplay(c.failureReport(r, saved, testName), testName, saved)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := c.gen.RunDraws(scenarios.ByteDraws(data), c.spec)
+		s := c.Gen.RunDraws(scenarios.ByteDraws(data), c.Base)
 		seed := harness.FuzzSeed(data)
 		r, err := c.run(t, s, seed, setup)
 		if err != nil {

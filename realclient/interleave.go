@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pkg/errors"
 	"github.com/redis/go-redis/v9"
 
+	"locksim/harness"
 	"locksim/model"
 )
 
@@ -45,8 +47,22 @@ func (m Interleave) String() string {
 
 // WithInterleave chooses how same-instant client actions are ordered
 // (default InterleaveFixed). Run and Fuzz need the same mode as the Check
-// whose case they replay: a case file holds the spec and the seed.
-func WithInterleave(m Interleave) Option { return func(c *config) { c.interleave = m } }
+// whose case they replay: a case file holds the spec and the seed
+// (harness.WithInterleave, given the mode's name).
+func WithInterleave(m Interleave) Option { return shared(harness.WithInterleave(m.String())) }
+
+// interleaveMode is the mode a shared interleave policy names: "" or
+// "fixed", or "random"; a real client's runs take no other.
+func interleaveMode(policy string) (Interleave, error) {
+	switch policy {
+	case "", InterleaveFixed.String():
+		return InterleaveFixed, nil
+	case InterleaveRandom.String():
+		return InterleaveRandom, nil
+	}
+	n := strings.TrimSuffix(strings.TrimPrefix(policy, "Interleave("), ")")
+	return 0, errors.Errorf("interleave mode %s: want InterleaveFixed or InterleaveRandom", n)
+}
 
 // interleaveSalt separates the interleaving's generator from every other
 // stream seeded by the run's seed.

@@ -39,7 +39,7 @@ func catches(t *testing.T, setup Setup, n int, opts []Option) (broke int, what [
 		t.Fatal(err)
 	}
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		r, err := c.run(t, c.gen.Run(scenarios.Rand(seed), c.spec), seed, setup)
+		r, err := c.run(t, c.Gen.Run(scenarios.Rand(seed), c.Base), seed, setup)
 		if err != nil {
 			t.Fatal(err)
 		}

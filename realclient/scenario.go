@@ -36,16 +36,16 @@ func scenarioConfig(id string, opts ...Option) (model.Spec, config, error) {
 	}
 	s.Design = ""
 	base := []Option{func(c *config) {
-		c.spec = s
-		if c.spec.Workload.Cycles == 0 && c.spec.Workload.Duration == 0 {
-			c.spec.Workload.Cycles = 1
+		c.Base = s
+		if c.Base.Workload.Cycles == 0 && c.Base.Workload.Duration == 0 {
+			c.Base.Workload.Cycles = 1
 		}
 	}}
 	c, err := newConfig(append(base, opts...))
 	if err != nil {
 		return model.Spec{}, config{}, err
 	}
-	return c.spec.WithDefaults(), c, nil
+	return c.Base.WithDefaults(), c, nil
 }
 
 // RunScenario runs a catalogue scenario (scenarios.Lookup: gc-pause,

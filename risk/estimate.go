@@ -33,9 +33,12 @@ type Outcome struct {
 // an acquisition is involved in a violation when it is the latest one its
 // client started at or before the end of the violation's window.
 func RunOne(smp Sample, seed uint64) Outcome {
-	s := smp.Spec
-	s = s.WithDefaults()
-	cfg, err := s.Config()
+	rs, err := smp.Spec.Resolve()
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	s := rs.Spec
+	cfg, err := rs.Config()
 	if err != nil {
 		return Outcome{Err: err}
 	}
@@ -48,7 +51,7 @@ func RunOne(smp Sample, seed uint64) Outcome {
 		return Outcome{Err: err, Faults: len(s.Faults)}
 	}
 	ix := history.New(h)
-	cc := s.CheckConfig()
+	cc := rs.Check
 	vs := invariant.CheckIndexAll(ix, cc)
 	r := Outcome{Faults: len(s.Faults), Undecided: model.UndecidedOf(ix, cc, vs)}
 	for _, a := range ix.Attempts {

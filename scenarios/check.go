@@ -186,7 +186,7 @@ func (p *parser) chooseDesign() error {
 	if s.Designs != nil {
 		cands = append(cands, s.Designs...)
 	} else {
-		cands = append(cands, KnownDesigns...)
+		cands = append(cands, Designs()...)
 	}
 	var why string
 	for _, d := range cands {

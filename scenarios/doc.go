@@ -32,7 +32,7 @@
 //
 //	s, err := scenarios.Lookup("gc-pause")
 //	if err != nil { ... }
-//	for _, d := range scenarios.KnownDesigns {
+//	for _, d := range scenarios.Designs() {
 //		spec, err := s.SpecFor(d) // error: the scenario does not apply
 //		...
 //	}

@@ -320,8 +320,8 @@ func (p *parser) title(_ int, _ []string, rest string) error {
 }
 
 func checkDesign(id string) error {
-	if !slices.Contains(KnownDesigns, id) {
-		return errors.Errorf("unknown design %s (known: %s)", bounded.Q(id), strings.Join(KnownDesigns, ", "))
+	if known := Designs(); !slices.Contains(known, id) {
+		return errors.Errorf("unknown design %s (known: %s)", bounded.Q(id), strings.Join(known, ", "))
 	}
 	return nil
 }

@@ -13,11 +13,27 @@ import (
 	"locksim/sim"
 )
 
-// KnownDesigns are the design IDs that `design` and `designs` lines may
-// name, and that SpecFor accepts. It starts as the catalogue's eight
-// (model.DesignIDs); a program that registers more may append to it
-// before parsing.
+// KnownDesigns is the catalogue's own design IDs, kept for programs that
+// append IDs to it before parsing: Designs includes what they append.
+//
+// Deprecated: use Designs, which reads model's catalogue (its registered
+// designs included) when asked; a design outside package model registers
+// with model.RegisterDesign, not here.
 var KnownDesigns = model.DesignIDs()
+
+// Designs returns the design IDs that `design` and `designs` lines may
+// name and that SpecFor accepts: the catalogue's (model.DesignIDs, with
+// the designs registered by then, as package consensus's), then any a
+// program appended to KnownDesigns.
+func Designs() []string {
+	ids := model.DesignIDs()
+	for _, id := range KnownDesigns {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
 
 // DefaultDesign is the design of a scenario whose file has no `design`
 // line and allows it; otherwise the first design its `designs` line names.
@@ -32,7 +48,7 @@ type Scenario struct {
 	Title string
 	// Text is the teaching text: what happens and why, for people.
 	Text string
-	// Design is the design the scenario runs by default (a KnownDesigns
+	// Design is the design the scenario runs by default (a Designs
 	// ID). It always satisfies Applies.
 	Design string
 	// Designs are the designs the scenario applies to; nil means all.
@@ -105,8 +121,8 @@ func needs(design string, o model.Options) (masters, replicas int) {
 // needs: redlock needs at least 3 independent masters (and its quorum),
 // wait-replica needs at least one replica per group (and its WAIT count).
 func (s *Scenario) Applies(design string) (bool, string) {
-	if !slices.Contains(KnownDesigns, design) {
-		return false, "unknown design " + strconv.Quote(design) + " (known: " + strings.Join(KnownDesigns, ", ") + ")"
+	if known := Designs(); !slices.Contains(known, design) {
+		return false, "unknown design " + strconv.Quote(design) + " (known: " + strings.Join(known, ", ") + ")"
 	}
 	if s.Designs != nil && !slices.Contains(s.Designs, design) {
 		return false, "scenario " + s.Name + " applies to designs " + strings.Join(s.Designs, ", ") + " only; not " + design

@@ -97,7 +97,7 @@ func TestVerdicts(t *testing.T) {
 		for _, e := range s.Expect {
 			b.WriteString("  # catalogue " + e.Kind + ": " + e.Text + "\n")
 		}
-		for _, d := range KnownDesigns {
+		for _, d := range Designs() {
 			sp, err := s.SpecFor(d)
 			if err != nil {
 				b.WriteString("  " + pad(d) + " n/a\n")

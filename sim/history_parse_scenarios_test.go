@@ -17,7 +17,7 @@ import (
 func TestParseHistoryRoundTripsScenarios(t *testing.T) {
 	events := 0
 	for _, s := range scenarios.All() {
-		for _, design := range scenarios.KnownDesigns {
+		for _, design := range scenarios.Designs() {
 			sp, err := s.SpecFor(design)
 			if err != nil {
 				continue // the scenario does not apply to the design
