@@ -913,7 +913,10 @@ func (o *oracle) availableBroken(w *sim.World, bound time.Duration) bool {
 	gapFrom, inGap := time.Duration(0), false
 	for _, p := range all {
 		if inGap && p.at > gapFrom+bound {
-			return true
+			if !o.cfg.Failover || trying > 0 {
+				return true
+			}
+			inGap = false // a Sentinel setup's lock no longer wanted at the bound
 		}
 		if p.tol {
 			ok = p.tolOK
@@ -926,14 +929,14 @@ func (o *oracle) availableBroken(w *sim.World, bound time.Duration) bool {
 		}
 		trying += p.trying
 		holding += p.holding
-		if p.acquired || holding > 0 || o.cfg.Failover && trying <= 0 {
+		if p.acquired || holding > 0 {
 			inGap = false
 		}
 		if !inGap && ok && trying > 0 && holding <= 0 {
 			inGap, gapFrom = true, p.at
 		}
 	}
-	return inGap && o.lastEvent >= gapFrom+bound
+	return inGap && o.lastEvent >= gapFrom+bound && (!o.cfg.Failover || trying > 0)
 }
 
 // toleratedAtEnd is the toleration just after a window ended at `at`: the

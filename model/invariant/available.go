@@ -43,9 +43,11 @@ import (
 // TTL) runs from the onset of the last one: a gap under way when a
 // tolerated node-crash, node-stall or partition begins counts from that
 // instant. And since the bound is long (down-after alone is Sentinel's 30s
-// by default), a gap ends when no client is trying any more: a client that
-// gave up by its own acquire wait before the bound says nothing about the
-// claim.
+// by default), the lock must still be wanted when the bound runs out (a
+// client trying then): a client that gave up by its own acquire wait
+// before the bound, and did not try again, says nothing about the claim,
+// while one whose library fails fast and tries again each cycle still
+// wants it.
 func checkAvailable(ix *history.Index, cfg Config) []Violation {
 	bound := cfg.AvailableBound
 	pts := livenessPoints(ix)
@@ -61,7 +63,12 @@ func checkAvailable(ix *history.Index, cfg Config) []Violation {
 	ti := 0
 	check := func(at time.Duration) {
 		if g != nil && at > g.from+bound {
-			vs = append(vs, availableViolation(ix, g.from, g.pos, bound, cfg))
+			// A Sentinel setup's gap breaks the claim only if the lock is
+			// still wanted when the bound runs out (trying is what it was
+			// since the last point, the deadline included).
+			if !cfg.Failover || trying > 0 {
+				vs = append(vs, availableViolation(ix, g.from, g.pos, bound, cfg))
+			}
 			g = nil
 		}
 	}
@@ -86,7 +93,7 @@ func checkAvailable(ix *history.Index, cfg Config) []Violation {
 		check(p.at)
 		trying += p.trying
 		holding += p.holding
-		if p.acquired || cfg.Failover && trying == 0 {
+		if p.acquired {
 			g = nil
 		}
 		pos := p.pos
@@ -102,7 +109,7 @@ func checkAvailable(ix *history.Index, cfg Config) []Violation {
 			g = nil
 		}
 	}
-	if g != nil && ix.End >= g.from+bound {
+	if g != nil && ix.End >= g.from+bound && (!cfg.Failover || trying > 0) {
 		vs = append(vs, availableViolation(ix, g.from, g.pos, bound, cfg))
 	}
 	return vs
