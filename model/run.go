@@ -364,6 +364,9 @@ func (s Spec) CanCount(ids []invariant.ID) error {
 	if id == invariant.Fencing && slices.Contains(ids, invariant.TokenUnique) {
 		why += "; on this resource ask for token-unique alone (token-order means token-unique,fencing)"
 	}
+	if id == invariant.Available && s.Traits().ToleratesFailover {
+		why += "; it claims to tolerate a failover on one master with replicas under Sentinel (--nodes 1 --replicas 1 or more), with no min-replicas-to-write"
+	}
 	return errors.Errorf("invariant %s cannot apply to design %s (%s): counting it would pass without judging anything", id, name, why)
 }
 
