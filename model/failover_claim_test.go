@@ -33,6 +33,11 @@ func TestFailoverClaim(t *testing.T) {
 	if got := defaultDown.WithDefaults().CheckConfig().AvailableBound; got != want-time.Second+sim.DefaultDownAfter {
 		t.Errorf("down-after 0 (Sentinel's 30s): bound %v, want %v", got, want-time.Second+sim.DefaultDownAfter)
 	}
+	fair := s
+	fair.Design, fair.Options.QueueWait = FairLock, 700*time.Millisecond
+	if got := fair.WithDefaults().CheckConfig().AvailableBound; got != want+700*time.Millisecond {
+		t.Errorf("fair-lock: bound %v, want %v (the queue wait added)", got, want+700*time.Millisecond)
+	}
 	for _, d := range []string{SetPxGetdel, Watchdog, Fenced, ReentrantHash, SetIfeq, FairLock, ReadWriteLock, ExplicitLease} {
 		d2 := s
 		d2.Design = d

@@ -284,7 +284,10 @@ func (s Spec) availabilityClaim() (masters []string, tolerate int, bound time.Du
 //     call timeout (the first is the call to the old primary that times
 //     out);
 //   - a TTL, for the keys the old primary's last writes left on the
-//     promoted replica (a holder's, a try whose reply was lost).
+//     promoted replica (a holder's, a try whose reply was lost);
+//   - for a fair lock, the queue wait: a waiter that gave up while the old
+//     primary was away could not take its place out of the queue the
+//     promoted replica keeps, and the others wait until it runs out.
 //
 // Tolerate is the group's replicas: at least one node of the group stays
 // for Sentinel to promote. The claim needs one group (Topology.Masters 1)
@@ -324,7 +327,14 @@ func (s Spec) failoverClaim() (group []string, tolerate int, bound time.Duration
 		latency = max(latency, l.Latency.Max)
 	}
 	o := s.Options
-	return group, top.Replicas, downAfter + latency + top.Sentinel.DiscoveryDelay + 3*(o.RetryMax+o.RetryJitter+o.CallTimeout) + o.TTL
+	bound = downAfter + latency + top.Sentinel.DiscoveryDelay + 3*(o.RetryMax+o.RetryJitter+o.CallTimeout) + o.TTL
+	if t.Fair {
+		// A waiter that gave up while the old primary was away could not
+		// remove its place in the queue, which the promoted replica keeps
+		// until it runs out.
+		bound += o.QueueWait
+	}
+	return group, top.Replicas, bound
 }
 
 // RealClientPrefix starts the design name of a real client's spec
