@@ -140,6 +140,14 @@ func zoo() []mutant {
 			opts:      []Option{WithGen(scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultNodeCrash, sim.FaultPartition}, MaxFaults: 1, Swarm: true}), WithInvariants(invariant.Available)},
 			mutOpts:   []Option{WithOptions(model.Options{NodeTimeout: 2 * time.Second})},
 			mechanism: "only faults the design tolerates"},
+		// A client given the primary's address instead of asking Sentinel
+		// (a Sentinel setup's claim: a failover within its down-after):
+		// after Sentinel replaces a crashed or cut-off primary it keeps
+		// calling the old one and never acquires again.
+		{name: "asking Sentinel for the primary (the old primary's address kept)", design: pinnedPrimary{}, twin: model.SetPxLua,
+			opts: []Option{WithTopology(model.Topology{Replicas: 1}),
+				WithGen(scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultNodeCrash, sim.FaultPartition}, MaxFaults: 1, Swarm: true}), WithInvariants(invariant.Available)},
+			mechanism: "Sentinel repairs by a failover"},
 		// A renewal that moves the key's expiry from its previous expiry
 		// (PTTL + the renewal interval) instead of from now: on time it
 		// sets now + TTL, but every late timer (a pause, a slow reply)
@@ -414,6 +422,33 @@ func (sleepsThroughDeadline) Release(c *model.Client, l *model.Lease) error {
 	return err
 }
 func (sleepsThroughDeadline) WaitRelease(c *model.Client, _ time.Duration) { c.Sleep(c.Options().TTL) }
+
+// pinnedPrimary is set-px-lua given the primary's address (r1) instead of
+// asking Sentinel: after a failover it keeps calling the old primary, down
+// or cut off, and never acquires again, though it claims to tolerate a
+// failover as its twin does.
+type pinnedPrimary struct{}
+
+// pinnedNode is the address pinnedPrimary was configured with: the first
+// group's first node, its primary at the start.
+const pinnedNode = "r1"
+
+func (pinnedPrimary) Name() string { return "pinned-primary" }
+func (pinnedPrimary) Traits() model.Traits {
+	return model.Traits{ToleratesFailover: true}
+}
+func (pinnedPrimary) TryAcquire(c *model.Client, v string) (model.Lease, bool, error) {
+	r, err := c.Call(pinnedNode, "SET", c.Key, v, "NX", "PX", c.TTLms())
+	if err != nil {
+		return model.Lease{}, false, err
+	}
+	return model.Lease{Key: c.Key, Value: v, Nodes: []string{pinnedNode}}, r.Kind == resp.Status && r.Str == "OK", nil
+}
+func (pinnedPrimary) Release(c *model.Client, l *model.Lease) error {
+	c.Releasing(l)
+	_, err := c.Call(pinnedNode, "EVAL", releaseLua, "1", c.Key, l.Value)
+	return err
+}
 
 // redlockTrusting takes a majority on five masters but never checks how
 // long that took: it trusts the lease until it releases.

@@ -229,7 +229,7 @@ func (c CheckConfig) Validate() error {
 	if err := c.Gen.Validate(); err != nil {
 		return err
 	}
-	if err := c.Base.CanCount(c.Invariants); err != nil {
+	if err := scenarios.FailsOver(c.Base).CanCount(c.Invariants); err != nil {
 		return err
 	}
 	if err := c.Base.ValidateSettings(); err != nil {
@@ -344,8 +344,8 @@ func (c CheckConfig) mine() (n int, bounded bool) {
 func (c CheckConfig) newResult(mine int) *CheckResult {
 	res := &CheckResult{Design: c.Base.Design, Planned: mine, Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{},
 		Counted: c.counted(), Judged: map[invariant.ID]string{}}
-	base := c.Base.WithDefaults()
-	res.Coverage = newCoverage(c, base)
+	res.Coverage = newCoverage(c, c.Base.WithDefaults())
+	base := scenarios.FailsOver(c.Base).WithDefaults()
 	if base.Custom != nil {
 		res.Design = base.Custom.Name()
 	}

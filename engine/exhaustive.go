@@ -385,7 +385,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	if seed == 0 {
 		seed = 1
 	}
-	if err := c.Base.CanCount(c.Invariants); err != nil {
+	if err := scenarios.FailsOver(c.Base).CanCount(c.Invariants); err != nil {
 		return nil, nil, errors.Wrap(err, "exhaustive")
 	}
 	base := c.Base

@@ -152,7 +152,7 @@ type setPxGetdel struct{}
 
 func (setPxGetdel) Name() string { return SetPxGetdel }
 
-func (setPxGetdel) Traits() Traits { return Traits{} }
+func (setPxGetdel) Traits() Traits { return Traits{ToleratesFailover: true} }
 
 func (setPxGetdel) TryAcquire(c *Client, value string) (Lease, bool, error) {
 	g := single(c)
@@ -182,7 +182,7 @@ type setPxLua struct{}
 
 func (setPxLua) Name() string { return SetPxLua }
 
-func (setPxLua) Traits() Traits { return Traits{} }
+func (setPxLua) Traits() Traits { return Traits{ToleratesFailover: true} }
 
 func (setPxLua) TryAcquire(c *Client, value string) (Lease, bool, error) {
 	g := single(c)
@@ -218,7 +218,7 @@ type watchdog struct{ setPxLua }
 
 func (watchdog) Name() string { return Watchdog }
 
-func (watchdog) Traits() Traits { return Traits{Renews: true} }
+func (watchdog) Traits() Traits { return Traits{Renews: true, ToleratesFailover: true} }
 
 func (watchdog) Renew(c *Client, l *Lease) (bool, error) { return renewLua(c, single(c), l.Value) }
 
@@ -228,7 +228,7 @@ type fenced struct{ setPxLua }
 
 func (fenced) Name() string { return Fenced }
 
-func (fenced) Traits() Traits { return Traits{Renews: true, Fenced: true} }
+func (fenced) Traits() Traits { return Traits{Renews: true, Fenced: true, ToleratesFailover: true} }
 
 func (fenced) TryAcquire(c *Client, value string) (Lease, bool, error) {
 	g := single(c)
@@ -254,7 +254,9 @@ type reentrantHash struct{}
 
 func (reentrantHash) Name() string { return ReentrantHash }
 
-func (reentrantHash) Traits() Traits { return Traits{Renews: true, Reentrant: true} }
+func (reentrantHash) Traits() Traits {
+	return Traits{Renews: true, Reentrant: true, ToleratesFailover: true}
+}
 
 // Reentrant marks the design as reentrant.
 func (reentrantHash) Reentrant() {}
@@ -468,7 +470,7 @@ type setIfeq struct{}
 func (setIfeq) Name() string { return SetIfeq }
 
 func (setIfeq) Traits() Traits {
-	return Traits{Renews: true, Needs: []string{"SET IFEQ", "DELEX|DELIFEQ"}}
+	return Traits{Renews: true, ToleratesFailover: true, Needs: []string{"SET IFEQ", "DELEX|DELIFEQ"}}
 }
 
 func (setIfeq) TryAcquire(c *Client, value string) (Lease, bool, error) {

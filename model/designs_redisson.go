@@ -27,7 +27,7 @@ type fairLock struct{}
 func (fairLock) Name() string { return FairLock }
 
 func (fairLock) Traits() Traits {
-	return Traits{Renews: true, Reentrant: true, Fair: true, ReadsWall: true}
+	return Traits{Renews: true, Reentrant: true, Fair: true, ReadsWall: true, ToleratesFailover: true}
 }
 
 // Reentrant marks the design as reentrant.
@@ -91,7 +91,9 @@ type readWriteLock struct{}
 
 func (readWriteLock) Name() string { return ReadWriteLock }
 
-func (readWriteLock) Traits() Traits { return Traits{Renews: true, Reentrant: true, Shared: true} }
+func (readWriteLock) Traits() Traits {
+	return Traits{Renews: true, Reentrant: true, Shared: true, ToleratesFailover: true}
+}
 
 // Reentrant marks the design as reentrant.
 func (readWriteLock) Reentrant() {}
@@ -167,7 +169,7 @@ type explicitLease struct{}
 
 func (explicitLease) Name() string { return ExplicitLease }
 
-func (explicitLease) Traits() Traits { return Traits{Reentrant: true} }
+func (explicitLease) Traits() Traits { return Traits{Reentrant: true, ToleratesFailover: true} }
 
 // Reentrant marks the design as reentrant.
 func (explicitLease) Reentrant() {}

@@ -228,10 +228,16 @@ func (s Spec) checkConfig(d Design, t Traits, roster Roster) invariant.Config {
 		rule = invariant.TokenAtLeast
 	}
 	masters, tolerate, bound := s.availabilityClaim(t, roster)
+	failover := false
+	if bound == 0 {
+		masters, tolerate, bound = s.failoverClaim(t, roster)
+		failover = bound > 0
+	}
 	return invariant.Config{
 		AvailableBound: bound,
 		Masters:        masters,
 		Tolerate:       tolerate,
+		Failover:       failover,
 		Fencing:        rule,
 		Quorum:         quorumOf(s, t),
 		LivenessBound:  s.livenessBound(d),
@@ -276,6 +282,71 @@ func (s Spec) availabilityClaim(t Traits, roster Roster) (masters []string, tole
 	return masters, n - s.Options.Quorum, 3*(s.Options.RetryMax+s.Options.RetryJitter+s.Options.CallTimeout) + s.Options.TTL
 }
 
+// failoverClaim is what a design on one primary under Sentinel claims
+// (Traits.ToleratesFailover, invariant.Config.Failover): while Sentinel
+// replaces a primary that crashed, stalled or was cut off from it, and
+// nothing else acts, a wanted, free lock is acquired within the bound
+// from the onset of the fault:
+//
+//   - down-after, until Sentinel promotes a replica;
+//   - the announcement's way to the clients (the network's longest
+//     latency) and the discovery delay, until they call the new primary;
+//   - three tries, each a retry delay (RetryMax plus RetryJitter) and a
+//     call timeout (the first is the call to the old primary that times
+//     out);
+//   - a TTL, for the keys the old primary's last writes left on the
+//     promoted replica (a holder's, a try whose reply was lost);
+//   - for a fair lock, the queue wait: a waiter that gave up while the old
+//     primary was away could not take its place out of the queue the
+//     promoted replica keeps, and the others wait until it runs out.
+//
+// Tolerate is the group's replicas: at least one node of the group stays
+// for Sentinel to promote. The claim needs one group (Topology.Masters 1)
+// with at least one replica, Sentinel on, every replica promotable, no
+// min-replicas-to-write (after a failover the new primary has a replica
+// fewer, which may stop every write) and no random message loss. A real
+// client states its claim with its bound (Options.AcquireBound), which
+// replaces the derived one. Otherwise it returns a zero bound.
+func (s Spec) failoverClaim(t Traits, roster Roster) (group []string, tolerate int, bound time.Duration) {
+	declared := s.IsRealClient() && s.Options.AcquireBound > 0
+	top := s.Topology
+	switch {
+	case !(t.ToleratesFailover || declared), t.Quorum, t.AllMasters, t.Keys > 1, t.OwnNodes, t.Replicas > 0:
+		return nil, 0, 0
+	case !top.Sentinel.Enabled, top.Cluster, top.Masters != 1, top.Replicas < 1, top.MinReplicasToWrite > 0:
+		return nil, 0, 0
+	case s.Network.LossPPM > 0 || slices.ContainsFunc(s.Network.Links, func(l network.Link) bool { return l.LossPPM > 0 }):
+		return nil, 0, 0
+	}
+	for _, p := range top.Priorities {
+		if p < 0 { // sim.NeverPromote: Sentinel may have no replica to promote
+			return nil, 0, 0
+		}
+	}
+	g := roster.Groups[0]
+	group = append([]string{g.Primary}, g.Replicas...)
+	if declared {
+		return group, top.Replicas, s.Options.AcquireBound
+	}
+	downAfter := top.Sentinel.DownAfter
+	if downAfter == 0 {
+		downAfter = sim.DefaultDownAfter
+	}
+	latency := s.Network.Default.Max
+	for _, l := range s.Network.Links {
+		latency = max(latency, l.Latency.Max)
+	}
+	o := s.Options
+	bound = downAfter + latency + top.Sentinel.DiscoveryDelay + 3*(o.RetryMax+o.RetryJitter+o.CallTimeout) + o.TTL
+	if t.Fair {
+		// A waiter that gave up while the old primary was away could not
+		// remove its place in the queue, which the promoted replica keeps
+		// until it runs out.
+		bound += o.QueueWait
+	}
+	return group, top.Replicas, bound
+}
+
 // RealClientPrefix starts the design name of a real client's spec
 // (package realclient: "real:" + its name): a Go lock library run in the
 // simulated world, not a design of the catalogue.
@@ -310,6 +381,9 @@ func (s Spec) CanCount(ids []invariant.ID) error {
 	}
 	if id == invariant.Fencing && slices.Contains(ids, invariant.TokenUnique) {
 		why += "; on this resource ask for token-unique alone (token-order means token-unique,fencing)"
+	}
+	if id == invariant.Available && s.Traits().ToleratesFailover {
+		why += "; it claims to tolerate a failover on one master with replicas under Sentinel (--nodes 1 --replicas 1 or more), with no min-replicas-to-write"
 	}
 	return errors.Errorf("invariant %s cannot apply to design %s (%s): counting it would pass without judging anything", id, name, why)
 }

@@ -147,7 +147,9 @@ type Options struct {
 	// (realclient.WithAcquireBound): on three or more masters with a
 	// quorum below their number, while at most masters-quorum of them
 	// are down, slow or cut off and no other fault acts, a wanted lock
-	// nobody holds is acquired within it (invariant.Available).
+	// nobody holds is acquired within it (invariant.Available); on one
+	// master with replicas under Sentinel, within it of the onset of a
+	// fault Sentinel repairs by a failover (Spec.failoverClaim).
 	// Catalogue designs derive their bound from their options and ignore
 	// it; a real client without it is not judged on availability.
 	AcquireBound time.Duration `json:",omitempty"`

@@ -43,6 +43,13 @@ type Traits struct {
 	// minority of its masters (masters - quorum of them) is down, slow or
 	// cut off: invariant.Available judges the claim (redlock).
 	ToleratesMinority bool
+	// ToleratesFailover: on one primary with replicas under Sentinel, the
+	// design claims to keep working while Sentinel replaces a primary that
+	// crashed, stalled or was cut off from the sentinel (a failover within
+	// its down-after): invariant.Available judges the claim (the designs
+	// on one master that need no replica to write: not wait-replica,
+	// whose WAIT needs the replica the failover takes).
+	ToleratesFailover bool
 	// Replicas is how many replicas per master the design needs (it WAITs
 	// for them).
 	Replicas int
@@ -134,6 +141,7 @@ func (s Spec) traits(d Design) Traits {
 		t.Fenced = s.Fencing.Tokens()
 		t.Quorum = s.lockMasters() > 1
 		t.ToleratesMinority = t.Quorum
+		t.ToleratesFailover = !t.Quorum
 	case d != nil:
 		t = TraitsOf(d)
 	default:

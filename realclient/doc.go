@@ -129,7 +129,8 @@
 //     the key); a library with neither has no verdict on it. Lock's
 //     context deadline is the acquire wait, judged by acquire-deadline.
 //     available needs the library's claim, WithAcquireBound, on three or
-//     more masters; without it it is not judged.
+//     more masters, or on one master with replicas under Sentinel (a
+//     failover within its down-after); without it it is not judged.
 //   - Streams behave like TCP: a partition delays, a lost message (a drop
 //     fault, random loss) breaks the stream, a crashed node resets its
 //     streams and refuses dials.

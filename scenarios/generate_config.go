@@ -66,6 +66,20 @@ func (g Gen) config(d Draws, base model.Spec) model.Spec {
 	return s.WithDefaults()
 }
 
+// FailsOver returns the base spec as every drawn run has it whatever it
+// draws: with Sentinel on for groups with replicas (not on a cluster,
+// which fails over by itself). Asking it whether an invariant can apply
+// (model.Spec.CanCount) sees the failover claim the runs will make.
+func FailsOver(s model.Spec) model.Spec {
+	if s.Topology.Replicas == 0 {
+		s.Topology.Replicas = s.Traits().Replicas
+	}
+	if s.Topology.Replicas > 0 && !s.Topology.Cluster {
+		s.Topology.Sentinel.Enabled = true
+	}
+	return s
+}
+
 // drawWork draws a critical section's length: short, about the TTL, or
 // longer than it; the last two only as far as the design renews.
 func drawWork(d Draws, ttl time.Duration, renews bool) time.Duration {

@@ -244,6 +244,10 @@ const NeverPromote = -1
 // DefaultDialTimeout is Config.DialTimeout's default: go-redis's.
 const DefaultDialTimeout = 5 * time.Second
 
+// DefaultDownAfter is SentinelConfig.DownAfter's default, Sentinel's own
+// (down-after-milliseconds 30000).
+const DefaultDownAfter = 30 * time.Second
+
 // SentinelName is the endpoint name of the sentinel.
 const SentinelName = "sentinel"
 
@@ -264,7 +268,7 @@ func (c *Config) withDefaults() {
 		c.DialTimeout = DefaultDialTimeout
 	}
 	if c.Sentinel.DownAfter == 0 {
-		c.Sentinel.DownAfter = 30 * time.Second
+		c.Sentinel.DownAfter = DefaultDownAfter
 	}
 	for i := range c.Nodes {
 		if c.Nodes[i].Persistence == "" {

@@ -70,6 +70,14 @@ func (w *World) GroupPrimary(group string) string {
 	return ""
 }
 
+// NodeReplica reports whether a node of a group runs as a replica now
+// (an old primary deposed while it was away still runs as a primary until
+// the sentinel demotes it).
+func (w *World) NodeReplica(node string) bool {
+	n := w.nodes[node]
+	return n != nil && n.role == roleReplica
+}
+
 // Service returns the handler of a service endpoint.
 func (w *World) Service(name string) Service {
 	if s := w.services[name]; s != nil {

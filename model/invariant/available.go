@@ -32,6 +32,22 @@ import (
 // when the history ends before start+bound has no verdict (the run says
 // nothing). Keys left by a failed try or a crashed holder expire within a
 // TTL, which the bound includes.
+//
+// A Sentinel setup's claim (Config.Failover) is judged the same way with
+// its own tolerated faults: at most Tolerate nodes of the lock's group
+// down, stalled, or cut off by a partition one side of which holds only
+// nodes of the group and the other the sentinel (so that Sentinel sees the
+// primary gone and promotes a node it still reaches); the promotion and
+// the old primary's demotion are expected. Each such fault restarts the
+// recovery, so the bound (which counts down-after, the discovery and a
+// TTL) runs from the onset of the last one: a gap under way when a
+// tolerated node-crash, node-stall or partition begins counts from that
+// instant. And since the bound is long (down-after alone is Sentinel's 30s
+// by default), the lock must still be wanted when the bound runs out (a
+// client trying then): a client that gave up by its own acquire wait
+// before the bound, and did not try again, says nothing about the claim,
+// while one whose library fails fast and tries again each cycle still
+// wants it.
 func checkAvailable(ix *history.Index, cfg Config) []Violation {
 	bound := cfg.AvailableBound
 	pts := livenessPoints(ix)
@@ -47,7 +63,12 @@ func checkAvailable(ix *history.Index, cfg Config) []Violation {
 	ti := 0
 	check := func(at time.Duration) {
 		if g != nil && at > g.from+bound {
-			vs = append(vs, availableViolation(ix, g.from, g.pos, bound, cfg))
+			// A Sentinel setup's gap breaks the claim only if the lock is
+			// still wanted when the bound runs out (trying is what it was
+			// since the last point, the deadline included).
+			if !cfg.Failover || trying > 0 {
+				vs = append(vs, availableViolation(ix, g.from, g.pos, bound, cfg))
+			}
 			g = nil
 		}
 	}
@@ -62,6 +83,9 @@ func checkAvailable(ix *history.Index, cfg Config) []Violation {
 			ok = tol[ti].ok
 			if !ok {
 				g = nil
+			}
+			if g != nil && cfg.Failover && tol[ti].onset {
+				g = &gapAt{from: tol[ti].at, pos: tol[ti].pos} // the recovery starts again
 			}
 			start(tol[ti].at, tol[ti].pos)
 			ti++
@@ -85,7 +109,7 @@ func checkAvailable(ix *history.Index, cfg Config) []Violation {
 			g = nil
 		}
 	}
-	if g != nil && ix.End >= g.from+bound {
+	if g != nil && ix.End >= g.from+bound && (!cfg.Failover || trying > 0) {
 		vs = append(vs, availableViolation(ix, g.from, g.pos, bound, cfg))
 	}
 	return vs
@@ -104,6 +128,10 @@ type tolerance struct {
 	at  time.Duration
 	pos int
 	ok  bool
+	// onset: the fault event begins a fault that takes a node away
+	// (node-crash, node-stall, partition), which restarts a Sentinel
+	// setup's recovery.
+	onset bool
 }
 
 // toleranceChanges lists, in time order, each fault event and each end of
@@ -113,7 +141,8 @@ func toleranceChanges(ix *history.Index, cfg Config) []tolerance {
 	var out []tolerance
 	for i, p := range ix.Faults {
 		e := ix.H[p]
-		out = append(out, tolerance{at: e.At, pos: p, ok: toleratedAfter(ix, cfg, i, e.At)})
+		onset := e.Kind == sim.KindNodeCrash || e.Kind == sim.KindNodeStall || e.Kind == sim.KindPartition
+		out = append(out, tolerance{at: e.At, pos: p, ok: toleratedAfter(ix, cfg, i, e.At), onset: onset})
 		var end time.Duration
 		switch e.Kind {
 		case sim.KindNetDelay:
@@ -148,6 +177,10 @@ func sortSearchFault(ix *history.Index, at time.Duration) int {
 // one side holds only masters, and nothing else active.
 func toleratedAfter(ix *history.Index, cfg Config, last int, now time.Duration) bool {
 	down, stalled := map[string]bool{}, map[string]bool{}
+	// A Sentinel setup's old primary, deposed while it was away and not yet
+	// demoted (it still believes it is the primary), is no node Sentinel
+	// can promote: it is affected until its demote.
+	deposed := map[string]bool{}
 	cut := map[string][]string{} // a tolerated partition's note -> the masters it cuts off
 	bad := map[string]bool{}     // intolerable faults still active
 	for _, p := range ix.Faults[:last+1] {
@@ -162,7 +195,11 @@ func toleratedAfter(ix *history.Index, cfg Config, last int, now time.Duration) 
 		case sim.KindNodeResume:
 			delete(stalled, e.Actor)
 		case sim.KindPartition:
-			if side, ok := mastersSide(e.Note, cfg.Masters); ok {
+			side, ok := mastersSide(e.Note, cfg.Masters)
+			if cfg.Failover {
+				side, ok = groupSide(e.Note, cfg.Masters)
+			}
+			if ok {
 				cut[e.Note] = side
 			} else {
 				bad["partition "+e.Note] = true
@@ -188,9 +225,17 @@ func toleratedAfter(ix *history.Index, cfg Config, last int, now time.Duration) 
 				return false
 			}
 		case sim.KindPromote, sim.KindDemote:
-			if now <= e.At {
-				return false
+			if !cfg.Failover {
+				if now <= e.At {
+					return false
+				}
+				continue
 			}
+			// A Sentinel setup expects its failover.
+			if e.Kind == sim.KindPromote {
+				deposed[e.Peer] = true
+			}
+			delete(deposed, e.Actor)
 		default: // clock steps and rate changes, evictions: for good
 			return false
 		}
@@ -205,12 +250,36 @@ func toleratedAfter(ix *history.Index, cfg Config, last int, now time.Duration) 
 	for n := range stalled {
 		affected[n] = true
 	}
+	for n := range deposed {
+		affected[n] = true
+	}
 	for _, ns := range cut {
 		for _, n := range ns {
 			affected[n] = true
 		}
 	}
 	return len(affected) <= cfg.Tolerate
+}
+
+// groupSide reads a partition's note as a Sentinel setup's claim does:
+// the side that holds only nodes of the group, when the other side holds
+// the sentinel (which then sees those nodes gone and promotes one it
+// reaches). A partition that leaves the sentinel talking to the primary
+// while clients cannot is no fault Sentinel repairs.
+func groupSide(note string, group []string) ([]string, bool) {
+	note = strings.NewReplacer(" (one-way)", "", " (blackhole)", "").Replace(note)
+	a, b, ok := strings.Cut(note, " | ")
+	if !ok {
+		return nil, false
+	}
+	sides := [2][]string{strings.Split(a, ","), strings.Split(b, ",")}
+	for i, side := range sides {
+		only := !slices.ContainsFunc(side, func(n string) bool { return !slices.Contains(group, n) })
+		if only && slices.Contains(sides[1-i], sim.SentinelName) {
+			return side, true
+		}
+	}
+	return nil, false
 }
 
 // mastersSide reads a partition's note ("A,B | C,D", with " (one-way)" or
@@ -263,7 +332,10 @@ func availableViolation(ix *history.Index, from time.Duration, pos int, bound ti
 			active = append(active, what+" at "+sim.FormatTime(e.At))
 		}
 	}
-	if len(active) > 0 {
+	if len(active) > 0 && cfg.Failover {
+		x.add(pos, "the faults were ones Sentinel repairs by a failover (at most "+strconv.Itoa(cfg.Tolerate)+" of the "+strconv.Itoa(len(cfg.Masters))+
+			" nodes of the lock's group affected; the bound counts from the last one's onset): "+strings.Join(active, ", "))
+	} else if len(active) > 0 {
 		x.add(pos, "the faults were ones the design tolerates (at most "+strconv.Itoa(cfg.Tolerate)+" of its "+strconv.Itoa(len(cfg.Masters))+
 			" masters affected): "+strings.Join(active, ", "))
 	}

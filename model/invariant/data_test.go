@@ -190,6 +190,8 @@ func dataConfig(words []string) ([]ID, Config, error) {
 			cfg.Validity = true
 		case w == "no-writes":
 			cfg.NoWrites = true
+		case w == "failover":
+			cfg.Failover = true // with available=: a Sentinel setup's claim
 		default:
 			var more []ID
 			more, err = Parse(w)

@@ -44,10 +44,15 @@
 //     given a deadline returns by it: its return after the deadline, less
 //     the time its process was paused and its task waited on Redis
 //     requests, is within the tolerance.
-//   - available (quorum locks on independent masters): while only faults
-//     the design tolerates are active (at most Tolerate of its masters
-//     down, slow or cut off), a wanted lock nobody holds is acquired
-//     within a bound derived from the design.
+//   - available (quorum locks on independent masters; locks on one
+//     primary with replicas under Sentinel): while only faults the design
+//     tolerates are active (at most Tolerate of its masters down, slow or
+//     cut off; or, with Config.Failover, nodes of the lock's group
+//     crashed, stalled or cut off from the sentinel while one remains to
+//     promote), a wanted lock nobody holds is acquired within a bound
+//     derived from the design (for a Sentinel setup counted from the last
+//     such fault's onset, and only while the lock is still wanted when it
+//     runs out).
 //
 // A run that stopped with an error has no verdicts; callers do not judge
 // its history.

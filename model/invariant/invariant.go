@@ -142,6 +142,13 @@ type Config struct {
 	AvailableBound time.Duration
 	Masters        []string
 	Tolerate       int
+	// Failover makes the claim a Sentinel setup's instead of a quorum
+	// lock's: Masters are the nodes of the lock's one group (its primary
+	// and replicas), Tolerate how many of them may be down, stalled or cut
+	// off from the sentinel (all but one, which Sentinel promotes), a
+	// failover (promote, demote) is expected, and the bound counts from
+	// the onset of the last tolerated fault (checkAvailable).
+	Failover bool
 	// ClientWall: the clients' decisions depend on their wall clocks (a
 	// fair lock's queue, the wall-clock option), so a step back of a
 	// client's wall clock delays the heal (history.Index.Heal).

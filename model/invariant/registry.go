@@ -117,7 +117,7 @@ var Registry = []Info{
 		NotJudged: unless(func(c Config) bool { return c.AcquireTolerance > 0 }, "the design declares no tolerance for its acquire deadline"),
 		Check:     checkAcquireDeadline},
 	{ID: Available, Code: "AV", Harm: HarmLiveness,
-		About:     "while only faults the design tolerates are active, a wanted lock nobody holds is acquired in time",
+		About:     "while only faults the design tolerates are active (a minority of a quorum lock's masters; a failover Sentinel makes of one primary), a wanted lock nobody holds is acquired in time",
 		NotJudged: unless(func(c Config) bool { return c.AvailableBound > 0 && len(c.Masters) > 0 }, "the design claims to tolerate no fault"),
 		Check:     checkAvailable},
 }
