@@ -1,6 +1,7 @@
 package locksim
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,10 +38,18 @@ type mutant struct {
 	// apart (TestExhaustiveTellsTheZooApart skips it), "" when it can.
 	exSkip    string
 	mechanism string // a phrase the explanation of the mutant's failure contains
-	// long says why the pair runs only in make long (not under -short):
-	// its twin's campaign is too heavy for make test.
-	long string
+	// shortRuns, when not 0, is the pair's run count under -short in
+	// place of zooShortRuns: its runs cost more than the others'.
+	shortRuns int
 }
+
+// zooShortRuns is each campaign's run count under -short (make test): the
+// mutant and its twin each make this many runs instead of Check's default
+// engine.DefaultRuns (make long). Every mutant's first break in the log
+// comes before run 200, and every twin still fires every kind and
+// placement it draws from (the unfired check), so the same pairs are
+// caught and held, by a quarter of the runs.
+const zooShortRuns = 500
 
 func zoo() []mutant {
 	ms := time.Millisecond
@@ -205,7 +214,7 @@ func zoo() []mutant {
 			mutOpts:   []Option{WithTopology(evictTopology(sim.AllKeysLRU))},
 			twinOpts:  []Option{WithTopology(evictTopology(sim.VolatileLRU))},
 			exSkip:    "eviction is the nodes' policy (a topology setting), not a fault exhaustive mode places",
-			long:      "the twin's 2,000 runs of a node filled every 20ms take about 20 s of CPU",
+			shortRuns: 100, // a node filled every 20ms: the twin's 2,000 runs take about 20 s of CPU
 			mechanism: "evicted"},
 		// Not a pair: the wall-clock deadline (Java's
 		// System.currentTimeMillis()) against the monotonic one breaks
@@ -229,13 +238,14 @@ type zooResult struct {
 	unfired string
 }
 
-// runZoo checks one pair with Check's defaults.
-func runZoo(t testing.TB, m mutant) zooResult {
+// runZoo checks one pair with Check's defaults, and the extra options
+// (TestMutantZoo's run count under -short) given to both.
+func runZoo(t testing.TB, m mutant, extra ...Option) zooResult {
 	var r zooResult
 	dir := t.TempDir()
 	f := &fakeTB{TB: t, name: "zoo-mutant"}
 	start := time.Now() // wall-clock ok: reported, never asserted in a test
-	Check(f, m.design, append(append(m.opts, m.mutOpts...), WithCaseDir(dir))...)
+	Check(f, m.design, slices.Concat(m.opts, m.mutOpts, extra, []Option{WithCaseDir(dir)})...)
 	r.mutantTime = time.Since(start)
 	r.caught = f.failed
 	if c, err := LoadCase(dir + "/zoo-mutant.json"); err == nil {
@@ -257,7 +267,7 @@ func runZoo(t testing.TB, m mutant) zooResult {
 		}
 	}
 	g := &fakeTB{TB: t, name: "zoo-twin"}
-	Check(g, m.twin, append(append(m.opts, m.twinOpts...), WithCaseDir(t.TempDir()))...)
+	Check(g, m.twin, slices.Concat(m.opts, m.twinOpts, extra, []Option{WithCaseDir(t.TempDir())})...)
 	r.twinFlagged = g.failed
 	if g.failed {
 		r.explanation += "\nTWIN:\n" + strings.Join(g.logs, "\n")
@@ -273,14 +283,17 @@ func runZoo(t testing.TB, m mutant) zooResult {
 }
 
 // TestMutantZoo: 100% of the mutants caught, no twin flagged, minimal
-// schedules of at most two faults naming the mechanism.
+// schedules of at most two faults naming the mechanism. Under -short
+// (make test) each campaign makes zooShortRuns runs (or the pair's
+// shortRuns); make long runs Check's default of engine.DefaultRuns.
 func TestMutantZoo(t *testing.T) {
 	for _, m := range zoo() {
 		t.Run(m.name, func(t *testing.T) {
-			if testing.Short() && m.long != "" {
-				t.Skip("-short (make long runs it): " + m.long)
+			var extra []Option
+			if testing.Short() {
+				extra = []Option{WithRuns(cmp.Or(m.shortRuns, zooShortRuns))}
 			}
-			r := runZoo(t, m)
+			r := runZoo(t, m, extra...)
 			switch {
 			case !r.caught:
 				t.Errorf("mutant not caught")

@@ -175,14 +175,19 @@ func (f *fakeTB) SkipNow()                          {}
 // TestPropFindsKnownBreaks: for each design (a long enough pause breaks
 // every lease), Check finds a violation under generated pauses within its
 // default budget and shrinks it to a schedule of at most two faults; the
-// saved case replays to the same history.
+// saved case replays to the same history. Under -short (make test) each
+// check makes findsShortRuns runs; make long, the default budget.
 func TestPropFindsKnownBreaks(t *testing.T) {
+	opts := []Option{WithFaults(sim.FaultPause)}
+	if testing.Short() {
+		opts = append(opts, WithRuns(findsShortRuns))
+	}
 	for _, d := range catalogueDesigns {
 		t.Run(d, func(t *testing.T) {
 			dir := t.TempDir()
 			f := &fakeTB{TB: t, name: "TestFinds/" + d}
 			start := time.Now() // wall-clock ok: measures the check for the log
-			Check(f, d, WithFaults(sim.FaultPause), WithCaseDir(dir))
+			Check(f, d, append(slices.Clone(opts), WithCaseDir(dir))...)
 			elapsed := time.Since(start)
 			if !f.failed {
 				t.Fatalf("no violation of %s under generated pauses", d)
@@ -206,6 +211,11 @@ func TestPropFindsKnownBreaks(t *testing.T) {
 		})
 	}
 }
+
+// findsShortRuns is TestPropFindsKnownBreaks's run count per design
+// under -short: every design's first break under generated pauses comes
+// well inside it, so each is still found, shrunk and replayed.
+const findsShortRuns = 300
 
 func firstLines(s string, n int) string {
 	lines := strings.Split(s, "\n")

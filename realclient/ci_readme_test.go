@@ -1,6 +1,8 @@
 package realclient_test
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +44,7 @@ func TestCIFromAnotherRepository(t *testing.T) {
 		return m[1]
 	}
 	steps := block(section(filepath.Join("docs", "ci.md"), "## From another repository"), "sh")
-	dir := t.TempDir()
+	dir := stableDir(t, root, "ci-fresh-module")
 	if err := os.Symlink(root, filepath.Join(dir, "locksim")); err != nil {
 		t.Skipf("no symlink for the checkout: %v", err)
 	}
@@ -99,4 +101,23 @@ func TestCIFromAnotherRepository(t *testing.T) {
 	if strings.Contains(out, "no HTML report") {
 		t.Errorf("a report was not written:\n%.3000s", out)
 	}
+}
+
+// stableDir returns an empty directory named for the test and the
+// checkout, the same in every run, and removes it after the test. A fresh
+// module whose replace points into itself (./locksim) gives go's build
+// cache a new package directory in every t.TempDir, so each run compiled
+// all of locksim again (~40 s of CPU); from a stable directory the second
+// run compiles only what changed, as a user's repository does.
+func stableDir(t *testing.T, root, name string) string {
+	t.Helper()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("locksim-%s-%x", name, sha256.Sum256([]byte(root)))[:len("locksim-")+len(name)+13])
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

@@ -249,6 +249,9 @@ func buildCLI(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// The in-process commands (runCLI, TestBombChild's children) pace the
+	// collector as the CLI's main does: GOGC=400 unless GOGC is set.
+	paceGC()
 	code := m.Run()
 	if cli.dir != "" {
 		os.RemoveAll(cli.dir)
