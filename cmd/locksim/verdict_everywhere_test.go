@@ -231,16 +231,31 @@ func TestSignalsStopCampaignsWithAPartialSummary(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "out.txt")
 			os.WriteFile(out, []byte("the previous output\n"), 0o644)
-			cmd := exec.Command(bin, append(tc.args, "-o", out)...)
-			cmd.Dir = dir
+			// A signal that comes before main installed its handler
+			// ends the process by the signal's default action: a race in
+			// this test on a loaded machine (the process has not started),
+			// not the behaviour under test; such a start is tried again
+			// with a longer wait, three times at most.
 			var outb, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &outb, &errb
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			var err error
+			for wait := 2 * time.Second; ; wait *= 2 {
+				cmd := exec.Command(bin, append(tc.args, "-o", out)...)
+				cmd.Dir = dir
+				outb.Reset()
+				errb.Reset()
+				cmd.Stdout, cmd.Stderr = &outb, &errb
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(wait) // under way (not a timing assert: the runs asked for take hours)
+				cmd.Process.Signal(tc.sig)
+				err = cmd.Wait()
+				ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+				if !ws.Signaled() || wait >= 8*time.Second {
+					break
+				}
+				t.Logf("killed by %v before its handler was installed; waiting %v this time", ws.Signal(), 2*wait)
 			}
-			time.Sleep(2 * time.Second) // under way (not a timing assert: the runs asked for take hours)
-			cmd.Process.Signal(tc.sig)
-			err := cmd.Wait()
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
 				t.Errorf("exit %v, want %d; stderr %q", err, exitInterrupted, errb.String())
