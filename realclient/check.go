@@ -19,6 +19,7 @@ import (
 	"locksim/harness"
 	"locksim/model"
 	"locksim/model/invariant"
+	"locksim/risk"
 	"locksim/scenarios"
 	"locksim/sim"
 	vd "locksim/verdict"
@@ -43,6 +44,7 @@ type config struct {
 	shards       int
 	budget       time.Duration   // WithBudget
 	seed         uint64          // WithSeed
+	riskMethod   risk.Method     // WithRiskMethod
 	interleave   Interleave      // WithInterleave
 	exhaustive   int             // WithExhaustive: the depth, 0 for generated runs
 	maxSchedules int             // WithMaxSchedules

@@ -67,6 +67,11 @@ type Config struct {
 	Invariants []invariant.ID
 	Context    context.Context
 	Progress   func(done, planned int)
+	// Judge, if set, makes each run (the pilot's too) instead of RunOne:
+	// a harness that runs what the simulator alone cannot (a real
+	// client, package realclient) and counts it with Count. The sampler
+	// then makes no fault-free reference run (NewExternalSampler).
+	Judge func(Sample, uint64) Outcome
 }
 
 // Result is a finished estimate (or one shard's tally of it).
@@ -104,7 +109,11 @@ func Run(cfg Config) (*Result, error) {
 	if cfg.Shard < 0 || cfg.Shard >= shards {
 		return nil, errors.Errorf("shard %d of %d does not exist", cfg.Shard, shards)
 	}
-	sm, err := NewSampler(cfg.Profile, cfg.Spec)
+	newSampler := NewSampler
+	if cfg.Judge != nil {
+		newSampler = NewExternalSampler
+	}
+	sm, err := newSampler(cfg.Profile, cfg.Spec)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +146,7 @@ func Run(cfg Config) (*Result, error) {
 		return nil, errors.Errorf("method %q: use auto or plain", cfg.Method)
 	}
 	t, err := Campaign{Sampler: sm, Proposal: res.Proposal, Runs: cfg.Runs, Seed: cfg.Seed, Shard: cfg.Shard, Shards: shards,
-		Context: cfg.Context, Progress: cfg.Progress, Invariants: ids}.Tally()
+		Context: cfg.Context, Progress: cfg.Progress, Invariants: ids, Judge: cfg.Judge}.Tally()
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +227,12 @@ func choose(sm *Sampler, cfg Config, ids []invariant.ID, m int) (Proposal, error
 				return Proposal{}, errors.New("interrupted during the pilot")
 			}
 			smp := sm.Draw(cfg.Seed^pilotSalt, i, pr)
-			r := RunOne(smp, cfg.Seed^pilotSalt+uint64(i))
+			var r Outcome
+			if cfg.Judge != nil {
+				r = cfg.Judge(smp, cfg.Seed^pilotSalt+uint64(i))
+			} else {
+				r = RunOne(smp, cfg.Seed^pilotSalt+uint64(i))
+			}
 			if r.Err != nil {
 				return Proposal{}, errors.Wrap(r.Err, "a pilot run stopped early")
 			}

@@ -95,6 +95,17 @@ type arrivalProcess struct {
 // design, its options, fencing and topology; the profile sets the clients,
 // the workload, the network and the faults.
 func NewSampler(p Profile, base model.Spec) (*Sampler, error) {
+	return newSampler(p, base, true)
+}
+
+// NewExternalSampler is NewSampler for runs the risk package does not make
+// (Config.Judge: a real client's): it makes no fault-free reference run,
+// so windowed tilts (Tilt.Window) draw as unwindowed ones.
+func NewExternalSampler(p Profile, base model.Spec) (*Sampler, error) {
+	return newSampler(p, base, false)
+}
+
+func newSampler(p Profile, base model.Spec, reference bool) (*Sampler, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,9 +129,12 @@ func NewSampler(p Profile, base model.Spec) (*Sampler, error) {
 	}
 	r := s.Roster()
 	sm := &Sampler{p: p, base: s, horizon: h, settle: settle, nodes: r.Nodes}
-	own, all, err := dangerWindows(s, sm.span())
-	if err != nil {
-		return nil, err
+	own, all := map[string]window{}, window{}
+	if reference {
+		var err error
+		if own, all, err = dangerWindows(s, sm.span()); err != nil {
+			return nil, err
+		}
 	}
 	if a := p.Pauses; a != nil && a.PerHour > 0 {
 		for _, c := range s.Clients {
