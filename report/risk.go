@@ -83,7 +83,7 @@ func riskMethod(r *risk.Result) string {
 	if r.Proposal.Defensive >= 1 {
 		s := "plain Monte Carlo from the profile"
 		if r.Method == risk.Auto {
-			s += fmt.Sprintf(" (the pilot, %d runs per tilt, found no tilt better)", r.PilotRuns)
+			s += fmt.Sprintf(" (the pilot, %d runs for each of %d tilts, found no tilt better)", r.PilotRuns, r.PilotTilts)
 		}
 		return s
 	}
@@ -91,8 +91,13 @@ func riskMethod(r *risk.Result) string {
 	if w := r.Proposal.Tilt.Window; w > 0 {
 		win = fmt.Sprintf(", %.0f%% of those in the critical sections of a fault-free run", 100*w)
 	}
+	t := r.Proposal.Tilt
+	if t.Kind != "" {
+		return fmt.Sprintf("importance sampling, a defensive mixture: %.0f%% of runs from the profile, the rest with %s faults raised to %g a run (if rarer) and %g of their sizes a run from the tails%s (chosen by a pilot of %d runs for each of %d tilts); weights are the likelihood ratio",
+			100*r.Proposal.Defensive, t.Kind, t.Boost, t.Tail, win, r.PilotRuns, r.PilotTilts)
+	}
 	return fmt.Sprintf("importance sampling, a defensive mixture: %.0f%% of runs from the profile, the rest with rare faults raised to %g a run and %g sizes a run from the tails%s (chosen by a pilot of %d runs per tilt); weights are the likelihood ratio",
-		100*r.Proposal.Defensive, r.Proposal.Tilt.Boost, r.Proposal.Tilt.Tail, win, r.PilotRuns)
+		100*r.Proposal.Defensive, t.Boost, t.Tail, win, r.PilotRuns)
 }
 
 // prob writes a probability or rate with three significant digits.

@@ -282,7 +282,7 @@ func Advise(cfg AdviseConfig) (*Advice, error) {
 	// starts none it cannot finish within the budget.
 	each := cfg.RunsEach
 	if method == Auto {
-		each += len(Pilot) * pilotRuns(cfg.RunsEach)
+		each += len(PilotTilts(cfg.Profile)) * pilotRuns(cfg.RunsEach)
 	}
 	if cfg.Budget < each {
 		return nil, errors.Errorf("a budget of %d runs is less than one estimate's %d (%d runs and the pilot's)", cfg.Budget, each, cfg.RunsEach)
@@ -290,7 +290,7 @@ func Advise(cfg AdviseConfig) (*Advice, error) {
 	estimate := func(s model.Spec, p Profile) (*Result, error) {
 		r, err := Run(Config{Spec: s, Profile: p, Runs: cfg.RunsEach, Seed: cfg.Seed, Method: method, Invariants: cfg.Invariants, Context: cfg.Context})
 		if err == nil {
-			a.RunsUsed += cfg.RunsEach + len(Pilot)*r.PilotRuns
+			a.RunsUsed += cfg.RunsEach + r.PilotTilts*r.PilotRuns
 		}
 		return r, err
 	}
@@ -334,7 +334,7 @@ func Advise(cfg AdviseConfig) (*Advice, error) {
 			if err != nil {
 				return nil, errors.Wrapf(err, "confirming %s", st)
 			}
-			a.RunsUsed += cfg.RunsEach + len(Pilot)*c.PilotRuns
+			a.RunsUsed += cfg.RunsEach + c.PilotTilts*c.PilotRuns
 			for _, e := range c.Estimates {
 				if e.CI95High >= cfg.Target {
 					tr.Met, tr.Unconfirmed = false, true

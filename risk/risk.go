@@ -10,6 +10,7 @@ import (
 
 	"locksim/model"
 	"locksim/model/invariant"
+	"locksim/sim"
 )
 
 // Method chooses how runs are drawn.
@@ -26,15 +27,91 @@ const (
 	Plain Method = "plain"
 )
 
-// Pilot is the auto method's search: these tilts, PilotRuns runs each
-// (from a seed of their own), drawn as a mixture with DefensiveShare.
+// PilotTilts are the auto method's search: plain sampling, then for each
+// fault kind the profile has (in a fixed order) three tilts of that kind
+// alone: one arrival a run if rarer and one size a run from the tail
+// segments; the same from the top segment only (Tilt.Top); two and two
+// from the top segment. PilotRuns runs each (from a seed of their own),
+// drawn as a mixture with DefensiveShare.
+//
+// Top segments: a tail draw spread over every tail segment spends most
+// draws on sizes that break nothing while multiplying the weight's spread;
+// measured on set-px-lua at ttl 1s under the built-in profile (1000 runs
+// each), pauses Boost 2, Tail 4 over the tail segments gave 6.6e-8
+// [0, 1.7e-7] per acquisition (30 broken, relative half-width 1.28),
+// the top segment alone 5.9e-7 [2.2e-7, 9.5e-7] (28 broken, 0.63): the
+// first's low estimate is the skew of its weights (the hits that carry
+// the risk are drawn rarely and weigh much), as a back-of-the-envelope
+// 3e-7 to 6e-7 says (docs/risk.md, Speed).
+//
+// One kind at a time (Tilt.Kind): a tilt of every kind at once raises the
+// built-in profile's partitions, crashes and clock jumps (each about 1e-5
+// a run) to a few a run together, so almost every tilted run weighs about
+// 1e-26 and the runs that carry the pause risk come only from the
+// defensive share; measured on set-px-lua (ttl 1s, 1000 runs of the tilt
+// Boost 2, Tail 4 of every kind) the estimate was 3e-26 [0, 9e-26] per
+// acquisition, against about 1e-7 (docs/risk.md, Speed).
 //
 // No tilt here uses danger windows (Tilt.Window): on the validation table,
 // frequent faults shift a run's timing away from the fault-free reference
 // run, so the windows miss the real critical sections and the estimates
 // came out 3 to 7 times below plain sampling's, their intervals barely
 // overlapping: unbiased in theory, too skewed to trust at these run counts.
-var Pilot = []Tilt{{}, {Boost: 0.5, Tail: 0.5}, {Boost: 1, Tail: 1}, {Boost: 2, Tail: 4}}
+func PilotTilts(p Profile) []Tilt {
+	ts := []Tilt{{}}
+	for _, k := range profileKinds(p) {
+		d := kindSizes(p, k)
+		switch {
+		case d == nil: // drops: no sizes to tilt
+			ts = append(ts, Tilt{Kind: k, Boost: 1}, Tilt{Kind: k, Boost: 2})
+		case len(tailSegments(*d)) == 1: // the top segment is the tail
+			ts = append(ts, Tilt{Kind: k, Boost: 1, Tail: 1}, Tilt{Kind: k, Boost: 2, Tail: 2})
+		default:
+			ts = append(ts, Tilt{Kind: k, Boost: 1, Tail: 1}, Tilt{Kind: k, Boost: 1, Tail: 1, Top: true}, Tilt{Kind: k, Boost: 2, Tail: 2, Top: true})
+		}
+	}
+	return ts
+}
+
+// kindSizes is the size distribution of a kind's faults in the profile
+// (nil for drops).
+func kindSizes(p Profile, k sim.FaultKind) *Dist {
+	var a *Arrivals
+	switch k {
+	case sim.FaultPause:
+		a = p.Pauses
+	case sim.FaultStarve:
+		a = p.starvations()
+	case sim.FaultPartition:
+		a = p.Partitions
+	case sim.FaultNodeCrash:
+		a = p.NodeCrashes
+	case sim.FaultClockJump:
+		a = p.jumps()
+	}
+	if a == nil {
+		return nil
+	}
+	return &a.Size
+}
+
+// profileKinds are the fault kinds a profile draws, in a fixed order.
+func profileKinds(p Profile) []sim.FaultKind {
+	var ks []sim.FaultKind
+	for _, k := range []struct {
+		kind sim.FaultKind
+		a    *Arrivals
+	}{{sim.FaultPause, p.Pauses}, {sim.FaultStarve, p.starvations()}, {sim.FaultPartition, p.Partitions},
+		{sim.FaultNodeCrash, p.NodeCrashes}, {sim.FaultClockJump, p.jumps()}} {
+		if k.a != nil && k.a.PerHour > 0 {
+			ks = append(ks, k.kind)
+		}
+	}
+	if p.Network.DropsPerLinkHour > 0 {
+		ks = append(ks, sim.FaultDrop)
+	}
+	return ks
+}
 
 // DefensiveShare is the share of an importance-sampling campaign's runs
 // drawn from the profile itself: it caps every weight at 1/DefensiveShare.
@@ -88,8 +165,10 @@ type Result struct {
 	Settle   Duration `json:"settle"`
 	Method   Method   `json:"method"`
 	Proposal Proposal `json:"proposal"`
-	// PilotRuns is how many runs the pilot made (per tilt).
-	PilotRuns int `json:"pilot_runs,omitempty"`
+	// PilotRuns is how many runs the pilot made per tilt, PilotTilts
+	// how many tilts it tried.
+	PilotRuns  int `json:"pilot_runs,omitempty"`
+	PilotTilts int `json:"pilot_tilts,omitempty"`
 	// ExpectedFaults is the mean faults per run under the profile, and
 	// under the chosen tilt.
 	ExpectedFaults       float64 `json:"expected_faults_per_run"`
@@ -136,6 +215,7 @@ func Run(cfg Config) (*Result, error) {
 	case Auto, "":
 		res.Method = Auto
 		res.PilotRuns = pilotRuns(cfg.Runs)
+		res.PilotTilts = len(PilotTilts(cfg.Profile))
 		pr, err := choose(sm, cfg, ids, res.PilotRuns)
 		if err != nil {
 			return nil, err
@@ -216,7 +296,7 @@ func pilotRuns(runs int) int { return min(200, max(20, runs/20)) }
 // violating run is ten times tighter than the mixture's.
 func choose(sm *Sampler, cfg Config, ids []invariant.ID, m int) (Proposal, error) {
 	best, bestScore := PlainProposal, math.Inf(1)
-	for _, t := range Pilot {
+	for _, t := range PilotTilts(cfg.Profile) {
 		pr := Proposal{Tilt: t, Defensive: DefensiveShare}
 		if t == (Tilt{}) {
 			pr = PlainProposal

@@ -204,6 +204,9 @@ func TestEstimatesContainExactProbabilities(t *testing.T) {
 		{"partition over 1m, tilted", sim.FaultPartition, time.Minute, 0.01, p.Partitions.Size, 4000, Tilt{Boost: 1, Tail: 1}, false},
 		{"pause over 2s, windowed", sim.FaultPause, 2 * time.Second, 2 * 1800, p.Pauses.Size, 4000, Tilt{Boost: 1, Tail: 1, Window: 0.9}, false},
 		{"partition over 1m, windowed", sim.FaultPartition, time.Minute, 0.01, p.Partitions.Size, 4000, Tilt{Boost: 1, Tail: 1, Window: 0.9}, false},
+		{"pause over 2s, pauses alone tilted", sim.FaultPause, 2 * time.Second, 2 * 1800, p.Pauses.Size, 4000, Tilt{Kind: sim.FaultPause, Boost: 2, Tail: 4}, false},
+		{"pause over 2s, pauses alone, top segment", sim.FaultPause, 2 * time.Second, 2 * 1800, p.Pauses.Size, 4000, Tilt{Kind: sim.FaultPause, Boost: 2, Tail: 2, Top: true}, false},
+		{"partition over 1m, partitions alone tilted", sim.FaultPartition, time.Minute, 0.01, p.Partitions.Size, 4000, Tilt{Kind: sim.FaultPartition, Boost: 1, Tail: 1}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			exact := 1 - math.Exp(-c.rate*T*c.size.Survival(c.d))
@@ -477,5 +480,69 @@ func TestReadProfile(t *testing.T) {
 	}
 	if _, err := ReadProfile(bad); err == nil || !strings.Contains(err.Error(), "bad.json") || !strings.Contains(err.Error(), "clients") {
 		t.Errorf("bad: %v", err)
+	}
+}
+
+// TestPilotTiltsOnTheDefaultProfile: under the built-in profile, whose
+// partitions, crashes and clock jumps are each about 1e-5 a run, a tilt of
+// every kind at once (Boost 2, Tail 4) misses the chance of a pause over
+// 1s by orders of magnitude (its weights vanish), while the pilot's
+// pause tilts, one kind alone, contain it: the pilot offers no tilt of
+// every kind.
+func TestPilotTiltsOnTheDefaultProfile(t *testing.T) {
+	p := Default()
+	sm, err := NewSampler(p, model.Spec{Design: "set-px-lua"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	T := sm.span().Hours()
+	d := time.Second
+	exact := 1 - math.Exp(-float64(p.Workload.Clients)*p.Pauses.PerHour*T*p.Pauses.Size.Survival(d))
+	ids := []invariant.ID{invariant.MutualExclusion}
+	estimate := func(pr Proposal, seed uint64, runs int) Estimate {
+		tl, err := Campaign{Sampler: sm, Proposal: pr, Runs: runs, Seed: seed, Judge: indicator(sim.FaultPause, d), Invariants: ids}.Tally()
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := tl.Estimates(pr, T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return es[0]
+	}
+	all := estimate(Proposal{Tilt: Tilt{Boost: 2, Tail: 4}, Defensive: DefensiveShare}, 1, 2000)
+	t.Logf("exact %.3g; every kind tilted: %.3g [%.3g, %.3g], %d hits, %.0f effective samples of 2000", exact, all.PerAcquisition, all.CI95Low, all.CI95High, all.Hits, all.EffectiveSamples)
+	if all.EffectiveSamples > 0.15*2000 {
+		t.Errorf("the tilt of every kind no longer fails as documented: %.0f effective samples of 2000", all.EffectiveSamples)
+	}
+	pauses := 0
+	for _, tl := range PilotTilts(p) {
+		if tl != (Tilt{}) && tl.Kind == "" {
+			t.Errorf("the pilot offers a tilt of every kind: %+v", tl)
+		}
+		if tl.Kind != sim.FaultPause {
+			continue
+		}
+		pauses++
+		pr := Proposal{Tilt: tl, Defensive: DefensiveShare}
+		covered := 0
+		var mean, se2, ess float64
+		for seed := uint64(1); seed <= 10; seed++ {
+			e := estimate(pr, seed, 1000)
+			ess += e.EffectiveSamples / 10
+			if e.CI95Low <= exact && exact <= e.CI95High {
+				covered++
+			}
+			se := (e.CI95High - e.CI95Low) / 2 / z95
+			mean += e.PerAcquisition / 10
+			se2 += se * se / 100
+		}
+		t.Logf("%+v: mean of ten %.3g (se %.2g), %d of 10 intervals cover; %.0f effective samples of 1000", tl, mean, math.Sqrt(se2), covered, ess)
+		if covered < 8 || math.Abs(mean-exact) > 3*math.Sqrt(se2) {
+			t.Errorf("%+v: mean of ten %.3g (se %.2g), %d of 10 intervals cover the exact %.3g", tl, mean, math.Sqrt(se2), covered, exact)
+		}
+	}
+	if pauses != 3 {
+		t.Errorf("the pilot has %d pause tilts, want 3", pauses)
 	}
 }

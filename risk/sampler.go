@@ -35,12 +35,34 @@ import (
 //     client's. The rest arrive uniformly over the run, so every instant
 //     keeps a density above zero.
 //
+//   - Kind, if set, confines the tilt to that fault kind's processes
+//     (the others keep the profile's rates and sizes, and have no part in
+//     the weight), and Boost then counts the kind's arrivals per run
+//     across all its processes (each raised by the same factor). A tilt
+//     of every kind raises every rare process at once, and with a few
+//     very rare ones (the built-in profile's partitions, crashes and
+//     jumps) almost every tilted run holds schedules the profile makes
+//     10^-20 likely: their weights vanish, the runs that carry the risk
+//     (few boosted arrivals) are almost never drawn, and the interval
+//     misses the risk by orders of magnitude. The pilot tries one kind at
+//     a time (PilotTilts).
+//
 // The zero Tilt is the profile itself.
+//
+//   - Top draws the tail sizes from the distribution's last segment only
+//     (the largest sizes), not uniformly among the tail segments: the
+//     other tail segments' draws add to the weight's spread and rarely to
+//     the risk.
 type Tilt struct {
-	Boost  float64 `json:"boost"`
-	Tail   float64 `json:"tail"`
-	Window float64 `json:"window,omitempty"`
+	Kind   sim.FaultKind `json:"kind,omitempty"`
+	Boost  float64       `json:"boost"`
+	Tail   float64       `json:"tail"`
+	Top    bool          `json:"top,omitempty"`
+	Window float64       `json:"window,omitempty"`
 }
+
+// applies reports whether the tilt changes process p.
+func (t Tilt) applies(p arrivalProcess) bool { return t.Kind == "" || t.Kind == p.kind }
 
 // TailFrom is where a distribution's tail starts, as a quantile.
 const TailFrom = 0.9
@@ -204,7 +226,20 @@ func (sm *Sampler) mean(p arrivalProcess) float64 { return p.perHour * sm.span()
 
 // boost is the factor a tilt multiplies a process's rate by (1 or more).
 func (sm *Sampler) boost(p arrivalProcess, t Tilt) float64 {
-	if m := sm.mean(p); t.Boost > m {
+	if !t.applies(p) {
+		return 1
+	}
+	m := sm.mean(p)
+	if t.Kind != "" {
+		// The kind's arrivals per run across its processes.
+		m = 0
+		for _, q := range sm.procs {
+			if q.kind == t.Kind {
+				m += sm.mean(q)
+			}
+		}
+	}
+	if t.Boost > m {
 		return t.Boost / m
 	}
 	return 1
@@ -218,7 +253,7 @@ func (sm *Sampler) tailShare(t Tilt) float64 {
 	}
 	var sized float64
 	for _, p := range sm.procs {
-		if p.size != nil {
+		if p.size != nil && t.applies(p) {
 			sized += sm.mean(p) * sm.boost(p, t)
 		}
 	}
@@ -251,7 +286,7 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 	// has no part in the weight.
 	s.Workload.Work = max(time.Microsecond, sm.p.Workload.Section.Quantile(r.Float64()))
 	tilted := pr.Defensive < 1 && r.Float64() >= pr.Defensive
-	tail := sm.tailShare(pr.Tilt)
+	tailAll := sm.tailShare(pr.Tilt)
 	var faults []sim.Fault
 	if ppm := sm.p.ClockDriftPPM; ppm > 0 {
 		n := int64(ppm)
@@ -272,6 +307,10 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 			draw *= k
 		}
 		H := float64(sm.span())
+		tail := tailAll
+		if !pr.Tilt.applies(p) {
+			tail = 0
+		}
 		gamma := 0.0
 		if pr.Tilt.Window > 0 && p.window.total > 0 {
 			gamma = pr.Tilt.Window
@@ -279,6 +318,9 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 		var ts []int
 		if p.size != nil {
 			ts = tailSegments(*p.size)
+			if pr.Tilt.Top {
+				ts = ts[len(ts)-1:]
+			}
 		}
 		type arrival struct {
 			at  time.Duration
