@@ -93,8 +93,15 @@ func riskMethod(r *risk.Result) string {
 	}
 	t := r.Proposal.Tilt
 	if t.Kind != "" {
-		return fmt.Sprintf("importance sampling, a defensive mixture: %.0f%% of runs from the profile, the rest with %s faults raised to %g a run (if rarer) and %g of their sizes a run from the tails%s (chosen by a pilot of %d runs for each of %d tilts); weights are the likelihood ratio",
-			100*r.Proposal.Defensive, t.Kind, t.Boost, t.Tail, win, r.PilotRuns, r.PilotTilts)
+		from := "the tails"
+		if t.Top {
+			from = "the top segment of their distribution"
+		}
+		if t.Sharp > 1 {
+			from += fmt.Sprintf(", drawn toward its top (sharp %g)", t.Sharp)
+		}
+		return fmt.Sprintf("importance sampling, a defensive mixture: %.0f%% of runs from the profile, the rest with %s faults raised to %g a run (if rarer) and %g of their sizes a run from %s%s (chosen by a pilot of %d runs for each of %d tilts); weights are the likelihood ratio",
+			100*r.Proposal.Defensive, t.Kind, t.Boost, t.Tail, from, win, r.PilotRuns, r.PilotTilts)
 	}
 	return fmt.Sprintf("importance sampling, a defensive mixture: %.0f%% of runs from the profile, the rest with rare faults raised to %g a run and %g sizes a run from the tails%s (chosen by a pilot of %d runs per tilt); weights are the likelihood ratio",
 		100*r.Proposal.Defensive, t.Boost, t.Tail, win, r.PilotRuns)

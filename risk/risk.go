@@ -30,9 +30,11 @@ const (
 // PilotTilts are the auto method's search: plain sampling, then for each
 // fault kind the profile has (in a fixed order) three tilts of that kind
 // alone: one arrival a run if rarer and one size a run from the tail
-// segments; the same from the top segment only (Tilt.Top); two and two
-// from the top segment. PilotRuns runs each (from a seed of their own),
-// drawn as a mixture with DefensiveShare.
+// segments; the same from the top segment only (Tilt.Top); the same
+// sharpened toward the top of that segment (Tilt.Sharp, PilotSharp). A
+// kind whose tail is one segment gets the first and the sharpened one; a
+// kind without sizes (drops) one and two arrivals a run. PilotRuns runs
+// each (from a seed of their own), drawn as a mixture with DefensiveShare.
 //
 // Top segments: a tail draw spread over every tail segment spends most
 // draws on sizes that break nothing while multiplying the weight's spread;
@@ -50,13 +52,16 @@ const (
 // 1e-26 and the runs that carry the pause risk come only from the
 // defensive share; measured on set-px-lua (ttl 1s, 1000 runs of the tilt
 // Boost 2, Tail 4 of every kind) the estimate was 3e-26 [0, 9e-26] per
-// acquisition, against about 1e-7 (docs/risk.md, Speed).
+// acquisition, against about 5e-7 (docs/risk.md, Speed).
 //
 // No tilt here uses danger windows (Tilt.Window): on the validation table,
 // frequent faults shift a run's timing away from the fault-free reference
 // run, so the windows miss the real critical sections and the estimates
 // came out 3 to 7 times below plain sampling's, their intervals barely
 // overlapping: unbiased in theory, too skewed to trust at these run counts.
+// PilotSharp is the pilot's sharpened tilts' Sharp.
+const PilotSharp = 10
+
 func PilotTilts(p Profile) []Tilt {
 	ts := []Tilt{{}}
 	for _, k := range profileKinds(p) {
@@ -65,9 +70,9 @@ func PilotTilts(p Profile) []Tilt {
 		case d == nil: // drops: no sizes to tilt
 			ts = append(ts, Tilt{Kind: k, Boost: 1}, Tilt{Kind: k, Boost: 2})
 		case len(tailSegments(*d)) == 1: // the top segment is the tail
-			ts = append(ts, Tilt{Kind: k, Boost: 1, Tail: 1}, Tilt{Kind: k, Boost: 2, Tail: 2})
+			ts = append(ts, Tilt{Kind: k, Boost: 1, Tail: 1}, Tilt{Kind: k, Boost: 1, Tail: 1, Sharp: PilotSharp})
 		default:
-			ts = append(ts, Tilt{Kind: k, Boost: 1, Tail: 1}, Tilt{Kind: k, Boost: 1, Tail: 1, Top: true}, Tilt{Kind: k, Boost: 2, Tail: 2, Top: true})
+			ts = append(ts, Tilt{Kind: k, Boost: 1, Tail: 1}, Tilt{Kind: k, Boost: 1, Tail: 1, Top: true}, Tilt{Kind: k, Boost: 1, Tail: 1, Top: true, Sharp: PilotSharp})
 		}
 	}
 	return ts

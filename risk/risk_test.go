@@ -206,6 +206,7 @@ func TestEstimatesContainExactProbabilities(t *testing.T) {
 		{"partition over 1m, windowed", sim.FaultPartition, time.Minute, 0.01, p.Partitions.Size, 4000, Tilt{Boost: 1, Tail: 1, Window: 0.9}, false},
 		{"pause over 2s, pauses alone tilted", sim.FaultPause, 2 * time.Second, 2 * 1800, p.Pauses.Size, 4000, Tilt{Kind: sim.FaultPause, Boost: 2, Tail: 4}, false},
 		{"pause over 2s, pauses alone, top segment", sim.FaultPause, 2 * time.Second, 2 * 1800, p.Pauses.Size, 4000, Tilt{Kind: sim.FaultPause, Boost: 2, Tail: 2, Top: true}, false},
+		{"pause over 4.5s, pauses alone, top segment sharpened", sim.FaultPause, 4500 * time.Millisecond, 2 * 1800, p.Pauses.Size, 4000, Tilt{Kind: sim.FaultPause, Boost: 1, Tail: 1, Top: true, Sharp: 10}, false},
 		{"partition over 1m, partitions alone tilted", sim.FaultPartition, time.Minute, 0.01, p.Partitions.Size, 4000, Tilt{Kind: sim.FaultPartition, Boost: 1, Tail: 1}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -53,11 +53,17 @@ import (
 //     (the largest sizes), not uniformly among the tail segments: the
 //     other tail segments' draws add to the weight's spread and rarely to
 //     the risk.
+//
+//   - Sharp (above 1) draws a tail size's position in its segment toward
+//     the segment's top: u^(1/Sharp) for a uniform u (density Sharp x
+//     w^(Sharp-1) at position w), for risks that only the very largest
+//     sizes reach (a TTL near the profile's longest pause).
 type Tilt struct {
 	Kind   sim.FaultKind `json:"kind,omitempty"`
 	Boost  float64       `json:"boost"`
 	Tail   float64       `json:"tail"`
 	Top    bool          `json:"top,omitempty"`
+	Sharp  float64       `json:"sharp,omitempty"`
 	Window float64       `json:"window,omitempty"`
 }
 
@@ -307,9 +313,9 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 			draw *= k
 		}
 		H := float64(sm.span())
-		tail := tailAll
+		tail, sharp := tailAll, pr.Tilt.Sharp
 		if !pr.Tilt.applies(p) {
-			tail = 0
+			tail, sharp = 0, 0
 		}
 		gamma := 0.0
 		if pr.Tilt.Window > 0 && p.window.total > 0 {
@@ -323,8 +329,9 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 			}
 		}
 		type arrival struct {
-			at  time.Duration
-			seg int
+			at   time.Duration
+			seg  int
+			tail bool // drawn from the tail (a sharpened position)
 		}
 		var arr []arrival
 		nominalSeg := func() int {
@@ -340,7 +347,7 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 			for t := r.ExpFloat64(); t < draw*H; t += r.ExpFloat64() {
 				a := arrival{seg: -1}
 				if p.size != nil && r.Float64() < tail {
-					a.seg = ts[r.IntN(len(ts))]
+					a.seg, a.tail = ts[r.IntN(len(ts))], true
 					if gamma > 0 && r.Float64() < gamma {
 						a.at = p.window.at(r.Float64())
 					} else {
@@ -365,7 +372,12 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 				// One arrival's (time, size) density under the tilt over
 				// the profile's: (1 - tail) + tail x (the tail's segment
 				// weight over the profile's) x (H x the window's time
-				// density), the last two only for a tail segment.
+				// density) x (the sharpened position's density), the
+				// last three only for a tail segment.
+				u := r.Float64()
+				if a.tail && sharp > 1 {
+					u = math.Pow(u, 1/sharp)
+				}
 				ratio := 1 - tail
 				if tail > 0 && slices.Contains(ts, a.seg) {
 					hq := 1.0
@@ -375,10 +387,13 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 							hq += gamma * H / float64(p.window.total)
 						}
 					}
+					if sharp > 1 {
+						hq *= sharp * math.Pow(u, sharp-1)
+					}
 					ratio += tail / (float64(len(ts)) * p.size.mass(a.seg)) * hq
 				}
 				logRatio += math.Log(ratio)
-				size := p.size.inSegment(a.seg, r.Float64())
+				size := p.size.inSegment(a.seg, u)
 				switch p.kind {
 				case sim.FaultClockJump:
 					f.By = size

@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
@@ -33,7 +34,8 @@ func cpuTime() time.Duration {
 type speedRow struct {
 	design string
 	ttl    time.Duration
-	pr     *Proposal // nil: the auto method's pilot chooses
+	pr     *Proposal    // nil: the auto method's pilot chooses
+	inv    invariant.ID // default mutual-exclusion
 }
 
 // TestRiskSpeed measures, for each row, the CPU time of an estimate of
@@ -53,23 +55,32 @@ func TestRiskSpeed(t *testing.T) {
 		pr.Tilt.Top = true
 		return pr
 	}
+	sharp := func(pr *Proposal, a float64) *Proposal {
+		pr.Tilt.Sharp = a
+		return pr
+	}
 	windowed := func(pr *Proposal) *Proposal {
 		pr.Tilt.Window = 0.9
 		return pr
 	}
 	rows := []speedRow{
-		{"set-px-lua", time.Second, tilt("", 2, 4)}, // every kind at once: the weights vanish
-		{"set-px-lua", time.Second, nil},
-		{"set-px-lua", time.Second, tilt(sim.FaultPause, 2, 4)},
-		{"set-px-lua", time.Second, top(sim.FaultPause, 1, 1)},
-		{"set-px-lua", time.Second, top(sim.FaultPause, 2, 2)},
-		{"set-px-lua", 1900 * time.Millisecond, top(sim.FaultPause, 1, 1)},
-		{"set-px-lua", 1990 * time.Millisecond, top(sim.FaultPause, 1, 1)},
-		{"redlock", time.Second, top(sim.FaultPause, 1, 1)},
-		{"redlock", 1900 * time.Millisecond, top(sim.FaultPause, 1, 1)},
-		{"set-px-lua", time.Second, windowed(top(sim.FaultPause, 1, 1))},
-		{"set-px-lua", 1990 * time.Millisecond, windowed(top(sim.FaultPause, 1, 1))},
-		{"redlock", time.Second, nil},
+		{"set-px-lua", time.Second, tilt("", 2, 4), ""}, // every kind at once: the weights vanish
+		{"set-px-lua", time.Second, nil, ""},
+		{"set-px-lua", time.Second, tilt(sim.FaultPause, 2, 4), ""},
+		{"set-px-lua", time.Second, top(sim.FaultPause, 1, 1), ""},
+		{"set-px-lua", time.Second, top(sim.FaultPause, 2, 2), ""},
+		{"set-px-lua", 1900 * time.Millisecond, top(sim.FaultPause, 1, 1), ""},
+		{"set-px-lua", 1990 * time.Millisecond, top(sim.FaultPause, 1, 1), ""},
+		{"redlock", time.Second, top(sim.FaultPause, 1, 1), ""},
+		{"redlock", 1900 * time.Millisecond, top(sim.FaultPause, 1, 1), ""},
+		{"set-px-lua", time.Second, windowed(top(sim.FaultPause, 1, 1)), ""},
+		{"set-px-lua", 1990 * time.Millisecond, windowed(top(sim.FaultPause, 1, 1)), ""},
+		{"redlock", time.Second, nil, ""},
+		{"set-px-lua", 1990 * time.Millisecond, sharp(top(sim.FaultPause, 1, 1), 10), ""},
+		{"set-px-lua", 1990 * time.Millisecond, sharp(top(sim.FaultPause, 1, 1), 30), ""},
+		{"set-px-lua", 1990 * time.Millisecond, nil, ""},
+		{"redlock", time.Second, top(sim.FaultPause, 1, 1), invariant.StaleWrite},
+		{"redlock", time.Second, nil, invariant.StaleWrite},
 	}
 	if *speedRows != "" {
 		var keep []speedRow
@@ -82,11 +93,11 @@ func TestRiskSpeed(t *testing.T) {
 		}
 		rows = keep
 	}
-	fmt.Printf("| design | ttl | proposal | runs | CPU | CPU/run | per acquisition [95%%] | broken | rel. half-width | CPU to 50%% |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| design | invariant | ttl | proposal | runs | CPU | CPU/run | per acquisition [95%%] | broken | rel. half-width | CPU to 50%% |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		spec := model.Spec{Design: r.design}
 		spec.Options.TTL = r.ttl
-		ids := []invariant.ID{invariant.MutualExclusion}
+		ids := []invariant.ID{cmp.Or(r.inv, invariant.MutualExclusion)}
 		start := cpuTime()
 		var e Estimate
 		var pr Proposal
@@ -119,7 +130,7 @@ func TestRiskSpeed(t *testing.T) {
 			rel = fmt.Sprintf("%.2f", h)
 			need = (time.Duration(float64(cpu) * math.Pow(h/0.5, 2))).Round(time.Second).String()
 		}
-		fmt.Printf("| %s | %v | %+v | %d | %v | %v | %.3g [%.3g, %.3g] | %d | %s | %s |\n", r.design, r.ttl, pr, *speedRuns,
+		fmt.Printf("| %s | %s | %v | %+v | %d | %v | %v | %.3g [%.3g, %.3g] | %d | %s | %s |\n", r.design, ids[0], r.ttl, pr, *speedRuns,
 			cpu.Round(time.Second), perRun.Round(100*time.Microsecond), e.PerAcquisition, e.CI95Low, e.CI95High, e.Hits, rel, need)
 	}
 }

@@ -97,6 +97,7 @@ func TestImportanceSamplingAgreesWithPlain(t *testing.T) {
 	}
 }
 
+var windowOnly = flag.String("risk.windows.only", "", "TestDangerWindowsSkew's proposals to run, numbers from 1 (default all)")
 var windowStudy = flag.Bool("risk.windows", false, "run TestDangerWindowsSkew: the danger-window proposal against plain sampling over many seeds (docs/risk.md)")
 
 // TestDangerWindowsSkew estimates set-px-lua's mutual-exclusion under the
@@ -117,7 +118,20 @@ func TestDangerWindowsSkew(t *testing.T) {
 	}
 	ids := []invariant.ID{invariant.MutualExclusion}
 	const seeds, runs = 12, 600
-	for _, pr := range []Proposal{PlainProposal, {Tilt: Tilt{Boost: 1, Tail: 1, Window: 0.9}, Defensive: DefensiveShare}, {Tilt: Tilt{Boost: 1, Tail: 1}, Defensive: DefensiveShare}} {
+	proposals := []Proposal{PlainProposal, {Tilt: Tilt{Boost: 1, Tail: 1, Window: 0.9}, Defensive: DefensiveShare}, {Tilt: Tilt{Boost: 1, Tail: 1}, Defensive: DefensiveShare}}
+	for _, tl := range PilotTilts(p)[1:] {
+		proposals = append(proposals, Proposal{Tilt: tl, Defensive: DefensiveShare})
+	}
+	if *windowOnly != "" {
+		var keep []Proposal
+		for _, i := range strings.Split(*windowOnly, ",") {
+			var n int
+			fmt.Sscan(i, &n)
+			keep = append(keep, proposals[n-1])
+		}
+		proposals = keep
+	}
+	for _, pr := range proposals {
 		var ests []float64
 		var mean float64
 		whole := NewTally(ids)
