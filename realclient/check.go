@@ -19,6 +19,7 @@ import (
 	"locksim/harness"
 	"locksim/model"
 	"locksim/model/invariant"
+	"locksim/risk"
 	"locksim/scenarios"
 	"locksim/sim"
 	vd "locksim/verdict"
@@ -35,6 +36,7 @@ type config struct {
 	caller       Caller
 	onLockError  LockErrorPolicy
 	interleave   Interleave      // Settings.Interleave, resolved by newConfig
+	riskMethod   risk.Method     // WithRiskMethod
 	lockKeys     string          // WithLockKeys
 	keyQuorum    int             // WithKeyQuorum
 	valueArg     int             // WithValueArg

@@ -45,6 +45,11 @@
 // their process shares (per incarnation), and a fault on process A is
 // split into one per goroutine at the same instant.
 //
+// How likely (risk.go): Risk runs the real client under fault schedules
+// drawn from a risk.Profile (risk.Sampler, never Check's generator) and
+// returns risk's per-invariant, per-acquisition probabilities with their
+// intervals and method, deterministic and shardable (risk.Merge).
+//
 // Beyond Check's generated runs: WithExhaustive(1 or 2) places every fault
 // at every point of the client's own fault-free run (engine's exhaustive
 // mode, with its bounded guarantee and danger map), and Fuzz runs Go's

@@ -37,6 +37,7 @@ type runConfig struct {
 	keyQuorum    int    // WithKeyQuorum
 	valueArg     int    // WithValueArg
 	goroutines   int    // WithGoroutines
+	all          bool   // every violation, uncapped (Risk counts them all)
 	// steps, if set, receives for each event of the history the number
 	// of the governor's calls into the world so far (exhaustive mode's
 	// point boundaries: events of one call are one moment).
@@ -261,7 +262,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	rewriteKeys(h, keys, lockKeyName, judged.Clients)
 	renameValues(h, judged.Clients, d.sentValues)
 	plainAddrs(h, d.procs)
-	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, judged, keys), Err: runErr, FaultOutcomes: outs, Modules: d.modules.list()}, nil
+	return &model.Result{Spec: rc.spec, Seed: rc.seed, History: h, Violations: verdict(h, judged, keys, rc.all), Err: runErr, FaultOutcomes: outs, Modules: d.modules.list()}, nil
 }
 
 // lockKeyName is Env.Key: the lock's name, and the key client events

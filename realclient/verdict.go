@@ -14,11 +14,16 @@ import (
 // A lock on several masters is judged as Redlock is: a lease is alive while
 // a majority (Options.Quorum) of the nodes that granted it still hold it;
 // a lock with several keys on one node, over its keys (keys.quorum).
-func verdict(h sim.History, s model.Spec, keys lockKeySet) []invariant.Violation {
+// With all, every violation the checkers find (a risk estimate counts
+// them all), not the first MaxPerInvariant of each.
+func verdict(h sim.History, s model.Spec, keys lockKeySet, all bool) []invariant.Violation {
 	cfg := checkConfig(s)
 	cfg.LockKeys = keys.keys
 	if keys.quorum > 0 {
 		cfg.Quorum = keys.quorum
+	}
+	if all {
+		return invariant.CheckIndexAll(history.New(h), cfg)
 	}
 	return invariant.Check(h, cfg)
 }

@@ -83,7 +83,7 @@ func riskMethod(r *risk.Result) string {
 	if r.Proposal.Defensive >= 1 {
 		s := "plain Monte Carlo from the profile"
 		if r.Method == risk.Auto {
-			s += fmt.Sprintf(" (the pilot, %d runs per tilt, found no tilt better)", r.PilotRuns)
+			s += fmt.Sprintf(" (the pilot, %d runs for each of %d tilts, found no tilt better)", r.PilotRuns, r.PilotTilts)
 		}
 		return s
 	}
@@ -91,8 +91,20 @@ func riskMethod(r *risk.Result) string {
 	if w := r.Proposal.Tilt.Window; w > 0 {
 		win = fmt.Sprintf(", %.0f%% of those in the critical sections of a fault-free run", 100*w)
 	}
+	t := r.Proposal.Tilt
+	if t.Kind != "" {
+		from := "the tails"
+		if t.Top {
+			from = "the top segment of their distribution"
+		}
+		if t.Sharp > 1 {
+			from += fmt.Sprintf(", drawn toward its top (sharp %g)", t.Sharp)
+		}
+		return fmt.Sprintf("importance sampling, a defensive mixture: %.0f%% of runs from the profile, the rest with %s faults raised to %g a run (if rarer) and %g of their sizes a run from %s%s (chosen by a pilot of %d runs for each of %d tilts); weights are the likelihood ratio",
+			100*r.Proposal.Defensive, t.Kind, t.Boost, t.Tail, from, win, r.PilotRuns, r.PilotTilts)
+	}
 	return fmt.Sprintf("importance sampling, a defensive mixture: %.0f%% of runs from the profile, the rest with rare faults raised to %g a run and %g sizes a run from the tails%s (chosen by a pilot of %d runs per tilt); weights are the likelihood ratio",
-		100*r.Proposal.Defensive, r.Proposal.Tilt.Boost, r.Proposal.Tilt.Tail, win, r.PilotRuns)
+		100*r.Proposal.Defensive, t.Boost, t.Tail, win, r.PilotRuns)
 }
 
 // prob writes a probability or rate with three significant digits.
@@ -108,7 +120,7 @@ func prob(p float64) string {
 func AdviceText(a *risk.Advice) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "advice for %s under the profile %s: target %s per acquisition on every invariant, by its 95%% upper bound\n", a.Current.Design, a.Current.Profile, prob(a.Target))
-	fmt.Fprintf(&b, "searched %d settings in preference order (shortest wait for a dead holder's lock, then least renewal traffic, then fewest masters), %d runs in all\n\n", len(a.Tried), a.RunsUsed)
+	fmt.Fprintf(&b, "searched %d settings in preference order (shortest wait for a dead holder's lock: the TTL and one retry sleep; then least renewal traffic; then fewest masters), %d runs in all\n\n", len(a.Tried), a.RunsUsed)
 	for _, t := range a.Tried {
 		mark := "over"
 		switch {
@@ -117,14 +129,14 @@ func AdviceText(a *risk.Advice) string {
 		case t.Unconfirmed:
 			mark = "met once, not confirmed from a second seed"
 		}
-		fmt.Fprintf(&b, "  %-24s %s (highest upper bound: %s %s)\n", settingText(t.Setting), mark, t.Worst, prob(t.WorstUpper))
+		fmt.Fprintf(&b, "  %s: %s (highest upper bound: %s %s)\n", settingText(t.Setting), mark, t.Worst, prob(t.WorstUpper))
 	}
 	b.WriteByte('\n')
 	if a.Recommended == nil {
 		fmt.Fprintf(&b, "no recommendation: %s\n", a.Unresolved)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "recommended: %s\n\n", settingText(*a.Recommended))
+	fmt.Fprintf(&b, "recommended: %s\n(a waiter gets a dead holder's lock within %v: the TTL and one retry sleep)\n\n", settingText(*a.Recommended), a.Recommended.DeadWait())
 	fmt.Fprintf(&b, "  %-18s %-28s %s\n", "invariant", "current [95%]", "recommended [95%]")
 	for i, e := range a.Estimate.Estimates {
 		cur := "-"
@@ -149,22 +161,7 @@ func AdviceText(a *risk.Advice) string {
 	return b.String()
 }
 
-func settingText(s risk.Setting) string {
-	t := "ttl " + time.Duration(s.TTL).String()
-	if s.RenewEvery > 0 {
-		t += ", renew every " + time.Duration(s.RenewEvery).String()
-	}
-	if s.Masters > 0 {
-		t += fmt.Sprintf(", %d masters", s.Masters)
-	}
-	if s.Fencing != "" {
-		t += ", fencing " + string(s.Fencing)
-	}
-	if s.DriftFactor > 0 {
-		t += fmt.Sprintf(", drift %g", s.DriftFactor)
-	}
-	return t
-}
+func settingText(s risk.Setting) string { return s.String() }
 
 func estimateText(e risk.Estimate) string {
 	if e.UpperBoundOnly {

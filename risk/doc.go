@@ -22,10 +22,23 @@
 // their tallies, kept as exact sums (Sum), merge into the bytes one process
 // makes. With no violating run the estimate is an upper bound, never zero.
 //
+// The advisor (Advise, advise.go) estimates a design on a fixed grid of
+// settings (TTL, retry backoff and jitter, acquire wait, watchdog period,
+// masters, fencing, drift allowance), sorted by a stated order of
+// preference, and recommends the first whose every upper bound meets a
+// target, within a budget of runs.
+//
+// Runs the simulator alone cannot make (a real client's, package
+// realclient's Risk) come through Config.Judge: the harness runs each
+// sampled schedule and counts it with Count; the sampler then makes no
+// fault-free reference run (NewExternalSampler).
+//
 // Files: profile.go and fields.go (the format and its errors), dist.go
 // (distributions from quantiles or histograms), import.go (GC logs),
-// sampler.go (schedules and their densities), estimate.go (runs, tallies,
-// intervals), risk.go (the pilot, Run and Merge), fsum.go (exact sums).
+// sampler.go (schedules and their densities), window.go (danger windows,
+// not used by the auto method), estimate.go (runs, tallies, intervals),
+// risk.go (the pilot, Run and Merge), fsum.go (exact sums), advise.go (the
+// advisor), point.go (a danger point's chance).
 //
 // Invariant: no wall clock and no global randomness: a run's schedule is a
 // function of (profile, design, seed, run index, proposal).

@@ -53,7 +53,19 @@ func RunOne(smp Sample, seed uint64) Outcome {
 	ix := history.New(h)
 	cc := rs.Check
 	vs := invariant.CheckIndexAll(ix, cc)
-	r := Outcome{Faults: len(s.Faults), Undecided: model.UndecidedOf(ix, cc, vs)}
+	r := Count(smp, ix, vs, model.UndecidedOf(ix, cc, vs))
+	r.Faults = len(s.Faults)
+	return r
+}
+
+// Count is RunOne's tally of a run made elsewhere (a real client's,
+// package realclient): from the run's history, every violation its
+// checkers found (invariant.CheckIndexAll, uncapped) and the invariants it
+// had no verdict on, the acquisitions started in the sample's counted
+// window and, per invariant, the acquisitions involved in a violation that
+// began in it.
+func Count(smp Sample, ix *history.Index, vs []invariant.Violation, undecided []invariant.ID) Outcome {
+	r := Outcome{Faults: len(smp.Spec.Faults), Undecided: undecided}
 	for _, a := range ix.Attempts {
 		if at := ix.H[a.Start].At; at >= smp.CountFrom && at < smp.CountTo {
 			r.Attempts++

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -154,6 +155,18 @@ func Parse(r io.Reader) (Profile, error) {
 		return Profile{}, errors.Wrap(err, "profile")
 	}
 	return p, nil
+}
+
+// ReadProfile reads and validates the profile in a file (Parse): for a
+// test that estimates with a profile kept next to it.
+func ReadProfile(path string) (Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Profile{}, err
+	}
+	defer f.Close()
+	p, err := Parse(f)
+	return p, errors.Wrap(err, path)
 }
 
 // Validate checks every field against its limits; the error names it.

@@ -10,6 +10,7 @@ import (
 
 	"locksim/model"
 	"locksim/model/invariant"
+	"locksim/sim"
 )
 
 // Method chooses how runs are drawn.
@@ -26,15 +27,99 @@ const (
 	Plain Method = "plain"
 )
 
-// Pilot is the auto method's search: these tilts, PilotRuns runs each
-// (from a seed of their own), drawn as a mixture with DefensiveShare.
+// PilotTilts are the auto method's search: plain sampling, then for each
+// fault kind the profile has (in a fixed order) three tilts of that kind
+// alone: one arrival a run if rarer and one size a run from the tail
+// segments; two and two from the top segment only (Tilt.Top); the same
+// sharpened toward the top of that segment (Tilt.Sharp, PilotSharp). A
+// kind whose tail is one segment gets the first and the sharpened one; a
+// kind without sizes (drops) one and two arrivals a run. Two tail draws
+// a run, not one, so that the pilot's few runs see a violation that only
+// the largest sizes cause (the heavy-pause advice of docs/risk.md at ttl
+// 2s saw none in 30 pilot runs with one). PilotRuns runs
+// each (from a seed of their own), drawn as a mixture with DefensiveShare.
+//
+// Top segments: a tail draw spread over every tail segment spends most
+// draws on sizes that break nothing while multiplying the weight's spread;
+// measured on set-px-lua at ttl 1s under the built-in profile (1000 runs
+// each), pauses Boost 2, Tail 4 over the tail segments gave 6.6e-8
+// [0, 1.7e-7] per acquisition (30 broken, relative half-width 1.28),
+// the top segment alone 5.9e-7 [2.2e-7, 9.5e-7] (28 broken, 0.63): the
+// first's low estimate is the skew of its weights (the hits that carry
+// the risk are drawn rarely and weigh much), as a back-of-the-envelope
+// 3e-7 to 6e-7 says (docs/risk.md, Speed).
+//
+// One kind at a time (Tilt.Kind): a tilt of every kind at once raises the
+// built-in profile's partitions, crashes and clock jumps (each about 1e-5
+// a run) to a few a run together, so almost every tilted run weighs about
+// 1e-26 and the runs that carry the pause risk come only from the
+// defensive share; measured on set-px-lua (ttl 1s, 1000 runs of the tilt
+// Boost 2, Tail 4 of every kind) the estimate was 3e-26 [0, 9e-26] per
+// acquisition, against about 5e-7 (docs/risk.md, Speed).
 //
 // No tilt here uses danger windows (Tilt.Window): on the validation table,
 // frequent faults shift a run's timing away from the fault-free reference
 // run, so the windows miss the real critical sections and the estimates
 // came out 3 to 7 times below plain sampling's, their intervals barely
 // overlapping: unbiased in theory, too skewed to trust at these run counts.
-var Pilot = []Tilt{{}, {Boost: 0.5, Tail: 0.5}, {Boost: 1, Tail: 1}, {Boost: 2, Tail: 4}}
+// PilotSharp is the pilot's sharpened tilts' Sharp.
+const PilotSharp = 10
+
+func PilotTilts(p Profile) []Tilt {
+	ts := []Tilt{{}}
+	for _, k := range profileKinds(p) {
+		d := kindSizes(p, k)
+		switch {
+		case d == nil: // drops: no sizes to tilt
+			ts = append(ts, Tilt{Kind: k, Boost: 1}, Tilt{Kind: k, Boost: 2})
+		case len(tailSegments(*d)) == 1: // the top segment is the tail
+			ts = append(ts, Tilt{Kind: k, Boost: 1, Tail: 1}, Tilt{Kind: k, Boost: 2, Tail: 2, Sharp: PilotSharp})
+		default:
+			ts = append(ts, Tilt{Kind: k, Boost: 1, Tail: 1}, Tilt{Kind: k, Boost: 2, Tail: 2, Top: true}, Tilt{Kind: k, Boost: 2, Tail: 2, Top: true, Sharp: PilotSharp})
+		}
+	}
+	return ts
+}
+
+// kindSizes is the size distribution of a kind's faults in the profile
+// (nil for drops).
+func kindSizes(p Profile, k sim.FaultKind) *Dist {
+	var a *Arrivals
+	switch k {
+	case sim.FaultPause:
+		a = p.Pauses
+	case sim.FaultStarve:
+		a = p.starvations()
+	case sim.FaultPartition:
+		a = p.Partitions
+	case sim.FaultNodeCrash:
+		a = p.NodeCrashes
+	case sim.FaultClockJump:
+		a = p.jumps()
+	}
+	if a == nil {
+		return nil
+	}
+	return &a.Size
+}
+
+// profileKinds are the fault kinds a profile draws, in a fixed order.
+func profileKinds(p Profile) []sim.FaultKind {
+	var ks []sim.FaultKind
+	for _, k := range []struct {
+		kind sim.FaultKind
+		a    *Arrivals
+	}{{sim.FaultPause, p.Pauses}, {sim.FaultStarve, p.starvations()}, {sim.FaultPartition, p.Partitions},
+		{sim.FaultNodeCrash, p.NodeCrashes}, {sim.FaultClockJump, p.jumps()}} {
+		if k.a != nil && k.a.PerHour > 0 {
+			ks = append(ks, k.kind)
+		}
+	}
+	if p.Network.DropsPerLinkHour > 0 {
+		ks = append(ks, sim.FaultDrop)
+	}
+	return ks
+}
 
 // DefensiveShare is the share of an importance-sampling campaign's runs
 // drawn from the profile itself: it caps every weight at 1/DefensiveShare.
@@ -67,6 +152,11 @@ type Config struct {
 	Invariants []invariant.ID
 	Context    context.Context
 	Progress   func(done, planned int)
+	// Judge, if set, makes each run (the pilot's too) instead of RunOne:
+	// a harness that runs what the simulator alone cannot (a real
+	// client, package realclient) and counts it with Count. The sampler
+	// then makes no fault-free reference run (NewExternalSampler).
+	Judge func(Sample, uint64) Outcome
 }
 
 // Result is a finished estimate (or one shard's tally of it).
@@ -83,8 +173,10 @@ type Result struct {
 	Settle   Duration `json:"settle"`
 	Method   Method   `json:"method"`
 	Proposal Proposal `json:"proposal"`
-	// PilotRuns is how many runs the pilot made (per tilt).
-	PilotRuns int `json:"pilot_runs,omitempty"`
+	// PilotRuns is how many runs the pilot made per tilt, PilotTilts
+	// how many tilts it tried.
+	PilotRuns  int `json:"pilot_runs,omitempty"`
+	PilotTilts int `json:"pilot_tilts,omitempty"`
 	// ExpectedFaults is the mean faults per run under the profile, and
 	// under the chosen tilt.
 	ExpectedFaults       float64 `json:"expected_faults_per_run"`
@@ -104,7 +196,11 @@ func Run(cfg Config) (*Result, error) {
 	if cfg.Shard < 0 || cfg.Shard >= shards {
 		return nil, errors.Errorf("shard %d of %d does not exist", cfg.Shard, shards)
 	}
-	sm, err := NewSampler(cfg.Profile, cfg.Spec)
+	newSampler := NewSampler
+	if cfg.Judge != nil {
+		newSampler = NewExternalSampler
+	}
+	sm, err := newSampler(cfg.Profile, cfg.Spec)
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +223,7 @@ func Run(cfg Config) (*Result, error) {
 	case Auto, "":
 		res.Method = Auto
 		res.PilotRuns = pilotRuns(cfg.Runs)
+		res.PilotTilts = len(PilotTilts(cfg.Profile))
 		pr, err := choose(sm, cfg, ids, res.PilotRuns)
 		if err != nil {
 			return nil, err
@@ -137,7 +234,7 @@ func Run(cfg Config) (*Result, error) {
 		return nil, errors.Errorf("method %q: use auto or plain", cfg.Method)
 	}
 	t, err := Campaign{Sampler: sm, Proposal: res.Proposal, Runs: cfg.Runs, Seed: cfg.Seed, Shard: cfg.Shard, Shards: shards,
-		Context: cfg.Context, Progress: cfg.Progress, Invariants: ids}.Tally()
+		Context: cfg.Context, Progress: cfg.Progress, Invariants: ids, Judge: cfg.Judge}.Tally()
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +304,7 @@ func pilotRuns(runs int) int { return min(200, max(20, runs/20)) }
 // violating run is ten times tighter than the mixture's.
 func choose(sm *Sampler, cfg Config, ids []invariant.ID, m int) (Proposal, error) {
 	best, bestScore := PlainProposal, math.Inf(1)
-	for _, t := range Pilot {
+	for _, t := range PilotTilts(cfg.Profile) {
 		pr := Proposal{Tilt: t, Defensive: DefensiveShare}
 		if t == (Tilt{}) {
 			pr = PlainProposal
@@ -218,7 +315,12 @@ func choose(sm *Sampler, cfg Config, ids []invariant.ID, m int) (Proposal, error
 				return Proposal{}, errors.New("interrupted during the pilot")
 			}
 			smp := sm.Draw(cfg.Seed^pilotSalt, i, pr)
-			r := RunOne(smp, cfg.Seed^pilotSalt+uint64(i))
+			var r Outcome
+			if cfg.Judge != nil {
+				r = cfg.Judge(smp, cfg.Seed^pilotSalt+uint64(i))
+			} else {
+				r = RunOne(smp, cfg.Seed^pilotSalt+uint64(i))
+			}
 			if r.Err != nil {
 				return Proposal{}, errors.Wrap(r.Err, "a pilot run stopped early")
 			}

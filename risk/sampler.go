@@ -35,12 +35,40 @@ import (
 //     client's. The rest arrive uniformly over the run, so every instant
 //     keeps a density above zero.
 //
+//   - Kind, if set, confines the tilt to that fault kind's processes
+//     (the others keep the profile's rates and sizes, and have no part in
+//     the weight), and Boost then counts the kind's arrivals per run
+//     across all its processes (each raised by the same factor). A tilt
+//     of every kind raises every rare process at once, and with a few
+//     very rare ones (the built-in profile's partitions, crashes and
+//     jumps) almost every tilted run holds schedules the profile makes
+//     10^-20 likely: their weights vanish, the runs that carry the risk
+//     (few boosted arrivals) are almost never drawn, and the interval
+//     misses the risk by orders of magnitude. The pilot tries one kind at
+//     a time (PilotTilts).
+//
 // The zero Tilt is the profile itself.
+//
+//   - Top draws the tail sizes from the distribution's last segment only
+//     (the largest sizes), not uniformly among the tail segments: the
+//     other tail segments' draws add to the weight's spread and rarely to
+//     the risk.
+//
+//   - Sharp (above 1) draws a tail size's position in its segment toward
+//     the segment's top: u^(1/Sharp) for a uniform u (density Sharp x
+//     w^(Sharp-1) at position w), for risks that only the very largest
+//     sizes reach (a TTL near the profile's longest pause).
 type Tilt struct {
-	Boost  float64 `json:"boost"`
-	Tail   float64 `json:"tail"`
-	Window float64 `json:"window,omitempty"`
+	Kind   sim.FaultKind `json:"kind,omitempty"`
+	Boost  float64       `json:"boost"`
+	Tail   float64       `json:"tail"`
+	Top    bool          `json:"top,omitempty"`
+	Sharp  float64       `json:"sharp,omitempty"`
+	Window float64       `json:"window,omitempty"`
 }
+
+// applies reports whether the tilt changes process p.
+func (t Tilt) applies(p arrivalProcess) bool { return t.Kind == "" || t.Kind == p.kind }
 
 // TailFrom is where a distribution's tail starts, as a quantile.
 const TailFrom = 0.9
@@ -95,6 +123,17 @@ type arrivalProcess struct {
 // design, its options, fencing and topology; the profile sets the clients,
 // the workload, the network and the faults.
 func NewSampler(p Profile, base model.Spec) (*Sampler, error) {
+	return newSampler(p, base, true)
+}
+
+// NewExternalSampler is NewSampler for runs the risk package does not make
+// (Config.Judge: a real client's): it makes no fault-free reference run,
+// so windowed tilts (Tilt.Window) draw as unwindowed ones.
+func NewExternalSampler(p Profile, base model.Spec) (*Sampler, error) {
+	return newSampler(p, base, false)
+}
+
+func newSampler(p Profile, base model.Spec, reference bool) (*Sampler, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -118,9 +157,12 @@ func NewSampler(p Profile, base model.Spec) (*Sampler, error) {
 	}
 	r := s.Roster()
 	sm := &Sampler{p: p, base: s, horizon: h, settle: settle, nodes: r.Nodes}
-	own, all, err := dangerWindows(s, sm.span())
-	if err != nil {
-		return nil, err
+	own, all := map[string]window{}, window{}
+	if reference {
+		var err error
+		if own, all, err = dangerWindows(s, sm.span()); err != nil {
+			return nil, err
+		}
 	}
 	if a := p.Pauses; a != nil && a.PerHour > 0 {
 		for _, c := range s.Clients {
@@ -190,7 +232,20 @@ func (sm *Sampler) mean(p arrivalProcess) float64 { return p.perHour * sm.span()
 
 // boost is the factor a tilt multiplies a process's rate by (1 or more).
 func (sm *Sampler) boost(p arrivalProcess, t Tilt) float64 {
-	if m := sm.mean(p); t.Boost > m {
+	if !t.applies(p) {
+		return 1
+	}
+	m := sm.mean(p)
+	if t.Kind != "" {
+		// The kind's arrivals per run across its processes.
+		m = 0
+		for _, q := range sm.procs {
+			if q.kind == t.Kind {
+				m += sm.mean(q)
+			}
+		}
+	}
+	if t.Boost > m {
 		return t.Boost / m
 	}
 	return 1
@@ -204,7 +259,7 @@ func (sm *Sampler) tailShare(t Tilt) float64 {
 	}
 	var sized float64
 	for _, p := range sm.procs {
-		if p.size != nil {
+		if p.size != nil && t.applies(p) {
 			sized += sm.mean(p) * sm.boost(p, t)
 		}
 	}
@@ -237,7 +292,7 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 	// has no part in the weight.
 	s.Workload.Work = max(time.Microsecond, sm.p.Workload.Section.Quantile(r.Float64()))
 	tilted := pr.Defensive < 1 && r.Float64() >= pr.Defensive
-	tail := sm.tailShare(pr.Tilt)
+	tailAll := sm.tailShare(pr.Tilt)
 	var faults []sim.Fault
 	if ppm := sm.p.ClockDriftPPM; ppm > 0 {
 		n := int64(ppm)
@@ -258,6 +313,10 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 			draw *= k
 		}
 		H := float64(sm.span())
+		tail, sharp := tailAll, pr.Tilt.Sharp
+		if !pr.Tilt.applies(p) {
+			tail, sharp = 0, 0
+		}
 		gamma := 0.0
 		if pr.Tilt.Window > 0 && p.window.total > 0 {
 			gamma = pr.Tilt.Window
@@ -265,10 +324,14 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 		var ts []int
 		if p.size != nil {
 			ts = tailSegments(*p.size)
+			if pr.Tilt.Top {
+				ts = ts[len(ts)-1:]
+			}
 		}
 		type arrival struct {
-			at  time.Duration
-			seg int
+			at   time.Duration
+			seg  int
+			tail bool // drawn from the tail (a sharpened position)
 		}
 		var arr []arrival
 		nominalSeg := func() int {
@@ -284,7 +347,7 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 			for t := r.ExpFloat64(); t < draw*H; t += r.ExpFloat64() {
 				a := arrival{seg: -1}
 				if p.size != nil && r.Float64() < tail {
-					a.seg = ts[r.IntN(len(ts))]
+					a.seg, a.tail = ts[r.IntN(len(ts))], true
 					if gamma > 0 && r.Float64() < gamma {
 						a.at = p.window.at(r.Float64())
 					} else {
@@ -309,7 +372,12 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 				// One arrival's (time, size) density under the tilt over
 				// the profile's: (1 - tail) + tail x (the tail's segment
 				// weight over the profile's) x (H x the window's time
-				// density), the last two only for a tail segment.
+				// density) x (the sharpened position's density), the
+				// last three only for a tail segment.
+				u := r.Float64()
+				if a.tail && sharp > 1 {
+					u = math.Pow(u, 1/sharp)
+				}
 				ratio := 1 - tail
 				if tail > 0 && slices.Contains(ts, a.seg) {
 					hq := 1.0
@@ -319,10 +387,13 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 							hq += gamma * H / float64(p.window.total)
 						}
 					}
+					if sharp > 1 {
+						hq *= sharp * math.Pow(u, sharp-1)
+					}
 					ratio += tail / (float64(len(ts)) * p.size.mass(a.seg)) * hq
 				}
 				logRatio += math.Log(ratio)
-				size := p.size.inSegment(a.seg, r.Float64())
+				size := p.size.inSegment(a.seg, u)
 				switch p.kind {
 				case sim.FaultClockJump:
 					f.By = size

@@ -1,7 +1,9 @@
 package risk
 
 import (
+	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,5 +94,65 @@ func TestImportanceSamplingAgreesWithPlain(t *testing.T) {
 	if *longValidation {
 		fmt.Println("| design | invariant | plain per acquisition [95%] | importance sampling [95%] | runs broken (plain, IS) |\n|---|---|---|---|---|")
 		fmt.Println(strings.Join(table, "\n"))
+	}
+}
+
+var windowOnly = flag.String("risk.windows.only", "", "TestDangerWindowsSkew's proposals to run, numbers from 1 (default all)")
+var windowStudy = flag.Bool("risk.windows", false, "run TestDangerWindowsSkew: the danger-window proposal against plain sampling over many seeds (docs/risk.md)")
+
+// TestDangerWindowsSkew estimates set-px-lua's mutual-exclusion under the
+// heavy pauses from many seeds, by plain sampling and by the danger-window
+// proposal, and prints each one's mean, median and the share of runs'
+// weight that carries the windowed estimate: whether the windows' low
+// estimates are a bias (means apart) or a skew (means together, medians
+// apart). -risk.windows; docs/risk.md, "Tried and set aside".
+func TestDangerWindowsSkew(t *testing.T) {
+	if !*windowStudy {
+		t.Skip("pass -risk.windows")
+	}
+	p := validationProfile(heavyPauses)
+	spec := model.Spec{Design: "set-px-lua"}
+	sm, err := NewSampler(p, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []invariant.ID{invariant.MutualExclusion}
+	const seeds, runs = 12, 600
+	proposals := []Proposal{PlainProposal, {Tilt: Tilt{Boost: 1, Tail: 1, Window: 0.9}, Defensive: DefensiveShare}, {Tilt: Tilt{Boost: 1, Tail: 1}, Defensive: DefensiveShare}}
+	for _, tl := range PilotTilts(p)[1:] {
+		proposals = append(proposals, Proposal{Tilt: tl, Defensive: DefensiveShare})
+	}
+	if *windowOnly != "" {
+		var keep []Proposal
+		for _, i := range strings.Split(*windowOnly, ",") {
+			var n int
+			fmt.Sscan(i, &n)
+			keep = append(keep, proposals[n-1])
+		}
+		proposals = keep
+	}
+	for _, pr := range proposals {
+		var ests []float64
+		var mean float64
+		whole := NewTally(ids)
+		for seed := uint64(1); seed <= seeds; seed++ {
+			tl, err := Campaign{Sampler: sm, Proposal: pr, Runs: runs, Seed: 100 + seed, Invariants: ids}.Tally()
+			if err != nil {
+				t.Fatal(err)
+			}
+			es, err := tl.Estimates(pr, sm.Horizon().Hours())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ests = append(ests, es[0].PerAcquisition)
+			mean += es[0].PerAcquisition / seeds
+			if err := whole.Merge(tl); err != nil {
+				t.Fatal(err)
+			}
+		}
+		slices.Sort(ests)
+		all, _ := whole.Estimates(pr, sm.Horizon().Hours())
+		fmt.Printf("%+v: mean of %d estimates %.3g, median %.3g, min %.3g, max %.3g; all %d runs together %.3g [%.3g, %.3g], %d broken\n",
+			pr.Tilt, seeds, mean, (ests[seeds/2-1]+ests[seeds/2])/2, ests[0], ests[seeds-1], seeds*runs, all[0].PerAcquisition, all[0].CI95Low, all[0].CI95High, all[0].Hits)
 	}
 }

@@ -17,12 +17,16 @@ const adviseUsage = `advise --design ID --target P [--profile FILE] [flags]
 
 Which settings keep the risk per acquisition under a target in this
 environment? Estimates the design on a fixed grid of settings (TTL; the
-watchdog period for designs that renew; the masters for quorum designs:
-docs/risk.md, "The advisor") in preference order - the shortest wait for a
-lock whose holder died, then the least renewal traffic, then the fewest
-masters - and recommends the first whose every invariant's 95% upper bound
-is under the target; prints the current and recommended risk side by side
-and what doubling every pause does.
+retry backoff, retry jitter and acquire wait; the watchdog period for
+designs that renew; the masters for quorum designs; fencing; the drift
+allowance: docs/risk.md, "The advisor") in preference order - the
+shortest wait for a lock whose holder died (the TTL and one retry sleep),
+then the least renewal traffic, then the fewest masters - and recommends
+the first whose every invariant's 95% upper bound is under the target,
+confirmed from a second seed; prints the current and recommended risk side
+by side and what doubling every pause does. --budget caps the runs of the
+whole search; when it runs out first the answer is "not resolved within
+budget".
 
 Exit codes: 0 a recommendation, 1 no setting met the target (or the budget
 ran out first), 2 usage or input error.`
