@@ -441,6 +441,26 @@ func proseProblems(sc *scenarios.Scenario, d string, r *model.Result) []string {
 			out = append(out, "the scenario's text says `"+d+"` "+m[2]+", but its run breaks "+string(r.Violations[0].Invariant))
 		}
 	}
+	// "C wrote ... while D still believed it held it": one of C's accepted
+	// writes falls inside a hold of D's (the scenario's own design; another
+	// design's run tells another story).
+	if d == sc.Design {
+		ix := history.New(r.History)
+		for _, m := range whileHeldClaim.FindAllStringSubmatch(strings.Join(strings.Fields(sc.Text), " "), -1) {
+			found := false
+			for _, e := range r.History {
+				if e.Kind != history.KindResWrite || e.Peer != m[1] || e.Reply != "(integer) 1" {
+					continue
+				}
+				for _, sec := range ix.Sections {
+					found = found || sec.Client == m[2] && sec.From <= e.At && e.At <= sec.To
+				}
+			}
+			if !found {
+				out = append(out, fmt.Sprintf("the scenario's text says %q, but no write of %s's was accepted while %s held the lock", m[0], m[1], m[2]))
+			}
+		}
+	}
 	// A reason the text gives for liveness's "no verdict" is the verdict's.
 	for _, m := range noVerdictClaim.FindAllStringSubmatch(sc.Text, -1) {
 		said := strings.Join(strings.Fields(m[1]), " ")
@@ -460,6 +480,10 @@ func proseProblems(sc *scenarios.Scenario, d string, r *model.Result) []string {
 	}
 	return out
 }
+
+// whileHeldClaim is a scenario text's claim that C wrote while D held
+// (or believed it held) the lock.
+var whileHeldClaim = regexp.MustCompile(`\b([A-Z]) wrote [^.:;]*?while ([A-Z]) still (?:believed it )?held (?:it|the lock)`)
 
 // noVerdictClaim is a scenario text's reason for liveness's "no verdict".
 var noVerdictClaim = regexp.MustCompile(`liveness\s+has\s+no\s+verdict,?\s+([^)]*)`)

@@ -43,6 +43,7 @@ func (t *timeline) whyHeld(r *model.Result) []heldItem {
 	items = append(items, t.renewals()...)
 	items = append(items, t.freedByExpiry()...)
 	items = append(items, t.keptThroughPause()...)
+	items = append(items, t.keptThroughRestart()...)
 	w, c := t.waits()
 	items = append(items, w...)
 	costs = append(costs, c...)
@@ -619,6 +620,49 @@ func (t *timeline) keptThroughPause() []heldItem {
 					Seqs: []int{c.Pos}})
 			}
 			break
+		}
+	}
+	return out
+}
+
+// keptThroughRestart: a node that granted a hold crashed during it and
+// came back with the holder's key (its persistence kept it), so the grant
+// there survived the crash: the decisive fact of a run whose restart would
+// otherwise have lost the key (redsync-186 with --persistence aof-always).
+func (t *timeline) keptThroughRestart() []heldItem {
+	var out []heldItem
+	for _, s := range t.ix.Sections {
+		end := s.EndPos
+		if end < 0 {
+			end = len(t.h) - 1
+		}
+		for _, g := range s.Grants {
+			for _, c := range t.ix.Keys[history.NodeKey{Node: g.Node, Key: g.Key}] {
+				e := t.h[c.Pos]
+				if c.Pos <= s.Acq || c.Pos > end || c.Value != s.Value || e.Kind != sim.KindKey || e.Note != "restart" {
+					continue
+				}
+				// The crash and the restart before this key event.
+				crash, up := -1, -1
+				for i := c.Pos - 1; i > s.Acq && (crash < 0 || up < 0); i-- {
+					switch x := t.h[i]; {
+					case x.Actor == g.Node && x.Kind == sim.KindNodeUp && up < 0:
+						up = i
+					case x.Actor == g.Node && x.Kind == sim.KindNodeCrash && up >= 0:
+						crash = i
+					}
+				}
+				if crash < 0 || up < 0 || !t.ix.Alive(g.Node, g.Key, s.Value, end) {
+					continue // the key did not stay the holder's to the hold's end
+				}
+				how := ""
+				if n := t.h[up].Note; n != "" {
+					how = " (" + n + ")"
+				}
+				out = append(out, heldItem{Text: g.Node + " crashed at " + fmtT(t.h[crash].At) + " while " + s.Client + " held the lock and restarted at " +
+					fmtT(t.h[up].At) + " with " + s.Client + "'s key" + how + ": the grant there outlived the crash, so " + g.Node +
+					" could not be taken from under " + s.Client, Seqs: []int{crash, up, c.Pos}})
+			}
 		}
 	}
 	return out

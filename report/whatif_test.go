@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"locksim/model"
+	"locksim/sim"
 )
 
 // TestWhatIfLongerTTLSaysWhyItHeld: gc-pause with --ttl 3s holds because
@@ -34,6 +35,35 @@ func TestWhatIfLongerTTLSaysWhyItHeld(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, tx.String())
 		}
+	}
+}
+
+// TestWhatIfPersistenceSaysWhyItHeld: redsync-186 with --persistence
+// aof-always holds because r3 came back from its crash with A's key; why
+// it held names that restart (it said only that B was not granted), and
+// the run as written, whose r3 restarts empty, breaks.
+func TestWhatIfPersistenceSaysWhyItHeld(t *testing.T) {
+	sc := lookup(t, "redsync-186")
+	spec, err := sc.SpecFor(sc.Design)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := model.Run(spec, 1); err != nil || r.Err != nil || len(r.Violations) == 0 {
+		t.Fatalf("the scenario as written: %v %v, %d violations; want it broken", err, r.Err, len(r.Violations))
+	}
+	spec.Topology.Persistence = sim.PersistAlways
+	r, err := model.Run(spec, 1)
+	if err != nil || r.Err != nil || len(r.Violations) > 0 {
+		t.Fatalf("run: %v %v, %d violations", err, r.Err, len(r.Violations))
+	}
+	var tx strings.Builder
+	if err := Text(&tx, r, TextOptions{Meta: Meta{Teaching: sc.Text, WhatIf: []string{"--persistence aof-always"}}}); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(strings.Fields(tx.String()), " ")
+	want := "r3 crashed at 1.110054s while A held the lock and restarted at 1.120054s with A's key (persistence aof-always): the grant there outlived the crash, so r3 could not be taken from under A"
+	if !strings.Contains(out, want) {
+		t.Errorf("the report lacks %q:\n%s", want, tx.String())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/clock"
+	"locksim/internal/bounded"
 	"locksim/model"
 	"locksim/sim"
 )
@@ -122,7 +123,7 @@ func needs(design string, o model.Options) (masters, replicas int) {
 // wait-replica needs at least one replica per group (and its WAIT count).
 func (s *Scenario) Applies(design string) (bool, string) {
 	if known := Designs(); !slices.Contains(known, design) {
-		return false, "unknown design " + strconv.Quote(design) + " (known: " + strings.Join(known, ", ") + ")"
+		return false, "unknown design " + bounded.Q(design) + " (known: " + strings.Join(known, ", ") + ")"
 	}
 	if s.Designs != nil && !slices.Contains(s.Designs, design) {
 		return false, "scenario " + s.Name + " applies to designs " + strings.Join(s.Designs, ", ") + " only; not " + design

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/pkg/errors"
+
+	"locksim/internal/bounded"
 )
 
 // Interleave is how the world orders events due at the same virtual
@@ -84,18 +86,18 @@ func ParseInterleave(s string) (Interleave, error) {
 	}
 	rest, ok := strings.CutPrefix(s, "pct:")
 	if !ok {
-		return Interleave{}, errors.Errorf("interleave %q: want fixed, random, pct:D or pct:D/H (depth D, horizon H choice points)", s)
+		return Interleave{}, errors.Errorf("interleave %s: want fixed, random, pct:D or pct:D/H (depth D, horizon H choice points)", bounded.Q(s))
 	}
 	dText, hText, hasH := strings.Cut(rest, "/")
 	d, err := strconv.Atoi(dText)
 	if err != nil || d < 1 || d > MaxPCTDepth {
-		return Interleave{}, errors.Errorf("interleave %q: the depth D of pct:D is 1 to %d", s, MaxPCTDepth)
+		return Interleave{}, errors.Errorf("interleave %s: the depth D of pct:D is 1 to %d", bounded.Q(s), MaxPCTDepth)
 	}
 	il := Interleave{Policy: InterleavePCT, Depth: d}
 	if hasH {
 		h, err := strconv.Atoi(hText)
 		if err != nil || h < 1 || h > MaxPCTHorizon {
-			return Interleave{}, errors.Errorf("interleave %q: the horizon H of pct:D/H is 1 to %d choice points", s, MaxPCTHorizon)
+			return Interleave{}, errors.Errorf("interleave %s: the horizon H of pct:D/H is 1 to %d choice points", bounded.Q(s), MaxPCTHorizon)
 		}
 		il.Horizon = h
 	}
@@ -113,10 +115,10 @@ func parseScript(s, list string) (Interleave, error) {
 		at, err1 := strconv.Atoi(c)
 		pick, err2 := strconv.Atoi(p)
 		if !ok || err1 != nil || err2 != nil || at < 1 || pick < 1 || at > MaxPCTHorizon || pick > 1<<16 {
-			return Interleave{}, errors.Errorf("interleave %q: want preempt:C.P,... (choice point C from 1, candidate P from 1, C increasing)", s)
+			return Interleave{}, errors.Errorf("interleave %s: want preempt:C.P,... (choice point C from 1, candidate P from 1, C increasing)", bounded.Q(s))
 		}
 		if n := len(il.Script); n > 0 && at <= il.Script[n-1].At {
-			return Interleave{}, errors.Errorf("interleave %q: the choice points must increase", s)
+			return Interleave{}, errors.Errorf("interleave %s: the choice points must increase", bounded.Q(s))
 		}
 		il.Script = append(il.Script, Reorder{At: at, Pick: pick})
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/pkg/errors"
+
+	"locksim/internal/bounded"
 )
 
 // Version is the Redis (or Valkey) release the nodes of a run model: the
@@ -86,7 +88,7 @@ func ParseVersion(s string) (Version, error) {
 			return v, nil
 		}
 	}
-	return Version{}, errors.Errorf("unknown server release %q: locksim models %s", s, VersionNames())
+	return Version{}, errors.Errorf("unknown server release %s: locksim models %s", bounded.Q(s), VersionNames())
 }
 
 // atLeast reports whether v is release major.minor of flavor or later.

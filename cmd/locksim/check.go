@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"locksim/engine"
+	"locksim/internal/bounded"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/report"
@@ -112,7 +113,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		base.Interleave = il.String()
 	}
 	if *g.partitions != "reset" && *g.partitions != "blackhole" {
-		return exitUsage, usagef("--partitions %q: want reset or blackhole", *g.partitions)
+		return exitUsage, usagef("--partitions %s: want reset or blackhole", bounded.Q(*g.partitions))
 	}
 	blackhole := *g.partitions == "blackhole"
 	if !*ex.on {
@@ -273,7 +274,7 @@ func (g genFlags) gen(blackhole bool) (scenarios.Gen, error) {
 		return scenarios.Gen{}, usagef("--pause-at: %v", err)
 	}
 	if !slices.Contains([]string{"redis", "resource", "all"}, *g.links) {
-		return scenarios.Gen{}, usagef("--links %q: want redis, resource or all", *g.links)
+		return scenarios.Gen{}, usagef("--links %s: want redis, resource or all", bounded.Q(*g.links))
 	}
 	return scenarios.Gen{Kinds: kinds, PauseAt: places, DelayMax: *g.delayMax, Links: scenarios.Links(*g.links), MaxFaults: *g.maxFaults, Swarm: *g.swarm, Blackhole: blackhole}, nil
 }
@@ -319,9 +320,9 @@ func applyCheckFlags(fs *flags, s *model.Spec, f checkFlags) error {
 	case set("readers") && set("clients") && f.readers > f.clients:
 		return usagef("--readers %d: more than the %d clients", f.readers, f.clients)
 	case !slices.Contains(sim.Persistences, sim.Persistence(f.persistence)):
-		return usagef("--persistence %q: want %s", f.persistence, sim.PersistenceNames())
+		return usagef("--persistence %s: want %s", bounded.Q(f.persistence), sim.PersistenceNames())
 	case f.fencing != "" && !slices.Contains(model.Fencings, model.Fencing(f.fencing)):
-		return usagef("--fencing %q: want %s", f.fencing, model.FencingNames())
+		return usagef("--fencing %s: want %s", bounded.Q(f.fencing), model.FencingNames())
 	}
 	if err := f.checkRanges(fs); err != nil {
 		return err
@@ -421,7 +422,7 @@ func parseKinds(s string) ([]sim.FaultKind, error) {
 			continue
 		}
 		if !slices.Contains(sim.FaultKinds, sim.FaultKind(p)) {
-			return nil, usagef("unknown fault kind %q in --faults (known: %s)", p, kindNames(sim.FaultKinds))
+			return nil, usagef("unknown fault kind %s in --faults (known: %s)", bounded.Q(p), kindNames(sim.FaultKinds))
 		}
 		out = append(out, sim.FaultKind(p))
 	}

@@ -6,6 +6,7 @@ import (
 
 	"locksim/engine"
 	"locksim/internal/atomicfile"
+	"locksim/internal/bounded"
 	"locksim/logcheck"
 	"locksim/sim"
 )
@@ -19,14 +20,14 @@ func exportLog(path string, h sim.History, stderr io.Writer, cmd string) error {
 	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
-		return usagef("--export: cannot write %s: %v", path, err)
+		return usagef("--export: cannot write %s: %s", bounded.Clip(path), bounded.Clip(err.Error()))
 	}
 	if err := logcheck.Export(f, h); err != nil {
 		f.Abort()
 		return usagef("--export: %v", err)
 	}
 	if err := f.Commit(); err != nil {
-		return usagef("--export: cannot write %s: %v", path, err)
+		return usagef("--export: cannot write %s: %s", bounded.Clip(path), bounded.Clip(err.Error()))
 	}
 	fmt.Fprintf(stderr, "locksim %s: lock log exported to %s (locksim check-log %s)\n", cmd, path, path)
 	return nil
@@ -39,7 +40,7 @@ func exportMinimal(path string, res *engine.CheckResult, stderr io.Writer) error
 		return nil
 	}
 	if res.Minimal == nil || res.Minimal.Err != nil {
-		fmt.Fprintf(stderr, "locksim check: --export: no run broke a counted invariant, so no lock log was written to %s\n", path)
+		fmt.Fprintf(stderr, "locksim check: --export: no run broke a counted invariant, so no lock log was written to %s\n", bounded.Clip(path))
 		return nil
 	}
 	return exportLog(path, res.Minimal.History, stderr, "check")

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"locksim/internal/bounded"
 )
 
 // flagsOf reads a command's flags and their types from its --help.
@@ -89,6 +91,10 @@ func TestExtremeFlagValues(t *testing.T) {
 					t.Errorf("%s %s: exit 2, but the message does not name the flag: %q", cmd, short, firstLine(errs))
 				case code != exitUsage && !accepted[name+"="+v] && typ != "" && typ != "string":
 					t.Errorf("%s %s: accepted (exit %d): %s", cmd, short, code, firstLine(out))
+				case len(v) > 2*bounded.MaxQuote && strings.Contains(errs+out, v[:2*bounded.MaxQuote]):
+					// Issue 38 point 2: a message quotes a bounded prefix of
+					// a value, never the value whole.
+					t.Errorf("%s %s: the output quotes the %d-byte value past %d bytes: %.120q", cmd, short, len(v), bounded.MaxQuote, firstLine(errs+out))
 				}
 			}
 		}
@@ -99,4 +105,30 @@ func TestExtremeFlagValues(t *testing.T) {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return l
+}
+
+// A command-line argument of 20,000 bytes, to every command, as a file
+// or a word, and as the command itself: refused (exit 2), and no message
+// holds it whole (issue 38 point 2: a bounded prefix of any value; an os
+// error's path included).
+func TestLongArgumentsAreQuotedBounded(t *testing.T) {
+	long := strings.Repeat("x", 20_000)
+	for _, args := range append([][]string{{long}}, func() (all [][]string) {
+		for _, c := range commandNames() {
+			all = append(all, []string{c, long})
+		}
+		return all
+	}()...) {
+		code, out, errs := runCLI(args...)
+		name := args[0]
+		if len(name) > 20 {
+			name = name[:20] + "..."
+		}
+		if code != exitUsage {
+			t.Errorf("%s LONG: exit %d, want %d", name, code, exitUsage)
+		}
+		if strings.Contains(out+errs, long[:2*bounded.MaxQuote]) {
+			t.Errorf("%s LONG: the output holds the argument past %d bytes: %.160q", name, bounded.MaxQuote, firstLine(errs))
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/internal/atomicfile"
+	"locksim/internal/bounded"
 	"locksim/model"
 	"locksim/report"
 )
@@ -103,7 +104,7 @@ func output(path string, stdout io.Writer) (io.Writer, func(error) error, error)
 	// over it once complete (an error or an interrupt keeps the old one).
 	f, err := atomicfile.Create(path)
 	if err != nil {
-		return nil, nil, usagef("cannot write %s: %v", path, err)
+		return nil, nil, usagef("cannot write %s: %s", bounded.Clip(path), bounded.Clip(err.Error()))
 	}
 	return f, func(err error) error {
 		if err != nil {
@@ -111,7 +112,7 @@ func output(path string, stdout io.Writer) (io.Writer, func(error) error, error)
 			return err
 		}
 		if err := f.Commit(); err != nil {
-			return usagef("cannot write %s: %v", path, err)
+			return usagef("cannot write %s: %s", bounded.Clip(path), bounded.Clip(err.Error()))
 		}
 		return nil
 	}, nil
@@ -213,7 +214,7 @@ func parseShard(s string) (int, int, error) {
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-		return 0, 0, usagef("--shard %q: want i/n with 0 <= i < n, e.g. 0/2", s)
+		return 0, 0, usagef("--shard %s: want i/n with 0 <= i < n, e.g. 0/2", bounded.Q(s))
 	}
 	return i, n, nil
 }

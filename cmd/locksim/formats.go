@@ -3,6 +3,8 @@ package main
 import (
 	"slices"
 	"strings"
+
+	"locksim/internal/bounded"
 )
 
 // formatRow is one --format value and the commands that accept it; a
@@ -49,7 +51,7 @@ func checkFormat(cmd, format string) error {
 	if _, mode, ok := strings.Cut(cmd, " "); ok {
 		with = " with " + mode
 	}
-	return usagef("unknown --format %q%s (want %s)", format, with, orList(formatsOf(cmd)))
+	return usagef("unknown --format %s%s (want %s)", bounded.Q(format), with, orList(formatsOf(cmd)))
 }
 
 // orList joins words as "a, b or c".

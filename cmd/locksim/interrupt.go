@@ -25,13 +25,20 @@ var interruptSignals = append([]os.Signal{os.Interrupt, syscall.SIGTERM}, hangup
 var graceful atomic.Int32
 
 // interruptContext is done at the first of interruptSignals; stop
-// unregisters it.
+// unregisters it. A campaign that a signal stopped stays graceful after
+// stop: it goes on to print its partial summary and return
+// exitInterrupted, and main's handler, which gets the same signal and may
+// run only after stop (a loaded machine), must not exit half way through
+// that summary (it did: "hangup: stopped" after the summary's first line).
 func interruptContext() (ctx context.Context, stop func()) {
 	graceful.Add(1)
 	ctx, cancel := signal.NotifyContext(context.Background(), interruptSignals...)
 	return ctx, func() {
+		interrupted := ctx.Err() != nil
 		cancel()
-		graceful.Add(-1)
+		if !interrupted {
+			graceful.Add(-1)
+		}
 	}
 }
 

@@ -8,9 +8,11 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/pkg/errors"
 
+	"locksim/internal/bounded"
 	"locksim/verdict"
 )
 
@@ -102,7 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	cmd, ok := commands()[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "locksim: unknown command %q\n\n%s", args[0], overview)
+		fmt.Fprintf(stderr, "locksim: unknown command %s\n\n%s", bounded.Q(args[0]), overview)
 		return exitUsage
 	}
 	out := &checkedWriter{w: stdout}
@@ -118,14 +120,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		var ue *usageError
+		msg := clipArgs(err.Error(), args[1:])
 		if errors.As(err, &ue) {
-			fmt.Fprintf(stderr, "locksim %s: %s\nRun 'locksim %s --help' for usage.\n", args[0], err, args[0])
+			fmt.Fprintf(stderr, "locksim %s: %s\nRun 'locksim %s --help' for usage.\n", args[0], msg, args[0])
 		} else {
-			fmt.Fprintf(stderr, "locksim %s: %s\n", args[0], err)
+			fmt.Fprintf(stderr, "locksim %s: %s\n", args[0], msg)
 		}
 		return exitUsage
 	}
 	return code
+}
+
+// clipArgs bounds what an error message quotes of the command line: an
+// argument (or a flag's value after "=") longer than twice bounded.MaxQuote
+// that the message holds whole, as an os error holds a path, is cut to
+// its first bytes and how many more (issue 38: a message quotes a bounded
+// prefix of any value). The commands quote values through bounded.Q
+// themselves; this keeps any message they build from an argument bounded.
+func clipArgs(msg string, args []string) string {
+	for _, a := range args {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+			a = v
+		}
+		if len(a) > 2*bounded.MaxQuote && strings.Contains(msg, a) {
+			msg = strings.ReplaceAll(msg, a, bounded.Clip(a))
+		}
+	}
+	return msg
 }
 
 // checkedWriter is stdout, remembering the first error writing to it.

@@ -9,6 +9,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/engine"
+	"locksim/internal/bounded"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/report"
@@ -159,7 +160,7 @@ func checkFencing(f string) error {
 			return nil
 		}
 	}
-	return usagef("--fencing %q: want %s", f, model.FencingNames())
+	return usagef("--fencing %s: want %s", bounded.Q(f), model.FencingNames())
 }
 
 const sweepUsage = `sweep [--param NAME] [--design ID | --acquire FILE --release FILE [--renew FILE]] [--x VALUES] [--y VALUES] [--seeds N] [--format text|svg] [-o FILE]
@@ -206,7 +207,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	switch {
 	case !ok:
-		return exitUsage, usagef("unknown --param %q (want %s)", *param, strings.Join(engine.SweepParamNames(), ", "))
+		return exitUsage, usagef("unknown --param %s (want %s)", bounded.Q(*param), strings.Join(engine.SweepParamNames(), ", "))
 	case fs.NArg() > 0:
 		return exitUsage, usagef("unexpected argument %q", fs.Arg(0))
 	case *seeds < 1 || *seeds > 1000:
