@@ -87,7 +87,7 @@ func Risk(t *testing.T, setup Setup, p risk.Profile, opts ...Option) (*risk.Resu
 	res, err := risk.Run(risk.Config{Spec: base, Profile: p, Runs: runs, Seed: seed, Method: c.riskMethod,
 		Shard: c.Shard, Shards: c.Shards, Invariants: c.Invariants, Judge: judge})
 	if err != nil {
-		return nil, errors.Wrapf(err, "realclient: %s", c.name)
+		return nil, errors.Wrapf(err, "risk of %s", c.name)
 	}
 	res.Design = c.Base.Design
 	return res, nil

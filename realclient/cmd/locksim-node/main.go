@@ -19,7 +19,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,6 +33,8 @@ import (
 	"locksim/realclient/node"
 	"locksim/report"
 	"locksim/sim"
+
+	"github.com/pkg/errors"
 )
 
 const (
@@ -163,7 +164,7 @@ func (s summary) line() string {
 
 func (s *settings) validate(rest []string) error {
 	if len(rest) > 0 {
-		return fmt.Errorf("unexpected arguments %q: the module is given with --lock FILE", rest)
+		return errors.Errorf("unexpected arguments %q: the module is given with --lock FILE", rest)
 	}
 	if s.lock == "" {
 		return errors.New("--lock FILE is required: the lock module to check (docs/node.md)")
@@ -175,35 +176,35 @@ func (s *settings) validate(rest []string) error {
 	s.lock = abs
 	st, err := os.Stat(abs)
 	if err != nil {
-		return fmt.Errorf("--lock: %v", err)
+		return errors.Errorf("--lock: %v", err)
 	}
 	if st.IsDir() {
-		return fmt.Errorf("--lock %s is a directory: give the module file", abs)
+		return errors.Errorf("--lock %s is a directory: give the module file", abs)
 	}
 	switch filepath.Ext(abs) {
 	case ".cjs", ".js", ".mjs":
 	default:
-		return fmt.Errorf("--lock %s: want a .cjs, .js or .mjs module exporting setup(env)", abs)
+		return errors.Errorf("--lock %s: want a .cjs, .js or .mjs module exporting setup(env)", abs)
 	}
 	for _, k := range strings.Split(s.faults, ",") {
 		k = strings.TrimSpace(k)
 		if _, ok := sim.FaultKindOf(sim.FaultKind(k)); !ok {
-			return fmt.Errorf("--faults: unknown fault kind %q (locksim faults lists them)", k)
+			return errors.Errorf("--faults: unknown fault kind %q (locksim faults lists them)", k)
 		}
 	}
 	switch {
 	case s.masters < 1 || s.masters > 9:
-		return fmt.Errorf("--masters %d: want 1 to 9", s.masters)
+		return errors.Errorf("--masters %d: want 1 to 9", s.masters)
 	case s.runs < 1 || s.runs > 1_000_000:
-		return fmt.Errorf("--runs %d: want 1 to 1000000", s.runs)
+		return errors.Errorf("--runs %d: want 1 to 1000000", s.runs)
 	case s.seed < 1 || s.seed > 1<<62:
-		return fmt.Errorf("--seed %d: want 1 to 2^62", s.seed)
+		return errors.Errorf("--seed %d: want 1 to 2^62", s.seed)
 	case s.exhaustive < 0 || s.exhaustive > 2:
-		return fmt.Errorf("--exhaustive %d: want 1 or 2 (0: generated runs)", s.exhaustive)
+		return errors.Errorf("--exhaustive %d: want 1 or 2 (0: generated runs)", s.exhaustive)
 	case s.valueArg < 0 || s.valueArg > 16:
-		return fmt.Errorf("--value-arg %d: want 1 to 16", s.valueArg)
+		return errors.Errorf("--value-arg %d: want 1 to 16", s.valueArg)
 	case s.format != "text" && s.format != "json":
-		return fmt.Errorf("--format %q: want text or json", s.format)
+		return errors.Errorf("--format %q: want text or json", s.format)
 	}
 	name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 	if s.caseDir == "" {
@@ -232,7 +233,7 @@ func goList() (string, error) {
 	cmd.Stderr = &errb
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go list locksim/realclient/node: %v: %s (run from locksim's realclient directory, or a module that requires locksim/realclient)", err, strings.TrimSpace(errb.String()))
+		return "", errors.Errorf("go list locksim/realclient/node: %v: %s (run from locksim's realclient directory, or a module that requires locksim/realclient)", err, strings.TrimSpace(errb.String()))
 	}
 	return strings.TrimSpace(string(out)), nil
 }
