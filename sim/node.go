@@ -98,6 +98,9 @@ type node struct {
 	// ev and erng serve maxmemory and its eviction policy (evict.go).
 	ev   evictState
 	erng *rand.Rand
+	// trackAccess: a memory-pressure fault names the node, which may cap
+	// it later; its key accesses count from the start (pressure.go).
+	trackAccess bool
 }
 
 func newNode(w *World, nc NodeConfig) (*node, error) {
