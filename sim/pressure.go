@@ -37,8 +37,8 @@ import (
 // The fault fires when the burst took the node past its maxmemory (it
 // evicted, or a write got OOM, or the node is over at its end). A burst
 // that fits under the limit evicts nothing and changes nothing for the
-// lock: it is reported as never fired, so a run that held is not taken as
-// having tested memory pressure. A node down, a replica (it refuses the
+// lock: it is reported as never fired (FaultNoPressure), so a run that
+// held is not taken as having tested memory pressure. A node down, a replica (it refuses the
 // other application's writes) or one that crashes during the burst: no
 // target. A stalled node takes the burst at its resume.
 //
@@ -179,7 +179,7 @@ func (n *node) pressure(f Fault) FaultOutcome {
 	if pressed || n.usedMemory() > n.cfg.MaxMemory {
 		return FaultFired
 	}
-	return FaultNoTarget
+	return FaultNoPressure
 }
 
 // writeOther runs one write of another application (the filler, a

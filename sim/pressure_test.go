@@ -87,7 +87,7 @@ func TestMemoryPressure(t *testing.T) {
 			if got := after[len(after)-1]; got != tc.incr {
 				t.Errorf("the INCR after the burst got %s, want %s\n%s", got, tc.incr, h.Text())
 			}
-			if out.Fired() != tc.fired {
+			if out.Fired() != tc.fired || !tc.fired && out != FaultNoPressure {
 				t.Errorf("fired %v (%s), want %v", out.Fired(), out, tc.fired)
 			}
 			ev := kinds(h, "r1", KindMemoryPressure)
