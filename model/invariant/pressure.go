@@ -31,9 +31,16 @@ func pressureBefore(ix *history.Index, node string, pos int) int {
 }
 
 // pressureText says which burst the eviction at pos followed, citing it,
-// or "" when no memory-pressure burst on its node came before it.
+// or "" when no memory-pressure burst on its node came before it. pos is
+// the evict event, or the key change it caused (a loss's), recorded at
+// the same instant after it.
 func pressureText(x *explanation, pos int) string {
 	e := x.ix.H[pos]
+	for p := pos - 1; e.Kind != sim.KindEvict && p >= 0 && x.ix.H[p].At == e.At; p-- {
+		if h := x.ix.H[p]; h.Kind == sim.KindEvict && h.Actor == e.Actor && h.Key == e.Key {
+			e, pos = h, p
+		}
+	}
 	if e.Kind != sim.KindEvict || e.Note == "" {
 		return ""
 	}
