@@ -102,11 +102,7 @@ var faultViews = map[sim.Kind]faultView{
 		return e.Actor + "'s " + e.Task + " task starved of CPU for " + short(e.Dur) + ", until " + fmtT(e.At+e.Dur) + " (its other tasks run on)"
 	}},
 	sim.KindMemoryPressure: {mark: markMemoryPressure, story: true, scene: true, describe: func(t *timeline, e sim.Event) string {
-		life := "for good"
-		if e.Dur > 0 {
-			life = "for " + short(e.Dur)
-		}
-		return "another application wrote " + itoa(e.N) + " bytes of data to " + e.Actor + " at once, its keys " + life + " (" + e.Note + "): " + e.Actor + " evicts by its policy"
+		return "another application wrote " + itoa(e.N) + " bytes of data to " + e.Actor + " at once (" + e.Note + "): " + e.Actor + " evicts by its policy"
 	}},
 	sim.KindStarveEnd: {mark: markStarveEnd, story: true, describe: func(t *timeline, e sim.Event) string {
 		return e.Actor + "'s " + e.Task + " task runs again: " + itoa(e.N) + " held wake-ups and operations run"

@@ -147,18 +147,26 @@ func (n *node) pressure(f Fault) FaultOutcome {
 		return FaultNoTarget
 	}
 	n.sync()
-	note := ""
+	capped, lasts := false, f.Dur
 	if n.cfg.MaxMemory <= 0 {
 		n.cfg.MaxMemory = max(n.usedMemory(), 1)
 		n.cfg.Policy = f.Policy
-		note = " (capped at its use)"
+		capped, lasts = true, 0 // the cap stays for the rest of the run
 	}
 	pol := n.cfg.Policy
 	if pol == "" {
 		pol = NoEviction
 	}
-	note = "maxmemory " + strconv.FormatInt(n.cfg.MaxMemory, 10) + " " + string(pol) + note
-	n.w.record(Event{Actor: n.name, Kind: KindMemoryPressure, Local: n.local(), N: f.Size, Dur: f.Dur, Note: note})
+	note := "maxmemory " + strconv.FormatInt(n.cfg.MaxMemory, 10) + " " + string(pol)
+	if capped {
+		note += ", capped at its use"
+	}
+	if f.Dur > 0 {
+		note += "; its keys expire after " + FormatDuration(f.Dur)
+	} else {
+		note += "; its keys stay"
+	}
+	n.w.record(Event{Actor: n.name, Kind: KindMemoryPressure, Local: n.local(), N: f.Size, Dur: lasts, Note: note})
 	pressed := false
 	for added := int64(0); added < f.Size; {
 		n.ev.seq++

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pressureRun runs one client that sets lock (with a TTL) and INCRs
@@ -74,6 +75,8 @@ func TestMemoryPressure(t *testing.T) {
 		fired     bool
 	}{
 		{"capped allkeys-lru", 0, "", Fault{Size: 100, Policy: AllKeysLRU}, []string{"token", "lock"}, "(integer) 1", true},
+		{"capped, keys expire", 0, "", Fault{Size: 100, Policy: AllKeysLRU, Dur: 2 * time.Second}, []string{"token", "lock"}, "(integer) 1", true},
+		{"its own limit, keys expire", 400, AllKeysLRU, Fault{Size: 300, Dur: 2 * time.Second}, []string{"token", "lock"}, "(integer) 1", true},
 		{"capped volatile-lru", 0, "", Fault{Size: 100, Policy: VolatileLRU}, []string{"lock"}, "(error) " + MsgOOM, true},
 		{"capped allkeys-lfu", 0, "", Fault{Size: 100, Policy: AllKeysLFU}, nil, "(integer) 2", true},
 		{"room for it", 5000, AllKeysLRU, Fault{Size: 1000}, nil, "(integer) 2", false},
@@ -94,8 +97,14 @@ func TestMemoryPressure(t *testing.T) {
 			if len(ev) != 1 || ev[0].N != tc.f.Size {
 				t.Fatalf("memory-pressure events %v", ev)
 			}
-			if capped := strings.Contains(ev[0].Note, "(capped at its use)"); capped != (tc.maxmemory == 0) {
+			if capped := strings.Contains(ev[0].Note, ", capped at its use"); capped != (tc.maxmemory == 0) {
 				t.Errorf("note %q: capped %v, want %v", ev[0].Note, capped, tc.maxmemory == 0)
+			}
+			// The pressure lasts as long as its keys on a node with its
+			// own limit; a cap stays: for good (liveness is not judged
+			// after the keys expire on a node still capped).
+			if lasts := tc.f.Dur * time.Duration(min(tc.maxmemory, 1)); ev[0].Dur != lasts {
+				t.Errorf("the event lasts %v, want %v", ev[0].Dur, lasts)
 			}
 		})
 	}
