@@ -241,6 +241,8 @@ var menuKinds = []menuKind{
 			}
 		}
 	}},
+	{kind: sim.FaultClusterFailover, Skip: "a manual failover is an operator's action on a cluster, not a failure at a point of the run: left to the random search"},
+	{kind: sim.FaultSlotMigrate, Skip: "a slot migration is an operator's resharding of a cluster, not a failure at a point of the run: left to the random search"},
 	{kind: sim.FaultMemoryPressure, peer: func(m *menuAt, n string) {
 		if !slices.Contains(m.x.kinds, sim.FaultMemoryPressure) || deploys(m.x.spec) {
 			return
@@ -258,8 +260,6 @@ var menuKinds = []menuKind{
 			m.add(sim.Fault{Kind: sim.FaultMemoryPressure, Target: n, Size: pressureKeyBytes, Policy: pol}, m.nodeRole()+" under "+string(pol), DurClass{}, 0)
 		}
 	}},
-	{kind: sim.FaultClusterFailover, Skip: "a manual failover is an operator's action on a cluster, not a failure at a point of the run: left to the random search"},
-	{kind: sim.FaultSlotMigrate, Skip: "a slot migration is an operator's resharding of a cluster, not a failure at a point of the run: left to the random search"},
 }
 
 // sizeOrForever is a class's size for picking a group's smallest
