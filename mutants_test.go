@@ -216,6 +216,19 @@ func zoo() []mutant {
 			exSkip:    "eviction is the nodes' policy (a topology setting), not a fault exhaustive mode places",
 			shortRuns: 100, // a node filled every 20ms: the twin's 2,000 runs take about 20 s of CPU
 			mechanism: "evicted"},
+		// maxmemory-policy under the memory-pressure fault: a burst of
+		// other data takes a node that the lock's keys nearly fill (200
+		// bytes) past its maxmemory. Under allkeys-lru the node evicts
+		// the idlest keys, the fencing counter and the lock key: token 1
+		// twice, two holders. Under noeviction (Redis's default) the
+		// writes past the limit get OOM: the lock may wait, never break
+		// (scenario memory-pressure-burst, docs/evict.md).
+		{name: "the eviction policy (allkeys-lru under a burst of other data)", design: model.Fenced, twin: model.Fenced,
+			opts: []Option{WithGen(scenarios.Gen{Kinds: []sim.FaultKind{sim.FaultMemoryPressure}, MaxFaults: 1, Swarm: true}),
+				WithInvariants(invariant.TokenUnique, invariant.MutualExclusion)},
+			mutOpts:   []Option{WithTopology(model.Topology{MaxMemory: 200, Policy: sim.AllKeysLRU})},
+			twinOpts:  []Option{WithTopology(model.Topology{MaxMemory: 200, Policy: sim.NoEviction})},
+			mechanism: "under memory pressure"},
 		// Not a pair: the wall-clock deadline (Java's
 		// System.currentTimeMillis()) against the monotonic one breaks
 		// only with two faults together, a delay or pause that outlasts

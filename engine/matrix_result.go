@@ -104,6 +104,12 @@ type MatrixCell struct {
 	// such runs showing other invariants only has no verdict (check's
 	// rule for a run that broke only an uncounted invariant).
 	NoneAcquired int
+	// NoneFired counts the runs (of Runs) of a scenario with faults in
+	// which none took effect (a memory-pressure burst the node had room
+	// for, a trigger that never came): what they held was not tested
+	// against the scenario's faults, so a cell of such runs that broke
+	// nothing has no verdict either.
+	NoneFired int `json:",omitempty"`
 }
 
 // InvariantResult is one invariant over the runs of a cell.
@@ -164,6 +170,9 @@ func CellOf(all []*model.Result) MatrixCell {
 		c.Idle = c.Idle && !history.New(r.History).WriteAccepted()
 		if !slices.ContainsFunc(r.History, func(e sim.Event) bool { return e.Kind == history.KindAcquired }) {
 			c.NoneAcquired++
+		}
+		if n := len(r.Spec.Faults); n > 0 && len(r.Unfired()) == n {
+			c.NoneFired++
 		}
 	}
 	ids := slices.Clone(invariant.All)

@@ -243,6 +243,23 @@ var menuKinds = []menuKind{
 	}},
 	{kind: sim.FaultClusterFailover, Skip: "a manual failover is an operator's action on a cluster, not a failure at a point of the run: left to the random search"},
 	{kind: sim.FaultSlotMigrate, Skip: "a slot migration is an operator's resharding of a cluster, not a failure at a point of the run: left to the random search"},
+	{kind: sim.FaultMemoryPressure, peer: func(m *menuAt, n string) {
+		if !slices.Contains(m.x.kinds, sim.FaultMemoryPressure) || deploys(m.x.spec) {
+			return
+		}
+		// A burst of other data on the node, for good: on a node with
+		// maxmemory, as much as its maxmemory (it evicts by its own
+		// policy); on one without, one key's worth with the node capped
+		// at what it holds, under a policy that takes any key and one
+		// that takes only keys with a TTL.
+		if mm := m.x.spec.Topology.MaxMemory; mm > 0 {
+			m.add(sim.Fault{Kind: sim.FaultMemoryPressure, Target: n, Size: min(mm, sim.MaxPressureBytes)}, m.nodeRole(), DurClass{}, 0)
+			return
+		}
+		for _, pol := range []sim.EvictionPolicy{sim.AllKeysLRU, sim.VolatileLRU} {
+			m.add(sim.Fault{Kind: sim.FaultMemoryPressure, Target: n, Size: pressureKeyBytes, Policy: pol}, m.nodeRole()+" under "+string(pol), DurClass{}, 0)
+		}
+	}},
 }
 
 // sizeOrForever is a class's size for picking a group's smallest
@@ -378,4 +395,19 @@ func command(args []string) string {
 		return "a request"
 	}
 	return strings.ToUpper(args[0])
+}
+
+// pressureKeyBytes is about the memory of one key of a memory-pressure
+// burst (64 + "fill:N" + 100 bytes).
+const pressureKeyBytes = 170
+
+// deploys reports whether s's design brings its own nodes (a consensus
+// cluster), which hold no Redis keys.
+func deploys(s model.Spec) bool {
+	var d model.Design = s.Custom
+	if d == nil {
+		d, _ = model.LookupDesign(s.Design)
+	}
+	_, ok := d.(model.Deployer)
+	return ok
 }

@@ -62,3 +62,26 @@ func TestExhaustivePlacesNodeStall(t *testing.T) {
 		}
 	}
 }
+
+// TestExhaustivePlacesMemoryPressure: asked for memory-pressure,
+// exhaustive mode writes a burst on every node a point involves. On nodes
+// without maxmemory (the fault caps them) under a policy that takes any
+// key and one that takes keys with a TTL: the holder's lock key is
+// evicted and set-px-lua breaks. On nodes with maxmemory under
+// noeviction, a burst of maxmemory bytes: writes get OOM, the lock is
+// unobtainable but never unsafe.
+func TestExhaustivePlacesMemoryPressure(t *testing.T) {
+	for _, tc := range []struct {
+		topo   model.Topology
+		broken bool
+	}{{model.Topology{}, true}, {model.Topology{MaxMemory: 2000, Policy: sim.NoEviction}, false}} {
+		r := exhaustive(t, ExhaustiveConfig{Base: model.Spec{Design: model.SetPxLua, Topology: tc.topo, Workload: model.Workload{Work: 500 * time.Millisecond}},
+			Kinds: []sim.FaultKind{sim.FaultMemoryPressure}})
+		if r.Total() == 0 {
+			t.Fatalf("%+v: no schedule placed a memory-pressure", tc.topo)
+		}
+		if r.Failed() != tc.broken {
+			t.Errorf("%+v: failed %v, want %v: %s", tc.topo, r.Failed(), tc.broken, r.Guarantee())
+		}
+	}
+}

@@ -7,8 +7,8 @@ import (
 )
 
 // Shrink greedily minimises a failing schedule: it drops faults, then
-// halves durations and pulls start times earlier, keeping each change for
-// which stillFails holds. It makes at most maxRuns runs.
+// halves durations (and memory-pressure sizes) and pulls start times
+// earlier, keeping each change for which stillFails holds. It makes at most maxRuns runs.
 func Shrink(faults []sim.Fault, stillFails func([]sim.Fault) bool, maxRuns int) []sim.Fault {
 	cur := append([]sim.Fault(nil), faults...)
 	runs := 0
@@ -37,6 +37,7 @@ func Shrink(faults []sim.Fault, stillFails func([]sim.Fault) bool, maxRuns int) 
 				func(f *sim.Fault) bool { f.At /= 2; return f.At > time.Millisecond },
 				func(f *sim.Fault) bool { f.Extra /= 2; return f.Extra > time.Millisecond },
 				func(f *sim.Fault) bool { f.By /= 2; return f.By > time.Millisecond || f.By < -time.Millisecond },
+				func(f *sim.Fault) bool { f.Size /= 2; return f.Size > 0 }, // a memory-pressure burst
 			} {
 				c := append([]sim.Fault(nil), cur...)
 				if mut(&c[i]) && try(c) {

@@ -271,6 +271,13 @@ func (o *oracle) observe(w *sim.World, e sim.Event) {
 			end = e.At + e.Dur + time.Duration(e.N)
 		case sim.KindNetDrop:
 			end = e.At + e.Dur
+		case sim.KindMemoryPressure:
+			// The pressure lasts as long as the burst's keys; for good
+			// when they stay or the burst capped the node (the cap stays).
+			if e.Dur == 0 {
+				o.forever["memory-pressure "+e.Actor]++
+			}
+			end = e.At + e.Dur
 		case sim.KindClockJump:
 			// A step back delays the TTLs a node holds, and a client's
 			// deadlines when it decides by its wall clock.
@@ -1255,6 +1262,15 @@ func randomSpecFor(r *rand.Rand, design string, kinds []sim.FaultKind) model.Spe
 			if r.IntN(2) == 0 {
 				kinds := []sim.Kind{history.KindAcquired, sim.KindCall, history.KindWrite, history.KindReleaseSend}
 				f.At, f.After = 0, &sim.Trigger{Actor: c, Kind: kinds[r.IntN(len(kinds))], Nth: 1 + r.IntN(4)}
+			}
+		case sim.FaultMemoryPressure:
+			// A burst on a node without maxmemory (the specs set none):
+			// capped at what it holds, under a drawn policy; its keys
+			// expire one time in two.
+			f = sim.Fault{Kind: sim.FaultMemoryPressure, At: at, Target: n, Size: int64(170 * (1 + r.IntN(4))),
+				Policy: sim.EvictionPolicies[r.IntN(len(sim.EvictionPolicies))]}
+			if r.IntN(2) == 0 {
+				f.Dur = ms(1, int(3*ttl/time.Millisecond))
 			}
 		case sim.FaultSlotMigrate:
 			// On a cluster of the spec's groups (three at least): "lock"

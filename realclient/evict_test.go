@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"locksim/model"
+	"locksim/model/history"
 	"locksim/model/invariant"
 	"locksim/sim"
 )
@@ -41,6 +42,50 @@ func TestEvictionOnARealClient(t *testing.T) {
 	if !evicted || !slices.Contains(invariant.Broken(r.Violations), invariant.StaleWrite) {
 		t.Errorf("allkeys-lru: lock key evicted %v, broken %v: want the key evicted and stale-write broken\n%s",
 			evicted, invariant.Broken(r.Violations), r.History.Text())
+	}
+	r = run(sim.NoEviction)
+	for _, id := range []invariant.ID{invariant.MutualExclusion, invariant.StaleWrite} {
+		if slices.Contains(invariant.Broken(r.Violations), id) {
+			t.Errorf("noeviction broke %s: a refused write must never make the lock unsafe\n%s", id, r.History.Text())
+		}
+	}
+}
+
+// The memory-pressure fault on a real client's node: a node without
+// maxmemory takes another application's burst of one key 100ms after A
+// acquired, capped at what it holds then. Under allkeys-lru A's idle lock
+// key goes (it is older than the burst), B acquires while A works, and
+// A writes without a lease; under noeviction nothing is evicted, the
+// writes past the cap get OOM, and the lock stays safe (the burst fired:
+// the node was over its limit).
+func TestMemoryPressureOnARealClient(t *testing.T) {
+	cfg, err := newConfig([]Option{WithName("twin"), WithCaller(CallerTrusting)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p sim.EvictionPolicy) *model.Result {
+		s := model.Spec{
+			Design:   DesignPrefix + "twin",
+			Options:  model.Options{TTL: 5 * time.Second},
+			Workload: model.Workload{Cycles: 1, Work: 2 * time.Second, Start: 10 * time.Millisecond},
+			Faults: []sim.Fault{{Kind: sim.FaultMemoryPressure, Target: "r1", Size: 170, Policy: p,
+				At: 100 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindAcquired}}},
+		}
+		r, err := cfg.run(t, s.WithDefaults(), 1, newTwin(twinBugs{}))
+		if err != nil || r.Err != nil {
+			t.Fatal(err, r.Err)
+		}
+		if !r.FaultOutcomes[0].Fired() {
+			t.Fatalf("%s: the burst never fired (%s)\n%s", p, r.FaultOutcomes[0], r.History.Text())
+		}
+		return r
+	}
+	r := run(sim.AllKeysLRU)
+	evicted := slices.ContainsFunc(r.History, func(e sim.Event) bool { return e.Kind == sim.KindEvict && e.Key == "lock" })
+	broken := invariant.Broken(r.Violations)
+	if !evicted || !slices.Contains(broken, invariant.MutualExclusion) || !slices.Contains(broken, invariant.StaleWrite) {
+		t.Errorf("allkeys-lru: lock key evicted %v, broken %v: want the key evicted, mutual-exclusion and stale-write broken\n%s",
+			evicted, broken, r.History.Text())
 	}
 	r = run(sim.NoEviction)
 	for _, id := range []invariant.ID{invariant.MutualExclusion, invariant.StaleWrite} {

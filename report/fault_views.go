@@ -101,6 +101,9 @@ var faultViews = map[sim.Kind]faultView{
 	sim.KindStarve: {mark: markStarve, story: true, scene: true, describe: func(t *timeline, e sim.Event) string {
 		return e.Actor + "'s " + e.Task + " task starved of CPU for " + short(e.Dur) + ", until " + fmtT(e.At+e.Dur) + " (its other tasks run on)"
 	}},
+	sim.KindMemoryPressure: {mark: markMemoryPressure, story: true, scene: true, describe: func(t *timeline, e sim.Event) string {
+		return "another application wrote " + itoa(e.N) + " bytes of data to " + e.Actor + " at once (" + e.Note + "): " + e.Actor + " evicts by its policy"
+	}},
 	sim.KindStarveEnd: {mark: markStarveEnd, story: true, describe: func(t *timeline, e sim.Event) string {
 		return e.Actor + "'s " + e.Task + " task runs again: " + itoa(e.N) + " held wake-ups and operations run"
 	}},

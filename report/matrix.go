@@ -176,9 +176,9 @@ func cellStateOf(m *Matrix, pc placedCell, invs []invariant.ID) cellState {
 		}
 	case pc.cell.Errors > 0:
 		st.kind, st.text = "error", errMark
-	case checked == 0 || pc.cell.NoneAcquired >= pc.cell.Runs:
-		// No invariant shown was judged, or no run acquired and none
-		// shown broke: nothing shown held.
+	case checked == 0 || pc.cell.NoneAcquired >= pc.cell.Runs || pc.cell.NoneFired >= pc.cell.Runs:
+		// No invariant shown was judged, or no run acquired, or no run's
+		// faults took effect, and none shown broke: nothing shown held.
 		st.kind, st.text = "unchecked", "?"
 	case pc.cell.Idle:
 		st.text = "idle"

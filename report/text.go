@@ -235,6 +235,7 @@ var markGlyph = map[string]byte{
 	markNetDelay: 'd', markNetDrop: 'o', markResRead: 'v', markResReadRefused: 'V',
 	markNodeStall: 'b', markNodeResume: 'g',
 	markStarve: 'c', markStarveEnd: 'C',
+	markMemoryPressure: 'M',
 }
 
 // markShownBy names, for each mark the text draws no glyph for, the glyph
@@ -262,6 +263,7 @@ var legendText = []struct {
 	{'J', "clock jump"}, {'%', "clock rate change"}, {'d', "network delay"}, {'o', "network drop"},
 	{'b', "node stalled (its thread blocked)"}, {'g', "stalled node serves again"},
 	{'c', "a task starved of CPU (the rest of the process runs)"}, {'C', "the starved task runs again"},
+	{'M', "memory pressure: a burst of other data (the node evicts by its maxmemory-policy)"},
 	{'E', "task error"}, {'+', "several events in one column (each listed in the key events)"},
 	{'*', "danger: one fault here can lose data"}, {'m', "danger: one fault here breaks the lease, the data holds"},
 	{'l', "danger: one fault here stalls the lock (liveness)"}, {'.', "danger: no single fault here breaks anything"},

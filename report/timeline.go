@@ -78,6 +78,9 @@ const (
 	markStarveEnd      = "starve-end"
 )
 
+// markMemoryPressure marks a memory-pressure fault's burst on its node.
+const markMemoryPressure = "memory-pressure"
+
 // span is something that lasts, drawn as a bar. Times are true time.
 type span struct {
 	Kind string        `json:"kind"`

@@ -36,6 +36,7 @@ var IDs = []string{
 	"wall-clock-jump",
 	"no-faults",
 	"evict-token-counter",
+	"memory-pressure-burst",
 	// The consensus lease (package consensus) against the same faults.
 	"consensus-majority",
 	"consensus-pause",

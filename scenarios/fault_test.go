@@ -61,6 +61,10 @@ var faultCases = []struct {
 		"evict r1 key=lock at 3s"},
 	{sim.Fault{Kind: sim.FaultPause, Target: "A", Dur: 1, At: 1234567891},
 		"pause A at 1.234567891s for 1ns"},
+	{sim.Fault{Kind: sim.FaultMemoryPressure, Target: "r1", Size: 2000, At: time.Second},
+		"memory-pressure r1 size=2000 at 1s"},
+	{sim.Fault{Kind: sim.FaultMemoryPressure, Target: "r1", Size: 340, Policy: sim.VolatileTTL, Dur: 2 * time.Second, After: &sim.Trigger{Actor: "A", Kind: "acquired", Nth: 2}},
+		"memory-pressure r1 size=340 policy=volatile-ttl for 2s after A acquired #2"},
 }
 
 // TestFaultRoundTrip: FormatFault gives the canonical text, and ParseFault
@@ -144,6 +148,11 @@ func TestParseFaultErrors(t *testing.T) {
 		{"clock-drift r1 rate=5000 at 1s", "want a rate like +20000ppm"},
 		{"clock-drift r1 rate=+600000ppm at 1s", "out of range"},
 		{"evict r1 at 1s", "evict needs key=KEY"},
+		{"memory-pressure r1 at 1s", "memory-pressure needs size=BYTES"},
+		{"memory-pressure r1 size=0 at 1s", "memory-pressure size: 0 is out of range"},
+		{"memory-pressure r1 size=10 policy=lru at 1s", `unknown policy "lru"`},
+		{"memory-pressure r1 size=10 ttl=1s at 1s", `want size=BYTES [policy=POLICY], got "ttl=1s"`},
+		{"memory-pressure r1 size=10 size=20 at 1s", `got "size=20"`},
 		{"pause A for 1s at 1s restart", `unexpected "restart" in a pause fault`},
 		{"crash A restart restart at 1s", `unexpected "restart"`},
 		{"pause A for 1s at -1s", "at: duration -1s is negative"},

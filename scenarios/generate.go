@@ -66,6 +66,10 @@ import (
 //     atomic (a write pause of 0.3-2 TTLs).
 //   - cluster-failover (only when Kinds names it, on a cluster with
 //     replicas): CLUSTER FAILOVER to a replica, FORCE one time in three.
+//   - memory-pressure (only when Kinds names it, Redis nodes): a burst of
+//     other data on a primary, 10%-150% of the topology's maxmemory, or
+//     one to eight keys' worth on a node without one, capped at what it
+//     holds under a drawn policy; its keys for 0.5-3 TTLs or for good.
 //
 // Draws are biased toward small and boundary values (see RandDraws), and
 // rapid shrinks them toward fewer, shorter, earlier faults.
@@ -134,9 +138,9 @@ const (
 )
 
 // DefaultKinds are the fault kinds drawn by default: every kind but
-// evict, which only an operator's misconfiguration causes, and node-stall
-// and starve, drawn when Kinds names them (adding one here would change
-// the draws of every seed of the default generator).
+// evict, which only an operator's misconfiguration causes, and node-stall,
+// starve and memory-pressure, drawn when Kinds names them (adding one here
+// would change the draws of every seed of the default generator).
 var DefaultKinds = []sim.FaultKind{sim.FaultPause, sim.FaultCrash, sim.FaultPartition, sim.FaultDelay,
 	sim.FaultDrop, sim.FaultNodeCrash, sim.FaultClockJump, sim.FaultClockDrift}
 

@@ -180,6 +180,44 @@ var faultDraws = map[sim.FaultKind]faultDraw{
 		g.place(d, sh, &f, c)
 		return []sim.Fault{f}
 	}, placed: true},
+	// memory-pressure (only when Kinds names it; Redis nodes only): a
+	// burst of other data on a primary, of 10% to 1.5 times the
+	// topology's maxmemory, or, on nodes without one, of one to eight of
+	// its keys under a drawn policy (the node capped at what it holds);
+	// its keys live 0.5-3 TTLs one time in two, else for good; at a time
+	// or after an acquire, as evict.
+	sim.FaultMemoryPressure: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault {
+		if len(sh.primaries) == 0 || deploys(sh.s) {
+			return nil
+		}
+		f := sim.Fault{Kind: sim.FaultMemoryPressure, Target: pick(d, sh.primaries, "node")}
+		if m := sh.s.Topology.MaxMemory; m > 0 {
+			f.Size = d.Int64Range(max(m/10, 1), min(m*3/2, sim.MaxPressureBytes), "size")
+		} else {
+			f.Policy = pick(d, sim.EvictionPolicies, "policy")
+			f.Size = d.Int64Range(1, 8, "keys") * pressureKeyBytes
+		}
+		if flip(d, "keys expire") {
+			f.Dur = frac(d, sh.ttl, 0.5, 3, "keys live")
+		}
+		sh.when(d, &f)
+		return []sim.Fault{f}
+	}},
+}
+
+// pressureKeyBytes is about the memory of one key of a memory-pressure
+// burst (64 + "fill:N" + 100 bytes).
+const pressureKeyBytes = 170
+
+// deploys reports whether s's design brings its own nodes (a consensus
+// cluster), which hold no Redis keys.
+func deploys(s model.Spec) bool {
+	var d model.Design = s.Custom
+	if d == nil {
+		d, _ = model.LookupDesign(s.Design)
+	}
+	_, ok := d.(model.Deployer)
+	return ok
 }
 
 // slot-migrate (cluster topologies only): move the lock key's slot to

@@ -156,7 +156,7 @@ func TestParseErrors(t *testing.T) {
 		{"no time", "for 1s at 1s", "for 1s", `bad.txt:7: fault: a fault needs at TIME or after ACTOR KIND, e.g. at 2s or after A acquired`},
 		{"both times", "for 1s at 1s", "for 1s at 1s after A acquired", `bad.txt:7: fault: a fault takes either at TIME or after ACTOR KIND, not both`},
 		{"pause without for", "for 1s at 1s", "at 1s", `bad.txt:7: fault: pause needs a positive duration: for D`},
-		{"unknown fault kind", "pause A for 1s at 1s", "freeze A at 1s", `bad.txt:7: fault: unknown fault kind "freeze" (want pause, crash, partition, delay, drop, node-crash, clock-jump, clock-drift, evict, node-stall, starve, slot-migrate, cluster-failover)`},
+		{"unknown fault kind", "pause A for 1s at 1s", "freeze A at 1s", `bad.txt:7: fault: unknown fault kind "freeze" (want pause, crash, partition, delay, drop, node-crash, clock-jump, clock-drift, evict, node-stall, starve, memory-pressure, slot-migrate, cluster-failover)`},
 		{"fault after until", "ttl 1s", "until 1500ms", `bad.txt:8: fault at 2s is after until 1.5s`},
 		{"sentinel undeclared", "sentinel\n", "", `bad.txt:7: fault: names the sentinel, but the file has no sentinel line`},
 		{"sentinel no replicas", "replicas=1", "replicas=0", `bad.txt:4: a sentinel needs replicas to promote, but the layout has replicas=0`},

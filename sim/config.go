@@ -439,6 +439,9 @@ func (c *Config) Validate() error {
 		if err := validateExternalFault(c.Clients, i, f); err != nil {
 			return err
 		}
+		if err := validatePressure(c.Nodes, i, f); err != nil {
+			return err
+		}
 	}
 	return nil
 }

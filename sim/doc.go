@@ -59,7 +59,9 @@
 // each client's command, by its maxmemory-policy, from candidates sampled
 // with the run's generator, counting memory by a documented formula; a
 // command that adds data is refused with OOM when nothing can go. A
-// FillConfig is another application's writes that fill the memory.
+// FillConfig is another application's writes that fill the memory; the
+// memory-pressure fault (pressure.go) is a burst of them at one moment,
+// capping a node without maxmemory at what it holds then.
 //
 // Faults (Fault, FaultKind) are placed at absolute true times or relative
 // to a recorded event (Trigger), which is how "pause A right after its

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"locksim/sim/resp"
 )
 
 // Eviction as Redis does it (the Redis documentation's "Key eviction"
@@ -188,7 +186,7 @@ func (n *node) evictRng() *rand.Rand {
 // noteAccess is preHook's part: record the access to cmd's keys, and
 // refuse a command that adds data while the node is out of memory.
 func (n *node) noteAccess(cmd string, args []string) string {
-	if n.cfg.MaxMemory <= 0 {
+	if n.cfg.MaxMemory <= 0 && !n.trackAccess {
 		return ""
 	}
 	if n.ev.oom && denyOOM[cmd] && !n.ev.wrote && n.role != roleReplica {
@@ -235,19 +233,20 @@ func (n *node) usedMemory() int64 {
 
 // performEvictions runs before a client's command on a node with
 // MaxMemory: it evicts by the policy while the node is over maxmemory and
-// sets the OOM state the command is checked against.
-func (n *node) performEvictions() {
+// sets the OOM state the command is checked against. It returns how many
+// keys it evicted.
+func (n *node) performEvictions() int {
 	n.ev.wrote = false
 	n.ev.oom = false
 	if n.cfg.MaxMemory <= 0 || n.role == roleReplica {
-		return
+		return 0
 	}
 	n.sync()
 	used := n.usedMemory()
 	if used <= n.cfg.MaxMemory {
-		return
+		return 0
 	}
-	evicted := false
+	evicted := 0
 	for used > n.cfg.MaxMemory {
 		k, ok := n.pickVictim()
 		if !ok {
@@ -257,18 +256,19 @@ func (n *node) performEvictions() {
 		n.m.Del(k)
 		delete(n.ev.meta, k)
 		used -= size
-		evicted = true
+		evicted++
 		n.w.record(Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: k, N: used,
 			Note: string(n.cfg.Policy)})
 		n.keyEvent(k, true)
 	}
 	n.ev.oom = used > n.cfg.MaxMemory
-	if evicted {
+	if evicted > 0 {
 		// miniredis's keys were changed directly: the watch must see it
 		// (touched.go), and the DELs replicate and persist.
 		n.why = "evicted"
 		n.afterWrite()
 	}
+	return evicted
 }
 
 // pickVictim chooses the next key to evict, or false when the policy
@@ -379,17 +379,5 @@ func (n *node) fill() {
 	if f.TTL > 0 {
 		args = append(args, "PX", strconv.FormatInt(f.TTL.Milliseconds(), 10))
 	}
-	n.sync()
-	n.performEvictions()
-	r, ok := n.do("filler", args)
-	if !ok {
-		return
-	}
-	n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: "filler", Args: args, Reply: recordedReply(r)})
-	if r.Kind == resp.Error {
-		return
-	}
-	n.why = "SET"
-	n.refreshTouched()
-	n.afterRefresh()
+	n.writeOther(args)
 }

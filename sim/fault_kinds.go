@@ -52,6 +52,12 @@ const (
 	// for the window's end while the process's other tasks run on
 	// (starve.go).
 	FaultStarve FaultKind = "starve"
+	// FaultMemoryPressure writes a burst of another application's data,
+	// Size bytes of memory, to Redis node Target, which evicts for it by
+	// its maxmemory-policy (evict.go); a node without maxmemory is capped
+	// at what it holds at the fault's time, under Policy. The burst's keys
+	// live Dur (0: for good) (pressure.go).
+	FaultMemoryPressure FaultKind = "memory-pressure"
 	// FaultSlotMigrate moves the hash slot of Key to the cluster primary
 	// Target (cluster_migrate.go): legacy (the keys move at once, ASK
 	// redirects for Dur, then the slot is handed over) or, with Atomic,
@@ -399,6 +405,12 @@ func faultKindTable() []FaultKindInfo {
 				return nil
 			},
 			apply: (*World).applyStarve,
+		},
+		{
+			Kind: FaultMemoryPressure, About: "a burst of other data written to a Redis node: it evicts by its maxmemory-policy (a node without maxmemory is capped at what it holds, under policy=)",
+			Targets: TargetNode, Syntax: "NODE size=BYTES [policy=POLICY]", Events: []Kind{KindMemoryPressure}, LastsDur: true,
+			parse: parsePressure, format: formatPressure, check: checkPressure,
+			apply: (*World).applyMemoryPressure,
 		},
 		{
 			Kind: FaultSlotMigrate, About: "move a key's hash slot to another cluster primary: legacy (ASK redirects for a while) or atomic (Redis 8.4: writes to the slot paused for a while)",

@@ -99,6 +99,12 @@ type Fault struct {
 	// Atomic makes a slot-migrate fault Redis 8.4's atomic slot
 	// migration (a write pause) instead of the legacy one (ASK).
 	Atomic bool `json:",omitempty"`
+	// Size is the memory a memory-pressure fault's burst adds, in bytes
+	// of the documented formula (pressure.go).
+	Size int64 `json:",omitempty"`
+	// Policy is the maxmemory-policy a memory-pressure fault caps a node
+	// without maxmemory with (pressure.go); "" on a node that has one.
+	Policy EvictionPolicy `json:",omitempty"`
 	// Force makes a cluster-failover fault CLUSTER FAILOVER FORCE: the
 	// replica does not wait to catch up with its primary.
 	Force bool `json:",omitempty"`

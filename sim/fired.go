@@ -19,6 +19,9 @@ const (
 	FaultNoTarget
 	// FaultFired: the fault took effect.
 	FaultFired
+	// FaultNoPressure: a memory-pressure burst fit under its node's
+	// maxmemory: nothing was evicted and no write refused (pressure.go).
+	FaultNoPressure
 )
 
 // Fired reports whether the fault took effect.
@@ -35,6 +38,8 @@ func (o FaultOutcome) String() string {
 		return "never fired: its target was not there (already down, no such key, no message on the link)"
 	case FaultFired:
 		return "fired"
+	case FaultNoPressure:
+		return "never fired: the node had room for the burst (nothing evicted, no write refused)"
 	}
 	return "unknown"
 }

@@ -89,6 +89,10 @@ const (
 	KindPush       Kind = "push"
 )
 
+// KindMemoryPressure is a memory-pressure fault's burst of other data
+// (pressure.go).
+const KindMemoryPressure Kind = "memory-pressure"
+
 // Kinds is the table of the simulator's event kinds, in the order of the
 // constants: the one place that says who records each and what its fields
 // mean. Package model/history has the lock protocol's table.
@@ -116,6 +120,7 @@ var Kinds = []KindInfo{
 	{KindNodeResume, ByNode, "a stalled node serves again: keys that expired meanwhile are gone, then what waited runs in arrival order", "N: the requests and replication messages that waited"},
 	{KindStarve, ByClient, "one task of the process gets no CPU: its wake-ups and operations wait while its other tasks run on", "Task: the task starved; Dur: how long"},
 	{KindStarveEnd, ByClient, "a starved task runs again: what it was held from runs now, in order", "Task; N: the wake-ups and operations that waited"},
+	{KindMemoryPressure, ByNode, "another application wrote a burst of data to a node under maxmemory (the memory-pressure fault): what the node evicts for it follows as evict events", "N: the memory the burst adds (bytes, the documented formula); Dur: how long the pressure lasts, 0 for good: its keys' TTL, or 0 when they stay or when the fault capped the node (the cap stays); Note: \"maxmemory BYTES POLICY\", \", capped at its use\" when the fault set the limit, and how long its keys live"},
 	{KindSlotMigrate, ByNode, "a cluster primary starts importing a hash slot from the slot's owner: legacy (the keys move now, the owner answers ASK for them) or atomic (the owner holds writes to the slot)", "Dur: until the hand-over; N: the slot; Key: the key that named it; Note: \"legacy from r1\" or \"atomic from r1\""},
 	{KindSlotMoved, ByNode, "a hash slot was handed over: its importer owns it and the old owner answers MOVED", "N: the slot; Note: \"from r1\", and for an atomic migration the keys it moved and the writes that waited"},
 	{KindClusterState, ByNode, "a cluster node's view changed: a primary marked FAIL (its replicas run for election), a primary on the minority side stopped serving keyed commands or serves again, a manual failover timed out", "Note: what changed"},

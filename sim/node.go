@@ -105,6 +105,9 @@ type node struct {
 	trackTable map[string][]string
 	ids        map[string]int64
 	trk        trackCmd
+	// trackAccess: a memory-pressure fault names the node, which may cap
+	// it later; its key accesses count from the start (pressure.go).
+	trackAccess bool
 }
 
 func newNode(w *World, nc NodeConfig) (*node, error) {

@@ -33,6 +33,11 @@ func (w *World) Start() {
 		w.faultOut[i] = FaultAfterEnd // until it comes due
 		w.schedule(f.At, func() { w.applyFault(i, f) })
 	}
+	for _, f := range w.cfg.Faults {
+		if f.Kind == FaultMemoryPressure {
+			w.nodes[f.Target].trackAccess = true
+		}
+	}
 	for _, n := range w.nodeList {
 		if n.cfg.Machine != nil {
 			n.bootMachine()

@@ -101,6 +101,8 @@ func planReplay(h sim.History) (steps []replayStep, nodes []string, stop string)
 			}
 		case sim.KindEvict:
 			steps = append(steps, replayStep{e: e, evict: true})
+		case sim.KindMemoryPressure:
+			why = "a memory-pressure burst acts under a maxmemory (" + e.Note + ") the real server does not have: its OOM replies would differ"
 		case sim.KindReplApply, sim.KindPromote, sim.KindDemote:
 			why = "replication is not replayed (each node is a standalone real server)"
 		case sim.KindClockJump, sim.KindClockDrift:

@@ -88,6 +88,7 @@ func TestPlanReplayStops(t *testing.T) {
 		{sim.History{exec(1, "SET", "k", "v"), {Kind: sim.KindNodeUp, Actor: "r1"}, exec(3, "GET", "k")}, 3, ""},
 		{sim.History{exec(1, "SET", "k", "v"), {Kind: sim.KindNodeUp, Actor: "r1", N: 1}, exec(3, "GET", "k")}, 1, "keys its persistence kept"},
 		{sim.History{exec(1, "SET", "k", strings.Repeat("x", sim.MaxRecordedBytes)+"...(5000 bytes)")}, 0, "first 4096 bytes"},
+		{sim.History{exec(1, "SET", "k", "v"), {Kind: sim.KindMemoryPressure, Actor: "r1", Note: "maxmemory 100 allkeys-lru"}, exec(3, "GET", "k")}, 1, "memory-pressure burst"},
 	} {
 		steps, _, stop := planReplay(tc.h)
 		if len(steps) != tc.steps || !strings.Contains(stop, tc.stopsWith) || (tc.stopsWith == "") != (stop == "") {

@@ -144,7 +144,7 @@ var minDocCommands = map[string]int{
 	"docs/search.md":     2,
 	"docs/node-stall.md": 3,
 	"docs/starve.md":     4,
-	"docs/evict.md":      2,
+	"docs/evict.md":      5,
 	"docs/risk.md":       8,
 	"docs/limits.md":     3,
 	"docs/serve.md":      6,

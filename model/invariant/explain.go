@@ -110,7 +110,7 @@ func (x *explanation) addLoss(node, key, v string, acq, pos int, sayNever bool) 
 			b.WriteString(" (" + l.Change.Cause + ")")
 		}
 	case history.LostEvicted:
-		b.WriteString(whose + " on " + l.Node + " was evicted at " + t)
+		b.WriteString(whose + " on " + l.Node + " was evicted at " + t + pressureText(x, l.Pos))
 	case history.LostRestart:
 		b.WriteString(l.Node + " restarted at " + t + " without " + whose + " (" + e.Note + ")")
 		if d, ok := downBefore(ix, l.Node, l.Pos); ok {

@@ -68,7 +68,7 @@ func duplicateToken(ix *history.Index, first, pos, start int) Violation {
 		text += ", although " + b.Actor + " started acquiring at " + sim.FormatTime(ix.H[start].At) + ", after the first grant"
 		x.cite(start)
 	}
-	text += promotionsBetween(ix, first, pos, x)
+	text += promotionsBetween(ix, first, pos, x) + evictionsBetween(ix, first, pos, x)
 	return tokenViolation(TokenUnique, a, b, a.Actor, b.Actor, x, text)
 }
 

@@ -139,6 +139,7 @@
     "heal": ["bar", "#7e22ce"], "net-delay": ["diamond", "#7e22ce"], "net-drop": ["cross", "#7e22ce"],
     "node-stall": ["diamond", "#b45309"], "node-resume": ["up", "#b45309"],
     "starve": ["diamond", "#ca8a04"], "starve-end": ["up", "#ca8a04"],
+    "memory-pressure": ["diamond", "#0f766e"],
     "error": ["ring", "#dc2626"]
   };
   var MARK_NAMES = {
@@ -153,7 +154,8 @@
     "promote": "promoted", "demote": "demoted", "clock-jump": "clock jump", "clock-drift": "clock rate",
     "heal": "partition healed", "net-delay": "network delay", "net-drop": "network drop", "error": "task error",
     "node-stall": "node stalled", "node-resume": "node serves again",
-    "starve": "task starved of CPU", "starve-end": "starved task runs again"
+    "starve": "task starved of CPU", "starve-end": "starved task runs again",
+    "memory-pressure": "memory pressure (a burst of other data)"
   };
   var SPAN_NAMES = {
     "acquiring": "acquiring", "held": "holding (critical section)", "lease": "believed lease",
