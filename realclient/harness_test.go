@@ -190,28 +190,25 @@ func TestLockErrorPolicies(t *testing.T) {
 
 var _ = context.Background
 
-// TestUserCheckTwinRuns is a user's check with a run budget (run by
-// TestCheckReplaysTheSavedCaseFirst).
-func TestUserCheckTwinRuns(t *testing.T) {
-	dir := os.Getenv("REALCLIENT_CASE_DIR")
-	if dir == "" {
-		t.Skip("run by TestCheckReplaysTheSavedCaseFirst")
-	}
-	build := twinBuilds[os.Getenv("REALCLIENT_TWIN")]
-	Check(t, newTwin(build), WithName("twin"), WithOptions(model.Options{Extend: true}), WithRuns(60),
-		WithInvariants(invariant.MutualExclusion, invariant.Liveness),
-		WithFaults(sim.FaultPause, sim.FaultPartition, sim.FaultDelay, sim.FaultDrop, sim.FaultNodeCrash),
-		WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}), WithCaseDir(dir))
-}
-
 // With WithRuns, Check makes seeded runs and shrinks the first failure;
 // the case it saves is replayed first by the next run of the test, which
 // fails at once while the bug is there and goes on to fresh runs (and
 // passes) once the lock is fixed.
+//
+// The test starts itself as a process of its own; there (dir := os.Getenv("REALCLIENT_CASE_DIR"); dir != "") it is
+// the child that the rest of the test judges.
 func TestCheckReplaysTheSavedCaseFirst(t *testing.T) {
+	if dir := os.Getenv("REALCLIENT_CASE_DIR"); dir != "" {
+		build := twinBuilds[os.Getenv("REALCLIENT_TWIN")]
+		Check(t, newTwin(build), WithName("twin"), WithOptions(model.Options{Extend: true}), WithRuns(60),
+			WithInvariants(invariant.MutualExclusion, invariant.Liveness),
+			WithFaults(sim.FaultPause, sim.FaultPartition, sim.FaultDelay, sim.FaultDrop, sim.FaultNodeCrash),
+			WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}), WithCaseDir(dir))
+		return
+	}
 	dir := t.TempDir()
 	run := func(build string) (string, error) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckTwinRuns$", "-test.count=1", "-test.v")
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCheckReplaysTheSavedCaseFirst$", "-test.count=1", "-test.v")
 		cmd.Env = append(os.Environ(), "REALCLIENT_TWIN="+build, "REALCLIENT_CASE_DIR="+dir)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
@@ -221,7 +218,7 @@ func TestCheckReplaysTheSavedCaseFirst(t *testing.T) {
 		t.Fatalf("first check: want a failure of 60 seeded runs:\n%s", out)
 	}
 	// The failure names the go-redis linked, with the replay line.
-	if !strings.Contains(out, "linked: github.com/redis/go-redis/v9 v9.") || !strings.Contains(out, "replay: go test -run '^TestUserCheckTwinRuns$' (Check replays the saved case first)") {
+	if !strings.Contains(out, "linked: github.com/redis/go-redis/v9 v9.") || !strings.Contains(out, "replay: go test -run '^TestCheckReplaysTheSavedCaseFirst$' (Check replays the saved case first)") {
 		t.Errorf("first check: the failure does not name the linked go-redis and the replay:\n%s", out)
 	}
 	out, err = run("plain-del")
@@ -278,23 +275,20 @@ func TestClientCrashAndRestart(t *testing.T) {
 	}
 }
 
-// TestUserCheckTwinShard is a user's sharded check asking for workers
-// (run by TestSeededRunsShardAndSayWhyOneWorker).
-func TestUserCheckTwinShard(t *testing.T) {
-	dir := os.Getenv("REALCLIENT_CASE_DIR")
-	if dir == "" {
-		t.Skip("run by TestSeededRunsShardAndSayWhyOneWorker")
-	}
-	Check(t, newTwin(twinBuilds["correct"]), WithName("twin"), WithOptions(model.Options{Extend: true}), WithRuns(10), WithShard(1, 3), WithWorkers(4),
-		WithInvariants(invariant.MutualExclusion, invariant.Liveness), WithFaults(sim.FaultPause, sim.FaultDelay),
-		WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}), WithCaseDir(dir))
-}
-
 // A real client's seeded runs are an engine campaign: WithShard(1, 3) of
 // 10 runs makes runs 1, 4, 7 (3 runs, seeds 2, 5, 8), and WithWorkers(4)
 // runs them one at a time and says why.
+//
+// The test starts itself as a process of its own; there (dir := os.Getenv("REALCLIENT_CASE_DIR"); dir != "") it is
+// the child that the rest of the test judges.
 func TestSeededRunsShardAndSayWhyOneWorker(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckTwinShard$", "-test.count=1", "-test.v")
+	if dir := os.Getenv("REALCLIENT_CASE_DIR"); dir != "" {
+		Check(t, newTwin(twinBuilds["correct"]), WithName("twin"), WithOptions(model.Options{Extend: true}), WithRuns(10), WithShard(1, 3), WithWorkers(4),
+			WithInvariants(invariant.MutualExclusion, invariant.Liveness), WithFaults(sim.FaultPause, sim.FaultDelay),
+			WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}), WithCaseDir(dir))
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSeededRunsShardAndSayWhyOneWorker$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), "REALCLIENT_CASE_DIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "twin held in 3 runs (shard 1 of 3: the seeds 1+i, i % 3 == 1, of 1..10)") {
@@ -305,22 +299,19 @@ func TestSeededRunsShardAndSayWhyOneWorker(t *testing.T) {
 	}
 }
 
-// TestUserCheckTwinTinyBudget is a user's check with a budget smaller
-// than one run (run by TestBudgetSmallerThanARunMakesOne).
-func TestUserCheckTwinTinyBudget(t *testing.T) {
-	dir := os.Getenv("REALCLIENT_CASE_DIR")
-	if dir == "" {
-		t.Skip("run by TestBudgetSmallerThanARunMakesOne")
-	}
-	Check(t, newTwin(twinBuilds["correct"]), WithName("twin"), WithOptions(model.Options{Extend: true}), WithBudget(time.Nanosecond),
-		WithInvariants(invariant.MutualExclusion, invariant.Liveness), WithFaults(),
-		WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}), WithCaseDir(dir))
-}
-
 // A budget smaller than one run still makes one (docs/realclient.md), so
 // it judges something rather than saying "no run was made".
+//
+// The test starts itself as a process of its own; there (dir := os.Getenv("REALCLIENT_CASE_DIR"); dir != "") it is
+// the child that the rest of the test judges.
 func TestBudgetSmallerThanARunMakesOne(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckTwinTinyBudget$", "-test.count=1", "-test.v")
+	if dir := os.Getenv("REALCLIENT_CASE_DIR"); dir != "" {
+		Check(t, newTwin(twinBuilds["correct"]), WithName("twin"), WithOptions(model.Options{Extend: true}), WithBudget(time.Nanosecond),
+			WithInvariants(invariant.MutualExclusion, invariant.Liveness), WithFaults(),
+			WithTopology(model.Topology{Masters: 1, Persistence: sim.PersistAlways}), WithCaseDir(dir))
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBudgetSmallerThanARunMakesOne$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), "REALCLIENT_CASE_DIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "twin held in 1 runs (seeds 1..1)") {

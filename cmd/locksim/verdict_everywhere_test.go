@@ -277,38 +277,35 @@ func TestSignalsStopCampaignsWithAPartialSummary(t *testing.T) {
 }
 
 // signalChildEnv makes the test binary a process that is writing an
-// output when a signal comes (TestSignalChild).
+// output when a signal comes (TestSignalRemovesOwnTemporaries).
 const signalChildEnv = "LOCKSIM_SIGNAL_CHILD_DIR"
-
-// TestSignalChild is the child of TestSignalRemovesOwnTemporaries: main's
-// signal handler installed, an output half written, waiting.
-func TestSignalChild(t *testing.T) {
-	dir := os.Getenv(signalChildEnv)
-	if dir == "" {
-		t.Skip("run by TestSignalRemovesOwnTemporaries")
-	}
-	exitOnSignal(os.Stderr)
-	w, _, err := output(filepath.Join(dir, "out.txt"), os.Stdout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(w, "half")
-	os.Stdout.WriteString("ready\n")
-	time.Sleep(time.Minute)
-}
 
 // A command without a campaign to stop (run, replay, merge) that gets
 // SIGINT, SIGTERM or SIGHUP while it writes an output removes its
 // temporary file, leaves the output as it was and another process's
 // temporary file alone, and exits 130.
+//
+// The test starts itself as a process of its own; there (dir := os.Getenv(signalChildEnv); dir != "") it is
+// the child that the rest of the test judges.
 func TestSignalRemovesOwnTemporaries(t *testing.T) {
+	if dir := os.Getenv(signalChildEnv); dir != "" {
+		exitOnSignal(os.Stderr)
+		w, _, err := output(filepath.Join(dir, "out.txt"), os.Stdout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, "half")
+		os.Stdout.WriteString("ready\n")
+		time.Sleep(time.Minute)
+		return
+	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "out.txt"), []byte("before\n"), 0o644)
 			foreign := filepath.Join(dir, ".out.txt.tmp-12345")
 			os.WriteFile(foreign, []byte("a shard's"), 0o644)
-			cmd := exec.Command(os.Args[0], "-test.run=^TestSignalChild$")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSignalRemovesOwnTemporaries$")
 			cmd.Env = append(os.Environ(), signalChildEnv+"="+dir)
 			var errb bytes.Buffer
 			cmd.Stderr = &errb

@@ -14,21 +14,19 @@ import (
 	"locksim/sim"
 )
 
-// TestUserCheckRedsync is what a user writes (see the README); it fails by
-// design under pauses, so it runs only inside TestCheckFailsWithMinimalSchedule.
-func TestUserCheckRedsync(t *testing.T) {
-	if os.Getenv("REALCLIENT_USER_CHECK") == "" {
-		t.Skip("run by TestCheckFailsWithMinimalSchedule")
-	}
-	Check(t, newRedsync(), WithName("redsync"), WithFaults(sim.FaultPause), WithCaseDir(os.Getenv("REALCLIENT_CASE_DIR")))
-}
-
 // Check fails a test whose lock breaks under a generated pause, with a
 // stable message, the shrunk schedule, the timeline and a replay line, and
 // saves a case that Run replays to the same history.
+//
+// The test starts itself as a process of its own; there (os.Getenv("REALCLIENT_USER_CHECK") != "") it is
+// the child that the rest of the test judges.
 func TestCheckFailsWithMinimalSchedule(t *testing.T) {
+	if os.Getenv("REALCLIENT_USER_CHECK") != "" {
+		Check(t, newRedsync(), WithName("redsync"), WithFaults(sim.FaultPause), WithCaseDir(os.Getenv("REALCLIENT_CASE_DIR")))
+		return
+	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckRedsync$", "-test.count=1", "-rapid.seed=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckFailsWithMinimalSchedule$", "-test.count=1", "-rapid.seed=1")
 	reports := filepath.Join(t.TempDir(), "reports", "not-yet") // created by Check
 	cmd.Env = append(os.Environ(), "REALCLIENT_USER_CHECK=1", "REALCLIENT_CASE_DIR="+dir, locksim.ReportDirEnv+"="+reports)
 	cmd.Dir = t.TempDir() // rapid's fail files go there, not into the package
@@ -42,14 +40,14 @@ func TestCheckFailsWithMinimalSchedule(t *testing.T) {
 		"fault schedule:\n",
 		"pause ",
 		"Timeline",
-		"replay: go test -run '^TestUserCheckRedsync$'",
+		"replay: go test -run '^TestCheckFailsWithMinimalSchedule$'",
 		"realclient.Run(t, c, yourSetup)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
 	}
-	html := filepath.Join(reports, "TestUserCheckRedsync.html")
+	html := filepath.Join(reports, "TestCheckFailsWithMinimalSchedule.html")
 	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), "<html") || !strings.Contains(text, "HTML report written to "+html) {
 		t.Errorf("LOCKSIM_REPORT_DIR: no HTML report at %s (%v), or the log does not say where", html, err)
 	}
@@ -57,7 +55,7 @@ func TestCheckFailsWithMinimalSchedule(t *testing.T) {
 	if strings.Contains(text, "[rapid] draw") {
 		t.Errorf("the failing check's log lists rapid's draws:\n%s", text)
 	}
-	c, err := locksim.LoadCase(filepath.Join(dir, "TestUserCheckRedsync.json"))
+	c, err := locksim.LoadCase(filepath.Join(dir, "TestCheckFailsWithMinimalSchedule.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

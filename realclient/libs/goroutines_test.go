@@ -149,21 +149,21 @@ func TestGoroutinesDeterministic(t *testing.T) {
 	}
 }
 
-func TestUserCheckGoroutines(t *testing.T) {
-	if os.Getenv("REALCLIENT_GOROUTINES_CHECK") == "" {
-		t.Skip("run by TestCheckGoroutines")
-	}
-	Check(t, sharedOwnerSetup(fieldbugs.Options{Buggy: true}), WithName("shared-owner"), WithGoroutines(2), WithRuns(3),
-		WithFaults(sim.FaultPause), WithCaseDir(os.Getenv("REALCLIENT_CASE_DIR")))
-}
-
 // TestCheckGoroutines: Check's generated runs with two goroutines per
 // process hold for the fixed SharedOwner and fail the buggy one with a
 // report naming A.1 and A.2 and the option its replay needs.
+//
+// The test starts itself as a process of its own; there (os.Getenv("REALCLIENT_GOROUTINES_CHECK") != "") it is
+// the child that the rest of the test judges.
 func TestCheckGoroutines(t *testing.T) {
+	if os.Getenv("REALCLIENT_GOROUTINES_CHECK") != "" {
+		Check(t, sharedOwnerSetup(fieldbugs.Options{Buggy: true}), WithName("shared-owner"), WithGoroutines(2), WithRuns(3),
+			WithFaults(sim.FaultPause), WithCaseDir(os.Getenv("REALCLIENT_CASE_DIR")))
+		return
+	}
 	Check(t, sharedOwnerSetup(fieldbugs.Options{}), WithName("shared-owner"), WithGoroutines(2), WithRuns(3),
 		WithFaults(sim.FaultPause), WithCaseDir(t.TempDir()))
-	cmd := exec.Command(os.Args[0], "-test.run=^TestUserCheckGoroutines$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckGoroutines$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "REALCLIENT_GOROUTINES_CHECK=1", "REALCLIENT_CASE_DIR="+t.TempDir())
 	cmd.Dir = t.TempDir()
 	out, err := cmd.CombinedOutput()
