@@ -26,13 +26,14 @@ func TestRecordedArgsBounded(t *testing.T) {
 
 // A reply is recorded as boundText of its whole rendering, byte for byte,
 // without rendering more than the head: strings of every length around
-// the cut and the quoting's chunk, with escapes, multi-byte characters and
+// the cut, the quoting's chunk and the fast path's limit (a quarter of
+// the cut), with escapes, multi-byte characters and
 // invalid bytes straddling both; arrays, errors and statuses.
 func TestRecordedReplyIsTheBoundedRendering(t *testing.T) {
 	var replies []resp.Reply
 	pieces := []string{"x", "é", "\n", "\x00", "\xff", "日本", "\"", "\\", "\u2028", "\xe6\x97"}
 	for _, p := range pieces {
-		for _, n := range []int{0, 1, MaxRecordedBytes/len(p) - 2, MaxRecordedBytes/len(p) + 1, (16<<10)/len(p) + 1, 40 << 10} {
+		for _, n := range []int{0, 1, (MaxRecordedBytes-2)/4/len(p) - 1, (MaxRecordedBytes-2)/4/len(p), (MaxRecordedBytes-2)/4/len(p) + 1, MaxRecordedBytes/len(p) - 2, MaxRecordedBytes/len(p) + 1, (16<<10)/len(p) + 1, 40 << 10} {
 			for _, pre := range []string{"", "a", "ab", "abc"} {
 				s := pre + strings.Repeat(p, n)
 				replies = append(replies, resp.BulkReply(s), resp.Reply{Kind: resp.Status, Str: s}, resp.ErrorReply(s))
@@ -40,7 +41,7 @@ func TestRecordedReplyIsTheBoundedRendering(t *testing.T) {
 		}
 	}
 	replies = append(replies, resp.Reply{Kind: resp.Array, Elems: []resp.Reply{resp.BulkReply(strings.Repeat("é", 3000)), resp.IntReply(-7), resp.Nil, resp.BulkReply(strings.Repeat("\xff", 2000))}},
-		resp.Reply{Kind: resp.Array, Elems: []resp.Reply{{Kind: resp.Array, Elems: []resp.Reply{resp.OK}}, {Kind: resp.NilArray}}}, resp.IntReply(3), resp.Nil)
+		resp.Reply{Kind: resp.Array, Elems: []resp.Reply{{Kind: resp.Array, Elems: []resp.Reply{resp.OK}}, {Kind: resp.NilArray}}}, resp.IntReply(3), resp.IntReply(-1<<63), resp.IntReply(1234567), resp.Nil, resp.Reply{Kind: resp.NilArray}, resp.Reply{Kind: resp.Status})
 	for i, r := range replies {
 		if got, want := recordedReply(r), boundText(r.String()); got != want {
 			t.Fatalf("reply %d (%d bytes rendered): recorded %d bytes %.60q...%q, want %d bytes %.60q...%q", i, len(r.String()),

@@ -97,6 +97,32 @@ func (r Reply) String() string {
 // all of it, rendering about n bytes only: a history records the head of
 // a huge reply and its length, and never holds the whole rendering.
 func (r Reply) StringHead(n int) (head string, total int) {
+	// The common replies (every reply of a lock design's commands) are
+	// rendered as String does, with at most one allocation, when their
+	// whole rendering fits: a status as it is, a bulk string quoted once
+	// (strconv.Quote writes at most 4 bytes per input byte: \xNN), an
+	// integer or nil from the table. Most of a run's allocations were the
+	// builder's growth here.
+	switch r.Kind {
+	case Status:
+		if len(r.Str) <= n {
+			return r.Str, len(r.Str)
+		}
+	case NilBulk, NilArray, Int:
+		if s := r.String(); len(s) <= n {
+			return s, len(s)
+		}
+	case Error:
+		if len(r.Str)+len("(error) ") <= n {
+			s := "(error) " + r.Str
+			return s, len(s)
+		}
+	case Bulk:
+		if 4*len(r.Str)+2 <= n {
+			s := strconv.Quote(r.Str)
+			return s, len(s)
+		}
+	}
 	h := headWriter{n: n}
 	r.writeHead(&h)
 	return h.b.String(), h.total
