@@ -33,7 +33,7 @@ func TestRecordedReplyIsTheBoundedRendering(t *testing.T) {
 	var replies []resp.Reply
 	pieces := []string{"x", "é", "\n", "\x00", "\xff", "日本", "\"", "\\", "\u2028", "\xe6\x97"}
 	for _, p := range pieces {
-		for _, n := range []int{0, 1, (MaxRecordedBytes-2)/4/len(p) - 1, (MaxRecordedBytes-2)/4/len(p), (MaxRecordedBytes-2)/4/len(p) + 1, MaxRecordedBytes/len(p) - 2, MaxRecordedBytes/len(p) + 1, (16<<10)/len(p) + 1, 40 << 10} {
+		for _, n := range []int{0, 1, (MaxRecordedBytes-2)/4/len(p) - 1, (MaxRecordedBytes - 2) / 4 / len(p), (MaxRecordedBytes-2)/4/len(p) + 1, MaxRecordedBytes/len(p) - 2, MaxRecordedBytes/len(p) + 1, (16<<10)/len(p) + 1, 40 << 10} {
 			for _, pre := range []string{"", "a", "ab", "abc"} {
 				s := pre + strings.Repeat(p, n)
 				replies = append(replies, resp.BulkReply(s), resp.Reply{Kind: resp.Status, Str: s}, resp.ErrorReply(s))
