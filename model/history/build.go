@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"time"
 
 	"locksim/sim"
 )
@@ -37,6 +38,8 @@ type builder struct {
 // a client-only kind.
 type actorEvents struct {
 	pos    []int
+	local  []time.Duration // the events' Local, by pos's index (Index.TrueAt's search)
+	drift  int             // the index in pos of the last clock-rate change, -1 if none
 	client bool
 }
 
@@ -52,7 +55,7 @@ func (b *builder) actor(name string) *actorEvents {
 	}
 	a := b.actors[name]
 	if a == nil {
-		a = &actorEvents{pos: make([]int, 0, 64)}
+		a = &actorEvents{pos: make([]int, 0, 64), local: make([]time.Duration, 0, 64), drift: -1}
 		b.actors[name] = a
 	}
 	if len(b.recent) < maxRecentActors {
@@ -97,7 +100,7 @@ func (b *builder) reset(h sim.History) {
 	clear(b.requests)
 	clear(b.prepared)
 	for _, a := range b.actors {
-		a.pos, a.client = a.pos[:0], false
+		a.pos, a.local, a.drift, a.client = a.pos[:0], a.local[:0], -1, false
 	}
 	b.recent = b.recent[:0]
 }
@@ -117,6 +120,10 @@ func (b *builder) add(pos int) {
 	if e.Actor != sim.FaultActor && e.Actor != ResourceName {
 		a := b.actor(e.Actor)
 		a.pos = append(a.pos, pos)
+		a.local = append(a.local, e.Local)
+		if e.Kind == sim.KindClockDrift {
+			a.drift = len(a.pos) - 1
+		}
 		if !a.client && info.recorder == sim.ByClient {
 			a.client = true
 		}
@@ -420,6 +427,7 @@ func (b *builder) finish() {
 	for c, a := range b.actors {
 		if a.client && len(a.pos) > 0 { // an actor of an earlier history (Reuse) has none
 			ix.clientPos[c] = a.pos
+			ix.clients[c] = a
 		}
 	}
 	out := slices.Grow(ix.spare[:0], len(ix.Sections))

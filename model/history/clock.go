@@ -16,12 +16,13 @@ import (
 // client's last event the clock keeps the rate it had since its last rate
 // change; before its first event it runs at rate 1.
 func (ix *Index) TrueAt(client string, mono time.Duration) time.Duration {
-	ps := ix.clientPos[client]
-	if len(ps) == 0 {
-		return mono
+	a := ix.clients[client]
+	if a == nil {
+		return mono // no events (clients holds every client with one)
 	}
+	ps, ls := a.pos, a.local // ls[i] is h[ps[i]].Local
 	h := ix.H
-	j := sort.Search(len(ps), func(i int) bool { return h[ps[i]].Local >= mono })
+	j := sort.Search(len(ls), func(i int) bool { return ls[i] >= mono })
 	if j < len(ps) {
 		next := h[ps[j]]
 		if j == 0 || next.Local == mono {
@@ -32,14 +33,7 @@ func (ix *Index) TrueAt(client string, mono time.Duration) time.Duration {
 	}
 	last := h[ps[len(ps)-1]]
 	// The range since the last rate change has one rate: measure it.
-	first := 0
-	for i := len(ps) - 1; i >= 0; i-- {
-		if h[ps[i]].Kind == sim.KindClockDrift {
-			first = i
-			break
-		}
-	}
-	base := h[ps[first]]
+	base := h[ps[max(a.drift, 0)]]
 	dAt, dLocal := last.At-base.At, last.Local-base.Local
 	if dAt <= 0 || dLocal <= 0 {
 		if base.Kind != sim.KindClockDrift {
