@@ -69,7 +69,7 @@ type Index struct {
 	// client's events backwards for the rate change (that scan was a
 	// sixth of the checkers' time in a standard run).
 	clients map[string]*actorEvents
-	groupOf   map[string]string // node -> group, from failover events
+	groupOf map[string]string // node -> group, from failover events
 
 	// spare is the other buffer of sections finish settles into, and b
 	// the builder: kept for Reuse.
@@ -129,7 +129,7 @@ func New(h sim.History) *Index {
 		Keys:      map[NodeKey][]KeyChange{},
 		owner:     map[string]string{},
 		clientPos: map[string][]int{}, clients: map[string]*actorEvents{},
-		groupOf:   map[string]string{},
+		groupOf: map[string]string{},
 	}
 	ix.build(h)
 	return ix
