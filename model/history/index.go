@@ -128,8 +128,9 @@ func New(h sim.History) *Index {
 		Downs:     map[string][]Down{},
 		Keys:      map[NodeKey][]KeyChange{},
 		owner:     map[string]string{},
-		clientPos: map[string][]int{}, clients: map[string]*actorEvents{},
-		groupOf: map[string]string{},
+		clientPos: map[string][]int{},
+		clients:   map[string]*actorEvents{},
+		groupOf:   map[string]string{},
 	}
 	ix.build(h)
 	return ix
