@@ -32,6 +32,7 @@ type builder struct {
 	// One map lookup per event (a pointer): two maps cost three.
 	actors map[string]*actorEvents
 	recent []namedActor // the first actors of the history, for actor
+	kinds  []namedKind  // the first kinds seen (kept across Reuse), for kind
 }
 
 // actorEvents is one actor's events (positions) and whether it recorded
@@ -107,10 +108,7 @@ func (b *builder) reset(h sim.History) {
 
 func (b *builder) add(pos int) {
 	ix, e := b.ix, &b.h[pos]
-	info, ok := kindInfos[e.Kind]
-	if !ok {
-		info = newKindInfo(e.Kind, 0)
-	}
+	info := b.kind(e.Kind)
 	if !info.traffic {
 		ix.Marked = append(ix.Marked, pos)
 	}
@@ -247,6 +245,36 @@ type kindInfo struct {
 
 func newKindInfo(k sim.Kind, r sim.Recorders) kindInfo {
 	return kindInfo{traffic: IsTraffic(k), fault: IsFault(k), recorder: r}
+}
+
+// namedKind is a kind and its kindInfo, in builder.kinds.
+type namedKind struct {
+	k    sim.Kind
+	info kindInfo
+}
+
+// maxRecentKinds bounds builder.kinds: past it, kinds are looked up in
+// kindInfos alone.
+const maxRecentKinds = 16
+
+// kind returns k's kindInfo. A history's events share a few kinds, most
+// often the very strings the simulator's constants are, which compare
+// without reading their bytes: they are searched in a short list before
+// the map, whose hashing was a sixth of the pass.
+func (b *builder) kind(k sim.Kind) kindInfo {
+	for i := range b.kinds {
+		if b.kinds[i].k == k {
+			return b.kinds[i].info
+		}
+	}
+	info, ok := kindInfos[k]
+	if !ok {
+		info = newKindInfo(k, 0)
+	}
+	if len(b.kinds) < maxRecentKinds {
+		b.kinds = append(b.kinds, namedKind{k, info})
+	}
+	return info
 }
 
 // kindInfos holds every known kind's kindInfo; add computes an unknown
