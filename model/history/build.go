@@ -365,7 +365,10 @@ func (b *builder) closeSection(client string, pos int, how SectionEnd) {
 func (b *builder) keyChange(pos int) {
 	ix, e := b.ix, &b.h[pos]
 	k := NodeKey{e.Actor, e.Key}
-	ch := ix.Keys[k]
+	ch, ok := ix.Keys[k]
+	if !ok {
+		ch = ix.keySpare[k] // the same key's slice in the last history (Reuse), empty
+	}
 	c := KeyChange{Pos: pos, Value: e.Value, Cause: e.Note, ExecPos: -1}
 	if n := len(ch); n > 0 {
 		c.Was = ch[n-1].Value

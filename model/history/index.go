@@ -75,6 +75,10 @@ type Index struct {
 	// the builder: kept for Reuse.
 	spare []Section
 	b     *builder
+	// keySpare holds the last history's key changes, emptied, by key:
+	// a key's changes in the next history (Reuse) go into its old
+	// slice instead of growing a new one from nothing.
+	keySpare map[NodeKey][]KeyChange
 
 	// derived holds Derived's values for this history; Reuse drops them.
 	derivedMu sync.Mutex
@@ -143,11 +147,20 @@ func New(h sim.History) *Index {
 func (ix *Index) Reuse(h sim.History) *Index {
 	*ix = Index{
 		Sections: ix.Sections[:0], Acquisitions: ix.Acquisitions[:0], Attempts: ix.Attempts[:0],
-		Pauses: ix.Pauses, Crashes: ix.Crashes, Downs: ix.Downs, Keys: ix.Keys,
+		Pauses: ix.Pauses, Crashes: ix.Crashes, Downs: ix.Downs, Keys: ix.keySpare,
 		Promotions: ix.Promotions[:0], SlotMoves: ix.SlotMoves[:0], Partitions: ix.Partitions[:0],
 		Reads: ix.Reads[:0], Writes: ix.Writes[:0], Faults: ix.Faults[:0], Marked: ix.Marked[:0],
 		owner: ix.owner, clientPos: ix.clientPos, clients: ix.clients, groupOf: ix.groupOf,
-		spare: ix.spare[:0], b: ix.b, derived: ix.derived,
+		spare: ix.spare[:0], b: ix.b, derived: ix.derived, keySpare: ix.Keys,
+	}
+	// The last history's key changes become the spares, emptied (their
+	// strings dropped); spares it did not use are dropped.
+	if ix.Keys == nil {
+		ix.Keys = map[NodeKey][]KeyChange{}
+	}
+	for k, ch := range ix.keySpare {
+		clear(ch)
+		ix.keySpare[k] = ch[:0]
 	}
 	clear(ix.derived)
 	clear(ix.Pauses)
