@@ -80,9 +80,12 @@ type Index struct {
 	// slice instead of growing a new one from nothing.
 	keySpare map[NodeKey][]KeyChange
 
-	// derived holds Derived's values for this history; Reuse drops them.
-	derivedMu sync.Mutex
-	derived   map[any]any
+	// derived holds Derived's values for this history; Reuse keeps them
+	// in prevDerived (for DerivedReusing) and drops those of the history
+	// before.
+	derivedMu   sync.Mutex
+	derived     map[any]any
+	prevDerived map[any]any
 }
 
 // Derived returns compute's value for key, computed at most once per
@@ -93,12 +96,22 @@ type Index struct {
 // package that computes it; the value is read-only once returned.
 // Reuse and New start with no values. Safe for concurrent use.
 func (ix *Index) Derived(key any, compute func() any) any {
+	return ix.DerivedReusing(key, func(any) any { return compute() })
+}
+
+// DerivedReusing is Derived with the value compute gave for key on the
+// history this index held before its last Reuse (nil if none), which
+// nobody reads any more: compute may build the new value in its memory
+// (the liveness points are a few hundred KB a run).
+func (ix *Index) DerivedReusing(key any, compute func(prev any) any) any {
 	ix.derivedMu.Lock()
 	defer ix.derivedMu.Unlock()
 	if v, ok := ix.derived[key]; ok {
 		return v
 	}
-	v := compute()
+	prev := ix.prevDerived[key]
+	delete(ix.prevDerived, key) // handed over once
+	v := compute(prev)
 	if ix.derived == nil {
 		ix.derived = map[any]any{}
 	}
@@ -151,7 +164,7 @@ func (ix *Index) Reuse(h sim.History) *Index {
 		Promotions: ix.Promotions[:0], SlotMoves: ix.SlotMoves[:0], Partitions: ix.Partitions[:0],
 		Reads: ix.Reads[:0], Writes: ix.Writes[:0], Faults: ix.Faults[:0], Marked: ix.Marked[:0],
 		owner: ix.owner, clientPos: ix.clientPos, clients: ix.clients, groupOf: ix.groupOf,
-		spare: ix.spare[:0], b: ix.b, derived: ix.derived, keySpare: ix.Keys,
+		spare: ix.spare[:0], b: ix.b, derived: ix.prevDerived, prevDerived: ix.derived, keySpare: ix.Keys,
 	}
 	// The last history's key changes become the spares, emptied (their
 	// strings dropped); spares it did not use are dropped.
@@ -162,7 +175,7 @@ func (ix *Index) Reuse(h sim.History) *Index {
 		clear(ch)
 		ix.keySpare[k] = ch[:0]
 	}
-	clear(ix.derived)
+	clear(ix.derived) // the values of the history before the last
 	clear(ix.Pauses)
 	clear(ix.Crashes)
 	clear(ix.Downs)

@@ -9,6 +9,7 @@ import (
 	"locksim/engine"
 	"locksim/model"
 	"locksim/model/history"
+	"locksim/model/invariant"
 	"locksim/scenarios"
 )
 
@@ -31,6 +32,15 @@ func TestReuseIndexesAsNew(t *testing.T) {
 			got := ix.Reuse(r.History)
 			if diff := cmp.Diff(want, got, ignore); diff != "" {
 				t.Fatalf("%s run %d: Reuse differs from New (-want +got):\n%s", d, i, diff)
+			}
+			// The verdicts too: the checkers' derived views (the liveness
+			// points) are built in the last history's memory.
+			cc := s.CheckConfig()
+			if diff := cmp.Diff(invariant.CheckIndex(want, cc), invariant.CheckIndex(got, cc)); diff != "" {
+				t.Fatalf("%s run %d: verdicts (-want +got):\n%s", d, i, diff)
+			}
+			if diff := cmp.Diff(model.UndecidedOf(want, cc, nil), model.UndecidedOf(got, cc, nil)); diff != "" {
+				t.Fatalf("%s run %d: UndecidedOf (-want +got):\n%s", d, i, diff)
 			}
 			if diff := cmp.Diff(want.Clients(), got.Clients()); diff != "" {
 				t.Fatalf("%s run %d: Clients (-want +got):\n%s", d, i, diff)

@@ -124,18 +124,33 @@ type livenessPointsKey struct{}
 // checks and LivenessUndecided read the same list, which the caller must
 // not change.
 func livenessPoints(ix *history.Index) []livenessPoint {
-	return ix.Derived(livenessPointsKey{}, func() any { return listLivenessPoints(ix) }).([]livenessPoint)
+	return ix.DerivedReusing(livenessPointsKey{}, func(prev any) any {
+		var buf []livenessPoint
+		if p, ok := prev.(livenessList); ok {
+			buf = p.buf // the last history's, which nobody reads any more
+		}
+		return listLivenessPoints(ix, buf)
+	}).(livenessList).points
 }
 
-// listLivenessPoints computes livenessPoints: three lists (the attempts'
+// livenessList is the derived value of livenessPoints: the points and the
+// whole buffer they are in, for the next history's (Index.Reuse).
+type livenessList struct{ points, buf []livenessPoint }
+
+// listLivenessPoints computes livenessPoints in buf's memory when it is
+// large enough: three lists (the attempts'
 // points, the sections', the acquisitions'), each nearly in time order
 // already, each sorted stably on its own, then merged with ties going to
 // the earlier list: the order a stable sort of the three lists one after
 // the other gives, at a fraction of its cost (that sort's merges took a
 // fifth of the checkers' time).
-func listLivenessPoints(ix *history.Index) []livenessPoint {
+func listLivenessPoints(ix *history.Index, buf []livenessPoint) livenessList {
 	nt, ns := 2*len(ix.Attempts), 2*len(ix.Sections)
-	buf := make([]livenessPoint, 0, 2*(nt+ns+len(ix.Acquisitions)))
+	if need := 2 * (nt + ns + len(ix.Acquisitions)); cap(buf) >= need {
+		buf = buf[:0]
+	} else {
+		buf = make([]livenessPoint, 0, need)
+	}
 	for _, a := range ix.Attempts {
 		buf = append(buf, livenessPoint{at: ix.H[a.Start].At, pos: a.Start, trying: 1})
 		if a.EndPos >= 0 {
@@ -159,7 +174,7 @@ func listLivenessPoints(ix *history.Index) []livenessPoint {
 	for _, a := range ix.Acquisitions {
 		buf = append(buf, livenessPoint{at: ix.H[a.Pos].At, pos: a.Pos, acquired: true})
 	}
-	return orderPoints(buf, len(tries), len(holds))
+	return livenessList{points: orderPoints(buf, len(tries), len(holds)), buf: buf[:cap(buf)]}
 }
 
 // orderPoints returns buf's points in the order a stable sort by
