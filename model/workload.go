@@ -143,55 +143,13 @@ func acquire(c *Client, d Design) (*Lease, bool, error) {
 // criticalSection reads the resource, works, writes value+1 with the
 // lease's token, and releases. A Renewer gets a watchdog for the duration.
 func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
-	o := c.opts
-	stop := false
 	r, ok := d.(Renewer)
-	if e, canExtend := d.(Extender); !ok && canExtend && o.Extend {
+	if e, canExtend := d.(Extender); !ok && canExtend && c.opts.Extend {
 		r, ok = extendAsRenew{e}, true
 	}
+	var stop *bool // the watchdog's, nil without one
 	if ok {
-		c.ctx.Go("watchdog", func(ctx *sim.Ctx) error {
-			// The watchdog renews the holds this client took: a reader's
-			// are read holds, with their own keys to extend.
-			wc := NewClient(ctx, o)
-			wc.Key, wc.TokenKey, wc.reader, wc.markReads = c.Key, c.TokenKey, c.reader, c.markReads
-			for {
-				wc.Sleep(o.RenewEvery)
-				if stop {
-					return nil
-				}
-				start := wc.leaseNow(l)
-				ok, err := r.Renew(wc, l)
-				if fatal(err) {
-					return err
-				}
-				if stop {
-					return nil
-				}
-				n, outcome := int64(0), renewOutcome(ok, err)
-				if ok {
-					n = 1
-				}
-				// A renewal that comes back after the client's own deadline
-				// passed does not revive the lease: the client stopped
-				// believing it held the lock at the deadline.
-				lapsed := false
-				if dl, has := l.Deadline(); has && ok && wc.leaseNow(l) >= dl {
-					lapsed, outcome = true, "extended on Redis, but the lease had already run out on the client's clock"
-				} else if ok && l.Validity != 0 {
-					l.Start, l.Validity = start, o.TTL-o.Margin
-				}
-				dur := l.remaining(wc.leaseNow(l))
-				if lapsed {
-					dur = 0
-				}
-				wc.Record(sim.Event{Kind: history.KindRenew, Key: l.Key, Value: l.Value, N: n, Dur: dur, Note: outcome})
-				if !ok || err != nil || lapsed {
-					wc.Record(sim.Event{Kind: history.KindWatchdogStop, Key: l.Key, Value: l.Value, Note: "renewal " + outcome})
-					return nil
-				}
-			}
-		})
+		stop = startWatchdog(c, r, l)
 	}
 	// Nested holds: a reentrant design takes the same lock again.
 	reentry := 0
@@ -213,7 +171,9 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 	work(c, l, wl)
 	l.Count = 0
 	c.Record(sim.Event{Kind: history.KindRelease, Key: l.Key, Value: l.Value})
-	stop = true
+	if stop != nil {
+		*stop = true
+	}
 	err := d.Release(c, l)
 	note := ""
 	if err != nil {
@@ -224,6 +184,58 @@ func criticalSection(c *Client, d Design, l *Lease, wl Workload) error {
 		return err
 	}
 	return nil
+}
+
+// startWatchdog starts the task that renews l every RenewEvery while the
+// critical section lasts, and returns the flag that stops it. Its
+// variables live on the heap only for a design that renews: declared in
+// criticalSection, the closure moved them there on every acquisition.
+func startWatchdog(c *Client, r Renewer, l *Lease) *bool {
+	o := c.opts
+	stop := new(bool)
+	c.ctx.Go("watchdog", func(ctx *sim.Ctx) error {
+		// The watchdog renews the holds this client took: a reader's
+		// are read holds, with their own keys to extend.
+		wc := NewClient(ctx, o)
+		wc.Key, wc.TokenKey, wc.reader, wc.markReads = c.Key, c.TokenKey, c.reader, c.markReads
+		for {
+			wc.Sleep(o.RenewEvery)
+			if *stop {
+				return nil
+			}
+			start := wc.leaseNow(l)
+			ok, err := r.Renew(wc, l)
+			if fatal(err) {
+				return err
+			}
+			if *stop {
+				return nil
+			}
+			n, outcome := int64(0), renewOutcome(ok, err)
+			if ok {
+				n = 1
+			}
+			// A renewal that comes back after the client's own deadline
+			// passed does not revive the lease: the client stopped
+			// believing it held the lock at the deadline.
+			lapsed := false
+			if dl, has := l.Deadline(); has && ok && wc.leaseNow(l) >= dl {
+				lapsed, outcome = true, "extended on Redis, but the lease had already run out on the client's clock"
+			} else if ok && l.Validity != 0 {
+				l.Start, l.Validity = start, o.TTL-o.Margin
+			}
+			dur := l.remaining(wc.leaseNow(l))
+			if lapsed {
+				dur = 0
+			}
+			wc.Record(sim.Event{Kind: history.KindRenew, Key: l.Key, Value: l.Value, N: n, Dur: dur, Note: outcome})
+			if !ok || err != nil || lapsed {
+				wc.Record(sim.Event{Kind: history.KindWatchdogStop, Key: l.Key, Value: l.Value, Note: "renewal " + outcome})
+				return nil
+			}
+		}
+	})
+	return stop
 }
 
 // renewOutcome words what a renewal's result means: extended, refused by
