@@ -96,7 +96,7 @@ func Setup(module string, opts ...Option) realclient.Setup {
 		if err != nil {
 			return nil, err
 		}
-		p := &proc{np: np, env: env, o: o, gate: make(chan struct{}, 1), socks: map[int]*sock{}, calls: map[int]chan result{}, sleeps: map[int64]bool{}}
+		p := &proc{np: np, env: env, o: o, next: -1, gate: make(chan struct{}, 1), socks: map[int]*sock{}, calls: map[int]chan result{}, sleeps: map[int64]bool{}}
 		env.CloseAtExit(p)
 		wait := env.TTL // refined per call from the context's deadline
 		r := p.call(msg{Op: "setup", Seed: strconv.FormatUint(seedOf(env), 10), Client: env.Client, Key: env.Key,
@@ -530,6 +530,9 @@ type proc struct {
 	// Node side found it a pure question (no clock, no randomness, no
 	// effect): it cannot change before the next step. nil: ask.
 	until *float64
+	// next is the next timer the last report named (true time since the
+	// bubble's epoch; -1: none).
+	next int64
 }
 
 func (p *proc) lock()   { p.gate <- struct{}{} }
@@ -608,6 +611,7 @@ func (p *proc) stepLocked(m msg) {
 		p.o.onStep(Step{Client: p.env.Client, Event: m.Op, Fn: m.Fn, Resources: r.Resources})
 	}
 	p.until = r.U
+	p.next = r.Next
 	if r.Fatal != "" {
 		p.until = nil
 		p.setFatal(errors.New("the Node process: " + r.Fatal))
@@ -755,6 +759,19 @@ func (p *proc) sleepUntil(at int64) {
 			p.over()
 			return
 		}
+		if p.next < 0 || now() < p.next {
+			// No timer is due: the one this sleeper was for was cleared or
+			// moved later since. The step would run nothing (a report
+			// leaves nothing runnable, and a timer runs only once due) and
+			// report what the last one did, so it is not delivered (it
+			// cost a round trip for nothing); the next timer still gets its
+			// sleeper.
+			SkippedSteps.Add(1)
+			if p.next >= 0 && !p.closed && p.fatal == nil {
+				p.sleepUntil(p.next)
+			}
+			return
+		}
 		p.stepLocked(msg{Op: "time"})
 	}()
 }
@@ -768,6 +785,10 @@ var UntilAnswered atomic.Int64
 // Steps counts the steps delivered to every Node process (for tests and
 // benchmarks).
 var Steps atomic.Int64
+
+// SkippedSteps counts the timer wake-ups not delivered because no timer
+// was due any more (for tests and benchmarks).
+var SkippedSteps atomic.Int64
 
 func (p *proc) do(ctx context.Context, fn string) result {
 	m := msg{Op: "call", Fn: fn}
