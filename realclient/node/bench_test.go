@@ -3,7 +3,6 @@ package node
 import (
 	"flag"
 	"fmt"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -71,26 +70,6 @@ func TestBenchNode(t *testing.T) {
 		runs, wall.Seconds(), cpu.Seconds(), (cpu - nodeCPU).Seconds(), nodeCPU.Seconds(), perCPU, verdict)
 	fmt.Printf("redlock 4.2.0 (Node), 1 node: %.1f steps per run, %.1f us CPU per step; %.1f Until() per run answered from the last step's report; %.1f timer wake-ups per run not delivered (no timer due)\n",
 		float64(steps)/runs, float64(cpu.Microseconds())/float64(steps), float64(answered)/runs, float64(skipped)/runs)
-
-	// The same runs with the Go side on one P, as docs/speed.md's per-core
-	// rows are measured: a Node check runs one event at a time, so the
-	// Go scheduler's spinning for idle Ps is pure cost.
-	if prev := runtime.GOMAXPROCS(1); prev > 1 {
-		start, cpu0, node0 = time.Now(), cpuNow(), CPUTime()
-		for i := 0; i < runs; i++ {
-			r, err := realclient.Run(t, locksim.Case{Spec: spec, Seed: uint64(i + 2)}, setup)
-			if err != nil || r.Err != nil {
-				runtime.GOMAXPROCS(prev)
-				t.Fatal(err, r.Err)
-			}
-		}
-		wall, cpu, nodeCPU = time.Since(start), cpuNow()-cpu0, CPUTime()-node0
-		runtime.GOMAXPROCS(prev)
-		fmt.Printf("redlock 4.2.0 (Node), 1 node, at GOMAXPROCS=1 (was %d): %d runs in %.2fs wall, %.2fs CPU (%.2fs Go, %.2fs Node): %.0f runs per CPU second\n",
-			prev, runs, wall.Seconds(), cpu.Seconds(), (cpu - nodeCPU).Seconds(), nodeCPU.Seconds(), runs/cpu.Seconds())
-	} else {
-		runtime.GOMAXPROCS(prev)
-	}
 
 	long := model.Spec{
 		Design:   realclient.DesignPrefix + "redlock-4.2.0",
