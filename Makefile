@@ -152,7 +152,7 @@ long: node-deps
 	cd realclient && $(GO) test -timeout 20m ./...
 	cd realclient/libs && $(GO) test -timeout 30m ./...
 	cd realclient/libs && $(GO) test -count=1 -run '^TestPublishedPairs$$' -timeout 30m . -args -published  # the published buggy/fixed release pairs, a throwaway module per release (docs/realclient.md)
-	cd realclient && $(GO) test -count=1 -run 'TestDeterminismAcrossProcesses|TestPlainDelFailsAndItsTwinPasses|TestFaultKindsOnNode|TestNodeDocWalkthrough|TestExhaustivePair' -timeout 60m ./node/ -args -node.long  # every Node library across 3 fresh processes; Check and exhaustive mode on the JS plain-DEL pair; 100 runs of every fault kind on a Node client; docs/node.md run
+	cd realclient && $(GO) test -count=1 -run 'TestDeterminismAcrossProcesses|TestHistoriesPinned|TestPlainDelFailsAndItsTwinPasses|TestFaultKindsOnNode|TestNodeDocWalkthrough|TestExhaustivePair' -timeout 60m ./node/ -args -node.long  # every Node library across 3 fresh processes, and its history as recorded; Check and exhaustive mode on the JS plain-DEL pair; 100 runs of every fault kind on a Node client; docs/node.md run
 	$(GO) test -run Prop -timeout 60m . -args -rapid.checks=10000
 	$(GO) test -run TestCheckersAgreeWithTheOracle -timeout 60m ./model/ -args -oracle.runs=100000
 	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all

@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"context"
 	"embed"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -96,7 +96,7 @@ func Setup(module string, opts ...Option) realclient.Setup {
 		if err != nil {
 			return nil, err
 		}
-		p := &proc{np: np, env: env, o: o, gate: make(chan struct{}, 1), socks: map[int]*sock{}, calls: map[int]chan result{}, sleeps: map[int64]bool{}}
+		p := &proc{np: np, env: env, o: o, next: -1, gate: make(chan struct{}, 1), socks: map[int]*sock{}, calls: map[int]chan result{}, sleeps: map[int64]bool{}}
 		env.CloseAtExit(p)
 		wait := env.TTL // refined per call from the context's deadline
 		r := p.call(msg{Op: "setup", Seed: strconv.FormatUint(seedOf(env), 10), Client: env.Client, Key: env.Key,
@@ -133,17 +133,17 @@ type msg struct {
 	Wait    int64  `json:"wait,omitempty"`
 	Masters int    `json:"masters,omitempty"`
 	Sock    int    `json:"sock,omitempty"`
-	B64     string `json:"b64,omitempty"`
+	Data    []byte `json:"-"` // a data event's bytes (sent raw, not as JSON)
 	Err     string `json:"err,omitempty"`
 	Code    string `json:"code,omitempty"`
 }
 
 type outOp struct {
-	Op   string `json:"op"`
-	Sock int    `json:"sock"`
-	Host string `json:"host"`
-	Port int    `json:"port"`
-	B64  string `json:"b64"`
+	Op   string // connect, write, close
+	Sock int
+	Host string
+	Port int
+	Data []byte // a write's bytes
 }
 
 type doneRec struct {
@@ -155,17 +155,96 @@ type doneRec struct {
 	Caps  []string `json:"caps"`
 }
 
+// report is what the Node process says after a step, decoded from the
+// tagged records host.cjs's encodeReport writes.
 type report struct {
-	Ready bool      `json:"ready"`
-	Node  string    `json:"node"`
-	Out   []outOp   `json:"out"`
-	Done  []doneRec `json:"done"`
-	Next  int64     `json:"next"`
-	Fatal string    `json:"fatal"`
+	Ready bool
+	Node  string
+	Out   []outOp
+	Done  []doneRec
+	Next  int64
+	Fatal string
 	// U is the lock's until() asked at the end of the step, when it is a
 	// pure question (host.cjs); nil: ask over the pipe.
-	U         *float64 `json:"u"`
-	Resources []string `json:"resources"`
+	U         *float64
+	Resources []string
+}
+
+// decodeReport reads a report's records (host.cjs, encodeReport).
+func decodeReport(b []byte) (report, error) {
+	r := report{Next: -1}
+	bad := errors.New("the Node bridge's report is malformed")
+	u32 := func(at int) int { return int(binary.BigEndian.Uint32(b[at:])) }
+	for len(b) > 0 {
+		tag := b[0]
+		switch tag {
+		case 'Y':
+			if len(b) < 3 || len(b) < 3+int(binary.BigEndian.Uint16(b[1:])) {
+				return r, bad
+			}
+			n := int(binary.BigEndian.Uint16(b[1:]))
+			r.Ready, r.Node = true, string(b[3:3+n])
+			b = b[3+n:]
+		case 'F', 'D', 'R':
+			if len(b) < 5 || len(b)-5 < u32(1) {
+				return r, bad
+			}
+			n := u32(1)
+			body := b[5 : 5+n]
+			b = b[5+n:]
+			switch tag {
+			case 'F':
+				r.Fatal = string(body)
+			case 'D':
+				var d doneRec
+				if err := json.Unmarshal(body, &d); err != nil {
+					return r, errors.Wrap(err, "the Node bridge's report")
+				}
+				r.Done = append(r.Done, d)
+			case 'R':
+				if err := json.Unmarshal(body, &r.Resources); err != nil {
+					return r, errors.Wrap(err, "the Node bridge's report")
+				}
+				if r.Resources == nil {
+					r.Resources = []string{}
+				}
+			}
+		case 'W':
+			if len(b) < 9 || len(b)-9 < u32(5) {
+				return r, bad
+			}
+			n := u32(5)
+			r.Out = append(r.Out, outOp{Op: "write", Sock: u32(1), Data: b[9 : 9+n : 9+n]})
+			b = b[9+n:]
+		case 'C':
+			if len(b) < 11 || len(b)-11 < int(binary.BigEndian.Uint16(b[9:])) {
+				return r, bad
+			}
+			n := int(binary.BigEndian.Uint16(b[9:]))
+			r.Out = append(r.Out, outOp{Op: "connect", Sock: u32(1), Port: u32(5), Host: string(b[11 : 11+n])})
+			b = b[11+n:]
+		case 'X':
+			if len(b) < 5 {
+				return r, bad
+			}
+			r.Out = append(r.Out, outOp{Op: "close", Sock: u32(1)})
+			b = b[5:]
+		case 'N', 'U':
+			if len(b) < 9 {
+				return r, bad
+			}
+			f := math.Float64frombits(binary.BigEndian.Uint64(b[1:]))
+			if tag == 'N' {
+				r.Next = int64(f)
+			} else {
+				r.U = &f
+			}
+			b = b[9:]
+		default:
+			return r, bad
+		}
+	}
+	return r, nil
 }
 
 // ---- the warm Node processes -----------------------------------------------
@@ -369,14 +448,26 @@ func (t *tailBuf) String() string {
 }
 
 func (np *nodeProc) send(m msg) error {
-	body, err := json.Marshal(m)
-	if err != nil {
-		return err
+	var buf []byte
+	if m.Op == "data" {
+		// Bytes on a socket, the hot path: 'B', the time, the socket and
+		// the raw bytes (host.cjs, readMsg).
+		buf = make([]byte, 4+13+len(m.Data))
+		binary.BigEndian.PutUint32(buf, uint32(13+len(m.Data)))
+		buf[4] = 'B'
+		binary.BigEndian.PutUint64(buf[5:], math.Float64bits(float64(m.Now)))
+		binary.BigEndian.PutUint32(buf[13:], uint32(m.Sock))
+		copy(buf[17:], m.Data)
+	} else {
+		body, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		buf = make([]byte, 4+len(body))
+		binary.BigEndian.PutUint32(buf, uint32(len(body)))
+		copy(buf[4:], body)
 	}
-	buf := make([]byte, 4+len(body))
-	binary.BigEndian.PutUint32(buf, uint32(len(body)))
-	copy(buf[4:], body)
-	_, err = np.in.Write(buf)
+	_, err := np.in.Write(buf)
 	return err
 }
 
@@ -389,11 +480,7 @@ func (np *nodeProc) read() (report, error) {
 	if _, err := io.ReadFull(np.rd, body); err != nil {
 		return report{}, np.died(err)
 	}
-	var r report
-	if err := json.Unmarshal(body, &r); err != nil {
-		return report{}, errors.Wrap(err, "the Node bridge's report")
-	}
-	return r, nil
+	return decodeReport(body)
 }
 
 func (np *nodeProc) died(err error) error {
@@ -443,6 +530,9 @@ type proc struct {
 	// Node side found it a pure question (no clock, no randomness, no
 	// effect): it cannot change before the next step. nil: ask.
 	until *float64
+	// next is the next timer the last report named (true time since the
+	// bubble's epoch; -1: none).
+	next int64
 }
 
 func (p *proc) lock()   { p.gate <- struct{}{} }
@@ -521,6 +611,7 @@ func (p *proc) stepLocked(m msg) {
 		p.o.onStep(Step{Client: p.env.Client, Event: m.Op, Fn: m.Fn, Resources: r.Resources})
 	}
 	p.until = r.U
+	p.next = r.Next
 	if r.Fatal != "" {
 		p.until = nil
 		p.setFatal(errors.New("the Node process: " + r.Fatal))
@@ -591,10 +682,7 @@ func (p *proc) apply(o outOp) {
 		if s == nil || s.conn == nil || s.closed {
 			return
 		}
-		b, err := base64.StdEncoding.DecodeString(o.B64)
-		if err == nil {
-			s.conn.Write(b) // an error shows on the next read
-		}
+		s.conn.Write(o.Data) // an error shows on the next read
 	case "close":
 		s := p.socks[o.Sock]
 		if s == nil {
@@ -634,7 +722,7 @@ func (p *proc) dial(id int, s *sock, host string, port int) {
 			return
 		}
 		if n > 0 {
-			p.stepLocked(msg{Op: "data", Sock: id, B64: base64.StdEncoding.EncodeToString(buf[:n])})
+			p.stepLocked(msg{Op: "data", Sock: id, Data: buf[:n]})
 		}
 		if err != nil {
 			s.closed = true
@@ -671,6 +759,19 @@ func (p *proc) sleepUntil(at int64) {
 			p.over()
 			return
 		}
+		if p.next < 0 || now() < p.next {
+			// No timer is due: the one this sleeper was for was cleared or
+			// moved later since. The step would run nothing (a report
+			// leaves nothing runnable, and a timer runs only once due) and
+			// report what the last one did, so it is not delivered (it
+			// cost a round trip for nothing); the next timer still gets its
+			// sleeper.
+			SkippedSteps.Add(1)
+			if p.next >= 0 && !p.closed && p.fatal == nil {
+				p.sleepUntil(p.next)
+			}
+			return
+		}
 		p.stepLocked(msg{Op: "time"})
 	}()
 }
@@ -684,6 +785,10 @@ var UntilAnswered atomic.Int64
 // Steps counts the steps delivered to every Node process (for tests and
 // benchmarks).
 var Steps atomic.Int64
+
+// SkippedSteps counts the timer wake-ups not delivered because no timer
+// was due any more (for tests and benchmarks).
+var SkippedSteps atomic.Int64
 
 func (p *proc) do(ctx context.Context, fn string) result {
 	m := msg{Op: "call", Fn: fn}

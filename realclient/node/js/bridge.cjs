@@ -305,7 +305,8 @@ class FakeSocket extends stream.Duplex {
     this.emit('ready');
   }
   _send(chunk, cb) {
-    S.out.push({ op: 'write', sock: this.id, b64: chunk.toString('base64') });
+    // A copy: the caller may reuse its buffer once the write's callback ran.
+    S.out.push({ op: 'write', sock: this.id, buf: Buffer.from(chunk) });
     this.bytesWritten += chunk.length;
     this._touch();
     cb();
@@ -439,7 +440,7 @@ function deliver(ev) {
   if (!s) return;
   switch (ev.op) {
     case 'connected': s._onConnected(); break;
-    case 'data': s._deliver(Buffer.from(ev.b64, 'base64')); break;
+    case 'data': s._deliver(ev.buf); break;
     case 'error': {
       s._remoteGone = true;
       const e = new Error(ev.err || 'connection reset');

@@ -1,10 +1,14 @@
 'use strict';
 // locksim's Node.js host: `node --require bridge.cjs host.cjs <module>`.
 // It loads the user's lock module once, then serves steps over the bridge
-// pipe (fd 3 in, fd 4 out; each message a 4-byte big-endian length and
-// JSON): one event in (a call, bytes on a socket, a connect outcome, the
+// pipe (fd 3 in, fd 4 out; each message a 4-byte big-endian length and a
+// body): one event in (a call, bytes on a socket, a connect outcome, the
 // clock reaching a timer), the process runs until nothing is runnable,
-// one report out (what it wrote, calls finished, its next timer).
+// one report out (what it wrote, calls finished, its next timer). An
+// event's body is JSON, except bytes on a socket ('B', the time, the
+// socket and the raw bytes); a report's body is a list of tagged records
+// (encodeReport), so the hot path carries raw bytes, neither JSON nor
+// base64 (node.go decodes both).
 
 const fs = require('fs');
 const path = require('path');
@@ -48,16 +52,63 @@ function readMsg() {
   while (inEnd - inStart < 4) if (!fill()) return null;
   const n = inBuf.readUInt32BE(inStart);
   while (inEnd - inStart < 4 + n) if (!fill()) return null;
-  const body = inBuf.toString('utf8', inStart + 4, inStart + 4 + n);
+  const at = inStart + 4;
   inStart += 4 + n;
-  return JSON.parse(body);
+  if (inBuf[at] === 0x42) { // 'B': float64 now, uint32 socket, the bytes
+    return { op: 'data', now: inBuf.readDoubleBE(at + 1), sock: inBuf.readUInt32BE(at + 9), buf: Buffer.from(inBuf.subarray(at + 13, at + n)) };
+  }
+  return JSON.parse(inBuf.toString('utf8', at, at + n));
+}
+
+// encodeReport turns a report into tagged records, in this order:
+// Y ready (uint16 length, Node's version), F fatal (uint32 length, text),
+// then the step's outputs in the order they happened: C connect (uint32
+// socket, uint32 port, uint16 length, host), W write (uint32 socket,
+// uint32 length, bytes), X close (uint32 socket); D a finished call
+// (uint32 length, JSON), N the next timer (float64 ns, -1: none), U the
+// lock's until() (float64), R the active resources (uint32 length, JSON).
+function encodeReport(o) {
+  const parts = [];
+  const str = (tag, text, wide) => {
+    const b = Buffer.from(text, 'utf8');
+    const h = Buffer.allocUnsafe(wide ? 5 : 3);
+    h[0] = tag;
+    if (wide) h.writeUInt32BE(b.length, 1); else h.writeUInt16BE(b.length, 1);
+    parts.push(h, b);
+  };
+  if (o.ready) str(0x59, o.node, false);
+  if (o.fatal) str(0x46, o.fatal, true);
+  for (const x of o.out || []) {
+    if (x.op === 'write') {
+      const h = Buffer.allocUnsafe(9);
+      h[0] = 0x57; h.writeUInt32BE(x.sock, 1); h.writeUInt32BE(x.buf.length, 5);
+      parts.push(h, x.buf);
+    } else if (x.op === 'connect') {
+      const host = Buffer.from(String(x.host), 'utf8');
+      const h = Buffer.allocUnsafe(11);
+      h[0] = 0x43; h.writeUInt32BE(x.sock, 1); h.writeUInt32BE(x.port >>> 0, 5); h.writeUInt16BE(host.length, 9);
+      parts.push(h, host);
+    } else if (x.op === 'close') {
+      const h = Buffer.allocUnsafe(5);
+      h[0] = 0x58; h.writeUInt32BE(x.sock, 1);
+      parts.push(h);
+    }
+  }
+  for (const d of o.done || []) str(0x44, JSON.stringify(d), true);
+  if (o.next !== undefined) { const h = Buffer.allocUnsafe(9); h[0] = 0x4e; h.writeDoubleBE(o.next, 1); parts.push(h); }
+  if (o.u !== undefined) { const h = Buffer.allocUnsafe(9); h[0] = 0x55; h.writeDoubleBE(o.u, 1); parts.push(h); }
+  if (o.resources) str(0x52, JSON.stringify(o.resources), true);
+  return parts;
 }
 
 function writeMsg(o) {
-  const body = Buffer.from(JSON.stringify(o), 'utf8');
-  const h = Buffer.alloc(4);
-  h.writeUInt32BE(body.length, 0);
-  const all = Buffer.concat([h, body]);
+  const parts = encodeReport(o);
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const all = Buffer.allocUnsafe(4 + n);
+  all.writeUInt32BE(n, 0);
+  let at = 4;
+  for (const p of parts) { p.copy(all, at); at += p.length; }
   let off = 0;
   while (off < all.length) {
     try {
@@ -207,9 +258,9 @@ function report(active) {
     if (a.pure) u = a.v;
   }
   const out = B.S.out; B.S.out = [];
-  for (const o of out) if (o.b64) outBytes += o.b64.length * 3 / 4;
+  for (const o of out) if (o.buf) outBytes += o.buf.length;
   const r = { out, done, next: B.nextTimer() };
-  if (u !== undefined) r.u = u;
+  if (Number.isFinite(u)) r.u = u; // as JSON did: NaN and Infinity are no answer
   done = [];
   if (outBytes > MAX_OUT_BYTES) fail('limit', new Error('the process wrote more than ' + MAX_OUT_BYTES + ' bytes in one run (LOCKSIM_NODE_MAX_BYTES)'));
   // Nothing but the bridge may be active between steps (the bridge's
