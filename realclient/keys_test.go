@@ -376,3 +376,26 @@ func TestRenameValuesWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldsAnyIsHoldsLease checks foundKeys's set-based matcher against
+// history.HoldsLease, value by value, over renderings of plain values and
+// reentrant hashes, values with "=" and "," in them, and the empty value.
+func TestHoldsAnyIsHoldsLease(t *testing.T) {
+	values := []string{"", "v", "v1", "a=b", "a,b", "x", "=", "tok-1"}
+	rendered := []string{"", "v", "v1", "v=1", "v1=2,x=1", "a=b", "a=b=3", "a,b", "a,b=1", "x=1,v=2", "=1", "==", "vv=1", "v1", "y=1,a=b=1", "tok-1=1"}
+	for _, r := range rendered {
+		for mask := 0; mask < 1<<len(values); mask++ {
+			set := map[string]bool{}
+			want := false
+			for i, v := range values {
+				if mask&(1<<i) != 0 {
+					set[v] = true
+					want = want || history.HoldsLease(r, v)
+				}
+			}
+			if got := holdsAny(r, set); got != want {
+				t.Fatalf("holdsAny(%q, %v) = %v, HoldsLease says %v", r, set, got, want)
+			}
+		}
+	}
+}
