@@ -199,6 +199,7 @@ func (h gateHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 		}
 		h.p.d.modules.note()
 		h.p.turn(h.group, args)
+		growStack()
 		return next(ctx, cmds)
 	}
 }
