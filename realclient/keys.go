@@ -462,16 +462,25 @@ func renameValues(h sim.History, clients []string, sent map[string]bool) {
 // lock value: an EVAL's ARGV (not its script, key count or keys), any
 // other command's arguments after its key.
 func valueArgsFrom(args []string) int {
-	if len(args) > 2 {
-		switch strings.ToUpper(args[0]) {
-		case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO":
-			if n, err := strconv.Atoi(args[2]); err == nil && n >= 0 {
-				return 3 + n
-			}
-			return len(args)
+	if len(args) > 2 && isScriptCall(args[0]) {
+		if n, err := strconv.Atoi(args[2]); err == nil && n >= 0 {
+			return 3 + n
 		}
+		return len(args)
 	}
 	return 2
+}
+
+// isScriptCall reports whether a command name is EVAL, EVALSHA, EVAL_RO,
+// EVALSHA_RO, FCALL or FCALL_RO, in any case (without the copy
+// strings.ToUpper made of every event's command).
+func isScriptCall(name string) bool {
+	for _, c := range [...]string{"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO"} {
+		if strings.EqualFold(name, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // unseedable says, for a run's history, which library linked into it
