@@ -440,17 +440,22 @@ func renameValues(h sim.History, clients []string, sent map[string]bool) {
 			e.Note = n
 		}
 		var args []string
-		from := valueArgsFrom(e.Args)
+		from := -1 // valueArgsFrom, once an argument is a value
 		for j, a := range e.Args {
+			n, ok := names[a]
+			if !ok {
+				continue
+			}
+			if from < 0 {
+				from = valueArgsFrom(e.Args)
+			}
 			if j < from {
 				continue
 			}
-			if n, ok := names[a]; ok {
-				if args == nil {
-					args = slices.Clone(e.Args) // the world may share the slice
-				}
-				args[j] = n
+			if args == nil {
+				args = slices.Clone(e.Args) // the world may share the slice
 			}
+			args[j] = n
 		}
 		if args != nil {
 			e.Args = args
@@ -475,6 +480,9 @@ func valueArgsFrom(args []string) int {
 // EVALSHA_RO, FCALL or FCALL_RO, in any case (without the copy
 // strings.ToUpper made of every event's command).
 func isScriptCall(name string) bool {
+	if len(name) < 4 || len(name) > 10 || (name[0]|0x20 != 'e' && name[0]|0x20 != 'f') {
+		return false
+	}
 	for _, c := range [...]string{"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO"} {
 		if strings.EqualFold(name, c) {
 			return true

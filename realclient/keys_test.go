@@ -399,3 +399,26 @@ func TestHoldsAnyIsHoldsLease(t *testing.T) {
 		}
 	}
 }
+
+// TestValueArgsFrom checks where a command's possible lock values start:
+// after an EVAL's (any case) keys, after any other command's key.
+func TestValueArgsFrom(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"evalsha", "abc", "1", "lock", "v"}, 4},
+		{[]string{"EVAL", "return 1", "2", "a", "b", "v"}, 5},
+		{[]string{"Eval_Ro", "s", "0", "v"}, 3},
+		{[]string{"fcall", "f", "1", "k", "v"}, 4},
+		{[]string{"FCALL_RO", "f", "x", "v"}, 4}, // a key count that is no number: nothing
+		{[]string{"set", "lock", "v", "NX"}, 2},
+		{[]string{"evalx", "s", "1", "k", "v"}, 2},
+		{[]string{"ev", "s", "1"}, 2},
+		{[]string{"EVALSHA"}, 2},
+	} {
+		if got := valueArgsFrom(tc.args); got != tc.want {
+			t.Errorf("valueArgsFrom(%q) = %d, want %d", tc.args, got, tc.want)
+		}
+	}
+}
