@@ -34,7 +34,10 @@
 // whatever the Go scheduler does. Every go-redis command of the package's
 // clients first waits for its turn from the governor (interleave.go), so
 // that goroutines woken together do not race for go-redis's connection
-// pool. With WithInterleave(InterleaveRandom) the run's seed, not the
+// pool; the hook also grows the goroutine's stack in one copy before the
+// command goes (growstack.go: a library's per-command goroutines otherwise
+// grow it two or three times deep inside go-redis). With
+// WithInterleave(InterleaveRandom) the run's seed, not the
 // content, chooses which pending action goes next (each goroutine's and
 // each connection's program order kept), which explores the races between
 // a library's watchdog, its Unlock and the caller.

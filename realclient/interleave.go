@@ -186,6 +186,7 @@ func (h gateHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		h.p.d.modules.note()
 		h.p.turn(h.group, cmdArgs(nil, cmd))
+		growStack()
 		return next(ctx, cmd)
 	}
 }
@@ -198,6 +199,7 @@ func (h gateHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 		}
 		h.p.d.modules.note()
 		h.p.turn(h.group, args)
+		growStack()
 		return next(ctx, cmds)
 	}
 }

@@ -89,7 +89,8 @@ func grantPeer(key string, gs []history.Grant) string {
 // discoverKeys finds the run's lock keys in its history (see above); the
 // error says why they cannot be told.
 func discoverKeys(h sim.History, rc *runConfig, notes []acqNote, placeholder string) (lockKeySet, error) {
-	ix := history.New(h)
+	ix := discoveryIndexes.Get().(*history.Index).Reuse(h)
+	defer discoveryIndexes.Put(ix) // nothing returned refers to its memory
 	// The values of every client's acquisitions.
 	values := map[string][]string{}
 	acquiredAt := map[string][]int{} // client + "\x00" + value -> acquired events
@@ -211,11 +212,28 @@ func discoverKeys(h sim.History, rc *runConfig, notes []acqNote, placeholder str
 	return set, nil
 }
 
+// discoveryIndexes holds the indexes discoverKeys builds (Reuse): one per
+// run, read only while the keys are found, and as large to allocate anew
+// as the run's history.
+var discoveryIndexes = sync.Pool{New: func() any { return history.New(nil) }}
+
 // foundKeys returns the keys a client's command set to one of that
 // client's lock values (values), by name, and those that held one with an
 // expiry at least once; only keys matching pattern, if set.
 func foundKeys(h sim.History, ix *history.Index, values map[string][]string, pattern string) (found, ttl map[string]bool) {
 	found, ttl = map[string]bool{}, map[string]bool{}
+	// Each client's values as a set: a run has hundreds of acquisitions
+	// and as many key changes, and testing every pair was quadratic.
+	sets := make(map[string]map[string]bool, len(values))
+	for c, vs := range values {
+		set := make(map[string]bool, len(vs))
+		for _, v := range vs {
+			if v != "" {
+				set[v] = true
+			}
+		}
+		sets[c] = set
+	}
 	for _, nk := range sortedNodeKeys(ix) {
 		if pattern != "" && !matchKey(pattern, nk.Key) {
 			continue
@@ -224,7 +242,7 @@ func foundKeys(h sim.History, ix *history.Index, values map[string][]string, pat
 			if c.By == "" || c.ExecPos < 0 || c.Cause == "replication" || c.Value == "" {
 				continue
 			}
-			if !slices.ContainsFunc(values[c.By], func(v string) bool { return history.HoldsLease(c.Value, v) }) {
+			if !holdsAny(c.Value, sets[c.By]) {
 				continue
 			}
 			found[nk.Key] = true
@@ -234,6 +252,27 @@ func foundKeys(h sim.History, ix *history.Index, values map[string][]string, pat
 		}
 	}
 	return found, ttl
+}
+
+// holdsAny reports whether a key's rendered value holds any of the values
+// in set, as history.HoldsLease tells it for one: the value itself, or a
+// field "v=count" of a reentrant hash's "field=count,..." rendering.
+func holdsAny(rendered string, set map[string]bool) bool {
+	if rendered == "" || len(set) == 0 {
+		return false
+	}
+	if set[rendered] {
+		return true
+	}
+	for f := range strings.SplitSeq(rendered, ",") {
+		// HoldsLease(f, v) is f starting with v+"=": try every "=" in f.
+		for i := 0; i < len(f); i++ {
+			if f[i] == '=' && i > 0 && set[f[:i]] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // acquisitionValues returns each client's lock values: those of its
@@ -401,17 +440,22 @@ func renameValues(h sim.History, clients []string, sent map[string]bool) {
 			e.Note = n
 		}
 		var args []string
-		from := valueArgsFrom(e.Args)
+		from := -1 // valueArgsFrom, once an argument is a value
 		for j, a := range e.Args {
+			n, ok := names[a]
+			if !ok {
+				continue
+			}
+			if from < 0 {
+				from = valueArgsFrom(e.Args)
+			}
 			if j < from {
 				continue
 			}
-			if n, ok := names[a]; ok {
-				if args == nil {
-					args = slices.Clone(e.Args) // the world may share the slice
-				}
-				args[j] = n
+			if args == nil {
+				args = slices.Clone(e.Args) // the world may share the slice
 			}
+			args[j] = n
 		}
 		if args != nil {
 			e.Args = args
@@ -423,16 +467,28 @@ func renameValues(h sim.History, clients []string, sent map[string]bool) {
 // lock value: an EVAL's ARGV (not its script, key count or keys), any
 // other command's arguments after its key.
 func valueArgsFrom(args []string) int {
-	if len(args) > 2 {
-		switch strings.ToUpper(args[0]) {
-		case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO":
-			if n, err := strconv.Atoi(args[2]); err == nil && n >= 0 {
-				return 3 + n
-			}
-			return len(args)
+	if len(args) > 2 && isScriptCall(args[0]) {
+		if n, err := strconv.Atoi(args[2]); err == nil && n >= 0 {
+			return 3 + n
 		}
+		return len(args)
 	}
 	return 2
+}
+
+// isScriptCall reports whether a command name is EVAL, EVALSHA, EVAL_RO,
+// EVALSHA_RO, FCALL or FCALL_RO, in any case (without the copy
+// strings.ToUpper made of every event's command).
+func isScriptCall(name string) bool {
+	if len(name) < 4 || len(name) > 10 || (name[0]|0x20 != 'e' && name[0]|0x20 != 'f') {
+		return false
+	}
+	for _, c := range [...]string{"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO"} {
+		if strings.EqualFold(name, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // unseedable says, for a run's history, which library linked into it

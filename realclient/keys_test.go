@@ -376,3 +376,49 @@ func TestRenameValuesWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldsAnyIsHoldsLease checks foundKeys's set-based matcher against
+// history.HoldsLease, value by value, over renderings of plain values and
+// reentrant hashes, values with "=" and "," in them, and the empty value.
+func TestHoldsAnyIsHoldsLease(t *testing.T) {
+	values := []string{"", "v", "v1", "a=b", "a,b", "x", "=", "tok-1"}
+	rendered := []string{"", "v", "v1", "v=1", "v1=2,x=1", "a=b", "a=b=3", "a,b", "a,b=1", "x=1,v=2", "=1", "==", "vv=1", "v1", "y=1,a=b=1", "tok-1=1"}
+	for _, r := range rendered {
+		for mask := 0; mask < 1<<len(values); mask++ {
+			set := map[string]bool{}
+			want := false
+			for i, v := range values {
+				if mask&(1<<i) != 0 {
+					set[v] = true
+					want = want || history.HoldsLease(r, v)
+				}
+			}
+			if got := holdsAny(r, set); got != want {
+				t.Fatalf("holdsAny(%q, %v) = %v, HoldsLease says %v", r, set, got, want)
+			}
+		}
+	}
+}
+
+// TestValueArgsFrom checks where a command's possible lock values start:
+// after an EVAL's (any case) keys, after any other command's key.
+func TestValueArgsFrom(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"evalsha", "abc", "1", "lock", "v"}, 4},
+		{[]string{"EVAL", "return 1", "2", "a", "b", "v"}, 5},
+		{[]string{"Eval_Ro", "s", "0", "v"}, 3},
+		{[]string{"fcall", "f", "1", "k", "v"}, 4},
+		{[]string{"FCALL_RO", "f", "x", "v"}, 4}, // a key count that is no number: nothing
+		{[]string{"set", "lock", "v", "NX"}, 2},
+		{[]string{"evalx", "s", "1", "k", "v"}, 2},
+		{[]string{"ev", "s", "1"}, 2},
+		{[]string{"EVALSHA"}, 2},
+	} {
+		if got := valueArgsFrom(tc.args); got != tc.want {
+			t.Errorf("valueArgsFrom(%q) = %d, want %d", tc.args, got, tc.want)
+		}
+	}
+}

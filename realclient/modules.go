@@ -27,6 +27,9 @@ import (
 type moduleSet struct {
 	mu  sync.Mutex
 	set map[string]bool
+	// seen holds the program counters already noted in this run: their
+	// modules are in set, so a repeated stack costs one lookup per frame.
+	seen map[uintptr]struct{}
 }
 
 // pcModules caches a program counter's module ("" for none): code does
@@ -37,40 +40,30 @@ var pcModules sync.Map // uintptr -> string
 func (m *moduleSet) note() {
 	var pcs [64]uintptr
 	n := runtime.Callers(2, pcs[:])
-	var fresh []uintptr
-	var mods []string
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.seen == nil {
+		m.seen, m.set = map[uintptr]struct{}{}, map[string]bool{}
+	}
 	for _, pc := range pcs[:n] {
-		if v, ok := pcModules.Load(pc); ok {
-			if s := v.(string); s != "" {
-				mods = append(mods, s)
-			}
+		if _, ok := m.seen[pc]; ok {
 			continue
 		}
-		fresh = append(fresh, pc)
-	}
-	if len(fresh) > 0 {
-		for _, pc := range fresh {
+		m.seen[pc] = struct{}{}
+		var s string
+		if v, ok := pcModules.Load(pc); ok {
+			s = v.(string)
+		} else {
 			// One frame per pc: an inlined call's module is its
 			// caller's pc's first frame, good enough to name a module.
 			f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
-			s := frameModule(f.Function, f.File)
+			s = frameModule(f.Function, f.File)
 			pcModules.Store(pc, s)
-			if s != "" {
-				mods = append(mods, s)
-			}
+		}
+		if s != "" {
+			m.set[s] = true
 		}
 	}
-	if len(mods) == 0 {
-		return
-	}
-	m.mu.Lock()
-	if m.set == nil {
-		m.set = map[string]bool{}
-	}
-	for _, s := range mods {
-		m.set[s] = true
-	}
-	m.mu.Unlock()
 }
 
 // list is the recorded modules, sorted: "path version", or "package

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,7 +43,11 @@ func TestBenchRealClient(t *testing.T) {
 	}
 	var figures []figure
 	var floorRatio float64
-	floor := goRedisFloor(t, 20000)
+	// The floor's median of three passes: one pass is a tenth of a second,
+	// and on a loaded machine one pass alone swung by a third.
+	floors := []float64{goRedisFloor(t, 20000), goRedisFloor(t, 20000), goRedisFloor(t, 20000)}
+	slices.Sort(floors)
+	floor := floors[1]
 	fmt.Printf("%-22s %9s %9s %12s %9s %11s %9s %11s\n", "real client", "virtual", "wall", "virtual/wall", "cpu", "virtual/cpu", "commands", "cpu us/cmd")
 	for _, tc := range []struct {
 		name    string
