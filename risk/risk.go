@@ -317,9 +317,9 @@ func choose(sm *Sampler, cfg Config, ids []invariant.ID, m int) (Proposal, error
 			smp := sm.Draw(cfg.Seed^pilotSalt, i, pr)
 			var r Outcome
 			if cfg.Judge != nil {
-				r = cfg.Judge(smp, cfg.Seed^pilotSalt+uint64(i))
+				r = cfg.Judge(smp, RunSeed(cfg.Seed^pilotSalt, i))
 			} else {
-				r = RunOne(smp, cfg.Seed^pilotSalt+uint64(i))
+				r = RunOne(smp, RunSeed(cfg.Seed^pilotSalt, i))
 			}
 			if r.Err != nil {
 				return Proposal{}, errors.Wrap(r.Err, "a pilot run stopped early")
