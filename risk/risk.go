@@ -62,6 +62,11 @@ const (
 // run, so the windows miss the real critical sections and the estimates
 // came out 3 to 7 times below plain sampling's, their intervals barely
 // overlapping: unbiased in theory, too skewed to trust at these run counts.
+// Nor windows that follow the run (Tilt.Follow): each of their runs costs
+// two simulations, and their use, redlock's clock steps (docs/risk.md,
+// Speed), needs a window the pilot's few runs rarely hold; a caller picks
+// them with a Campaign.
+//
 // PilotSharp is the pilot's sharpened tilts' Sharp.
 const PilotSharp = 10
 

@@ -33,7 +33,9 @@ import (
 //     acquire-start to the end of the critical section in a fault-free
 //     reference run of the design; for a node's faults, the union of every
 //     client's. The rest arrive uniformly over the run, so every instant
-//     keeps a density above zero.
+//     keeps a density above zero. With Tail 0 it moves arrival times
+//     alone: that share of every arrival of the tilted processes lands in
+//     the window, its size drawn by the profile's weights.
 //
 //   - Kind, if set, confines the tilt to that fault kind's processes
 //     (the others keep the profile's rates and sizes, and have no part in
