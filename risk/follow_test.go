@@ -61,8 +61,8 @@ func TestFollowedWindowsContainExactProbabilities(t *testing.T) {
 		quick bool
 	}{
 		{"pause, time alone", sim.FaultPause, time.Millisecond, 2 * 1800, p.Pauses.Size, 150, Tilt{Kind: sim.FaultPause, Boost: 1, Window: 0.5, Follow: true}, true},
-		{"pause over 2s, tail draws", sim.FaultPause, 2 * time.Second, 2 * 1800, p.Pauses.Size, 2000, Tilt{Kind: sim.FaultPause, Boost: 1, Tail: 1, Window: 0.9, Follow: true}, false},
-		{"partition, time alone", sim.FaultPartition, 0, 0.01, p.Partitions.Size, 2000, Tilt{Kind: sim.FaultPartition, Boost: 1, Window: 0.9, Follow: true}, false},
+		{"pause over 2s, tail draws", sim.FaultPause, 2 * time.Second, 2 * 1800, p.Pauses.Size, 600, Tilt{Kind: sim.FaultPause, Boost: 1, Tail: 1, Window: 0.9, Follow: true}, false},
+		{"partition, time alone", sim.FaultPartition, 0, 0.01, p.Partitions.Size, 600, Tilt{Kind: sim.FaultPartition, Boost: 1, Window: 0.9, Follow: true}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !c.quick && !*longValidation {
