@@ -224,3 +224,20 @@ func TestFollowedWindowsAreDeterministicAndShardable(t *testing.T) {
 		t.Fatalf("the shards merge to other bytes than the whole:\n%s\n%s", jw, jm)
 	}
 }
+
+// TestScenarioProfileIsSourced: the speed table's redlock scenario parses,
+// and every part of it it sets has a source or the word scenario.
+func TestScenarioProfileIsSourced(t *testing.T) {
+	p, err := ReadProfile("testdata/redlock-clock-steps.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"workload", "pauses", "partitions", "node_crashes", "clock_jumps", "clock_drift_ppm", "network", "horizon"} {
+		if p.Sources[f] == "" {
+			t.Errorf("sources.%s: missing", f)
+		}
+	}
+	if !strings.HasPrefix(p.Sources["clock_jumps"], "Scenario") || p.ClockJumps == nil || p.ClockJumps.BackwardFraction != 0 {
+		t.Errorf("clock_jumps: the scenario's forward steps and their reason are missing: %+v, %q", p.ClockJumps, p.Sources["clock_jumps"])
+	}
+}
