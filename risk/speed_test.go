@@ -41,7 +41,8 @@ type speedRow struct {
 }
 
 // TestRiskSpeed measures, for each row, the CPU time of an estimate of
-// mutual-exclusion under the built-in profile and projects the CPU time
+// mutual-exclusion under the built-in profile (or the row's profile file:
+// redlock's clock-step scenario) and projects the CPU time
 // to a relative 95% half-width of 50%: runs x (half-width / 0.5)^2 at the
 // measured CPU per run (the half-width shrinks as 1/sqrt(runs)). A row
 // with no violating run has no half-width to project from.
