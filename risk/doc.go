@@ -36,9 +36,11 @@
 // Files: profile.go and fields.go (the format and its errors), dist.go
 // (distributions from quantiles or histograms), import.go (GC logs),
 // sampler.go (schedules and their densities), window.go (danger windows,
-// not used by the auto method), estimate.go (runs, tallies, intervals),
+// from a reference run or followed from the run itself, Tilt.Follow; not
+// used by the auto method), estimate.go (runs, tallies, intervals),
 // risk.go (the pilot, Run and Merge), fsum.go (exact sums), advise.go (the
-// advisor), point.go (a danger point's chance).
+// advisor), point.go (a danger point's chance); testdata/ holds the
+// redlock-clock-steps scenario profile of the speed table.
 //
 // Invariant: no wall clock and no global randomness: a run's schedule is a
 // function of (profile, design, seed, run index, proposal).

@@ -394,9 +394,9 @@ func (c Campaign) Tally() (*Tally, error) {
 		smp := c.Sampler.Draw(c.Seed, i, c.Proposal)
 		var r Outcome
 		if c.Judge != nil {
-			r = c.Judge(smp, c.Seed+uint64(i))
+			r = c.Judge(smp, RunSeed(c.Seed, i))
 		} else {
-			r = RunOne(smp, c.Seed+uint64(i))
+			r = RunOne(smp, RunSeed(c.Seed, i))
 		}
 		r.Weight = smp.Weight
 		t.Add(r)

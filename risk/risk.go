@@ -62,6 +62,11 @@ const (
 // run, so the windows miss the real critical sections and the estimates
 // came out 3 to 7 times below plain sampling's, their intervals barely
 // overlapping: unbiased in theory, too skewed to trust at these run counts.
+// Nor windows that follow the run (Tilt.Follow): each of their runs costs
+// two simulations, and their use, redlock's clock steps (docs/risk.md,
+// Speed), needs a window the pilot's few runs rarely hold; a caller picks
+// them with a Campaign.
+//
 // PilotSharp is the pilot's sharpened tilts' Sharp.
 const PilotSharp = 10
 
@@ -317,9 +322,9 @@ func choose(sm *Sampler, cfg Config, ids []invariant.ID, m int) (Proposal, error
 			smp := sm.Draw(cfg.Seed^pilotSalt, i, pr)
 			var r Outcome
 			if cfg.Judge != nil {
-				r = cfg.Judge(smp, cfg.Seed^pilotSalt+uint64(i))
+				r = cfg.Judge(smp, RunSeed(cfg.Seed^pilotSalt, i))
 			} else {
-				r = RunOne(smp, cfg.Seed^pilotSalt+uint64(i))
+				r = RunOne(smp, RunSeed(cfg.Seed^pilotSalt, i))
 			}
 			if r.Err != nil {
 				return Proposal{}, errors.Wrap(r.Err, "a pilot run stopped early")

@@ -33,7 +33,9 @@ import (
 //     acquire-start to the end of the critical section in a fault-free
 //     reference run of the design; for a node's faults, the union of every
 //     client's. The rest arrive uniformly over the run, so every instant
-//     keeps a density above zero.
+//     keeps a density above zero. With Tail 0 it moves arrival times
+//     alone: that share of every arrival of the tilted processes lands in
+//     the window, its size drawn by the profile's weights.
 //
 //   - Kind, if set, confines the tilt to that fault kind's processes
 //     (the others keep the profile's rates and sizes, and have no part in
@@ -58,6 +60,23 @@ import (
 //     the segment's top: u^(1/Sharp) for a uniform u (density Sharp x
 //     w^(Sharp-1) at position w), for risks that only the very largest
 //     sizes reach (a TTL near the profile's longest pause).
+//
+//   - Follow takes Window's danger windows from the run itself instead
+//     of from one fault-free reference run: before the tilted kind's
+//     arrivals are drawn, the run is made once with the same simulation
+//     seed and every fault drawn so far (the drift and the other kinds'
+//     faults) but none of the tilted kind's, and the windows are its
+//     spans: a client's from each acquire-start to the end of its
+//     section; a node's, the holds that lose their quorum if this node
+//     loses the key (the node granted the hold, and the hold has no more
+//     nodes than the quorum: every hold of a one-node design, a redlock
+//     hold of exactly a majority). Until its first fault of the tilted
+//     kind the run is that run, so its first such fault lands where the
+//     run is in danger. The windows are a function of the seed and the
+//     faults drawn before them, never of the arrivals they place, so the
+//     weight stays the profile's density over the proposal's and the
+//     estimate unbiased; a run costs up to two simulations. Runs the
+//     risk package does not make (NewExternalSampler) draw it unwindowed.
 type Tilt struct {
 	Kind   sim.FaultKind `json:"kind,omitempty"`
 	Boost  float64       `json:"boost"`
@@ -65,6 +84,7 @@ type Tilt struct {
 	Top    bool          `json:"top,omitempty"`
 	Sharp  float64       `json:"sharp,omitempty"`
 	Window float64       `json:"window,omitempty"`
+	Follow bool          `json:"follow,omitempty"`
 }
 
 // applies reports whether the tilt changes process p.
@@ -104,6 +124,9 @@ type Sampler struct {
 	horizon, settle time.Duration
 	procs           []arrivalProcess
 	nodes           []string
+	// reference: the sampler may run the design (not an external one):
+	// windows from a reference run, and Follow's from the run itself.
+	reference bool
 }
 
 // arrivalProcess is one Poisson process of faults: kind at target.
@@ -156,7 +179,7 @@ func newSampler(p Profile, base model.Spec, reference bool) (*Sampler, error) {
 		return nil, errors.Wrap(err, "the design cannot run")
 	}
 	r := s.Roster()
-	sm := &Sampler{p: p, base: s, horizon: h, settle: settle, nodes: r.Nodes}
+	sm := &Sampler{p: p, base: s, horizon: h, settle: settle, nodes: r.Nodes, reference: reference}
 	own, all := map[string]window{}, window{}
 	if reference {
 		var err error
@@ -305,7 +328,45 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 	// logRatio is log(tilted density / profile density) of the schedule,
 	// whichever part of the mixture drew it.
 	var logRatio float64
-	for _, p := range sm.procs {
+	// A Follow tilt draws the other kinds' processes first, then takes
+	// the tilted kind's windows from the run made with those faults
+	// (once, when first needed: an untilted draw needs them only to
+	// weigh a tail-sized arrival).
+	follow := pr.Tilt.Follow && pr.Tilt.Window > 0 && sm.reference
+	procs := sm.procs
+	if follow {
+		procs = make([]arrivalProcess, 0, len(sm.procs))
+		for _, p := range sm.procs {
+			if !pr.Tilt.applies(p) {
+				procs = append(procs, p)
+			}
+		}
+		for _, p := range sm.procs {
+			if pr.Tilt.applies(p) {
+				procs = append(procs, p)
+			}
+		}
+	}
+	var followed map[string]window
+	for _, p := range procs {
+		// win is the process's danger window; gamma the share of tail
+		// draws put in it (0 without one).
+		win := func() window { return p.window }
+		if follow && pr.Tilt.applies(p) {
+			win = func() window {
+				if followed == nil {
+					s.Faults = faults
+					followed = sm.followWindows(s, RunSeed(seed, index))
+				}
+				return followed[p.target+"\x00"+p.from]
+			}
+		}
+		gammaOf := func() float64 {
+			if pr.Tilt.Window > 0 && win().total > 0 {
+				return pr.Tilt.Window
+			}
+			return 0
+		}
 		lambda := p.perHour / float64(time.Hour) // per nanosecond of virtual time
 		k := sm.boost(p, pr.Tilt)
 		draw := lambda
@@ -316,10 +377,6 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 		tail, sharp := tailAll, pr.Tilt.Sharp
 		if !pr.Tilt.applies(p) {
 			tail, sharp = 0, 0
-		}
-		gamma := 0.0
-		if pr.Tilt.Window > 0 && p.window.total > 0 {
-			gamma = pr.Tilt.Window
 		}
 		var ts []int
 		if p.size != nil {
@@ -340,7 +397,23 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 			}
 			return sizeSegment(r, *p.size, 0)
 		}
-		if tilted {
+		gamma := -1.0 // not yet known
+		// timeOnly: a Window without Tail moves arrival times alone: each
+		// arrival of the kind, its size the profile's, lands in the
+		// window with probability gamma.
+		timeOnly := pr.Tilt.Tail <= 0 && pr.Tilt.Window > 0 && pr.Tilt.applies(p)
+		if tilted && timeOnly {
+			gamma = gammaOf()
+			for t := r.ExpFloat64(); t < draw*H; t += r.ExpFloat64() {
+				a := arrival{seg: nominalSeg(), at: time.Duration(r.Float64() * H)}
+				if gamma > 0 && r.Float64() < gamma {
+					a.at = win().at(r.Float64())
+				}
+				arr = append(arr, a)
+			}
+			slices.SortStableFunc(arr, func(x, y arrival) int { return int(x.at - y.at) })
+		} else if tilted {
+			gamma = gammaOf()
 			// k λ H arrivals on average; each, with probability tail, a
 			// tail size placed in the danger window with probability
 			// gamma; else a size by the profile's weights, anywhere.
@@ -349,7 +422,7 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 				if p.size != nil && r.Float64() < tail {
 					a.seg, a.tail = ts[r.IntN(len(ts))], true
 					if gamma > 0 && r.Float64() < gamma {
-						a.at = p.window.at(r.Float64())
+						a.at = win().at(r.Float64())
 					} else {
 						a.at = time.Duration(r.Float64() * H)
 					}
@@ -368,6 +441,20 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 		n := len(arr)
 		for _, a := range arr {
 			f := sim.Fault{Kind: p.kind, Target: p.target, At: a.at}
+			if timeOnly {
+				// The arrival time's density under the tilt over the
+				// profile's: (1 - gamma) + gamma x H / window in it.
+				if gamma < 0 {
+					gamma = gammaOf()
+				}
+				if w := win(); gamma > 0 {
+					hq := 1 - gamma
+					if w.contains(a.at) {
+						hq += gamma * H / float64(w.total)
+					}
+					logRatio += math.Log(hq)
+				}
+			}
 			if p.size != nil {
 				// One arrival's (time, size) density under the tilt over
 				// the profile's: (1 - tail) + tail x (the tail's segment
@@ -380,11 +467,14 @@ func (sm *Sampler) Draw(seed uint64, index int, pr Proposal) Sample {
 				}
 				ratio := 1 - tail
 				if tail > 0 && slices.Contains(ts, a.seg) {
+					if gamma < 0 {
+						gamma = gammaOf()
+					}
 					hq := 1.0
 					if gamma > 0 {
 						hq = 1 - gamma
-						if p.window.contains(a.at) {
-							hq += gamma * H / float64(p.window.total)
+						if w := win(); w.contains(a.at) {
+							hq += gamma * H / float64(w.total)
 						}
 					}
 					if sharp > 1 {

@@ -36,10 +36,13 @@ type speedRow struct {
 	ttl    time.Duration
 	pr     *Proposal    // nil: the auto method's pilot chooses
 	inv    invariant.ID // default mutual-exclusion
+	// profile is a profile file (testdata/); "" the built-in profile.
+	profile string
 }
 
 // TestRiskSpeed measures, for each row, the CPU time of an estimate of
-// mutual-exclusion under the built-in profile and projects the CPU time
+// mutual-exclusion under the built-in profile (or the row's profile file:
+// redlock's clock-step scenario) and projects the CPU time
 // to a relative 95% half-width of 50%: runs x (half-width / 0.5)^2 at the
 // measured CPU per run (the half-width shrinks as 1/sqrt(runs)). A row
 // with no violating run has no half-width to project from.
@@ -63,24 +66,33 @@ func TestRiskSpeed(t *testing.T) {
 		pr.Tilt.Window = 0.9
 		return pr
 	}
+	// followed: the kind's arrival times, 90% in the windows of the run
+	// itself (Tilt.Follow), sizes the profile's.
+	followed := func(k sim.FaultKind) *Proposal {
+		return &Proposal{Tilt: Tilt{Kind: k, Boost: 1, Window: 0.9, Follow: true}, Defensive: DefensiveShare}
+	}
+	const steps = "testdata/redlock-clock-steps.json"
 	rows := []speedRow{
-		{"set-px-lua", time.Second, tilt("", 2, 4), ""}, // every kind at once: the weights vanish
-		{"set-px-lua", time.Second, nil, ""},
-		{"set-px-lua", time.Second, tilt(sim.FaultPause, 2, 4), ""},
-		{"set-px-lua", time.Second, top(sim.FaultPause, 1, 1), ""},
-		{"set-px-lua", time.Second, top(sim.FaultPause, 2, 2), ""},
-		{"set-px-lua", 1900 * time.Millisecond, top(sim.FaultPause, 1, 1), ""},
-		{"set-px-lua", 1990 * time.Millisecond, top(sim.FaultPause, 1, 1), ""},
-		{"redlock", time.Second, top(sim.FaultPause, 1, 1), ""},
-		{"redlock", 1900 * time.Millisecond, top(sim.FaultPause, 1, 1), ""},
-		{"set-px-lua", time.Second, windowed(top(sim.FaultPause, 1, 1)), ""},
-		{"set-px-lua", 1990 * time.Millisecond, windowed(top(sim.FaultPause, 1, 1)), ""},
-		{"redlock", time.Second, nil, ""},
-		{"set-px-lua", 1990 * time.Millisecond, sharp(top(sim.FaultPause, 1, 1), 10), ""},
-		{"set-px-lua", 1990 * time.Millisecond, sharp(top(sim.FaultPause, 1, 1), 30), ""},
-		{"set-px-lua", 1990 * time.Millisecond, nil, ""},
-		{"redlock", time.Second, top(sim.FaultPause, 1, 1), invariant.StaleWrite},
-		{"redlock", time.Second, nil, invariant.StaleWrite},
+		{"set-px-lua", time.Second, tilt("", 2, 4), "", ""}, // every kind at once: the weights vanish
+		{"set-px-lua", time.Second, nil, "", ""},
+		{"set-px-lua", time.Second, tilt(sim.FaultPause, 2, 4), "", ""},
+		{"set-px-lua", time.Second, top(sim.FaultPause, 1, 1), "", ""},
+		{"set-px-lua", time.Second, top(sim.FaultPause, 2, 2), "", ""},
+		{"set-px-lua", 1900 * time.Millisecond, top(sim.FaultPause, 1, 1), "", ""},
+		{"set-px-lua", 1990 * time.Millisecond, top(sim.FaultPause, 1, 1), "", ""},
+		{"redlock", time.Second, top(sim.FaultPause, 1, 1), "", ""},
+		{"redlock", 1900 * time.Millisecond, top(sim.FaultPause, 1, 1), "", ""},
+		{"set-px-lua", time.Second, windowed(top(sim.FaultPause, 1, 1)), "", ""},
+		{"set-px-lua", 1990 * time.Millisecond, windowed(top(sim.FaultPause, 1, 1)), "", ""},
+		{"redlock", time.Second, nil, "", ""},
+		{"set-px-lua", 1990 * time.Millisecond, sharp(top(sim.FaultPause, 1, 1), 10), "", ""},
+		{"set-px-lua", 1990 * time.Millisecond, sharp(top(sim.FaultPause, 1, 1), 30), "", ""},
+		{"set-px-lua", 1990 * time.Millisecond, nil, "", ""},
+		{"redlock", time.Second, top(sim.FaultPause, 1, 1), invariant.StaleWrite, ""},
+		{"redlock", time.Second, nil, invariant.StaleWrite, ""},
+		{"redlock", time.Second, followed(sim.FaultClockJump), "", steps},
+		{"redlock", time.Second, tilt(sim.FaultClockJump, 1, 1), "", steps},
+		{"redlock", time.Second, nil, "", steps},
 	}
 	if *speedRows != "" {
 		var keep []speedRow
@@ -93,22 +105,29 @@ func TestRiskSpeed(t *testing.T) {
 		}
 		rows = keep
 	}
-	fmt.Printf("| design | invariant | ttl | proposal | runs | CPU | CPU/run | per acquisition [95%%] | broken | rel. half-width | CPU to 50%% |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| design | invariant | profile | ttl | proposal | runs | CPU | CPU/run | per acquisition [95%%] | broken | rel. half-width | CPU to 50%% |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		spec := model.Spec{Design: r.design}
 		spec.Options.TTL = r.ttl
 		ids := []invariant.ID{cmp.Or(r.inv, invariant.MutualExclusion)}
+		prof := Default()
+		if r.profile != "" {
+			var err error
+			if prof, err = ReadProfile(r.profile); err != nil {
+				t.Fatal(err)
+			}
+		}
 		start := cpuTime()
 		var e Estimate
 		var pr Proposal
 		if r.pr == nil {
-			res, err := Run(Config{Spec: spec, Profile: Default(), Runs: *speedRuns, Seed: 1, Invariants: ids})
+			res, err := Run(Config{Spec: spec, Profile: prof, Runs: *speedRuns, Seed: 1, Invariants: ids})
 			if err != nil {
 				t.Fatal(err)
 			}
 			e, pr = res.Estimates[0], res.Proposal
 		} else {
-			sm, err := NewSampler(Default(), spec)
+			sm, err := NewSampler(prof, spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +149,7 @@ func TestRiskSpeed(t *testing.T) {
 			rel = fmt.Sprintf("%.2f", h)
 			need = (time.Duration(float64(cpu) * math.Pow(h/0.5, 2))).Round(time.Second).String()
 		}
-		fmt.Printf("| %s | %s | %v | %+v | %d | %v | %v | %.3g [%.3g, %.3g] | %d | %s | %s |\n", r.design, ids[0], r.ttl, pr, *speedRuns,
+		fmt.Printf("| %s | %s | %s | %v | %+v | %d | %v | %v | %.3g [%.3g, %.3g] | %d | %s | %s |\n", r.design, ids[0], cmp.Or(prof.Name, "built-in"), r.ttl, pr, *speedRuns,
 			cpu.Round(time.Second), perRun.Round(100*time.Microsecond), e.PerAcquisition, e.CI95Low, e.CI95High, e.Hits, rel, need)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"locksim/model"
 	"locksim/model/history"
+	"locksim/sim"
 )
 
 // window is a union of disjoint spans of a run, sorted: where a windowed
@@ -103,4 +104,64 @@ func dangerWindows(s model.Spec, h time.Duration) (map[string]window, window, er
 	}
 	all.merge()
 	return own, all, nil
+}
+
+// RunSeed is the simulation seed of run index of a campaign drawn with
+// seed: the campaign and the pilot run Draw(seed, index) with it, and a
+// Follow tilt makes its windows' run with it.
+func RunSeed(seed uint64, index int) uint64 { return seed + uint64(index) }
+
+// followWindows makes the run s (the faults drawn so far, none of the
+// tilted kind's) with its simulation seed and returns the danger windows
+// of every process, by its key (followKey): a client's spans from each
+// acquire-start to the end of its section (its pauses, starvations and
+// its links' drops), a node's the holds that lose their quorum if the
+// node loses the key, from the acquisition to the end of the section.
+// A run that fails to run gives no windows (every window empty: the tilt
+// draws as unwindowed, the weight still exact).
+func (sm *Sampler) followWindows(s model.Spec, seed uint64) map[string]window {
+	out := map[string]window{}
+	rs, err := s.Resolve()
+	if err != nil {
+		return out
+	}
+	cfg, err := rs.Config()
+	if err != nil {
+		return out
+	}
+	w, err := sim.New(cfg, seed)
+	if err != nil {
+		return out
+	}
+	h, err := w.Run()
+	if err != nil {
+		return out
+	}
+	ix := history.New(h)
+	H := sm.span()
+	quorum := max(1, sm.base.Options.Quorum)
+	for _, sec := range ix.Sections {
+		from := sec.From
+		if sec.Start >= 0 {
+			from = ix.H[sec.Start].At
+		}
+		for _, k := range []string{sec.Client + "\x00", "\x00" + sec.Client} {
+			win := out[k]
+			win.add(from, sec.To, H)
+			out[k] = win
+		}
+		if len(sec.Nodes) > quorum {
+			continue // a node's loss leaves it a quorum
+		}
+		for _, n := range sec.Nodes {
+			win := out[n+"\x00"]
+			win.add(sec.From, sec.To, H)
+			out[n+"\x00"] = win
+		}
+	}
+	for k, win := range out {
+		win.merge()
+		out[k] = win
+	}
+	return out
 }
