@@ -165,7 +165,7 @@ var OptionTable = []OptionRow{
 	{"WithWorkload", "what each client does; zero fields are drawn per run", "all drawn", "2 cycles; the rest drawn"},
 	{"WithFaults", "the fault kinds runs draw from (none: no faults)", "scenarios.DefaultKinds", "scenarios.DefaultKinds; clock faults to nodes only"},
 	{"WithPauseAt", "where pauses and client crashes are placed (random runs only)", "everywhere", "everywhere (at the wire's marks)"},
-	{"WithInterleave", "the order of same-instant events", `"fixed"; also "random", "pct:D"`, "InterleaveFixed; also InterleaveRandom"},
+	{"WithInterleave", "the order of same-instant events", `"fixed"; also "random", "pct:D"`, "InterleaveFixed; also InterleaveRandom; no PCT (refused: the governor's choices have no PCT scheduler)"},
 	{"WithInvariants", "the invariants that count as a failure", "all", "all"},
 	{"WithCaseDir", "where a failing case is saved", "testdata/locksim", "testdata/locksim"},
 	{"WithReportDir", "where a failure's HTML report is written", "$LOCKSIM_REPORT_DIR, else none", "$LOCKSIM_REPORT_DIR, else none"},
