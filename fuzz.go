@@ -22,7 +22,10 @@ import (
 //	func FuzzMyLock(f *testing.F) { locksim.Fuzz(f, "set-px-lua") }
 //
 // Options are Check's; the run budgets (WithRuns, WithBudget, WithSeed,
-// WithWorkers) and exhaustive mode do not apply: the fuzzer decides. The
+// WithWorkers) and exhaustive mode do not apply: the fuzzer decides.
+// Each input's run goes through the engine as Check's runs do
+// (engine.Inputs: the model's pooled path, the same tally and shrinking);
+// WithProgress sees each (planned 0), WithContext stops them. The
 // seed corpus is harness.Corpus (16) inputs of random bytes from fixed seeds.
 func Fuzz(f *testing.F, design any, opts ...Option) {
 	f.Helper()

@@ -127,7 +127,9 @@ func WithSeed(seed uint64) Option { return shared(harness.WithSeed(seed)) }
 func WithWorkers(n int) Option { return shared(harness.WithWorkers(n)) }
 
 // WithProgress calls f after each run (each schedule, in exhaustive
-// mode) with the runs done and planned (harness.WithProgress).
+// mode; each cell, in Sweep) with the runs done and planned, in Check,
+// Fuzz, Sweep and Danger; Matrix takes no progress callback
+// (harness.WithProgress).
 func WithProgress(f func(done, planned int)) Option { return shared(harness.WithProgress(f)) }
 
 // WithContext stops Check (and Fuzz, Sweep, Matrix, Danger) between runs

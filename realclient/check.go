@@ -189,7 +189,11 @@ func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*mod
 // client process's lock with setup, runs the workload, and must keep every
 // invariant (or those of WithInvariants). The number of runs is rapid's
 // -rapid.checks (default 100); with WithRuns or WithBudget, seeded runs
-// as locksim.Check makes them. A case saved by an earlier failure of the
+// as locksim.Check makes them. Either way each run goes through the
+// engine (engine.Check for seeded runs, engine.Inputs for rapid's), which
+// judges, tallies, reports progress (WithProgress) and stops on the
+// context (WithContext) as for a model; a check that holds logs the lines
+// a model check logs (harness.HeldText) and the library modules linked. A case saved by an earlier failure of the
 // same test is replayed first: while it still fails, the test fails at
 // once (commit it to pin the regression; delete it once fixed).
 //

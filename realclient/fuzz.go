@@ -23,7 +23,10 @@ import (
 //	func FuzzMyLock(f *testing.F) { realclient.Fuzz(f, mySetup, realclient.WithName("my-lock")) }
 //
 // Options are Check's; the run budgets and WithExhaustive do not apply;
-// with WithInterleave the input's hash also seeds the interleaving. Fuzz
+// WithProgress sees each input's run (planned 0) and WithContext stops
+// them; with WithInterleave the input's hash also seeds the interleaving.
+// Each input's run goes through the engine as Check's runs do
+// (engine.Inputs), shrunk keeping its first counted invariant broken. Fuzz
 // must not run in parallel with other tests (runs seed process-wide
 // generators).
 func Fuzz(f *testing.F, setup Setup, opts ...Option) {

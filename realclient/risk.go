@@ -89,7 +89,7 @@ func Risk(t *testing.T, setup Setup, p risk.Profile, opts ...Option) (*risk.Resu
 		return risk.Count(smp, history.New(r.History), r.Violations, undecided(r))
 	}
 	res, err := risk.Run(risk.Config{Spec: base, Profile: p, Runs: runs, Seed: seed, Method: c.riskMethod,
-		Shard: c.Shard, Shards: c.Shards, Invariants: c.Invariants, Judge: judge})
+		Shard: c.Shard, Shards: c.Shards, Invariants: c.Invariants, Judge: judge, Progress: c.Progress, Context: c.Context})
 	if err != nil {
 		return nil, errors.Wrapf(err, "risk of %s", c.name)
 	}
