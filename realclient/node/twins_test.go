@@ -21,7 +21,8 @@ import (
 // TestNodeUserCheck is what a Node team runs on a lock module of its own
 // (docs/node.md): realclient.Check on the JavaScript module NODE_LOCK
 // names, with the fault kinds of NODE_FAULTS (default pause), NODE_MASTERS
-// masters (default 1), NODE_RUNS runs (default 100), NODE_EXHAUSTIVE (1
+// masters (default 1), NODE_RUNS runs (default 100; generated runs only:
+// exhaustive mode refuses WithRuns), NODE_EXHAUSTIVE (1
 // or 2: every placement instead), NODE_SEED (the first seed, default 1),
 // NODE_VALUE_ARG (realclient.WithValueArg). cmd/locksim-node runs it.
 // go test exits 1 when it finds a violation, with the report and the case
