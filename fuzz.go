@@ -1,15 +1,11 @@
 package locksim
 
 import (
-	"slices"
 	"testing"
 
-	"locksim/engine"
 	"locksim/harness"
-	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/scenarios"
-	"locksim/sim"
 )
 
 // Fuzz runs a design under Go's coverage-guided fuzzer: each input's bytes
@@ -26,7 +22,10 @@ import (
 //	func FuzzMyLock(f *testing.F) { locksim.Fuzz(f, "set-px-lua") }
 //
 // Options are Check's; the run budgets (WithRuns, WithBudget, WithSeed,
-// WithWorkers) and exhaustive mode do not apply: the fuzzer decides. The
+// WithWorkers) and exhaustive mode do not apply: the fuzzer decides.
+// Each input's run goes through the engine as Check's runs do
+// (engine.Inputs: the model's pooled path, the same tally and shrinking);
+// WithProgress sees each (planned 0), WithContext stops them. The
 // seed corpus is harness.Corpus (16) inputs of random bytes from fixed seeds.
 func Fuzz(f *testing.F, design any, opts ...Option) {
 	f.Helper()
@@ -40,19 +39,21 @@ func Fuzz(f *testing.F, design any, opts ...Option) {
 	for _, o := range opts {
 		o(&c)
 	}
-	c.resolve()
-	if err := c.check.Gen.Validate(); err != nil {
-		f.Fatalf("locksim.Fuzz: %v", err)
-		return
-	}
-	counted := c.check.Invariants
-	if len(counted) > 0 {
-		ids, err := invariant.Parse(invariant.Names(counted))
+	if len(c.Invariants) > 0 {
+		ids, err := invariant.Parse(invariant.Names(c.Invariants))
 		if err != nil {
 			f.Fatalf("locksim.Fuzz: %v", err)
 			return
 		}
-		counted = ids
+		c.Invariants = ids
+	}
+	c.resolve()
+	// The fuzzer's inputs run as Check's runs do (the model's pooled
+	// path), tallied and shrunk by the engine (engine.Inputs).
+	in, err := c.check.Inputs(0)
+	if err != nil {
+		f.Fatalf("locksim.Fuzz: %v", err)
+		return
 	}
 	for _, b := range harness.Corpus() {
 		f.Add(b)
@@ -61,33 +62,9 @@ func Fuzz(f *testing.F, design any, opts ...Option) {
 	h := &harness.Harness{Prefix: "locksim", ErrPrefix: "locksim.Fuzz", Who: "design " + designName(c.check.Base), CaseDir: c.CaseDir}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := c.check.Gen.RunDraws(scenarios.ByteDraws(data), c.check.Base)
-		seed := FuzzSeed(data)
-		r, err := model.Run(s, seed)
-		if err != nil {
-			h.Stop(t, err)
+		if !h.Input(t, in, s, FuzzSeed(data), name, true) {
+			h.Stop(t, in.Result().Verdict())
 		}
-		if r.Err != nil {
-			h.Stop(t, "run stopped: "+r.Err.Error())
-		}
-		r.CountOnly(counted)
-		if len(r.Failures()) == 0 {
-			return
-		}
-		want := invariant.Broken(r.Failures())[0]
-		s.Faults = engine.Shrink(s.Faults, func(fs []sim.Fault) bool {
-			t2 := s
-			t2.Faults = fs
-			out, err := model.Verdict(t2, seed)
-			return err == nil && out.Err == nil && slices.Contains(invariant.Broken(out.Violations), want)
-		}, 200)
-		if shrunk, err := model.Run(s, seed); err == nil && shrunk.Err == nil {
-			shrunk.CountOnly(counted)
-			if len(shrunk.Failures()) > 0 {
-				r = shrunk
-			}
-		}
-		saved := h.Save(t.Logf, name, r)
-		h.Fail(t, r, saved, name, "configuration "+scenarios.Describe(r.Spec))
 	})
 }
 

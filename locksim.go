@@ -1,6 +1,7 @@
 package locksim
 
 import (
+	"context"
 	"flag"
 	"fmt"
 
@@ -125,6 +126,17 @@ func WithSeed(seed uint64) Option { return shared(harness.WithSeed(seed)) }
 // result does not depend on it; harness.WithWorkers).
 func WithWorkers(n int) Option { return shared(harness.WithWorkers(n)) }
 
+// WithProgress calls f after each run (each schedule, in exhaustive
+// mode; each cell, in Sweep) with the runs done and planned, in Check,
+// Fuzz, Sweep and Danger; Matrix takes no progress callback
+// (harness.WithProgress).
+func WithProgress(f func(done, planned int)) Option { return shared(harness.WithProgress(f)) }
+
+// WithContext stops Check (and Fuzz, Sweep, Matrix, Danger) between runs
+// once ctx is done; an interrupted check fails saying so, with no verdict
+// (harness.WithContext).
+func WithContext(ctx context.Context) Option { return shared(harness.WithContext(ctx)) }
+
 // WithInvariants makes only these invariants count as a failure, e.g.
 // WithInvariants(invariant.LostUpdate) to ask whether the data survives
 // rather than whether the lease held. An invariant that cannot break for
@@ -211,18 +223,7 @@ func Check(t TB, design any, opts ...Option) {
 		return
 	}
 	h.Campaign(t, c.check, func(res *engine.CheckResult) string {
-		var cov strings.Builder
-		for _, w := range res.Coverage.Warnings() {
-			cov.WriteString("; warning: " + w)
-		}
-		vac := ""
-		if res.VacuousRuns > 0 {
-			vac = fmt.Sprintf(", %d vacuous (no client acquired)", res.VacuousRuns)
-		}
-		if n := res.Undecided[invariant.Liveness]; n > 0 {
-			vac += fmt.Sprintf(", %d with no liveness verdict (a fault never healed, or the run ended before the bound)", n)
-		}
-		return fmt.Sprintf("design %s held in %d runs (seed %d)%s%s", res.Design, res.Runs, c.check.Seed, vac, cov.String())
+		return h.HeldText(res, harness.Seeds(c.check.Seed, res.Runs, c.check.Shard, c.check.Shards, c.check.Runs))
 	})
 }
 
@@ -277,17 +278,19 @@ func (c *config) resolve() {
 	c.check.Campaign = c.Campaign
 	c.check.Base.Interleave = c.Interleave
 	c.check.Workers = c.Workers
+	c.check.Progress, c.check.Context = c.Progress, c.Context
 }
 
 // exhaustiveConfig is exhaustive mode on the configuration the options
 // fix (WithExhaustive's depth, 1 by default).
 func (c *config) exhaustiveConfig() (engine.ExhaustiveConfig, error) {
-	if len(c.RandomOnly) > 0 {
-		return engine.ExhaustiveConfig{}, errors.Errorf("%s applies to random runs, not to exhaustive mode", strings.Join(c.RandomOnly, ", "))
+	if err := c.RandomOnlyError(); err != nil {
+		return engine.ExhaustiveConfig{}, err
 	}
 	c.resolve()
 	x := c.exhaust
 	x.Base, x.Seed, x.Depth, x.Workers, x.Invariants = c.check.Base, c.Seed, c.Depth, c.Workers, c.Invariants
+	x.Progress, x.Context = c.Progress, c.Context
 	x.MaxSchedules, x.Durations = c.MaxSchedules, c.Durations
 	if x.Depth == 0 {
 		x.Depth = 1

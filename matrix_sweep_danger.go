@@ -33,7 +33,7 @@ func Matrix(design any, also []string, opts ...Option) (*report.Matrix, error) {
 		cols = append(cols, model.Spec{Design: id})
 	}
 	cols = append(cols, c.check.Base)
-	m, err := engine.Matrix(engine.MatrixConfig{Designs: cols, Scenarios: scenarios.All(), Seeds: c.seeds, Workers: c.check.Workers})
+	m, err := engine.Matrix(engine.MatrixConfig{Designs: cols, Scenarios: scenarios.All(), Seeds: c.seeds, Workers: c.check.Workers, Context: c.Context})
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func Sweep(design any, param string, opts ...Option) (*report.Sweep, error) {
 		return nil, err
 	}
 	sw, err := engine.Sweep(engine.SweepConfig{Param: param, Design: c.check.Base, X: c.x, Y: c.y,
-		Seeds: c.seeds, Workers: c.check.Workers, Invariants: c.check.Invariants})
+		Seeds: c.seeds, Workers: c.check.Workers, Invariants: c.check.Invariants, Progress: c.Progress, Context: c.Context})
 	if err != nil {
 		return nil, err
 	}

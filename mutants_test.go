@@ -287,9 +287,16 @@ func runZoo(t testing.TB, m mutant, extra ...Option) zooResult {
 	}
 	// The twin's check held: it must have fired every kind and placement
 	// it drew from, or its holding says less than it seems (issue 27).
+	// (harness.HeldText: report.SummaryText's "warning: " lines).
 	for _, l := range g.logs {
-		if _, w, ok := strings.Cut(l, "; warning: "); ok && !g.failed {
-			r.unfired = w
+		var ws []string
+		for line := range strings.SplitSeq(l, "\n") {
+			if w, ok := strings.CutPrefix(line, "warning: "); ok {
+				ws = append(ws, w)
+			}
+		}
+		if len(ws) > 0 && !g.failed {
+			r.unfired = strings.Join(ws, "; warning: ")
 		}
 	}
 	return r

@@ -1,9 +1,11 @@
 package locksim
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,5 +168,27 @@ func TestWithAxesSetsTheSweepValues(t *testing.T) {
 	}
 	if len(sw.Xs) != 2 || len(sw.Ys) != 3 || len(sw.Cells) != 3 || len(sw.Cells[0]) != 2 {
 		t.Errorf("sweep axes %v x %v (%d rows), want the 2 ttl and 3 pause values given", sw.Xs, sw.Ys, len(sw.Cells))
+	}
+}
+
+// WithProgress sees each run and WithContext stops Check between runs:
+// the test fails as interrupted after the runs made, with no verdict.
+func TestWithProgressAndContextStopCheck(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var seen []int
+	f := &fakeTB{TB: t, name: "TestStopped"}
+	Check(f, model.SetPxLua, WithRuns(50), WithWorkers(1), WithFaults(), WithCaseDir(t.TempDir()), WithContext(ctx),
+		WithProgress(func(done, planned int) {
+			seen = append(seen, done, planned)
+			if done == 3 {
+				cancel()
+			}
+		}))
+	logs := strings.Join(f.logs, "\n")
+	if !f.failed || !strings.Contains(logs, "no verdict: interrupted after 3 runs: a partial tally") {
+		t.Errorf("want Check stopped after 3 runs as interrupted:\n%s", logs)
+	}
+	if len(seen) != 6 || seen[0] != 1 || seen[1] != 50 || seen[4] != 3 {
+		t.Errorf("progress saw %v, want 1..3 of 50", seen)
 	}
 }

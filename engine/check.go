@@ -368,11 +368,18 @@ func (c CheckConfig) counted() []invariant.ID {
 // run makes run i and judges it.
 func (c CheckConfig) run(i int) RunOutcome {
 	s, seed := c.RunSpec(i)
+	o, _ := c.judge(i, s, seed)
+	return o
+}
+
+// judge runs spec s under seed as run i and judges it; with the Run seam
+// it also returns the runner's result (with its history), else nil.
+func (c CheckConfig) judge(i int, s model.Spec, seed uint64) (RunOutcome, *model.Result) {
 	o := RunOutcome{Index: i, Seed: seed}
 	for _, f := range s.Faults {
 		o.Faults = append(o.Faults, f.String())
 	}
-	out, err := c.verdict(s, seed)
+	out, r, err := c.verdictResult(s, seed)
 	o.Unfired = out.Unfired()
 	o.Choices, o.Lanes = out.Interleave.Choices, out.Interleave.Lanes
 	switch {
@@ -404,18 +411,26 @@ func (c CheckConfig) run(i int) RunOutcome {
 	if c.Each != nil || o.Error != "" || len(o.Broken) > 0 {
 		o.Config = scenarios.Describe(s)
 	}
-	return o
+	return o, r
 }
 
 // verdict runs one spec under seed and judges it: model.Verdict, or the
 // Run seam's result read as an outcome.
 func (c CheckConfig) verdict(s model.Spec, seed uint64) (model.Outcome, error) {
+	out, _, err := c.verdictResult(s, seed)
+	return out, err
+}
+
+// verdictResult is verdict, with the Run seam's result (nil on the
+// model's pooled path, which keeps no history).
+func (c CheckConfig) verdictResult(s model.Spec, seed uint64) (model.Outcome, *model.Result, error) {
 	if c.Run == nil {
-		return model.Verdict(s, seed)
+		out, err := model.Verdict(s, seed)
+		return out, nil, err
 	}
 	r, _, err := c.Run(s, seed)
 	if err != nil {
-		return model.Outcome{}, err
+		return model.Outcome{}, nil, err
 	}
 	o := model.Outcome{Err: r.Err, FaultOutcomes: r.FaultOutcomes}
 	if r.Err == nil {
@@ -434,7 +449,7 @@ func (c CheckConfig) verdict(s model.Spec, seed uint64) (model.Outcome, error) {
 			o.Undecided = c.Undecided(r)
 		}
 	}
-	return o, nil
+	return o, r, nil
 }
 
 func (r *CheckResult) add(o RunOutcome) {
@@ -489,6 +504,12 @@ func (r *CheckResult) add(o RunOutcome) {
 // invariant broken, and re-runs the result with its history.
 func (c CheckConfig) shrink(f *RunOutcome) *model.Result {
 	s, seed := c.RunSpec(f.Index)
+	return c.shrinkSpec(s, seed, f)
+}
+
+// shrinkSpec minimises the schedule of f, the outcome of spec s under
+// seed, as shrink does.
+func (c CheckConfig) shrinkSpec(s model.Spec, seed uint64, f *RunOutcome) *model.Result {
 	want := f.Broken[0]
 	fails := func(fs []sim.Fault) bool {
 		if c.Context != nil && c.Context.Err() != nil {
@@ -516,7 +537,9 @@ func (c CheckConfig) shrink(f *RunOutcome) *model.Result {
 	} else {
 		r, _ = model.Run(s, seed)
 	}
-	r.CountOnly(c.Invariants)
+	if r != nil {
+		r.CountOnly(c.Invariants)
+	}
 	return r
 }
 

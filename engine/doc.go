@@ -29,6 +29,12 @@
 //     (realclient), under the same shards, budget, progress, cancellation,
 //     coverage and verdict. CheckResult.Verdict and ExhaustiveResult.Verdict
 //     are what a campaign decided (package verdict), with its exit code.
+//   - Inputs (inputs.go): a check whose runs' specs and seeds come from
+//     outside (rapid's draws, the fuzzer's bytes: locksim.Fuzz, realclient's
+//     Check and Fuzz), each run going Check's way (the seam or the pooled
+//     path), judged and tallied into the same CheckResult, with Progress
+//     and Context; Inputs.Shrink shrinks a broken input as Check shrinks
+//     its first failure.
 //   - Merge: the shards of a check put back together from their JSON
 //     (OpenShard reads one document's campaign and streams its runs;
 //     Merge checks the documents are every shard of one campaign, each

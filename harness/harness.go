@@ -11,6 +11,7 @@ import (
 	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
+	"locksim/scenarios"
 	"locksim/verdict"
 )
 
@@ -185,6 +186,10 @@ func (h *Harness) Campaign(t TB, cfg engine.CheckConfig, held func(*engine.Check
 		return
 	}
 	r := res.Minimal
+	if r == nil { // the runner failed to run the shrunk schedule again
+		h.Stop(t, fmt.Sprintf("run %d (seed %d) broke a counted invariant, but its shrunk schedule did not run again", res.FirstFail.Index, res.FirstFail.Seed))
+		return
+	}
 	saved := h.Save(t.Logf, t.Name(), r)
 	f := res.FirstFail
 	h.Fail(t, r, saved, t.Name(), fmt.Sprintf("%d of %d runs broke a counted invariant%s; the first was run %d (seed %d), configuration: %s",
@@ -196,4 +201,36 @@ func percent(n, total int) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%.1f%%)", 100*float64(n)/float64(total))
+}
+
+// Input runs one input given from outside the campaign through the
+// engine (engine.Inputs.Run: rapid's draws, the fuzzer's bytes) and
+// decides it as Campaign decides a run: one that stopped fails the test
+// saying so ("run stopped: ..."); one that broke a counted invariant is
+// shrunk when shrink is set (the fuzzer's way: engine.Inputs.Shrink;
+// rapid shrinks its own draws, so its adapter leaves it unset), saved as
+// the test's case, and fails with the failure message (with shrink, after
+// the configuration's line). It reports whether the run was made: false
+// when the check's Context has stopped it.
+func (h *Harness) Input(t Logger, in *engine.Inputs, s model.Spec, seed uint64, testName string, shrink bool) bool {
+	t.Helper()
+	o, r, ok := in.Run(s, seed)
+	switch {
+	case !ok:
+		return false
+	case o.Error != "":
+		h.Stop(t, "run stopped: "+o.Error)
+		return true
+	case r == nil:
+		return true
+	}
+	intro := ""
+	if shrink {
+		if m := in.Shrink(s, seed, o); m != nil && m.Err == nil && len(m.Failures()) > 0 {
+			r = m
+		}
+		intro = "configuration " + scenarios.Describe(r.Spec)
+	}
+	h.Fail(t, r, h.Save(t.Logf, testName, r), testName, intro)
+	return true
 }

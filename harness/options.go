@@ -1,8 +1,11 @@
 package harness
 
 import (
+	"context"
 	"strings"
 	"time"
+
+	"github.com/pkg/errors"
 
 	"locksim/engine"
 	"locksim/model"
@@ -38,6 +41,13 @@ type Settings struct {
 	// RandomOnly names the options given that shape random runs only
 	// (WithPauseAt, WithRuns, WithBudget), for exhaustive mode to refuse.
 	RandomOnly []string
+	// Progress, if set, is called after each run (schedule, in exhaustive
+	// mode) with the runs done and planned (0: not known); Context, if
+	// set, stops the check between runs once it is done (an interrupted
+	// check has no verdict). The engine's CheckConfig, Inputs and
+	// ExhaustiveConfig take them as they are.
+	Progress func(done, planned int)
+	Context  context.Context
 }
 
 // Option is one shared check option.
@@ -114,6 +124,26 @@ func WithDurations(names ...string) Option {
 	return func(s *Settings) { s.Durations = append([]string{}, names...) }
 }
 
+// WithProgress calls f after each run (or exhaustive schedule) with the
+// runs done and the runs planned (0 when not known: a time budget, or
+// rapid's runs without -rapid.checks).
+func WithProgress(f func(done, planned int)) Option { return func(s *Settings) { s.Progress = f } }
+
+// WithContext stops the check once ctx is done: no new run starts, and
+// the test fails saying it was interrupted after N runs (a partial tally
+// is no verdict).
+func WithContext(ctx context.Context) Option { return func(s *Settings) { s.Context = ctx } }
+
+// RandomOnlyError is exhaustive mode's refusal of options that shape
+// random runs only (Settings.RandomOnly), in the words every adapter uses;
+// nil when none was given.
+func (s *Settings) RandomOnlyError() error {
+	if len(s.RandomOnly) == 0 {
+		return nil
+	}
+	return errors.Errorf("%s applies to random runs, not to exhaustive mode", strings.Join(s.RandomOnly, ", "))
+}
+
 // OptionRow is one shared check option: its name (the constructor's, in
 // this package, in locksim and in realclient), what it does, and its
 // default for each run kind: a model check (locksim.Check) and a real
@@ -135,7 +165,7 @@ var OptionTable = []OptionRow{
 	{"WithWorkload", "what each client does; zero fields are drawn per run", "all drawn", "2 cycles; the rest drawn"},
 	{"WithFaults", "the fault kinds runs draw from (none: no faults)", "scenarios.DefaultKinds", "scenarios.DefaultKinds; clock faults to nodes only"},
 	{"WithPauseAt", "where pauses and client crashes are placed (random runs only)", "everywhere", "everywhere (at the wire's marks)"},
-	{"WithInterleave", "the order of same-instant events", `"fixed"; also "random", "pct:D"`, "InterleaveFixed; also InterleaveRandom"},
+	{"WithInterleave", "the order of same-instant events", `"fixed"; also "random", "pct:D"`, "InterleaveFixed; also InterleaveRandom; no PCT (refused: the governor's choices have no PCT scheduler)"},
 	{"WithInvariants", "the invariants that count as a failure", "all", "all"},
 	{"WithCaseDir", "where a failing case is saved", "testdata/locksim", "testdata/locksim"},
 	{"WithReportDir", "where a failure's HTML report is written", "$LOCKSIM_REPORT_DIR, else none", "$LOCKSIM_REPORT_DIR, else none"},
@@ -146,6 +176,8 @@ var OptionTable = []OptionRow{
 	{"WithExhaustive", "place every fault, depth faults per schedule, instead of drawing runs", "off (random runs)", "off (rapid's runs)"},
 	{"WithMaxSchedules", "exhaustive mode's bound on schedules", "engine.DefaultMaxSchedules", "engine.DefaultMaxSchedules"},
 	{"WithDurations", "exhaustive mode's duration classes (engine.DurClasses)", "all", "all"},
+	{"WithProgress", "a callback after each run or schedule: runs done, runs planned", "none", "none (rapid's runs: planned is -rapid.checks)"},
+	{"WithContext", "stop between runs once the context is done (no verdict: interrupted)", "none", "none"},
 }
 
 // OptionsDoc is docs/options.md's list of the shared check options: a

@@ -22,7 +22,6 @@ import (
 	"locksim/risk"
 	"locksim/scenarios"
 	"locksim/sim"
-	vd "locksim/verdict"
 )
 
 // config is what Check, Run and RunScenario run: the shared settings
@@ -190,7 +189,11 @@ func (c *config) run(t *testing.T, s model.Spec, seed uint64, setup Setup) (*mod
 // client process's lock with setup, runs the workload, and must keep every
 // invariant (or those of WithInvariants). The number of runs is rapid's
 // -rapid.checks (default 100); with WithRuns or WithBudget, seeded runs
-// as locksim.Check makes them. A case saved by an earlier failure of the
+// as locksim.Check makes them. Either way each run goes through the
+// engine (engine.Check for seeded runs, engine.Inputs for rapid's), which
+// judges, tallies, reports progress (WithProgress) and stops on the
+// context (WithContext) as for a model; a check that holds logs the lines
+// a model check logs (harness.HeldText) and the library modules linked. A case saved by an earlier failure of the
 // same test is replayed first: while it still fails, the test fails at
 // once (commit it to pin the regression; delete it once fixed).
 //
@@ -216,58 +219,26 @@ func Check(t *testing.T, setup Setup, opts ...Option) {
 	if h.ReplaySaved(t) {
 		return
 	}
+	if c.Workers > 1 {
+		t.Logf("realclient: %s", oneWorker(c.Workers))
+	}
+	if c.Depth != 0 {
+		c.checkExhaustive(t, setup, h)
+		return
+	}
 	if c.Runs < 0 || c.For < 0 {
 		t.Fatalf("realclient: runs %d and budget %v must not be negative", c.Runs, c.For)
 		return
 	}
-	if c.Workers > 1 {
-		t.Logf("realclient: %s", oneWorker(c.Workers))
-	}
 	if c.Shards > 1 && c.Runs == 0 && c.For == 0 {
 		t.Fatalf("realclient: WithShard(%d, %d) shares out seeded runs: give WithRuns (rapid's runs are not sharded)", c.Shard, c.Shards)
-		return
-	}
-	if c.Depth != 0 {
-		c.checkExhaustive(t, setup, h)
 		return
 	}
 	if c.Runs > 0 || c.For > 0 {
 		c.checkSeeded(t, setup, h)
 		return
 	}
-	judged := newTally(c.Invariants, c.Base.WithDefaults().CheckConfig(), c.Gen.KindsDrawn(), 1) // rapid plans its -rapid.checks
-	defer func() {
-		if t.Failed() {
-			return
-		}
-		// rapid's runs all held: they must have judged something.
-		if v := judged.verdict(); v.Kind != vd.Held {
-			t.Fatalf("realclient: %s: %s", c.name, v)
-		}
-		t.Logf("realclient: %s held in %d runs%s%s", c.name, judged.res.Runs, judged, c.linkedLine())
-	}()
-	rapid.Check(rapidTB(t), func(rt *rapid.T) {
-		// The configuration and faults come from the same generator as
-		// locksim check's, through rapid, which shrinks them.
-		s := c.Gen.RunRapid(rt, c.Base)
-		if c.genFault != nil {
-			s.Faults = c.genFault(rt, s)
-		}
-		seed := rapid.Uint64().Draw(rt, "seed")
-		r, err := c.run(t, s, seed, setup)
-		if err != nil {
-			rt.Fatalf("realclient: %s: %v", c.name, err)
-		}
-		if r.Err != nil {
-			rt.Fatalf("realclient: %s: run failed: %v", c.name, r.Err)
-		}
-		if len(r.Failures()) == 0 {
-			judged.add(r)
-			return
-		}
-		// The message is the same for the same bug, so shrinking works.
-		h.Fail(rt, r, h.Save(rt.Logf, t.Name(), r), t.Name(), "")
-	})
+	c.checkRapid(t, setup, h)
 }
 
 // harness is Check's harness: its messages name the lock; a saved case
@@ -281,7 +252,11 @@ func (c *config) harness(t *testing.T, setup Setup) *harness.Harness {
 			if len(invs) == 0 {
 				invs = sc.Invariants
 			}
-			r, err := c.run(t, sc.Spec.WithDefaults(), sc.Seed, setup)
+			s, err := resolved(sc.Spec)
+			if err != nil {
+				return nil, err
+			}
+			r, err := c.run(t, s, sc.Seed, setup)
 			if err == nil && r.Err == nil {
 				r.CountOnly(invs)
 			}
@@ -316,5 +291,24 @@ func Run(t *testing.T, c engine.Case, setup Setup, opts ...Option) (*model.Resul
 	if err != nil {
 		return nil, err
 	}
-	return cfg.run(t, c.Spec.WithDefaults(), c.Seed, setup)
+	s, err := resolved(c.Spec)
+	if err != nil {
+		return nil, err
+	}
+	return cfg.run(t, s, c.Seed, setup)
+}
+
+// resolved is a spec resolved once (model.Spec.Resolve, the placeholder
+// standing in for the design, whose traits a real client's runs do not
+// have): its defaults applied, as a run takes it, and its Custom as given.
+func resolved(s model.Spec) (model.Spec, error) {
+	given := s.Custom
+	s.Custom = placeholder{s.Design}
+	r, err := s.Resolve()
+	if err != nil {
+		return model.Spec{}, err
+	}
+	out := r.Spec
+	out.Custom = given
+	return out, nil
 }

@@ -17,8 +17,16 @@
 // SET or EVAL the library sent, the node/key pairs that answered it OK, the
 // validity the lock reports through Validity), the read-modify-write of
 // the fenced resource (model.Resource, with the token of a Fencer), and
-// Unlock. Check runs rapid properties over generated fault schedules,
-// Run replays a case, RunScenario runs a catalogue scenario.
+// Unlock. Check runs rapid properties over generated fault schedules
+// (or seeded runs: WithRuns, WithBudget, WithShard), Run replays a case,
+// RunScenario runs a catalogue scenario. Every campaign kind goes through
+// the engine's run seam (campaign.go: engine.CheckConfig.Run, with
+// engine.Check for seeded runs and engine.Inputs for rapid's and the
+// fuzzer's), so a real client's check gets the engine's shards, progress
+// (WithProgress), cancellation (WithContext), coverage, verdict and held
+// log (harness.HeldText), as a model check does; exhaustive mode is
+// engine.Exhaustive with the same kind of runner (exhaustive.go). PCT
+// interleaving is refused for real clients, with the reason.
 //
 // How it works: the client processes run in a testing/synctest bubble,
 // whose clock is the world's true time. go-redis dials through a Dialer

@@ -60,6 +60,9 @@ func Exhaustive(t *testing.T, setup Setup, opts ...Option) (*engine.ExhaustiveRe
 
 func (c *config) exhaustiveCheck(t *testing.T, setup Setup) (*engine.ExhaustiveResult, error) {
 	depth := max(c.Depth, 1)
+	if err := c.RandomOnlyError(); err != nil {
+		return nil, err // as locksim.Check refuses them
+	}
 	if c.goroutines > 1 {
 		return nil, errors.Errorf("WithGoroutines(%d) with exhaustive mode: exhaustive mode places faults at the events of the spec's processes, and their goroutines' events are not mapped back to them yet; check several goroutines per process with generated runs (Check)", c.goroutines)
 	}
@@ -86,7 +89,8 @@ func (c *config) exhaustiveCheck(t *testing.T, setup Setup) (*engine.ExhaustiveR
 		return r, steps, nil
 	}
 	return engine.Exhaustive(engine.ExhaustiveConfig{Base: base, Seed: c.Seed, Depth: depth, Kinds: kinds,
-		Durations: c.Durations, MaxSchedules: c.MaxSchedules, Workers: 1, Invariants: c.Invariants, Run: run})
+		Durations: c.Durations, MaxSchedules: c.MaxSchedules, Workers: 1, Invariants: c.Invariants, Run: run,
+		Progress: c.Progress, Context: c.Context})
 }
 
 // checkExhaustive is Check under WithExhaustive.

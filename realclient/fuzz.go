@@ -2,15 +2,11 @@ package realclient
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
-	"locksim/engine"
 	"locksim/harness"
 	"locksim/model"
-	"locksim/model/invariant"
 	"locksim/scenarios"
-	"locksim/sim"
 )
 
 // Fuzz runs a real client under Go's coverage-guided fuzzer, as
@@ -27,7 +23,10 @@ import (
 //	func FuzzMyLock(f *testing.F) { realclient.Fuzz(f, mySetup, realclient.WithName("my-lock")) }
 //
 // Options are Check's; the run budgets and WithExhaustive do not apply;
-// with WithInterleave the input's hash also seeds the interleaving. Fuzz
+// WithProgress sees each input's run (planned 0) and WithContext stops
+// them; with WithInterleave the input's hash also seeds the interleaving.
+// Each input's run goes through the engine as Check's runs do
+// (engine.Inputs), shrunk keeping its first counted invariant broken. Fuzz
 // must not run in parallel with other tests (runs seed process-wide
 // generators).
 func Fuzz(f *testing.F, setup Setup, opts ...Option) {
@@ -35,6 +34,17 @@ func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 	c, err := newConfig(opts)
 	if err != nil {
 		f.Fatal(err)
+		return
+	}
+	// The fuzzer's inputs go through the engine as Check's runs do
+	// (engine.Inputs over the real client's seam), shrunk keeping the
+	// first counted invariant broken.
+	m := &seam{c: &c, setup: setup}
+	cfg := c.engineConfig(m)
+	cfg.KeepAllBroken = false
+	in, err := cfg.Inputs(0)
+	if err != nil {
+		f.Fatalf("realclient: %s: %v", c.name, err)
 		return
 	}
 	for _, b := range harness.Corpus() {
@@ -46,30 +56,11 @@ func Fuzz(f *testing.F, setup Setup, opts ...Option) {
 		return fuzzReplay(c.failureReport(r, saved, testName), testName, saved)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		m.t = t
 		s := c.Gen.RunDraws(scenarios.ByteDraws(data), c.Base)
-		seed := harness.FuzzSeed(data)
-		r, err := c.run(t, s, seed, setup)
-		if err != nil {
-			h.Stop(t, err)
+		if !h.Input(t, in, s, harness.FuzzSeed(data), name, true) {
+			h.Stop(t, in.Result().Verdict())
 		}
-		if r.Err != nil {
-			h.Stop(t, "run failed: "+r.Err.Error())
-		}
-		if len(r.Failures()) == 0 {
-			return
-		}
-		want := invariant.Broken(r.Failures())[0]
-		engine.Shrink(s.Faults, func(fs []sim.Fault) bool {
-			s2 := s
-			s2.Faults = fs
-			r2, err := c.run(t, s2, seed, setup)
-			if err != nil || r2.Err != nil || !slices.Contains(invariant.Broken(r2.Failures()), want) {
-				return false
-			}
-			r = r2
-			return true
-		}, maxShrinkRuns)
-		h.Fail(t, r, h.Save(t.Logf, name, r), name, "configuration "+scenarios.Describe(r.Spec))
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -229,8 +230,8 @@ func TestCheckReplaysTheSavedCaseFirst(t *testing.T) {
 	if err != nil || !strings.Contains(out, "no longer fails") || !strings.Contains(out, "held in 60 runs") {
 		t.Fatalf("after the fix: want the case to pass and 60 fresh runs to hold:\n%s", out)
 	}
-	if !strings.Contains(out, "; linked: github.com/redis/go-redis/v9 v9.") {
-		t.Errorf("after the fix: the held line does not name the linked go-redis:\n%s", out)
+	if !regexp.MustCompile(`\n\s*linked: github\.com/redis/go-redis/v9 v9\.`).MatchString(out) {
+		t.Errorf("after the fix: the held log does not name the linked go-redis on its linked line:\n%s", out)
 	}
 }
 

@@ -60,6 +60,9 @@ func interleaveMode(policy string) (Interleave, error) {
 	case InterleaveRandom.String():
 		return InterleaveRandom, nil
 	}
+	if strings.HasPrefix(policy, "pct") {
+		return 0, errors.Errorf("interleave %q: PCT is not offered for real clients: it gives priorities to the simulator's same-instant event lanes (sim.Interleave), and a real client's same-instant choices are its governor's pending goroutine actions, which have no PCT scheduler; use InterleaveRandom", policy)
+	}
 	n := strings.TrimSuffix(strings.TrimPrefix(policy, "Interleave("), ")")
 	return 0, errors.Errorf("interleave mode %s: want InterleaveFixed or InterleaveRandom", n)
 }

@@ -72,7 +72,11 @@ func Risk(t *testing.T, setup Setup, p risk.Profile, opts ...Option) (*risk.Resu
 	base := c.Base
 	base.Custom = placeholder{base.Design}
 	judge := func(smp risk.Sample, seed uint64) risk.Outcome {
-		r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: smp.Spec.WithDefaults(), redisOptions: c.redisOptions,
+		spec, err := resolved(smp.Spec)
+		if err != nil {
+			return risk.Outcome{Err: err, Faults: len(smp.Spec.Faults)}
+		}
+		r, err := runOnce(t, runConfig{name: c.name, setup: setup, spec: spec, redisOptions: c.redisOptions,
 			section: c.section, caller: c.caller, onLockError: c.onLockError, seed: seed, interleave: c.interleave,
 			lockKeys: c.lockKeys, keyQuorum: c.keyQuorum, valueArg: c.valueArg, all: true})
 		if err != nil {
@@ -85,7 +89,7 @@ func Risk(t *testing.T, setup Setup, p risk.Profile, opts ...Option) (*risk.Resu
 		return risk.Count(smp, history.New(r.History), r.Violations, undecided(r))
 	}
 	res, err := risk.Run(risk.Config{Spec: base, Profile: p, Runs: runs, Seed: seed, Method: c.riskMethod,
-		Shard: c.Shard, Shards: c.Shards, Invariants: c.Invariants, Judge: judge})
+		Shard: c.Shard, Shards: c.Shards, Invariants: c.Invariants, Judge: judge, Progress: c.Progress, Context: c.Context})
 	if err != nil {
 		return nil, errors.Wrapf(err, "risk of %s", c.name)
 	}

@@ -45,7 +45,8 @@ func scenarioConfig(id string, opts ...Option) (model.Spec, config, error) {
 	if err != nil {
 		return model.Spec{}, config{}, err
 	}
-	return c.Base.WithDefaults(), c, nil
+	s, err = resolved(c.Base)
+	return s, c, err
 }
 
 // RunScenario runs a catalogue scenario (scenarios.Lookup: gc-pause,

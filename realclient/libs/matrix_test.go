@@ -422,6 +422,12 @@ func readCells(t *testing.T, l matrixLib, vr versionRun, stdout []byte, out, pre
 		}
 		for _, line := range strings.Split(text[c.Kind].String(), "\n") {
 			line = strings.TrimSpace(line)
+			// A held log's "linked: " line follows its headline
+			// (harness.HeldText).
+			if l, ok := strings.CutPrefix(line, "linked: "); ok && c.Held != "" && !strings.Contains(c.Held, "; linked: ") {
+				c.Held += "; linked: " + l
+				continue
+			}
 			if _, m, ok := strings.Cut(line, "realclient: "); ok {
 				if strings.Contains(m, " held in ") {
 					c.Held = m
@@ -460,8 +466,8 @@ func summarize(vr versionRun) string {
 }
 
 // linked is the library's module as the runs linked it: from a broken
-// cell's case (Result.Modules), else from a held cell's log line
-// ("...; linked: module version, ...").
+// cell's case (Result.Modules), else from a held cell's log
+// (its "linked: module version, ..." line).
 func linked(cells []cellResult, module string) string {
 	for _, c := range cells {
 		mods := c.Modules

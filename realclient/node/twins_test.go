@@ -21,7 +21,8 @@ import (
 // TestNodeUserCheck is what a Node team runs on a lock module of its own
 // (docs/node.md): realclient.Check on the JavaScript module NODE_LOCK
 // names, with the fault kinds of NODE_FAULTS (default pause), NODE_MASTERS
-// masters (default 1), NODE_RUNS runs (default 100), NODE_EXHAUSTIVE (1
+// masters (default 1), NODE_RUNS runs (default 100; generated runs only:
+// exhaustive mode refuses WithRuns), NODE_EXHAUSTIVE (1
 // or 2: every placement instead), NODE_SEED (the first seed, default 1),
 // NODE_VALUE_ARG (realclient.WithValueArg). cmd/locksim-node runs it.
 // go test exits 1 when it finds a violation, with the report and the case
@@ -42,12 +43,14 @@ func TestNodeUserCheck(t *testing.T) {
 		realclient.WithInvariants(invariant.MutualExclusion, invariant.Liveness),
 		realclient.WithFaults(kinds...),
 		realclient.WithTopology(model.Topology{Masters: masters, Persistence: sim.PersistAlways}),
-		realclient.WithRuns(envInt(t, "NODE_RUNS", 100)),
 		realclient.WithSeed(uint64(envInt(t, "NODE_SEED", 1))),
 		// A case directory per module: Check replays the saved case first.
 		realclient.WithCaseDir(cmp.Or(os.Getenv("NODE_CASE_DIR"), filepath.Join("testdata", "locksim", name)))}
 	if n := envInt(t, "NODE_EXHAUSTIVE", 0); n > 0 {
+		// Exhaustive mode refuses WithRuns (random runs only).
 		opts = append(opts, realclient.WithExhaustive(n), realclient.WithWorkload(model.Workload{Cycles: 2, Work: 50 * time.Millisecond, Start: 5 * time.Millisecond}))
+	} else {
+		opts = append(opts, realclient.WithRuns(envInt(t, "NODE_RUNS", 100)))
 	}
 	if n := envInt(t, "NODE_VALUE_ARG", 0); n > 0 {
 		opts = append(opts, realclient.WithValueArg(n))
