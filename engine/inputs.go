@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"locksim/model"
+	"locksim/scenarios"
 )
 
 // Inputs is a check whose runs' specs and seeds come from outside the
@@ -25,12 +26,14 @@ type Inputs struct {
 // Inputs starts a check of c's design whose runs the caller gives (see
 // Inputs); planned is how many it expects (0: not known), for Progress
 // and the result. The error is an input error in the generator's
-// settings. Unlike Validate it does not refuse counted invariants the
-// design cannot break (model.Spec.CanCount): the adapters have always
-// decided that themselves (realclient refuses them; locksim.Fuzz has
-// not), and a refactor keeps their verdicts.
+// settings, or a counted invariant the design cannot break
+// (model.Spec.CanCount), refused as Check refuses it: counting it would
+// report "held" without judging anything.
 func (c CheckConfig) Inputs(planned int) (*Inputs, error) {
 	if err := c.Gen.Validate(); err != nil {
+		return nil, err
+	}
+	if err := scenarios.FailsOver(c.Base).CanCount(c.Invariants); err != nil {
 		return nil, err
 	}
 	return &Inputs{c: c, planned: planned, res: c.newResult(planned)}, nil
