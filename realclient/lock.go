@@ -102,7 +102,8 @@ type Env struct {
 	// options a deterministic run needs and are closed at the end.
 	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
 
-	p *xproc
+	p  *xproc
+	rc *runConfig
 }
 
 // Turn waits for the process's turn before a command of a client the
