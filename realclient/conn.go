@@ -33,11 +33,11 @@ type conn struct {
 	id    uint64
 	group string // what the client dialed ("m1")
 	node  string // the node behind it when dialed ("r1")
-	// shared: the process's goroutines share it (Env.SharedClients);
-	// mixed: commands of a goroutine other than p were written on it.
-	// Either way a command's issuer is its writer's label (writer).
-	shared bool
-	mixed  atomic.Bool
+	// private: a connection of p's own clients (Env.Clients); mixed:
+	// commands of a goroutine other than p were written on it. A
+	// command's issuer is its writer's label (writer).
+	private bool
+	mixed   atomic.Bool
 
 	// Guarded by d.mu.
 	rbuf        []byte

@@ -141,7 +141,7 @@ type action struct {
 	// record, sleep, exit); buffered so the governor never blocks.
 	done      chan outcome
 	abandoned bool // a dial whose caller gave up (guarded by driver.mu)
-	shared    bool // actDial: a connection the process's goroutines share
+	private   bool // actDial: a connection of the goroutine's own clients (dialAs)
 }
 
 type outcome struct {
@@ -444,7 +444,7 @@ func (d *driver) hand(a *action) (settled bool) {
 			return
 		}
 		c := newConn(d, p, id, a.node, node)
-		c.shared = a.shared
+		c.private = a.private
 		d.conns[id] = c
 		d.dials[id] = a
 	case actSend:

@@ -24,10 +24,10 @@ import (
 // by A's events counts A.1's. n of 0 or 1 is one goroutine per process,
 // named as the process.
 //
-// Each goroutine has its own go-redis clients (Env.Clients) and its own
-// connections: the simulated world attributes every command on a
-// connection to one client, so commands of two goroutines cannot share a
-// connection and stay attributed to the right one.
+// Each goroutine has its own go-redis clients (Env.Clients); to share
+// one set between the process's goroutines, as a service shares its
+// *redis.Client, use Env.SharedClients: each command is then its issuing
+// goroutine's, whichever pooled connection carries it (shareconn.go).
 func WithGoroutines(n int) Option { return func(c *config) { c.goroutines = n } }
 
 // goroutineSep joins a process's name and a goroutine's number ("A.1").

@@ -77,8 +77,10 @@ func (p *xproc) self() *xproc {
 // from. With one goroutine per process it is the connection's own. Else
 // it is the writing goroutine's label's, which must be of the
 // connection's process; a goroutine without one writes for the
-// connection's dialer only on a connection no other goroutine has used
-// (a goroutine's own client, Env.Clients: a timer of its library).
+// connection's dialer only on a connection of the dialer's own clients
+// (Env.Clients) that no other goroutine has used: a timer of its
+// library's. On any other (Env.SharedClients', a client of your own)
+// the label decides.
 // Anything else returns the reason the run is refused (Write records it
 // with the command), and the command goes out as the dialer's so that
 // the run can end.
@@ -98,7 +100,7 @@ func (c *conn) writer() (*xproc, error) {
 		return c.p, errors.Errorf("goroutine %s wrote it on a connection of process %s: processes do not share connections", g.name, c.p.process)
 	}
 	l := currentLabel(goroutineLabel)
-	if !c.shared && !c.mixed.Load() && l != sharedBuildLabel {
+	if c.private && !c.mixed.Load() && l != sharedBuildLabel {
 		return c.p, nil // a timer's goroutine on a goroutine's own client
 	}
 	return c.p, errors.Errorf("it was written on a connection process %s's goroutines share by %s, which works for none of them: which of them issued it cannot be told, and giving it to the wrong one could invent a mutual-exclusion violation or hide one, so the run is refused; start the library's goroutines from the goroutine whose lock they serve (they inherit its label), not from Env.Shared's build or a time.AfterFunc",
@@ -166,9 +168,9 @@ func (p *xproc) newClients(rc *runConfig, shared bool) []*redis.Client {
 					// counts (connOpened) do not see it fill: say it may
 					// have waited for a turn on a pooled timer.
 					p.d.poolTimers.Store(true)
-					return p.self().dialAs(ctx, group, true)
+					return p.self().dialAs(ctx, group, false)
 				}
-				return p.dial(ctx, group)
+				return p.dialAs(ctx, group, true)
 			},
 			// Fixed, not 10 x GOMAXPROCS: a run must not depend on the
 			// machine.

@@ -269,15 +269,16 @@ func (p *xproc) dial(ctx context.Context, group string) (net.Conn, error) {
 	return p.dialAs(ctx, group, false)
 }
 
-// dialAs is dial; with shared, the connection is one the process's
-// goroutines share (Env.SharedClients): each command on it is its
-// writer's (conn.writer).
-func (p *xproc) dialAs(ctx context.Context, group string, shared bool) (net.Conn, error) {
+// dialAs is dial; private says the connection is one of the goroutine's
+// own clients (Env.Clients), which no other goroutine is given: a
+// command a goroutine without a label writes on it (a timer's) is the
+// goroutine's (conn.writer).
+func (p *xproc) dialAs(ctx context.Context, group string, private bool) (net.Conn, error) {
 	d := p.d
 	if d.ending.Load() {
 		return nil, errEnded
 	}
-	a := &action{p: p, kind: actDial, node: group, shared: shared, done: make(chan outcome, 1)}
+	a := &action{p: p, kind: actDial, node: group, private: private, done: make(chan outcome, 1)}
 	p.connOpened(group)
 	d.post(a)
 	select {
