@@ -29,8 +29,10 @@ func TestTallyEarnsItsHeld(t *testing.T) {
 		{"no run", nil, "no run was made", ""},
 		{"nothing acquired", []*model.Result{run(nil, nil), run(nil, nil)}, "no client acquired the lock", ""},
 		{"no fault fired", []*model.Result{run(acquired, pause, sim.FaultNoTarget)}, "no fault took effect in any run (1 fault drawn, of kinds pause)", ""},
+		// The run that acquired wrote nothing: the write invariants had
+		// no verdict in it, and are tallied apart.
 		{"judged", []*model.Result{run(acquired, pause, sim.FaultFired), run(nil, nil)}, "",
-			"; 1 acquired nothing; 1 of 1 drawn faults took effect"},
+			"; stale-write: no verdict in 1 of them; lost-update: no verdict in 1 of them; 1 acquired nothing; 1 of 1 drawn faults took effect"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ta := newTally(nil, cfg, []sim.FaultKind{sim.FaultPause}, 0)
