@@ -167,7 +167,12 @@ type sharedStore struct {
 // incarnation (a restarted process builds afresh, as a new process
 // would). Use it in a Setup for what a library keeps per process: one
 // locker object handing out locks to the goroutines, a client pool. An
-// error from build is returned, and the next call builds again.
+// error from build is returned, and the next call builds again. A client
+// build registers to close (Env.CloseAtExit, SharedClients) is closed
+// when the process's last goroutine ends; a goroutine build starts works
+// for the process, not for one goroutine, so a command it writes on a
+// connection the goroutines share refuses the run (its issuer cannot be
+// told: shareconn.go).
 func (e Env) Shared(key string, build func() (any, error)) (any, error) {
 	st := e.p.shared()
 	st.lock <- struct{}{}
