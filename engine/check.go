@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pkg/errors"
@@ -172,9 +173,21 @@ func (r *CheckResult) NoVerdict() string {
 			"), so the runs judged the design without faults; ask for kinds that act on it, or --faults none to check it fault-free"
 	case r.allUndecided():
 		return "in every run (" + plural(r.Runs, "run") + ") each counted invariant (" + invariant.Names(r.Counted) +
-			") had no verdict: a fault never healed, or the run ended before the liveness bound"
+			") had no verdict: " + r.undecidedWhys()
 	}
 	return ""
+}
+
+// undecidedWhys joins the reasons the counted invariants had no verdict
+// (UndecidedWhy), each once, in the order of the invariants.
+func (r *CheckResult) undecidedWhys() string {
+	var whys []string
+	for _, id := range r.Counted {
+		if r.Judged[id] == "" && r.Undecided[id] > 0 && !slices.Contains(whys, UndecidedWhy(id)) {
+			whys = append(whys, UndecidedWhy(id))
+		}
+	}
+	return strings.Join(whys, "; ")
 }
 
 // allUndecided reports whether every counted invariant was judged without

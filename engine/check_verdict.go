@@ -71,11 +71,23 @@ func (r *CheckResult) VerdictOf(id invariant.ID) InvariantVerdict {
 	case !judged:
 		v.Verdict, v.Why = VerdictNotChecked, r.Judged[id]
 	case v.UndecidedRuns > 0 && v.UndecidedRuns >= r.Runs:
-		v.Verdict, v.Why = VerdictNone, "a fault never healed, or the run ended before the liveness bound, in every run"
+		v.Verdict, v.Why = VerdictNone, UndecidedWhy(id)+", in every run"
 	default:
 		v.Verdict = VerdictHeld
 	}
 	return v
+}
+
+// UndecidedWhy says why a run judged invariant id without a verdict
+// (RunOutcome.Undecided).
+func UndecidedWhy(id invariant.ID) string {
+	switch id {
+	case invariant.StaleWrite, invariant.LostUpdate:
+		return "the run wrote nothing"
+	case invariant.PrematureLoss:
+		return "no holder was promised a validity"
+	}
+	return "a fault never healed, or the run ended before the liveness bound"
 }
 
 // Verdict is what the check decided (verdict.Decide over the facts it

@@ -162,3 +162,42 @@ func TestCheckVerdictOf(t *testing.T) {
 		t.Errorf("liveness undecided in every run: %s, want %s", v.Verdict, VerdictNone)
 	}
 }
+
+// A run that wrote nothing (its only node down from the start: nobody
+// acquires, nothing is written) judged the write invariants without a
+// verdict; a run that wrote judged them. A check's tally counts the
+// first as no verdict for lost-update and stale-write, not as held: held
+// in the runs that wrote, and no verdict when no run wrote.
+func TestNoWriteRunIsNotHeldForWrites(t *testing.T) {
+	down := model.Spec{Design: model.SetPxLua, Faults: []sim.Fault{{Kind: sim.FaultNodeCrash, Target: "r1"}}}.WithDefaults()
+	out, err := model.Verdict(down, 1)
+	if err != nil || out.Err != nil {
+		t.Fatal(err, out.Err)
+	}
+	if out.WriteAccepted || !slices.Contains(out.Undecided, invariant.LostUpdate) || !slices.Contains(out.Undecided, invariant.StaleWrite) {
+		t.Fatalf("r1 down from the start: wrote %v, undecided %v, want nothing written and lost-update, stale-write undecided", out.WriteAccepted, out.Undecided)
+	}
+	up, err := model.Verdict(model.Spec{Design: model.SetPxLua}.WithDefaults(), 1)
+	if err != nil || up.Err != nil {
+		t.Fatal(err, up.Err)
+	}
+	if !up.WriteAccepted || slices.Contains(up.Undecided, invariant.LostUpdate) || slices.Contains(up.Undecided, invariant.StaleWrite) {
+		t.Fatalf("fault-free: wrote %v, undecided %v, want writes judged", up.WriteAccepted, up.Undecided)
+	}
+	res := &CheckResult{Counts: map[invariant.ID]int{}, Counted: invariant.All, Judged: map[invariant.ID]string{}}
+	res.add(RunOutcome{Undecided: up.Undecided})
+	res.add(RunOutcome{Undecided: out.Undecided})
+	v := res.VerdictOf(invariant.LostUpdate)
+	if v.Verdict != VerdictHeld || v.UndecidedRuns != 1 {
+		t.Fatalf("lost-update, one run wrote and one did not: %+v, want held with 1 run undecided", v)
+	}
+	if v := res.VerdictOf(invariant.MutualExclusion); v.UndecidedRuns != 0 {
+		t.Fatalf("mutual-exclusion counted %d undecided runs, want 0", v.UndecidedRuns)
+	}
+	none := &CheckResult{Counts: map[invariant.ID]int{}, Counted: invariant.All, Judged: map[invariant.ID]string{}}
+	none.add(RunOutcome{Undecided: out.Undecided})
+	v = none.VerdictOf(invariant.StaleWrite)
+	if v.Verdict != VerdictNone || !strings.Contains(v.Why, "wrote nothing") {
+		t.Fatalf("stale-write, no run wrote: %+v, want no verdict saying the run wrote nothing", v)
+	}
+}

@@ -920,10 +920,10 @@ func (o *oracle) availableBroken(w *sim.World, bound time.Duration) bool {
 	gapFrom, inGap := time.Duration(0), false
 	for _, p := range all {
 		if inGap && p.at > gapFrom+bound {
-			if !o.cfg.Failover || trying > 0 {
+			if trying > 0 {
 				return true
 			}
-			inGap = false // a Sentinel setup's lock no longer wanted at the bound
+			inGap = false // the lock no longer wanted at the bound
 		}
 		if p.tol {
 			ok = p.tolOK
@@ -943,7 +943,7 @@ func (o *oracle) availableBroken(w *sim.World, bound time.Duration) bool {
 			inGap, gapFrom = true, p.at
 		}
 	}
-	return inGap && o.lastEvent >= gapFrom+bound && (!o.cfg.Failover || trying > 0)
+	return inGap && o.lastEvent >= gapFrom+bound && trying > 0
 }
 
 // toleratedAtEnd is the toleration just after a window ended at `at`: the

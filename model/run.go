@@ -461,8 +461,9 @@ type Outcome struct {
 	NoneAcquired bool
 	// Undecided are the invariants the run judged without a verdict:
 	// liveness when a fault never healed or the history ended before the
-	// bound was reached (invariant.LivenessUndecided). Such a run is no
-	// evidence that the invariant held.
+	// bound was reached (invariant.LivenessUndecided), the write
+	// invariants when nothing was written (WritesUndecidedOf). Such a run
+	// is no evidence that the invariant held.
 	Undecided []invariant.ID
 	// FaultOutcomes says, for each fault of the spec, whether it took
 	// effect (Result.FaultOutcomes).
@@ -487,6 +488,28 @@ func UndecidedOf(ix *history.Index, cfg invariant.Config, vs []invariant.Violati
 	}
 	return nil
 }
+
+// WritesUndecidedOf returns the invariants that judge the resource's
+// writes (lost-update, stale-write) that a run which wrote nothing (no
+// write accepted) judged without a verdict: such a run could not break
+// them, so it is no evidence that they held. Those not judged by the
+// config, or broken, are left out. A check's tally counts them with
+// Outcome.Undecided; a single run's verdict still shows them held.
+func WritesUndecidedOf(ix *history.Index, cfg invariant.Config, vs []invariant.Violation) []invariant.ID {
+	if ix.WriteAccepted() {
+		return nil
+	}
+	var out []invariant.ID
+	for _, id := range WriteInvariants {
+		if ok, _ := cfg.Judged(id); ok && !slices.ContainsFunc(vs, func(v invariant.Violation) bool { return v.Invariant == id }) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// WriteInvariants are the invariants judged on the resource's writes.
+var WriteInvariants = []invariant.ID{invariant.StaleWrite, invariant.LostUpdate}
 
 // Verdict runs a spec and returns only its outcome, reusing history
 // memory across calls: the path for sweeps, `check` and property tests,
@@ -518,7 +541,7 @@ func Verdict(s Spec, seed uint64) (Outcome, error) {
 		o.WriteAccepted = ix.WriteAccepted()
 		o.Vacuous = len(o.Violations) == 0 && len(ix.Acquisitions) == 0
 		o.NoneAcquired = len(ix.Acquisitions) == 0
-		o.Undecided = UndecidedOf(ix, cc, o.Violations)
+		o.Undecided = append(UndecidedOf(ix, cc, o.Violations), WritesUndecidedOf(ix, cc, o.Violations)...)
 		indexPool.Put(ix)
 	}
 	clear(h) // drop references into the run before the memory is reused

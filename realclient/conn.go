@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/pkg/errors"
+
 	"locksim/sim"
 	"locksim/sim/resp"
 )
@@ -31,6 +33,11 @@ type conn struct {
 	id    uint64
 	group string // what the client dialed ("m1")
 	node  string // the node behind it when dialed ("r1")
+	// private: a connection of p's own clients (Env.Clients); mixed:
+	// commands of a goroutine other than p were written on it. A
+	// command's issuer is its writer's label (writer).
+	private bool
+	mixed   atomic.Bool
 
 	// Guarded by d.mu.
 	rbuf        []byte
@@ -39,7 +46,7 @@ type conn struct {
 	err         error // the stream broke
 	closed      bool
 	sent        uint64 // commands posted
-	outstanding []*cmdInfo
+	outstanding []sentCmd
 	reported    bool // a timeout was recorded for the oldest outstanding command
 	resp3       bool // the connection speaks RESP3 (a HELLO 3 succeeded)
 
@@ -77,10 +84,32 @@ type cmdInfo struct {
 	hello   string   // HELLO's protocol version: its reply switches the connection's
 }
 
+// sentCmd is a command awaiting its reply: what its issuer noted, and
+// the issuer (the connection's dialer, or on a shared connection the
+// goroutine that wrote it).
+type sentCmd struct {
+	info *cmdInfo
+	by   *xproc
+}
+
 func newConn(d *driver, p *xproc, id uint64, group, node string) *conn {
-	c := &conn{d: d, p: p, id: id, group: group, node: node, notify: make(chan struct{}, 1)}
-	p.addConn(c)
-	return c
+	return &conn{d: d, p: p, id: id, group: group, node: node, notify: make(chan struct{}, 1)}
+}
+
+// reader is the goroutine whose pause freezes a Read on the connection
+// (under d.mu): the reading goroutine, by its label (labelled, read
+// before d.mu is taken), else the issuer of the oldest command awaiting
+// its reply, else the dialer. Not the dialer first: on a shared
+// connection the dialer may have ended (and an ended goroutine's pause
+// never ends, as nothing resumes it).
+func (c *conn) reader(labelled *xproc) *xproc {
+	if labelled != nil && labelled.process == c.p.process {
+		return labelled
+	}
+	if len(c.outstanding) > 0 {
+		return c.outstanding[0].by
+	}
+	return c.p
 }
 
 // poke wakes a goroutine blocked on the connection.
@@ -95,8 +124,9 @@ func (c *conn) poke() {
 func (c *conn) deliver(r resp.Reply) {
 	c.d.mu.Lock()
 	var info *cmdInfo
+	by := c.p
 	if len(c.outstanding) > 0 {
-		info = c.outstanding[0]
+		info, by = c.outstanding[0].info, c.outstanding[0].by
 		c.outstanding = c.outstanding[1:]
 	}
 	if info != nil && info.hello != "" && r.Kind != resp.Error {
@@ -106,7 +136,7 @@ func (c *conn) deliver(r resp.Reply) {
 	c.reported = false
 	c.d.mu.Unlock()
 	if info != nil && info.acquire {
-		c.p.noteGrant(c.node, info, r)
+		by.noteGrant(c.node, info, r)
 	}
 	c.poke()
 }
@@ -133,6 +163,10 @@ func (c *conn) fail(err error) {
 // Read implements net.Conn.
 func (c *conn) Read(b []byte) (int, error) {
 	d := c.d
+	var self *xproc
+	if d.goroutines > 1 {
+		self = d.labelled()
+	}
 	for {
 		d.mu.Lock()
 		if c.closed {
@@ -140,7 +174,7 @@ func (c *conn) Read(b []byte) (int, error) {
 			return 0, c.opErr("read", net.ErrClosed)
 		}
 		var wait time.Duration = -1
-		if !c.p.paused {
+		if r := c.reader(self); !r.paused {
 			if len(c.rbuf) > 0 {
 				n := copy(b, c.rbuf)
 				c.rbuf = c.rbuf[n:]
@@ -160,7 +194,7 @@ func (c *conn) Read(b []byte) (int, error) {
 					after := c.sent
 					d.mu.Unlock()
 					if report && !d.ending.Load() {
-						d.post(&action{p: c.p, kind: actTimeout, c: c, seq: after})
+						d.post(&action{p: r, kind: actTimeout, c: c, seq: after})
 					}
 					return 0, c.opErr("read", os.ErrDeadlineExceeded)
 				}
@@ -186,7 +220,8 @@ func (c *conn) Read(b []byte) (int, error) {
 // Write implements net.Conn: every complete command is posted in order.
 func (c *conn) Write(b []byte) (int, error) {
 	d := c.d
-	c.p.checkpoint()
+	by, why := c.writer()
+	by.checkpoint()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch {
@@ -209,13 +244,16 @@ func (c *conn) Write(b []byte) (int, error) {
 		}
 		c.wbuf = c.wbuf[n:]
 		c.sent++
-		info := c.p.noteCommand(args)
+		if why != nil && d.refusal == nil {
+			d.refusal = errors.Wrapf(why, "realclient: %s on a shared connection has no known issuer", commandText(args))
+		}
+		info := by.noteCommand(args)
 		if info == nil && len(args) > 1 && strings.EqualFold(args[0], "HELLO") {
 			info = &cmdInfo{hello: args[1]}
 		}
-		c.outstanding = append(c.outstanding, info)
+		c.outstanding = append(c.outstanding, sentCmd{info: info, by: by})
 		c.reported = false
-		a := &action{p: c.p, kind: actSend, c: c, seq: c.sent, args: args, info: info}
+		a := &action{p: by, kind: actSend, c: c, seq: c.sent, args: args, info: info}
 		d.pending = append(d.pending, a)
 	}
 	if len(c.wbuf) == 0 {

@@ -54,7 +54,12 @@
 // n workload goroutines in each client process, clients A.1 .. A.n of the
 // history, each judged as a client; Env.Shared gives them the objects
 // their process shares (per incarnation), and a fault on process A is
-// split into one per goroutine at the same instant.
+// split into one per goroutine at the same instant. Env.SharedClients
+// gives them one set of go-redis clients (one connection pool), as a
+// service shares its *redis.Client (shareconn.go): each command on a
+// pooled connection is its issuing goroutine's, read from the pprof label
+// (label.go) every goroutine a workload goroutine starts inherits; a
+// command whose issuer cannot be read so refuses the run with the reason.
 //
 // How likely (risk.go): Risk runs the real client under fault schedules
 // drawn from a risk.Profile (risk.Sampler, never Check's generator) and

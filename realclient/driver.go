@@ -93,6 +93,11 @@ type driver struct {
 	// process and incarnation (under mu).
 	goroutines   int
 	sharedStores map[string]*sharedStore
+	// byLabel finds a client goroutine by its label id (shareconn.go);
+	// refusal is the first command whose issuer could not be told
+	// (under mu).
+	byLabel map[string]*xproc
+	refusal error
 
 	// modules are the library modules seen on the clients' stacks
 	// (modules.go).
@@ -136,6 +141,7 @@ type action struct {
 	// record, sleep, exit); buffered so the governor never blocks.
 	done      chan outcome
 	abandoned bool // a dial whose caller gave up (guarded by driver.mu)
+	private   bool // actDial: a connection of the goroutine's own clients (dialAs)
 }
 
 type outcome struct {
@@ -438,6 +444,7 @@ func (d *driver) hand(a *action) (settled bool) {
 			return
 		}
 		c := newConn(d, p, id, a.node, node)
+		c.private = a.private
 		d.conns[id] = c
 		d.dials[id] = a
 	case actSend:
@@ -547,8 +554,12 @@ func (d *driver) apply(e sim.Effect) {
 		p.resume = make(chan struct{})
 		d.mu.Unlock()
 		close(ch)
-		for _, c := range p.conns() {
-			c.poke()
+		// The process's connections, its goroutines' own and those they
+		// share: a goroutine of p may wait on one another dialed.
+		for _, id := range sortedKeys(d.conns) {
+			if c := d.conns[id]; c.p.process == p.process {
+				c.poke()
+			}
 		}
 	case sim.EffectStarve, sim.EffectStarveEnd:
 		// Only the watchdog, the lock's renewals, is starved (sim refuses

@@ -1,6 +1,8 @@
 package realclient
 
 import (
+	"io"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,10 +24,10 @@ import (
 // by A's events counts A.1's. n of 0 or 1 is one goroutine per process,
 // named as the process.
 //
-// Each goroutine has its own go-redis clients (Env.Clients) and its own
-// connections: the simulated world attributes every command on a
-// connection to one client, so commands of two goroutines cannot share a
-// connection and stay attributed to the right one.
+// Each goroutine has its own go-redis clients (Env.Clients); to share
+// one set between the process's goroutines, as a service shares its
+// *redis.Client, use Env.SharedClients: each command is then its issuing
+// goroutine's, whichever pooled connection carries it (shareconn.go).
 func WithGoroutines(n int) Option { return func(c *config) { c.goroutines = n } }
 
 // goroutineSep joins a process's name and a goroutine's number ("A.1").
@@ -106,6 +108,7 @@ func splitProcesses(cfg *sim.Config, n int) {
 		for i := 1; i <= n; i++ {
 			g := c
 			g.Name = goroutineName(c.Name, i)
+			g.Process = c.Name // its goroutines may share its streams (Env.SharedClients)
 			clients = append(clients, g)
 		}
 	}
@@ -152,6 +155,11 @@ func splitProcesses(cfg *sim.Config, n int) {
 type sharedStore struct {
 	lock    chan struct{}
 	objects map[string]any
+	// closers are the clients built for the process (Env.SharedClients,
+	// or registered with Env.CloseAtExit inside a build), closed when
+	// the last of its goroutines, left, ends (under lock).
+	closers []io.Closer
+	left    int
 }
 
 // Shared returns the object the process's goroutines share under key,
@@ -159,7 +167,12 @@ type sharedStore struct {
 // incarnation (a restarted process builds afresh, as a new process
 // would). Use it in a Setup for what a library keeps per process: one
 // locker object handing out locks to the goroutines, a client pool. An
-// error from build is returned, and the next call builds again.
+// error from build is returned, and the next call builds again. A client
+// build registers to close (Env.CloseAtExit, SharedClients) is closed
+// when the process's last goroutine ends; a goroutine build starts works
+// for the process, not for one goroutine, so a command it writes on a
+// connection the goroutines share refuses the run (its issuer cannot be
+// told: shareconn.go).
 func (e Env) Shared(key string, build func() (any, error)) (any, error) {
 	st := e.p.shared()
 	st.lock <- struct{}{}
@@ -167,7 +180,19 @@ func (e Env) Shared(key string, build func() (any, error)) (any, error) {
 	if v, ok := st.objects[key]; ok {
 		return v, nil
 	}
+	// While it builds, a client registered to close is the process's
+	// (closed by its last goroutine), and a goroutine the build starts
+	// carries the process's label, not this goroutine's: a command it
+	// writes on a shared connection has no known issuer (shareconn.go).
+	e.p.building = st
+	if e.p.labels != nil {
+		pprof.SetGoroutineLabels(pprof.WithLabels(e.p.labels, pprof.Labels(clientLabel, e.p.process, goroutineLabel, sharedBuildLabel)))
+	}
 	v, err := build()
+	e.p.building = nil
+	if e.p.labels != nil {
+		pprof.SetGoroutineLabels(e.p.labels)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -175,10 +200,36 @@ func (e Env) Shared(key string, build func() (any, error)) (any, error) {
 	return v, nil
 }
 
+// leaveShared is called as the goroutine's program ends: the last of the
+// incarnation's goroutines to end closes what the process built for all
+// of them (in reverse order of building).
+func (p *xproc) leaveShared() {
+	d := p.d
+	d.mu.Lock()
+	st := d.sharedStores[p.storeKey()]
+	d.mu.Unlock()
+	if st == nil {
+		return // the process built nothing to share
+	}
+	st.lock <- struct{}{}
+	st.left--
+	var closers []io.Closer
+	if st.left == 0 {
+		closers, st.closers = st.closers, nil
+	}
+	<-st.lock
+	for i := len(closers) - 1; i >= 0; i-- {
+		closers[i].Close()
+	}
+}
+
+// storeKey names the store of p's process's incarnation.
+func (p *xproc) storeKey() string { return p.process + "#" + strconv.Itoa(p.incarnation) }
+
 // shared returns the store of the process's current incarnation.
 func (p *xproc) shared() *sharedStore {
 	d := p.d
-	k := p.process + "#" + strconv.Itoa(p.incarnation)
+	k := p.storeKey()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.sharedStores == nil {
@@ -186,7 +237,7 @@ func (p *xproc) shared() *sharedStore {
 	}
 	st := d.sharedStores[k]
 	if st == nil {
-		st = &sharedStore{lock: make(chan struct{}, 1), objects: map[string]any{}}
+		st = &sharedStore{lock: make(chan struct{}, 1), objects: map[string]any{}, left: max(d.goroutines, 1)}
 		d.sharedStores[k] = st
 	}
 	return st

@@ -181,6 +181,17 @@ func (d *driver) removePending(i int) *action {
 type gateHook struct {
 	p     *xproc
 	group string // the client's group ("m1"), which orders its turns
+	// shared: a client the process's goroutines share; a command's turn
+	// is its issuing goroutine's (xproc.self).
+	shared bool
+}
+
+// who is the goroutine whose turn a command takes.
+func (h gateHook) who() *xproc {
+	if h.shared {
+		return h.p.self()
+	}
+	return h.p
 }
 
 func (h gateHook) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -188,7 +199,7 @@ func (h gateHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h gateHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		h.p.d.modules.note()
-		h.p.turn(h.group, cmdArgs(nil, cmd))
+		h.who().turn(h.group, cmdArgs(nil, cmd))
 		growStack()
 		return next(ctx, cmd)
 	}
@@ -201,7 +212,7 @@ func (h gateHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 			args = cmdArgs(args, c)
 		}
 		h.p.d.modules.note()
-		h.p.turn(h.group, args)
+		h.who().turn(h.group, args)
 		growStack()
 		return next(ctx, cmds)
 	}

@@ -73,7 +73,9 @@ type Valuer interface {
 // Env is what a Setup gets to build one process's lock.
 type Env struct {
 	// Clients has one go-redis client per independent master, m1..mN,
-	// each dialing through the simulated network.
+	// each dialing through the simulated network: the goroutine's own
+	// (with WithGoroutines, SharedClients gives ones the process's
+	// goroutines share).
 	Clients []*redis.Client
 	// Key is the lock's name ("lock"): use it as the key or as the name
 	// the library builds its keys from. The checkers watch the keys the
@@ -102,7 +104,8 @@ type Env struct {
 	// options a deterministic run needs and are closed at the end.
 	Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
 
-	p *xproc
+	p  *xproc
+	rc *runConfig
 }
 
 // Turn waits for the process's turn before a command of a client the

@@ -1,6 +1,7 @@
 package realclient
 
 import (
+	"context"
 	"io"
 	"slices"
 	"strconv"
@@ -57,10 +58,17 @@ type xproc struct {
 	live               map[string]int    // go-redis connections open or being dialed, by group
 	poolSize           int               // the smallest go-redis PoolSize of the process's clients
 
-	connList []*conn           // governor only
-	exited   bool              // governor only: the program's exit was handed
-	closers  []io.Closer       // the program's own clients: closed when it ends
-	addrs    map[string]string // the process's own addresses (Env.Addr), by group
+	// label is the id of the goroutine's pprof label (goroutineLabel),
+	// labels its labels (shareconn.go).
+	label  string
+	labels context.Context
+	// building is the store whose object the goroutine is building
+	// (Env.Shared): a client it registers to close is the process's.
+	building *sharedStore
+
+	exited  bool              // governor only: the program's exit was handed
+	closers []io.Closer       // the program's own clients: closed when it ends
+	addrs   map[string]string // the process's own addresses (Env.Addr), by group
 }
 
 // KindAcquireSend is history.KindAcquireSend: recorded by this package's
@@ -76,9 +84,6 @@ func newXproc(d *driver, name string, idx int, key string) *xproc {
 	process, g := processOf(name, d.goroutines)
 	return &xproc{d: d, name: name, idx: idx, key: key, process: process, goroutine: g, resume: make(chan struct{})}
 }
-
-func (p *xproc) addConn(c *conn) { p.connList = append(p.connList, c) }
-func (p *xproc) conns() []*conn  { return p.connList }
 
 // checkpoint blocks while the process is paused: a goroutine of a paused
 // process stops at its next write, sleep or record.
@@ -393,7 +398,13 @@ func (p *xproc) connClosed(group string) {
 
 // closeAtExit registers a client to close when the program ends (program
 // goroutine only).
-func (p *xproc) closeAtExit(c io.Closer) { p.closers = append(p.closers, c) }
+func (p *xproc) closeAtExit(c io.Closer) {
+	if p.building != nil {
+		p.building.closers = append(p.building.closers, c)
+		return
+	}
+	p.closers = append(p.closers, c)
+}
 
 // heldByStarve reports (under d.mu) whether a is a command extending the
 // process's hold while its watchdog is starved (a starve fault): it waits

@@ -5,7 +5,6 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -186,7 +185,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 		d.launch = func(p *xproc) {
 			d.running++
 			go func() {
-				pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(clientLabel, p.name)))
+				p.labelAs() // its process's name, and the id attribution reads (shareconn.go)
 				note := p.program(&rc)
 				if strings.HasPrefix(note, "setup") || strings.HasPrefix(note, "critical section") || strings.HasPrefix(note, "the lock gave") || strings.HasPrefix(note, "stopped") {
 					notesMu.Lock()
@@ -240,6 +239,9 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	}
 	if d.poolTimers.Load() || deadlock != nil {
 		poolsDirty.Store(true)
+	}
+	if d.refusal != nil {
+		return nil, d.refusal
 	}
 	var h sim.History
 	var runErr error

@@ -36,7 +36,8 @@ func undecided(r *model.Result) []invariant.ID {
 	}
 	cfg := checkConfig(r.Spec)
 	cfg.LockKeys = historyLockKeys(r.History)
-	ids := model.UndecidedOf(history.New(r.History), cfg, r.Violations)
+	ix := history.New(r.History)
+	ids := append(model.UndecidedOf(ix, cfg, r.Violations), model.WritesUndecidedOf(ix, cfg, r.Violations)...)
 	if cfg.Validity && !promised(r.History) {
 		ids = append(ids, invariant.PrematureLoss)
 	}

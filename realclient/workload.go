@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/sim"
@@ -21,33 +19,15 @@ import (
 func (p *xproc) program(rc *runConfig) string {
 	s := rc.spec
 	env := Env{Key: p.key, TTL: s.Options.TTL, Client: p.name, Process: p.process, Goroutine: p.goroutine,
-		Rand: rand.New(rand.NewPCG(rc.seed, uint64(p.idx)+1)), p: p,
+		Rand: rand.New(rand.NewPCG(rc.seed, uint64(p.idx)+1)), p: p, rc: rc,
 		Dialer: func(ctx context.Context, _, addr string) (net.Conn, error) { return p.dial(ctx, dialHost(addr)) }}
 	defer func() {
 		for i := len(p.closers) - 1; i >= 0; i-- {
 			p.closers[i].Close()
 		}
+		p.leaveShared() // the last goroutine of the process closes what they shared
 	}()
-	for g := 0; g < s.Topology.Masters; g++ {
-		group := model.GroupName(g)
-		opt := &redis.Options{
-			Addr: group + ":6379",
-			Dialer: func(ctx context.Context, _, _ string) (net.Conn, error) {
-				return p.dial(ctx, group)
-			},
-			// Fixed, not 10 x GOMAXPROCS: a run must not depend on the
-			// machine.
-			PoolSize: 10,
-		}
-		disableMaintNotifications(opt)
-		if rc.redisOptions != nil {
-			rc.redisOptions(opt)
-		}
-		p.notePoolSize(opt.PoolSize)
-		c := redis.NewClient(opt)
-		c.AddHook(gateHook{p: p, group: group})
-		env.Clients = append(env.Clients, c)
-	}
+	env.Clients = p.newClients(rc, false)
 	defer func() {
 		for _, c := range env.Clients {
 			c.Close()
@@ -286,11 +266,19 @@ func (p *xproc) watchdog(rc *runConfig, e Extender, value string, lease *leaseCl
 // dial is the go-redis Dialer: it opens a stream to the primary the
 // process believes in for group and waits for the outcome or ctx.
 func (p *xproc) dial(ctx context.Context, group string) (net.Conn, error) {
+	return p.dialAs(ctx, group, false)
+}
+
+// dialAs is dial; private says the connection is one of the goroutine's
+// own clients (Env.Clients), which no other goroutine is given: a
+// command a goroutine without a label writes on it (a timer's) is the
+// goroutine's (conn.writer).
+func (p *xproc) dialAs(ctx context.Context, group string, private bool) (net.Conn, error) {
 	d := p.d
 	if d.ending.Load() {
 		return nil, errEnded
 	}
-	a := &action{p: p, kind: actDial, node: group, done: make(chan outcome, 1)}
+	a := &action{p: p, kind: actDial, node: group, private: private, done: make(chan outcome, 1)}
 	p.connOpened(group)
 	d.post(a)
 	select {

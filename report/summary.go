@@ -88,7 +88,7 @@ func tallyWord(r *engine.CheckResult, id invariant.ID) string {
 		case r.NoVerdict() != "":
 			return "no verdict"
 		}
-		return "no verdict in all " + plural(r.Runs, "run") + " (" + undecidedWhy + ")"
+		return "no verdict in all " + plural(r.Runs, "run") + " (" + engine.UndecidedWhy(v.Invariant) + ")"
 	case engine.VerdictBroken:
 		if v.Counted {
 			return "broken in " + plural(v.BrokenRuns, "run") + pct(v.BrokenRuns, r.Runs)
@@ -101,7 +101,7 @@ func tallyWord(r *engine.CheckResult, id invariant.ID) string {
 	case !v.Counted:
 		return "held (not counted)"
 	case v.UndecidedRuns > 0:
-		return "held in " + plural(r.Runs-v.UndecidedRuns, "run") + "; no verdict in " + plural(v.UndecidedRuns, "run") + " (" + undecidedWhy + ")"
+		return "held in " + plural(r.Runs-v.UndecidedRuns, "run") + "; no verdict in " + plural(v.UndecidedRuns, "run") + " (" + engine.UndecidedWhy(v.Invariant) + ")"
 	}
 	return "held"
 }

@@ -119,6 +119,15 @@ type ClientConfig struct {
 	// through World.External (external.go); Main must then be nil. Its
 	// clock must be the nominal one; a crash ends its incarnation (EffectCrash).
 	External bool
+	// Process, for an external client, names the client process it is a
+	// goroutine of (realclient.WithGoroutines: "A" for "A.2"). The external
+	// clients of one process may send on each other's streams, as the
+	// goroutines of a process share its connection pool: each command,
+	// its node execution and its reply are the sender's, while the stream's
+	// own news (a reset, a push) goes to its dialer, or to another live
+	// client of the process once the dialer's program has returned. Empty:
+	// a process of its own, whose streams only it uses.
+	Process string
 }
 
 // ServiceConfig is a non-Redis endpoint, such as the fenced resource.

@@ -108,7 +108,10 @@
 // crash resets them), single-message calls to services, and
 // Record. What the world does to the process comes back as Effects, held
 // while the process is paused and released in order at its resume (see
-// external.go and stream.go). A stream to "sentinel" reaches the sentinel
+// external.go and stream.go). External clients with one
+// ClientConfig.Process (the goroutines of one process) may send on each
+// other's streams, each command, its execution and its reply the
+// sender's, as goroutines share a connection pool. A stream to "sentinel" reaches the sentinel
 // as a Sentinel RESP endpoint (sentinel_endpoint.go), so that a real
 // Sentinel client finds the primary and hears +switch-master. With
 // Config.RESP3 the nodes answer HELLO as Redis 7.0 does (a connection then

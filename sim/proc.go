@@ -39,6 +39,9 @@ type proc struct {
 	calls   uint64            // call ids, unique per process
 
 	ext *External // non-nil for an external process (external.go)
+	// process is ClientConfig.Process: the process whose streams this
+	// external client may share.
+	process string
 }
 
 // task is one coroutine of a process.

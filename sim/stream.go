@@ -121,12 +121,13 @@ func (s *stream) dialTimedOut() {
 	}
 	s.broken = true
 	s.inflight = nil
-	s.x.deliver(func() {
+	x := s.holder()
+	x.deliver(func() {
 		if s.closed {
 			return
 		}
-		w.record(Event{Actor: s.x.p.name, Task: "main", Kind: KindTimeout, Local: s.x.Now(), Peer: s.peer, N: int64(s.id), Note: "dial"})
-		s.x.effect(Effect{Kind: EffectReset, Stream: s.id, Err: ErrDialTimeout})
+		w.record(Event{Actor: x.p.name, Task: "main", Kind: KindTimeout, Local: x.Now(), Peer: s.peer, N: int64(s.id), Note: "dial"})
+		x.effect(Effect{Kind: EffectReset, Stream: s.id, Err: ErrDialTimeout})
 	})
 }
 
@@ -152,12 +153,13 @@ func (s *stream) accept() {
 		s.broken = true
 		w.schedule(back.At, func() {
 			s.answered = true
-			s.x.deliver(func() {
+			x := s.holder()
+			x.deliver(func() {
 				if s.closed {
 					return
 				}
-				w.record(Event{Actor: s.x.p.name, Task: "main", Kind: KindRefused, Local: s.x.Now(), Peer: s.peer, N: int64(s.id), Note: "dial"})
-				s.x.effect(Effect{Kind: EffectRefused, Stream: s.id, Err: ErrRefused})
+				w.record(Event{Actor: x.p.name, Task: "main", Kind: KindRefused, Local: x.Now(), Peer: s.peer, N: int64(s.id), Note: "dial"})
+				x.effect(Effect{Kind: EffectRefused, Stream: s.id, Err: ErrRefused})
 			})
 		})
 		return
@@ -174,13 +176,14 @@ func (s *stream) accept() {
 	}
 	w.schedule(back.At, func() {
 		s.answered = !s.broken
-		s.x.deliver(func() {
+		x := s.holder()
+		x.deliver(func() {
 			if s.broken || s.closed {
 				return
 			}
 			s.open = true
-			w.record(Event{Actor: s.x.p.name, Task: "main", Kind: KindDialed, Local: s.x.Now(), Peer: s.peer, N: int64(s.id)})
-			s.x.effect(Effect{Kind: EffectDialed, Stream: s.id})
+			w.record(Event{Actor: x.p.name, Task: "main", Kind: KindDialed, Local: x.Now(), Peer: s.peer, N: int64(s.id)})
+			x.effect(Effect{Kind: EffectDialed, Stream: s.id})
 		})
 	})
 }
@@ -195,12 +198,13 @@ func (s *stream) breakAt(at time.Duration, why string) {
 	s.broken = true
 	s.inflight = nil
 	w.schedule(at, func() {
-		s.x.deliver(func() {
+		x := s.holder()
+		x.deliver(func() {
 			if s.closed {
 				return
 			}
-			w.record(Event{Actor: s.x.p.name, Task: "main", Kind: KindReset, Local: s.x.Now(), Peer: s.peer, N: int64(s.id), Note: why})
-			s.x.effect(Effect{Kind: EffectReset, Stream: s.id, Err: ErrReset})
+			w.record(Event{Actor: x.p.name, Task: "main", Kind: KindReset, Local: x.Now(), Peer: s.peer, N: int64(s.id), Note: why})
+			x.effect(Effect{Kind: EffectReset, Stream: s.id, Err: ErrReset})
 		})
 	})
 }
@@ -216,7 +220,7 @@ func (x *External) Send(id uint64, args []string, marks ...Event) {
 	}
 	w, p := x.w, x.p
 	s := w.ext.streams[id]
-	if s == nil || s.x != x || len(args) == 0 {
+	if s == nil || !x.mayUse(s) || len(args) == 0 {
 		w.fail(errors.Errorf("external client %s: Send on unknown stream %d or with no command", p.name, id))
 		return
 	}
@@ -267,7 +271,7 @@ func (s *stream) arrive(c *call) {
 		s.breakAt(s.x.w.net.SendStream(n.name, s.x.p.name, s.x.w.now).At, "the node restarted since the stream was opened")
 		return
 	}
-	n.handle(s.x.p.name, c)
+	n.handle(c.x.p.name, c) // the sender's: on a shared stream, not always the dialer
 }
 
 // reply carries the node's reply to c back on its stream (sendReply for
@@ -314,7 +318,7 @@ func (s *stream) pushInvalidation(r resp.Reply) {
 		return
 	}
 	w.schedule(f.At, func() {
-		x := s.x
+		x := s.holder()
 		if s.broken || s.closed || x.exited {
 			return
 		}
@@ -328,9 +332,14 @@ func (s *stream) pushInvalidation(r resp.Reply) {
 	})
 }
 
-// replyArrived hands a reply to the client.
+// replyArrived hands a reply to the client: the command's sender (on a
+// shared stream, the goroutine that sent it), or while its program has
+// returned, the stream's holder.
 func (s *stream) replyArrived(c *call) {
-	w, x := s.x.w, s.x
+	w, x := s.x.w, c.x
+	if x.exited || x.p.dead {
+		x = s.holder()
+	}
 	if s.broken || x.exited {
 		return
 	}
@@ -348,6 +357,29 @@ func (s *stream) replyArrived(c *call) {
 		w.recordBounded(Event{Actor: x.p.name, Task: "main", Kind: KindReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
 		x.effect(Effect{Kind: EffectData, Stream: s.id, Reply: c.reply})
 	})
+}
+
+// mayUse reports whether x may send on s: its own stream, or one another
+// external client of the same process dialed (ClientConfig.Process).
+func (x *External) mayUse(s *stream) bool {
+	return s.x == x || x.p.process != "" && x.p.process == s.x.p.process
+}
+
+// holder is the client the stream's own news (dialed, refused, reset, a
+// push) goes to: its dialer, or once the dialer's program has returned
+// or crashed, the first live client of the same process (config order),
+// which shares the stream (ClientConfig.Process).
+func (s *stream) holder() *External {
+	x := s.x
+	if (!x.exited && !x.p.dead) || x.p.process == "" {
+		return x
+	}
+	for _, p := range x.w.procList {
+		if p.ext != nil && p.process == x.p.process && !p.ext.exited && !p.dead {
+			return p.ext
+		}
+	}
+	return x
 }
 
 // CloseStream closes a stream from the client's side (recording

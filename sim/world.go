@@ -114,7 +114,7 @@ func New(cfg Config, seed uint64) (*World, error) {
 	w.sched = w.newScheduler()
 	for _, cc := range cfg.Clients {
 		c, _ := clock.New(cc.Clock) // validated
-		p := &proc{w: w, name: cc.Name, clock: c, main: cc.Main, rng: w.rng("client/" + cc.Name)}
+		p := &proc{w: w, name: cc.Name, clock: c, main: cc.Main, rng: w.rng("client/" + cc.Name), process: cc.Process}
 		if cc.External {
 			w.newExternal(p)
 		}

@@ -19,13 +19,14 @@ import (
 
 // cmdCheckLog judges lock logs recorded in production (docs/check-log.md).
 func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
-	fs := newFlags("check-log", "check-log FILE... [--skew D] [--host-skew HOST=D,...] [--reorder D] [--fenced] [--liveness D] [--available D] [--acquire-tolerance D] [--possible-exits N] [--format text|markdown|json|html] [-o FILE] [--reproduce DESIGN [--runs N] [--save-case FILE]]", stdout)
+	fs := newFlags("check-log", "check-log FILE... [--skew D] [--host-skew HOST=D,...] [--reorder D] [--fenced] [--liveness D] [--available D [--claim minority|failover]] [--acquire-tolerance D] [--possible-exits N] [--format text|markdown|json|html] [-o FILE] [--reproduce DESIGN [--runs N] [--save-case FILE]]", stdout)
 	skew := fs.Duration("skew", 0, "bound on every host's clock offset from true time (each host within ±D); the verdicts hold for every offset within it")
 	hostSkew := fs.String("host-skew", "", "per-host bounds overriding --skew, comma-separated: web-1=200ms,web-2=5ms")
 	reorder := fs.Duration("reorder", 0, "how far out of time order events may come within one file: they are sorted within this window; an event further back is an error naming its line")
 	fenced := fs.Bool("fenced", false, "judge fencing on every key with accepted writes, even where the log shows no rejected write")
 	liveness := fs.Duration("liveness", 0, "judge liveness by timing: an acquisition that waited longer than this while no other client believed it held the key, at every clock offset (0: not judged)")
 	available := fs.Duration("available", 0, "judge available by timing, as --liveness does, for a log whose faults were all ones the design tolerates (a log does not show faults; 0: not judged)")
+	claim := fs.String("claim", "minority", "with --available: the claim it judges: minority (Redlock: a minority of masters down, stalled or cut off; the bound counts from the wait's start) or failover (a Sentinel setup: refused, since its bound counts from the onset of the last fault Sentinel repairs, which a log does not show)")
 	tolerance := fs.Duration("acquire-tolerance", 0, "acquire-deadline: how late past the deadline its acquire-attempt logged a lock call may return (default 0: by the deadline)")
 	possible := fs.Int("possible-exits", exitSafe, "the exit code when only possible violations were found (default 0: a possible violation is not a finding; 1 makes it fail a build)")
 	format := fs.String("format", "text", "output format: text, markdown, json or html (one file: verdicts, violations, a timeline with one lane per client and each host's clock uncertainty drawn, contention)")
@@ -44,6 +45,13 @@ func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	if *possible != exitSafe && *possible != exitViolation {
 		return exitUsage, usagef("--possible-exits %d: give 0 or 1", *possible)
+	}
+	switch *claim {
+	case "minority":
+	case "failover":
+		return exitUsage, usagef("--available with --claim failover: a Sentinel setup's claim counts its bound from the onset of the last fault Sentinel repairs by a failover (a node crashed, stalled or cut off from the sentinel), and a log shows no faults: measured from a wait's start instead, a wait that began before the fault would be flagged though the claim excuses it. check-log cannot judge it; judge the log with --liveness, or replay the setup with locksim check (its available judgement sees the faults)")
+	default:
+		return exitUsage, usagef("--claim %q: give minority or failover", *claim)
 	}
 	opt := logcheck.Options{Skew: *skew, Reorder: *reorder, Fenced: *fenced, Liveness: *liveness, Available: *available, AcquireTolerance: *tolerance}
 	if *skew < 0 || *reorder < 0 || *liveness < 0 || *available < 0 || *tolerance < 0 {

@@ -37,6 +37,9 @@ func TestCheckLogCLI(t *testing.T) {
 		{[]string{"check-log", "--skew", "-1s", certain}, exitUsage, "negative"},
 		{[]string{"check-log", "--possible-exits", "3", certain}, exitUsage, "give 0 or 1"},
 		{[]string{"check-log", "-o", certain, certain}, exitUsage, "never overwrites an input"},
+		{[]string{"check-log", "--available", "1s", "--claim", "failover", certain}, exitUsage, "a log shows no faults"},
+		{[]string{"check-log", "--available", "1s", "--claim", "quorum", certain}, exitUsage, "give minority or failover"},
+		{[]string{"check-log", "--skew", "50ms", "--available", "1s", "--claim", "minority", certain}, exitViolation, "mutual-exclusion  broken (1 certain)"},
 	} {
 		code, out, errs := runCLI(c.args...)
 		if code != c.code || !strings.Contains(out+errs, c.want) {

@@ -28,10 +28,13 @@ import (
 // client is trying to acquire and no client is in a critical section; it
 // ends at the next acquired event, and is forgotten when an intolerable
 // fault begins or more masters are affected than tolerated. A gap longer
-// than the bound is a violation over [start, start+bound]; one still open
-// when the history ends before start+bound has no verdict (the run says
-// nothing). Keys left by a failed try or a crashed holder expire within a
-// TTL, which the bound includes.
+// than the bound is a violation over [start, start+bound] if the lock is
+// still wanted when the bound runs out (a client trying then): a client
+// that gave up by its own acquire wait before the bound, and did not try
+// again, says nothing about the claim. One still open when the history
+// ends before start+bound has no verdict (the run says nothing). Keys
+// left by a failed try or a crashed holder expire within a TTL, which the
+// bound includes.
 //
 // A Sentinel setup's claim (Config.Failover) is judged the same way with
 // its own tolerated faults: at most Tolerate nodes of the lock's group
@@ -42,12 +45,11 @@ import (
 // recovery, so the bound (which counts down-after, the discovery and a
 // TTL) runs from the onset of the last one: a gap under way when a
 // tolerated node-crash, node-stall or partition begins counts from that
-// instant. And since the bound is long (down-after alone is Sentinel's 30s
-// by default), the lock must still be wanted when the bound runs out (a
-// client trying then): a client that gave up by its own acquire wait
-// before the bound, and did not try again, says nothing about the claim,
-// while one whose library fails fast and tries again each cycle still
-// wants it.
+// instant. As for Redlock, the lock must still be wanted when the bound
+// runs out (the bound is long here: down-after alone is Sentinel's 30s by
+// default): a client that gave up before it says nothing about the
+// claim, while one whose library fails fast and tries again each cycle
+// still wants it.
 func checkAvailable(ix *history.Index, cfg Config) []Violation {
 	bound := cfg.AvailableBound
 	pts := livenessPoints(ix)
@@ -63,10 +65,10 @@ func checkAvailable(ix *history.Index, cfg Config) []Violation {
 	ti := 0
 	check := func(at time.Duration) {
 		if g != nil && at > g.from+bound {
-			// A Sentinel setup's gap breaks the claim only if the lock is
-			// still wanted when the bound runs out (trying is what it was
-			// since the last point, the deadline included).
-			if !cfg.Failover || trying > 0 {
+			// A gap breaks the claim only if the lock is still wanted
+			// when the bound runs out (trying is what it was since the
+			// last point, the deadline included).
+			if trying > 0 {
 				vs = append(vs, availableViolation(ix, g.from, g.pos, bound, cfg))
 			}
 			g = nil
@@ -109,7 +111,7 @@ func checkAvailable(ix *history.Index, cfg Config) []Violation {
 			g = nil
 		}
 	}
-	if g != nil && ix.End >= g.from+bound && (!cfg.Failover || trying > 0) {
+	if g != nil && ix.End >= g.from+bound && trying > 0 {
 		vs = append(vs, availableViolation(ix, g.from, g.pos, bound, cfg))
 	}
 	return vs

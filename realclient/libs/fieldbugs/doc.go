@@ -14,7 +14,9 @@
 // SharedOwner (sharedowner.go) is of another kind: a bug between two
 // goroutines of one process, run with realclient.WithGoroutines
 // (realclient/libs/goroutines_test.go); it retells a class of bug, named
-// in its comment, rather than one report, so it cites no URL.
+// in its comment, rather than one report, so it cites no URL. ClientOwner
+// (clientowner.go) is its variant keyed by the *redis.Client: it breaks
+// only when the goroutines share one client (realclient.Env.SharedClients).
 //
 // Every library implements Lock(ctx) and Unlock(ctx) (realclient.Lock)
 // and Value() (realclient.Valuer); some also Until() (the validity the
