@@ -73,6 +73,12 @@ run:
 # make test runs with -short: a test that is heavy runs a stated subset
 # there (fewer seeds, one scenario per fault kind) and in full in make
 # long, which runs every module without -short.
+# make test paces the garbage collector as the CLI does (cmd/locksim/gc.go):
+# GOGC=400 unless GOGC is set. The tests allocate briefly and keep little,
+# and same-run pairs of their binaries used a quarter to a third less CPU
+# (docs/speed.md, "What make test costs"); nothing they check depends on
+# the pacing. make long keeps the runtime's default.
+test: export GOGC ?= 400
 test: toolbin clients node-deps
 	$(TESTCPU) $(GO) test -short -timeout 20m ./...
 	cd realclient && $(TESTCPU) $(GO) test -short -timeout 10m ./...  # the nested module: the real-client harness, at the oldest go-redis it supports
