@@ -287,8 +287,9 @@ func TestSignalsStopCampaignsWithAPartialSummary(t *testing.T) {
 
 // underWay returns once process pid has used cpu of CPU time (user +
 // system, from /proc/pid/stat), or has ended; where /proc cannot be read
-// it sleeps for wait instead. A process that uses no CPU for a minute is
-// given up on (a hang guard, not a timing assert).
+// it sleeps for wait instead. It gives up after a minute of polling (a
+// hang guard, not a timing assert: at load 49 on two cores a process
+// gets 300 ms of CPU in about 8 s).
 func underWay(pid int, cpu, wait time.Duration) {
 	const tick = 10 * time.Millisecond // USER_HZ, 100 on Linux
 	stat := fmt.Sprintf("/proc/%d/stat", pid)
