@@ -36,7 +36,7 @@ help:
 	@echo "              Budget (issue 41): 200 s of CPU, 4 minutes on 2 idle cores; runs with -short (fewer seeds; make long: in full). Measured on an idle"
 	@echo "              2-core machine (2026-12-07, test cache cleared, build cache warm): 4 min 0 s, 365 s of CPU; the 4-minute budget"
 	@echo "              is met at its edge, the 200 s CPU budget is not (docs/speed.md). Since then the test binaries run at GOGC=400"
-	@echo "              (as the CLI, unless GOGC is set): 0.67-0.79 of the CPU for locksim, engine and risk in same-run pairs,"
+	@echo "              (as the CLI, unless GOGC is set): 0.67-0.83 of the CPU for locksim, engine and risk in same-run pairs,"
 	@echo "              0.9-1.0 for realclient and libs; signal tests wait for 300 ms of CPU, not 2 s; about 305-340 s in all, estimated: over 200 s"
 	@echo "              A user's first real-client test build (the README's example, fresh module): 98 s of CPU with an empty"
 	@echo "              build cache, 48 s when the standard library and go-redis are cached; 1.9 s after (docs/realclient.md#speed)"
