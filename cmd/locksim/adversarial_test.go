@@ -147,7 +147,11 @@ func TestAdversarialTable(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
 			if r.hasSignals {
-				time.Sleep(2 * time.Second) // under way: the work asked for takes hours
+				// Under way: the work asked for takes hours. The signal
+				// comes once the process has used 300 ms of CPU, not after
+				// a fixed wall time its workers would spend burning both
+				// cores (underWay, verdict_everywhere_test.go).
+				underWay(cmd.Process.Pid, 300*time.Millisecond, 2*time.Second)
 				cmd.Process.Signal(r.signal)
 			}
 			var err error

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -236,9 +238,16 @@ func TestSignalsStopCampaignsWithAPartialSummary(t *testing.T) {
 			// this test on a loaded machine (the process has not started),
 			// not the behaviour under test; such a start is tried again
 			// with a longer wait, three times at most.
+			//
+			// The signal comes once the campaign is under way: when the
+			// process has used 300 ms of CPU (hundreds of runs; read from
+			// /proc, so a loaded machine only delays it), or after 2 s of
+			// wall time where there is no /proc. The runs asked for take
+			// hours. Waiting on wall time alone, the campaign's workers
+			// burned up to 4 s of CPU per process on two idle cores.
 			var outb, errb bytes.Buffer
 			var err error
-			for wait := 2 * time.Second; ; wait *= 2 {
+			for busy, wait := 300*time.Millisecond, 2*time.Second; ; busy, wait = 2*busy, 2*wait {
 				cmd := exec.Command(bin, append(tc.args, "-o", out)...)
 				cmd.Dir = dir
 				outb.Reset()
@@ -247,14 +256,14 @@ func TestSignalsStopCampaignsWithAPartialSummary(t *testing.T) {
 				if err := cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
-				time.Sleep(wait) // under way (not a timing assert: the runs asked for take hours)
+				underWay(cmd.Process.Pid, busy, wait)
 				cmd.Process.Signal(tc.sig)
 				err = cmd.Wait()
 				ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 				if !ws.Signaled() || wait >= 8*time.Second {
 					break
 				}
-				t.Logf("killed by %v before its handler was installed; waiting %v this time", ws.Signal(), 2*wait)
+				t.Logf("killed by %v before its handler was installed; waiting for %v of its CPU this time", ws.Signal(), 2*busy)
 			}
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
@@ -273,6 +282,38 @@ func TestSignalsStopCampaignsWithAPartialSummary(t *testing.T) {
 				t.Errorf("an interrupted run saved cases: %v", cases)
 			}
 		})
+	}
+}
+
+// underWay returns once process pid has used cpu of CPU time (user +
+// system, from /proc/pid/stat), or has ended; where /proc cannot be read
+// it sleeps for wait instead. It gives up after a minute of polling (a
+// hang guard, not a timing assert: at load 49 on two cores a process
+// gets 300 ms of CPU in about 8 s).
+func underWay(pid int, cpu, wait time.Duration) {
+	const tick = 10 * time.Millisecond // USER_HZ, 100 on Linux
+	stat := fmt.Sprintf("/proc/%d/stat", pid)
+	if _, err := os.Stat(stat); err != nil {
+		time.Sleep(wait)
+		return
+	}
+	for idle := time.Duration(0); idle < time.Minute; idle += 20 * time.Millisecond {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			return // ended
+		}
+		// The fields after the command's name, which is in parentheses:
+		// state is the first; utime and stime the 12th and 13th.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 13 || f[0] == "Z" {
+			return
+		}
+		ut, _ := strconv.Atoi(f[11])
+		st, _ := strconv.Atoi(f[12])
+		if time.Duration(ut+st)*tick >= cpu {
+			return
+		}
+		time.Sleep(20 * time.Millisecond) // polling another process
 	}
 }
 

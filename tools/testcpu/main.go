@@ -99,6 +99,9 @@ func drive(args []string, stdout, stderr io.Writer) int {
 	}
 	total := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	fmt.Fprint(stdout, table(recs, total, wall))
+	if g := os.Getenv("GOGC"); g != "" {
+		fmt.Fprintf(stdout, "%10s  the test binaries' collector: GOGC=%s\n", "", g)
+	}
 	return code
 }
 

@@ -54,7 +54,8 @@ func testcpu(t *testing.T) string {
 // testcpu go test runs the packages as go test does: its ok and FAIL
 // lines pass through, its exit status is go test's; after them comes each
 // package's CPU time, most first, with the failing package marked, and
-// the spinning package's CPU is at least the 300ms it burned.
+// the spinning package's CPU is at least the 300ms it burned; the GOGC
+// the binaries ran with (make test sets it) is named under the table.
 func TestCPUPerPackage(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the spinning test reads getrusage")
@@ -68,6 +69,7 @@ func TestCPUPerPackage(t *testing.T) {
 			cmd.Env[i] = logEnv + "="
 		}
 	}
+	cmd.Env = append(cmd.Env, "GOGC=400") // as make test sets it: the table says so
 	outb, err := cmd.CombinedOutput()
 	out := string(outb)
 	t.Log(out)
@@ -75,7 +77,8 @@ func TestCPUPerPackage(t *testing.T) {
 		t.Fatalf("exit %v, want go test's 1 for a failing package (%v)", cmd.ProcessState, err)
 	}
 	for _, re := range []string{`(?m)^ok  \tm/spin\t`, `(?m)^ok  \tm/quiet\t`, `(?m)^FAIL\tm/fails\t`, `(?m)^\?   \tm/notest\t\[no test files\]`, `(?m)^FAIL$`,
-		`(?m)^CPU per package`, `(?m)^ +[0-9.]+s  m/fails .*\(exit 1\)$`, `(?m)^ +[0-9.]+s  total of 3 test binaries; with compiling and vet, go test used [0-9.]+s of CPU`} {
+		`(?m)^CPU per package`, `(?m)^ +[0-9.]+s  m/fails .*\(exit 1\)$`, `(?m)^ +[0-9.]+s  total of 3 test binaries; with compiling and vet, go test used [0-9.]+s of CPU`,
+		`(?m)^ +the test binaries' collector: GOGC=400$`} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("the output lacks %s", re)
 		}
