@@ -13,12 +13,12 @@ import (
 // does not renew its lease gets work well inside the TTL (its own
 // assumption: work longer than the lease breaks it without any fault); one
 // that renews may work longer than the TTL, which is where a watchdog is
-// tested. The draws read the design's traits before the defaults (which
-// the fields they fill would otherwise hold): renewal, reentrancy and the
-// replicas it needs, which no default changes.
+// tested. The draws read the traits of the spec as given, before the
+// defaults (which would fill the fields they draw): renewal, reentrancy
+// and the replicas the design needs, which no default changes.
 func (g Gen) config(d Draws, base model.Spec) *model.Resolved {
 	s := cloneSpec(base)
-	t := s.Resolution().Traits
+	t := s.Traits()
 	ttl := s.Options.TTL
 	if ttl == 0 {
 		ttl = time.Second

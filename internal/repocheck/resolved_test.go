@@ -27,20 +27,21 @@ var resolvedOnly = map[string]struct {
 	withDefaults, traits int
 	why                  string
 }{
-	"model/traits.go":          {traits: 1, why: "TraitsOf asks a design that declares its traits (the Traited interface)"},
-	"consensus/config.go":      {withDefaults: 1, why: "consensus.Config's own defaults, another type"},
-	"consensus/design.go":      {withDefaults: 1, why: "consensus.Config's own defaults, another type"},
-	"scenarios/scenario.go":    {traits: 3, why: "as given: whether a scenario's layout fits a design"},
-	"engine/matrix.go":         {traits: 1, why: "as given: whether a scenario fits a matrix column's design"},
-	"engine/sweep.go":          {traits: 1, why: "as given: whether a sweep's parameter fits the design"},
-	"engine/check.go":          {traits: 1, why: "as given: Validate's watchdog place for a design that does not renew"},
-	"engine/menu.go":           {traits: 2, why: "not yet converted: the exhaustive menu (engine, the run seam's area)"},
-	"cmd/locksim/check.go":     {traits: 1, why: "as given: check's flags validated before the defaults"},
-	"risk/advise.go":           {traits: 2, why: "as given: the advisor's grid varies the design the user gave"},
-	"realclient/check.go":      {withDefaults: 3, why: "not yet converted: realclient's check (the run seam's area)"},
-	"realclient/scenario.go":   {withDefaults: 1, why: "not yet converted: realclient's scenario spec (the run seam's area)"},
-	"realclient/risk.go":       {withDefaults: 1, why: "not yet converted: realclient's risk runs (the run seam's area)"},
-	"realclient/node/pairs.go": {withDefaults: 1, why: "not yet converted: the Node pair's spec"},
+	"model/traits.go":              {traits: 1, why: "TraitsOf asks a design that declares its traits (the Traited interface)"},
+	"consensus/config.go":          {withDefaults: 1, why: "consensus.Config's own defaults, another type"},
+	"consensus/design.go":          {withDefaults: 1, why: "consensus.Config's own defaults, another type"},
+	"scenarios/generate_config.go": {traits: 1, why: "as given: the generator's draws fill the fields the defaults would, so they read the traits before them (the drawn run is resolved once)"},
+	"scenarios/scenario.go":        {traits: 3, why: "as given: whether a scenario's layout fits a design"},
+	"engine/matrix.go":             {traits: 1, why: "as given: whether a scenario fits a matrix column's design"},
+	"engine/sweep.go":              {traits: 1, why: "as given: whether a sweep's parameter fits the design"},
+	"engine/check.go":              {traits: 1, why: "as given: Validate's watchdog place for a design that does not renew"},
+	"engine/menu.go":               {traits: 2, why: "not yet converted: the exhaustive menu (engine, the run seam's area)"},
+	"cmd/locksim/check.go":         {traits: 1, why: "as given: check's flags validated before the defaults"},
+	"risk/advise.go":               {traits: 2, why: "as given: the advisor's grid varies the design the user gave"},
+	"realclient/check.go":          {withDefaults: 3, why: "not yet converted: realclient's check (the run seam's area)"},
+	"realclient/scenario.go":       {withDefaults: 1, why: "not yet converted: realclient's scenario spec (the run seam's area)"},
+	"realclient/risk.go":           {withDefaults: 1, why: "not yet converted: realclient's risk runs (the run seam's area)"},
+	"realclient/node/pairs.go":     {withDefaults: 1, why: "not yet converted: the Node pair's spec"},
 }
 
 // TestASpecIsResolvedOnce: no non-test file of the module (or of
