@@ -150,7 +150,7 @@ check: node-deps
 # commit"): every benchmark of the root module, 8 rounds.
 bench: toolbin node-deps
 	$(BENCHAB) $(BENCHAB_FLAGS) ./...
-	$(GO) test -run TestBenchTable -timeout 20m -v . -args -benchtable | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
+	$(GO) test -run TestBenchTable -timeout 20m -v ./internal/zoo/ -args -benchtable | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 	cd realclient/libs && $(GO) test -count=1 -run TestBenchRealClient -timeout 10m -v . -args -realbench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'
 	cd realclient && $(GO) test -count=1 -run TestBenchNode -timeout 10m -v ./node/ -args -nodebench | grep -v -e '^=== ' -e '^--- ' -e '^PASS' -e '^ok'  # Node: check runs per CPU second (target 100), virtual/CPU
 
@@ -168,7 +168,7 @@ long: node-deps
 	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all
 	$(GO) test -run 'TestImportanceSamplingAgreesWithPlain|TestAdviceHeavyPauses|TestFollowedWindows' -timeout 60m ./risk/ -args -risk.validate  # the risk estimator's validation table and the advisor's heavy-pause search, the followed windows' exact and plain checks (docs/risk.md)
 	$(GO) test -count=1 -run TestServeRecurrence -timeout 30m ./serve/ -args -serve.runs=10  # locksim serve: redis-py and Redisson, 10 real-time runs each (needs make clients)
-	$(GO) test -run TestFieldJudgementsRoundTrip -timeout 30m . -args -checklog.field  # check-log's field judgements (premature-loss, acquire-deadline, available) round trip from the zoo's mutants (docs/check-log.md)
+	$(GO) test -run TestFieldJudgementsRoundTrip -timeout 30m ./internal/zoo/ -args -checklog.field  # check-log's field judgements (premature-loss, acquire-deadline, available) round trip from the zoo's mutants (docs/check-log.md)
 	$(GO) test -run TestLabInChromium -timeout 30m ./cmd/locksim/ -args -lab.lessons  # every lab lesson from broken to fixed in headless Chromium (docs/lab.md)
 
 # golden runs every test that compares with a golden file (package

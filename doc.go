@@ -25,6 +25,13 @@
 // files, reports, the failure message), logcheck (lock logs recorded in
 // production, judged under clock skew), cmd/locksim (the CLI) and, as a
 // module of its own, realclient (real go-redis lock libraries in the
-// simulation, checked by the same harness). docs/architecture.md maps
-// them in import order.
+// simulation, checked by the same harness). internal/zoo holds the
+// mutant zoo (designs with one safety mechanism removed, each paired with
+// its correct twin) that measures Check's bug-finding power, and make
+// bench's table; internal/repocheck the checks of the repository itself.
+// docs/architecture.md maps them in import order.
+//
+// This package's tests are tests of its API (Check, Fuzz, the options,
+// Matrix, Sweep, Danger, case files and reports) and the module's rapid
+// properties.
 package locksim

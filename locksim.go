@@ -21,6 +21,7 @@ import (
 	"locksim/harness"
 	"locksim/model"
 	"locksim/model/invariant"
+	"locksim/network"
 	"locksim/report"
 	"locksim/scenarios"
 	"locksim/sim"
@@ -192,6 +193,23 @@ func WithPreemptions(p int) Option { return func(c *config) { c.exhaust.Preempti
 // WithStopAtFirst makes exhaustive mode stop at its first break: a
 // counterexample, not a guarantee.
 func WithStopAtFirst() Option { return func(c *config) { c.exhaust.StopAtFirst = true } }
+
+// WithLatency fixes the network's default latency of every link (not
+// drawn per run; default 1-2ms, drawn per run under WithSwarm): a LAN of
+// constant latency puts two clients' requests on a node at the same
+// instant, where WithInterleave's schedulers reorder them.
+func WithLatency(l network.Latency) Option {
+	return func(c *config) { c.Base.Network.Default = l }
+}
+
+// CheckPlan is the random campaign Check runs for design under opts (the
+// -locksim.* flags applied), without running it: for tools that measure
+// Check, such as make bench's table and the mutant zoo's searches
+// (internal/zoo).
+func CheckPlan(design any, opts ...Option) (engine.CheckConfig, error) {
+	c, err := checkConfig(design, opts)
+	return c.check, err
+}
 
 // Check verifies a lock design in a test. It runs engine.DefaultRuns
 // random runs (the same generator and budget as `locksim check`) over all

@@ -12,6 +12,7 @@ import (
 	"locksim/engine"
 	"locksim/model"
 	"locksim/model/invariant"
+	"locksim/network"
 	"locksim/sim"
 )
 
@@ -190,5 +191,52 @@ func TestWithProgressAndContextStopCheck(t *testing.T) {
 	}
 	if len(seen) != 6 || seen[0] != 1 || seen[1] != 50 || seen[4] != 3 {
 		t.Errorf("progress saw %v, want 1..3 of 50", seen)
+	}
+}
+
+// TestWithLatencyReachesTheRuns: under WithLatency every drawn run has
+// the given latency on every link, which the swarm otherwise draws per
+// run (several latencies in twenty runs).
+func TestWithLatencyReachesTheRuns(t *testing.T) {
+	l := network.Latency{Min: 3 * time.Millisecond, Max: 3 * time.Millisecond}
+	fixed := mustCheckConfig(t, model.SetPxLua, WithLatency(l), WithFaults())
+	drawn := mustCheckConfig(t, model.SetPxLua, WithFaults())
+	seen := map[network.Latency]bool{}
+	for i := range 20 {
+		spec, _ := fixed.check.RunSpec(i)
+		if spec.Network.Default != l {
+			t.Errorf("run %d: latency %v, want %v", i, spec.Network.Default, l)
+		}
+		spec, _ = drawn.check.RunSpec(i)
+		seen[spec.Network.Default] = true
+	}
+	if len(seen) < 2 {
+		t.Fatalf("without WithLatency twenty runs drew %d latency: the test reads nothing", len(seen))
+	}
+}
+
+// TestCheckPlanIsWhatCheckRuns: CheckPlan gives the campaign Check runs
+// for the same design and options: its runs, seed, invariants and every
+// drawn run.
+func TestCheckPlanIsWhatCheckRuns(t *testing.T) {
+	opts := []Option{WithRuns(7), WithSeed(3), WithInvariants(invariant.TokenUnique), WithFaults(sim.FaultPause)}
+	want := mustCheckConfig(t, model.Fenced, opts...).check
+	got, err := CheckPlan(model.Fenced, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Runs != 7 || got.Seed != 3 || !slices.Equal(got.Invariants, want.Invariants) || got.Workers != want.Workers {
+		t.Errorf("CheckPlan: runs %d, seed %d, invariants %v, workers %d; Check's: %d, %d, %v, %d",
+			got.Runs, got.Seed, got.Invariants, got.Workers, want.Runs, want.Seed, want.Invariants, want.Workers)
+	}
+	for i := range 5 {
+		a, sa := got.RunSpec(i)
+		b, sb := want.RunSpec(i)
+		if sa != sb || shape(a) != shape(b) || fmt.Sprint(a.Faults) != fmt.Sprint(b.Faults) {
+			t.Errorf("run %d: CheckPlan draws %s %v (seed %d), Check %s %v (seed %d)", i, shape(a), a.Faults, sa, shape(b), b.Faults, sb)
+		}
+	}
+	if _, err := CheckPlan(struct{}{}); err == nil {
+		t.Error("CheckPlan took a design that is neither an ID, a model.Design nor Lua scripts")
 	}
 }

@@ -357,12 +357,12 @@ func (c CheckConfig) mine() (n int, bounded bool) {
 func (c CheckConfig) newResult(mine int) *CheckResult {
 	res := &CheckResult{Design: c.Base.Design, Planned: mine, Counts: map[invariant.ID]int{}, Uncounted: map[invariant.ID]int{},
 		Counted: c.counted(), Judged: map[invariant.ID]string{}}
-	res.Coverage = newCoverage(c, c.Base.WithDefaults())
-	base := scenarios.FailsOver(c.Base).WithDefaults()
-	if base.Custom != nil {
-		res.Design = base.Custom.Name()
+	res.Coverage = newCoverage(c, c.Base.Resolution())
+	rs := scenarios.FailsOver(c.Base).Resolution()
+	if rs.Spec.Custom != nil {
+		res.Design = rs.Spec.Custom.Name()
 	}
-	cfg := base.CheckConfig()
+	cfg := rs.Check
 	for _, id := range invariant.All {
 		if ok, why := cfg.Judged(id); !ok {
 			res.Judged[id] = why

@@ -34,8 +34,8 @@ type Coverage struct {
 }
 
 // newCoverage is the empty coverage of c, whose base spec resolves to
-// base (defaults applied).
-func newCoverage(c CheckConfig, base model.Spec) Coverage {
+// base.
+func newCoverage(c CheckConfig, base *model.Resolved) Coverage {
 	return Coverage{Kinds: map[sim.FaultKind]int{}, Places: map[scenarios.Place]int{},
 		AskedKinds: c.Gen.KindsDrawn(), AskedPlaces: c.Gen.PlacesFor(base), Interleave: newInterleaveCoverage(c.Base.Interleave)}
 }

@@ -184,9 +184,10 @@ func CellOf(all []*model.Result) MatrixCell {
 		}
 	}
 	slices.Sort(ids[len(invariant.All):])
+	judges := runs[0].Spec.Resolution().Check // the cell's spec, resolved once
 	for _, id := range ids {
 		ir := InvariantResult{Invariant: id}
-		if judged, _ := runs[0].Spec.WithDefaults().CheckConfig().Judged(id); !judged && !slices.ContainsFunc(runs, func(r *model.Result) bool {
+		if judged, _ := judges.Judged(id); !judged && !slices.ContainsFunc(runs, func(r *model.Result) bool {
 			return slices.ContainsFunc(r.Violations, func(v invariant.Violation) bool { return v.Invariant == id })
 		}) {
 			continue // not checked for this design and resource

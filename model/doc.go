@@ -39,7 +39,10 @@
 //   - resolved.go: Resolved, a spec resolved once (Spec.Resolve: defaults
 //     applied, design built, traits, roster, the checkers' configuration
 //     and bounds), which Run and Verdict build their world and judge
-//     their history from without looking the design up again.
+//     their history from without looking the design up again, and which
+//     the code downstream of a spec's entry point is handed instead of
+//     applying the defaults again (its Settings, ServerVersion, LockKeys
+//     and CanCount; Spec.Resolution for a design that cannot be built).
 //   - limits.go: the limits of a spec, the one table every entry point
 //     shares; settings.go: ValidateSettings and the server release a
 //     spec's nodes model; minreplicas.go: min-replicas-to-write and its

@@ -183,7 +183,7 @@ func (r OptionRow) Set(o *Options, v any) {
 // it can); name is how the message names the option ("--quorum" or
 // "quorum").
 func (r OptionRow) Refusal(name string, s Spec) string {
-	if r.Applies == nil || r.Applies(s.Traits(), s) {
+	if r.Applies == nil || r.Applies(s.traits(nil), s) {
 		return ""
 	}
 	return name + " applies to " + r.Designs + "; " + s.designName() + " does not"

@@ -21,7 +21,7 @@ import (
 // and replicas the design's traits ask for (one master; five for redlock,
 // one replica for wait-replica), strict fencing for fenced designs and
 // none for the others, one cycle per client, 50ms of work, 1-2ms latency.
-func (s Spec) WithDefaults() Spec { return s.withDefaults(s.Traits()) }
+func (s Spec) WithDefaults() Spec { return s.withDefaults(s.traits(nil)) }
 
 // withDefaults is WithDefaults given the spec's traits.
 func (s Spec) withDefaults(t Traits) Spec {
@@ -370,8 +370,12 @@ func (s Spec) livenessBound(d Design) time.Duration {
 // apply to the spec's design and resource (defaults applied;
 // invariant.Config.Unjudged): counting it would pass without judging
 // anything.
-func (s Spec) CanCount(ids []invariant.ID) error {
-	id, why := s.WithDefaults().CheckConfig().Unjudged(ids)
+func (s Spec) CanCount(ids []invariant.ID) error { return s.Resolution().CanCount(ids) }
+
+// canCount is CanCount of a resolved spec with its checkers'
+// configuration and traits (Resolved.CanCount).
+func (s Spec) canCount(cfg invariant.Config, t Traits, ids []invariant.ID) error {
+	id, why := cfg.Unjudged(ids)
 	if id == "" {
 		return nil
 	}
@@ -382,7 +386,7 @@ func (s Spec) CanCount(ids []invariant.ID) error {
 	if id == invariant.Fencing && slices.Contains(ids, invariant.TokenUnique) {
 		why += "; on this resource ask for token-unique alone (token-order means token-unique,fencing)"
 	}
-	if id == invariant.Available && s.Traits().ToleratesFailover {
+	if id == invariant.Available && t.ToleratesFailover {
 		why += "; it claims to tolerate a failover on one master with replicas under Sentinel (--nodes 1 --replicas 1 or more), with no min-replicas-to-write"
 	}
 	return errors.Errorf("invariant %s cannot apply to design %s (%s): counting it would pass without judging anything", id, name, why)

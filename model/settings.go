@@ -13,7 +13,7 @@ import (
 // flags and the Go API (engine.CheckConfig.Validate) all go through. It
 // reads the spec as given, before WithDefaults: a zero field is "not set".
 func (s Spec) ValidateSettings() error {
-	t := s.Traits()
+	t := s.traits(nil)
 	o, w := s.Options, s.Workload
 	name := s.Design
 	if s.Custom != nil {
@@ -46,7 +46,7 @@ func (s Spec) ValidateSettings() error {
 // or when that is "" the first modelled release with what the design needs.
 // It refuses an unknown release and one the design cannot run on, saying
 // which releases it needs.
-func (s Spec) ServerVersion() (sim.Version, error) { return s.serverVersion(s.Traits()) }
+func (s Spec) ServerVersion() (sim.Version, error) { return s.serverVersion(s.traits(nil)) }
 
 // serverVersion is ServerVersion given the spec's traits (Resolve).
 func (s Spec) serverVersion(t Traits) (sim.Version, error) {

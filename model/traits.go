@@ -15,8 +15,11 @@ const LockKey = "lock"
 // LockKeys lists the keys that hold a spec's lock on a node: LockKey, or
 // the numbered keys of a design whose Traits.Keys is more than one. A
 // fault aimed at the lock (an eviction) names one of these.
-func LockKeys(s Spec) []string {
-	n := s.Traits().Keys
+func LockKeys(s Spec) []string { return lockKeys(s.traits(nil)) }
+
+// lockKeys is LockKeys given the spec's traits (Resolved.LockKeys).
+func lockKeys(t Traits) []string {
+	n := t.Keys
 	if n <= 1 {
 		return []string{LockKey}
 	}

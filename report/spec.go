@@ -56,15 +56,16 @@ func summarize(r *model.Result, t *timeline) specSummary {
 		Faults:      []string{},
 	}
 	out.MinReplicasToWrite, out.MinReplicasMaxLag = s.Topology.MinReplicasToWrite, s.Topology.MinReplicasMaxLag
-	if v, err := s.ServerVersion(); err == nil && v != sim.Redis70 {
+	rs := s.Resolution() // a run's spec is resolved already: this reads its design's traits once
+	if v, err := rs.ServerVersion(); err == nil && v != sim.Redis70 {
 		out.Server = v.String()
 	}
-	for _, w := range s.Settings() {
+	for _, w := range rs.Settings() {
 		if !strings.HasPrefix(w, "deadline=") { // the design line says it
 			out.Settings = append(out.Settings, w)
 		}
 	}
-	if n := s.Workload.Readers; n > 0 && s.Traits().Shared {
+	if n := s.Workload.Readers; n > 0 && rs.Traits.Shared {
 		out.Readers = append(out.Readers, s.Clients[max(len(s.Clients)-n, 0):]...)
 	}
 	if out.Design == "" && s.Custom != nil {

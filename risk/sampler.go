@@ -172,13 +172,22 @@ func newSampler(p Profile, base model.Spec, reference bool) (*Sampler, error) {
 		s.Network.Default = network.Latency{Min: time.Duration(p.Network.LatencyMin), Max: time.Duration(p.Network.LatencyMax)}
 	}
 	s.Faults = nil
-	settle := Settle(p, s.WithDefaults().Options.TTL)
-	s.Workload.Duration = h + 2*settle
-	s = s.WithDefaults()
-	if _, err := s.Config(); err != nil {
+	// The TTL the run takes (its default when unset) decides how long
+	// it runs, which decides its defaults (a run of a given duration
+	// takes no cycle count): resolved once for the TTL, once as it runs.
+	rs, err := s.Resolve()
+	if err != nil {
 		return nil, errors.Wrap(err, "the design cannot run")
 	}
-	r := s.Roster()
+	settle := Settle(p, rs.Spec.Options.TTL)
+	s.Workload.Duration = h + 2*settle
+	if rs, err = s.Resolve(); err != nil {
+		return nil, errors.Wrap(err, "the design cannot run")
+	}
+	if _, err := rs.Config(); err != nil {
+		return nil, errors.Wrap(err, "the design cannot run")
+	}
+	s, r := rs.Spec, rs.Roster
 	sm := &Sampler{p: p, base: s, horizon: h, settle: settle, nodes: r.Nodes, reference: reference}
 	own, all := map[string]window{}, window{}
 	if reference {

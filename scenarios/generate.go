@@ -192,26 +192,29 @@ func (g Gen) Run(r *rand.Rand, base model.Spec) model.Spec {
 // RunDraws draws one run from any source of draws (ByteDraws for Go's
 // fuzzer), as Run does from a seeded generator.
 func (g Gen) RunDraws(d Draws, base model.Spec) model.Spec {
-	s := g.config(d, base)
+	rs := g.config(d, base)
+	s := rs.Spec
 	if g.none() {
 		s.Faults = nil
 		return s
 	}
-	s.Faults = g.faults(d, s, intIn(d, 1, g.maxFaults(), "faults"))
+	s.Faults = g.faults(d, g.shapeOf(rs), intIn(d, 1, g.maxFaults(), "faults"))
 	return s
 }
 
 // RunRapid draws one run from a rapid test case; rapid can then delete
 // whole faults while shrinking.
 func (g Gen) RunRapid(t *rapid.T, base model.Spec) model.Spec {
-	s := g.config(RapidDraws(t), base)
+	rs := g.config(RapidDraws(t), base)
+	s := rs.Spec
 	if g.none() {
 		s.Faults = nil
 		return s
 	}
 	kinds := g.enabled(RapidDraws(t))
+	sh := g.shapeOf(rs)
 	one := rapid.Custom(func(t *rapid.T) []sim.Fault {
-		return g.fault(RapidDraws(t), s, pick(RapidDraws(t), kinds, "kind"))
+		return g.fault(RapidDraws(t), sh, pick(RapidDraws(t), kinds, "kind"))
 	})
 	s.Faults = nil
 	for _, fs := range rapid.SliceOfN(one, 0, g.maxFaults()).Draw(t, "faults") {
@@ -256,14 +259,14 @@ func (g Gen) enabled(d Draws) []sim.FaultKind {
 	return on
 }
 
-func (g Gen) faults(d Draws, s model.Spec, n int) []sim.Fault {
+func (g Gen) faults(d Draws, sh shape, n int) []sim.Fault {
 	kinds := g.enabled(d)
 	var out []sim.Fault
 	// A kind that does not apply to the spec draws nothing (slot-migrate
 	// off a cluster); maxEmptyDraws in a row end the drawing with fewer
 	// faults instead of looping for ever when no enabled kind applies.
 	for empty := 0; len(out) < n && empty < maxEmptyDraws; {
-		f := g.fault(d, s, pick(d, kinds, "kind"))
+		f := g.fault(d, sh, pick(d, kinds, "kind"))
 		if len(f) == 0 {
 			empty++
 			continue
@@ -280,8 +283,11 @@ const maxEmptyDraws = 64
 // Describe says what a run's drawn configuration is, for failure reports:
 // "clients A,B,C; work 900ms; 2 cycles; latency 1ms-3ms; call timeout
 // 150ms; down-after 700ms".
-func Describe(s model.Spec) string {
-	s = s.WithDefaults()
+func Describe(s model.Spec) string { return DescribeResolved(s.Resolution()) }
+
+// DescribeResolved is Describe of a resolved spec.
+func DescribeResolved(rs *model.Resolved) string {
+	s := rs.Spec
 	parts := []string{
 		"clients " + strings.Join(s.Clients, ","),
 		"ttl " + sim.FormatDuration(s.Options.TTL),
@@ -319,7 +325,7 @@ func Describe(s model.Spec) string {
 	// guarantee or a replay line that left them out would describe
 	// another design.
 	var set []string
-	for _, w := range s.Settings() {
+	for _, w := range rs.Settings() {
 		if !strings.HasPrefix(w, "call-timeout=") { // shown above
 			set = append(set, w)
 		}

@@ -7,12 +7,16 @@ import (
 	"locksim/network"
 )
 
-// config fills the run's configuration: the base spec's defaults, and
-// under Swarm the fields it leaves zero drawn from d. A design that does
-// not renew its lease gets work well inside the TTL (its own assumption:
-// work longer than the lease breaks it without any fault); one that renews
-// may work longer than the TTL, which is where a watchdog is tested.
-func (g Gen) config(d Draws, base model.Spec) model.Spec {
+// config fills the run's configuration: under Swarm the fields the base
+// spec leaves zero drawn from d, then the defaults, resolved once
+// (model.Spec.Resolution) for the fault draws and the run. A design that
+// does not renew its lease gets work well inside the TTL (its own
+// assumption: work longer than the lease breaks it without any fault); one
+// that renews may work longer than the TTL, which is where a watchdog is
+// tested. The draws read the traits of the spec as given, before the
+// defaults (which would fill the fields they draw): renewal, reentrancy
+// and the replicas the design needs, which no default changes.
+func (g Gen) config(d Draws, base model.Spec) *model.Resolved {
 	s := cloneSpec(base)
 	t := s.Traits()
 	ttl := s.Options.TTL
@@ -63,7 +67,7 @@ func (g Gen) config(d Draws, base model.Spec) model.Spec {
 			}
 		}
 	}
-	return s.WithDefaults()
+	return s.Resolution()
 }
 
 // FailsOver returns the base spec as every drawn run has it whatever it
@@ -72,7 +76,7 @@ func (g Gen) config(d Draws, base model.Spec) model.Spec {
 // (model.Spec.CanCount) sees the failover claim the runs will make.
 func FailsOver(s model.Spec) model.Spec {
 	if s.Topology.Replicas == 0 {
-		s.Topology.Replicas = s.Traits().Replicas
+		s.Topology.Replicas = s.Resolution().Traits.Replicas
 	}
 	if s.Topology.Replicas > 0 && !s.Topology.Cluster {
 		s.Topology.Sentinel.Enabled = true

@@ -13,6 +13,8 @@ import (
 type shape struct {
 	s                   model.Spec
 	t                   model.Traits
+	keys                []string // the lock's keys on a node
+	roster              model.Roster
 	ttl, call, down     time.Duration
 	horizon             time.Duration
 	clients             []string
@@ -23,14 +25,17 @@ type shape struct {
 	sentinel, hasRenews bool
 }
 
-func (g Gen) shapeOf(s model.Spec) shape {
-	sh := shape{s: s, t: s.Traits(), ttl: s.Options.TTL, call: s.Options.CallTimeout,
+// shapeOf is the shape of a drawn run, resolved (Gen.config): taken once
+// for all the run's fault draws.
+func (g Gen) shapeOf(rs *model.Resolved) shape {
+	s := rs.Spec
+	sh := shape{s: s, t: rs.Traits, keys: rs.LockKeys(), roster: rs.Roster, ttl: s.Options.TTL, call: s.Options.CallTimeout,
 		down: s.Topology.Sentinel.DownAfter, clients: s.Clients, cycles: max(1, s.Workload.Cycles),
 		masters: s.Topology.Masters, sentinel: s.Topology.Sentinel.Enabled,
 		driftPPM: max(int64(s.Options.DriftFactor*1e6), 1000)}
 	sh.hasRenews = sh.t.Renews
 	if s.Topology.Masters > 0 {
-		r := s.Roster()
+		r := rs.Roster
 		sh.nodes, sh.primaries, sh.replicas = r.Nodes, r.Primaries, r.Replicas
 	}
 	sh.horizon = g.Horizon
@@ -43,12 +48,12 @@ func (g Gen) shapeOf(s model.Spec) shape {
 
 // fault draws one fault of kind k (a primary's crash may come with its
 // replication lagging: two faults).
-func (g Gen) fault(d Draws, s model.Spec, k sim.FaultKind) []sim.Fault {
+func (g Gen) fault(d Draws, sh shape, k sim.FaultKind) []sim.Fault {
 	e, ok := faultDraws[k]
 	if !ok {
 		return nil
 	}
-	return e.draw(g, d, g.shapeOf(s))
+	return e.draw(g, d, sh)
 }
 
 // faultDraw is the generator's entry for one fault kind.
@@ -131,7 +136,7 @@ var faultDraws = map[sim.FaultKind]faultDraw{
 	}},
 	sim.FaultEvict: {draw: func(_ Gen, d Draws, sh shape) []sim.Fault {
 		f := sim.Fault{Kind: sim.FaultEvict, Target: pick(d, sh.nodes, "node")}
-		keys := model.LockKeys(sh.s) // the design's keys: one unless it takes several on a node
+		keys := sh.keys // the design's keys: one unless it takes several on a node
 		f.Key = keys[0]
 		if len(keys) > 1 {
 			f.Key = pick(d, keys, "key")
@@ -227,9 +232,9 @@ func drawSlotMigrate(_ Gen, d Draws, sh shape) []sim.Fault {
 	if !sh.s.Topology.Cluster || len(sh.primaries) < 2 {
 		return nil
 	}
-	key := model.LockKeys(sh.s)[0]
+	key := sh.keys[0]
 	var groups []string
-	for _, g := range sh.s.Roster().Groups {
+	for _, g := range sh.roster.Groups {
 		groups = append(groups, g.Name)
 	}
 	var owner string
@@ -239,7 +244,7 @@ func drawSlotMigrate(_ Gen, d Draws, sh shape) []sim.Fault {
 		}
 	}
 	var targets []string
-	for _, g := range sh.s.Roster().Groups {
+	for _, g := range sh.roster.Groups {
 		if g.Name != owner {
 			targets = append(targets, g.Primary)
 		}

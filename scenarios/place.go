@@ -35,7 +35,7 @@ func PlaceOf(f sim.Fault) Place {
 // of a spec's runs: PauseAt (all when empty), without the watchdog for a
 // design that does not renew. None when the kinds have neither pauses nor
 // client crashes.
-func (g Gen) PlacesFor(s model.Spec) []Place {
+func (g Gen) PlacesFor(s *model.Resolved) []Place {
 	hasClient := false
 	for _, k := range g.kinds() {
 		hasClient = hasClient || IsPlaced(k)
@@ -49,7 +49,7 @@ func (g Gen) PlacesFor(s model.Spec) []Place {
 	}
 	var out []Place
 	for _, p := range places {
-		if p == PlaceWatchdog && !s.Traits().Renews {
+		if p == PlaceWatchdog && !s.Traits.Renews {
 			continue
 		}
 		out = append(out, p)

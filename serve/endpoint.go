@@ -166,13 +166,19 @@ func (opt Options) config() (sim.Config, error) {
 		}
 		spec.Topology.Sentinel = sim.SentinelConfig{Enabled: true, DownAfter: da, DiscoveryDelay: 100 * time.Millisecond}
 	}
-	spec = spec.WithDefaults()
-	spec.Limits.MaxTime = opt.MaxTime
-	if spec.Limits.MaxTime <= 0 {
-		spec.Limits.MaxTime = 10 * time.Minute
+	rs, err := spec.Resolve()
+	if err != nil {
+		return sim.Config{}, err
 	}
-	spec.Limits.MaxEvents = sim.DefaultMaxEvents
-	cfg, err := spec.Config()
+	// The limits are serve's own, set over the defaults (they change
+	// neither the design, its traits nor the roster).
+	lim := &rs.Spec.Limits
+	lim.MaxTime = opt.MaxTime
+	if lim.MaxTime <= 0 {
+		lim.MaxTime = 10 * time.Minute
+	}
+	lim.MaxEvents = sim.DefaultMaxEvents
+	cfg, err := rs.Config()
 	if err != nil {
 		return sim.Config{}, err
 	}

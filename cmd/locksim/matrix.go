@@ -336,7 +336,7 @@ func judgedBySome(ids []invariant.ID, cols []model.Spec) error {
 				if err != nil || na != "" {
 					continue
 				}
-				ok, w := spec.WithDefaults().CheckConfig().Judged(id)
+				ok, w := spec.Resolution().Check.Judged(id)
 				if ok {
 					some = true
 					break

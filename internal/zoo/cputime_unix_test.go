@@ -1,6 +1,6 @@
 //go:build unix
 
-package locksim
+package zoo
 
 import (
 	"syscall"

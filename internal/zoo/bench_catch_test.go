@@ -1,4 +1,4 @@
-package locksim
+package zoo
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"locksim"
 	"locksim/model"
 	"locksim/model/invariant"
 	"locksim/scenarios"
@@ -15,7 +16,7 @@ import (
 // Executions to the first catch, per zoo pair: how many runs each search
 // makes before one breaks the mutant. "random" is `check`'s runs in order
 // (engine.CheckConfig.RunSpec: run i's configuration and faults drawn
-// from seed 1+i); "bytes" is Fuzz's input encoding (scenarios.ByteDraws
+// from seed 1+i); "bytes" is locksim.Fuzz's input encoding (scenarios.ByteDraws
 // over the input, the run seed its hash) fed random 64-byte inputs from a
 // seeded source: what `go test -fuzz` executes before coverage guidance
 // has anything to go on, so a lower bound on what the fuzzer adds, not a
@@ -33,25 +34,14 @@ type catchSearch func(i int) (model.Spec, uint64)
 // zooSearches returns the random and byte-draw searches for a mutant's
 // check options, and the invariants that count.
 func zooSearches(t testing.TB, m mutant) (random, bytes catchSearch, counted []invariant.ID) {
-	c := config{}
-	c.Gen.Swarm = true
-	c.Seed = 1
-	if err := setDesign(&c.Base, m.design); err != nil {
+	cc, err := locksim.CheckPlan(m.design, append(slices.Clone(m.opts), m.mutOpts...)...)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range append(slices.Clone(m.opts), m.mutOpts...) {
-		o(&c)
-	}
-	c.resolve()
 	counted = invariant.All
-	if len(c.check.Invariants) > 0 {
-		ids, err := invariant.Parse(invariant.Names(c.check.Invariants))
-		if err != nil {
-			t.Fatal(err)
-		}
-		counted = ids
+	if len(cc.Invariants) > 0 {
+		counted = cc.Invariants // parsed by CheckPlan
 	}
-	cc := c.check
 	random = cc.RunSpec
 	bytes = func(i int) (model.Spec, uint64) {
 		r := rand.New(rand.NewPCG(uint64(i), 0xb17e5))
@@ -59,7 +49,7 @@ func zooSearches(t testing.TB, m mutant) (random, bytes catchSearch, counted []i
 		for j := range data {
 			data[j] = byte(r.Uint32())
 		}
-		return cc.Gen.RunDraws(scenarios.ByteDraws(data), cc.Base), FuzzSeed(data)
+		return cc.Gen.RunDraws(scenarios.ByteDraws(data), cc.Base), locksim.FuzzSeed(data)
 	}
 	return random, bytes, counted
 }
@@ -90,7 +80,7 @@ func firstCatch(search catchSearch, counted []invariant.ID, deadline time.Time) 
 // catch under each search, bounded to catchBudget in all.
 func benchFirstCatch(t *testing.T) {
 	deadline := time.Now().Add(catchBudget) // wall-clock ok: a benchmark report's bound
-	fmt.Printf("\nexecutions to the first catch, per pair (random: check's runs; bytes: Fuzz's encoding over seeded random inputs, no coverage guidance; at most %d each, %v in all):\n", catchCap, catchBudget)
+	fmt.Printf("\nexecutions to the first catch, per pair (random: check's runs; bytes: locksim.Fuzz's encoding over seeded random inputs, no coverage guidance; at most %d each, %v in all):\n", catchCap, catchBudget)
 	word := func(n int) string {
 		if n == 0 {
 			return fmt.Sprintf(">%d", catchCap)

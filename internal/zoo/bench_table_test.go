@@ -1,4 +1,4 @@
-package locksim
+package zoo
 
 import (
 	"flag"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 
+	"locksim"
 	"locksim/clock"
 	"locksim/engine"
 	"locksim/model"
@@ -364,18 +365,14 @@ func benchExhaustive(t *testing.T, deadline time.Time) {
 
 // zooExhaustive runs exhaustive mode on a zoo design with the pair's
 // options (their fault kinds, topology, workload, fencing, invariants).
-func zooExhaustive(t *testing.T, design any, opts []Option) *engine.ExhaustiveResult {
-	var c config
-	if err := setDesign(&c.Base, design); err != nil {
+func zooExhaustive(t *testing.T, design any, opts []locksim.Option) *engine.ExhaustiveResult {
+	cc, err := locksim.CheckPlan(design, opts...)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range opts {
-		o(&c)
-	}
-	c.resolve()
-	x := engine.ExhaustiveConfig{Base: c.check.Base, Invariants: c.check.Invariants}
-	if len(c.check.Gen.Kinds) > 0 { // a pair without faults compares the fault-free runs, then every kind
-		x.Kinds = c.check.Gen.Kinds
+	x := engine.ExhaustiveConfig{Base: cc.Base, Invariants: cc.Invariants}
+	if len(cc.Gen.Kinds) > 0 { // a pair without faults compares the fault-free runs, then every kind
+		x.Kinds = cc.Gen.Kinds
 	}
 	r, err := engine.Exhaustive(x)
 	if err != nil {
@@ -437,11 +434,11 @@ func BenchmarkStandardRunVerdict(b *testing.B) {
 }
 
 // benchZoo prints the mutation score: for each mutant of the zoo, whether
-// Check's defaults caught it, the share of runs that broke, the first run
+// locksim.Check's defaults caught it, the share of runs that broke, the first run
 // that did and about how long that took, and whether the twin held.
 func benchZoo(t *testing.T, deadline time.Time) {
 	skipped := false
-	fmt.Printf("\nmutation score (Check's defaults: %d runs, all cores):\n", engine.DefaultRuns)
+	fmt.Printf("\nmutation score (locksim.Check's defaults: %d runs, all cores):\n", engine.DefaultRuns)
 	caught, twins, total := 0, 0, 0
 	for _, m := range zoo() {
 		if !budgetLeft(deadline, &skipped) {

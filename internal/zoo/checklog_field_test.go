@@ -1,15 +1,17 @@
-package locksim
+package zoo
 
 import (
 	"bytes"
 	"flag"
+	"strings"
+	"testing"
+
+	"locksim"
 	"locksim/clock"
 	"locksim/logcheck"
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
-	"strings"
-	"testing"
 )
 
 var fieldRoundTrip = flag.Bool("checklog.field", false, "TestFieldJudgementsRoundTrip: premature-loss (200 seeds) and available too, not only acquire-deadline (make long)")
@@ -45,11 +47,11 @@ func TestFieldJudgementsRoundTrip(t *testing.T) {
 		t.Run(string(id), func(t *testing.T) {
 			dir := t.TempDir()
 			f := &fakeTB{TB: t, name: "field"}
-			Check(f, m.design, append(append(m.opts, m.mutOpts...), WithCaseDir(dir))...)
+			locksim.Check(f, m.design, append(append(m.opts, m.mutOpts...), locksim.WithCaseDir(dir))...)
 			if !f.failed {
 				t.Fatalf("the mutant was not caught: %s", strings.Join(f.logs, "\n"))
 			}
-			c, err := LoadCase(dir + "/field.json")
+			c, err := locksim.LoadCase(dir + "/field.json")
 			if err != nil {
 				t.Fatal(err)
 			}
