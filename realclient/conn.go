@@ -245,7 +245,7 @@ func (c *conn) Write(b []byte) (int, error) {
 		c.wbuf = c.wbuf[n:]
 		c.sent++
 		if why != nil && d.refusal == nil {
-			d.refusal = errors.Wrapf(why, "realclient: %s on a shared connection has no known issuer", commandText(args))
+			d.refusal = errors.Wrapf(why, "%s on a shared connection has no known issuer", commandText(args))
 		}
 		info := by.noteCommand(args)
 		if info == nil && len(args) > 1 && strings.EqualFold(args[0], "HELLO") {

@@ -38,9 +38,6 @@ var resolvedOnly = map[string]struct {
 	"engine/menu.go":               {traits: 2, why: "not yet converted: the exhaustive menu (engine, the run seam's area)"},
 	"cmd/locksim/check.go":         {traits: 1, why: "as given: check's flags validated before the defaults"},
 	"risk/advise.go":               {traits: 2, why: "as given: the advisor's grid varies the design the user gave"},
-	"realclient/check.go":          {withDefaults: 3, why: "not yet converted: realclient's check (the run seam's area)"},
-	"realclient/scenario.go":       {withDefaults: 1, why: "not yet converted: realclient's scenario spec (the run seam's area)"},
-	"realclient/risk.go":           {withDefaults: 1, why: "not yet converted: realclient's risk runs (the run seam's area)"},
 	"realclient/node/pairs.go":     {withDefaults: 1, why: "not yet converted: the Node pair's spec"},
 }
 
