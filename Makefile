@@ -94,7 +94,7 @@ test: toolbin clients node-deps
 # The library matrix (docs/library-matrix.md) and the published release
 # pairs: not in make test (TestLibraryMatrixFresh there checks the page's
 # recorded inputs without running it).
-library-matrix:
+library-matrix: node-deps  # the Node rows need the pinned npm packages
 	cd realclient/libs && $(GO) test -count=1 -timeout 60m -run '^TestLibraryMatrix$$' . -args -regenerate
 
 toolbin:
