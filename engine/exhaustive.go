@@ -274,6 +274,9 @@ type explorer struct {
 	// readsWall: the clients decide by their wall clocks
 	// (model.Traits.ReadsWall), so their clock steps are placed too.
 	readsWall bool
+	// renews: the design runs a watchdog (a task CPU starvation may
+	// target); from the resolved spec's traits.
+	renews bool
 	// baseSchedule is the fault-free run as a schedule with its choice
 	// points: the first base of the reorder rounds.
 	baseSchedule Schedule
@@ -402,12 +405,12 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	classes, err := pickClasses(DurClasses(spec), c.Durations)
+	classes, err := pickClasses(DurClasses(rs), c.Durations)
 	if err != nil {
 		return nil, nil, err
 	}
 	x := &explorer{cfg: c, spec: spec, seed: seed, kinds: kinds, classes: classes, counted: c.Invariants, roles: rolesOf(spec, cfg),
-		readsWall: rs.Traits.ReadsWall}
+		readsWall: rs.Traits.ReadsWall, renews: rs.Traits.Renews}
 	if len(x.counted) == 0 {
 		x.counted = invariant.All
 	}

@@ -40,12 +40,13 @@ type DurClass struct {
 	Also []string `json:"also,omitempty"`
 }
 
-// DurClasses returns the duration classes of a configuration (defaults
-// applied), without repeats: half the TTL; just under and just over the
+// DurClasses returns the duration classes of a resolved configuration,
+// without repeats: half the TTL; just under and just over the
 // TTL (by 1% of it, at least 1ms); twice the TTL; just over the call
 // timeout (and redlock's per-node timeout for a quorum design); just over
 // Sentinel's down-after when groups fail over.
-func DurClasses(s model.Spec) []DurClass {
+func DurClasses(rs *model.Resolved) []DurClass {
+	s := rs.Spec
 	ttl := s.Options.TTL
 	eps := max(ttl/100, time.Millisecond)
 	cs := []DurClass{
@@ -55,7 +56,7 @@ func DurClasses(s model.Spec) []DurClass {
 		{Name: "2ttl", Dur: 2 * ttl, Meaning: "twice the TTL"},
 		{Name: "timeout+", Dur: s.Options.CallTimeout + eps, Meaning: "just over the call timeout"},
 	}
-	if s.Traits().Quorum {
+	if rs.Traits.Quorum {
 		cs = append(cs, DurClass{Name: "node-timeout+", Dur: s.Options.NodeTimeout + eps, Meaning: "just over the per-node timeout of a quorum lock"})
 	}
 	if t := s.Topology; t.Replicas > 0 && t.Sentinel.Enabled {
@@ -232,7 +233,7 @@ var menuKinds = []menuKind{
 		// CPU starvation of one task: the watchdog (when the design
 		// renews), then the main task, the rest of the process running.
 		tasks := []string{"main"}
-		if m.x.spec.Traits().Renews {
+		if m.x.renews {
 			tasks = []string{"watchdog", "main"}
 		}
 		for _, task := range tasks {

@@ -35,10 +35,8 @@ var resolvedOnly = map[string]struct {
 	"engine/matrix.go":             {traits: 1, why: "as given: whether a scenario fits a matrix column's design"},
 	"engine/sweep.go":              {traits: 1, why: "as given: whether a sweep's parameter fits the design"},
 	"engine/check.go":              {traits: 1, why: "as given: Validate's watchdog place for a design that does not renew"},
-	"engine/menu.go":               {traits: 2, why: "not yet converted: the exhaustive menu (engine, the run seam's area)"},
 	"cmd/locksim/check.go":         {traits: 1, why: "as given: check's flags validated before the defaults"},
 	"risk/advise.go":               {traits: 2, why: "as given: the advisor's grid varies the design the user gave"},
-	"realclient/node/pairs.go":     {withDefaults: 1, why: "not yet converted: the Node pair's spec"},
 }
 
 // TestASpecIsResolvedOnce: no non-test file of the module (or of

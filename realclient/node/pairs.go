@@ -56,7 +56,7 @@ var Pairs = []Pair{{
 		Faults: []sim.Fault{
 			{Kind: sim.FaultPause, Target: "A", Dur: 1500 * time.Millisecond, After: &sim.Trigger{Actor: "A", Kind: history.KindRead}},
 		},
-	}.WithDefaults(), Seed: 1},
+	}, Seed: 1}, // realclient.Run resolves it (defaults applied) as every run does
 	Section: longerForA,
 }}
 
