@@ -64,10 +64,10 @@ func TestFollowedWindowsContainExactProbabilities(t *testing.T) {
 		{"pause over 2s, tail draws", sim.FaultPause, 2 * time.Second, 2 * 1800, p.Pauses.Size, 600, Tilt{Kind: sim.FaultPause, Boost: 1, Tail: 1, Window: 0.9, Follow: true}, false},
 		{"partition, time alone", sim.FaultPartition, 0, 0.01, p.Partitions.Size, 600, Tilt{Kind: sim.FaultPartition, Boost: 1, Window: 0.9, Follow: true}, false},
 	} {
+		if !c.quick && !*longValidation {
+			continue // make long's cases (-risk.validate)
+		}
 		t.Run(c.name, func(t *testing.T) {
-			if !c.quick && !*longValidation {
-				t.Skip("pass -risk.validate (make long)")
-			}
 			exact := 1 - math.Exp(-c.rate*L*c.size.Survival(c.d))
 			pr := Proposal{Tilt: c.tilt, Defensive: DefensiveShare}
 			covered := 0
