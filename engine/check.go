@@ -278,7 +278,7 @@ func Check(c CheckConfig) (*CheckResult, error) {
 	mine, bounded := c.mine()
 	n := mine
 	if !bounded {
-		n = 1 << 62 // only the budget bounds the runs
+		n = math.MaxInt / 2 // only the budget bounds the runs (half: room to add to it on any int size)
 	}
 	res := c.newResult(mine)
 	var more func(int) bool

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -121,9 +122,9 @@ func TestCheckRunsFailOver(t *testing.T) {
 // every invariant held"; a shard's share of a count is exact.
 func TestCheckRunCounts(t *testing.T) {
 	c := base()
-	c.Runs, c.Shard, c.Shards = 1<<62, 5, 7
+	c.Runs, c.Shard, c.Shards = math.MaxInt/2, 5, 7
 	if err := c.Validate(); err == nil {
-		t.Error("a run count of 2^62 was accepted")
+		t.Error("a run count of half the largest int was accepted")
 	}
 	for _, tc := range []struct{ runs, shard, shards, want int }{
 		{10, 0, 3, 4}, {10, 1, 3, 3}, {10, 2, 3, 3}, {2, 3, 4, 0}, {MaxRuns, 6, 7, MaxRuns / 7}, {1, 0, 1, 1},

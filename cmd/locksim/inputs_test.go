@@ -50,7 +50,7 @@ func runBuilt(t *testing.T, dir string, args ...string) cliRun {
 		t.Fatalf("%q still running after two minutes", args)
 	}
 	return cliRun{code: cmd.ProcessState.ExitCode(), stdout: out.String(), errs: errb.String(),
-		rss: cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10}
+		rss: int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10} // KiB (an int32 on 32-bit Linux)
 }
 
 func needLinux(t *testing.T) {
