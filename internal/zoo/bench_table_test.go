@@ -348,8 +348,15 @@ func benchExhaustive(t *testing.T, deadline time.Time) {
 			break
 		}
 		tried++
-		mut := zooExhaustive(t, m.design, slices.Concat(m.opts, m.exOpts, m.mutOpts))
-		twin := zooExhaustive(t, m.twin, slices.Concat(m.opts, m.exOpts, m.twinOpts))
+		mut, err := zooExhaustive(t, m.design, slices.Concat(m.opts, m.exOpts, m.mutOpts), m.ex)
+		if err != nil {
+			fmt.Printf("  %-62s refused: %v\n", m.name, err)
+			continue
+		}
+		twin, err := zooExhaustive(t, m.twin, slices.Concat(m.opts, m.exOpts, m.twinOpts), m.ex)
+		if err != nil {
+			t.Fatal(err)
+		}
 		only := onlyIn(mut, twin)
 		if len(only) > 0 {
 			apart++
@@ -365,20 +372,19 @@ func benchExhaustive(t *testing.T, deadline time.Time) {
 
 // zooExhaustive runs exhaustive mode on a zoo design with the pair's
 // options (their fault kinds, topology, workload, fencing, invariants).
-func zooExhaustive(t *testing.T, design any, opts []locksim.Option) *engine.ExhaustiveResult {
+func zooExhaustive(t *testing.T, design any, opts []locksim.Option, fit exhaustiveFit) (*engine.ExhaustiveResult, error) {
 	cc, err := locksim.CheckPlan(design, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := engine.ExhaustiveConfig{Base: cc.Base, Invariants: cc.Invariants}
+	x := engine.ExhaustiveConfig{Base: cc.Base, Invariants: cc.Invariants, Depth: fit.depth, Durations: fit.durations}
 	if len(cc.Gen.Kinds) > 0 { // a pair without faults compares the fault-free runs, then every kind
 		x.Kinds = cc.Gen.Kinds
 	}
-	r, err := engine.Exhaustive(x)
-	if err != nil {
-		t.Fatal(err)
+	if fit.kinds != nil {
+		x.Kinds = fit.kinds
 	}
-	return r
+	return engine.Exhaustive(x)
 }
 
 // onlyIn lists the mutant's breaks (mechanism: invariants) its twin has
