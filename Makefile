@@ -165,7 +165,7 @@ long: node-deps
 	$(GO) test -run Prop -timeout 60m . -args -rapid.checks=10000
 	$(GO) test -run TestCheckersAgreeWithTheOracle -timeout 60m ./model/ -args -oracle.runs=100000
 	$(GO) test -run 'TestExhaustiveAgreesWithTheMatrix|TestDepthTwoWholeSpace' -timeout 180m ./engine/ -args -exhaustive.all
-	$(GO) test -run 'TestImportanceSamplingAgreesWithPlain|TestAdviceHeavyPauses|TestFollowedWindows' -timeout 60m ./risk/ -args -risk.validate  # the risk estimator's validation table and the advisor's heavy-pause search, the followed windows' exact and plain checks (docs/risk.md)
+	$(GO) test -run 'TestImportanceSamplingAgreesWithPlain|TestAdviceMeetsItsTargetReestimated|TestFollowedWindows' -timeout 60m ./risk/ -args -risk.validate  # the risk estimator's validation table and the advisor's heavy-pause search, the followed windows' exact and plain checks (docs/risk.md)
 	$(GO) test -count=1 -run TestServeRecurrence -timeout 30m ./serve/ -args -serve.runs=10  # locksim serve: redis-py and Redisson, 10 real-time runs each (needs make clients)
 	$(GO) test -run TestFieldJudgementsRoundTrip -timeout 30m ./internal/zoo/ -args -checklog.field  # check-log's field judgements (premature-loss, acquire-deadline, available) round trip from the zoo's mutants (docs/check-log.md)
 	$(GO) test -run TestLabInChromium -timeout 30m ./cmd/locksim/ -args -lab.lessons  # every lab lesson from broken to fixed in headless Chromium (docs/lab.md)

@@ -314,13 +314,18 @@ const moderatePauses = `"pauses": {"per_hour": 3600, "size": {"quantiles": {"0":
 // (TTL, retry backoff and jitter, acquire wait) in preference order; its
 // recommendation, estimated again from another seed, is under the target;
 // the current setting's line and the sensitivity line are there; a tight
-// budget is "not resolved within budget". Cheap (150 runs a setting): the
-// heavy-pause search of docs/risk.md runs under -risk.validate.
+// budget is "not resolved within budget". Cheap (150 runs a setting);
+// -risk.validate (make long) adds docs/risk.md's example, heavy pauses
+// (up to 4s) against a target of 1e-3 with 600 runs a setting (about a
+// minute).
 func TestAdviceMeetsItsTargetReestimated(t *testing.T) {
 	p := validationProfile(moderatePauses)
 	spec := model.Spec{Design: "set-px-lua"}
 	spec.Options.TTL = 500 * time.Millisecond
 	checkAdvice(t, spec, p, 0.06, 150, 20000)
+	if *longValidation {
+		checkAdvice(t, spec, validationProfile(heavyPauses), 1e-3, 600, 100000)
+	}
 	// A budget of one setting cannot search: unresolved, and says so.
 	b, err := Advise(AdviseConfig{Spec: spec, Profile: p, Target: 1e-9, RunsEach: 20, Budget: 200, Seed: 1,
 		Invariants: []invariant.ID{invariant.MutualExclusion}})
@@ -330,17 +335,6 @@ func TestAdviceMeetsItsTargetReestimated(t *testing.T) {
 	if b != nil && b.RunsUsed > 200 {
 		t.Errorf("the search spent %d runs of a budget of 200", b.RunsUsed)
 	}
-}
-
-// TestAdviceHeavyPauses is docs/risk.md's example: heavy pauses (up to
-// 4s), target 1e-3, 600 runs a setting (-risk.validate, make long).
-func TestAdviceHeavyPauses(t *testing.T) {
-	if !*longValidation {
-		t.Skip("the heavy-pause search takes a minute: -risk.validate (make long)")
-	}
-	spec := model.Spec{Design: "set-px-lua"}
-	spec.Options.TTL = 500 * time.Millisecond
-	checkAdvice(t, spec, validationProfile(heavyPauses), 1e-3, 600, 100000)
 }
 
 // checkAdvice runs the advisor for mutual-exclusion and requires a
