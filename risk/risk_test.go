@@ -164,17 +164,10 @@ func TestDrawIsDeterministic(t *testing.T) {
 }
 
 // indicator is a Judge whose probability is known exactly: a run counts
-// (one acquisition, involved) when it drew a fault of kind longer than d.
+// (one acquisition, involved) when it drew a fault of kind longer than d,
+// at any time (inSpan over the whole run).
 func indicator(kind sim.FaultKind, d time.Duration) func(Sample, uint64) Outcome {
-	return func(s Sample, _ uint64) Outcome {
-		o := Outcome{Attempts: 1, Weight: s.Weight}
-		for _, f := range s.Spec.Faults {
-			if f.Kind == kind && f.Dur > d {
-				o.Involved = map[invariant.ID]int{invariant.MutualExclusion: 1}
-			}
-		}
-		return o
-	}
+	return inSpan(kind, d, 0, math.MaxInt64)
 }
 
 // TestEstimatesContainExactProbabilities checks the estimator against
