@@ -286,17 +286,30 @@ func (s *stream) reply(c *call, r resp.Reply, err error) {
 		s.breakAt(w.net.SendStream(s.peer, s.x.p.name, w.now).At, "the node is down")
 		return
 	}
+	at, ok := s.sendBack("reply")
+	if !ok {
+		return
+	}
+	w.schedule(at, func() { s.replyArrived(c) })
+}
+
+// sendBack sends what the node writes on the stream now (a reply or a
+// push) through the network: ok with its arrival time, or lost. A silent
+// loss (a blackhole) leaves the stream up; any other loss breaks it,
+// as TCP would. Either loss is recorded.
+func (s *stream) sendBack(what string) (at time.Duration, ok bool) {
+	w := s.x.w
 	f := w.net.SendStream(s.peer, s.x.p.name, w.now)
-	if !f.Delivered && f.Silent {
-		w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (reply); the stream stays up"})
-		return
+	if f.Delivered {
+		return f.At, true
 	}
-	if !f.Delivered {
-		w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (reply); the stream breaks"})
-		s.breakAt(f.At, f.Why+": a reply was lost")
-		return
+	if f.Silent {
+		w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (" + what + "); the stream stays up"})
+		return 0, false
 	}
-	w.schedule(f.At, func() { s.replyArrived(c) })
+	w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (" + what + "); the stream breaks"})
+	s.breakAt(f.At, f.Why+": a "+what+" was lost")
+	return 0, false
 }
 
 // pushInvalidation carries a push the node sends on its own (a client-tracking
@@ -307,17 +320,11 @@ func (s *stream) pushInvalidation(r resp.Reply) {
 	if s.broken || s.closed {
 		return
 	}
-	f := w.net.SendStream(s.peer, s.x.p.name, w.now)
-	if !f.Delivered && f.Silent {
-		w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (push); the stream stays up"})
+	at, ok := s.sendBack("push")
+	if !ok {
 		return
 	}
-	if !f.Delivered {
-		w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (push); the stream breaks"})
-		s.breakAt(f.At, f.Why+": a push was lost")
-		return
-	}
-	w.schedule(f.At, func() {
+	w.schedule(at, func() {
 		x := s.holder()
 		if s.broken || s.closed || x.exited {
 			return
