@@ -69,6 +69,11 @@ type ExhaustiveConfig struct {
 	// Workers to 1 unless Run may be called concurrently. It takes no
 	// Preemptions (a real client's goroutines are not sim's lanes).
 	Run RunFunc
+	// Undecided, with Run, says which invariants a schedule's result
+	// judged without a verdict (the runner's own checker configuration,
+	// as CheckConfig.Undecided); nil means what a model run's outcome
+	// says (model.UndecidedOf and model.WritesUndecidedOf).
+	Undecided func(r *model.Result) []invariant.ID
 	// Context, if set, stops the exploration between schedules when it is
 	// done (SIGINT, SIGTERM): the schedules started finish and are
 	// tallied, no further depth or reorder round starts, and the result
@@ -452,7 +457,7 @@ func newExplorer(c ExhaustiveConfig) (*explorer, *ExhaustiveResult, error) {
 				res.Uncounted[id]++
 			}
 		}
-		for _, id := range model.UndecidedOf(history.New(r.History), spec.CheckConfig(), r.Violations) {
+		for _, id := range x.undecided(r, spec) {
 			if slices.Contains(x.counted, id) {
 				res.Undecided[id]++
 			}
@@ -552,9 +557,23 @@ func (x *explorer) verdict(s model.Spec) (model.Outcome, error) {
 	}
 	o := model.Outcome{Violations: r.Violations, Err: r.Err, FaultOutcomes: r.FaultOutcomes}
 	if r.Err == nil && len(r.History) > 0 {
-		o.Undecided = model.UndecidedOf(history.New(r.History), s.CheckConfig(), r.Violations)
+		o.Undecided = x.undecided(r, s)
 	}
 	return o, nil
+}
+
+// undecided returns the invariants a judged result r of spec s had no
+// verdict on: ExhaustiveConfig.Undecided's answer, or by default what
+// model.Verdict's outcome says (liveness undecided, and the write
+// invariants when nothing was written: such a schedule is no evidence
+// that they held).
+func (x *explorer) undecided(r *model.Result, s model.Spec) []invariant.ID {
+	if x.cfg.Run != nil && x.cfg.Undecided != nil {
+		return x.cfg.Undecided(r)
+	}
+	ix := history.New(r.History)
+	cc := s.CheckConfig()
+	return append(model.UndecidedOf(ix, cc, r.Violations), model.WritesUndecidedOf(ix, cc, r.Violations)...)
 }
 
 // pickClasses keeps the named classes of all, in all's order.

@@ -375,3 +375,46 @@ func TestExhaustiveJSONFaultFreeOnly(t *testing.T) {
 		t.Errorf("no fault_free_only:\n%s", b.String())
 	}
 }
+
+// A schedule whose run wrote nothing (every answer of the resource to a
+// write dropped from the history: writes sent, none accepted) judged
+// lost-update and stale-write without a verdict, as a check's run does:
+// exhaustive mode tallies it as undecided, not as held. With Run set and
+// no Undecided given, the default is the model outcome's rule; a runner's
+// own Undecided (a real client's checker configuration) replaces it.
+func TestExhaustiveNoWriteScheduleIsNotHeldForWrites(t *testing.T) {
+	unwritten := func(s model.Spec, seed uint64) (*model.Result, []int, error) {
+		r, steps, err := observed(s, seed)
+		if err != nil || r.Err != nil {
+			return r, steps, err
+		}
+		var h []sim.Event
+		var st []int
+		for i, e := range r.History {
+			if e.Kind != history.KindResWrite {
+				h, st = append(h, e), append(st, steps[i])
+			}
+		}
+		r.History = h
+		return r, st, nil
+	}
+	c := ExhaustiveConfig{Base: model.Spec{Design: model.SetPxLua}, Kinds: []sim.FaultKind{sim.FaultPause}, Durations: []string{"ttl/2"}, Workers: 1, Run: unwritten}
+	res := exhaustive(t, c)
+	judged := res.JudgedSchedules()
+	if judged == 0 {
+		t.Fatal("no schedule judged")
+	}
+	for _, id := range []invariant.ID{invariant.StaleWrite, invariant.LostUpdate} {
+		if res.Undecided[id] != judged {
+			t.Errorf("%s: undecided in %d of %d schedules, want all (no schedule wrote)", id, res.Undecided[id], judged)
+		}
+	}
+	if res.Undecided[invariant.MutualExclusion] != 0 {
+		t.Errorf("mutual-exclusion undecided in %d schedules, want 0", res.Undecided[invariant.MutualExclusion])
+	}
+	c.Undecided = func(*model.Result) []invariant.ID { return []invariant.ID{invariant.MutualExclusion} }
+	own := exhaustive(t, c)
+	if own.Undecided[invariant.MutualExclusion] != own.JudgedSchedules() || own.Undecided[invariant.StaleWrite] != 0 {
+		t.Errorf("the runner's own Undecided was not used: %v", own.Undecided)
+	}
+}

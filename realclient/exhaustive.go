@@ -89,7 +89,7 @@ func (c *config) exhaustiveCheck(t *testing.T, setup Setup) (*engine.ExhaustiveR
 		return r, steps, nil
 	}
 	return engine.Exhaustive(engine.ExhaustiveConfig{Base: base, Seed: c.Seed, Depth: depth, Kinds: kinds,
-		Durations: c.Durations, MaxSchedules: c.MaxSchedules, Workers: 1, Invariants: c.Invariants, Run: run,
+		Durations: c.Durations, MaxSchedules: c.MaxSchedules, Workers: 1, Invariants: c.Invariants, Run: run, Undecided: undecided,
 		Progress: c.Progress, Context: c.Context})
 }
 

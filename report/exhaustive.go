@@ -156,7 +156,7 @@ func verdictWord(r *engine.ExhaustiveResult, id invariant.ID) (word, class strin
 	}
 	if r.FaultFreeOnly() {
 		if r.Undecided[id] > 0 {
-			return "no verdict in the fault-free run (" + undecidedWhy + "; nothing else ran)", "unchecked"
+			return "no verdict in the fault-free run (" + engine.UndecidedWhy(id) + "; nothing else ran)", "unchecked"
 		}
 		return "held in the fault-free run (nothing else ran)", "held"
 	}
@@ -166,9 +166,9 @@ func verdictWord(r *engine.ExhaustiveResult, id invariant.ID) (word, class strin
 		whose = " whose faults fired"
 	}
 	if n := r.Undecided[id]; n >= judged && n > 0 {
-		return "no verdict in all " + thousands(judged) + whose + " (" + undecidedWhy + ")", "unchecked"
+		return "no verdict in all " + thousands(judged) + whose + " (" + engine.UndecidedWhy(id) + ")", "unchecked"
 	} else if n > 0 {
-		return "held in " + thousands(judged-n) + whose + "; no verdict in " + thousands(n) + " (" + undecidedWhy + ")", "held"
+		return "held in " + thousands(judged-n) + whose + "; no verdict in " + thousands(n) + " (" + engine.UndecidedWhy(id) + ")", "held"
 	}
 	return "held in all " + thousands(judged) + whose, "held"
 }

@@ -194,3 +194,25 @@ func TestExhaustiveTextOfAFaultFreeBreak(t *testing.T) {
 		t.Errorf("no held-in-the-fault-free-run verdict:\n%s", b.String())
 	}
 }
+
+// An invariant judged without a verdict is explained by its own reason
+// (engine.UndecidedWhy): the write invariants by "the run wrote nothing",
+// liveness by a fault never healed; not every one by liveness's reason.
+func TestExhaustiveTextGivesEachUndecidedItsReason(t *testing.T) {
+	r := exhaustive(t, engine.ExhaustiveConfig{Base: model.Spec{Design: model.SetPxLua}, Kinds: []sim.FaultKind{sim.FaultPause}, Durations: []string{"ttl/2"}})
+	n := r.JudgedSchedules()
+	r.Undecided = map[invariant.ID]int{invariant.StaleWrite: n, invariant.Liveness: 1}
+	var b strings.Builder
+	if err := ExhaustiveText(&b, r, 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		fmt.Sprintf("no verdict in all %d (the run wrote nothing)", n),
+		fmt.Sprintf("held in %d; no verdict in 1 (a fault never healed", n-1),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}

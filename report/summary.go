@@ -106,9 +106,6 @@ func tallyWord(r *engine.CheckResult, id invariant.ID) string {
 	return "held"
 }
 
-// undecidedWhy is why a run judged liveness without a verdict.
-const undecidedWhy = "a fault never healed, or the run ended before the liveness bound"
-
 // FaultList renders a schedule one fault per line, numbered.
 func FaultList(fs []sim.Fault) string {
 	if len(fs) == 0 {
