@@ -94,6 +94,13 @@ func parseArgs(args []string) (settings, *flag.FlagSet, error) {
 	if err := fs.Parse(args); err != nil {
 		return s, fs, err
 	}
+	runsGiven := false
+	fs.Visit(func(f *flag.Flag) { runsGiven = runsGiven || f.Name == "runs" })
+	if runsGiven && s.exhaustive != 0 {
+		// Exhaustive mode runs every placement, a count of its own: a
+		// --runs it ignored would read as a campaign of that size.
+		return s, nil, errors.Errorf("--runs %d with --exhaustive %d: exhaustive mode runs every placement of its faults, not generated runs; drop --runs", s.runs, s.exhaustive)
+	}
 	return s, nil, s.validate(fs.Args())
 }
 

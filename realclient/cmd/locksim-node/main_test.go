@@ -38,6 +38,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--lock", mod, "--seed", "0"}, "--seed 0"},
 		{[]string{"--lock", mod, "--masters", "0"}, "--masters 0"},
 		{[]string{"--lock", mod, "--exhaustive", "3"}, "--exhaustive 3"},
+		{[]string{"--lock", mod, "--exhaustive", "1", "--runs", "50"}, "--runs 50 with --exhaustive 1"},
 		{[]string{"--lock", mod, "--value-arg", "-1"}, "--value-arg -1"},
 		{[]string{"--lock", mod, "--format", "pdf"}, `--format "pdf"`},
 		{[]string{"--lock", mod, "extra"}, "unexpected arguments"},
