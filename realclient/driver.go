@@ -351,8 +351,8 @@ func (d *driver) run(start func()) {
 const graceAfterEnd = 10 * time.Minute
 
 // refresh caches the world's next event time and whether the run is
-// over (stopped, or drained after every client exited). It runs on the
-// world's goroutine at the end of every call into the world, so that the
+// over (stopped, or drained after every client exited). It runs at the
+// end of every call into the world, so that the
 // governor's loop needs no call of its own to learn them.
 func (d *driver) refresh() {
 	d.next, d.nextOK = d.w.NextAt()
