@@ -373,8 +373,8 @@ const graceAfterEnd = 10 * time.Minute
 
 // refresh caches the world's next event time and whether the run is
 // over (stopped, or drained after every client exited). It runs at the
-// end of every call into the world, so that the
-// governor's loop needs no call of its own to learn them.
+// end of every call into the world, so that the governor's loop needs no
+// call of its own to learn them.
 func (d *driver) refresh() {
 	d.next, d.nextOK = d.w.NextAt()
 	d.worldDone = d.w.Done() || (!d.nextOK && d.running == 0)
