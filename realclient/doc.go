@@ -33,9 +33,11 @@
 // that returns a simulated net.Conn (conn.go): writes are parsed into
 // commands, replies arrive as RESP bytes, deadlines are bubble timers. A
 // governor goroutine in the bubble (driver.go) is the only one that talks
-// to the world, which runs on a goroutine outside the bubble
-// (proxy.go) so that pooled miniredis instances and Lua states never
-// touch a bubble's channels. It waits until every goroutine in the bubble
+// to the world, and runs it on its own goroutine, inside the bubble, with
+// no handoff per call: the pooled miniredis instances and Lua states the
+// world recycles across runs make no channel, timer or goroutine on the
+// paths it uses, so none of them is tied to one bubble (proxy.go says
+// why; sim's TestWorldInBubbleRecycled checks it). It waits until every goroutine in the bubble
 // is durably blocked (synctest.Wait), carries out one thing (a world
 // effect, a world event, or the smallest pending client action in an order
 // fixed by content), and waits again; so the world sees the same sequence

@@ -61,7 +61,7 @@ type driver struct {
 	conns    map[uint64]*conn
 	dials    map[uint64]*action // stream id -> the dial waiting for it
 	calls    map[string]*action // proc/call id -> the call waiting for it
-	effects  []func()           // queued changes, carried out one per Wait
+	effects  []queued           // queued changes, carried out one per Wait
 	watched  map[string]bool    // actor + "/" + kind of every fault trigger
 	sleepers []*action          // governed sleeps, by wake time then seq
 	seq      uint64             // orders sleepers posted at the same instant
@@ -130,9 +130,9 @@ type action struct {
 	// actTimeout, how many commands the connection had posted before it
 	// (they wait for those); actSleep, post order; actRecord, the task's.
 	seq  uint64
-	args []string // actSend, actCall: the command
-	node string   // actDial: the group or node
-	ev   sim.Event
+	args []string      // actSend, actCall: the command
+	node string        // actDial: the group or node
+	ev   *sim.Event    // actRecord: the event to record
 	note string        // actExit
 	at   time.Duration // actSleep: wake time
 
@@ -142,6 +142,22 @@ type action struct {
 	done      chan outcome
 	abandoned bool // a dial whose caller gave up (guarded by driver.mu)
 	private   bool // actDial: a connection of the goroutine's own clients (dialAs)
+}
+
+// evKind and evTask are the recorded event's kind and task, empty for an
+// action that records none (the order of actionCmp).
+func (a *action) evKind() sim.Kind {
+	if a.ev == nil {
+		return ""
+	}
+	return a.ev.Kind
+}
+
+func (a *action) evTask() string {
+	if a.ev == nil {
+		return ""
+	}
+	return a.ev.Task
 }
 
 type outcome struct {
@@ -171,7 +187,7 @@ func (d *driver) now() time.Duration { return time.Since(d.t0) }
 func (d *driver) post(a *action) {
 	d.mu.Lock()
 	if a.kind == actRecord {
-		a.seq = a.p.recordSeq(a.ev.Task)
+		a.seq = a.p.recordSeq(a.ev.Task) // a record always has its event
 	}
 	d.pending = append(d.pending, a)
 	d.mu.Unlock()
@@ -203,7 +219,7 @@ func actionCmp(a, b *action) int {
 	}
 	return cmp.Or(cmp.Compare(ai, bi), cmp.Compare(a.seq, b.seq),
 		strings.Compare(a.node, b.node), slices.Compare(a.args, b.args),
-		cmp.Compare(a.ev.Kind, b.ev.Kind), strings.Compare(a.ev.Task, b.ev.Task))
+		cmp.Compare(a.evKind(), b.evKind()), strings.Compare(a.evTask(), b.evTask()))
 }
 
 // takeAction removes and returns the smallest pending action of a process
@@ -271,9 +287,14 @@ func (d *driver) run(start func()) {
 		}
 		settled = false
 		if len(d.effects) > 0 {
-			f := d.effects[0]
+			q := d.effects[0]
+			d.effects[0] = queued{}
 			d.effects = d.effects[1:]
-			f()
+			if q.f != nil {
+				q.f()
+			} else {
+				d.apply(q.e)
+			}
 			continue
 		}
 		if d.ending.Load() {
@@ -351,9 +372,9 @@ func (d *driver) run(start func()) {
 const graceAfterEnd = 10 * time.Minute
 
 // refresh caches the world's next event time and whether the run is
-// over (stopped, or drained after every client exited). It runs on the
-// world's goroutine at the end of every call into the world, so that the
-// governor's loop needs no call of its own to learn them.
+// over (stopped, or drained after every client exited). It runs at the
+// end of every call into the world, so that the governor's loop needs no
+// call of its own to learn them.
 func (d *driver) refresh() {
 	d.next, d.nextOK = d.w.NextAt()
 	d.worldDone = d.w.Done() || (!d.nextOK && d.running == 0)
@@ -388,13 +409,20 @@ func (d *driver) world(f func(w *sim.World)) {
 
 func (d *driver) queueEffects(effs []sim.Effect) {
 	for _, e := range effs {
-		e := e
-		d.effects = append(d.effects, func() { d.apply(e) })
+		d.effects = append(d.effects, queued{e: e})
 	}
 }
 
+// queued is one queued change: a world effect to apply, or f (then).
+// Effects are queued as values, not as closures over them: one
+// allocation less per reply.
+type queued struct {
+	e sim.Effect
+	f func()
+}
+
 // then queues f after the effects already queued.
-func (d *driver) then(f func()) { d.effects = append(d.effects, f) }
+func (d *driver) then(f func()) { d.effects = append(d.effects, queued{f: f}) }
 
 // hand gives one action to the world. It reports whether no goroutine
 // was woken (a gate's turn wakes its goroutine at once; every other
@@ -413,7 +441,7 @@ func (d *driver) hand(a *action) (settled bool) {
 		a.done <- outcome{} // the world sees nothing: the command follows
 		return false
 	case actRecord:
-		d.world(func(w *sim.World) { w.External(p.name).Record(a.ev) })
+		d.world(func(w *sim.World) { w.External(p.name).Record(*a.ev) })
 		if a.done != nil {
 			d.then(func() { a.done <- outcome{} }) // after a pause it triggered took hold
 		}

@@ -116,11 +116,11 @@ func (p *xproc) wait(a *action) outcome {
 // and the goroutine goes on at once.
 func (p *xproc) record(e sim.Event) {
 	if p.d.watched[p.name+"/"+string(e.Kind)] {
-		p.wait(&action{kind: actRecord, ev: e})
+		p.wait(&action{kind: actRecord, ev: &e})
 		return
 	}
 	if !p.d.ending.Load() {
-		p.d.post(&action{p: p, kind: actRecord, ev: e})
+		p.d.post(&action{p: p, kind: actRecord, ev: &e})
 	}
 }
 

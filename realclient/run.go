@@ -138,7 +138,7 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 	judged.Clients = expandGoroutines(rc.spec.Clients, rc.goroutines)
 	var d *driver
 	if rc.steps != nil {
-		// On the world's goroutine, while the governor waits for it.
+		// On the governor's goroutine, in the world's call.
 		cfg.Observe = func(*sim.World, sim.Event) { *rc.steps = append(*rc.steps, d.worldCalls) }
 	}
 	w, err := sim.New(cfg, rc.seed)
@@ -161,7 +161,6 @@ func runOnce(t *testing.T, rc runConfig) (*model.Result, error) {
 		poolsDirty.Store(false)
 	}
 	proxy := newWorldProxy()
-	defer proxy.stop()
 	d = newDriver(proxy, w, cfg)
 	d.pick = newPicker(rc.interleave, rc.seed)
 	d.keyPattern = rc.lockKeys

@@ -42,6 +42,13 @@ const discardBufLen = 64
 //
 // Per-connection state (selected DB, MULTI, WATCH, client name) lives in
 // the peers, which belong to each run's script engine.
+//
+// Package realclient runs worlds inside testing/synctest bubbles, so an
+// instance must not keep a channel, timer or WaitGroup one bubble made:
+// a fresh instance's Dial makes a pipe and a goroutine that end at once,
+// and its WaitGroup is never used again; the blocking commands and
+// SUBSCRIBE, which would make them, never reach miniredis outside MULTI
+// (script.Conn.Do). TestWorldInBubbleRecycled checks it.
 func takeInstance() (*miniredis.Miniredis, error) {
 	if poolInstances {
 		if m, ok := instancePool.Get().(*miniredis.Miniredis); ok {
