@@ -78,6 +78,9 @@ type node struct {
 	// touched is what commands changed since the last refresh of the
 	// key watch (touched.go): the keys they named, or all of them.
 	touched touchedKeys
+	// cmds answers the hot path's questions about a command name
+	// (cmdinfo.go), filled as names come.
+	cmds map[string]*cmdInfo
 
 	// stalled is set while the node's thread is blocked until stallEnd
 	// (true time); waiting is what reached it meanwhile (stall.go).
@@ -153,6 +156,7 @@ func (n *node) boot() error {
 	}
 	n.eng = eng
 	n.conns = map[string]*script.Conn{}
+	n.cmds = nil // a new instance: its answers are read anew
 	n.trackReset()
 	n.touched = touchedKeys{all: true} // a new instance: the first refresh reads it whole
 	n.ev = evictState{seq: n.ev.seq}   // a new instance: no access is known
@@ -192,9 +196,10 @@ func (n *node) conn(client string) *script.Conn {
 // simulator models itself (PUBLISH), refuses what would break determinism,
 // and seeds miniredis's generator before its first use.
 func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
-	n.touched.note(cmd, args)
+	ci := n.cmdInfoOf(cmd)
+	n.touched.note(ci, cmd, args)
 	n.trackStep(c, cmd, args)
-	if !n.knownCommand(cmd) {
+	if !ci.known {
 		// The release does not have it (version.go), or nor does
 		// miniredis; node.handle gives a client's command this reply with
 		// the name as sent, here it is upper case (MULTI, scripts).
@@ -204,7 +209,7 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 	// A SET with a comparison and a replaced command come back here as
 	// the SET or command miniredis runs, which is then charged.
 	var cond setArgs
-	switch msg, replace, isCond := n.checkRedisRules(cmd, args, &cond); {
+	switch msg, replace, isCond := n.checkRedisRules(ci, cmd, args, &cond); {
 	case msg != "":
 		c.WriteError(msg)
 		return true
@@ -221,15 +226,15 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 			return true
 		}
 	}
-	if msg := n.checkGrowth(c, cmd, args); msg != "" {
+	if msg := n.checkGrowth(c, ci, cmd, args); msg != "" {
 		c.WriteError(msg)
 		return true
 	}
-	if msg := n.noteAccess(cmd, args); msg != "" {
+	if msg := n.noteAccess(ci, cmd, args); msg != "" {
 		c.WriteError(msg)
 		return true
 	}
-	if nodeCommands[cmd] {
+	if ci.node {
 		n.runNodeCommand(c, cmd, args)
 		return true
 	}
@@ -337,7 +342,7 @@ func (n *node) handle(client string, c *call) {
 	if !n.up {
 		return // the node crashed right after executing (a triggered fault): no reply, nothing replicated
 	}
-	if !n.m.IsReadOnlyCommand(cmd) && n.role != roleReplica {
+	if !n.cmdInfoOf(cmd).readOnly && n.role != roleReplica {
 		n.why = cmd
 		n.trk.inCmd = true // its key changes were invalidated as they happened
 		n.refreshTouched() // the keys the command named, not the whole keyspace

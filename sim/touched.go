@@ -86,13 +86,13 @@ var keyPlaces = map[string]keyPlace{
 	"MSET": everyPair, "MSETNX": everyPair,
 }
 
-// note records what cmd (upper case, as preHook sees it) with args may
-// change.
-func (t *touchedKeys) note(cmd string, args []string) {
+// note records what cmd (upper case, as preHook sees it; ci its
+// answers) with args may change.
+func (t *touchedKeys) note(ci *cmdInfo, cmd string, args []string) {
 	if t.all {
 		return
 	}
-	p, ok := keyPlaces[cmd]
+	p, ok := ci.place, ci.placed
 	if !ok {
 		t.all = true
 		if len(cmd) > 0 && cmd[0] == 'H' {
