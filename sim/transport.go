@@ -22,6 +22,11 @@ type call struct {
 	gen  uint64 // the task's wakeGen when it called; later ones make this call stale
 	to   string // the endpoint: a node or a service (a group resolved)
 	args []string
+	// node or svc is to's endpoint when sendRequest resolved it (nil
+	// otherwise: deliverRequest looks to up), so that a call looks its
+	// endpoint up by name once.
+	node *node
+	svc  *service
 
 	reply    resp.Reply
 	err      error
@@ -86,7 +91,10 @@ func (w *World) sendRequest(c *call) {
 	c.to = w.resolve(p, t.target)
 	c.args = t.args
 	w.record(Event{Actor: p.name, Task: t.name, Kind: KindCall, Local: p.clock.Mono(w.now), Peer: c.to, Args: c.args})
-	if w.nodes[c.to] == nil && w.services[c.to] == nil {
+	if c.node = w.nodes[c.to]; c.node == nil {
+		c.svc = w.services[c.to]
+	}
+	if c.node == nil && c.svc == nil {
 		w.fail(errors.Errorf("client %s called unknown target %q", p.name, t.target))
 		return
 	}
@@ -101,11 +109,17 @@ func (w *World) sendRequest(c *call) {
 // deliverRequest hands c to its endpoint, which replies now or later.
 func (w *World) deliverRequest(c *call) {
 	from := c.caller().name
-	if n := w.nodes[c.to]; n != nil {
+	n, s := c.node, c.svc
+	if n == nil && s == nil {
+		n = w.nodes[c.to]
+	}
+	if n != nil {
 		n.handle(from, c)
 		return
 	}
-	s := w.services[c.to]
+	if s == nil {
+		s = w.services[c.to]
+	}
 	w.sendReply(c, s.h.Handle(&s.ctx, from, c.args), nil)
 }
 
