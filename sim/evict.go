@@ -257,7 +257,7 @@ func (n *node) performEvictions() int {
 		delete(n.ev.meta, k)
 		used -= size
 		evicted++
-		n.w.record(Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: k, N: used,
+		n.w.record(&Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: k, N: used,
 			Note: string(n.cfg.Policy)})
 		n.keyEvent(k, true)
 	}

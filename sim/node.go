@@ -306,7 +306,7 @@ func (n *node) handle(client string, c *call) {
 		}
 		if r, done := n.w.cluster.route(n, c.connKey(client), cmd, args); done {
 			c.rendered = recordedReply(r)
-			n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+			n.w.recordBounded(&Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
 			n.w.sendReply(c, r, nil)
 			return
 		}
@@ -338,7 +338,7 @@ func (n *node) handle(client string, c *call) {
 		}
 	}
 	c.rendered = recordedReply(r)
-	n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+	n.w.recordBounded(&Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
 	if !n.up {
 		return // the node crashed right after executing (a triggered fault): no reply, nothing replicated
 	}
@@ -438,7 +438,7 @@ func (n *node) refreshWatch() {
 		ttl := n.m.TTL(k)
 		if old, ok := n.vals[k]; !ok || old != v {
 			n.vals[k] = v
-			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
+			n.w.record(&Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
 			n.keyEvent(k, false)
 		}
 		if ttl <= 0 {
@@ -459,10 +459,10 @@ func (n *node) refreshWatch() {
 			continue
 		}
 		if at, ok := n.watch[k]; ok && at <= now {
-			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k, Value: n.vals[k]})
+			n.w.record(&Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k, Value: n.vals[k]})
 			n.keyEvent(k, true)
 		} else {
-			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Note: n.why})
+			n.w.record(&Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Note: n.why})
 			n.keyEvent(k, false)
 		}
 		delete(n.vals, k)
@@ -496,7 +496,7 @@ func valueOf(m *miniredis.Miniredis, k string) string {
 // forget records that every key on this node is gone (the node crashed).
 func (n *node) forget(why string) {
 	for _, k := range sortedKeys(n.vals) {
-		n.w.record(Event{Actor: n.name, Kind: KindKey, Local: n.local(), Key: k, Note: why})
+		n.w.record(&Event{Actor: n.name, Kind: KindKey, Local: n.local(), Key: k, Note: why})
 	}
 	n.vals = map[string]string{}
 	n.watch = map[string]time.Duration{}
@@ -541,7 +541,7 @@ func (n *node) rescheduleWatch() {
 // The clock-jump event is recorded as the clock steps, before the
 // expiries the step causes (cause before effect in the history).
 func (n *node) jumpClock(by time.Duration) {
-	jumped := func() { n.w.record(Event{Actor: n.name, Kind: KindClockJump, Local: n.local(), Dur: by}) }
+	jumped := func() { n.w.record(&Event{Actor: n.name, Kind: KindClockJump, Local: n.local(), Dur: by}) }
 	if !n.up || n.cfg.Machine != nil {
 		n.clock.AddJump(clock.Jump{At: n.w.now, By: by}) // a down node only has its clock moved
 		jumped()
@@ -585,7 +585,7 @@ func (n *node) evict(key string) bool {
 		return false
 	}
 	n.m.Del(key)
-	n.w.record(Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: key})
+	n.w.record(&Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: key})
 	n.keyEvent(key, true)
 	n.why = "evicted"
 	n.afterWrite()
@@ -606,7 +606,7 @@ func (n *node) crash(downFor time.Duration) {
 	n.syncing = ""
 	n.waits = nil
 	n.subs = map[string][]string{}
-	n.w.record(Event{Actor: n.name, Kind: KindNodeCrash, Local: n.local(), Dur: downFor})
+	n.w.record(&Event{Actor: n.name, Kind: KindNodeCrash, Local: n.local(), Dur: downFor})
 	if n.cfg.Machine != nil {
 		n.cfg.Machine.Crash()
 	}
@@ -625,7 +625,7 @@ func (n *node) restart() {
 	}
 	if n.cfg.Machine != nil {
 		n.up = true
-		n.w.record(Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), Note: "machine restarted from its own store"})
+		n.w.record(&Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), Note: "machine restarted from its own store"})
 		n.bootMachine()
 		return
 	}
@@ -642,7 +642,7 @@ func (n *node) restart() {
 	}
 	n.load(kept)
 	n.state = kept
-	n.w.record(Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), N: int64(len(kept)), Note: "persistence " + string(n.cfg.Persistence)})
+	n.w.record(&Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), N: int64(len(kept)), Note: "persistence " + string(n.cfg.Persistence)})
 	n.why = "restart"
 	n.refreshWatch()
 	if n.role == rolePrimary && n.group != nil && n.group.primary == n.name {
@@ -675,7 +675,7 @@ func (n *node) publish(channel string) int {
 		inc := p.incarnation
 		f := n.w.net.Send(n.name, c, n.w.now, false)
 		if !f.Delivered {
-			n.w.record(Event{Actor: n.name, Kind: KindLost, Peer: c, Note: f.Why + " (message on " + channel + ")"})
+			n.w.record(&Event{Actor: n.name, Kind: KindLost, Peer: c, Note: f.Why + " (message on " + channel + ")"})
 			continue
 		}
 		n.w.schedule(f.At, func() { n.w.deliverMessage(p, channel, n.name, inc) })
@@ -710,7 +710,7 @@ func (n *node) wait(client string, c *call) {
 	args := c.args
 	done := func(r resp.Reply) {
 		c.rendered = recordedReply(r)
-		n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+		n.w.recordBounded(&Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
 		n.w.sendReply(c, r, nil)
 	}
 	if len(args) != 3 {

@@ -151,7 +151,7 @@ func (n *node) refreshTouched() {
 		ttl := n.m.TTL(k)
 		if old, ok := n.vals[k]; !ok || old != v {
 			n.vals[k] = v
-			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
+			n.w.record(&Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
 			n.keyEvent(k, false)
 		}
 		if ttl <= 0 {
@@ -165,10 +165,10 @@ func (n *node) refreshTouched() {
 	}
 	for _, k := range keys[:gone] {
 		if at, ok := n.watch[k]; ok && at <= now {
-			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k, Value: n.vals[k]})
+			n.w.record(&Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k, Value: n.vals[k]})
 			n.keyEvent(k, true)
 		} else {
-			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Note: n.why})
+			n.w.record(&Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Note: n.why})
 			n.keyEvent(k, false)
 		}
 		delete(n.vals, k)

@@ -90,7 +90,7 @@ func (w *World) sendRequest(c *call) {
 	p := t.p
 	c.to = w.resolve(p, t.target)
 	c.args = t.args
-	w.record(Event{Actor: p.name, Task: t.name, Kind: KindCall, Local: p.clock.Mono(w.now), Peer: c.to, Args: c.args})
+	w.record(&Event{Actor: p.name, Task: t.name, Kind: KindCall, Local: p.clock.Mono(w.now), Peer: c.to, Args: c.args})
 	if c.node = w.nodes[c.to]; c.node == nil {
 		c.svc = w.services[c.to]
 	}
@@ -100,7 +100,7 @@ func (w *World) sendRequest(c *call) {
 	}
 	f := w.net.Send(p.name, c.to, w.now, false)
 	if !f.Delivered {
-		w.record(Event{Actor: p.name, Task: t.name, Kind: KindLost, Local: p.clock.Mono(w.now), Peer: c.to, Note: f.Why + " (request)"})
+		w.record(&Event{Actor: p.name, Task: t.name, Kind: KindLost, Local: p.clock.Mono(w.now), Peer: c.to, Note: f.Why + " (request)"})
 		return
 	}
 	w.scheduleAction(f.At, action{kind: actRequest, c: c})
@@ -133,7 +133,7 @@ func (w *World) sendReply(c *call, r resp.Reply, err error) {
 	p := c.caller()
 	f := w.net.Send(c.to, p.name, w.now, false)
 	if !f.Delivered {
-		w.record(Event{Actor: c.to, Kind: KindLost, Peer: p.name, Note: f.Why + " (reply)"})
+		w.record(&Event{Actor: c.to, Kind: KindLost, Peer: p.name, Note: f.Why + " (reply)"})
 		return
 	}
 	w.scheduleAction(f.At, action{kind: actReply, c: c})
@@ -152,7 +152,7 @@ func (w *World) deliverReply(c *call) {
 		return
 	}
 	if t.finished || t.waitingCall != c.id || t.wakeGen != c.gen {
-		w.recordBounded(Event{Actor: p.name, Task: t.name, Kind: KindLateReply, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
+		w.recordBounded(&Event{Actor: p.name, Task: t.name, Kind: KindLateReply, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
 		return
 	}
 	w.wake(action{kind: actWakeReply, t: t, gen: c.gen, c: c})
