@@ -1,6 +1,10 @@
 package sim
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/alicebob/miniredis/v2"
+)
 
 // Change tracking on the keys a command touched. After every write a
 // node records each key whose value changed (KindKey), each key that
@@ -139,16 +143,26 @@ func (n *node) refreshTouched() {
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
 	gone := 0 // the vanished keys, moved to the front of keys
+	// One tick of the instance's clock (Miniredis.DB), then each key read
+	// on the database directly: a string key's existence, type and value
+	// in one locked read (RedisDB.Get) instead of three of Miniredis's,
+	// each of which locked the instance twice and ticked it. Nothing
+	// changes the keyspace or the clock until the loop ends (a triggered
+	// fault would, and triggers take refreshWatch above).
+	db := n.m.DB(0) // the simulator never selects another for its reads
 	for _, k := range keys {
-		if !n.m.Exists(k) {
+		v, err := db.Get(k)
+		if err == miniredis.ErrKeyNotFound {
 			if _, ok := n.vals[k]; ok {
 				keys[gone] = k // gone <= this index: nothing unread is overwritten
 				gone++
 			}
 			continue
 		}
-		v := valueOf(n.m, k)
-		ttl := n.m.TTL(k)
+		if err != nil { // not a string: valueOf renders it
+			v = valueOf(n.m, k)
+		}
+		ttl := db.TTL(k)
 		if old, ok := n.vals[k]; !ok || old != v {
 			n.vals[k] = v
 			n.w.record(&Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
