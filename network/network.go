@@ -123,7 +123,45 @@ type Network struct {
 	partitions []Partition
 	delays     []Delay
 	drops      []*Drop
-	last       map[linkKey]*time.Duration // last arrival per directed link (a pointer: one map lookup per message)
+	// links is the last arrival per directed link, searched in order: a
+	// run has a few links, and comparing names (the same strings each
+	// time) is cheaper than hashing two of them per message. Past
+	// maxListedLinks the rest go in last.
+	links []linkLast
+	last  map[linkKey]*time.Duration // the links past maxListedLinks (a pointer: one map lookup per message)
+}
+
+// linkLast is one directed link's last arrival.
+type linkLast struct {
+	from, to string
+	last     time.Duration
+}
+
+// maxListedLinks is how many links Network.links holds before the map.
+const maxListedLinks = 16
+
+// lastArrival returns where the last arrival on from -> to is kept, and
+// whether the link carried a message before.
+func (n *Network) lastArrival(from, to string) (*time.Duration, bool) {
+	for i := range n.links {
+		if l := &n.links[i]; l.from == from && l.to == to {
+			return &l.last, true
+		}
+	}
+	k := linkKey{from, to}
+	if last := n.last[k]; last != nil {
+		return last, true
+	}
+	if len(n.links) < maxListedLinks {
+		if n.links == nil {
+			n.links = make([]linkLast, 0, maxListedLinks) // never moved: lastArrival's pointers stay valid
+		}
+		n.links = append(n.links, linkLast{from: from, to: to})
+		return &n.links[len(n.links)-1].last, false
+	}
+	last := new(time.Duration)
+	n.last[k] = last
+	return last, false
 }
 
 // New returns a network using rng for every random decision.
@@ -271,12 +309,8 @@ func (n *Network) send(from, to string, at time.Duration, reliable, stream bool)
 		}
 	}
 	arrive := departs + d
-	k := linkKey{from, to}
-	last := n.last[k]
-	if last == nil {
-		last = new(time.Duration)
-		n.last[k] = last
-	} else if *last > arrive {
+	last, seen := n.lastArrival(from, to)
+	if seen && *last > arrive {
 		arrive = *last // FIFO: never overtake an earlier message
 	}
 	*last = arrive

@@ -32,6 +32,42 @@ func TestFIFOPerLink(t *testing.T) {
 	}
 }
 
+// TestFIFOPerLinkManyLinks keeps FIFO on more links than Network.links
+// lists (the rest are kept in its map), messages interleaved across them;
+// and a link's order is its own: another link's late message does not
+// hold it back.
+func TestFIFOPerLinkManyLinks(t *testing.T) {
+	n := newNet(t, Config{Default: Latency{Min: time.Millisecond, Max: 50 * time.Millisecond}})
+	names := []string{"A", "B", "C", "D", "E", "F", "r1", "r2"}
+	last := map[linkKey]time.Duration{}
+	for i := 0; i < 4000; i++ {
+		from, to := names[i%len(names)], names[(i/len(names)+i)%len(names)]
+		if from == to {
+			continue
+		}
+		at := time.Duration(i) * 100 * time.Microsecond
+		f := n.Send(from, to, at, false)
+		if !f.Delivered {
+			t.Fatalf("message %d lost: %s", i, f.Why)
+		}
+		k := linkKey{from, to}
+		if f.At < last[k] {
+			t.Fatalf("message %d on %s->%s arrives at %v before the link's previous one at %v", i, from, to, f.At, last[k])
+		}
+		last[k] = f.At
+	}
+	if len(last) <= maxListedLinks {
+		t.Fatalf("%d links: the test must use more than the %d listed", len(last), maxListedLinks)
+	}
+	if len(n.links) != maxListedLinks || len(n.last) != len(last)-maxListedLinks {
+		t.Fatalf("%d links listed and %d in the map, want %d and %d", len(n.links), len(n.last), maxListedLinks, len(last)-maxListedLinks)
+	}
+	// A fresh link is not held back by the others.
+	if f := n.Send("r1", "X", 0, false); f.At > 50*time.Millisecond {
+		t.Errorf("a new link's first message arrives at %v: held back by another link", f.At)
+	}
+}
+
 func TestSameSeedSameFates(t *testing.T) {
 	cfg := Config{Default: Latency{Min: 0, Max: time.Millisecond}, LossPPM: 100_000}
 	run := func() []Fate {

@@ -121,7 +121,7 @@ func (cl *cluster) reevaluate() {
 			delete(h.minoritySince, n.name)
 			if h.down[n.name] {
 				delete(h.down, n.name)
-				w.record(Event{Actor: n.name, Kind: KindClusterState, Local: n.local(), Note: "ok: reaches a majority of primaries"})
+				w.record(&Event{Actor: n.name, Kind: KindClusterState, Local: n.local(), Note: "ok: reaches a majority of primaries"})
 			}
 			if g := n.group; g.primary != n.name {
 				n.demote(w.nodes[g.primary]) // its shard failed over meanwhile
@@ -145,7 +145,7 @@ func (cl *cluster) markFailed(gi int, since time.Duration) {
 	}
 	h.failed[gi] = true
 	g := cl.groups[gi]
-	cl.w.record(Event{Actor: g.primary, Kind: KindClusterState, Local: cl.w.nodes[g.primary].local(), Note: "FAIL: a majority of primaries has not reached it for the node timeout"})
+	cl.w.record(&Event{Actor: g.primary, Kind: KindClusterState, Local: cl.w.nodes[g.primary].local(), Note: "FAIL: a majority of primaries has not reached it for the node timeout"})
 	cl.election(gi)
 }
 
@@ -214,7 +214,7 @@ func (cl *cluster) markDown(n *node, since time.Duration) {
 		return
 	}
 	h.down[n.name] = true
-	cl.w.record(Event{Actor: n.name, Kind: KindClusterState, Local: n.local(), Note: "fail: cannot reach a majority of primaries; keyed commands get CLUSTERDOWN"})
+	cl.w.record(&Event{Actor: n.name, Kind: KindClusterState, Local: n.local(), Note: "fail: cannot reach a majority of primaries; keyed commands get CLUSTERDOWN"})
 }
 
 func (w *World) applyClusterFailover(i int, f Fault, _ time.Duration) {
@@ -228,7 +228,7 @@ func (w *World) applyClusterFailover(i int, f Fault, _ time.Duration) {
 	if f.Force {
 		args, note = append(args, "FORCE"), "force"
 	}
-	w.record(Event{Actor: n.name, Kind: KindClusterFailover, Local: n.local(), Note: note})
+	w.record(&Event{Actor: n.name, Kind: KindClusterFailover, Local: n.local(), Note: note})
 	if w.cluster.manualFailover(n, args).IsError() {
 		w.faultOut[i] = FaultNoTarget // its primary is unreachable: only FORCE would do
 	}
@@ -265,7 +265,7 @@ func (cl *cluster) manualFailover(n *node, args []string) resp.Reply {
 		case cl.w.now < deadline:
 			cl.w.schedule(cl.w.now+time.Millisecond, check)
 		default:
-			cl.w.record(Event{Actor: n.name, Kind: KindClusterState, Local: n.local(), Note: "manual failover timed out"})
+			cl.w.record(&Event{Actor: n.name, Kind: KindClusterState, Local: n.local(), Note: "manual failover timed out"})
 		}
 	}
 	cl.w.schedule(cl.w.now, check)

@@ -74,7 +74,7 @@ func (cl *cluster) migrate(f Fault) bool {
 		cl.paused[slot] = mg
 	}
 	start := func() {
-		w.record(Event{Actor: dst.name, Kind: KindSlotMigrate, Local: dst.local(), Dur: f.Dur, N: int64(slot), Key: f.Key, Note: mode + " from " + src.name})
+		w.record(&Event{Actor: dst.name, Kind: KindSlotMigrate, Local: dst.local(), Dur: f.Dur, N: int64(slot), Key: f.Key, Note: mode + " from " + src.name})
 	}
 	if f.Atomic {
 		start()
@@ -98,7 +98,7 @@ func (cl *cluster) handOver(mg *migration) {
 	cl.owner[mg.slot] = int16(slices.Index(cl.groups, mg.dst.group))
 	cl.epoch++
 	moved := func() {
-		w.record(Event{Actor: mg.dst.name, Kind: KindSlotMoved, Local: mg.dst.local(), N: int64(mg.slot), Note: note})
+		w.record(&Event{Actor: mg.dst.name, Kind: KindSlotMoved, Local: mg.dst.local(), N: int64(mg.slot), Note: note})
 	}
 	if mg.atomic {
 		cl.moveKeys(mg, moved)

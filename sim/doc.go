@@ -87,8 +87,11 @@
 //
 // Cost (see `make bench`): a call costs one allocation (the events of its
 // life are typed actions on a heap of pointer-free keys, not closures); the
-// history is written into pooled chunks and joined once at its final
-// length, or into Config.HistoryBuf when the caller reuses one; nodes hand
+// history is written into chunks kept across runs (eventlog.go) and joined
+// once at its final length, or into Config.HistoryBuf when the caller
+// reuses one; a node answers its per-command questions (does the release
+// have it, does it write, where are its keys) from a small table filled on
+// a name's first use (cmdinfo.go), and a call keeps its endpoint; nodes hand
 // their miniredis instances and Lua states back to pools when the run ends
 // (instance.go lists what a recycled instance could carry over and why it
 // does not). What remains per run is mostly miniredis itself. miniredis's

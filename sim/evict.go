@@ -185,17 +185,17 @@ func (n *node) evictRng() *rand.Rand {
 
 // noteAccess is preHook's part: record the access to cmd's keys, and
 // refuse a command that adds data while the node is out of memory.
-func (n *node) noteAccess(cmd string, args []string) string {
+func (n *node) noteAccess(ci *cmdInfo, cmd string, args []string) string {
 	if n.cfg.MaxMemory <= 0 && !n.trackAccess {
 		return ""
 	}
 	if n.ev.oom && denyOOM[cmd] && !n.ev.wrote && n.role != roleReplica {
 		return MsgOOM
 	}
-	if isWriteCommand(cmd) {
+	if ci.write {
 		n.ev.wrote = true // a script that wrote is not stopped halfway
 	}
-	p, ok := keyPlaces[cmd]
+	p, ok := ci.place, ci.placed
 	if !ok || p.first < 0 || p.first >= len(args) {
 		return ""
 	}
@@ -257,7 +257,7 @@ func (n *node) performEvictions() int {
 		delete(n.ev.meta, k)
 		used -= size
 		evicted++
-		n.w.record(Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: k, N: used,
+		n.w.record(&Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: k, N: used,
 			Note: string(n.cfg.Policy)})
 		n.keyEvent(k, true)
 	}

@@ -255,7 +255,7 @@ func (x *External) Record(e Event) {
 	if e.Task == "" {
 		e.Task = "main"
 	}
-	x.w.record(e)
+	x.w.record(&e)
 }
 
 // Exit ends the process's program (note: its error, if any): it records
@@ -264,7 +264,7 @@ func (x *External) Exit(note string) {
 	if x.exited {
 		return
 	}
-	x.w.record(Event{Actor: x.p.name, Task: "main", Kind: KindTaskEnd, Local: x.Now(), Note: note})
+	x.w.record(&Event{Actor: x.p.name, Task: "main", Kind: KindTaskEnd, Local: x.Now(), Note: note})
 	x.exited = true
 	x.deferred = nil
 	x.w.ext.live--
@@ -285,7 +285,7 @@ func (x *External) Call(target string, timeout time.Duration, args []string) uin
 	}
 	p.calls++
 	c := &call{x: x, id: p.calls, to: w.resolve(p, target), args: args}
-	w.record(Event{Actor: p.name, Task: "main", Kind: KindCall, Local: x.Now(), Peer: c.to, Args: args})
+	w.record(&Event{Actor: p.name, Task: "main", Kind: KindCall, Local: x.Now(), Peer: c.to, Args: args})
 	if w.nodes[c.to] == nil && w.services[c.to] == nil {
 		w.fail(errors.Errorf("client %s called unknown target %q", p.name, target))
 		return 0
@@ -293,7 +293,7 @@ func (x *External) Call(target string, timeout time.Duration, args []string) uin
 	x.calls[c.id] = c
 	f := w.net.Send(p.name, c.to, w.now, false)
 	if !f.Delivered {
-		w.record(Event{Actor: p.name, Task: "main", Kind: KindLost, Local: x.Now(), Peer: c.to, Note: f.Why + " (request)"})
+		w.record(&Event{Actor: p.name, Task: "main", Kind: KindLost, Local: x.Now(), Peer: c.to, Note: f.Why + " (request)"})
 	} else {
 		w.scheduleAction(f.At, action{kind: actRequest, c: c})
 	}
@@ -303,7 +303,7 @@ func (x *External) Call(target string, timeout time.Duration, args []string) uin
 				return
 			}
 			delete(x.calls, c.id)
-			w.record(Event{Actor: p.name, Task: "main", Kind: KindTimeout, Local: x.Now(), Peer: c.to, Args: c.args})
+			w.record(&Event{Actor: p.name, Task: "main", Kind: KindTimeout, Local: x.Now(), Peer: c.to, Args: c.args})
 			x.effect(Effect{Kind: EffectCallDone, Call: c.id, Err: ErrTimeout})
 		})
 	})
@@ -317,12 +317,12 @@ func (x *External) callReplied(c *call) {
 		return
 	}
 	if x.calls[c.id] != c {
-		w.recordBounded(Event{Actor: p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
+		w.recordBounded(&Event{Actor: p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
 		return
 	}
 	x.deliver(func() {
 		if x.calls[c.id] != c {
-			w.recordBounded(Event{Actor: p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
+			w.recordBounded(&Event{Actor: p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
 			return
 		}
 		delete(x.calls, c.id)
@@ -330,7 +330,7 @@ func (x *External) callReplied(c *call) {
 		if c.err == ErrRefused {
 			kind = KindRefused
 		}
-		w.recordBounded(Event{Actor: p.name, Task: "main", Kind: kind, Local: x.Now(), Peer: c.to, Reply: c.text()})
+		w.recordBounded(&Event{Actor: p.name, Task: "main", Kind: kind, Local: x.Now(), Peer: c.to, Reply: c.text()})
 		x.effect(Effect{Kind: EffectCallDone, Call: c.id, Reply: c.reply, Err: c.err})
 	})
 }

@@ -594,11 +594,11 @@ func (w *World) applyPartition(_ int, f Fault, end time.Duration) {
 	if f.Blackhole {
 		sides += " (blackhole)"
 	}
-	w.record(Event{Actor: FaultActor, Kind: KindPartition, Local: w.now, Dur: f.Dur, Note: sides})
+	w.record(&Event{Actor: FaultActor, Kind: KindPartition, Local: w.now, Dur: f.Dur, Note: sides})
 	w.sentinel.reevaluate()
 	if end != network.Forever {
 		w.schedule(end, func() {
-			w.record(Event{Actor: FaultActor, Kind: KindHeal, Local: w.now, Note: sides})
+			w.record(&Event{Actor: FaultActor, Kind: KindHeal, Local: w.now, Note: sides})
 			w.sentinel.reevaluate()
 		})
 	}
@@ -607,13 +607,13 @@ func (w *World) applyPartition(_ int, f Fault, end time.Duration) {
 func (w *World) applyDelay(i int, f Fault, end time.Duration) {
 	w.faultOut[i] = FaultNoTarget // until the window delays a message
 	w.netHits = append(w.netHits, netHit{fault: i, window: w.net.AddDelay(network.Delay{From: f.From, To: f.To, Extra: f.Extra, Start: w.now, End: end})})
-	w.record(Event{Actor: FaultActor, Kind: KindNetDelay, Local: w.now, Dur: f.Dur, N: int64(f.Extra), Note: f.From + "->" + f.To})
+	w.record(&Event{Actor: FaultActor, Kind: KindNetDelay, Local: w.now, Dur: f.Dur, N: int64(f.Extra), Note: f.From + "->" + f.To})
 }
 
 func (w *World) applyDrop(i int, f Fault, end time.Duration) {
 	w.faultOut[i] = FaultNoTarget // until the window loses a message
 	w.netHits = append(w.netHits, netHit{fault: i, drop: true, window: w.net.AddDrop(network.Drop{From: f.From, To: f.To, Count: f.Count, Start: w.now, End: end})})
-	w.record(Event{Actor: FaultActor, Kind: KindNetDrop, Local: w.now, Dur: f.Dur, N: int64(f.Count), Note: f.From + "->" + f.To})
+	w.record(&Event{Actor: FaultActor, Kind: KindNetDrop, Local: w.now, Dur: f.Dur, N: int64(f.Count), Note: f.From + "->" + f.To})
 }
 
 func (w *World) applyNodeCrash(i int, f Fault, _ time.Duration) {
@@ -630,18 +630,18 @@ func (w *World) applyClockJump(_ int, f Fault, _ time.Duration) {
 	}
 	p := w.procs[f.Target]
 	p.clock.AddJump(clock.Jump{At: w.now, By: f.By})
-	w.record(Event{Actor: p.name, Kind: KindClockJump, Local: p.clock.Mono(w.now), Dur: f.By})
+	w.record(&Event{Actor: p.name, Kind: KindClockJump, Local: p.clock.Mono(w.now), Dur: f.By})
 }
 
 func (w *World) applyClockDrift(_ int, f Fault, _ time.Duration) {
 	if n := w.nodes[f.Target]; n != nil {
 		n.setRate(f.RatePPM)
-		w.record(Event{Actor: n.name, Kind: KindClockDrift, Local: n.local(), N: f.RatePPM})
+		w.record(&Event{Actor: n.name, Kind: KindClockDrift, Local: n.local(), N: f.RatePPM})
 		return
 	}
 	p := w.procs[f.Target]
 	_ = p.clock.SetRatePPM(w.now, f.RatePPM)
-	w.record(Event{Actor: p.name, Kind: KindClockDrift, Local: p.clock.Mono(w.now), N: f.RatePPM})
+	w.record(&Event{Actor: p.name, Kind: KindClockDrift, Local: p.clock.Mono(w.now), N: f.RatePPM})
 }
 
 func (w *World) applyNodeStall(i int, f Fault, _ time.Duration) {

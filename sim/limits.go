@@ -85,7 +85,7 @@ func errKeyspaceFull(used, grow int64) string {
 // checkGrowth is preHook's keyspace check of cmd (upper case) with args
 // from peer. It returns an error text to reply with, or "" to let the
 // command run (after charging its growth).
-func (n *node) checkGrowth(peer any, cmd string, args []string) string {
+func (n *node) checkGrowth(peer any, ci *cmdInfo, cmd string, args []string) string {
 	l := &n.lim
 	switch cmd {
 	case "SELECT":
@@ -106,7 +106,7 @@ func (n *node) checkGrowth(peer any, cmd string, args []string) string {
 		l.inMulti[peer] = cmd == "MULTI"
 		return ""
 	}
-	if !isWriteCommand(cmd) {
+	if !ci.write {
 		return ""
 	}
 	// Crediting what a command frees needs lookups (each ticks miniredis's

@@ -113,7 +113,7 @@ func (mc *MachineCtx) Reply(r Request, reply resp.Reply) {
 		return
 	}
 	r.c.rendered = recordedReply(reply)
-	n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: r.From, Args: r.Args, Reply: r.c.rendered})
+	n.w.recordBounded(&Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: r.From, Args: r.Args, Reply: r.c.rendered})
 	if !n.up || n.incarnation != r.inc {
 		return // a fault triggered by the exec crashed the node: no reply
 	}
@@ -123,7 +123,7 @@ func (mc *MachineCtx) Reply(r Request, reply resp.Reply) {
 // Record appends an event to the history as the node.
 func (mc *MachineCtx) Record(e Event) {
 	e.Actor, e.Local = mc.n.name, mc.n.local()
-	mc.n.w.record(e)
+	mc.n.w.record(&e)
 }
 
 // bootMachine starts the node's machine (at the run's start, after a
@@ -172,7 +172,7 @@ func (mc *MachineCtx) RecordFor(node string, e Event) {
 		return
 	}
 	e.Actor, e.Local = n.name, n.local()
-	mc.n.w.record(e)
+	mc.n.w.record(&e)
 }
 
 // ClientsDone reports whether every client program has ended and the run

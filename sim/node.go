@@ -78,6 +78,9 @@ type node struct {
 	// touched is what commands changed since the last refresh of the
 	// key watch (touched.go): the keys they named, or all of them.
 	touched touchedKeys
+	// cmds answers the hot path's questions about a command name
+	// (cmdinfo.go), filled as names come.
+	cmds map[string]*cmdInfo
 
 	// stalled is set while the node's thread is blocked until stallEnd
 	// (true time); waiting is what reached it meanwhile (stall.go).
@@ -153,6 +156,7 @@ func (n *node) boot() error {
 	}
 	n.eng = eng
 	n.conns = map[string]*script.Conn{}
+	n.cmds = nil // a new instance: its answers are read anew
 	n.trackReset()
 	n.touched = touchedKeys{all: true} // a new instance: the first refresh reads it whole
 	n.ev = evictState{seq: n.ev.seq}   // a new instance: no access is known
@@ -192,9 +196,10 @@ func (n *node) conn(client string) *script.Conn {
 // simulator models itself (PUBLISH), refuses what would break determinism,
 // and seeds miniredis's generator before its first use.
 func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
-	n.touched.note(cmd, args)
+	ci := n.cmdInfoOf(cmd)
+	n.touched.note(ci, cmd, args)
 	n.trackStep(c, cmd, args)
-	if !n.knownCommand(cmd) {
+	if !ci.known {
 		// The release does not have it (version.go), or nor does
 		// miniredis; node.handle gives a client's command this reply with
 		// the name as sent, here it is upper case (MULTI, scripts).
@@ -204,7 +209,7 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 	// A SET with a comparison and a replaced command come back here as
 	// the SET or command miniredis runs, which is then charged.
 	var cond setArgs
-	switch msg, replace, isCond := n.checkRedisRules(cmd, args, &cond); {
+	switch msg, replace, isCond := n.checkRedisRules(ci, cmd, args, &cond); {
 	case msg != "":
 		c.WriteError(msg)
 		return true
@@ -221,15 +226,15 @@ func (n *node) preHook(c *server.Peer, cmd string, args ...string) bool {
 			return true
 		}
 	}
-	if msg := n.checkGrowth(c, cmd, args); msg != "" {
+	if msg := n.checkGrowth(c, ci, cmd, args); msg != "" {
 		c.WriteError(msg)
 		return true
 	}
-	if msg := n.noteAccess(cmd, args); msg != "" {
+	if msg := n.noteAccess(ci, cmd, args); msg != "" {
 		c.WriteError(msg)
 		return true
 	}
-	if nodeCommands[cmd] {
+	if ci.node {
 		n.runNodeCommand(c, cmd, args)
 		return true
 	}
@@ -301,7 +306,7 @@ func (n *node) handle(client string, c *call) {
 		}
 		if r, done := n.w.cluster.route(n, c.connKey(client), cmd, args); done {
 			c.rendered = recordedReply(r)
-			n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+			n.w.recordBounded(&Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
 			n.w.sendReply(c, r, nil)
 			return
 		}
@@ -333,11 +338,11 @@ func (n *node) handle(client string, c *call) {
 		}
 	}
 	c.rendered = recordedReply(r)
-	n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+	n.w.recordBounded(&Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
 	if !n.up {
 		return // the node crashed right after executing (a triggered fault): no reply, nothing replicated
 	}
-	if !n.m.IsReadOnlyCommand(cmd) && n.role != roleReplica {
+	if !n.cmdInfoOf(cmd).readOnly && n.role != roleReplica {
 		n.why = cmd
 		n.trk.inCmd = true // its key changes were invalidated as they happened
 		n.refreshTouched() // the keys the command named, not the whole keyspace
@@ -433,7 +438,7 @@ func (n *node) refreshWatch() {
 		ttl := n.m.TTL(k)
 		if old, ok := n.vals[k]; !ok || old != v {
 			n.vals[k] = v
-			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
+			n.w.record(&Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
 			n.keyEvent(k, false)
 		}
 		if ttl <= 0 {
@@ -454,10 +459,10 @@ func (n *node) refreshWatch() {
 			continue
 		}
 		if at, ok := n.watch[k]; ok && at <= now {
-			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k, Value: n.vals[k]})
+			n.w.record(&Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k, Value: n.vals[k]})
 			n.keyEvent(k, true)
 		} else {
-			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Note: n.why})
+			n.w.record(&Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Note: n.why})
 			n.keyEvent(k, false)
 		}
 		delete(n.vals, k)
@@ -491,7 +496,7 @@ func valueOf(m *miniredis.Miniredis, k string) string {
 // forget records that every key on this node is gone (the node crashed).
 func (n *node) forget(why string) {
 	for _, k := range sortedKeys(n.vals) {
-		n.w.record(Event{Actor: n.name, Kind: KindKey, Local: n.local(), Key: k, Note: why})
+		n.w.record(&Event{Actor: n.name, Kind: KindKey, Local: n.local(), Key: k, Note: why})
 	}
 	n.vals = map[string]string{}
 	n.watch = map[string]time.Duration{}
@@ -536,7 +541,7 @@ func (n *node) rescheduleWatch() {
 // The clock-jump event is recorded as the clock steps, before the
 // expiries the step causes (cause before effect in the history).
 func (n *node) jumpClock(by time.Duration) {
-	jumped := func() { n.w.record(Event{Actor: n.name, Kind: KindClockJump, Local: n.local(), Dur: by}) }
+	jumped := func() { n.w.record(&Event{Actor: n.name, Kind: KindClockJump, Local: n.local(), Dur: by}) }
 	if !n.up || n.cfg.Machine != nil {
 		n.clock.AddJump(clock.Jump{At: n.w.now, By: by}) // a down node only has its clock moved
 		jumped()
@@ -580,7 +585,7 @@ func (n *node) evict(key string) bool {
 		return false
 	}
 	n.m.Del(key)
-	n.w.record(Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: key})
+	n.w.record(&Event{Actor: n.name, Kind: KindEvict, Local: n.local(), Key: key})
 	n.keyEvent(key, true)
 	n.why = "evicted"
 	n.afterWrite()
@@ -601,7 +606,7 @@ func (n *node) crash(downFor time.Duration) {
 	n.syncing = ""
 	n.waits = nil
 	n.subs = map[string][]string{}
-	n.w.record(Event{Actor: n.name, Kind: KindNodeCrash, Local: n.local(), Dur: downFor})
+	n.w.record(&Event{Actor: n.name, Kind: KindNodeCrash, Local: n.local(), Dur: downFor})
 	if n.cfg.Machine != nil {
 		n.cfg.Machine.Crash()
 	}
@@ -620,7 +625,7 @@ func (n *node) restart() {
 	}
 	if n.cfg.Machine != nil {
 		n.up = true
-		n.w.record(Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), Note: "machine restarted from its own store"})
+		n.w.record(&Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), Note: "machine restarted from its own store"})
 		n.bootMachine()
 		return
 	}
@@ -637,7 +642,7 @@ func (n *node) restart() {
 	}
 	n.load(kept)
 	n.state = kept
-	n.w.record(Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), N: int64(len(kept)), Note: "persistence " + string(n.cfg.Persistence)})
+	n.w.record(&Event{Actor: n.name, Kind: KindNodeUp, Local: n.local(), N: int64(len(kept)), Note: "persistence " + string(n.cfg.Persistence)})
 	n.why = "restart"
 	n.refreshWatch()
 	if n.role == rolePrimary && n.group != nil && n.group.primary == n.name {
@@ -670,7 +675,7 @@ func (n *node) publish(channel string) int {
 		inc := p.incarnation
 		f := n.w.net.Send(n.name, c, n.w.now, false)
 		if !f.Delivered {
-			n.w.record(Event{Actor: n.name, Kind: KindLost, Peer: c, Note: f.Why + " (message on " + channel + ")"})
+			n.w.record(&Event{Actor: n.name, Kind: KindLost, Peer: c, Note: f.Why + " (message on " + channel + ")"})
 			continue
 		}
 		n.w.schedule(f.At, func() { n.w.deliverMessage(p, channel, n.name, inc) })
@@ -705,7 +710,7 @@ func (n *node) wait(client string, c *call) {
 	args := c.args
 	done := func(r resp.Reply) {
 		c.rendered = recordedReply(r)
-		n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
+		n.w.recordBounded(&Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: client, Args: args, Reply: c.rendered})
 		n.w.sendReply(c, r, nil)
 	}
 	if len(args) != 3 {

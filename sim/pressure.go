@@ -166,7 +166,7 @@ func (n *node) pressure(f Fault) FaultOutcome {
 	} else {
 		note += "; its keys stay"
 	}
-	n.w.record(Event{Actor: n.name, Kind: KindMemoryPressure, Local: n.local(), N: f.Size, Dur: lasts, Note: note})
+	n.w.record(&Event{Actor: n.name, Kind: KindMemoryPressure, Local: n.local(), N: f.Size, Dur: lasts, Note: note})
 	pressed := false
 	for added := int64(0); added < f.Size; {
 		n.ev.seq++
@@ -205,7 +205,7 @@ func (n *node) writeOther(args []string) (int, resp.Reply, bool) {
 	if !ok {
 		return evicted, r, false
 	}
-	n.w.recordBounded(Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: "filler", Args: args, Reply: recordedReply(r)})
+	n.w.recordBounded(&Event{Actor: n.name, Kind: KindExec, Local: n.local(), Peer: "filler", Args: args, Reply: recordedReply(r)})
 	if r.Kind == resp.Error {
 		return evicted, r, true
 	}

@@ -171,10 +171,10 @@ func (w *World) wake(a action) {
 		if c.err == ErrRefused {
 			kind = KindRefused
 		}
-		w.recordBounded(Event{Actor: p.name, Task: t.name, Kind: kind, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
+		w.recordBounded(&Event{Actor: p.name, Task: t.name, Kind: kind, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
 	case actWakeTimeout:
 		t.reply, t.callErr = resp.Reply{}, ErrTimeout
-		w.record(Event{Actor: p.name, Task: t.name, Kind: KindTimeout, Local: p.clock.Mono(w.now), Peer: a.c.to, Args: a.c.args})
+		w.record(&Event{Actor: p.name, Task: t.name, Kind: KindTimeout, Local: p.clock.Mono(w.now), Peer: a.c.to, Args: a.c.args})
 	case actWakeMsg:
 		t.callErr = nil
 	case actWakeNoMsg:
@@ -220,7 +220,7 @@ func (w *World) finish(t *task) {
 		note = t.result.Error()
 		w.fail(errors.Wrapf(t.result, "client %s task %s", p.name, t.name))
 	}
-	w.record(Event{Actor: p.name, Task: t.name, Kind: KindTaskEnd, Local: p.clock.Mono(w.now), Note: note})
+	w.record(&Event{Actor: p.name, Task: t.name, Kind: KindTaskEnd, Local: p.clock.Mono(w.now), Note: note})
 	if t.isMain {
 		w.liveMain--
 		// The process ends with its Main: stop its background tasks.
@@ -271,7 +271,7 @@ func (w *World) deliverMessage(p *proc, channel, from string, incarnation int) {
 	if p.dead || p.incarnation != incarnation {
 		return
 	}
-	w.record(Event{Actor: p.name, Kind: KindMessage, Local: p.clock.Mono(w.now), Peer: from, Key: channel})
+	w.record(&Event{Actor: p.name, Kind: KindMessage, Local: p.clock.Mono(w.now), Peer: from, Key: channel})
 	for _, t := range p.tasks {
 		if !t.finished && t.op == opWaitMsg && t.channel == channel && t.waitingCall == ^uint64(0) {
 			w.wake(action{kind: actWakeMsg, t: t, gen: t.wakeGen})
@@ -289,7 +289,7 @@ func (p *proc) pause(d time.Duration) {
 		p.pausedUntil = end
 	}
 	p.paused = true
-	w.record(Event{Actor: p.name, Kind: KindPause, Local: p.clock.Mono(w.now), Dur: d})
+	w.record(&Event{Actor: p.name, Kind: KindPause, Local: p.clock.Mono(w.now), Dur: d})
 	if p.ext != nil {
 		p.ext.paused(p.pausedUntil) // its driver freezes its network now
 	}
@@ -299,7 +299,7 @@ func (p *proc) pause(d time.Duration) {
 			return
 		}
 		p.paused = false
-		w.record(Event{Actor: p.name, Kind: KindResume, Local: p.clock.Mono(w.now)})
+		w.record(&Event{Actor: p.name, Kind: KindResume, Local: p.clock.Mono(w.now)})
 		queued := p.deferred
 		p.deferred = nil
 		for _, a := range queued {
@@ -317,7 +317,7 @@ func (p *proc) crash(restart bool, d time.Duration) {
 	if p.dead {
 		return
 	}
-	w.record(Event{Actor: p.name, Kind: KindCrash, Local: p.clock.Mono(w.now), Dur: d})
+	w.record(&Event{Actor: p.name, Kind: KindCrash, Local: p.clock.Mono(w.now), Dur: d})
 	p.dead = true
 	p.incarnation++
 	p.paused = false
@@ -354,7 +354,7 @@ func (p *proc) crash(restart bool, d time.Duration) {
 		w.schedule(w.now+d, func() {
 			w.liveMain--
 			p.dead = false
-			w.record(Event{Actor: p.name, Kind: KindRestart, Local: p.clock.Mono(w.now)})
+			w.record(&Event{Actor: p.name, Kind: KindRestart, Local: p.clock.Mono(w.now)})
 			p.start()
 			if p.ext != nil {
 				p.ext.restarted()
@@ -458,7 +458,7 @@ func (c *Ctx) Go(name string, fn func(*Ctx) error) {
 func (c *Ctx) Record(e Event) {
 	c.mustLive()
 	e.Actor, e.Task, e.Local = c.t.p.name, c.t.name, c.Now()
-	c.w.record(e)
+	c.w.record(&e)
 }
 
 // Groups returns the configured group names in configuration order.

@@ -175,16 +175,16 @@ func expireMillis(cmd string, e expireOpt, nowMs int64) (int64, string) {
 // (with the name) that miniredis reads as Redis reads args, or neither;
 // isCond reports a valid SET with a comparison option, which the node
 // runs itself (conditionalSet) with the options it stored in *cond.
-func (n *node) checkRedisRules(cmd string, args []string, cond *setArgs) (errText string, replace []string, isCond bool) {
-	errText, replace = n.redisRules(cmd, args, cond)
+func (n *node) checkRedisRules(ci *cmdInfo, cmd string, args []string, cond *setArgs) (errText string, replace []string, isCond bool) {
+	errText, replace = n.redisRules(ci, cmd, args, cond)
 	return errText, replace, errText == "" && cond.cond.kind != ""
 }
 
-func (n *node) redisRules(cmd string, args []string, cond *setArgs) (errText string, replace []string) {
-	if n.role == roleReplica && isWriteCommand(cmd) {
+func (n *node) redisRules(ci *cmdInfo, cmd string, args []string, cond *setArgs) (errText string, replace []string) {
+	if n.role == roleReplica && ci.write {
 		return msgReadOnlyReplica, nil
 	}
-	if isWriteCommand(cmd) && n.refusesWrites() {
+	if ci.write && n.refusesWrites() {
 		return msgNoReplicas, nil // min-replicas-to-write (minreplicas.go)
 	}
 	nowMs := n.w.wall(n.clock).UnixMilli()

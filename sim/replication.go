@@ -84,7 +84,7 @@ func (n *node) applyEntry(from string, e replEntry) {
 	n.persist(next)
 	n.state = next
 	n.applied = e.offset
-	n.w.record(Event{Actor: n.name, Kind: KindReplApply, Local: n.local(), Peer: from, N: e.offset})
+	n.w.record(&Event{Actor: n.name, Kind: KindReplApply, Local: n.local(), Peer: from, N: e.offset})
 	n.why = "replication"
 	n.refreshWatch()
 	if !n.up {
@@ -134,7 +134,7 @@ func (n *node) fullSync(p *node) {
 	n.state = maps.Clone(src)
 	n.persist(n.state)
 	n.applied = p.offset
-	n.w.record(Event{Actor: n.name, Kind: KindReplApply, Local: n.local(), Peer: p.name, N: p.offset, Note: "full resync"})
+	n.w.record(&Event{Actor: n.name, Kind: KindReplApply, Local: n.local(), Peer: p.name, N: p.offset, Note: "full resync"})
 	n.why = "full resync"
 	n.refreshWatch()
 	n.sendAck(p)
@@ -209,7 +209,7 @@ func (n *node) promote(old string) {
 	}
 	n.load(st)
 	n.state = takeSnapshot(n.m, n.local())
-	n.w.record(Event{Actor: n.name, Kind: KindPromote, Local: n.local(), Key: n.group.name, Peer: old, N: n.offset})
+	n.w.record(&Event{Actor: n.name, Kind: KindPromote, Local: n.local(), Key: n.group.name, Peer: old, N: n.offset})
 	n.persist(n.state)
 	n.why = "expired before promotion"
 	n.refreshWatch()
@@ -221,6 +221,6 @@ func (n *node) demote(p *node) {
 	n.following = p.name
 	n.waits = nil
 	n.watch = map[string]time.Duration{}
-	n.w.record(Event{Actor: n.name, Kind: KindDemote, Local: n.local(), Key: n.group.name, Peer: p.name})
+	n.w.record(&Event{Actor: n.name, Kind: KindDemote, Local: n.local(), Key: n.group.name, Peer: p.name})
 	n.requestSync(p)
 }

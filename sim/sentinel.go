@@ -139,7 +139,7 @@ func (s *sentinel) announce(g *group) {
 				return
 			}
 			p.view[g.name] = primary
-			w.record(Event{Actor: p.name, Kind: KindDiscover, Local: p.clock.Mono(w.now), Peer: primary, Key: g.name})
+			w.record(&Event{Actor: p.name, Kind: KindDiscover, Local: p.clock.Mono(w.now), Peer: primary, Key: g.name})
 		})
 	}
 }

@@ -54,7 +54,7 @@ func (w *World) sentinelServe(s *stream, c *call) {
 		replies = []resp.Reply{resp.ErrorReply("ERR unknown command '" + args[0] + "': locksim's sentinel answers SENTINEL GET-MASTER-ADDR-BY-NAME, SENTINELS, REPLICAS, SUBSCRIBE and PING")}
 	}
 	for i, r := range replies {
-		w.recordBounded(Event{Actor: SentinelName, Kind: KindExec, Local: w.now, Peer: s.x.p.name, Args: args, Reply: recordedReply(r)})
+		w.recordBounded(&Event{Actor: SentinelName, Kind: KindExec, Local: w.now, Peer: s.x.p.name, Args: args, Reply: recordedReply(r)})
 		rc := c
 		if i > 0 { // a reply of its own for each channel of a SUBSCRIBE
 			cp := *c
@@ -138,7 +138,7 @@ func (s *stream) push(r resp.Reply, channel, payload string) {
 			if s.broken || s.closed {
 				return
 			}
-			w.record(Event{Actor: x.p.name, Task: "main", Kind: KindMessage, Local: x.Now(), Peer: s.peer, Key: channel, Note: payload})
+			w.record(&Event{Actor: x.p.name, Task: "main", Kind: KindMessage, Local: x.Now(), Peer: s.peer, Key: channel, Note: payload})
 			x.effect(Effect{Kind: EffectData, Stream: s.id, Reply: r})
 		})
 	})

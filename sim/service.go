@@ -25,7 +25,7 @@ func (sc *ServiceCtx) Now() time.Duration { return sc.w.now }
 // Record appends an event to the history as the service.
 func (sc *ServiceCtx) Record(e Event) {
 	e.Actor, e.Local = sc.name, sc.w.now
-	sc.w.record(e)
+	sc.w.record(&e)
 }
 
 type service struct {

@@ -28,7 +28,7 @@ func (n *node) stall(d time.Duration) bool {
 		return false
 	}
 	end := n.w.now + d
-	n.w.record(Event{Actor: n.name, Kind: KindNodeStall, Local: n.local(), Dur: d})
+	n.w.record(&Event{Actor: n.name, Kind: KindNodeStall, Local: n.local(), Dur: d})
 	if n.stalled && end <= n.stallEnd {
 		return true // within the stall already under way
 	}
@@ -61,7 +61,7 @@ func (n *node) resume() {
 	n.stalled = false
 	q := n.waiting
 	n.waiting = nil
-	n.w.record(Event{Actor: n.name, Kind: KindNodeResume, Local: n.local(), N: int64(len(q))})
+	n.w.record(&Event{Actor: n.name, Kind: KindNodeResume, Local: n.local(), N: int64(len(q))})
 	if n.cfg.Machine == nil && n.role != roleReplica {
 		n.sync()
 		n.why = "expire"

@@ -60,7 +60,7 @@ func (w *World) applyStarve(i int, f Fault, _ time.Duration) {
 	}
 	s := p.starve
 	end := w.now + f.Dur
-	w.record(Event{Actor: p.name, Task: f.Task, Kind: KindStarve, Local: p.clock.Mono(w.now), Dur: f.Dur})
+	w.record(&Event{Actor: p.name, Task: f.Task, Kind: KindStarve, Local: p.clock.Mono(w.now), Dur: f.Dur})
 	if end <= s.until[f.Task] {
 		return // within a window already under way
 	}
@@ -80,7 +80,7 @@ func (w *World) applyStarve(i int, f Fault, _ time.Duration) {
 			}
 		}
 		s.held = keep
-		w.record(Event{Actor: p.name, Task: f.Task, Kind: KindStarveEnd, Local: p.clock.Mono(w.now), N: int64(len(run))})
+		w.record(&Event{Actor: p.name, Task: f.Task, Kind: KindStarveEnd, Local: p.clock.Mono(w.now), N: int64(len(run))})
 		for _, a := range run {
 			if p.paused {
 				p.deferred = append(p.deferred, a)
@@ -100,7 +100,7 @@ func (w *World) applyStarve(i int, f Fault, _ time.Duration) {
 func (w *World) starveExternal(p *proc, f Fault) {
 	x := p.ext
 	end := w.now + f.Dur
-	w.record(Event{Actor: p.name, Task: f.Task, Kind: KindStarve, Local: x.Now(), Dur: f.Dur})
+	w.record(&Event{Actor: p.name, Task: f.Task, Kind: KindStarve, Local: x.Now(), Dur: f.Dur})
 	if p.starve == nil || p.starve.incarnation != p.incarnation {
 		p.starve = &starvation{until: map[string]time.Duration{}, incarnation: p.incarnation}
 	}
@@ -116,7 +116,7 @@ func (w *World) starveExternal(p *proc, f Fault) {
 			return
 		}
 		delete(s.until, f.Task)
-		w.record(Event{Actor: p.name, Task: f.Task, Kind: KindStarveEnd, Local: x.Now()})
+		w.record(&Event{Actor: p.name, Task: f.Task, Kind: KindStarveEnd, Local: x.Now()})
 		x.effect(Effect{Kind: EffectStarveEnd, Task: f.Task})
 	})
 }

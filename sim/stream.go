@@ -76,7 +76,7 @@ func (x *External) Dial(to string) uint64 {
 	n := w.nodes[to]
 	w.ext.lastID++
 	s := &stream{id: w.ext.lastID, key: p.name + "#" + strconv.FormatUint(w.ext.lastID, 10), x: x, peer: to, node: n}
-	w.record(Event{Actor: p.name, Task: "main", Kind: KindDial, Local: x.Now(), Peer: to, N: int64(s.id)})
+	w.record(&Event{Actor: p.name, Task: "main", Kind: KindDial, Local: x.Now(), Peer: to, N: int64(s.id)})
 	if n == nil && to != SentinelName {
 		w.fail(errors.Errorf("client %s dialed %q, which is not a Redis node or the sentinel", p.name, to))
 		return 0
@@ -85,7 +85,7 @@ func (x *External) Dial(to string) uint64 {
 	s.dialAt = w.now
 	f := w.net.SendStream(p.name, to, w.now)
 	if !f.Delivered {
-		w.record(Event{Actor: p.name, Task: "main", Kind: KindLost, Local: x.Now(), Peer: to, Note: f.Why + " (dial)"})
+		w.record(&Event{Actor: p.name, Task: "main", Kind: KindLost, Local: x.Now(), Peer: to, Note: f.Why + " (dial)"})
 		if f.Silent { // a blackhole swallows the SYN: only the timeout answers
 			s.answerBy(-1)
 		} else {
@@ -126,7 +126,7 @@ func (s *stream) dialTimedOut() {
 		if s.closed {
 			return
 		}
-		w.record(Event{Actor: x.p.name, Task: "main", Kind: KindTimeout, Local: x.Now(), Peer: s.peer, N: int64(s.id), Note: "dial"})
+		w.record(&Event{Actor: x.p.name, Task: "main", Kind: KindTimeout, Local: x.Now(), Peer: s.peer, N: int64(s.id), Note: "dial"})
 		x.effect(Effect{Kind: EffectReset, Stream: s.id, Err: ErrDialTimeout})
 	})
 }
@@ -158,7 +158,7 @@ func (s *stream) accept() {
 				if s.closed {
 					return
 				}
-				w.record(Event{Actor: x.p.name, Task: "main", Kind: KindRefused, Local: x.Now(), Peer: s.peer, N: int64(s.id), Note: "dial"})
+				w.record(&Event{Actor: x.p.name, Task: "main", Kind: KindRefused, Local: x.Now(), Peer: s.peer, N: int64(s.id), Note: "dial"})
 				x.effect(Effect{Kind: EffectRefused, Stream: s.id, Err: ErrRefused})
 			})
 		})
@@ -182,7 +182,7 @@ func (s *stream) accept() {
 				return
 			}
 			s.open = true
-			w.record(Event{Actor: x.p.name, Task: "main", Kind: KindDialed, Local: x.Now(), Peer: s.peer, N: int64(s.id)})
+			w.record(&Event{Actor: x.p.name, Task: "main", Kind: KindDialed, Local: x.Now(), Peer: s.peer, N: int64(s.id)})
 			x.effect(Effect{Kind: EffectDialed, Stream: s.id})
 		})
 	})
@@ -203,7 +203,7 @@ func (s *stream) breakAt(at time.Duration, why string) {
 			if s.closed {
 				return
 			}
-			w.record(Event{Actor: x.p.name, Task: "main", Kind: KindReset, Local: x.Now(), Peer: s.peer, N: int64(s.id), Note: why})
+			w.record(&Event{Actor: x.p.name, Task: "main", Kind: KindReset, Local: x.Now(), Peer: s.peer, N: int64(s.id), Note: why})
 			x.effect(Effect{Kind: EffectReset, Stream: s.id, Err: ErrReset})
 		})
 	})
@@ -226,7 +226,7 @@ func (x *External) Send(id uint64, args []string, marks ...Event) {
 	}
 	p.calls++
 	c := &call{x: x, s: s, id: p.calls, to: s.peer, args: args}
-	w.record(Event{Actor: p.name, Task: "main", Kind: KindCall, Local: x.Now(), Peer: c.to, Args: args})
+	w.record(&Event{Actor: p.name, Task: "main", Kind: KindCall, Local: x.Now(), Peer: c.to, Args: args})
 	// The marks come after the command has left: a crash they trigger
 	// does not take it back.
 	defer func() {
@@ -235,7 +235,7 @@ func (x *External) Send(id uint64, args []string, marks ...Event) {
 			if e.Task == "" {
 				e.Task = "main"
 			}
-			w.record(e)
+			w.record(&e)
 		}
 	}()
 	if s.broken {
@@ -246,11 +246,11 @@ func (x *External) Send(id uint64, args []string, marks ...Event) {
 	if !f.Delivered && f.Silent {
 		// A blackhole: the request vanishes, the stream stays up, and only
 		// the client's read deadline will tell it.
-		w.record(Event{Actor: p.name, Task: "main", Kind: KindLost, Local: x.Now(), Peer: c.to, Note: f.Why + " (request); the stream stays up"})
+		w.record(&Event{Actor: p.name, Task: "main", Kind: KindLost, Local: x.Now(), Peer: c.to, Note: f.Why + " (request); the stream stays up"})
 		return
 	}
 	if !f.Delivered {
-		w.record(Event{Actor: p.name, Task: "main", Kind: KindLost, Local: x.Now(), Peer: c.to, Note: f.Why + " (request); the stream breaks"})
+		w.record(&Event{Actor: p.name, Task: "main", Kind: KindLost, Local: x.Now(), Peer: c.to, Note: f.Why + " (request); the stream breaks"})
 		s.breakAt(f.At, f.Why+": a request was lost")
 		return
 	}
@@ -304,10 +304,10 @@ func (s *stream) sendBack(what string) (at time.Duration, ok bool) {
 		return f.At, true
 	}
 	if f.Silent {
-		w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (" + what + "); the stream stays up"})
+		w.record(&Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (" + what + "); the stream stays up"})
 		return 0, false
 	}
-	w.record(Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (" + what + "); the stream breaks"})
+	w.record(&Event{Actor: s.peer, Kind: KindLost, Peer: s.x.p.name, Note: f.Why + " (" + what + "); the stream breaks"})
 	s.breakAt(f.At, f.Why+": a "+what+" was lost")
 	return 0, false
 }
@@ -333,7 +333,7 @@ func (s *stream) pushInvalidation(r resp.Reply) {
 			if s.broken || s.closed {
 				return
 			}
-			w.recordBounded(Event{Actor: x.p.name, Task: "main", Kind: KindPush, Local: x.Now(), Peer: s.peer, N: int64(s.id), Reply: recordedReply(r)})
+			w.recordBounded(&Event{Actor: x.p.name, Task: "main", Kind: KindPush, Local: x.Now(), Peer: s.peer, N: int64(s.id), Reply: recordedReply(r)})
 			x.effect(Effect{Kind: EffectPush, Stream: s.id, Reply: r})
 		})
 	})
@@ -354,14 +354,14 @@ func (s *stream) replyArrived(c *call) {
 		s.inflight = s.inflight[1:]
 	}
 	if s.closed {
-		w.recordBounded(Event{Actor: x.p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
+		w.recordBounded(&Event{Actor: x.p.name, Task: "main", Kind: KindLateReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
 		return
 	}
 	x.deliver(func() {
 		if s.broken || s.closed {
 			return
 		}
-		w.recordBounded(Event{Actor: x.p.name, Task: "main", Kind: KindReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
+		w.recordBounded(&Event{Actor: x.p.name, Task: "main", Kind: KindReply, Local: x.Now(), Peer: c.to, Reply: c.text()})
 		x.effect(Effect{Kind: EffectData, Stream: s.id, Reply: c.reply})
 	})
 }
@@ -401,7 +401,7 @@ func (x *External) CloseStream(id uint64) {
 		return
 	}
 	s.closed = true
-	w.record(Event{Actor: x.p.name, Task: "main", Kind: KindClose, Local: x.Now(), Peer: s.peer, N: int64(id)})
+	w.record(&Event{Actor: x.p.name, Task: "main", Kind: KindClose, Local: x.Now(), Peer: s.peer, N: int64(id)})
 	if len(s.inflight) == 0 || s.broken {
 		delete(w.ext.streams, id)
 	}
@@ -419,7 +419,7 @@ func (x *External) StreamTimeout(id uint64) {
 		return
 	}
 	c := s.inflight[0]
-	x.w.record(Event{Actor: x.p.name, Task: "main", Kind: KindTimeout, Local: x.Now(), Peer: c.to, Args: c.args})
+	x.w.record(&Event{Actor: x.p.name, Task: "main", Kind: KindTimeout, Local: x.Now(), Peer: c.to, Args: c.args})
 }
 
 // nodeCrashed resets every stream the node accepted: the client learns of

@@ -1,6 +1,10 @@
 package sim
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/alicebob/miniredis/v2"
+)
 
 // Change tracking on the keys a command touched. After every write a
 // node records each key whose value changed (KindKey), each key that
@@ -86,13 +90,13 @@ var keyPlaces = map[string]keyPlace{
 	"MSET": everyPair, "MSETNX": everyPair,
 }
 
-// note records what cmd (upper case, as preHook sees it) with args may
-// change.
-func (t *touchedKeys) note(cmd string, args []string) {
+// note records what cmd (upper case, as preHook sees it; ci its
+// answers) with args may change.
+func (t *touchedKeys) note(ci *cmdInfo, cmd string, args []string) {
 	if t.all {
 		return
 	}
-	p, ok := keyPlaces[cmd]
+	p, ok := ci.place, ci.placed
 	if !ok {
 		t.all = true
 		if len(cmd) > 0 && cmd[0] == 'H' {
@@ -139,19 +143,29 @@ func (n *node) refreshTouched() {
 	slices.Sort(keys)
 	keys = slices.Compact(keys)
 	gone := 0 // the vanished keys, moved to the front of keys
+	// One tick of the instance's clock (Miniredis.DB), then each key read
+	// on the database directly: a string key's existence, type and value
+	// in one locked read (RedisDB.Get) instead of three of Miniredis's,
+	// each of which locked the instance twice and ticked it. Nothing
+	// changes the keyspace or the clock until the loop ends (a triggered
+	// fault would, and triggers take refreshWatch above).
+	db := n.m.DB(0) // the simulator never selects another for its reads
 	for _, k := range keys {
-		if !n.m.Exists(k) {
+		v, err := db.Get(k)
+		if err == miniredis.ErrKeyNotFound {
 			if _, ok := n.vals[k]; ok {
 				keys[gone] = k // gone <= this index: nothing unread is overwritten
 				gone++
 			}
 			continue
 		}
-		v := valueOf(n.m, k)
-		ttl := n.m.TTL(k)
+		if err != nil { // not a string: valueOf renders it
+			v = valueOf(n.m, k)
+		}
+		ttl := db.TTL(k)
 		if old, ok := n.vals[k]; !ok || old != v {
 			n.vals[k] = v
-			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
+			n.w.record(&Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Value: v, Dur: ttl, Note: n.why})
 			n.keyEvent(k, false)
 		}
 		if ttl <= 0 {
@@ -165,10 +179,10 @@ func (n *node) refreshTouched() {
 	}
 	for _, k := range keys[:gone] {
 		if at, ok := n.watch[k]; ok && at <= now {
-			n.w.record(Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k, Value: n.vals[k]})
+			n.w.record(&Event{Actor: n.name, Kind: KindExpire, Local: now, Key: k, Value: n.vals[k]})
 			n.keyEvent(k, true)
 		} else {
-			n.w.record(Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Note: n.why})
+			n.w.record(&Event{Actor: n.name, Kind: KindKey, Local: now, Key: k, Note: n.why})
 			n.keyEvent(k, false)
 		}
 		delete(n.vals, k)

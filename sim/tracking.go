@@ -618,7 +618,7 @@ func (n *node) push(conn string, st *trackState, keys []string) {
 	if keys == nil {
 		note = "flush"
 	}
-	n.w.record(Event{Actor: n.name, Kind: KindInvalidate, Local: n.local(), Peer: s.x.p.name, Args: keys, N: int64(s.id), Note: note})
+	n.w.record(&Event{Actor: n.name, Kind: KindInvalidate, Local: n.local(), Peer: s.x.p.name, Args: keys, N: int64(s.id), Note: note})
 	s.pushInvalidation(r)
 }
 

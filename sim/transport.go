@@ -22,6 +22,11 @@ type call struct {
 	gen  uint64 // the task's wakeGen when it called; later ones make this call stale
 	to   string // the endpoint: a node or a service (a group resolved)
 	args []string
+	// node or svc is to's endpoint when sendRequest resolved it (nil
+	// otherwise: deliverRequest looks to up), so that a call looks its
+	// endpoint up by name once.
+	node *node
+	svc  *service
 
 	reply    resp.Reply
 	err      error
@@ -85,14 +90,17 @@ func (w *World) sendRequest(c *call) {
 	p := t.p
 	c.to = w.resolve(p, t.target)
 	c.args = t.args
-	w.record(Event{Actor: p.name, Task: t.name, Kind: KindCall, Local: p.clock.Mono(w.now), Peer: c.to, Args: c.args})
-	if w.nodes[c.to] == nil && w.services[c.to] == nil {
+	w.record(&Event{Actor: p.name, Task: t.name, Kind: KindCall, Local: p.clock.Mono(w.now), Peer: c.to, Args: c.args})
+	if c.node = w.nodes[c.to]; c.node == nil {
+		c.svc = w.services[c.to]
+	}
+	if c.node == nil && c.svc == nil {
 		w.fail(errors.Errorf("client %s called unknown target %q", p.name, t.target))
 		return
 	}
 	f := w.net.Send(p.name, c.to, w.now, false)
 	if !f.Delivered {
-		w.record(Event{Actor: p.name, Task: t.name, Kind: KindLost, Local: p.clock.Mono(w.now), Peer: c.to, Note: f.Why + " (request)"})
+		w.record(&Event{Actor: p.name, Task: t.name, Kind: KindLost, Local: p.clock.Mono(w.now), Peer: c.to, Note: f.Why + " (request)"})
 		return
 	}
 	w.scheduleAction(f.At, action{kind: actRequest, c: c})
@@ -101,11 +109,17 @@ func (w *World) sendRequest(c *call) {
 // deliverRequest hands c to its endpoint, which replies now or later.
 func (w *World) deliverRequest(c *call) {
 	from := c.caller().name
-	if n := w.nodes[c.to]; n != nil {
+	n, s := c.node, c.svc
+	if n == nil && s == nil {
+		n = w.nodes[c.to]
+	}
+	if n != nil {
 		n.handle(from, c)
 		return
 	}
-	s := w.services[c.to]
+	if s == nil {
+		s = w.services[c.to]
+	}
 	w.sendReply(c, s.h.Handle(&s.ctx, from, c.args), nil)
 }
 
@@ -119,7 +133,7 @@ func (w *World) sendReply(c *call, r resp.Reply, err error) {
 	p := c.caller()
 	f := w.net.Send(c.to, p.name, w.now, false)
 	if !f.Delivered {
-		w.record(Event{Actor: c.to, Kind: KindLost, Peer: p.name, Note: f.Why + " (reply)"})
+		w.record(&Event{Actor: c.to, Kind: KindLost, Peer: p.name, Note: f.Why + " (reply)"})
 		return
 	}
 	w.scheduleAction(f.At, action{kind: actReply, c: c})
@@ -138,7 +152,7 @@ func (w *World) deliverReply(c *call) {
 		return
 	}
 	if t.finished || t.waitingCall != c.id || t.wakeGen != c.gen {
-		w.recordBounded(Event{Actor: p.name, Task: t.name, Kind: KindLateReply, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
+		w.recordBounded(&Event{Actor: p.name, Task: t.name, Kind: KindLateReply, Local: p.clock.Mono(w.now), Peer: c.to, Reply: c.text()})
 		return
 	}
 	w.wake(action{kind: actWakeReply, t: t, gen: c.gen, c: c})
