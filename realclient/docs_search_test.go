@@ -14,7 +14,8 @@ import (
 // test -v`. The exhaustive test states its guarantee and passes, the
 // interleaved check holds in its runs, and the fuzz target's seed corpus
 // passes. Like the README's example test it needs the modules in the
-// module cache (or a network); without them it skips.
+// module cache (or a network); without them it skips. Its directory is
+// named for the checkout, as the README example's is (stableDir).
 func TestSearchDocExampleFromAFreshModule(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -30,7 +31,7 @@ func TestSearchDocExampleFromAFreshModule(t *testing.T) {
 	if example == nil {
 		t.Fatal("the page's complete test file is missing")
 	}
-	dir := t.TempDir()
+	dir := stableDir(t, root, "search-fresh-module")
 	for name, text := range map[string]string{"mylock_test.go": example[1], "go.mod": "module mylock\n\ngo 1.26\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)

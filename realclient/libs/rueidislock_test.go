@@ -297,8 +297,9 @@ var crossProcessLibs = map[string]struct {
 
 // TestDeterminismAcrossProcesses runs each library's run under faults in
 // fresh processes (realclient.AcrossProcesses) and wants one history; a
-// library listed as refused runs until its histories differ (at most 10)
-// and the test shows what differs.
+// library listed as refused runs in 10 processes (3 under -short: what
+// it shows is a log line, not a requirement) and the test shows what
+// differs.
 func TestDeterminismAcrossProcesses(t *testing.T) {
 	names := make([]string, 0, len(crossProcessLibs))
 	for n := range crossProcessLibs {
@@ -308,7 +309,7 @@ func TestDeterminismAcrossProcesses(t *testing.T) {
 	for _, name := range names {
 		lib := crossProcessLibs[name]
 		procs := 3
-		if lib.refused != "" {
+		if lib.refused != "" && !testing.Short() {
 			procs = 10
 		}
 		hashes, diff, ok := AcrossProcesses(t, name, procs, func(t *testing.T) *model.Result {
