@@ -147,12 +147,66 @@ type outOp struct {
 }
 
 type doneRec struct {
-	ID    int      `json:"id"`
-	OK    bool     `json:"ok"`
-	Err   string   `json:"err"`
-	Token *float64 `json:"token"`
-	Until *float64 `json:"until"`
-	Caps  []string `json:"caps"`
+	ID    int
+	OK    bool
+	Err   string
+	Token *float64
+	Until *float64
+	Caps  []string
+}
+
+// errMalformed is made once: a report is decoded at every step, and an
+// error made there (with its stack) cost about 4% of the Go side's CPU.
+var errMalformed = errors.New("the Node bridge's report is malformed")
+
+// decodeDone reads a D record after its tag (host.cjs, encodeDone) and
+// returns the rest.
+func decodeDone(b []byte) (doneRec, []byte, error) {
+	if len(b) < 5 {
+		return doneRec{}, nil, errMalformed
+	}
+	d := doneRec{ID: int(binary.BigEndian.Uint32(b))}
+	flags := b[4]
+	b = b[5:]
+	d.OK = flags&1 != 0
+	f64 := func() *float64 {
+		f := math.Float64frombits(binary.BigEndian.Uint64(b))
+		b = b[8:]
+		return &f
+	}
+	if flags&2 != 0 {
+		if len(b) < 8 {
+			return d, nil, errMalformed
+		}
+		d.Token = f64()
+	}
+	if flags&4 != 0 {
+		if len(b) < 8 {
+			return d, nil, errMalformed
+		}
+		d.Until = f64()
+	}
+	if flags&8 != 0 {
+		if len(b) < 1 {
+			return d, nil, errMalformed
+		}
+		d.Caps = []string{}
+		for i, c := range []string{"extend", "until", "token"} {
+			if b[0]&(1<<i) != 0 {
+				d.Caps = append(d.Caps, c)
+			}
+		}
+		b = b[1:]
+	}
+	if !d.OK {
+		if len(b) < 4 || len(b)-4 < int(binary.BigEndian.Uint32(b)) {
+			return d, nil, errMalformed
+		}
+		n := int(binary.BigEndian.Uint32(b))
+		d.Err = string(b[4 : 4+n])
+		b = b[4+n:]
+	}
+	return d, b, nil
 }
 
 // report is what the Node process says after a step, decoded from the
@@ -173,7 +227,7 @@ type report struct {
 // decodeReport reads a report's records (host.cjs, encodeReport).
 func decodeReport(b []byte) (report, error) {
 	r := report{Next: -1}
-	bad := errors.New("the Node bridge's report is malformed")
+	bad := errMalformed
 	u32 := func(at int) int { return int(binary.BigEndian.Uint32(b[at:])) }
 	for len(b) > 0 {
 		tag := b[0]
@@ -185,7 +239,14 @@ func decodeReport(b []byte) (report, error) {
 			n := int(binary.BigEndian.Uint16(b[1:]))
 			r.Ready, r.Node = true, string(b[3:3+n])
 			b = b[3+n:]
-		case 'F', 'D', 'R':
+		case 'D':
+			d, rest, err := decodeDone(b[1:])
+			if err != nil {
+				return r, err
+			}
+			r.Done = append(r.Done, d)
+			b = rest
+		case 'F', 'R':
 			if len(b) < 5 || len(b)-5 < u32(1) {
 				return r, bad
 			}
@@ -195,12 +256,6 @@ func decodeReport(b []byte) (report, error) {
 			switch tag {
 			case 'F':
 				r.Fatal = string(body)
-			case 'D':
-				var d doneRec
-				if err := json.Unmarshal(body, &d); err != nil {
-					return r, errors.Wrap(err, "the Node bridge's report")
-				}
-				r.Done = append(r.Done, d)
 			case 'R':
 				if err := json.Unmarshal(body, &r.Resources); err != nil {
 					return r, errors.Wrap(err, "the Node bridge's report")

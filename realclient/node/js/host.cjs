@@ -65,8 +65,8 @@ function readMsg() {
 // then the step's outputs in the order they happened: C connect (uint32
 // socket, uint32 port, uint16 length, host), W write (uint32 socket,
 // uint32 length, bytes), X close (uint32 socket); D a finished call
-// (uint32 length, JSON), N the next timer (float64 ns, -1: none), U the
-// lock's until() (float64), R the active resources (uint32 length, JSON).
+// (encodeDone), N the next timer (float64 ns, -1: none), U the lock's
+// until() (float64), R the active resources (uint32 length, JSON).
 function encodeReport(o) {
   const parts = [];
   const str = (tag, text, wide) => {
@@ -94,11 +94,32 @@ function encodeReport(o) {
       parts.push(h);
     }
   }
-  for (const d of o.done || []) str(0x44, JSON.stringify(d), true);
+  for (const d of o.done || []) parts.push(encodeDone(d));
   if (o.next !== undefined) { const h = Buffer.allocUnsafe(9); h[0] = 0x4e; h.writeDoubleBE(o.next, 1); parts.push(h); }
   if (o.u !== undefined) { const h = Buffer.allocUnsafe(9); h[0] = 0x55; h.writeDoubleBE(o.u, 1); parts.push(h); }
   if (o.resources) str(0x52, JSON.stringify(o.resources), true);
   return parts;
+}
+
+// encodeDone encodes a finished call: D, uint32 id, a flags byte (1 ok,
+// 2 a token, 4 an until, 8 caps), then the token and the until (float64
+// each, when flagged), the caps (a byte: 1 extend, 2 until, 4 token) and,
+// when not ok, the error (uint32 length, text). A token or until that is
+// not a finite number is left out, as JSON said null for it.
+function encodeDone(d) {
+  const hasToken = d.token !== undefined && Number.isFinite(d.token);
+  const hasUntil = d.until !== undefined && Number.isFinite(d.until);
+  const err = d.ok ? null : Buffer.from(String(d.err), 'utf8');
+  const b = Buffer.allocUnsafe(6 + (hasToken ? 8 : 0) + (hasUntil ? 8 : 0) + (d.caps ? 1 : 0) + (err ? 4 + err.length : 0));
+  b[0] = 0x44;
+  b.writeUInt32BE(d.id >>> 0, 1);
+  b[5] = (d.ok ? 1 : 0) | (hasToken ? 2 : 0) | (hasUntil ? 4 : 0) | (d.caps ? 8 : 0);
+  let at = 6;
+  if (hasToken) { b.writeDoubleBE(d.token, at); at += 8; }
+  if (hasUntil) { b.writeDoubleBE(d.until, at); at += 8; }
+  if (d.caps) { b[at++] = (d.caps.includes('extend') ? 1 : 0) | (d.caps.includes('until') ? 2 : 0) | (d.caps.includes('token') ? 4 : 0); }
+  if (err) { b.writeUInt32BE(err.length, at); err.copy(b, at + 4); }
+  return b;
 }
 
 function writeMsg(o) {
