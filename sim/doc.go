@@ -87,7 +87,7 @@
 //
 // Cost (see `make bench`): a call costs one allocation (the events of its
 // life are typed actions on a heap of pointer-free keys, not closures); the
-// history is written into chunks kept across runs (eventlog.go) and joined
+// history is written into pooled chunks (eventlog.go) and joined
 // once at its final length, or into Config.HistoryBuf when the caller
 // reuses one; a node answers its per-command questions (does the release
 // have it, does it write, where are its keys) from a small table filled on

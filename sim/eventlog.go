@@ -8,43 +8,11 @@ const chunkLen = 512
 
 type chunk [chunkLen]Event
 
-// chunks recycles event-log chunks across runs (and goroutines): a
-// list of up to maxFreeChunks free ones. A sync.Pool was emptied by the
-// collections within a run, so most runs allocated their chunks anew (8%
-// of the bytes of a run that keeps its history); the list keeps them,
-// about 7 MB at most, for the life of the process.
-var chunks struct {
-	sync.Mutex
-	free []*chunk
-}
-
-// maxFreeChunks bounds the free list: a standard 60 s run takes 48.
-const maxFreeChunks = 64
-
-// getChunk returns a zero chunk.
-func getChunk() *chunk {
-	chunks.Lock()
-	defer chunks.Unlock()
-	if n := len(chunks.free); n > 0 {
-		c := chunks.free[n-1]
-		chunks.free[n-1] = nil
-		chunks.free = chunks.free[:n-1]
-		return c
-	}
-	return new(chunk)
-}
-
-// putChunks hands zeroed chunks back, keeping at most maxFreeChunks.
-func putChunks(cs []*chunk) {
-	chunks.Lock()
-	defer chunks.Unlock()
-	for _, c := range cs {
-		if len(chunks.free) == maxFreeChunks {
-			return
-		}
-		chunks.free = append(chunks.free, c)
-	}
-}
+// chunkPool recycles event-log chunks across runs (and goroutines). A
+// list that outlived collections was tried (2026-12-08): the simulation
+// measured no cheaper (1.00 in same-run pairs), and it kept about 7 MB
+// live for the life of every process that keeps histories.
+var chunkPool = sync.Pool{New: func() any { return new(chunk) }}
 
 // eventLog is the history under construction. Events go into the caller's
 // buffer (Config.HistoryBuf) while it has room, then into fixed-size
@@ -72,7 +40,7 @@ func (l *eventLog) add(e *Event) {
 		return
 	}
 	if len(l.chunks) == 0 || l.n == chunkLen {
-		l.chunks = append(l.chunks, getChunk())
+		l.chunks = append(l.chunks, chunkPool.Get().(*chunk))
 		l.n = 0
 	}
 	l.chunks[len(l.chunks)-1][l.n] = *e
@@ -101,8 +69,8 @@ func (l *eventLog) history() History {
 		}
 		h = append(h, c[:n]...)
 		clear(c[:n]) // pooled memory must not keep this run's strings alive
+		chunkPool.Put(c)
 	}
-	putChunks(l.chunks)
 	*l = eventLog{}
 	return h
 }

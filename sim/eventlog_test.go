@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"runtime"
 	"testing"
 )
 
@@ -42,42 +41,5 @@ func TestEventLog(t *testing.T) {
 				t.Errorf("a reused buffer that spilled came back with no room to grow: cap %d", cap(h))
 			}
 		})
-	}
-}
-
-// TestChunksOutliveCollections: the chunks a run's log handed back are
-// the next run's, however many collections ran in between (a sync.Pool
-// dropped them at the second), and the free list keeps at most
-// maxFreeChunks of them, zeroed.
-func TestChunksOutliveCollections(t *testing.T) {
-	l := newEventLog(nil)
-	for i := range 3 * chunkLen {
-		l.add(&Event{Seq: i, Actor: "A", Note: "kept?"})
-	}
-	used := map[*chunk]bool{}
-	for _, c := range l.chunks {
-		used[c] = true
-	}
-	l.history()
-	runtime.GC()
-	runtime.GC()
-	for range 3 {
-		c := getChunk()
-		if !used[c] {
-			t.Fatalf("a chunk of the last run was not reused after two collections")
-		}
-		for i := range c {
-			if c[i].Actor != "" || c[i].Note != "" {
-				t.Fatalf("a reused chunk still holds event %d: %+v", i, c[i])
-			}
-		}
-	}
-	many := make([]*chunk, maxFreeChunks+5)
-	for i := range many {
-		many[i] = new(chunk)
-	}
-	putChunks(many)
-	if n := len(chunks.free); n > maxFreeChunks {
-		t.Errorf("the free list holds %d chunks, more than %d", n, maxFreeChunks)
 	}
 }
