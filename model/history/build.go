@@ -49,8 +49,8 @@ type keyList struct {
 // pass (positions or indexes, -1 for none).
 type actorEvents struct {
 	pos    []int
-	local  []time.Duration // the events' Local, by pos's index (Index.TrueAt's search)
-	drift  int             // the index in pos of the last clock-rate change, -1 if none
+	clock  []reading // the events' clock readings, by pos's index (Index.TrueAt's search)
+	drift  int       // the index in pos of the last clock-rate change, -1 if none
 	client bool
 
 	pending  int // its unanswered attempt (index in Attempts)
@@ -70,6 +70,10 @@ type actorEvents struct {
 	keyList int
 }
 
+// reading is an event's Local and At: TrueAt interpolates between two
+// without reading the events (216 bytes each, a cache miss apiece).
+type reading struct{ local, at time.Duration }
+
 // resetState empties a's state for a new pass.
 func (a *actorEvents) resetState() {
 	a.pending, a.open, a.paused, a.crashed, a.down, a.restored, a.lastExec, a.prepared = -1, -1, -1, -1, -1, -1, -1, -1
@@ -87,7 +91,7 @@ func (b *builder) actor(name string) *actorEvents {
 	if a := b.find(name); a != nil {
 		return a
 	}
-	a := &actorEvents{pos: make([]int, 0, 64), local: make([]time.Duration, 0, 64), drift: -1}
+	a := &actorEvents{pos: make([]int, 0, 64), clock: make([]reading, 0, 64), drift: -1}
 	a.resetState()
 	b.actors[name] = a
 	if len(b.recent) < maxRecentActors {
@@ -143,7 +147,7 @@ func newBuilder(ix *Index) *builder {
 func (b *builder) reset(h sim.History) {
 	b.h = h
 	for _, a := range b.actors {
-		a.pos, a.local, a.drift, a.client = a.pos[:0], a.local[:0], -1, false
+		a.pos, a.clock, a.drift, a.client = a.pos[:0], a.clock[:0], -1, false
 		a.resetState()
 	}
 	b.recent = b.recent[:0]
@@ -166,7 +170,7 @@ func (b *builder) add(pos int) {
 	st := b.actor(e.Actor)
 	if e.Actor != sim.FaultActor && e.Actor != ResourceName {
 		st.pos = append(st.pos, pos)
-		st.local = append(st.local, e.Local)
+		st.clock = append(st.clock, reading{e.Local, e.At})
 		if e.Kind == sim.KindClockDrift {
 			st.drift = len(st.pos) - 1
 		}
