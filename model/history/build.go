@@ -258,7 +258,6 @@ func (b *builder) add(pos int) {
 			b.closeSection(st, pos, EndTaskEnded)
 		}
 	case KindAcquireStart:
-		b.setOwner(e.Value, e.Actor)
 		b.endAttempt(st, pos, AttemptOpen) // a new attempt replaces one left unanswered
 		ix.Attempts = append(ix.Attempts, Attempt{Client: e.Actor, Task: e.Task, Start: pos, EndPos: -1, Key: e.Key, Value: e.Value,
 			Arrived: -1, Granted: -1})
@@ -362,12 +361,6 @@ func (b *builder) setGroup(node, group string) {
 	}
 }
 
-func (b *builder) setOwner(v, client string) {
-	if _, ok := b.ix.owner[v]; !ok && v != "" {
-		b.ix.owner[v] = client
-	}
-}
-
 func (b *builder) endPause(client string, st *actorEvents, pos int) {
 	if i := st.paused; i >= 0 {
 		p := &b.ix.Pauses[client][i]
@@ -392,7 +385,6 @@ func (b *builder) endAttempt(st *actorEvents, pos int, how AttemptEnd) {
 // acquired handles an acquired event: a new section, or a nested hold.
 func (b *builder) acquired(pos int, st *actorEvents) {
 	ix, e := b.ix, &b.h[pos]
-	b.setOwner(e.Value, e.Actor)
 	start := -1
 	if i := st.pending; i >= 0 {
 		if a := &ix.Attempts[i]; a.Value == "" || a.Value == e.Value {

@@ -152,3 +152,31 @@ func TestPausesMerge(t *testing.T) {
 		t.Errorf("pauses %+v, want %+v", ix.Pauses["A"], want)
 	}
 }
+
+// Owner names the client of a value's first acquire-start or acquired
+// event, whichever came first (the map is built on the first call, from
+// Attempts and Acquisitions merged in history order), reads a reentrant
+// hash's "owner=count" rendering by its field, and is rebuilt for the
+// next history of a reused index.
+func TestOwnerIsTheFirstToDrawTheValue(t *testing.T) {
+	hist := h(
+		sim.Event{At: ms(1), Actor: "A", Kind: KindAcquireStart, Key: "lock", Value: "v1"},
+		sim.Event{At: ms(2), Actor: "B", Kind: KindAcquired, Key: "lock", Value: "v1", Peer: "r1", N: 1},
+		sim.Event{At: ms(3), Actor: "B", Kind: KindAcquired, Key: "lock", Value: "v2", Peer: "r1", N: 1},
+		sim.Event{At: ms(4), Actor: "A", Kind: KindAcquireStart, Key: "lock", Value: "v2"},
+		sim.Event{At: ms(5), Actor: "C", Kind: KindAcquireStart, Key: "lock", Value: "v3"},
+	)
+	ix := New(hist)
+	for v, want := range map[string]string{"v1": "A", "v2": "B", "v3": "C", "v3=2": "C", "v3=1,x=2": "C", "v4": "", "": ""} {
+		if got := ix.Owner(v); got != want {
+			t.Errorf("Owner(%q) = %q, want %q", v, got, want)
+		}
+	}
+	ix.Reuse(hist[3:])
+	if got := ix.Owner("v1"); got != "" {
+		t.Errorf("after Reuse, Owner(v1) = %q, want none: the last history's owners leaked", got)
+	}
+	if got := ix.Owner("v2"); got != "A" {
+		t.Errorf("after Reuse, Owner(v2) = %q, want A", got)
+	}
+}
