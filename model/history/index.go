@@ -68,12 +68,12 @@ type Index struct {
 	// clientPos holds each client's own events (positions): their Local is
 	// the client's monotonic clock, which TrueAt interpolates.
 	clientPos map[string][]int
-	// clients holds the same positions with each event's Local and the
-	// last clock-rate change, for TrueAt: its binary search reads one
-	// small array instead of an event (216 bytes, a cache miss) per
-	// probe, and past a client's last event it no longer scans the
-	// client's events backwards for the rate change (that scan was a
-	// sixth of the checkers' time in a standard run).
+	// clients holds the same positions with each event's Local and At
+	// and the last clock-rate change, for TrueAt: its binary search and
+	// its interpolation read one small array instead of events (216
+	// bytes each, a cache miss), and past a client's last event it no
+	// longer scans the client's events backwards for the rate change
+	// (that scan was a sixth of the checkers' time in a standard run).
 	clients map[string]*actorEvents
 	groupOf map[string]string // node -> group, from failover events
 
