@@ -114,7 +114,7 @@ func scanLiveness(ix *history.Index, bound time.Duration, cfg Config) (vs []Viol
 // livenessPoint is an instant the liveness state changes.
 type livenessPoint struct {
 	at       time.Duration
-	pos      int // the event, -1 for a deadline (it comes before events at its instant)
+	pos      int  // the event, -1 for a deadline (it comes before events at its instant)
 	trying   int8 // +1 an attempt starts, -1 it ends (int8: a point is 24 bytes, not 40)
 	holding  int8 // +1 a section starts, -1 it ends
 	acquired bool
