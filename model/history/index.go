@@ -61,8 +61,10 @@ type Index struct {
 	// owner maps a lock value to the client that drew it (Owner), built
 	// from Attempts and Acquisitions on Owner's first call: only
 	// explanations ask, and a map entry per acquisition in the pass was
-	// a twentieth of the checkers' time. ownerBuilt says it is (under
-	// derivedMu).
+	// a twentieth of the checkers' time. ownerBuilt says it is; ownerMu
+	// guards both (a mutex of its own: a Derived computation may ask
+	// Owner).
+	ownerMu    sync.Mutex
 	owner      map[string]string
 	ownerBuilt bool
 	// clientPos holds each client's own events (positions): their Local is
@@ -269,8 +271,8 @@ func (ix *Index) Owner(v string) string {
 // first acquire-start or acquired event, in history order, names its
 // client.
 func (ix *Index) owners() map[string]string {
-	ix.derivedMu.Lock()
-	defer ix.derivedMu.Unlock()
+	ix.ownerMu.Lock()
+	defer ix.ownerMu.Unlock()
 	if ix.ownerBuilt {
 		return ix.owner
 	}

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -179,4 +180,22 @@ func TestOwnerIsTheFirstToDrawTheValue(t *testing.T) {
 	if got := ix.Owner("v2"); got != "A" {
 		t.Errorf("after Reuse, Owner(v2) = %q, want A", got)
 	}
+}
+
+// Owner is safe for concurrent use on a new index, whose owner map the
+// first call builds (run with -race to see a missing lock).
+func TestOwnerConcurrently(t *testing.T) {
+	ix := New(h(
+		sim.Event{At: ms(1), Actor: "A", Kind: KindAcquireStart, Key: "lock", Value: "v1"},
+		sim.Event{At: ms(2), Actor: "B", Kind: KindAcquireStart, Key: "lock", Value: "v2"},
+	))
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if got, want := ix.Owner([]string{"v1", "v2"}[i%2]), []string{"A", "B"}[i%2]; got != want {
+				t.Errorf("Owner = %q, want %q", got, want)
+			}
+		})
+	}
+	wg.Wait()
 }
