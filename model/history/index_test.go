@@ -199,3 +199,23 @@ func TestOwnerConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// The pass's grants (cut from chunks) are Grants and their distinct
+// nodes, for every shape of Peer, each slice capped at its length.
+func TestBuilderGrantsAreSplitGrants(t *testing.T) {
+	b := newBuilder(&Index{})
+	for _, peer := range []string{"", "r1", " r1", "r1 ", "r1\u00a0", "r1,r2", "r1,,r2", " , ", "r1/k2", "r1/k1,r1/k2",
+		"r1,r1", "r1,r2/x", "r1/lock", "/k"} {
+		gs, nodes := b.grants(peer, "lock")
+		want := splitGrants(peer, "lock")
+		if diff := cmp.Diff(want, gs); diff != "" {
+			t.Errorf("grants(%q) (-want +got):\n%s", peer, diff)
+		}
+		if diff := cmp.Diff(grantNodes(want), nodes); diff != "" {
+			t.Errorf("nodes of %q (-want +got):\n%s", peer, diff)
+		}
+		if len(gs) > 0 && (cap(gs) != len(gs) || cap(nodes) != len(nodes)) {
+			t.Errorf("grants(%q): capacity beyond the length: an append would write over the next section's", peer)
+		}
+	}
+}
