@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"locksim/sim"
 )
@@ -14,53 +15,110 @@ type builder struct {
 	ix *Index
 	h  sim.History
 
-	pending  map[string]int // client -> its unanswered attempt (index in Attempts)
-	open     map[string]int // client -> its open section (index in Sections)
-	paused   map[string]int // client -> its open pause (index in Pauses[client])
-	crashed  map[string]int // client -> its open crash
-	down     map[string]int // node -> its open down interval
-	restored map[string]int // node -> the down interval its restart is filling in
-	lastExec map[string]int // node -> its last exec event
-
-	// requests holds each client's resource requests in flight, in the
-	// order sent (FIFO per link): index into Reads (read) or Writes.
-	requests map[string][]request
-	prepared map[string]int // client -> its write event not sent yet
-
-	// actors holds every actor's events; the actors that record
-	// client-only kinds are the clients, whose Local is a monotonic clock.
-	// One map lookup per event (a pointer): two maps cost three.
+	// actors holds every actor's events and the pass's state of it (its
+	// unanswered attempt, open section, ...): one lookup per event finds
+	// all of it, where a map per piece of state cost one lookup each.
+	// The actors that record client-only kinds are the clients, whose
+	// Local is a monotonic clock.
 	actors map[string]*actorEvents
-	recent []namedActor // the first actors of the history, for actor
+	recent []namedActor // the first actors of the history, for find
 	kinds  []namedKind  // the first kinds seen (kept across Reuse), for kind
+
+	restoring int // actors whose restart is being filled in (restored >= 0)
+
+	// keyLists holds the key changes of the pass by key (keyAt indexes
+	// it); finish hands them to Index.Keys.
+	keyLists []keyList
+	keyAt    map[NodeKey]int
+
+	// grantBuf and nodeBuf are the sections' Grants and Nodes, cut from
+	// chunks instead of two allocations per section. Chunks are never
+	// reused: a section's slices stay valid after a Reuse.
+	grantBuf []Grant
+	nodeBuf  []string
+}
+
+// keyList is one key's changes in the pass.
+type keyList struct {
+	k  NodeKey
+	ch []KeyChange
 }
 
 // actorEvents is one actor's events (positions) and whether it recorded
-// a client-only kind.
+// a client-only kind, and the builder's state of the actor during the
+// pass (positions or indexes, -1 for none).
 type actorEvents struct {
 	pos    []int
-	local  []time.Duration // the events' Local, by pos's index (Index.TrueAt's search)
-	drift  int             // the index in pos of the last clock-rate change, -1 if none
+	clock  []reading // the events' clock readings, by pos's index (Index.TrueAt's search)
+	drift  int       // the index in pos of the last clock-rate change, -1 if none
 	client bool
+
+	pending  int // its unanswered attempt (index in Attempts)
+	open     int // its open section (index in Sections)
+	paused   int // its open pause (index in Pauses[name])
+	crashed  int // its open crash (index in Crashes[name])
+	down     int // a node's open down interval (index in Downs[name])
+	restored int // the down interval a node's restart is filling in
+	lastExec int // a node's last exec event
+	prepared int // a client's write event not sent yet
+	// requests holds a client's resource requests in flight, in the
+	// order sent (FIFO per link): index into Reads (read) or Writes.
+	requests []request
+	// lastKey is the key of a node's last key change and keyList its
+	// index in builder.keyLists, -1: most changes are of the key before.
+	lastKey string
+	keyList int
 }
 
-// actor returns name's events, added when new. The few actors of a run
-// are searched in a short list first: an event's Actor is most often the
-// very string of an earlier event's, which compares without reading its
-// bytes, and hashing it for the map was a tenth of the pass.
+// reading is an event's Local and At: TrueAt interpolates between two
+// without reading the events (216 bytes each, a cache miss apiece).
+type reading struct{ local, at time.Duration }
+
+// resetState empties a's state for a new pass.
+func (a *actorEvents) resetState() {
+	a.pending, a.open, a.paused, a.crashed, a.down, a.restored, a.lastExec, a.prepared = -1, -1, -1, -1, -1, -1, -1, -1
+	clear(a.requests)
+	a.requests = a.requests[:0]
+	a.lastKey, a.keyList = "", -1
+}
+
+// actor returns name's events and state, added when new. The few actors
+// of a run are searched in a short list first: an event's Actor is most
+// often the very string of an earlier event's, which compares by its
+// pointer without reading its bytes, and hashing it for the map was a
+// tenth of the pass.
 func (b *builder) actor(name string) *actorEvents {
+	if a := b.find(name); a != nil {
+		return a
+	}
+	a := &actorEvents{pos: make([]int, 0, 64), clock: make([]reading, 0, 64), drift: -1}
+	a.resetState()
+	b.actors[name] = a
+	if len(b.recent) < maxRecentActors {
+		b.recent = append(b.recent, namedActor{name, unsafe.StringData(name), a})
+	}
+	return a
+}
+
+// find returns name's events and state, nil if name recorded nothing yet
+// in this pass (or any earlier one: reset keeps the actors).
+func (b *builder) find(name string) *actorEvents {
+	p := unsafe.StringData(name)
+	for i := range b.recent {
+		// The entry holds its name, so its bytes live as long as it
+		// does: the same pointer and length are the same string.
+		if r := &b.recent[i]; r.p == p && len(r.name) == len(name) {
+			return r.a
+		}
+	}
 	for i := range b.recent {
 		if b.recent[i].name == name {
 			return b.recent[i].a
 		}
 	}
 	a := b.actors[name]
-	if a == nil {
-		a = &actorEvents{pos: make([]int, 0, 64), local: make([]time.Duration, 0, 64), drift: -1}
-		b.actors[name] = a
-	}
-	if len(b.recent) < maxRecentActors {
-		b.recent = append(b.recent, namedActor{name, a})
+	if a != nil && len(b.recent) < maxRecentActors {
+		b.recent = append(b.recent, namedActor{name, p, a}) // an actor of an earlier pass
 	}
 	return a
 }
@@ -71,6 +129,7 @@ const maxRecentActors = 16
 
 type namedActor struct {
 	name string
+	p    *byte // name's bytes
 	a    *actorEvents
 }
 
@@ -80,30 +139,23 @@ type request struct {
 }
 
 func newBuilder(ix *Index) *builder {
-	return &builder{ix: ix, h: ix.H,
-		pending: map[string]int{}, open: map[string]int{}, paused: map[string]int{}, crashed: map[string]int{},
-		down: map[string]int{}, restored: map[string]int{}, lastExec: map[string]int{},
-		requests: map[string][]request{}, prepared: map[string]int{},
-		actors: map[string]*actorEvents{}}
+	return &builder{ix: ix, h: ix.H, actors: map[string]*actorEvents{}, keyAt: map[NodeKey]int{}}
 }
 
-// reset empties the builder for a new pass over h (Index.Reuse): its maps
-// cleared, each actor's positions kept as empty buffers.
+// reset empties the builder for a new pass over h (Index.Reuse): each
+// actor's state emptied and its positions kept as empty buffers.
 func (b *builder) reset(h sim.History) {
 	b.h = h
-	clear(b.pending)
-	clear(b.open)
-	clear(b.paused)
-	clear(b.crashed)
-	clear(b.down)
-	clear(b.restored)
-	clear(b.lastExec)
-	clear(b.requests)
-	clear(b.prepared)
 	for _, a := range b.actors {
-		a.pos, a.local, a.drift, a.client = a.pos[:0], a.local[:0], -1, false
+		a.pos, a.clock, a.drift, a.client = a.pos[:0], a.clock[:0], -1, false
+		a.resetState()
 	}
 	b.recent = b.recent[:0]
+	b.restoring = 0
+	clear(b.keyLists)
+	b.keyLists = b.keyLists[:0]
+	clear(b.keyAt)
+	b.grantBuf, b.nodeBuf = nil, nil
 }
 
 func (b *builder) add(pos int) {
@@ -115,39 +167,45 @@ func (b *builder) add(pos int) {
 	if info.fault {
 		ix.Faults = append(ix.Faults, pos)
 	}
+	st := b.actor(e.Actor)
 	if e.Actor != sim.FaultActor && e.Actor != ResourceName {
-		a := b.actor(e.Actor)
-		a.pos = append(a.pos, pos)
-		a.local = append(a.local, e.Local)
+		st.pos = append(st.pos, pos)
+		st.clock = append(st.clock, reading{e.Local, e.At})
 		if e.Kind == sim.KindClockDrift {
-			a.drift = len(a.pos) - 1
+			st.drift = len(st.pos) - 1
 		}
-		if !a.client && info.recorder == sim.ByClient {
-			a.client = true
+		if !st.client && info.recorder == sim.ByClient {
+			st.client = true
 		}
 	}
-	if len(b.restored) > 0 { // a node restarted: most histories have none
-		if r, ok := b.restored[e.Actor]; ok && (e.Kind != sim.KindKey || e.Note != "restart" || e.At != ix.Downs[e.Actor][r].To) {
-			delete(b.restored, e.Actor)
+	if b.restoring > 0 && st.restored >= 0 { // a node restarted: most histories have none
+		if e.Kind != sim.KindKey || e.Note != "restart" || e.At != ix.Downs[e.Actor][st.restored].To {
+			st.restored = -1
+			b.restoring--
 		}
 	}
 	switch e.Kind {
 	case sim.KindExec:
-		b.lastExec[e.Actor] = pos
-		if i, ok := b.pending[e.Peer]; ok && ix.Attempts[i].Arrived < 0 && slices.Contains(e.Args, ix.Attempts[i].Value) {
-			ix.Attempts[i].Arrived = pos
+		st.lastExec = pos
+		if c := b.find(e.Peer); c != nil && c.pending >= 0 {
+			if at := &ix.Attempts[c.pending]; at.Arrived < 0 && slices.Contains(e.Args, at.Value) {
+				at.Arrived = pos
+			}
 		}
 	case sim.KindKey, sim.KindExpire:
-		b.keyChange(pos)
+		b.keyChange(pos, st)
 	case sim.KindNodeCrash:
 		ix.Downs[e.Actor] = append(ix.Downs[e.Actor], Down{Span: Span{From: e.At, To: ix.End, FromPos: pos, ToPos: -1}})
-		b.down[e.Actor] = len(ix.Downs[e.Actor]) - 1
+		st.down = len(ix.Downs[e.Actor]) - 1
 	case sim.KindNodeUp:
-		if i, ok := b.down[e.Actor]; ok {
+		if i := st.down; i >= 0 {
 			d := &ix.Downs[e.Actor][i]
 			d.To, d.ToPos, d.Ready, d.Restored = e.At, pos, pos, map[string]string{}
-			delete(b.down, e.Actor)
-			b.restored[e.Actor] = i
+			st.down = -1
+			if st.restored < 0 {
+				b.restoring++
+			}
+			st.restored = i
 		}
 	case sim.KindPromote:
 		ix.Promotions = append(ix.Promotions, Promotion{Pos: pos, Group: e.Key, Node: e.Actor, Old: e.Peer})
@@ -172,62 +230,61 @@ func (b *builder) add(pos int) {
 			}
 		}
 	case sim.KindPause:
-		if _, ok := b.paused[e.Actor]; !ok {
+		if st.paused < 0 {
 			ix.Pauses[e.Actor] = append(ix.Pauses[e.Actor], Span{From: e.At, To: e.At + e.Dur, FromPos: pos, ToPos: -1})
-			b.paused[e.Actor] = len(ix.Pauses[e.Actor]) - 1
-		} else if p := &ix.Pauses[e.Actor][b.paused[e.Actor]]; e.At+e.Dur > p.To {
+			st.paused = len(ix.Pauses[e.Actor]) - 1
+		} else if p := &ix.Pauses[e.Actor][st.paused]; e.At+e.Dur > p.To {
 			p.To = e.At + e.Dur // a pause while paused extends it
 		}
 	case sim.KindResume:
-		b.endPause(e.Actor, pos)
+		b.endPause(e.Actor, st, pos)
 	case sim.KindCrash:
-		b.endPause(e.Actor, pos)
+		b.endPause(e.Actor, st, pos)
 		ix.Crashes[e.Actor] = append(ix.Crashes[e.Actor], Span{From: e.At, To: ix.End, FromPos: pos, ToPos: -1})
-		b.crashed[e.Actor] = len(ix.Crashes[e.Actor]) - 1
-		b.endAttempt(e.Actor, pos, AttemptCrashed)
-		b.closeSection(e.Actor, pos, EndCrashed)
+		st.crashed = len(ix.Crashes[e.Actor]) - 1
+		b.endAttempt(st, pos, AttemptCrashed)
+		b.closeSection(st, pos, EndCrashed)
 	case sim.KindRestart:
-		if i, ok := b.crashed[e.Actor]; ok {
+		if i := st.crashed; i >= 0 {
 			c := &ix.Crashes[e.Actor][i]
 			c.To, c.ToPos = e.At, pos
-			delete(b.crashed, e.Actor)
+			st.crashed = -1
 		}
 	case sim.KindTaskEnd:
-		if i, ok := b.pending[e.Actor]; ok && sameTask(ix.Attempts[i].Task, e.Task) {
-			b.endAttempt(e.Actor, pos, AttemptStopped)
+		if i := st.pending; i >= 0 && sameTask(ix.Attempts[i].Task, e.Task) {
+			b.endAttempt(st, pos, AttemptStopped)
 		}
-		if i, ok := b.open[e.Actor]; ok && sameTask(ix.Sections[i].Task, e.Task) {
-			b.closeSection(e.Actor, pos, EndTaskEnded)
+		if i := st.open; i >= 0 && sameTask(ix.Sections[i].Task, e.Task) {
+			b.closeSection(st, pos, EndTaskEnded)
 		}
 	case KindAcquireStart:
-		b.setOwner(e.Value, e.Actor)
-		b.endAttempt(e.Actor, pos, AttemptOpen) // a new attempt replaces one left unanswered
+		b.endAttempt(st, pos, AttemptOpen) // a new attempt replaces one left unanswered
 		ix.Attempts = append(ix.Attempts, Attempt{Client: e.Actor, Task: e.Task, Start: pos, EndPos: -1, Key: e.Key, Value: e.Value,
 			Arrived: -1, Granted: -1})
-		b.pending[e.Actor] = len(ix.Attempts) - 1
+		st.pending = len(ix.Attempts) - 1
 	case KindAcquired:
-		b.acquired(pos)
+		b.acquired(pos, st)
 	case KindAcquireFailed:
-		b.endAttempt(e.Actor, pos, AttemptFailed)
+		b.endAttempt(st, pos, AttemptFailed)
 	case KindRelease:
 		if Release(*e).HoldsLeft() <= 0 {
-			b.closeSection(e.Actor, pos, EndReleased)
+			b.closeSection(st, pos, EndReleased)
 		}
 	case KindRenew:
-		if i, ok := b.open[e.Actor]; ok && Renew(*e).Extended() && Renew(*e).LeaseLeft() != 0 && ix.Sections[i].Value == e.Value {
-			ix.Sections[i].beliefs = append(ix.Sections[i].beliefs, pos)
+		if i := st.open; i >= 0 && Renew(*e).Extended() && Renew(*e).LeaseLeft() != 0 && ix.Sections[i].Value == e.Value {
+			ix.Sections[i].addBelief(pos)
 		}
 	case KindWrite:
-		b.prepared[e.Actor] = pos
+		st.prepared = pos
 	case sim.KindCall:
 		if e.Peer == ResourceName && len(e.Args) > 0 {
-			b.resourceCall(pos)
+			b.resourceCall(pos, st)
 		}
 	case sim.KindLost:
 		// A resource request lost on its way never reaches the resource.
 		if e.Peer == ResourceName && strings.HasSuffix(e.Note, "(request)") {
-			if q := b.requests[e.Actor]; len(q) > 0 {
-				b.requests[e.Actor] = q[:len(q)-1]
+			if q := st.requests; len(q) > 0 {
+				st.requests = q[:len(q)-1]
 			}
 		}
 	case KindResRead, KindResWrite:
@@ -247,9 +304,10 @@ func newKindInfo(k sim.Kind, r sim.Recorders) kindInfo {
 	return kindInfo{traffic: IsTraffic(k), fault: IsFault(k), recorder: r}
 }
 
-// namedKind is a kind and its kindInfo, in builder.kinds.
+// namedKind is a kind and its kindInfo, in builder.kinds; p is k's bytes.
 type namedKind struct {
 	k    sim.Kind
+	p    *byte
 	info kindInfo
 }
 
@@ -258,10 +316,18 @@ type namedKind struct {
 const maxRecentKinds = 16
 
 // kind returns k's kindInfo. A history's events share a few kinds, most
-// often the very strings the simulator's constants are, which compare
-// without reading their bytes: they are searched in a short list before
-// the map, whose hashing was a sixth of the pass.
+// often the very strings the simulator's constants are: they are searched
+// in a short list before the map, whose hashing was a sixth of the pass,
+// first by their bytes' address (the entry holds its kind, so the same
+// address and length are the same string), which needs no call to compare
+// two kinds of one length ("call", "exec", "read").
 func (b *builder) kind(k sim.Kind) kindInfo {
+	p := unsafe.StringData(string(k))
+	for i := range b.kinds {
+		if r := &b.kinds[i]; r.p == p && len(r.k) == len(k) {
+			return r.info
+		}
+	}
 	for i := range b.kinds {
 		if b.kinds[i].k == k {
 			return b.kinds[i].info
@@ -272,7 +338,7 @@ func (b *builder) kind(k sim.Kind) kindInfo {
 		info = newKindInfo(k, 0)
 	}
 	if len(b.kinds) < maxRecentKinds {
-		b.kinds = append(b.kinds, namedKind{k, info})
+		b.kinds = append(b.kinds, namedKind{k, p, info})
 	}
 	return info
 }
@@ -295,26 +361,20 @@ func (b *builder) setGroup(node, group string) {
 	}
 }
 
-func (b *builder) setOwner(v, client string) {
-	if _, ok := b.ix.owner[v]; !ok && v != "" {
-		b.ix.owner[v] = client
-	}
-}
-
-func (b *builder) endPause(client string, pos int) {
-	if i, ok := b.paused[client]; ok {
+func (b *builder) endPause(client string, st *actorEvents, pos int) {
+	if i := st.paused; i >= 0 {
 		p := &b.ix.Pauses[client][i]
 		p.To, p.ToPos = b.h[pos].At, pos
-		delete(b.paused, client)
+		st.paused = -1
 	}
 }
 
-func (b *builder) endAttempt(client string, pos int, how AttemptEnd) {
-	i, ok := b.pending[client]
-	if !ok {
+func (b *builder) endAttempt(st *actorEvents, pos int, how AttemptEnd) {
+	i := st.pending
+	if i < 0 {
 		return
 	}
-	delete(b.pending, client)
+	st.pending = -1
 	a := &b.ix.Attempts[i]
 	if how == AttemptOpen {
 		return // replaced by a newer attempt: it stays open
@@ -323,52 +383,81 @@ func (b *builder) endAttempt(client string, pos int, how AttemptEnd) {
 }
 
 // acquired handles an acquired event: a new section, or a nested hold.
-func (b *builder) acquired(pos int) {
+func (b *builder) acquired(pos int, st *actorEvents) {
 	ix, e := b.ix, &b.h[pos]
-	b.setOwner(e.Value, e.Actor)
 	start := -1
-	if i, ok := b.pending[e.Actor]; ok {
-		if a := ix.Attempts[i]; a.Value == "" || a.Value == e.Value {
+	if i := st.pending; i >= 0 {
+		if a := &ix.Attempts[i]; a.Value == "" || a.Value == e.Value {
 			start = a.Start
-			b.endAttempt(e.Actor, pos, AttemptAcquired)
+			b.endAttempt(st, pos, AttemptAcquired)
 		}
 	}
-	a := Acquired(*e)
+	a := (*Acquired)(e)
 	ix.Acquisitions = append(ix.Acquisitions, Acquisition{Pos: pos, Start: start, Client: e.Actor, Value: e.Value, Token: e.Token,
 		Count: a.HoldCount(), Shared: a.Shared()})
-	if _, ok := b.open[e.Actor]; ok && a.HoldCount() > 1 {
+	if st.open >= 0 && a.HoldCount() > 1 {
 		return // a nested hold inside the open section
 	}
-	b.closeSection(e.Actor, pos, EndReacquired)
-	grants := splitGrants(e.Peer, e.Key)
+	b.closeSection(st, pos, EndReacquired)
+	grants, nodes := b.grants(e.Peer, e.Key)
 	s := Section{Client: e.Actor, Task: e.Task, Acq: pos, Start: start, From: e.At, EndPos: -1,
 		Deadline: NoDeadline, DeadlinePos: -1, Key: e.Key, Value: e.Value, Token: e.Token,
-		Nodes: grantNodes(grants), Grants: grants, Shared: a.Shared(), Wall: a.Wall(), closePos: -1}
+		Nodes: nodes, Grants: grants, Shared: a.Shared(), Wall: a.Wall(), belief: -1, closePos: -1}
 	if a.LeaseLeft() != 0 {
-		s.beliefs = []int{pos} // Dur < 0: the validity was spent when the client recorded it
+		s.belief = pos // Dur < 0: the validity was spent when the client recorded it
 	}
 	ix.Sections = append(ix.Sections, s)
-	b.open[e.Actor] = len(ix.Sections) - 1
+	st.open = len(ix.Sections) - 1
 }
 
-func (b *builder) closeSection(client string, pos int, how SectionEnd) {
-	i, ok := b.open[client]
-	if !ok {
+// grants returns splitGrants(peer, key) and its grantNodes, cut from the
+// builder's chunks; nil for none.
+func (b *builder) grants(peer, key string) ([]Grant, []string) {
+	n := strings.Count(peer, ",") + 1
+	if cap(b.grantBuf)-len(b.grantBuf) < n {
+		b.grantBuf = make([]Grant, 0, max(n, grantChunk))
+	}
+	if cap(b.nodeBuf)-len(b.nodeBuf) < n {
+		b.nodeBuf = make([]string, 0, max(n, grantChunk))
+	}
+	g0, n0 := len(b.grantBuf), len(b.nodeBuf)
+	for s := range strings.SplitSeq(peer, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			g := Grant{Node: s, Key: key}
+			if node, k, ok := strings.Cut(s, "/"); ok {
+				g = Grant{Node: node, Key: k}
+			}
+			b.grantBuf = append(b.grantBuf, g)
+			if !slices.Contains(b.nodeBuf[n0:], g.Node) {
+				b.nodeBuf = append(b.nodeBuf, g.Node)
+			}
+		}
+	}
+	g1, n1 := len(b.grantBuf), len(b.nodeBuf)
+	if g1 == g0 {
+		return nil, nil
+	}
+	return b.grantBuf[g0:g1:g1], b.nodeBuf[n0:n1:n1]
+}
+
+// grantChunk is the length of the chunks builder.grants cuts from.
+const grantChunk = 256
+
+func (b *builder) closeSection(st *actorEvents, pos int, how SectionEnd) {
+	i := st.open
+	if i < 0 {
 		return
 	}
 	s := &b.ix.Sections[i]
 	s.closeAt, s.closePos, s.closeHow = b.h[pos].At, pos, how
-	delete(b.open, client)
+	st.open = -1
 }
 
-// keyChange records a key event (or expiry) on a node.
-func (b *builder) keyChange(pos int) {
+// keyChange records a key event (or expiry) on node (st).
+func (b *builder) keyChange(pos int, st *actorEvents) {
 	ix, e := b.ix, &b.h[pos]
-	k := NodeKey{e.Actor, e.Key}
-	ch, ok := ix.Keys[k]
-	if !ok {
-		ch = ix.keySpare[k] // the same key's slice in the last history (Reuse), empty
-	}
+	kl := b.keyList(st, e.Actor, e.Key)
+	ch := b.keyLists[kl].ch
 	c := KeyChange{Pos: pos, Value: e.Value, Cause: e.Note, ExecPos: -1}
 	if n := len(ch); n > 0 {
 		c.Was = ch[n-1].Value
@@ -376,25 +465,47 @@ func (b *builder) keyChange(pos int) {
 	if e.Kind == sim.KindExpire {
 		c.Was, c.Value, c.Cause = e.Value, "", "expired"
 	}
-	if x, ok := b.lastExec[e.Actor]; ok && b.h[x].At == e.At && c.Cause != "node crashed" && c.Cause != "restart" {
+	if x := st.lastExec; x >= 0 && b.h[x].At == e.At && c.Cause != "node crashed" && c.Cause != "restart" {
 		c.By, c.ExecPos = b.h[x].Peer, x
 		if len(b.h[x].Args) > 0 {
 			c.Cmd = strings.ToUpper(b.h[x].Args[0])
 		}
 	}
-	if i, ok := b.pending[c.By]; ok && c.ExecPos >= 0 && ix.Attempts[i].Granted < 0 && HoldsLease(c.Value, ix.Attempts[i].Value) {
-		ix.Attempts[i].Granted = c.ExecPos // the first grant of the attempt's value
+	if c.ExecPos >= 0 {
+		if by := b.find(c.By); by != nil && by.pending >= 0 {
+			if at := &ix.Attempts[by.pending]; at.Granted < 0 && HoldsLease(c.Value, at.Value) {
+				at.Granted = c.ExecPos // the first grant of the attempt's value
+			}
+		}
 	}
-	ix.Keys[k] = append(ch, c)
-	if r, ok := b.restored[e.Actor]; ok && e.Kind == sim.KindKey && e.Note == "restart" && e.Value != "" {
-		ix.Downs[e.Actor][r].Restored[e.Key] = e.Value
-	}
-	if r, ok := b.restored[e.Actor]; ok && e.Kind == sim.KindKey && e.Note == "restart" {
+	b.keyLists[kl].ch = append(ch, c)
+	if r := st.restored; r >= 0 && e.Kind == sim.KindKey && e.Note == "restart" {
+		if e.Value != "" {
+			ix.Downs[e.Actor][r].Restored[e.Key] = e.Value
+		}
 		ix.Downs[e.Actor][r].Ready = pos
 	}
 }
 
-func (b *builder) resourceCall(pos int) {
+// keyList returns the index in keyLists of key's changes on node (st),
+// added when new: in the last history's slice for the key (Reuse),
+// emptied.
+func (b *builder) keyList(st *actorEvents, node, key string) int {
+	if st.keyList >= 0 && st.lastKey == key {
+		return st.keyList
+	}
+	k := NodeKey{node, key}
+	i, ok := b.keyAt[k]
+	if !ok {
+		i = len(b.keyLists)
+		b.keyLists = append(b.keyLists, keyList{k, b.ix.keySpare[k]})
+		b.keyAt[k] = i
+	}
+	st.lastKey, st.keyList = key, i
+	return i
+}
+
+func (b *builder) resourceCall(pos int, st *actorEvents) {
 	ix, e := b.ix, &b.h[pos]
 	cmd := e.Args[0]
 	if cmd != "READ" && cmd != "WRITE" { // package model's own spelling: no copy to compare
@@ -403,16 +514,16 @@ func (b *builder) resourceCall(pos int) {
 	switch cmd {
 	case "READ":
 		ix.Reads = append(ix.Reads, Read{Client: e.Actor, Sent: pos, Served: -1})
-		b.requests[e.Actor] = append(b.requests[e.Actor], request{false, len(ix.Reads) - 1})
+		st.requests = append(st.requests, request{false, len(ix.Reads) - 1})
 	case "WRITE":
 		w := Write{Client: e.Actor, Prepared: -1, Sent: pos, Applied: -1}
-		if p, ok := b.prepared[e.Actor]; ok {
-			pe := b.h[p]
+		if p := st.prepared; p >= 0 {
+			pe := &b.h[p]
 			w.Prepared, w.Token, w.Value, w.N = p, pe.Token, pe.Value, pe.N
-			delete(b.prepared, e.Actor)
+			st.prepared = -1
 		}
 		ix.Writes = append(ix.Writes, w)
-		b.requests[e.Actor] = append(b.requests[e.Actor], request{true, len(ix.Writes) - 1})
+		st.requests = append(st.requests, request{true, len(ix.Writes) - 1})
 	}
 }
 
@@ -421,16 +532,17 @@ func (b *builder) resourceCall(pos int) {
 func (b *builder) resourceAnswer(pos int) {
 	ix, e := b.ix, &b.h[pos]
 	write := e.Kind == KindResWrite
-	q := b.requests[e.Peer]
+	st := b.actor(e.Peer)
+	q := st.requests
 	j := slices.IndexFunc(q, func(r request) bool { return r.write == write })
 	if j < 0 {
 		// No request was seen (a history cut or written by hand): the
 		// answer stands for itself, with the write the client prepared.
 		if write {
 			w := Write{Client: e.Peer, Prepared: -1, Sent: -1}
-			if p, ok := b.prepared[e.Peer]; ok {
+			if p := st.prepared; p >= 0 {
 				w.Prepared = p
-				delete(b.prepared, e.Peer)
+				st.prepared = -1
 			}
 			ix.Writes = append(ix.Writes, w)
 			j, q = len(q), append(q, request{true, len(ix.Writes) - 1})
@@ -440,7 +552,7 @@ func (b *builder) resourceAnswer(pos int) {
 		}
 	}
 	r := q[j]
-	b.requests[e.Peer] = slices.Delete(q, j, j+1)
+	st.requests = slices.Delete(q, j, j+1)
 	if write {
 		w := &ix.Writes[r.i]
 		w.Applied, w.Accepted = pos, e.Reply == "(integer) 1"
@@ -455,6 +567,9 @@ func (b *builder) resourceAnswer(pos int) {
 // deadlines, which need the clients' whole clock readings.
 func (b *builder) finish() {
 	ix := b.ix
+	for _, l := range b.keyLists {
+		ix.Keys[l.k] = l.ch
+	}
 	for c, a := range b.actors {
 		if a.client && len(a.pos) > 0 { // an actor of an earlier history (Reuse) has none
 			ix.clientPos[c] = a.pos
@@ -492,10 +607,16 @@ func (ix *Index) settle(out []Section, s Section) []Section {
 	if s.closePos < 0 {
 		s.To, s.End = ix.End, EndHistory
 	}
-	beliefs := s.beliefs
-	s.beliefs = nil
+	first, beliefs := s.belief, s.beliefs
+	s.belief, s.beliefs = -1, nil
 	cur := s
-	for _, p := range beliefs {
+	for i := -1; i < len(beliefs); i++ {
+		p := first
+		if i >= 0 {
+			p = beliefs[i]
+		} else if p < 0 {
+			continue
+		}
 		e := ix.H[p]
 		if s.closePos >= 0 && p > s.closePos {
 			break

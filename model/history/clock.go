@@ -20,28 +20,28 @@ func (ix *Index) TrueAt(client string, mono time.Duration) time.Duration {
 	if a == nil {
 		return mono // no events (clients holds every client with one)
 	}
-	ps, ls := a.pos, a.local // ls[i] is h[ps[i]].Local
-	h := ix.H
-	j := sort.Search(len(ls), func(i int) bool { return ls[i] >= mono })
-	if j < len(ps) {
-		next := h[ps[j]]
-		if j == 0 || next.Local == mono {
-			return next.At - (next.Local - mono)
+	ps, rs := a.pos, a.clock // rs[i] is h[ps[i]]'s Local and At
+	j := sort.Search(len(rs), func(i int) bool { return rs[i].local >= mono })
+	if j < len(rs) {
+		next := rs[j]
+		if j == 0 || next.local == mono {
+			return next.at - (next.local - mono)
 		}
-		prev := h[ps[j-1]]
-		return prev.At + scaleCeil(mono-prev.Local, next.At-prev.At, next.Local-prev.Local)
+		prev := rs[j-1]
+		return prev.at + scaleCeil(mono-prev.local, next.at-prev.at, next.local-prev.local)
 	}
-	last := h[ps[len(ps)-1]]
+	last := rs[len(rs)-1]
 	// The range since the last rate change has one rate: measure it.
-	base := h[ps[max(a.drift, 0)]]
-	dAt, dLocal := last.At-base.At, last.Local-base.Local
+	base := rs[max(a.drift, 0)]
+	dAt, dLocal := last.at-base.at, last.local-base.local
 	if dAt <= 0 || dLocal <= 0 {
-		if base.Kind != sim.KindClockDrift {
-			return last.At + (mono - last.Local) // one instant only: rate 1
+		b := &ix.H[ps[max(a.drift, 0)]]
+		if b.Kind != sim.KindClockDrift {
+			return last.at + (mono - last.local) // one instant only: rate 1
 		}
-		dLocal, dAt = time.Duration(1_000_000+base.N), 1_000_000
+		dLocal, dAt = time.Duration(1_000_000+b.N), 1_000_000
 	}
-	return last.At + scaleCeil(mono-last.Local, dAt, dLocal)
+	return last.at + scaleCeil(mono-last.local, dAt, dLocal)
 }
 
 // scaleCeil returns ceil(a*num/den) for a, num >= 0 and den > 0 without

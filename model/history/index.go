@@ -58,16 +58,24 @@ type Index struct {
 	// needs to read.
 	Marked []int
 
-	owner map[string]string
+	// owner maps a lock value to the client that drew it (Owner), built
+	// from Attempts and Acquisitions on Owner's first call: only
+	// explanations ask, and a map entry per acquisition in the pass was
+	// a twentieth of the checkers' time. ownerBuilt says it is; ownerMu
+	// guards both (a mutex of its own: a Derived computation may ask
+	// Owner).
+	ownerMu    sync.Mutex
+	owner      map[string]string
+	ownerBuilt bool
 	// clientPos holds each client's own events (positions): their Local is
 	// the client's monotonic clock, which TrueAt interpolates.
 	clientPos map[string][]int
-	// clients holds the same positions with each event's Local and the
-	// last clock-rate change, for TrueAt: its binary search reads one
-	// small array instead of an event (216 bytes, a cache miss) per
-	// probe, and past a client's last event it no longer scans the
-	// client's events backwards for the rate change (that scan was a
-	// sixth of the checkers' time in a standard run).
+	// clients holds the same positions with each event's Local and At
+	// and the last clock-rate change, for TrueAt: its binary search and
+	// its interpolation read one small array instead of events (216
+	// bytes each, a cache miss), and past a client's last event it no
+	// longer scans the client's events backwards for the rate change
+	// (that scan was a sixth of the checkers' time in a standard run).
 	clients map[string]*actorEvents
 	groupOf map[string]string // node -> group, from failover events
 
@@ -238,11 +246,13 @@ func IsFault(k sim.Kind) bool {
 
 // Owner returns the client that acquired (or tried to) with lock value v,
 // or "". A reentrant hash rendered "owner=count" is read by its field.
+// Safe for concurrent use.
 func (ix *Index) Owner(v string) string {
 	if v == "" {
 		return ""
 	}
-	if c, ok := ix.owner[v]; ok {
+	owner := ix.owners()
+	if c, ok := owner[v]; ok {
 		return c
 	}
 	f := v
@@ -250,11 +260,42 @@ func (ix *Index) Owner(v string) string {
 		f = f[:i]
 	}
 	if i := strings.LastIndexByte(f, '='); i >= 0 {
-		if c, ok := ix.owner[f[:i]]; ok {
+		if c, ok := owner[f[:i]]; ok {
 			return c
 		}
 	}
 	return ""
+}
+
+// owners returns the owner map, built on the first call: each value's
+// first acquire-start or acquired event, in history order, names its
+// client.
+func (ix *Index) owners() map[string]string {
+	ix.ownerMu.Lock()
+	defer ix.ownerMu.Unlock()
+	if ix.ownerBuilt {
+		return ix.owner
+	}
+	if ix.owner == nil {
+		ix.owner = map[string]string{}
+	}
+	set := func(v, client string) {
+		if _, ok := ix.owner[v]; !ok && v != "" {
+			ix.owner[v] = client
+		}
+	}
+	at, aq := ix.Attempts, ix.Acquisitions // each in history order
+	for len(at) > 0 || len(aq) > 0 {
+		if len(aq) == 0 || len(at) > 0 && at[0].Start < aq[0].Pos {
+			set(at[0].Value, at[0].Client)
+			at = at[1:]
+		} else {
+			set(aq[0].Value, aq[0].Client)
+			aq = aq[1:]
+		}
+	}
+	ix.ownerBuilt = true
+	return ix.owner
 }
 
 // Clients returns every client that recorded an event, sorted.

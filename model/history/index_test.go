@@ -1,6 +1,7 @@
 package history
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -150,5 +151,71 @@ func TestPausesMerge(t *testing.T) {
 	))
 	if want := []Span{{From: 0, To: ms(150), FromPos: 0, ToPos: 2}}; !cmp.Equal(want, ix.Pauses["A"]) {
 		t.Errorf("pauses %+v, want %+v", ix.Pauses["A"], want)
+	}
+}
+
+// Owner names the client of a value's first acquire-start or acquired
+// event, whichever came first (the map is built on the first call, from
+// Attempts and Acquisitions merged in history order), reads a reentrant
+// hash's "owner=count" rendering by its field, and is rebuilt for the
+// next history of a reused index.
+func TestOwnerIsTheFirstToDrawTheValue(t *testing.T) {
+	hist := h(
+		sim.Event{At: ms(1), Actor: "A", Kind: KindAcquireStart, Key: "lock", Value: "v1"},
+		sim.Event{At: ms(2), Actor: "B", Kind: KindAcquired, Key: "lock", Value: "v1", Peer: "r1", N: 1},
+		sim.Event{At: ms(3), Actor: "B", Kind: KindAcquired, Key: "lock", Value: "v2", Peer: "r1", N: 1},
+		sim.Event{At: ms(4), Actor: "A", Kind: KindAcquireStart, Key: "lock", Value: "v2"},
+		sim.Event{At: ms(5), Actor: "C", Kind: KindAcquireStart, Key: "lock", Value: "v3"},
+	)
+	ix := New(hist)
+	for v, want := range map[string]string{"v1": "A", "v2": "B", "v3": "C", "v3=2": "C", "v3=1,x=2": "C", "v4": "", "": ""} {
+		if got := ix.Owner(v); got != want {
+			t.Errorf("Owner(%q) = %q, want %q", v, got, want)
+		}
+	}
+	ix.Reuse(hist[3:])
+	if got := ix.Owner("v1"); got != "" {
+		t.Errorf("after Reuse, Owner(v1) = %q, want none: the last history's owners leaked", got)
+	}
+	if got := ix.Owner("v2"); got != "A" {
+		t.Errorf("after Reuse, Owner(v2) = %q, want A", got)
+	}
+}
+
+// Owner is safe for concurrent use on a new index, whose owner map the
+// first call builds (run with -race to see a missing lock).
+func TestOwnerConcurrently(t *testing.T) {
+	ix := New(h(
+		sim.Event{At: ms(1), Actor: "A", Kind: KindAcquireStart, Key: "lock", Value: "v1"},
+		sim.Event{At: ms(2), Actor: "B", Kind: KindAcquireStart, Key: "lock", Value: "v2"},
+	))
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if got, want := ix.Owner([]string{"v1", "v2"}[i%2]), []string{"A", "B"}[i%2]; got != want {
+				t.Errorf("Owner = %q, want %q", got, want)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// The pass's grants (cut from chunks) are Grants and their distinct
+// nodes, for every shape of Peer, each slice capped at its length.
+func TestBuilderGrantsAreSplitGrants(t *testing.T) {
+	b := newBuilder(&Index{})
+	for _, peer := range []string{"", "r1", " r1", "r1 ", "r1\u00a0", "r1,r2", "r1,,r2", " , ", "r1/k2", "r1/k1,r1/k2",
+		"r1,r1", "r1,r2/x", "r1/lock", "/k"} {
+		gs, nodes := b.grants(peer, "lock")
+		want := splitGrants(peer, "lock")
+		if diff := cmp.Diff(want, gs); diff != "" {
+			t.Errorf("grants(%q) (-want +got):\n%s", peer, diff)
+		}
+		if diff := cmp.Diff(grantNodes(want), nodes); diff != "" {
+			t.Errorf("nodes of %q (-want +got):\n%s", peer, diff)
+		}
+		if len(gs) > 0 && (cap(gs) != len(gs) || cap(nodes) != len(nodes)) {
+			t.Errorf("grants(%q): capacity beyond the length: an append would write over the next section's", peer)
+		}
 	}
 }

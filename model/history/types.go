@@ -59,10 +59,22 @@ type Section struct {
 	// and the client held the lock again from that renewal (Acq).
 	Revived bool
 
-	beliefs  []int // acquired and successful renew events with a lease, in order
+	// belief and beliefs are the acquired and successful renew events
+	// with a lease, in order: the first (-1 for none), then the rest.
+	belief   int
+	beliefs  []int
 	closeAt  time.Duration
 	closePos int
 	closeHow SectionEnd
+}
+
+// addBelief adds the acquired or renew event at pos to s's beliefs.
+func (s *Section) addBelief(pos int) {
+	if s.belief < 0 {
+		s.belief = pos
+		return
+	}
+	s.beliefs = append(s.beliefs, pos)
 }
 
 // Grant is one key a node granted a lease on.

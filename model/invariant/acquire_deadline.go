@@ -30,7 +30,7 @@ import (
 func checkAcquireDeadline(ix *history.Index, cfg Config) []Violation {
 	var vs []Violation
 	for _, a := range ix.Attempts {
-		start := ix.H[a.Start]
+		start := &ix.H[a.Start]
 		if start.Dur <= 0 || (a.End != history.AttemptAcquired && a.End != history.AttemptFailed && a.End != history.AttemptOpen) {
 			continue
 		}

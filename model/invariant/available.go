@@ -93,8 +93,8 @@ func checkAvailable(ix *history.Index, cfg Config) []Violation {
 			ti++
 		}
 		check(p.at)
-		trying += p.trying
-		holding += p.holding
+		trying += int(p.trying)
+		holding += int(p.holding)
 		if p.acquired {
 			g = nil
 		}

@@ -71,47 +71,52 @@ func scanLiveness(ix *history.Index, bound time.Duration, cfg Config) (vs []Viol
 			healPos = p
 		}
 	}
-	var g *gap
-	suppressed := false
+	// g is the gap being timed when inGap (a value: a pointer per gap
+	// was an allocation per acquisition).
+	var g gap
+	inGap, suppressed := false, false
 	trying, holding := 0, 0
 	for _, p := range livenessPoints(ix) {
-		if g != nil && p.at > g.from+bound {
-			vs = append(vs, livenessViolation(ix, *g, heal, healPos, bound, cfg.LockKeys))
-			g, suppressed = nil, true
+		if inGap && p.at > g.from+bound {
+			vs = append(vs, livenessViolation(ix, g, heal, healPos, bound, cfg.LockKeys))
+			inGap, suppressed = false, true
 		}
-		trying += p.trying
-		holding += p.holding
+		trying += int(p.trying)
+		holding += int(p.holding)
 		if p.acquired {
-			g, suppressed = nil, false
+			inGap, suppressed = false, false
 		}
 		wanted := trying > 0 && holding == 0
 		switch {
 		case p.at < heal || p.at == heal && p.pos <= healPos:
 			// Up to the heal only the state at the heal matters.
-			g = nil
+			inGap = wanted
 			if wanted {
-				g = &gap{from: heal, pos: healPos}
+				g = gap{from: heal, pos: healPos}
 			}
-		case g == nil && !suppressed && wanted:
-			g = &gap{from: p.at, pos: p.pos}
+		case !inGap && !suppressed && wanted:
+			g, inGap = gap{from: p.at, pos: p.pos}, true
 			if p.pos < 0 { // a deadline: the last event at or before it
 				g.pos = sort.Search(len(ix.H), func(i int) bool { return ix.H[i].At > p.at }) - 1
 			}
 		}
 	}
-	if g != nil && ix.End >= g.from+bound {
-		vs = append(vs, livenessViolation(ix, *g, heal, healPos, bound, cfg.LockKeys))
-		g = nil
+	if inGap && ix.End >= g.from+bound {
+		vs = append(vs, livenessViolation(ix, g, heal, healPos, bound, cfg.LockKeys))
+		inGap = false
 	}
-	return vs, g, heal, true
+	if inGap {
+		open = &g
+	}
+	return vs, open, heal, true
 }
 
 // livenessPoint is an instant the liveness state changes.
 type livenessPoint struct {
 	at       time.Duration
-	pos      int // the event, -1 for a deadline (it comes before events at its instant)
-	trying   int // +1 an attempt starts, -1 it ends
-	holding  int // +1 a section starts, -1 it ends
+	pos      int  // the event, -1 for a deadline (it comes before events at its instant)
+	trying   int8 // +1 an attempt starts, -1 it ends (int8: a point is 24 bytes, not 40)
+	holding  int8 // +1 a section starts, -1 it ends
 	acquired bool
 }
 

@@ -103,7 +103,7 @@ func TestOrderPointsIsAStableSort(t *testing.T) {
 				} else {
 					at = time.Duration(r.IntN(20)) // in no order
 				}
-				all = append(all, livenessPoint{at: at, pos: r.IntN(4) - 1, trying: l, holding: i})
+				all = append(all, livenessPoint{at: at, pos: r.IntN(4) - 1, trying: int8(l), holding: int8(i)})
 			}
 		}
 		want := slices.Clone(all)

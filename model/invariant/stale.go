@@ -24,12 +24,14 @@ import (
 func checkStale(ix *history.Index, cfg Config) []Violation {
 	var vs []Violation
 	byAcq := slices.IsSortedFunc(ix.Sections, func(a, b history.Section) int { return cmp.Compare(a.Acq, b.Acq) })
+	hint := 0 // sectionOf's answer for the write before: writes are mostly applied in order
+	var holders []history.Grant
 	for i := range ix.Writes {
 		w := &ix.Writes[i]
 		if !w.Accepted {
 			continue
 		}
-		s := sectionOf(ix, w.Client, w.Value, w.Applied, byAcq)
+		s := sectionOf(ix, w.Client, w.Value, w.Applied, byAcq, &hint)
 		if s == nil {
 			e := ix.H[w.Applied]
 			vs = append(vs, Violation{
@@ -45,15 +47,10 @@ func checkStale(ix *history.Index, cfg Config) []Violation {
 		// Each group counts once, by the node that answers for it now: an
 		// unseen grant on a deposed primary and its promoted replica are
 		// one holder.
-		var holders []history.Grant
-		counted := map[history.Grant]bool{}
-		for _, g := range slices.Concat(grants, unseenGrants(ix, s, grants)) {
-			a := history.Grant{Node: ix.Authority(g.Node, w.Applied), Key: g.Key}
-			if !counted[a] {
-				counted[a] = true
-				holders = append(holders, g)
-			}
+		if unseen := unseenGrants(ix, s, grants); len(unseen) > 0 {
+			grants = slices.Concat(grants, unseen)
 		}
+		holders = countedOnce(ix, grants, w.Applied, holders[:0])
 		grants = holders
 		alive := 0
 		for _, g := range grants {
@@ -64,20 +61,41 @@ func checkStale(ix *history.Index, cfg Config) []Violation {
 		if alive >= quorum {
 			continue
 		}
-		vs = append(vs, staleViolation(ix, w, s, grants, alive, quorum))
+		vs = append(vs, staleViolation(ix, w, s, slices.Clone(grants), alive, quorum))
 	}
 	return vs
+}
+
+// countedOnce appends to out the grants that count once each, by the
+// node that answers for the grant's group at pos (an unseen grant on a
+// deposed primary and its promoted replica are one holder), and returns
+// it. Grants are few: a slice is searched instead of a map built per
+// write.
+func countedOnce(ix *history.Index, grants []history.Grant, pos int, out []history.Grant) []history.Grant {
+	var seen [8]history.Grant
+	auth := seen[:0]
+	for _, g := range grants {
+		a := history.Grant{Node: ix.Authority(g.Node, pos), Key: g.Key}
+		if !slices.Contains(auth, a) {
+			auth = append(auth, a)
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // sectionOf returns the last critical section of client with lock value v
 // that started before pos, or nil. When the sections are in the order of
 // their Acq (an index built from a history in order has them so), it
 // starts the scan at the last section that started before pos: a
-// backward scan from the end per write was quadratic.
-func sectionOf(ix *history.Index, client, v string, pos int, byAcq bool) *history.Section {
+// backward scan from the end per write was quadratic. *hint is where the
+// last call's scan started (0 at first), which it updates: a write
+// applied after the last one finds its start a few sections on.
+func sectionOf(ix *history.Index, client, v string, pos int, byAcq bool, hint *int) *history.Section {
 	last := len(ix.Sections)
 	if byAcq {
-		last, _ = slices.BinarySearchFunc(ix.Sections, pos, func(s history.Section, pos int) int { return cmp.Compare(s.Acq, pos) })
+		last = sectionsBefore(ix.Sections, pos, *hint)
+		*hint = last
 	}
 	for i := last - 1; i >= 0; i-- {
 		s := &ix.Sections[i]
@@ -86,6 +104,28 @@ func sectionOf(ix *history.Index, client, v string, pos int, byAcq bool) *histor
 		}
 	}
 	return nil
+}
+
+// sectionsBefore returns how many of ss, ordered by Acq, have Acq < pos:
+// walking on from hint (an earlier answer) when pos is at most a few
+// sections past it, else by a binary search over ss (each probe a
+// section of its own, a cache miss; the search was a third of this
+// check).
+func sectionsBefore(ss []history.Section, pos, hint int) int {
+	const steps = 8
+	if hint >= 0 && hint <= len(ss) && (hint == 0 || ss[hint-1].Acq < pos) {
+		end := min(len(ss), hint+steps)
+		for i := hint; i < end; i++ {
+			if ss[i].Acq >= pos {
+				return i
+			}
+		}
+		if end == len(ss) {
+			return end
+		}
+	}
+	n, _ := slices.BinarySearchFunc(ss, pos, func(s history.Section, pos int) int { return cmp.Compare(s.Acq, pos) })
+	return n
 }
 
 // grantors returns the grants of a section: its acquired event's Peer

@@ -153,3 +153,28 @@ func TestStaleWriteThreeKeysOfOneNode(t *testing.T) {
 		t.Errorf("r1 restarted empty:\n got: %v\nwant: %s", got, want)
 	}
 }
+
+// TestSectionsBeforeIsTheBinarySearch: the walk from a hint (sectionOf's
+// answer for the write before) finds what the binary search finds, from
+// every hint, for every position, with repeated Acq values and with the
+// hint past the end or beyond the answer.
+func TestSectionsBeforeIsTheBinarySearch(t *testing.T) {
+	acqs := []int{2, 3, 3, 5, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 30, 31, 40}
+	for n := 0; n <= len(acqs); n++ {
+		ss := make([]history.Section, n)
+		for i := range ss {
+			ss[i].Acq = acqs[i]
+		}
+		for pos := 0; pos <= 42; pos++ {
+			want := 0
+			for want < n && ss[want].Acq < pos {
+				want++
+			}
+			for hint := 0; hint <= n+1; hint++ {
+				if got := sectionsBefore(ss, pos, hint); got != want {
+					t.Fatalf("%d sections, pos %d, hint %d: %d, want %d", n, pos, hint, got, want)
+				}
+			}
+		}
+	}
+}
