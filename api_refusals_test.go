@@ -32,3 +32,14 @@ func TestCheckRefusesNegativeTopology(t *testing.T) {
 		}
 	}
 }
+
+// Check refuses a pause place it does not know, as the CLI's --pause-at
+// does (new-user trial: WithPauseAt("wirte") ran and reported "held",
+// with the pauses placed where nobody asked).
+func TestCheckRefusesUnknownPausePlace(t *testing.T) {
+	f := &fakeTB{TB: t, name: "TestUnknownPausePlace"}
+	Check(f, "set-px-lua", WithPauseAt("wirte"), WithRuns(3), WithCaseDir(t.TempDir()))
+	if out := strings.Join(f.logs, "\n"); !f.failed || !strings.Contains(out, `unknown pause place "wirte"`) {
+		t.Errorf("failed %v, want a refusal naming the place:\n%s", f.failed, out)
+	}
+}
