@@ -111,6 +111,10 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		cfg.Shard, cfg.Shards = i, n
 	}
+	// Refused before the pilot and the runs, not after them.
+	if cfg.Shards > 1 && *format != "json" {
+		return exitUsage, usagef("--shard writes a shard's tally: give --format json and merge the shards with 'locksim risk merge'")
+	}
 	ctx, stop := interruptContext()
 	defer stop()
 	cfg.Context = ctx
@@ -120,9 +124,6 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitInterrupted, errors.Wrap(err, "risk")
 		}
 		return exitUsage, usagef("risk: %v", err)
-	}
-	if cfg.Shards > 1 && *format != "json" {
-		return exitUsage, usagef("--shard writes a shard's tally: give --format json and merge the shards with 'locksim risk merge'")
 	}
 	if *format == "html" {
 		curve, err := risk.Curve(cfg, res.Estimates[0].ID)
