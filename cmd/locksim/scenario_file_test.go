@@ -33,6 +33,8 @@ func TestScenarioFileNeedsEvidence(t *testing.T) {
 	}{
 		{[]string{"run", one}, exitUsage, "one client has nobody to exclude"},
 		{[]string{"run", one, "--clients", "2"}, exitViolation, "BROKEN"},
+		{[]string{"check", "--design", "set-px-lua", "--scenario", one, "--runs", "5", "--progress=false", "--save", filepath.Join(dir, "c.json")}, exitUsage, "one client has nobody to exclude"},
+		{[]string{"check", "--design", "set-px-lua", "--scenario", one, "--clients", "2", "--runs", "5", "--progress=false", "--save", filepath.Join(dir, "c.json")}, exitViolation, "design set-px-lua: 5 runs"},
 		{[]string{"run", never}, exitUsage, "no verdict: none of the scenario's faults took effect"},
 		{[]string{"run", never, "--format", "json"}, exitUsage, "pause A for 1.5s after A write #99"},
 		{[]string{"run", fired}, exitViolation, "BROKEN"},
