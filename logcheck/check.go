@@ -101,6 +101,7 @@ type clientKey struct {
 	grant        grantRec // its latest grant, for writes
 	hasGrant     bool
 	last         int64 // its last event's time
+	contends     bool  // it tried for the key or believed it held it
 }
 
 type grantRec struct {
@@ -133,6 +134,9 @@ type keyState struct {
 	fencing  []Violation
 	fenceN   [2]int
 	writesN  int
+	// contenders counts the clients that tried for the key or believed
+	// they held it: with fewer than two, nobody was there to exclude.
+	contenders int
 }
 
 // Checker judges a log, event by event in merged time order.
@@ -154,6 +158,9 @@ type Checker struct {
 	// deadlines counts acquire-attempts that carry a deadline; promises,
 	// beliefs with a validity (what premature-loss judges).
 	deadlines, promises int
+	// contended: two clients contended for some key (what
+	// mutual-exclusion judges).
+	contended bool
 }
 
 // MaxPerInvariant caps the violations kept per invariant and certainty,
@@ -253,6 +260,7 @@ func (c *Checker) Feed(e Event) error {
 	switch e.Kind {
 	case AcquireAttempt:
 		ck.attempt = &pending{start: e.Time, at: e.Where(), value: e.Value, deadline: e.Deadline}
+		c.contends(ks, ck)
 		if e.Deadline > 0 {
 			c.deadlines++
 		}
@@ -276,6 +284,7 @@ func (c *Checker) Feed(e Event) error {
 		ck.grant, ck.hasGrant = g, true
 		ck.open = &belief{client: e.Client, host: e.Host, value: e.Value, token: e.Token, from: e.Time, grantAt: e.Where(),
 			deadline: deadline(e.Time, e.Validity)}
+		c.contends(ks, ck)
 		ck.open.promisedAt, ck.open.promisedFrom = e.Where(), e.Time
 		if e.Validity > 0 {
 			c.promises++
@@ -296,6 +305,7 @@ func (c *Checker) Feed(e Event) error {
 			// The belief had run out; the library says it holds again.
 			ck.open = &belief{client: e.Client, host: e.Host, value: e.Value, token: ck.grant.token, from: e.Time, grantAt: e.Where(),
 				deadline: deadline(e.Time, e.Validity), revived: true}
+			c.contends(ks, ck)
 		}
 	case Released:
 		if ck.open != nil {
@@ -328,6 +338,15 @@ func (c *Checker) Feed(e Event) error {
 	}
 	c.prune(ks)
 	return nil
+}
+
+// contends notes that ck tried for ks or believes it holds it.
+func (c *Checker) contends(ks *keyState, ck *clientKey) {
+	if !ck.contends {
+		ck.contends = true
+		ks.contenders++
+		c.contended = c.contended || ks.contenders >= 2
+	}
 }
 
 func deadline(t int64, v time.Duration) int64 {

@@ -1,12 +1,14 @@
 package logcheck
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/pkg/errors"
 
+	"locksim/internal/bounded"
 	"locksim/model/invariant"
 	vd "locksim/verdict"
 )
@@ -122,6 +124,21 @@ func checkWith(ins []Input, opt Options, each func(Event)) (*Result, error) {
 			each(e)
 		}
 	}
+	// A bound for a host the log never names is a typo or the wrong log:
+	// that host's events would be judged at --skew, not at the bound meant.
+	for _, h := range slices.Sorted(maps.Keys(opt.HostSkew)) {
+		if !c.Stats.hosts[h] {
+			var logged []string
+			for _, l := range slices.Sorted(maps.Keys(c.Stats.hosts)) {
+				if len(logged) == 10 {
+					logged = append(logged, "...")
+					break
+				}
+				logged = append(logged, bounded.Clip(l))
+			}
+			return nil, errors.Errorf("--host-skew names host %q, which logs no event (the log's hosts: %s)", bounded.Clip(h), strings.Join(logged, ", "))
+		}
+	}
 	r := c.finish()
 	for _, in := range ins {
 		r.Files = append(r.Files, in.Name)
@@ -176,7 +193,8 @@ func (c *Checker) finish() *Result {
 	}
 	c.Stats.finish(len(c.keys))
 	r := &Result{Schema: Schema, Skew: c.opt.Skew, HostSkew: c.opt.HostSkew, Reorder: c.opt.Reorder, Stats: c.Stats, Beliefs: c.drawn}
-	tokens := c.Stats.tokens > 0
+	tokens := c.Stats.tokens
+	attempts := c.Stats.Kinds[AcquireAttempt] > 0
 	for _, id := range Judged {
 		n := c.counts[id]
 		if n == nil {
@@ -184,12 +202,18 @@ func (c *Checker) finish() *Result {
 		}
 		v := Verdict{Invariant: id, Certain: n[0], Possible: n[1]}
 		switch {
-		case id == invariant.TokenUnique && !tokens:
+		case id == invariant.TokenUnique && tokens == 0:
 			v.Verdict, v.Why = "not judged", "no granted event carries a token"
+		case id == invariant.TokenUnique && tokens == 1:
+			v.Verdict, v.Why = "not judged", "only one granted event carries a token: nothing to compare it with"
+		case id == invariant.MutualExclusion && !c.contended:
+			v.Verdict, v.Why = "not judged", "no two clients tried for one key (acquire-attempt or granted): nobody to exclude"
 		case id == invariant.Liveness && c.opt.Liveness <= 0:
 			v.Verdict, v.Why = "not judged", "give --liveness D: an acquisition that waited longer than D while no other client believed it held the key (the simulation's liveness counts from when faults healed, which a log does not know)"
 		case id == invariant.Available && c.opt.Available <= 0:
 			v.Verdict, v.Why = "not judged", "give --available D for a log whose faults were all ones the design tolerates: an acquisition that waited longer than D while no other client believed it held the key (a log does not show which faults were active)"
+		case (id == invariant.Liveness || id == invariant.Available) && !attempts:
+			v.Verdict, v.Why = "not judged", "no acquire-attempt event: a wait is measured from one"
 		case id == invariant.PrematureLoss && c.promises == 0:
 			v.Verdict, v.Why = "not judged", "no granted event carries a validity: a lock trusted until release promises no deadline to keep"
 		case id == invariant.AcquireDeadline && c.deadlines == 0:
@@ -220,6 +244,8 @@ func (c *Checker) finish() *Result {
 	r.Violations = c.found
 	if c.Stats.Kinds[Granted] == 0 {
 		r.NothingJudged = "the log has no granted event: no belief to judge"
+	} else if !slices.ContainsFunc(r.Verdicts, func(v Verdict) bool { return v.Verdict != "not judged" && v.Verdict != "not judged from logs" }) {
+		r.NothingJudged = "no invariant could be judged: each verdict below says why"
 	}
 	return r
 }

@@ -31,6 +31,12 @@ func (s Spec) ValidateSettings() error {
 		}
 	}
 	switch {
+	// Zero draws or defaults them; a negative count reached the run
+	// generator, which indexed the masters and panicked (new-user trial).
+	case s.Topology.Masters < 0:
+		return errors.Errorf("masters %d is negative (0: the design's default)", s.Topology.Masters)
+	case s.Topology.Replicas < 0:
+		return errors.Errorf("replicas %d is negative (0: the design's default)", s.Topology.Replicas)
 	case w.Readers != 0 && !t.Shared:
 		return errors.Errorf("readers applies to designs that take read locks (read-write-lock); %s does not", name)
 	case w.Readers > len(s.Clients) && len(s.Clients) > 0:

@@ -267,7 +267,7 @@ const confirmSalt = 0xc0f1_2a7e
 // Advise searches the grid in preference order and recommends the first
 // setting that meets the target on every invariant by its upper bound.
 func Advise(cfg AdviseConfig) (*Advice, error) {
-	if cfg.Target <= 0 || cfg.Target >= 1 {
+	if !(cfg.Target > 0 && cfg.Target < 1) { // NaN too: it compares false with every bound
 		return nil, errors.Errorf("target %v: give a probability above 0 and below 1", cfg.Target)
 	}
 	if cfg.RunsEach < MinRuns || cfg.Budget < cfg.RunsEach {

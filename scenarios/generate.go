@@ -180,6 +180,13 @@ func (g Gen) Validate() error {
 			return errors.Errorf("unknown fault kind %s", bounded.Q(k))
 		}
 	}
+	// A misspelt place ("wirte") was taken silently: its pauses and
+	// crashes went to no place the caller asked for.
+	for _, p := range g.PauseAt {
+		if !slices.Contains(Places, p) {
+			return errors.Errorf("unknown pause place %s (want acquire, critical, write, release, watchdog or time)", bounded.Q(p))
+		}
+	}
 	return nil
 }
 

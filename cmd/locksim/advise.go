@@ -53,6 +53,9 @@ func cmdAdvise(args []string, stdout, stderr io.Writer) (int, error) {
 	if *design == "" {
 		return exitUsage, usagef("give --design ID")
 	}
+	if err := checkTarget(fs, *target, true); err != nil {
+		return exitUsage, err
+	}
 	if _, err := model.LookupDesign(*design); err != nil {
 		return exitUsage, usagef("%v", err)
 	}

@@ -98,6 +98,10 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 		clients: *clients, work: *work, stagger: *stagger, cycles: *cycles, downAfter: *downAfter, ttl: *ttl, readers: *readers, opts: opts}); err != nil {
 		return exitUsage, err
 	}
+	if len(base.Clients) == 1 {
+		// As --clients 1 is refused: a scenario file may list one.
+		return exitUsage, usagef("--scenario %s has one client: one client has nobody to exclude, so mutual exclusion and lost updates could only read held; list two clients, or give --clients 2", bounded.Clip(*scenario))
+	}
 	if err := minReplicas(&base); err != nil {
 		return exitUsage, err
 	}

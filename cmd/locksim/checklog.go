@@ -11,6 +11,7 @@ import (
 	"github.com/pkg/errors"
 
 	"locksim/engine"
+	"locksim/internal/bounded"
 	"locksim/logcheck"
 	"locksim/model"
 	"locksim/scenarios"
@@ -70,12 +71,25 @@ func cmdCheckLog(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	var named []namedPath
 	var ins []logcheck.Input
+	var seen []os.FileInfo
 	for _, name := range fs.Args() {
 		f, err := os.Open(name)
 		if err != nil {
 			return exitUsage, errors.Errorf("cannot read %s: %v", name, errors.Unwrap(err))
 		}
 		defer f.Close()
+		// One file given twice would be judged twice: every grant and hold
+		// counted double in the contention figures.
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			for i, prev := range seen {
+				if prev != nil && os.SameFile(prev, fi) {
+					return exitUsage, usagef("%s and %s are the same file: give each log once", bounded.Clip(fs.Arg(i)), bounded.Clip(name))
+				}
+			}
+			seen = append(seen, fi)
+		} else {
+			seen = append(seen, nil)
+		}
 		// An OTLP JSON trace document is read whole and its lock spans
 		// turned into log lines; anything else is a lock log, streamed.
 		br := bufio.NewReader(f)

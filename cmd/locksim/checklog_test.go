@@ -34,9 +34,15 @@ func TestCheckLogCLI(t *testing.T) {
 		{[]string{"check-log", "--format", "pdf", certain}, exitUsage, "--format"},
 		{[]string{"check-log", "--skew", "50ms", "--format", "html", certain}, exitViolation, "<h2>Timeline</h2>"},
 		{[]string{"check-log", "--host-skew", "web-1", certain}, exitUsage, "HOST=DURATION"},
+		// A bound for a host the log does not name (a typo) is refused,
+		// naming it: web-1 would be judged at --skew (new-user trial).
+		{[]string{"check-log", "--host-skew", "web1=200ms", certain}, exitUsage, `--host-skew names host "web1", which logs no event (the log's hosts: web-1, web-2)`},
 		{[]string{"check-log", "--skew", "-1s", certain}, exitUsage, "negative"},
 		{[]string{"check-log", "--possible-exits", "3", certain}, exitUsage, "give 0 or 1"},
 		{[]string{"check-log", "-o", certain, certain}, exitUsage, "never overwrites an input"},
+		// One log given twice (here by two spellings) would count every
+		// grant and hold twice (new-user trial).
+		{[]string{"check-log", certain, "./" + certain}, exitUsage, "are the same file: give each log once"},
 		{[]string{"check-log", "--available", "1s", "--claim", "failover", certain}, exitUsage, "a log shows no faults"},
 		{[]string{"check-log", "--available", "1s", "--claim", "quorum", certain}, exitUsage, "give minority or failover"},
 		{[]string{"check-log", "--skew", "50ms", "--available", "1s", "--claim", "minority", certain}, exitViolation, "mutual-exclusion  broken (1 certain)"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/pkg/errors"
@@ -141,6 +142,9 @@ func designColumns(ids string, lua *luaFlags, fencing string) ([]model.Spec, err
 		}
 		if _, err := model.LookupDesign(id); err != nil {
 			return nil, usagef("--designs: %v", err)
+		}
+		if slices.ContainsFunc(cols, func(c model.Spec) bool { return c.Design == id }) {
+			return nil, usagef("--designs names %s twice: each design is one column", id)
 		}
 		cols = append(cols, model.Spec{Design: id, Fencing: model.Fencing(fencing)})
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -85,8 +86,8 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 	if *format == "html" && *out == "" {
 		return exitUsage, usagef("--format html writes a page: give -o FILE")
 	}
-	if *target < 0 || *target >= 1 {
-		return exitUsage, usagef("--target %v: give a probability above 0 and below 1", *target)
+	if err := checkTarget(fs, *target, false); err != nil {
+		return exitUsage, err
 	}
 	p := risk.Default()
 	if *profile != "" {
@@ -110,6 +111,10 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 		}
 		cfg.Shard, cfg.Shards = i, n
 	}
+	// Refused before the pilot and the runs, not after them.
+	if cfg.Shards > 1 && *format != "json" {
+		return exitUsage, usagef("--shard writes a shard's tally: give --format json and merge the shards with 'locksim risk merge'")
+	}
 	ctx, stop := interruptContext()
 	defer stop()
 	cfg.Context = ctx
@@ -119,9 +124,6 @@ func cmdRisk(args []string, stdout, stderr io.Writer) (int, error) {
 			return exitInterrupted, errors.Wrap(err, "risk")
 		}
 		return exitUsage, usagef("risk: %v", err)
-	}
-	if cfg.Shards > 1 && *format != "json" {
-		return exitUsage, usagef("--shard writes a shard's tally: give --format json and merge the shards with 'locksim risk merge'")
 	}
 	if *format == "html" {
 		curve, err := risk.Curve(cfg, res.Estimates[0].ID)
@@ -178,6 +180,23 @@ func writeRisk(res *risk.Result, format, out string, target float64, stdout io.W
 		return exitUsage, usagef("-o: %v", err)
 	}
 	return riskExit(res, target), nil
+}
+
+// checkTarget refuses a --target that is not a probability strictly
+// between 0 and 1. NaN is refused too (it compares false against every
+// bound, so it would pass every estimate), and so is a --target given as
+// 0 (read as "no target" it would exit 0 whatever the estimate says);
+// required: the command needs one (advise).
+func checkTarget(fs *flags, target float64, required bool) error {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "target" })
+	if !given && !required {
+		return nil
+	}
+	if !(target > 0 && target < 1) {
+		return usagef("--target %v: give a probability above 0 and below 1", target)
+	}
+	return nil
 }
 
 // riskExit is 1 when an invariant's upper bound is at or above the target.
@@ -266,6 +285,9 @@ func cmdRiskMerge(args []string, stdout io.Writer) (int, error) {
 	target := fs.Float64("target", 0, "exit 1 when an invariant's upper bound is at or above this probability")
 	if done, code, err := fs.parse(args); done {
 		return code, err
+	}
+	if err := checkTarget(fs, *target, false); err != nil {
+		return exitUsage, err
 	}
 	if fs.NArg() == 0 {
 		return exitUsage, usagef("give the shards' JSON files")

@@ -107,6 +107,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := whatIf.apply(fs, &spec); err != nil {
 		return exitUsage, err
 	}
+	if len(spec.Clients) == 1 {
+		// As --clients 1 is refused: a file of your own may list one.
+		return exitUsage, usagef("scenario %s has one client: one client has nobody to exclude, so mutual exclusion and lost updates could only read held; list two clients, or give --clients 2", sc.Name)
+	}
 	if err := server(&spec); err != nil {
 		return exitUsage, err
 	}
@@ -165,6 +169,20 @@ func runVerdict(r *model.Result) (int, error) {
 	}
 	if r.Undecided() {
 		return exitUsage, errors.New("no verdict: liveness, the one counted invariant, had none (a fault never healed, or the run ended before the liveness bound)")
+	}
+	if n := len(r.Spec.Faults); n > 0 && len(r.Unfired()) == n && len(r.Failures()) == 0 {
+		// The run judged the design without the faults it was given: a
+		// story (or a CI step) whose trigger never happens would pass
+		// for ever. check refuses the same ("no drawn fault took effect").
+		var what []string
+		for i, f := range r.Spec.Faults {
+			what = append(what, f.String()+" ("+r.FaultOutcomes[i].String()+")")
+			if i == 2 && n > 3 {
+				what = append(what, fmt.Sprintf("and %d more", n-3))
+				break
+			}
+		}
+		return exitUsage, errors.Errorf("no verdict: none of the scenario's faults took effect, so the run judged the design without them: %s; fix the trigger (the report's key events show what happened), or leave the faults out to judge a fault-free run", strings.Join(what, "; "))
 	}
 	return exitFor(r), nil
 }

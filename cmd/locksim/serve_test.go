@@ -36,7 +36,8 @@ func TestServeBadInput(t *testing.T) {
 }
 
 // A client that fails gives a run without a verdict: exit 2, with the
-// reason; one that writes a log with a grant and nothing else holds.
+// reason; so does a lone client's grant (nobody to exclude: it read
+// "held"); two clients whose grants do not overlap hold.
 func TestServeRunVerdicts(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errs := runCLI("serve", "--out", dir, "--client", "A=exit 3")
@@ -45,8 +46,13 @@ func TestServeRunVerdicts(t *testing.T) {
 	}
 	grant := `printf '{"time":1,"host":"h","client":"A","key":"k","kind":"granted"}\n{"time":2,"host":"h","client":"A","key":"k","kind":"released"}\n' > "$LOCKSIM_LOG"`
 	code, out, errs = runCLI("serve", "--out", dir, "--runs", "2", "--client", "A="+grant)
+	if code != 2 || !strings.Contains(out, "no verdict: nothing judged: no invariant could be judged") {
+		t.Errorf("a lone client: exit %d\n%s\n%s", code, out, errs)
+	}
+	later := `printf '{"time":3,"host":"h","client":"B","key":"k","kind":"granted"}\n{"time":4,"host":"h","client":"B","key":"k","kind":"released"}\n' > "$LOCKSIM_LOG"`
+	code, out, errs = runCLI("serve", "--out", dir, "--runs", "2", "--client", "A="+grant, "--client", "B="+later)
 	if code != 0 || !strings.Contains(out, "broke in 0 of 2 runs") {
-		t.Errorf("a client that held: exit %d\n%s\n%s", code, out, errs)
+		t.Errorf("clients that held: exit %d\n%s\n%s", code, out, errs)
 	}
 	// A client still running at the timeout is killed: no verdict.
 	code, out, errs = runCLI("serve", "--out", dir, "--timeout", "500ms", "--client", "A=sleep 30")
