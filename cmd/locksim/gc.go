@@ -34,3 +34,28 @@ func paceGC() int {
 	debug.SetGCPercent(gcPercent)
 	return gcPercent
 }
+
+// workersGCPercent is the pacing of a random check on two workers or
+// more. One worker's collections mark on the idle second core; with two,
+// every collection's mark phase runs on the workers' cores (write
+// barriers on in both, a fractional mark worker taking from one) and its
+// pauses stop both, and they collect twice as often per second (56-61
+// collections per 20,000 set-px-lua runs with either count, at GOGC=400).
+// At 1600 they collect 11-13 times, and two workers' CPU per run fell
+// 4-9% (same-run pairs, medians 0.959 and 0.906 of 8 and 7 rounds, load
+// 10-19) against 2% for one worker (0.984), for about 75 MB more peak
+// memory (RSS 120-138 MB against 47-56 MB); see docs/speed.md, "Worker
+// scaling". memLimit still bounds the heap.
+const workersGCPercent = 1600
+
+// paceWorkers sets the pacing for a check on `workers` workers unless the
+// user set GOGC: workersGCPercent for two or more, the pacing in effect
+// (paceGC's) for one. It returns the function that restores the pacing
+// before it: the CLI's tests run many commands in one process.
+func paceWorkers(workers int) (restore func()) {
+	if _, set := os.LookupEnv("GOGC"); set || workers < 2 {
+		return func() {}
+	}
+	old := debug.SetGCPercent(workersGCPercent)
+	return func() { debug.SetGCPercent(old) }
+}

@@ -30,3 +30,37 @@ func TestPaceGC(t *testing.T) {
 		t.Errorf("without GOMEMLIMIT: memory limit %d, want %d", got, memLimit)
 	}
 }
+
+// A check on two workers or more paces its collector at workersGCPercent
+// unless GOGC is set, and puts the pacing back when it ends; one worker
+// keeps the pacing in effect.
+func TestPaceWorkers(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	t.Setenv("GOGC", "150") // restored after the test
+	os.Unsetenv("GOGC")
+	for _, w := range []int{2, 4} {
+		restore := paceWorkers(w)
+		if got := debug.SetGCPercent(-1); got != workersGCPercent {
+			t.Errorf("%d workers: pacing %d, want %d", w, got, workersGCPercent)
+		}
+		debug.SetGCPercent(workersGCPercent)
+		restore()
+		if got := debug.SetGCPercent(gcPercent); got != gcPercent {
+			t.Errorf("%d workers, after the check: pacing %d, want %d back", w, got, gcPercent)
+		}
+	}
+	paceWorkers(1)()
+	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
+		t.Errorf("1 worker: pacing %d, want %d", got, gcPercent)
+	}
+	os.Setenv("GOGC", "150")
+	debug.SetGCPercent(150)
+	restore := paceWorkers(2)
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("2 workers with GOGC=150: pacing %d, want the user's 150", got)
+	}
+	restore()
+	if got := debug.SetGCPercent(gcPercent); got != 150 {
+		t.Errorf("2 workers with GOGC=150, after the check: pacing %d, want 150", got)
+	}
+}
