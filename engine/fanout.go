@@ -55,11 +55,12 @@ func ordered[T any](n, workers int, more func(j int) bool, work func(j int) T, e
 // finish meanwhile: its longest run (set-px-lua: p99 0.9 ms, up to 2 ms,
 // against 0.2 ms on average), a collection's pause, or its thread
 // descheduled by a busy machine. At 4 per worker (8 results, about 1.7 ms
-// of set-px-lua runs) the second worker filled it and slept 1,241 times in
-// 20,000 runs at load 18, and the caller's goroutine made 61% of the runs;
-// at 64 it slept none and the two split the runs 48/52 (docs/speed.md,
-// "Worker scaling"). A result is a run's outcome or a cell's tally, a few
-// hundred bytes, so memory stays flat.
+// of set-px-lua runs) the second worker filled it and slept 1,001-1,234
+// times per 20,000 runs (six rounds, load 17-38), and the caller's
+// goroutine made 59-65% of the runs; at 64 the second worker slept 3-17
+// times and the caller's goroutine made 47-52% (docs/speed.md, "Worker
+// scaling"). A result is a run's outcome or a cell's tally, a few hundred
+// bytes, so memory stays flat.
 const waitingPerWorker = 64
 
 // fanout is ordered's shared state, guarded by mu.

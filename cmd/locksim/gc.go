@@ -42,10 +42,10 @@ func paceGC() int {
 // pauses stop both, and they collect twice as often per second (56-61
 // collections per 20,000 set-px-lua runs with either count, at GOGC=400).
 // At 1600 they collect 11-13 times, and two workers' CPU per run fell
-// 4-9% (same-run pairs, medians 0.959 and 0.906 of 8 and 7 rounds, load
-// 10-19) against 2% for one worker (0.984), for about 75 MB more peak
-// memory (RSS 120-138 MB against 47-56 MB); see docs/speed.md, "Worker
-// scaling". memLimit still bounds the heap.
+// 4-9% (same-run pairs, medians 0.959 and 0.906 of 8 rounds each, load
+// 10-19) against 2% for one worker (0.984), for 70-110 MB more peak
+// memory (RSS 115-162 MB against 47-56 MB); see docs/speed.md, "Worker
+// scaling, 2026-12-08". memLimit still bounds the heap.
 const workersGCPercent = 1600
 
 // paceWorkers sets the pacing for a check on `workers` workers unless the
