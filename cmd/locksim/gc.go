@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"runtime/debug"
+	"sync"
 )
 
 // gcPercent is the CLI's garbage collector pacing (GOGC): a check run
@@ -51,11 +52,31 @@ const workersGCPercent = 1600
 // paceWorkers sets the pacing for a check on `workers` workers unless the
 // user set GOGC: workersGCPercent for two or more, the pacing in effect
 // (paceGC's) for one. It returns the function that restores the pacing
-// before it: the CLI's tests run many commands in one process.
+// before it once no such check runs any more: the CLI's tests run many
+// commands in one process, some at once.
 func paceWorkers(workers int) (restore func()) {
 	if _, set := os.LookupEnv("GOGC"); set || workers < 2 {
 		return func() {}
 	}
-	old := debug.SetGCPercent(workersGCPercent)
-	return func() { debug.SetGCPercent(old) }
+	p := &workersPacing
+	p.Lock()
+	defer p.Unlock()
+	if p.active == 0 {
+		p.before = debug.SetGCPercent(workersGCPercent)
+	}
+	p.active++
+	return func() {
+		p.Lock()
+		defer p.Unlock()
+		if p.active--; p.active == 0 {
+			debug.SetGCPercent(p.before)
+		}
+	}
+}
+
+// workersPacing counts the checks paced by paceWorkers that are running,
+// and keeps the pacing from before the first.
+var workersPacing struct {
+	sync.Mutex
+	active, before int
 }

@@ -49,6 +49,16 @@ func TestPaceWorkers(t *testing.T) {
 			t.Errorf("%d workers, after the check: pacing %d, want %d back", w, got, gcPercent)
 		}
 	}
+	// Two checks at once: the pacing goes back when both have ended.
+	first, second := paceWorkers(2), paceWorkers(2)
+	first()
+	if got := debug.SetGCPercent(workersGCPercent); got != workersGCPercent {
+		t.Errorf("one of two checks ended: pacing %d, want %d while the other runs", got, workersGCPercent)
+	}
+	second()
+	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
+		t.Errorf("both checks ended: pacing %d, want %d back", got, gcPercent)
+	}
 	paceWorkers(1)()
 	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
 		t.Errorf("1 worker: pacing %d, want %d", got, gcPercent)
