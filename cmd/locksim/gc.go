@@ -49,13 +49,20 @@ func paceGC() int {
 // scaling, 2026-12-08". memLimit still bounds the heap.
 const workersGCPercent = 1600
 
+// checkPacing is whether paceWorkers paces at all: main sets it. The
+// CLI's in-process tests leave it off: they run many commands in one
+// process, whose live heap (tens of MB) GOGC=1600 would let grow 17-fold
+// (the test process reached 400 MB, which the children of
+// TestDevZeroIsRefusedInBoundedMemory inherit as their peak);
+// TestPaceWorkersInTheCLI runs the CLI's way in a child process.
+var checkPacing bool
+
 // paceWorkers sets the pacing for a check on `workers` workers unless the
-// user set GOGC: workersGCPercent for two or more, the pacing in effect
-// (paceGC's) for one. It returns the function that restores the pacing
-// before it once no such check runs any more: the CLI's tests run many
-// commands in one process, some at once.
+// user set GOGC (or checkPacing is off): workersGCPercent for two or
+// more, the pacing in effect (paceGC's) for one. It returns the function
+// that restores the pacing before it once no such check runs any more.
 func paceWorkers(workers int) (restore func()) {
-	if _, set := os.LookupEnv("GOGC"); set || workers < 2 {
+	if _, set := os.LookupEnv("GOGC"); set || workers < 2 || !checkPacing {
 		return func() {}
 	}
 	p := &workersPacing
