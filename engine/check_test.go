@@ -151,7 +151,7 @@ func TestCheckStopsWhenInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Interrupted || res.Runs < 300 || res.Runs > 300+4*2+2 || res.Minimal != nil {
+	if !res.Interrupted || res.Runs < 300 || res.Runs > 300+waitingPerWorker*2+2 || res.Minimal != nil {
 		t.Errorf("interrupted %v after %d runs, minimal %v: want interrupted within a window of 300, nothing shrunk", res.Interrupted, res.Runs, res.Minimal != nil)
 	}
 }

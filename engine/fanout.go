@@ -10,17 +10,17 @@ import (
 // Before starting job j it asks more(j) (nil: always), in order of j and
 // one call at a time; once more says no, or emit returns false, no new
 // job starts, the jobs already started finish, and their results are
-// emitted in order if emit had not stopped. At most 4 x workers results
-// wait for an earlier one, so memory stays flat however large n is, and
-// what is emitted does not depend on `workers`. It returns how many jobs
-// were started: the runs a budget reached.
+// emitted in order if emit had not stopped. At most waitingPerWorker x
+// workers results wait for an earlier one, so memory stays flat however
+// large n is, and what is emitted does not depend on `workers`. It
+// returns how many jobs were started: the runs a budget reached.
 //
 // The caller's goroutine is one of the workers, and the others take
 // their next job from a counter under a mutex, not from a channel: a
 // worker that finishes a run starts the next one without waking another
 // goroutine, so an idle second core is not woken once per run (with one
 // worker nothing but the caller's goroutine runs). A goroutine sleeps
-// only when 4 x workers results wait for an earlier one, or at the end.
+// only when the window of waiting results is full, or at the end.
 func ordered[T any](n, workers int, more func(j int) bool, work func(j int) T, emit func(j int, r T) bool) int {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -40,7 +40,7 @@ func ordered[T any](n, workers int, more func(j int) bool, work func(j int) T, e
 		}
 		return j
 	}
-	f := &fanout[T]{n: n, window: 4 * workers, more: more, pending: make(map[int]T, 4*workers)}
+	f := &fanout[T]{n: n, window: waitingPerWorker * workers, more: more, pending: make(map[int]T)}
 	f.cond.L = &f.mu
 	for range workers - 1 {
 		go f.helper(work)
@@ -48,6 +48,20 @@ func ordered[T any](n, workers int, more func(j int) bool, work func(j int) T, e
 	f.lead(work, emit)
 	return f.next
 }
+
+// waitingPerWorker bounds, per worker, the results that may wait for an
+// earlier one (ordered's window). The caller's goroutine emits only
+// between its own runs, so the window must hold what the other workers
+// finish meanwhile: its longest run (set-px-lua: p99 0.9 ms, up to 2 ms,
+// against 0.2 ms on average), a collection's pause, or its thread
+// descheduled by a busy machine. At 4 per worker (8 results, about 1.7 ms
+// of set-px-lua runs) the second worker filled it and slept 1,001-1,234
+// times per 20,000 runs (six rounds, load 17-38), and the caller's
+// goroutine made 59-65% of the runs; at 64 the second worker slept 3-17
+// times and the caller's goroutine made 47-52% (docs/speed.md, "Worker
+// scaling"). A result is a run's outcome or a cell's tally, a few hundred
+// bytes, so memory stays flat.
+const waitingPerWorker = 64
 
 // fanout is ordered's shared state, guarded by mu.
 type fanout[T any] struct {

@@ -46,9 +46,10 @@ func BenchmarkCheckWorkers(b *testing.B) {
 // ordered emits every job's result once, in order of j, on the caller's
 // goroutine, whatever the worker count and however long each job takes.
 func TestOrderedEmitsInOrder(t *testing.T) {
+	const jobs = 3 * waitingPerWorker * 8 // more jobs than the window holds, at every worker count
 	for _, workers := range []int{1, 2, 3, 8} {
 		var got []int
-		n := ordered(100, workers, nil, func(j int) int {
+		n := ordered(jobs, workers, nil, func(j int) int {
 			spin(j * 7 % 13) // jobs of uneven length finish out of order
 			return j * j
 		}, func(j, r int) bool {
@@ -58,7 +59,7 @@ func TestOrderedEmitsInOrder(t *testing.T) {
 			got = append(got, j)
 			return true
 		})
-		if n != 100 || len(got) != 100 || !sortedRun(got) {
+		if n != jobs || len(got) != jobs || !sortedRun(got) {
 			t.Errorf("workers=%d: started %d, emitted %v", workers, n, got)
 		}
 	}
@@ -106,8 +107,9 @@ func TestOrderedAsksMoreInOrder(t *testing.T) {
 	}
 }
 
-// At most 4 x workers results wait for an earlier one: a slow first job
-// holds the others back instead of letting results pile up.
+// At most waitingPerWorker x workers results wait for an earlier one: a
+// slow first job holds the others back instead of letting results pile
+// up.
 func TestOrderedBoundsWaitingResults(t *testing.T) {
 	const workers = 3
 	release := make(chan struct{})
@@ -122,16 +124,44 @@ func TestOrderedBoundsWaitingResults(t *testing.T) {
 			return j
 		}, func(int, int) bool { return true })
 	}()
-	for i := 0; i < 200 && started.Load() < 4*workers; i++ {
+	const window = waitingPerWorker * workers
+	for i := 0; i < 200 && started.Load() < window; i++ {
 		time.Sleep(time.Millisecond) // wall-clock ok: waits for goroutines, asserts nothing about time
 	}
 	time.Sleep(20 * time.Millisecond) // wall-clock ok: room for a wrong implementation to overrun
-	if s := started.Load(); s > 4*workers {
-		t.Errorf("%d jobs started while job 0 ran, want at most %d", s, 4*workers)
+	if s := started.Load(); s > window {
+		t.Errorf("%d jobs started while job 0 ran, want at most %d", s, window)
 	}
 	close(release)
 	if n := <-done; n != 1000 {
 		t.Errorf("started %d, want 1000", n)
+	}
+}
+
+// While one worker is held up by a long job, the other keeps running
+// jobs: the window of waiting results holds at least 50 of them (a
+// set-px-lua run can take 10x the mean, and a busy machine deschedules a
+// worker's thread for longer still). With a window of 4 per worker the
+// second worker stopped after 7 and slept until the long job ended.
+func TestOrderedLongJobDoesNotStallTheOthers(t *testing.T) {
+	const others = 50
+	var done atomic.Int64
+	var got int64
+	ordered(4*others, 2, nil, func(j int) int {
+		if j == 0 {
+			// wall-clock ok: a timeout for a wrong implementation, which
+			// would wait here for ever; nothing is asserted about time.
+			for i := 0; i < 2000 && done.Load() < others; i++ {
+				time.Sleep(time.Millisecond)
+			}
+			got = done.Load()
+			return j
+		}
+		done.Add(1)
+		return j
+	}, func(int, int) bool { return true })
+	if got < others {
+		t.Errorf("while job 0 ran, %d other jobs finished, want at least %d", got, others)
 	}
 }
 

@@ -145,6 +145,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) (int, error) {
 	case *workers < 1 || *workers > engine.MaxWorkers:
 		return exitUsage, usagef("--workers %d: give 1 to %d (limits: workers)", *workers, engine.MaxWorkers)
 	}
+	defer paceWorkers(*workers)() // the collector's pacing for two workers or more (gc.go)
 	if err := checkFormat("check", *format); err != nil {
 		return exitUsage, err
 	}

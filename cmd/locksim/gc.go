@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"runtime/debug"
+	"sync"
 )
 
 // gcPercent is the CLI's garbage collector pacing (GOGC): a check run
@@ -33,4 +34,56 @@ func paceGC() int {
 	}
 	debug.SetGCPercent(gcPercent)
 	return gcPercent
+}
+
+// workersGCPercent is the pacing of a random check on two workers or
+// more. One worker's collections mark on the idle second core; with two,
+// every collection's mark phase runs on the workers' cores (write
+// barriers on in both, a fractional mark worker taking from one) and its
+// pauses stop both, and they collect twice as often per second (56-61
+// collections per 20,000 set-px-lua runs with either count, at GOGC=400).
+// At 1600 they collect 11-13 times, and two workers' CPU per run fell
+// 4-9% (same-run pairs, medians 0.959 and 0.906 of 8 rounds each, load
+// 10-19) against 2% for one worker (0.984), for 70-110 MB more peak
+// memory (RSS 115-162 MB against 47-56 MB); see docs/speed.md, "Worker
+// scaling, 2026-12-08". memLimit still bounds the heap.
+const workersGCPercent = 1600
+
+// checkPacing is whether paceWorkers paces at all: main sets it. The
+// CLI's in-process tests leave it off: they run many commands in one
+// process, whose live heap (tens of MB) GOGC=1600 would let grow 17-fold
+// (the test process reached 400 MB, which the children of
+// TestDevZeroIsRefusedInBoundedMemory inherit as their peak);
+// TestPaceWorkersInTheCLI runs the CLI's way in a child process.
+var checkPacing bool
+
+// paceWorkers sets the pacing for a check on `workers` workers unless the
+// user set GOGC (or checkPacing is off): workersGCPercent for two or
+// more, the pacing in effect (paceGC's) for one. It returns the function
+// that restores the pacing before it once no such check runs any more.
+func paceWorkers(workers int) (restore func()) {
+	if _, set := os.LookupEnv("GOGC"); set || workers < 2 || !checkPacing {
+		return func() {}
+	}
+	p := &workersPacing
+	p.Lock()
+	defer p.Unlock()
+	if p.active == 0 {
+		p.before = debug.SetGCPercent(workersGCPercent)
+	}
+	p.active++
+	return func() {
+		p.Lock()
+		defer p.Unlock()
+		if p.active--; p.active == 0 {
+			debug.SetGCPercent(p.before)
+		}
+	}
+}
+
+// workersPacing counts the checks paced by paceWorkers that are running,
+// and keeps the pacing from before the first.
+var workersPacing struct {
+	sync.Mutex
+	active, before int
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"math"
 	"os"
+	"os/exec"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -29,4 +31,106 @@ func TestPaceGC(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != memLimit {
 		t.Errorf("without GOMEMLIMIT: memory limit %d, want %d", got, memLimit)
 	}
+}
+
+// A check on two workers or more paces its collector at workersGCPercent
+// unless GOGC is set, and puts the pacing back when it ends; one worker
+// keeps the pacing in effect.
+func TestPaceWorkers(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+	t.Setenv("GOGC", "150") // restored after the test
+	os.Unsetenv("GOGC")
+	paceWorkers(2)() // checkPacing off, as in the CLI's other tests
+	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
+		t.Errorf("checkPacing off: pacing %d, want %d", got, gcPercent)
+	}
+	checkPacing = true
+	defer func() { checkPacing = false }()
+	for _, w := range []int{2, 4} {
+		restore := paceWorkers(w)
+		if got := debug.SetGCPercent(-1); got != workersGCPercent {
+			t.Errorf("%d workers: pacing %d, want %d", w, got, workersGCPercent)
+		}
+		debug.SetGCPercent(workersGCPercent)
+		restore()
+		if got := debug.SetGCPercent(gcPercent); got != gcPercent {
+			t.Errorf("%d workers, after the check: pacing %d, want %d back", w, got, gcPercent)
+		}
+	}
+	// Two checks at once: the pacing goes back when both have ended.
+	first, second := paceWorkers(2), paceWorkers(2)
+	first()
+	if got := debug.SetGCPercent(workersGCPercent); got != workersGCPercent {
+		t.Errorf("one of two checks ended: pacing %d, want %d while the other runs", got, workersGCPercent)
+	}
+	second()
+	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
+		t.Errorf("both checks ended: pacing %d, want %d back", got, gcPercent)
+	}
+	paceWorkers(1)()
+	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
+		t.Errorf("1 worker: pacing %d, want %d", got, gcPercent)
+	}
+	os.Setenv("GOGC", "150")
+	debug.SetGCPercent(150)
+	restore := paceWorkers(2)
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("2 workers with GOGC=150: pacing %d, want the user's 150", got)
+	}
+	restore()
+	if got := debug.SetGCPercent(gcPercent); got != 150 {
+		t.Errorf("2 workers with GOGC=150, after the check: pacing %d, want 150", got)
+	}
+}
+
+// The CLI paces a check on two workers at workersGCPercent: run as main
+// runs it (in a child process, GOGC unset), 2,000 set-px-lua runs collect
+// 6-7 times on one worker at GOGC=400 and at most twice on two
+// (GODEBUG=gctrace=1 prints a line per collection). Collections follow
+// allocation, not the clock.
+func TestPaceWorkersInTheCLI(t *testing.T) {
+	collections := func(workers string) int {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPaceWorkersChild$")
+		var env []string
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "GOGC=") && !strings.HasPrefix(kv, "GODEBUG=") && !strings.HasPrefix(kv, "GOMEMLIMIT=") {
+				env = append(env, kv)
+			}
+		}
+		cmd.Env = append(env, "GODEBUG=gctrace=1", paceChildEnv+"="+workers)
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), "2000 runs") {
+			t.Fatalf("workers %s: the check did not run:\n%.2000s", workers, out)
+		}
+		n := 0
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, "gc ") {
+				n++
+			}
+		}
+		return n
+	}
+	one, two := collections("1"), collections("2")
+	t.Logf("collections: %d on one worker, %d on two", one, two)
+	if one < 4 || two*2 >= one {
+		t.Errorf("collections: %d on one worker, %d on two: want two workers to collect less than half as often", one, two)
+	}
+}
+
+// paceChildEnv carries the worker count to TestPaceWorkersChild.
+const paceChildEnv = "LOCKSIM_PACE_CHILD"
+
+// TestPaceWorkersChild is TestPaceWorkersInTheCLI's child: a check run as
+// main runs it.
+func TestPaceWorkersChild(t *testing.T) {
+	workers := os.Getenv(paceChildEnv)
+	if workers == "" {
+		t.Skip("a child of TestPaceWorkersInTheCLI")
+	}
+	checkPacing = true
+	code := run([]string{"check", "--design", "set-px-lua", "--runs", "2000", "--workers", workers, "--progress=false", "--save", t.TempDir() + "/c.json"}, os.Stdout, os.Stderr)
+	if code != exitSafe && code != exitViolation {
+		os.Exit(100 + code)
+	}
+	os.Exit(0)
 }

@@ -63,6 +63,7 @@ that stopped with an error, or no verdict (nothing was judged); 130 interrupted
 
 func main() {
 	paceGC()
+	checkPacing = true // a check on two workers or more paces its own way (gc.go)
 	if stdoutWasClosed() {
 		fmt.Fprintln(os.Stderr, "locksim: stdout is closed, so the output would be lost; give it a file, or >/dev/null to discard it")
 		os.Exit(exitUsage)
