@@ -13,12 +13,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/pkg/errors"
 )
 
 // ErrNoChromium is Start's error when chromium is not on PATH (Debian:
@@ -73,7 +74,7 @@ func Start() (*Browser, error) {
 		"--remote-debugging-pipe", "about:blank")
 	cmd.ExtraFiles = []*os.File{inR, outW}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("chromium: %w", err)
+		return nil, errors.Wrap(err, "chromium")
 	}
 	inR.Close()
 	outW.Close()
@@ -137,19 +138,19 @@ func (b *Browser) call(ctx context.Context, session, method string, params any) 
 	}
 	data, _ := json.Marshal(msg)
 	if _, err := b.w.Write(append(data, 0)); err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
+		return nil, errors.Wrap(err, method)
 	}
 	select {
 	case m, ok := <-ch:
 		if !ok {
-			return nil, fmt.Errorf("%s: the browser went away", method)
+			return nil, errors.Errorf("%s: the browser went away", method)
 		}
 		if m.Error != nil {
-			return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
+			return nil, errors.Errorf("%s: %s", method, m.Error.Message)
 		}
 		return m.Result, nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+		return nil, errors.Wrap(ctx.Err(), method)
 	}
 }
 
@@ -175,7 +176,7 @@ func (b *Browser) Close() error {
 		}
 		time.Sleep(250 * time.Millisecond) // wall clock: waiting out another process
 	}
-	return fmt.Errorf("leaving Chromium's profile %s: %w", b.profile, err)
+	return errors.Wrapf(err, "leaving Chromium's profile %s", b.profile)
 }
 
 // Page is one tab of the browser, attached: its commands go to it and its
@@ -294,13 +295,13 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	var nav struct{ ErrorText string }
 	json.Unmarshal(res, &nav)
 	if nav.ErrorText != "" {
-		return fmt.Errorf("loading %s: %s", url, nav.ErrorText)
+		return errors.Errorf("loading %s: %s", url, nav.ErrorText)
 	}
 	for {
 		select {
 		case <-p.loads:
 		case <-ctx.Done():
-			return fmt.Errorf("loading %s: %w", url, ctx.Err())
+			return errors.Wrapf(ctx.Err(), "loading %s", url)
 		}
 		// The load event of the document at url: a late one of the
 		// blank page it replaced would not be complete at url.
@@ -332,7 +333,7 @@ func (p *Page) Eval(ctx context.Context, expr string) (json.RawMessage, error) {
 	}
 	json.Unmarshal(res, &r)
 	if r.ExceptionDetails != nil {
-		return nil, fmt.Errorf("%s: %s", expr, r.ExceptionDetails)
+		return nil, errors.Errorf("%s: %s", expr, r.ExceptionDetails)
 	}
 	return r.Result.Value, nil
 }
@@ -346,7 +347,7 @@ func (p *Page) DOM(ctx context.Context) (string, error) {
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
-		return "", fmt.Errorf("the page's DOM: %w", err)
+		return "", errors.Wrap(err, "the page's DOM")
 	}
 	return s, nil
 }
