@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -176,15 +173,9 @@ func runDocCommand(c docCommand) (int, string, string) {
 	return runCLI(args...)
 }
 
-// docChildEnv marks a TestDocCommandsChild process.
+// docChildEnv names the file a TestDocCommandsChild process reads its
+// commands from (and writes their results next to).
 const docChildEnv = "LOCKSIM_DOC_COMMANDS"
-
-// docPageRun is one page's commands for a child process: the directory
-// to run them in and, per command, its environment, "--", its arguments.
-type docPageRun struct {
-	Dir  string
-	Cmds [][]string
-}
 
 // docResult is what one documented command did, in a child process.
 type docResult struct {
@@ -199,14 +190,12 @@ type docResult struct {
 // documents. A command that reads a file an earlier one wrote (replay,
 // merge) finds it there.
 //
-// The commands run in child processes (TestDocCommandsChild), which
-// change to the page's directory and set only the environment each line
-// sets, as a shell runs them (the CLI reads the process's working
-// directory and environment, so one process runs one page at a time);
-// the pages run in parallel, each in a child free at the time.
+// Each page's commands run in a process of their own
+// (TestDocCommandsChild), started in the page's directory with only the
+// environment each line sets, as a shell runs them; the pages run in
+// parallel (the CLI reads the process's working directory and
+// environment, so one process cannot run two pages at once).
 func TestDocCommands(t *testing.T) {
-	pool := &docChildren{}
-	t.Cleanup(func() { pool.close(t) })
 	seen := map[string]bool{}
 	for _, page := range docPages(t) {
 		text := readPage(t, page)
@@ -252,7 +241,7 @@ func TestDocCommands(t *testing.T) {
 				}
 				run = append(run, c)
 			}
-			for i, r := range pool.run(t, dir, run) {
+			for i, r := range runDocCommands(t, dir, run) {
 				if c := run[i]; r.Code != c.code {
 					t.Errorf("%s: exit %d, %s says %d\n%s\n%s", c.line, r.Code, page, c.code, r.Out, r.Errout)
 				}
@@ -266,133 +255,65 @@ func TestDocCommands(t *testing.T) {
 	}
 }
 
-// docChildren are TestDocCommands' child processes: as many as pages run
-// at once (-test.parallel), each reused for page after page, so a child's
-// warm heap and caches serve many pages.
-type docChildren struct {
-	mu   sync.Mutex
-	idle []*docChild
-	all  []*docChild
-}
-
-// docChild is one child process and its pipes: a page's run goes in as a
-// JSON line, its results come back as one.
-type docChild struct {
-	cmd  *exec.Cmd
-	in   *os.File
-	out  *bufio.Reader
-	errs *bytes.Buffer
-}
-
-// run runs one page's commands, in order, in dir, in an idle child (a new
-// one when none is idle) and returns what each did.
-func (p *docChildren) run(t *testing.T, dir string, cmds []docCommand) []docResult {
+// runDocCommands runs the commands, in order, in a child process started
+// in dir (TestDocCommandsChild) and returns what each did.
+func runDocCommands(t *testing.T, dir string, cmds []docCommand) []docResult {
 	t.Helper()
 	if len(cmds) == 0 {
 		return nil
 	}
-	req := docPageRun{Dir: dir}
+	file := filepath.Join(t.TempDir(), "commands.json")
+	var lines [][]string // each command: its environment, "--", its arguments
 	for _, c := range cmds {
-		req.Cmds = append(req.Cmds, slices.Concat(c.env, []string{"--"}, c.args))
+		lines = append(lines, slices.Concat(c.env, []string{"--"}, c.args))
 	}
-	line, _ := json.Marshal(req)
-	p.mu.Lock()
-	var c *docChild
-	if n := len(p.idle); n > 0 {
-		c, p.idle = p.idle[n-1], p.idle[:n-1]
+	b, _ := json.Marshal(lines)
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	p.mu.Unlock()
-	if c == nil {
-		c = startDocChild(t)
-		p.mu.Lock()
-		p.all = append(p.all, c)
-		p.mu.Unlock()
+	child := exec.Command(os.Args[0], "-test.run=^TestDocCommandsChild$")
+	child.Dir = dir
+	// A user's shell has no shard variables: each command has only the
+	// environment its line sets.
+	child.Env = append(shardEnv(), docChildEnv+"="+file)
+	if out, err := child.CombinedOutput(); err != nil {
+		t.Fatalf("the commands' process: %v\n%.2000s", err, out)
 	}
-	if _, err := c.in.Write(append(line, '\n')); err != nil {
-		t.Fatalf("the commands' process: %v\n%.2000s", err, c.errs)
-	}
-	reply, err := c.out.ReadBytes('\n')
+	b, err := os.ReadFile(file + ".out")
 	if err != nil {
-		t.Fatalf("the commands' process: %v\n%.2000s", err, c.errs)
+		t.Fatal(err)
 	}
 	var res []docResult
-	if err := json.Unmarshal(reply, &res); err != nil || len(res) != len(cmds) {
+	if err := json.Unmarshal(b, &res); err != nil || len(res) != len(cmds) {
 		t.Fatalf("the commands' process gave %d results for %d commands: %v", len(res), len(cmds), err)
 	}
-	p.mu.Lock()
-	p.idle = append(p.idle, c)
-	p.mu.Unlock()
 	return res
 }
 
-// startDocChild starts a TestDocCommandsChild process. A user's shell has
-// no shard variables: each command has only the environment its line
-// sets.
-func startDocChild(t *testing.T) *docChild {
-	t.Helper()
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &docChild{cmd: exec.Command(os.Args[0], "-test.run=^TestDocCommandsChild$"), in: inW, out: bufio.NewReader(outR), errs: &bytes.Buffer{}}
-	c.cmd.Env = append(shardEnv(), docChildEnv+"=1")
-	c.cmd.ExtraFiles = []*os.File{inR, outW} // fd 3, fd 4
-	c.cmd.Stdout, c.cmd.Stderr = c.errs, c.errs
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	inR.Close()
-	outW.Close()
-	return c
-}
-
-// close ends the children (their input closed, they exit) and fails on
-// one that did not exit cleanly.
-func (p *docChildren) close(t *testing.T) {
-	for _, c := range p.all {
-		c.in.Close()
-		if err := c.cmd.Wait(); err != nil {
-			t.Errorf("the commands' process: %v\n%.2000s", err, c.errs)
-		}
-	}
-}
-
-// TestDocCommandsChild runs the pages TestDocCommands gives it (a JSON
-// line each on fd 3), each page's commands in order in the page's
-// directory, and answers each page with what its commands did (a JSON
-// line on fd 4).
+// TestDocCommandsChild runs the commands a TestDocCommands page gives it,
+// in order, in its working directory, and writes what each did.
 func TestDocCommandsChild(t *testing.T) {
-	if os.Getenv(docChildEnv) == "" {
+	file := os.Getenv(docChildEnv)
+	if file == "" {
 		t.Skip("a child of TestDocCommands")
 	}
-	in := bufio.NewReader(os.NewFile(3, "requests"))
-	out := os.NewFile(4, "results")
-	for {
-		line, err := in.ReadBytes('\n')
-		if err != nil {
-			return // the parent is done
-		}
-		var req docPageRun
-		if err := json.Unmarshal(line, &req); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chdir(req.Dir); err != nil {
-			t.Fatal(err)
-		}
-		res := []docResult{}
-		for _, l := range req.Cmds {
-			i := slices.Index(l, "--")
-			code, out, errs := runDocCommand(docCommand{env: l[:i], args: l[i+1:]})
-			res = append(res, docResult{Code: code, Out: clip(out, 400), Errout: clip(errs, 400)})
-		}
-		b, _ := json.Marshal(res)
-		if _, err := out.Write(append(b, '\n')); err != nil {
-			t.Fatal(err)
-		}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines [][]string
+	if err := json.Unmarshal(b, &lines); err != nil {
+		t.Fatal(err)
+	}
+	var res []docResult
+	for _, l := range lines {
+		i := slices.Index(l, "--")
+		code, out, errs := runDocCommand(docCommand{env: l[:i], args: l[i+1:]})
+		res = append(res, docResult{Code: code, Out: clip(out, 400), Errout: clip(errs, 400)})
+	}
+	b, _ = json.Marshal(res)
+	if err := os.WriteFile(file+".out", b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
