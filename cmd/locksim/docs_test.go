@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -173,29 +171,18 @@ func runDocCommand(c docCommand) (int, string, string) {
 	return runCLI(args...)
 }
 
-// docChildEnv names the file a TestDocCommandsChild process reads its
-// commands from (and writes their results next to).
-const docChildEnv = "LOCKSIM_DOC_COMMANDS"
-
-// docResult is what one documented command did, in a child process.
-type docResult struct {
-	Code        int
-	Out, Errout string // the first 400 bytes of each
-}
-
 // Every locksim command in the sh blocks of every page (README.md,
 // CONTRIBUTING.md, CATALOGUE.md, docs/*.md) runs, in the page's order, in
 // a fresh directory per page that holds the page's own acquire.lua and
 // release.lua when it defines them, and exits with the code its comment
 // documents. A command that reads a file an earlier one wrote (replay,
 // merge) finds it there.
-//
-// Each page's commands run in a process of their own
-// (TestDocCommandsChild), started in the page's directory with only the
-// environment each line sets, as a shell runs them; the pages run in
-// parallel (the CLI reads the process's working directory and
-// environment, so one process cannot run two pages at once).
 func TestDocCommands(t *testing.T) {
+	// Each command has only the environment its line sets: a user's
+	// shell has no shard variables.
+	for _, k := range []string{envShardIndex, envShardCount, envJobIndex} {
+		t.Setenv(k, "")
+	}
 	seen := map[string]bool{}
 	for _, page := range docPages(t) {
 		text := readPage(t, page)
@@ -208,28 +195,21 @@ func TestDocCommands(t *testing.T) {
 			continue
 		}
 		t.Run(strings.ReplaceAll(page, "/", "_"), func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			write := func(name, text string) {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
 			lua := luaScripts.FindStringSubmatch(text)
+			t.Chdir(t.TempDir())
 			if lua != nil {
-				write("acquire.lua", lua[1])
-				write("release.lua", lua[2])
+				os.WriteFile("acquire.lua", []byte(lua[1]), 0o644)
+				os.WriteFile("release.lua", []byte(lua[2]), 0o644)
 			}
 			if log := gcLog.FindStringSubmatch(text); log != nil {
-				write("gc.log", log[1])
+				os.WriteFile("gc.log", []byte(log[1]), 0o644)
 			}
 			for _, f := range logFiles.FindAllStringSubmatch(text, -1) {
-				write(f[1], f[2]) // a page's example lock logs (docs/check-log.md)
+				os.WriteFile(f[1], []byte(f[2]), 0o644) // a page's example lock logs (docs/check-log.md)
 			}
 			if page == "docs/serve.md" {
-				serveClients(t, dir) // docs/serve.md's client programs, built by make clients
+				serveClients(t) // docs/serve.md's client programs, built by make clients
 			}
-			var run []docCommand
 			for _, c := range cmds {
 				if c.code < 0 {
 					t.Errorf("%s does not say how %q exits: add (exit N) to its comment", page, c.line)
@@ -239,11 +219,8 @@ func TestDocCommands(t *testing.T) {
 					t.Errorf("%s: %q reads a script the page does not define in a ```lua block (-- acquire.lua, -- release.lua)", page, c.line)
 					continue
 				}
-				run = append(run, c)
-			}
-			for i, r := range runDocCommands(t, dir, run) {
-				if c := run[i]; r.Code != c.code {
-					t.Errorf("%s: exit %d, %s says %d\n%s\n%s", c.line, r.Code, page, c.code, r.Out, r.Errout)
+				if code, out, errs := runDocCommand(c); code != c.code {
+					t.Errorf("%s: exit %d, %s says %d\n%.400s\n%.400s", c.line, code, page, c.code, out, errs)
 				}
 			}
 		})
@@ -255,79 +232,15 @@ func TestDocCommands(t *testing.T) {
 	}
 }
 
-// runDocCommands runs the commands, in order, in a child process started
-// in dir (TestDocCommandsChild) and returns what each did.
-func runDocCommands(t *testing.T, dir string, cmds []docCommand) []docResult {
-	t.Helper()
-	if len(cmds) == 0 {
-		return nil
-	}
-	file := filepath.Join(t.TempDir(), "commands.json")
-	var lines [][]string // each command: its environment, "--", its arguments
-	for _, c := range cmds {
-		lines = append(lines, slices.Concat(c.env, []string{"--"}, c.args))
-	}
-	b, _ := json.Marshal(lines)
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	child := exec.Command(os.Args[0], "-test.run=^TestDocCommandsChild$")
-	child.Dir = dir
-	// A user's shell has no shard variables: each command has only the
-	// environment its line sets.
-	child.Env = append(shardEnv(), docChildEnv+"="+file)
-	if out, err := child.CombinedOutput(); err != nil {
-		t.Fatalf("the commands' process: %v\n%.2000s", err, out)
-	}
-	b, err := os.ReadFile(file + ".out")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res []docResult
-	if err := json.Unmarshal(b, &res); err != nil || len(res) != len(cmds) {
-		t.Fatalf("the commands' process gave %d results for %d commands: %v", len(res), len(cmds), err)
-	}
-	return res
-}
-
-// TestDocCommandsChild runs the commands a TestDocCommands page gives it,
-// in order, in its working directory, and writes what each did.
-func TestDocCommandsChild(t *testing.T) {
-	file := os.Getenv(docChildEnv)
-	if file == "" {
-		t.Skip("a child of TestDocCommands")
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines [][]string
-	if err := json.Unmarshal(b, &lines); err != nil {
-		t.Fatal(err)
-	}
-	var res []docResult
-	for _, l := range lines {
-		i := slices.Index(l, "--")
-		code, out, errs := runDocCommand(docCommand{env: l[:i], args: l[i+1:]})
-		res = append(res, docResult{Code: code, Out: clip(out, 400), Errout: clip(errs, 400)})
-	}
-	b, _ = json.Marshal(res)
-	if err := os.WriteFile(file+".out", b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// clip is s's first n bytes.
-func clip(s string, n int) string { return s[:min(len(s), n)] }
-
 // absRepoRoot is repoRoot as an absolute path, taken before any test
 // changes directory.
 var absRepoRoot, _ = filepath.Abs(repoRoot)
 
 // serveClients links the repository's clients/ (make clients builds
-// them) into dir, for docs/serve.md's commands; it skips when they are not
-// built, or fails under LOCKSIM_REQUIRE_CLIENTS=1 (.ci/run).
-func serveClients(t *testing.T, dir string) {
+// them) into the current directory, for docs/serve.md's commands; it skips
+// when they are not built, or fails under LOCKSIM_REQUIRE_CLIENTS=1
+// (.ci/run).
+func serveClients(t *testing.T) {
 	t.Helper()
 	root := absRepoRoot
 	for _, p := range []string{"clients/python/.venv/.installed", "clients/java/target/classes/LockWorkload.class", "clients/java/target/classpath.txt"} {
@@ -338,7 +251,7 @@ func serveClients(t *testing.T, dir string) {
 			t.Skipf("%s is missing: run make clients (make test does)", p)
 		}
 	}
-	if err := os.Symlink(filepath.Join(root, "clients"), filepath.Join(dir, "clients")); err != nil {
+	if err := os.Symlink(filepath.Join(root, "clients"), "clients"); err != nil {
 		t.Fatal(err)
 	}
 }
