@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"html"
 	"os"
 	"os/exec"
@@ -12,57 +14,66 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"locksim/internal/headless"
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
 	"locksim/sim"
 )
 
-// chromium runs headless Chromium on a page and returns its stdout; the
-// test is skipped when chromium is not on PATH (Debian: apt-get install
-// chromium).
-func chromium(t *testing.T, args ...string) string {
-	t.Helper()
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium not on PATH")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	// The profile directory is ours, not t.TempDir: Chromium's helper
-	// processes can still write to it for a moment after the browser
-	// exits, and t.TempDir's cleanup would fail the test on it.
-	profile, err := os.MkdirTemp("", "locksim-report-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer removeProfile(t, profile)
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + profile}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %v: %v\n%s", args, err, errb.String())
-	}
-	return out.String()
+// browser is the headless Chromium this package's tests share: started
+// by the first test that loads a page, closed by TestMain. A tab per page
+// in one browser costs a fraction of a browser per page (about a second
+// of CPU a start).
+var browser struct {
+	once sync.Once
+	b    *headless.Browser
+	err  error
 }
 
-// removeProfile removes a Chromium profile directory, retrying while a
-// straggling helper process still writes to it; one that will not go is
-// logged, not failed: it is the browser's litter, not the report's.
-func removeProfile(t *testing.T, dir string) {
-	var err error
-	for range 20 {
-		if err = os.RemoveAll(dir); err == nil {
-			return
+// TestMain closes the shared browser after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if browser.b != nil {
+		if err := browser.b.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, err) // the browser's litter, not a failure
 		}
-		time.Sleep(250 * time.Millisecond) // wall clock: waiting out another process
 	}
-	t.Logf("leaving Chromium's profile %s: %v", dir, err)
+	os.Exit(code)
+}
+
+// sharedBrowser returns the shared browser, starting it the first time;
+// the test is skipped when chromium is not on PATH (Debian: apt-get
+// install chromium).
+func sharedBrowser(t *testing.T) *headless.Browser {
+	t.Helper()
+	browser.once.Do(func() { browser.b, browser.err = headless.Start() })
+	if errors.Is(browser.err, headless.ErrNoChromium) {
+		t.Skip(browser.err)
+	}
+	if browser.err != nil {
+		t.Fatal(browser.err)
+	}
+	return browser.b
+}
+
+// chromium loads url in a tab of the shared headless Chromium (a zero
+// size: the browser's default window) and returns its DOM once the load
+// event fired, as chromium --dump-dom prints it.
+func chromium(t *testing.T, url string, size headless.Size) string {
+	t.Helper()
+	b := sharedBrowser(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	dom, err := b.DumpDOM(ctx, url, size)
+	if err != nil {
+		t.Fatalf("chromium %s: %v", url, err)
+	}
+	return dom
 }
 
 // TestHTMLInChromium loads each fixture's page, and that of a real run
@@ -98,7 +109,7 @@ func TestHTMLInChromium(t *testing.T) {
 			if err := HTMLPath(path, r, meta); err != nil {
 				t.Fatal(err)
 			}
-			dom := chromium(t, "--dump-dom", "file://"+path+"#selftest")
+			dom := chromium(t, "file://"+path+"#selftest", headless.Size{})
 			body := regexp.MustCompile(`<body[^>]*>`).FindString(dom)
 			if !strings.Contains(body, `data-ready="1"`) {
 				t.Fatalf("the script did not finish: body tag %q", body)
@@ -194,7 +205,7 @@ func TestHTMLOpensOnTheWholeRun(t *testing.T) {
 	} {
 		t.Run(tc.fixture+tc.frag, func(t *testing.T) {
 			t.Parallel()
-			dom := chromium(t, "--dump-dom", "file://"+pages[tc.fixture]+tc.frag)
+			dom := chromium(t, "file://"+pages[tc.fixture]+tc.frag, headless.Size{})
 			body := regexp.MustCompile(`<body[^>]*>`).FindString(dom)
 			if !strings.Contains(body, `data-ready="1"`) || strings.Contains(body, "data-errors") {
 				t.Fatalf("the script did not finish cleanly: %s", body)
@@ -273,7 +284,7 @@ func layout(t *testing.T, page []byte) geometry {
 	if err := os.WriteFile(path, append(append(append([]byte{}, page[:i]...), measure...), page[i:]...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := chromium(t, "--window-size=1280,800", "--dump-dom", "file://"+path)
+	dom := chromium(t, "file://"+path, headless.Size{Width: 1280, Height: 800})
 	if body := regexp.MustCompile(`<body[^>]*>`).FindString(dom); !strings.Contains(body, `data-ready="1"`) || strings.Contains(body, "data-errors") {
 		t.Fatalf("the script did not finish cleanly: %s", body)
 	}
@@ -288,9 +299,10 @@ func layout(t *testing.T, page []byte) geometry {
 	if g.VW != 1280 {
 		t.Fatalf("the window is %v px wide, want 1280", g.VW)
 	}
-	// Headless Chromium's window chrome takes some of the 800 px; the
-	// layout depends on the width only, and the boxes are measured from
-	// the top of the page at scroll 0, so they are judged against 800.
+	// The tab's viewport is emulated at 1280x800; the boxes are measured
+	// from the top of the page at scroll 0 and judged against 800 (as
+	// when the page had a window of that size, whose chrome took some of
+	// its height).
 	g.VH = 800
 	return g
 }
@@ -439,8 +451,26 @@ func TestHTMLScreenshot(t *testing.T) {
 	if err := HTMLPath(path, r, meta); err != nil {
 		t.Fatal(err)
 	}
-	chromium(t, "--screenshot="+out, "--window-size=1400,900", "file://"+path)
-	if _, err := os.Stat(out); err != nil {
+	b := sharedBrowser(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	p, err := b.NewPage(ctx, headless.Size{Width: 1400, Height: 900})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Navigate(ctx, "file://"+path); err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Call(ctx, "Page.captureScreenshot", map[string]any{"format": "png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shot struct{ Data []byte } // base64 in the JSON
+	if err := json.Unmarshal(res, &shot); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, shot.Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -466,7 +496,7 @@ func TestHTMLCauseAndEffect(t *testing.T) {
 	if tl.Story == nil {
 		t.Fatal("clock-jump has no story span")
 	}
-	dom := chromium(t, "--dump-dom", "file://"+cj)
+	dom := chromium(t, "file://"+cj, headless.Size{})
 	body := regexp.MustCompile(`<body[^>]*>`).FindString(dom)
 	if z := attr(body, "data-zoom"); z != "story" || strings.Contains(body, "data-errors") {
 		t.Errorf("clock-jump opens on %q (%s), want story", z, body)
@@ -484,14 +514,14 @@ func TestHTMLCauseAndEffect(t *testing.T) {
 	if jump < 0 || expire < 0 || jump > expire {
 		t.Errorf("r1 draws the clock jump at %d and the expiry at %d: want both, the jump first", jump, expire)
 	}
-	if all := chromium(t, "--dump-dom", "file://"+cj+"#all"); attr(regexp.MustCompile(`<body[^>]*>`).FindString(all), "data-zoom") != "all" {
+	if all := chromium(t, "file://"+cj+"#all", headless.Size{}); attr(regexp.MustCompile(`<body[^>]*>`).FindString(all), "data-zoom") != "all" {
 		t.Error("#all does not open on the whole run")
 	}
 	sr, tl := page("stale-release", model.SetPxGetdel)
 	if len(tl.Hits) == 0 {
 		t.Fatal("stale-release has no command that hit another's key")
 	}
-	dom = chromium(t, "--dump-dom", "file://"+sr+"#all")
+	dom = chromium(t, "file://"+sr+"#all", headless.Size{})
 	if n := strings.Count(dom, `class="hit"`); n != len(tl.Hits) {
 		t.Errorf("%d command lines drawn, want %d", n, len(tl.Hits))
 	}

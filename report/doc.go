@@ -212,10 +212,11 @@
 //
 // The tests regenerate the golden files under testdata/ with
 // `make golden` (or go test -rewrite); review them with git diff. When chromium is
-// on PATH a test loads each HTML report headless and checks the DOM after
-// the script ran (body[data-ready="1"], no body[data-errors], the view it
+// on PATH the tests load each HTML report headless, each page in a tab
+// of one browser the package's tests share (internal/headless), and check
+// the DOM after the script ran (body[data-ready="1"], no body[data-errors], the view it
 // opens on, the marks and write links drawn, hover texts in ms) and, in a
-// 1280x800 window, the geometry of the opening view (badges and timeline
+// 1280x800 viewport, the geometry of the opening view (badges and timeline
 // on screen, no sideways scrolling, a group as one block, a danger map's
 // rows before and taller than the rest); set
 // LOCKSIM_SCREENSHOT=/tmp/report.png to also save a screenshot.

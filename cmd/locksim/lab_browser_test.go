@@ -1,153 +1,23 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"locksim/internal/headless"
 )
 
 var labLessons = flag.Bool("lab.lessons", false, "TestLabInChromium: take every lesson from broken to fixed (make long); without it each lesson is only loaded and its starting point checked")
-
-// cdp is a minimal Chrome DevTools Protocol client over
-// --remote-debugging-pipe (fd 3: commands in, fd 4: replies and events
-// out, each message JSON ending in a NUL byte): no websocket, no
-// dependency.
-type cdp struct {
-	w       *os.File
-	mu      sync.Mutex
-	next    int
-	pending map[int]chan cdpMsg
-	session string
-	errs    chan string // console errors and exceptions, as text
-}
-
-type cdpMsg struct {
-	ID        int             `json:"id"`
-	Method    string          `json:"method"`
-	Params    json.RawMessage `json:"params"`
-	Result    json.RawMessage `json:"result"`
-	Error     *struct{ Message string }
-	SessionID string `json:"sessionId"`
-}
-
-func (c *cdp) read(r *bufio.Reader) {
-	for {
-		b, err := r.ReadBytes(0)
-		if err != nil {
-			return
-		}
-		var m cdpMsg
-		if json.Unmarshal(b[:len(b)-1], &m) != nil {
-			continue
-		}
-		if m.ID != 0 {
-			c.mu.Lock()
-			ch := c.pending[m.ID]
-			delete(c.pending, m.ID)
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- m
-			}
-			continue
-		}
-		switch m.Method {
-		case "Runtime.consoleAPICalled":
-			var p struct {
-				Type string
-				Args []struct {
-					Value       any
-					Description string
-				}
-			}
-			json.Unmarshal(m.Params, &p)
-			if p.Type == "error" || p.Type == "assert" {
-				c.errs <- fmt.Sprintf("console.%s: %v", p.Type, p.Args)
-			}
-		case "Runtime.exceptionThrown":
-			c.errs <- "exception: " + string(m.Params)
-		case "Log.entryAdded":
-			var p struct {
-				Entry struct{ Level, Text, URL string }
-			}
-			json.Unmarshal(m.Params, &p)
-			if p.Entry.Level == "error" {
-				c.errs <- "log: " + p.Entry.Text + " " + p.Entry.URL
-			}
-		}
-	}
-}
-
-// call sends a command (to the attached page once there is one) and
-// returns its result.
-func (c *cdp) call(ctx context.Context, method string, params any, session bool) (json.RawMessage, error) {
-	c.mu.Lock()
-	c.next++
-	id := c.next
-	ch := make(chan cdpMsg, 1)
-	c.pending[id] = ch
-	c.mu.Unlock()
-	msg := map[string]any{"id": id, "method": method, "params": params}
-	if session {
-		msg["sessionId"] = c.session
-	}
-	b, _ := json.Marshal(msg)
-	if _, err := c.w.Write(append(b, 0)); err != nil {
-		return nil, err
-	}
-	select {
-	case m := <-ch:
-		if m.Error != nil {
-			return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
-		}
-		return m.Result, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%s: %v", method, ctx.Err())
-	}
-}
-
-// eval evaluates a JavaScript expression in the page (awaiting a promise)
-// and returns its value as JSON.
-func (c *cdp) eval(ctx context.Context, expr string) (json.RawMessage, error) {
-	res, err := c.call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true}, true)
-	if err != nil {
-		return nil, err
-	}
-	var r struct {
-		Result           struct{ Value json.RawMessage }
-		ExceptionDetails json.RawMessage
-	}
-	json.Unmarshal(res, &r)
-	if r.ExceptionDetails != nil {
-		return nil, fmt.Errorf("%s: %s", expr, r.ExceptionDetails)
-	}
-	return r.Result.Value, nil
-}
-
-// removeProfile removes Chromium's profile directory, retrying while a
-// straggling helper process still writes to it; a directory that will not
-// go is logged, not failed: it is the browser's litter, not the lab's.
-func removeProfile(t *testing.T, dir string) {
-	var err error
-	for range 20 {
-		if err = os.RemoveAll(dir); err == nil {
-			return
-		}
-		time.Sleep(250 * time.Millisecond) // wall clock: waiting out another process
-	}
-	t.Logf("leaving Chromium's profile %s: %v", dir, err)
-}
 
 // TestLabInChromium drives the served lab in headless Chromium over the
 // DevTools protocol: a lesson's check says broken, the run says why,
@@ -156,10 +26,18 @@ func removeProfile(t *testing.T, dir string) {
 // and the share link opens the same run; any console error or exception
 // fails the test.
 func TestLabInChromium(t *testing.T) {
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium not on PATH")
+	browser, err := headless.Start()
+	if errors.Is(err, headless.ErrNoChromium) {
+		t.Skip(err)
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := browser.Close(); err != nil {
+			t.Log(err) // the browser's litter, not the lab's
+		}
+	}()
 	_, site := buildLab(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -172,65 +50,13 @@ func TestLabInChromium(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	inR, inW, _ := os.Pipe()
-	outR, outW, _ := os.Pipe()
-	// The profile directory is ours, not t.TempDir: Chromium's helper
-	// processes can still be writing to it for a moment after the browser
-	// exits, and t.TempDir's cleanup fails the test on a non-empty
-	// directory (seen in CI). removeProfile retries and only logs.
-	profile, err := os.MkdirTemp("", "locksim-lab-chromium-")
+	c, err := browser.NewPage(ctx, headless.Size{})
 	if err != nil {
 		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+profile,
-		"--remote-debugging-pipe", "about:blank")
-	cmd.ExtraFiles = []*os.File{inR, outW}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	inR.Close()
-	outW.Close()
-	c := &cdp{w: inW, pending: map[int]chan cdpMsg{}, errs: make(chan string, 100)}
-	go c.read(bufio.NewReader(outR))
-	defer func() {
-		// Ask the browser to shut down (it closes its helpers), give it a
-		// few seconds, then kill what is left.
-		closeCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
-		c.call(closeCtx, "Browser.close", map[string]any{}, false)
-		stop()
-		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second): // wall clock: only a hung browser's deadline
-			cmd.Process.Kill()
-			<-exited
-		}
-		inW.Close()
-		removeProfile(t, profile)
-	}()
-
-	res, err := c.call(ctx, "Target.createTarget", map[string]any{"url": "about:blank"}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var target struct{ TargetID string }
-	json.Unmarshal(res, &target)
-	if res, err = c.call(ctx, "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, false); err != nil {
-		t.Fatal(err)
-	}
-	var att struct{ SessionID string }
-	json.Unmarshal(res, &att)
-	c.session = att.SessionID
-	for _, m := range []string{"Runtime.enable", "Log.enable", "Page.enable"} {
-		if _, err := c.call(ctx, m, map[string]any{}, true); err != nil {
-			t.Fatal(err)
-		}
 	}
 	must := func(expr string) json.RawMessage {
 		t.Helper()
-		v, err := c.eval(ctx, expr)
+		v, err := c.Eval(ctx, expr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +78,7 @@ func TestLabInChromium(t *testing.T) {
 				return
 			}
 			select {
-			case e := <-c.errs:
+			case e := <-c.Errors():
 				t.Fatalf("while waiting for %s: %s", what, e)
 			case <-time.After(200 * time.Millisecond):
 			}
@@ -261,7 +87,7 @@ func TestLabInChromium(t *testing.T) {
 	}
 	open := func(url string) {
 		t.Helper()
-		if _, err := c.call(ctx, "Page.navigate", map[string]any{"url": url}, true); err != nil {
+		if _, err := c.Call(ctx, "Page.navigate", map[string]any{"url": url}); err != nil {
 			t.Fatal(err)
 		}
 		wait("the page loading", `document.readyState === "complete" && document.body.dataset.ready === "1"`)
@@ -269,7 +95,7 @@ func TestLabInChromium(t *testing.T) {
 	// leave loads an empty page, so the next open loads the lab afresh.
 	leave := func() {
 		t.Helper()
-		if _, err := c.call(ctx, "Page.navigate", map[string]any{"url": "about:blank"}, true); err != nil {
+		if _, err := c.Call(ctx, "Page.navigate", map[string]any{"url": "about:blank"}); err != nil {
 			t.Fatal(err)
 		}
 		wait("leaving the page", `document.URL === "about:blank"`)
@@ -459,7 +285,7 @@ func TestLabInChromium(t *testing.T) {
 		}
 	}
 	select {
-	case e := <-c.errs:
+	case e := <-c.Errors():
 		t.Errorf("the page logged an error: %s", e)
 	default:
 	}

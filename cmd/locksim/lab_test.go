@@ -25,8 +25,8 @@ var labBuild struct {
 	err             error
 }
 
-// buildLab returns the wasm file and the lab's site directory; it skips in
-// -short mode (the build costs ~40 s of CPU the first time).
+// buildLab returns the wasm file and the lab's site directory (the build
+// costs ~40 s of CPU with a cold build cache).
 func buildLab(t *testing.T) (wasm, site string) {
 	t.Helper()
 	labBuild.once.Do(func() {
@@ -239,9 +239,17 @@ func TestLabUsage(t *testing.T) {
 
 // TestLabServe: locksim lab --serve, a real process, serves the site on
 // the loopback address given: the page, the worker and the gzipped wasm
-// as written (no Content-Encoding, the page inflates it).
+// as written (no Content-Encoding, the page inflates it). It is given the
+// site's locksim.wasm.gz, which it serves as it is (TestLabSite's build
+// gives lab a wasm file, which it gzips: both kinds of --wasm file are
+// run, and the 34 MB wasm is compressed once).
 func TestLabServe(t *testing.T) {
-	wasm, _ := buildLab(t)
+	_, site := buildLab(t)
+	wasm := filepath.Join(site, "locksim.wasm.gz")
+	gz, err := os.ReadFile(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
 	bin := buildCLI(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -280,6 +288,9 @@ func TestLabServe(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 200 || !bytes.Contains(b, []byte(want)) || resp.Header.Get("Content-Encoding") != "" {
 			t.Errorf("GET %s: %s, encoding %q, %d bytes without %q", path, resp.Status, resp.Header.Get("Content-Encoding"), len(b), want)
+		}
+		if path == "/locksim.wasm.gz" && !bytes.Equal(b, gz) {
+			t.Errorf("GET %s: %d bytes, not the %d of the gzip file given", path, len(b), len(gz))
 		}
 	}
 }
