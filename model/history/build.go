@@ -415,10 +415,10 @@ func (b *builder) acquired(pos int, st *actorEvents) {
 func (b *builder) grants(peer, key string) ([]Grant, []string) {
 	n := strings.Count(peer, ",") + 1
 	if cap(b.grantBuf)-len(b.grantBuf) < n {
-		b.grantBuf = make([]Grant, 0, max(n, grantChunk))
+		b.grantBuf = make([]Grant, 0, max(n, nextChunk(cap(b.grantBuf))))
 	}
 	if cap(b.nodeBuf)-len(b.nodeBuf) < n {
-		b.nodeBuf = make([]string, 0, max(n, grantChunk))
+		b.nodeBuf = make([]string, 0, max(n, nextChunk(cap(b.nodeBuf))))
 	}
 	g0, n0 := len(b.grantBuf), len(b.nodeBuf)
 	for s := range strings.SplitSeq(peer, ",") {
@@ -440,8 +440,13 @@ func (b *builder) grants(peer, key string) ([]Grant, []string) {
 	return b.grantBuf[g0:g1:g1], b.nodeBuf[n0:n1:n1]
 }
 
-// grantChunk is the length of the chunks builder.grants cuts from.
+// grantChunk is the longest chunk builder.grants cuts from. Chunks start
+// at 8 and double: a check run grants a handful of times, and a first
+// chunk of 256 (12 KB) was a fifth of its bytes.
 const grantChunk = 256
+
+// nextChunk is the length of the chunk after one of length last.
+func nextChunk(last int) int { return min(max(8, 2*last), grantChunk) }
 
 func (b *builder) closeSection(st *actorEvents, pos int, how SectionEnd) {
 	i := st.open
