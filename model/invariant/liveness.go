@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -238,6 +239,25 @@ func sortPointsStable(ps []livenessPoint) {
 	}
 }
 
+// configuredLosses counts the messages the links' configured loss (a
+// network setting, "loss" in a lost event's note, not a fault) lost up to
+// time until, and the first one's position.
+func configuredLosses(ix *history.Index, until time.Duration) (n, first int) {
+	first = -1
+	for i := range ix.H {
+		e := &ix.H[i]
+		if e.At > until {
+			break
+		}
+		if e.Kind == sim.KindLost && strings.HasPrefix(e.Note, "loss ") {
+			if n++; first < 0 {
+				first = i
+			}
+		}
+	}
+	return n, first
+}
+
 // gap is a stretch with the lock wanted and nobody holding it.
 type gap struct {
 	from time.Duration
@@ -263,6 +283,10 @@ func livenessViolation(ix *history.Index, g gap, heal time.Duration, healPos int
 			text += "; the faults were over at " + sim.FormatTime(heal)
 		}
 		x.add(healPos, text, healPos)
+	} else if n, first := configuredLosses(ix, g.from+bound); n > 0 {
+		// No fault, but the links' own loss (a run's network setting,
+		// not a fault that heals) kept messages from arriving.
+		x.add(-1, "there were no faults, but the links' configured loss lost "+strconv.Itoa(n)+" message(s) by then (the first at "+sim.FormatTime(ix.H[first].At)+")", first)
 	} else {
 		x.add(-1, "there were no faults")
 	}

@@ -48,6 +48,23 @@ func TestLiveness(t *testing.T) {
 			}},
 		},
 		{
+			name: "no faults, but the links' configured loss: said, with the first loss",
+			h: newHist().
+				at(0).add(acqStart("B", "B:1")).
+				at(5).add(sim.Event{Actor: "B", Task: "main", Kind: sim.KindLost, Peer: "r1", Note: "loss (request); the stream stays up"}).
+				at(3000).add(acqFailed("B", "B:1")).h,
+			bound: time.Second,
+			want: []Violation{{
+				Invariant: Liveness,
+				Clients:   []string{"B"},
+				From:      0,
+				To:        time.Second,
+				Events:    []int{0, 1},
+				Explanation: "no client acquired the lock in the 1.000000s after 0.000000s, when it was wanted and no client was in a critical section: " +
+					"there were no faults, but the links' configured loss lost 1 message(s) by then (the first at 0.005000s); B was trying to acquire since 0.000000s; no node held the lock key lock",
+			}},
+		},
+		{
 			name: "each gap is reported once, and a later gap again",
 			h: newHist().
 				at(0).add(acqStart("B", "B:1")).
