@@ -100,8 +100,10 @@ func (b *builder) actor(name string) *actorEvents {
 	return a
 }
 
-// find returns name's events and state, nil if name recorded nothing yet
-// in this pass (or any earlier one: reset keeps the actors).
+// find returns name's events and state, nil if the pass has no entry for
+// name yet (an entry is made for an actor's first event of any kind, and
+// for a resource answer's Peer; reset keeps the entries of earlier
+// passes, and finish keeps only the clients with events).
 func (b *builder) find(name string) *actorEvents {
 	p := unsafe.StringData(name)
 	for i := range b.recent {
@@ -421,18 +423,7 @@ func (b *builder) grants(peer, key string) ([]Grant, []string) {
 		b.nodeBuf = make([]string, 0, max(n, nextChunk(cap(b.nodeBuf))))
 	}
 	g0, n0 := len(b.grantBuf), len(b.nodeBuf)
-	for s := range strings.SplitSeq(peer, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			g := Grant{Node: s, Key: key}
-			if node, k, ok := strings.Cut(s, "/"); ok {
-				g = Grant{Node: node, Key: k}
-			}
-			b.grantBuf = append(b.grantBuf, g)
-			if !slices.Contains(b.nodeBuf[n0:], g.Node) {
-				b.nodeBuf = append(b.nodeBuf, g.Node)
-			}
-		}
-	}
+	b.grantBuf, b.nodeBuf = appendGrants(b.grantBuf, b.nodeBuf, peer, key)
 	g1, n1 := len(b.grantBuf), len(b.nodeBuf)
 	if g1 == g0 {
 		return nil, nil
@@ -664,17 +655,8 @@ func sameTask(a, b string) bool {
 func Grants(peer, key string) []Grant { return splitGrants(peer, key) }
 
 func splitGrants(peer, key string) []Grant {
-	var out []Grant
-	for n := range strings.SplitSeq(peer, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			g := Grant{Node: n, Key: key}
-			if node, k, ok := strings.Cut(n, "/"); ok {
-				g = Grant{Node: node, Key: k}
-			}
-			out = append(out, g)
-		}
-	}
-	return out
+	gs, _ := appendGrants(nil, nil, peer, key)
+	return gs
 }
 
 // grantNodes returns the distinct nodes of grants, in order.
@@ -686,6 +668,26 @@ func grantNodes(gs []Grant) []string {
 		}
 	}
 	return out
+}
+
+// appendGrants appends peer's grants to gs and their distinct new nodes
+// (distinct among those appended now) to nodes: the one reading of an
+// acquired event's Peer, for Grants and the index pass alike.
+func appendGrants(gs []Grant, nodes []string, peer, key string) ([]Grant, []string) {
+	n0 := len(nodes)
+	for s := range strings.SplitSeq(peer, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			g := Grant{Node: s, Key: key}
+			if node, k, ok := strings.Cut(s, "/"); ok {
+				g = Grant{Node: node, Key: k}
+			}
+			gs = append(gs, g)
+			if !slices.Contains(nodes[n0:], g.Node) {
+				nodes = append(nodes, g.Node)
+			}
+		}
+	}
+	return gs, nodes
 }
 
 // GrantPeer renders grants as an acquired event's Peer: a node alone when
