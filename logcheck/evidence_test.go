@@ -86,4 +86,13 @@ func TestHostSkewNamesLoggedHosts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"web1"`) || !strings.Contains(err.Error(), "web-1") {
 		t.Errorf("a host the log does not name: err %v, want a refusal naming it and the logged hosts", err)
 	}
+	// A fleet-wide list naming a host that logged nothing this time, and
+	// no near-miss of a logged one, is judged.
+	if _, err := checkText(t, Options{HostSkew: map[string]time.Duration{"web-1": time.Second, "web-3": time.Second}}, log); err != nil {
+		t.Errorf("a fleet-wide list with a host that logged nothing: %v, want it judged", err)
+	}
+	// No host named logs at all: the wrong log.
+	if _, err := checkText(t, Options{HostSkew: map[string]time.Duration{"db-1": time.Second}}, log); err == nil {
+		t.Errorf("no named host logs: want a refusal")
+	}
 }

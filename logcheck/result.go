@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/pkg/errors"
 
@@ -124,10 +125,17 @@ func checkWith(ins []Input, opt Options, each func(Event)) (*Result, error) {
 			each(e)
 		}
 	}
-	// A bound for a host the log never names is a typo or the wrong log:
-	// that host's events would be judged at --skew, not at the bound meant.
+	// A bound for a host the log never names is refused when it looks like
+	// a typo of a logged host (the same letters and digits: that host's
+	// events would be judged at --skew, not at the bound meant), or when
+	// no host it names logs at all (the wrong log). A fleet-wide list
+	// naming a host that logged nothing this time is harmless.
+	anyLogged := false
+	for h := range opt.HostSkew {
+		anyLogged = anyLogged || c.Stats.hosts[h]
+	}
 	for _, h := range slices.Sorted(maps.Keys(opt.HostSkew)) {
-		if !c.Stats.hosts[h] {
+		if !c.Stats.hosts[h] && (!anyLogged || nearLogged(h, c.Stats.hosts)) {
 			var logged []string
 			for _, l := range slices.Sorted(maps.Keys(c.Stats.hosts)) {
 				if len(logged) == 10 {
@@ -144,6 +152,26 @@ func checkWith(ins []Input, opt Options, each func(Event)) (*Result, error) {
 		r.Files = append(r.Files, in.Name)
 	}
 	return r, nil
+}
+
+// nearLogged reports whether host h differs from a logged host only in
+// case and punctuation ("web1" for "web-1").
+func nearLogged(h string, hosts map[string]bool) bool {
+	letters := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return unicode.ToLower(r)
+			}
+			return -1
+		}, s)
+	}
+	want := letters(h)
+	for l := range hosts {
+		if letters(l) == want {
+			return true
+		}
+	}
+	return false
 }
 
 // finish ends every belief still open (at its deadline or its host's last

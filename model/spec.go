@@ -304,6 +304,16 @@ func unfired(os []sim.FaultOutcome) []int {
 	return out
 }
 
+// NoFaultFired reports whether the run was given faults and none of them
+// took effect, with no counted violation: it judged the design without
+// the faults it was asked about (a trigger that never happened), so its
+// verdicts are no evidence about them. run and replay exit 2 for it, as
+// check refuses a campaign whose drawn faults never took effect.
+func (r *Result) NoFaultFired() bool {
+	n := len(r.Spec.Faults)
+	return r.Err == nil && n > 0 && len(r.Unfired()) == n && len(r.Failures()) == 0
+}
+
 // Vacuous reports whether the run judged nothing: it finished, found no
 // counted violation, and no client ever acquired the lock (a run cut short before
 // the first grant, a lock that nobody reached).

@@ -32,7 +32,7 @@ type heldItem struct {
 // whyHeld returns the saving events of a run without violations, in the
 // order of their first event, and the costs after them.
 func (t *timeline) whyHeld(r *model.Result) []heldItem {
-	if r.Err != nil || r.Vacuous() || len(r.Violations) > 0 {
+	if r.Err != nil || r.Vacuous() || r.NoFaultFired() || len(r.Violations) > 0 {
 		return nil
 	}
 	var items, costs []heldItem

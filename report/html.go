@@ -189,6 +189,7 @@ type htmlPage struct {
 	Design     string
 	Error      string
 	Vacuous    string
+	Unfired    string // NoFaultFiredWhy when no fault took effect
 	Verdicts   []verdict
 	Violations []htmlViolation
 	// Held are the saving events (held.go), their texts in milliseconds.
@@ -251,6 +252,7 @@ func writeHTML(w io.Writer, r *model.Result, meta Meta, extend func(*timeline, *
 		Design:   designLine(m.Design, rep.Spec),
 		Error:    rep.Error,
 		Vacuous:  rep.Vacuous,
+		Unfired:  rep.NoFaultFired,
 		Verdicts: rep.Verdicts,
 		Events:   len(r.History),
 		CSS:      template.CSS(asset("report.css")),

@@ -35,8 +35,11 @@ type jsonReport struct {
 	Error   string       `json:"error,omitempty"`
 	// Vacuous is set (VacuousWhy) when no client acquired: the run judged
 	// nothing.
-	Vacuous string      `json:"vacuous,omitempty"`
-	History sim.History `json:"history"`
+	Vacuous string `json:"vacuous,omitempty"`
+	// NoFaultFired is set (NoFaultFiredWhy) when the run was given faults
+	// and none took effect: its verdicts judged the design without them.
+	NoFaultFired string      `json:"no_fault_fired,omitempty"`
+	History      sim.History `json:"history"`
 	// HistoryTotal is set when History holds only the first
 	// MaxReportEvents of the run's events: how many there were.
 	HistoryTotal int             `json:"history_total,omitempty"`
@@ -80,6 +83,9 @@ func newJSONReport(r *model.Result, meta Meta, t *timeline) jsonReport {
 	}
 	if r.Vacuous() {
 		out.Vacuous = VacuousWhy
+	}
+	if r.NoFaultFired() {
+		out.NoFaultFired = NoFaultFiredWhy
 	}
 	for _, v := range r.Violations {
 		out.Violations = append(out.Violations, jsonViolation{Violation: v, Story: t.story(v)})

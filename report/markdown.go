@@ -49,6 +49,8 @@ func Markdown(w io.Writer, r *model.Result, meta Meta) error {
 		b.WriteString("\n**No verdicts**: the run stopped with an error before it finished (" + mdEscape(r.Err.Error()) + ").\n")
 	case r.Vacuous():
 		b.WriteString("\n**Vacuous**: no client acquired the lock, so nothing was judged (no verdict).\n")
+	case r.NoFaultFired():
+		b.WriteString("\n**No verdict**: none of the run's faults took effect, so it judged the design without them (the key events show why).\n")
 	case len(r.Violations) == 0:
 		b.WriteString("\n**No violations found.**\n")
 	default:

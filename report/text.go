@@ -683,6 +683,11 @@ func (p *printer) violations(t *timeline, r *model.Result) {
 		p.line("")
 		return
 	}
+	if r.NoFaultFired() {
+		p.line(p.style("No verdict: none of the run's faults took effect, so it judged the design without them (the key events show why).", ansiYellow))
+		p.line("")
+		return
+	}
 	if len(vs) == 0 {
 		p.line("No violations found.")
 		p.line("")

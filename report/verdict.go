@@ -21,6 +21,11 @@ const (
 // verdicts (model.Result.Vacuous).
 const VacuousWhy = "vacuous: no client acquired"
 
+// NoFaultFiredWhy is the reason a run none of whose faults took effect
+// has no verdicts (model.Result.NoFaultFired).
+const NoFaultFiredWhy = "none of the run's faults took effect"
+
+
 // verdict is what a run says about one invariant.
 type verdict struct {
 	Invariant string `json:"invariant"`
@@ -53,7 +58,7 @@ func verdicts(r *model.Result, ix *history.Index) []verdict {
 	if r.Err == nil {
 		livenessWhy, undecided = invariant.LivenessUndecided(ix, cfg)
 	}
-	vacuous := r.Vacuous()
+	vacuous, unfired := r.Vacuous(), r.NoFaultFired()
 	out := make([]verdict, 0, len(ids))
 	for _, id := range ids {
 		vd := verdict{Invariant: string(id), Verdict: verdictHeld, Counted: r.IsCounted(id)}
@@ -74,6 +79,8 @@ func verdicts(r *model.Result, ix *history.Index) []verdict {
 			vd.Verdict, vd.Why = verdictNone, livenessWhy
 		case vacuous:
 			vd.Verdict, vd.Why = verdictNone, VacuousWhy
+		case unfired:
+			vd.Verdict, vd.Why = verdictNone, NoFaultFiredWhy
 		case id == invariant.PrematureLoss:
 			// Held for the holds it judged; say which it did not.
 			if ex := invariant.PrematureExcused(ix, cfg); len(ex) > 0 {

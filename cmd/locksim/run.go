@@ -153,14 +153,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) (int, error) {
 	if saveErr != nil {
 		return exitUsage, errors.Wrapf(saveErr, "the report is written, but the case could not be saved to %s", *save)
 	}
-	return runVerdict(r)
+	return runVerdict(r, whatIfSaid(fs))
 }
 
 // runVerdict is the exit code of one run (run, replay) by check's rules:
 // 2 with the reason for a run that stopped with an error, one that judged
 // nothing (no client acquired) or one whose only counted invariant had
 // no verdict; else 1 for a counted violation, 0 when none.
-func runVerdict(r *model.Result) (int, error) {
+func runVerdict(r *model.Result, whatIf []string) (int, error) {
 	if r.Err != nil {
 		return exitUsage, r.Err
 	}
@@ -170,10 +170,11 @@ func runVerdict(r *model.Result) (int, error) {
 	if r.Undecided() {
 		return exitUsage, errors.New("no verdict: liveness, the one counted invariant, had none (a fault never healed, or the run ended before the liveness bound)")
 	}
-	if n := len(r.Spec.Faults); n > 0 && len(r.Unfired()) == n && len(r.Failures()) == 0 {
+	if r.NoFaultFired() {
 		// The run judged the design without the faults it was given: a
 		// story (or a CI step) whose trigger never happens would pass
 		// for ever. check refuses the same ("no drawn fault took effect").
+		n := len(r.Spec.Faults)
 		var what []string
 		for i, f := range r.Spec.Faults {
 			what = append(what, f.String()+" ("+r.FaultOutcomes[i].String()+")")
@@ -182,7 +183,11 @@ func runVerdict(r *model.Result) (int, error) {
 				break
 			}
 		}
-		return exitUsage, errors.Errorf("no verdict: none of the scenario's faults took effect, so the run judged the design without them: %s; fix the trigger (the report's key events show what happened), or leave the faults out to judge a fault-free run", strings.Join(what, "; "))
+		fix := "fix the trigger (the report's key events show what happened), or leave the faults out to judge a fault-free run"
+		if len(whatIf) > 0 {
+			fix = "with " + strings.Join(whatIf, ", ") + " the run never reached them (the report's key events show what happened instead); drop or change those flags to judge the design under the scenario's faults"
+		}
+		return exitUsage, errors.Errorf("no verdict: none of the scenario's faults took effect, so the run judged the design without them: %s; %s", strings.Join(what, "; "), fix)
 	}
 	return exitFor(r), nil
 }
@@ -380,7 +385,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) (int, error) {
 			io.WriteString(stderr, "locksim replay: warning: "+why+"\n")
 		}
 	}
-	return runVerdict(r)
+	return runVerdict(r, nil)
 }
 
 // errOrEmpty renders err, or nothing.

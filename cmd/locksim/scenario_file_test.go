@@ -38,8 +38,18 @@ func TestScenarioFileNeedsEvidence(t *testing.T) {
 		{[]string{"run", never}, exitUsage, "no verdict: none of the scenario's faults took effect"},
 		{[]string{"run", never, "--format", "json"}, exitUsage, "pause A for 1.5s after A write #99"},
 		{[]string{"run", fired}, exitViolation, "BROKEN"},
+		// The report itself says no verdict, in every format, not held.
+		{[]string{"run", never}, exitUsage, "mutual-exclusion  no verdict (none of the run's faults took effect)"},
+		{[]string{"run", never, "--format", "json"}, exitUsage, `"no_fault_fired": "none of the run's faults took effect"`},
+		{[]string{"run", never, "--format", "markdown"}, exitUsage, "**No verdict**: none of the run's faults took effect"},
+		{[]string{"run", never, "--format", "html"}, exitUsage, "No verdict (none of the run&#39;s faults took effect)"},
+		// A what-if flag that keeps the trigger from happening is named.
+		{[]string{"run", "consensus-pause", "--work", "2s"}, exitUsage, "with --work 2s the run never reached them"},
 	} {
 		code, out, errs := runCLI(c.args...)
+		if c.code == exitUsage && strings.Contains(out, "No violations found") {
+			t.Errorf("%v: exit %d, but the report says No violations found", c.args, code)
+		}
 		if code != c.code || !strings.Contains(out+errs, c.want) {
 			t.Errorf("%v: exit %d (want %d), want %q in\n%.600s\n%s", c.args, code, c.code, c.want, out, errs)
 		}
