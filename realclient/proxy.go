@@ -18,7 +18,9 @@ import "sync"
 //     commands (BLPOP and the other blocking pops, XREAD/XREADGROUP with
 //     BLOCK: blocking() derives a context from the instance's and starts
 //     two goroutines) and for SUBSCRIBE/PSUBSCRIBE (a subscriber's
-//     channels). The nodes' script engine refuses those outside MULTI
+//     channels). UNSUBSCRIBE and PUNSUBSCRIBE reach miniredis too and make
+//     a subscriber with two goroutines, which it closes at once (it has no
+//     subscription there): they end inside the bubble that started them. The nodes' script engine refuses those outside MULTI
 //     (sim/script: wouldBlock; SUBSCRIBE is the node's own model), and
 //     inside MULTI miniredis queues a blocking command and runs it once
 //     at EXEC without blocking (no goroutine, no context).

@@ -95,7 +95,13 @@ func TestWorldInBubbleRecycled(t *testing.T) {
 			reused = reused || made[m]
 		}
 	})
-	if !reused {
+	switch {
+	case !reused && raceOn:
+		// Under -race sync.Pool drops a random quarter of what it is
+		// given and B may draw none of A's: the runs above still ran
+		// under the detector, but the reuse cannot be asserted.
+		t.Log("bubble B recycled none of bubble A's instances (race detector: sync.Pool drops items at random)")
+	case !reused:
 		t.Fatal("bubble B recycled none of bubble A's instances: the test proves nothing")
 	}
 	run(t, "outside any bubble")

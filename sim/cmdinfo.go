@@ -1,5 +1,7 @@
 package sim
 
+import "strings"
+
 // cmdInfo is what the node's hot path asks about a command name (upper
 // case): whether the release has it, whether it writes, whether miniredis
 // flags it read-only, whether the node serves it itself, and where its
@@ -36,7 +38,7 @@ func (n *node) cmdInfoOf(cmd string) *cmdInfo {
 	if n.cmds == nil {
 		n.cmds = map[string]*cmdInfo{}
 	}
-	n.cmds[cmd] = ci
+	n.cmds[strings.Clone(cmd)] = ci // the name may share a script's large string
 	return ci
 }
 
