@@ -235,7 +235,7 @@ func (c *Checker) finish() *Result {
 		case id == invariant.TokenUnique && tokens == 1:
 			v.Verdict, v.Why = "not judged", "only one granted event carries a token: nothing to compare it with"
 		case id == invariant.MutualExclusion && !c.contended:
-			v.Verdict, v.Why = "not judged", "no two clients tried for one key (acquire-attempt or granted): nobody to exclude"
+			v.Verdict, v.Why = "not judged", "no two clients tried for one key (acquire-attempt or granted): nobody to exclude; give every host's log of the key in one check-log"
 		case id == invariant.Liveness && c.opt.Liveness <= 0:
 			v.Verdict, v.Why = "not judged", "give --liveness D: an acquisition that waited longer than D while no other client believed it held the key (the simulation's liveness counts from when faults healed, which a log does not know)"
 		case id == invariant.Available && c.opt.Available <= 0:

@@ -193,7 +193,12 @@ func checkTarget(fs *flags, target float64, required bool) error {
 	if !given && !required {
 		return nil
 	}
-	if !(target > 0 && target < 1) {
+	switch {
+	case !given:
+		return usagef("--target P is required: the probability per acquisition the setting must stay below, above 0 and below 1 (e.g. 1e-6)")
+	case !(target > 0 && target < 1) && !required:
+		return usagef("--target %v: give a probability above 0 and below 1, or leave --target out to only estimate", target)
+	case !(target > 0 && target < 1):
 		return usagef("--target %v: give a probability above 0 and below 1", target)
 	}
 	return nil
