@@ -3,6 +3,7 @@ package locksim
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"locksim/model"
 )
@@ -41,5 +42,34 @@ func TestCheckRefusesUnknownPausePlace(t *testing.T) {
 	Check(f, "set-px-lua", WithPauseAt("wirte"), WithRuns(3), WithCaseDir(t.TempDir()))
 	if out := strings.Join(f.logs, "\n"); !f.failed || !strings.Contains(out, `unknown pause place "wirte"`) {
 		t.Errorf("failed %v, want a refusal naming the place:\n%s", f.failed, out)
+	}
+}
+
+// An explicit TTL, run count or worker count of zero or less is refused,
+// as the CLI's --ttl 0s, --runs 0 and --workers 0 are: left as the zero
+// value it silently meant the default, so WithTTL(cfg.TTL) with an unset
+// field judged a 1s lease the caller never wrote (new-user trial). Check,
+// Matrix and Danger refuse alike (one table: harness.Settings.Refused).
+func TestCheckRefusesExplicitZeros(t *testing.T) {
+	for _, c := range []struct {
+		opt  Option
+		want string
+	}{
+		{WithTTL(0), "WithTTL(0s): the lease TTL must be positive"},
+		{WithTTL(-time.Second), "WithTTL(-1s)"},
+		{WithRuns(0), "WithRuns(0): want at least 1 run"},
+		{WithWorkers(0), "WithWorkers(0): want at least 1 worker"},
+	} {
+		f := &fakeTB{TB: t, name: "TestExplicitZeros"}
+		Check(f, "set-px-lua", c.opt, WithCaseDir(t.TempDir()))
+		if out := strings.Join(f.logs, "\n"); !f.failed || !strings.Contains(out, c.want) {
+			t.Errorf("Check: failed %v, want a refusal %q:\n%s", f.failed, c.want, out)
+		}
+		if _, err := Matrix("set-px-lua", nil, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Matrix: %v, want a refusal %q", err, c.want)
+		}
+	}
+	if _, err := Danger("set-px-lua", WithTTL(0)); err == nil || !strings.Contains(err.Error(), "WithTTL(0s)") {
+		t.Errorf("Danger: %v, want WithTTL(0s) refused", err)
 	}
 }

@@ -39,6 +39,10 @@ func Fuzz(f *testing.F, design any, opts ...Option) {
 	for _, o := range opts {
 		o(&c)
 	}
+	if err := c.OptionError(); err != nil {
+		f.Fatalf("locksim.Fuzz: %v", err)
+		return
+	}
 	if len(c.Invariants) > 0 {
 		ids, err := invariant.Parse(invariant.Names(c.Invariants))
 		if err != nil {

@@ -267,6 +267,9 @@ func checkConfig(design any, opts []Option) (config, error) {
 	for _, o := range opts {
 		o(&c)
 	}
+	if err := c.OptionError(); err != nil {
+		return config{}, err
+	}
 	if *flagRuns > 0 {
 		c.Runs = *flagRuns
 	}

@@ -73,6 +73,9 @@ func mapConfig(design any, opts []Option) (config, error) {
 	for _, o := range opts {
 		o(&c)
 	}
+	if err := c.OptionError(); err != nil {
+		return c, err
+	}
 	c.resolve()
 	return c, nil
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +49,12 @@ type Settings struct {
 	// ExhaustiveConfig take them as they are.
 	Progress func(done, planned int)
 	Context  context.Context
+	// Refused are the options given a value that cannot apply (a TTL,
+	// runs or workers of zero or less), in the caller's words, for
+	// OptionError: left as the zero value, each would silently mean the
+	// default, and the verdict would be about a configuration the caller
+	// did not write.
+	Refused []string
 }
 
 // Option is one shared check option.
@@ -56,7 +63,14 @@ type Option func(*Settings)
 func randomOnly(s *Settings, name string) { s.RandomOnly = append(s.RandomOnly, name) }
 
 // WithTTL sets the lease TTL.
-func WithTTL(d time.Duration) Option { return func(s *Settings) { s.Base.Options.TTL = d } }
+func WithTTL(d time.Duration) Option {
+	return func(s *Settings) {
+		s.Base.Options.TTL = d
+		if d <= 0 {
+			s.Refused = append(s.Refused, "WithTTL("+d.String()+"): the lease TTL must be positive (leave WithTTL out for the default, 1s)")
+		}
+	}
+}
 
 // WithOptions sets every design option at once.
 func WithOptions(o model.Options) Option { return func(s *Settings) { s.Base.Options = o } }
@@ -99,7 +113,15 @@ func WithCaseDir(dir string) Option { return func(s *Settings) { s.CaseDir = dir
 func WithReportDir(dir string) Option { return func(s *Settings) { s.ReportDir = dir } }
 
 // WithRuns sets how many seeded runs a check makes.
-func WithRuns(n int) Option { return func(s *Settings) { s.Runs = n; randomOnly(s, "WithRuns") } }
+func WithRuns(n int) Option {
+	return func(s *Settings) {
+		s.Runs = n
+		randomOnly(s, "WithRuns")
+		if n <= 0 {
+			s.Refused = append(s.Refused, "WithRuns("+strconv.Itoa(n)+"): want at least 1 run (leave WithRuns out for the default)")
+		}
+	}
+}
 
 // WithBudget runs until d of wall time has passed.
 func WithBudget(d time.Duration) Option {
@@ -110,7 +132,14 @@ func WithBudget(d time.Duration) Option {
 func WithSeed(seed uint64) Option { return func(s *Settings) { s.Seed = seed } }
 
 // WithWorkers sets how many runs go at once.
-func WithWorkers(n int) Option { return func(s *Settings) { s.Workers = n } }
+func WithWorkers(n int) Option {
+	return func(s *Settings) {
+		s.Workers = n
+		if n <= 0 {
+			s.Refused = append(s.Refused, "WithWorkers("+strconv.Itoa(n)+"): want at least 1 worker (leave WithWorkers out for the default)")
+		}
+	}
+}
 
 // WithExhaustive places every fault instead of drawing runs: depth faults
 // per schedule.
@@ -133,6 +162,16 @@ func WithProgress(f func(done, planned int)) Option { return func(s *Settings) {
 // the test fails saying it was interrupted after N runs (a partial tally
 // is no verdict).
 func WithContext(ctx context.Context) Option { return func(s *Settings) { s.Context = ctx } }
+
+// OptionError refuses the options given a value that cannot apply
+// (Settings.Refused), the first one named; nil when none was. Every
+// adapter calls it once its options are applied, before any run.
+func (s *Settings) OptionError() error {
+	if len(s.Refused) == 0 {
+		return nil
+	}
+	return errors.New(s.Refused[0])
+}
 
 // RandomOnlyError is exhaustive mode's refusal of options that shape
 // random runs only (Settings.RandomOnly), in the words every adapter uses;

@@ -136,6 +136,9 @@ func newConfig(opts []Option) (config, error) {
 	for _, o := range opts {
 		o(&c)
 	}
+	if err := c.OptionError(); err != nil {
+		return c, err
+	}
 	mode, err := interleaveMode(c.Interleave)
 	if err != nil {
 		return c, err

@@ -80,3 +80,21 @@ func TestAValueNoNodeHeldIsRefused(t *testing.T) {
 		t.Fatalf("WithValueArg(2): %v, %v", err, r.Violations)
 	}
 }
+
+// An explicit TTL, run count or worker count of zero or less is refused
+// before any run, as locksim.Check refuses it (harness.Settings.Refused):
+// as the zero value it silently meant the default.
+func TestExplicitZerosRefused(t *testing.T) {
+	for _, c := range []struct {
+		opt  Option
+		want string
+	}{
+		{WithTTL(0), "WithTTL(0s)"},
+		{WithRuns(-3), "WithRuns(-3)"},
+		{WithWorkers(0), "WithWorkers(0)"},
+	} {
+		if _, err := newConfig([]Option{c.opt}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a refusal naming it", c.want, err)
+		}
+	}
+}
