@@ -46,7 +46,8 @@ func paceGC() int {
 // 4-9% (same-run pairs, medians 0.959 and 0.906 of 8 rounds each, load
 // 10-19) against 2% for one worker (0.984), for 70-110 MB more peak
 // memory (RSS 115-162 MB against 47-56 MB); see docs/speed.md, "Worker
-// scaling, 2026-12-08". memLimit still bounds the heap.
+// scaling, 2026-12-08". The soft memory limit (memLimit, unless the user
+// set GOMEMLIMIT) still bounds the heap.
 const workersGCPercent = 1600
 
 // checkPacing is whether paceWorkers paces at all: main sets it. The
