@@ -25,7 +25,6 @@ const VacuousWhy = "vacuous: no client acquired"
 // has no verdicts (model.Result.NoFaultFired).
 const NoFaultFiredWhy = "none of the run's faults took effect"
 
-
 // verdict is what a run says about one invariant.
 type verdict struct {
 	Invariant string `json:"invariant"`

@@ -90,7 +90,7 @@ func TestPaceWorkers(t *testing.T) {
 // allocation, not the clock.
 func TestPaceWorkersInTheCLI(t *testing.T) {
 	collections := func(workers string) int {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestPaceWorkersChild$")
+		cmd := exec.Command(os.Args[0], "-test.run=^$") // TestMain runs the child
 		var env []string
 		for _, kv := range os.Environ() {
 			if !strings.HasPrefix(kv, "GOGC=") && !strings.HasPrefix(kv, "GODEBUG=") && !strings.HasPrefix(kv, "GOMEMLIMIT=") {
@@ -117,18 +117,20 @@ func TestPaceWorkersInTheCLI(t *testing.T) {
 	}
 }
 
-// paceChildEnv carries the worker count to TestPaceWorkersChild.
+// paceChildEnv carries the worker count to the child (paceChild).
 const paceChildEnv = "LOCKSIM_PACE_CHILD"
 
-// TestPaceWorkersChild is TestPaceWorkersInTheCLI's child: a check run as
-// main runs it.
-func TestPaceWorkersChild(t *testing.T) {
-	workers := os.Getenv(paceChildEnv)
-	if workers == "" {
-		t.Skip("a child of TestPaceWorkersInTheCLI")
-	}
+// paceChild runs TestPaceWorkersInTheCLI's child, from TestMain when
+// paceChildEnv is set: a check run as main runs it (TestMain has paced
+// the collector as main does), then the process exits.
+func paceChild(workers string) {
 	checkPacing = true
-	code := run([]string{"check", "--design", "set-px-lua", "--runs", "2000", "--workers", workers, "--progress=false", "--save", t.TempDir() + "/c.json"}, os.Stdout, os.Stderr)
+	dir, err := os.MkdirTemp("", "locksim-pace-")
+	if err != nil {
+		os.Exit(99)
+	}
+	code := run([]string{"check", "--design", "set-px-lua", "--runs", "2000", "--workers", workers, "--progress=false", "--save", dir + "/c.json"}, os.Stdout, os.Stderr)
+	os.RemoveAll(dir)
 	if code != exitSafe && code != exitViolation {
 		os.Exit(100 + code)
 	}

@@ -252,6 +252,9 @@ func TestMain(m *testing.M) {
 	// The in-process commands (runCLI, TestBombChild's children) pace the
 	// collector as the CLI's main does: GOGC=400 unless GOGC is set.
 	paceGC()
+	if workers := os.Getenv(paceChildEnv); workers != "" {
+		paceChild(workers) // TestPaceWorkersInTheCLI's child; exits
+	}
 	code := m.Run()
 	if cli.dir != "" {
 		os.RemoveAll(cli.dir)
