@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"locksim/internal/cputime"
 	"locksim/model"
 	"locksim/scenarios"
 )
@@ -23,7 +24,7 @@ func BenchmarkCheckWorkers(b *testing.B) {
 		b.Run("workers="+strconv.Itoa(w), func(b *testing.B) {
 			c := CheckConfig{Campaign: Campaign{Base: model.Spec{Design: model.SetPxLua}, Gen: scenarios.Gen{Swarm: true}, Runs: 32, Seed: 1}, Workers: w}
 			b.ReportAllocs()
-			c0 := cpuTime()
+			c0 := cputime.Process()
 			for i := 0; i < b.N; i++ {
 				ordered(c.Runs, w, nil, func(j int) error {
 					s, seed := c.RunSpec(j)
@@ -38,7 +39,7 @@ func BenchmarkCheckWorkers(b *testing.B) {
 			}
 			// The whole process's CPU per run, every thread counted: the
 			// figure a second core must not raise.
-			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N*c.Runs), "cpu-ns/run")
+			b.ReportMetric(float64(cputime.Process()-c0)/float64(b.N*c.Runs), "cpu-ns/run")
 		})
 	}
 }

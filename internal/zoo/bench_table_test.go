@@ -18,6 +18,7 @@ import (
 	"locksim"
 	"locksim/clock"
 	"locksim/engine"
+	"locksim/internal/cputime"
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
@@ -166,7 +167,7 @@ func TestBenchTable(t *testing.T) {
 	// engine's fan-out (engine/fanout.go) does: no channel handoff per
 	// run to wake the other core.
 	scale := func(workers int) (wall, cpu time.Duration) {
-		c0 := cpuTime()
+		c0 := cputime.Process()
 		start := time.Now() // wall-clock ok: a benchmark report, outside any run
 		var wg sync.WaitGroup
 		var next atomic.Int64
@@ -180,7 +181,7 @@ func TestBenchTable(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		return time.Since(start), cpuTime() - c0
+		return time.Since(start), cputime.Process() - c0
 	}
 	// sweep measures 1 worker against 2 (and more) at one GC pacing and
 	// prints it; it returns the 2-worker speed-up and CPU-per-run growth.
@@ -264,9 +265,9 @@ func measureQuiet(f func(b *testing.B)) measured {
 	runtime.GC()
 	var cpu time.Duration
 	r := testing.Benchmark(func(b *testing.B) {
-		c0 := cpuTime()
+		c0 := cputime.Process()
 		f(b)
-		cpu = (cpuTime() - c0) / time.Duration(b.N)
+		cpu = (cputime.Process() - c0) / time.Duration(b.N)
 	})
 	return measured{BenchmarkResult: r, cpu: cpu}
 }

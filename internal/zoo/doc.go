@@ -15,6 +15,5 @@
 // bench_table_test.go (TestBenchTable -benchtable, make bench's table, and
 // the run benchmarks BenchmarkCheckRun and BenchmarkStandardRun*);
 // bench_catch_test.go (runs to the first catch per pair,
-// TestFirstCatchCounts); cputime_unix_test.go and cputime_other_test.go
-// (the process's CPU time for the table).
+// TestFirstCatchCounts). The table's CPU time is internal/cputime's.
 package zoo

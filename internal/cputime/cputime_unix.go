@@ -1,16 +1,16 @@
 //go:build unix
 
-package engine
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the CPU time (user + system) the process has used so
+// Process returns the CPU time (user + system) the process has used so
 // far, every thread counted (the collector's and idle cores' spinning
-// included).
-func cpuTime() time.Duration {
+// included): what a benchmark costs whatever else the machine runs.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
