@@ -28,13 +28,7 @@ func TestBombs(t *testing.T) {
 		t.Skip("peak memory is read from Linux's rusage")
 	}
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	release := write("release.lua", "return redis.call('DEL', KEYS[1])")
 	lua := func(name, acquire string) []string {
 		return []string{"run", "gc-pause", "--acquire", write(name, acquire), "--release", release}

@@ -69,13 +69,7 @@ func needLinux(t *testing.T) {
 func TestDevZeroIsRefusedInBoundedMemory(t *testing.T) {
 	needLinux(t)
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	acquire := write("acquire.lua", "return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])")
 	release := write("release.lua", "return redis.call('DEL', KEYS[1])")
 	lua := fmt.Sprintf("%s (limits: max-script-source-bytes)", "a Lua script is at most 65536 bytes")
@@ -254,11 +248,7 @@ func TestFIFOInputs(t *testing.T) {
 func TestHugeLuaReplyIsBounded(t *testing.T) {
 	needLinux(t)
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(text), 0o644)
-		return p
-	}
+	write := fileWriter(t, dir)
 	release := write("release.lua", "return redis.call('DEL', KEYS[1])")
 	for _, tc := range []struct {
 		name, script, want string

@@ -16,13 +16,7 @@ import (
 // naming the faults. A break without the faults still exits 1.
 func TestScenarioFileNeedsEvidence(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	one := write("one.txt", "name one\ntitle t\nclients A\nfault pause A for 1.5s after A write\n")
 	never := write("never.txt", "name never\ntitle t\nclients A B\nfault pause A for 1.5s after A write #99\n")
 	fired := write("fired.txt", "name fired\ntitle t\nclients A B\nfault pause A for 1.5s after A write\n")
@@ -53,5 +47,17 @@ func TestScenarioFileNeedsEvidence(t *testing.T) {
 		if code != c.code || !strings.Contains(out+errs, c.want) {
 			t.Errorf("%v: exit %d (want %d), want %q in\n%.600s\n%s", c.args, code, c.code, c.want, out, errs)
 		}
+	}
+}
+
+// fileWriter returns a function writing a file named name with text in
+// dir and returning its path; a write that fails fails the test.
+func fileWriter(t testing.TB, dir string) func(name, text string) string {
+	return func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 }

@@ -25,13 +25,7 @@ import (
 // acquire that raises an error, one that never finishes.
 func luaFixtures(t *testing.T, dir string) (release, boom, loop string) {
 	t.Helper()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	return write("release.lua", "return redis.call('DEL', KEYS[1])\n"),
 		write("boom.lua", "error('boom')\n"),
 		write("loop.lua", "while true do end\n")
