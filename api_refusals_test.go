@@ -19,7 +19,7 @@ func TestCheckRefusesNegativeTopology(t *testing.T) {
 		{model.Topology{Masters: -1}, "masters -1 is negative"},
 		{model.Topology{Replicas: -2}, "replicas -2 is negative"},
 	} {
-		f := &fakeTB{TB: t, name: "TestNegativeTopology"}
+		f := &fakeTB{TB: t, Test: "TestNegativeTopology"}
 		func() {
 			defer func() {
 				if x := recover(); x != nil {
@@ -28,8 +28,8 @@ func TestCheckRefusesNegativeTopology(t *testing.T) {
 			}()
 			Check(f, "set-px-lua", WithTopology(c.topo), WithRuns(3), WithCaseDir(t.TempDir()))
 		}()
-		if out := strings.Join(f.logs, "\n"); !f.failed || !strings.Contains(out, c.want) {
-			t.Errorf("%+v: failed %v, want a refusal %q:\n%s", c.topo, f.failed, c.want, out)
+		if out := strings.Join(f.Logs, "\n"); !f.Broke || !strings.Contains(out, c.want) {
+			t.Errorf("%+v: failed %v, want a refusal %q:\n%s", c.topo, f.Broke, c.want, out)
 		}
 	}
 }
@@ -38,10 +38,10 @@ func TestCheckRefusesNegativeTopology(t *testing.T) {
 // does (new-user trial: WithPauseAt("wirte") ran and reported "held",
 // with the pauses placed where nobody asked).
 func TestCheckRefusesUnknownPausePlace(t *testing.T) {
-	f := &fakeTB{TB: t, name: "TestUnknownPausePlace"}
+	f := &fakeTB{TB: t, Test: "TestUnknownPausePlace"}
 	Check(f, "set-px-lua", WithPauseAt("wirte"), WithRuns(3), WithCaseDir(t.TempDir()))
-	if out := strings.Join(f.logs, "\n"); !f.failed || !strings.Contains(out, `unknown pause place "wirte"`) {
-		t.Errorf("failed %v, want a refusal naming the place:\n%s", f.failed, out)
+	if out := strings.Join(f.Logs, "\n"); !f.Broke || !strings.Contains(out, `unknown pause place "wirte"`) {
+		t.Errorf("failed %v, want a refusal naming the place:\n%s", f.Broke, out)
 	}
 }
 
@@ -60,10 +60,10 @@ func TestCheckRefusesExplicitZeros(t *testing.T) {
 		{WithRuns(0), "WithRuns(0): want at least 1 run"},
 		{WithWorkers(0), "WithWorkers(0): want at least 1 worker"},
 	} {
-		f := &fakeTB{TB: t, name: "TestExplicitZeros"}
+		f := &fakeTB{TB: t, Test: "TestExplicitZeros"}
 		Check(f, "set-px-lua", c.opt, WithCaseDir(t.TempDir()))
-		if out := strings.Join(f.logs, "\n"); !f.failed || !strings.Contains(out, c.want) {
-			t.Errorf("Check: failed %v, want a refusal %q:\n%s", f.failed, c.want, out)
+		if out := strings.Join(f.Logs, "\n"); !f.Broke || !strings.Contains(out, c.want) {
+			t.Errorf("Check: failed %v, want a refusal %q:\n%s", f.Broke, c.want, out)
 		}
 		if _, err := Matrix("set-px-lua", nil, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Matrix: %v, want a refusal %q", err, c.want)

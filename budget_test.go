@@ -46,14 +46,14 @@ func (setIncr) Release(c *model.Client, l *model.Lease) error {
 func TestFindsWriteOnlyFencingGap(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
-			f := &fakeTB{TB: t, name: "TestGap"}
+			f := &fakeTB{TB: t, Test: "TestGap"}
 			start := time.Now() // wall-clock ok: reported in the log only
 			Check(f, setIncr{}, WithFencing(model.FenceStrict), WithSeed(seed),
 				WithInvariants(invariant.LostUpdate), WithCaseDir(t.TempDir()))
-			if !f.failed {
+			if !f.Broke {
 				t.Fatalf("seed %d: the default budget did not find the lost update", seed)
 			}
-			t.Logf("found in %v: %s", time.Since(start).Round(time.Millisecond), firstLines(f.logs[0], 1))
+			t.Logf("found in %v: %s", time.Since(start).Round(time.Millisecond), firstLines(f.Logs[0], 1))
 		})
 	}
 }
@@ -65,28 +65,28 @@ func TestFindsWriteOnlyFencingGap(t *testing.T) {
 // logs the bounded guarantee.
 func TestCheckExhaustive(t *testing.T) {
 	dir := t.TempDir()
-	f := &fakeTB{TB: t, name: "TestGapExhaustive"}
+	f := &fakeTB{TB: t, Test: "TestGapExhaustive"}
 	Check(f, setIncr{}, WithFencing(model.FenceStrict), WithClients("A", "B"), WithExhaustive(1),
 		WithInvariants(invariant.LostUpdate), WithCaseDir(dir))
-	if !f.failed || len(f.logs) == 0 {
+	if !f.Broke || len(f.Logs) == 0 {
 		t.Fatal("exhaustive mode did not find the lost update")
 	}
 	for _, want := range []string{"explored all ", "one-fault schedules of design set-incr", "ways it breaks", "the first way it breaks", "replay: go test -run"} {
-		if !strings.Contains(f.logs[0], want) {
-			t.Errorf("the log lacks %q:\n%s", want, f.logs[0])
+		if !strings.Contains(f.Logs[0], want) {
+			t.Errorf("the log lacks %q:\n%s", want, f.Logs[0])
 		}
 	}
-	again := &fakeTB{TB: t, name: "TestGapExhaustive"}
+	again := &fakeTB{TB: t, Test: "TestGapExhaustive"}
 	Check(again, setIncr{}, WithFencing(model.FenceStrict), WithClients("A", "B"), WithExhaustive(1),
 		WithInvariants(invariant.LostUpdate), WithCaseDir(dir))
-	if !again.failed || !strings.Contains(again.logs[0], "the saved case still fails") {
-		t.Errorf("the saved case did not replay first: %v", again.logs)
+	if !again.Broke || !strings.Contains(again.Logs[0], "the saved case still fails") {
+		t.Errorf("the saved case did not replay first: %v", again.Logs)
 	}
-	ok := &fakeTB{TB: t, name: "TestGapClosed"}
+	ok := &fakeTB{TB: t, Test: "TestGapClosed"}
 	Check(ok, setIncr{}, WithFencing(model.FenceStrictReads), WithClients("A", "B"), WithExhaustive(1),
 		WithInvariants(invariant.LostUpdate), WithCaseDir(dir))
-	if ok.failed || len(ok.logs) != 1 || !strings.Contains(ok.logs[0], "0 broke lost-update") {
-		t.Errorf("strict-reads: failed %v, logs %v", ok.failed, ok.logs)
+	if ok.Broke || len(ok.Logs) != 1 || !strings.Contains(ok.Logs[0], "0 broke lost-update") {
+		t.Errorf("strict-reads: failed %v, logs %v", ok.Broke, ok.Logs)
 	}
 }
 
@@ -106,10 +106,10 @@ func TestCheckExhaustiveRefusesRandomOptions(t *testing.T) {
 		{[]Option{WithExhaustive(2), WithMaxSchedules(100)}, "more than the bound of 100"},
 		{[]Option{WithExhaustive(1), WithDurations("forever")}, `no duration class "forever"`},
 	} {
-		f := &fakeTB{TB: t, name: "TestRefuses"}
+		f := &fakeTB{TB: t, Test: "TestRefuses"}
 		Check(f, model.SetPxLua, append(tc.opts, WithCaseDir(t.TempDir()))...)
-		if !f.failed || !strings.Contains(strings.Join(f.logs, "\n"), tc.want) {
-			t.Errorf("want a failure saying %q, got %v", tc.want, f.logs)
+		if !f.Broke || !strings.Contains(strings.Join(f.Logs, "\n"), tc.want) {
+			t.Errorf("want a failure saying %q, got %v", tc.want, f.Logs)
 		}
 	}
 }

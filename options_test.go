@@ -177,7 +177,7 @@ func TestWithAxesSetsTheSweepValues(t *testing.T) {
 func TestWithProgressAndContextStopCheck(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var seen []int
-	f := &fakeTB{TB: t, name: "TestStopped"}
+	f := &fakeTB{TB: t, Test: "TestStopped"}
 	Check(f, model.SetPxLua, WithRuns(50), WithWorkers(1), WithFaults(), WithCaseDir(t.TempDir()), WithContext(ctx),
 		WithProgress(func(done, planned int) {
 			seen = append(seen, done, planned)
@@ -185,8 +185,8 @@ func TestWithProgressAndContextStopCheck(t *testing.T) {
 				cancel()
 			}
 		}))
-	logs := strings.Join(f.logs, "\n")
-	if !f.failed || !strings.Contains(logs, "no verdict: interrupted after 3 runs: a partial tally") {
+	logs := strings.Join(f.Logs, "\n")
+	if !f.Broke || !strings.Contains(logs, "no verdict: interrupted after 3 runs: a partial tally") {
 		t.Errorf("want Check stopped after 3 runs as interrupted:\n%s", logs)
 	}
 	if len(seen) != 6 || seen[0] != 1 || seen[1] != 50 || seen[4] != 3 {

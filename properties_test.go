@@ -1,7 +1,6 @@
 package locksim
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"locksim/consensus"
+	"locksim/internal/faketb"
 	"locksim/model"
 	"locksim/model/history"
 	"locksim/model/invariant"
@@ -146,31 +146,8 @@ func TestPropWatchdogSafeWithoutPauses(t *testing.T) {
 		WithFaults(), WithRuns(100), WithCaseDir(t.TempDir()))
 }
 
-// fakeTB captures a failure instead of failing the test, so a test can
-// assert that Check finds and shrinks a violation.
-type fakeTB struct {
-	testing.TB
-	name   string
-	failed bool
-	logs   []string
-}
-
-func (f *fakeTB) Helper()      {}
-func (f *fakeTB) Name() string { return f.name }
-func (f *fakeTB) Logf(format string, args ...any) {
-	f.logs = append(f.logs, fmt.Sprintf(format, args...))
-}
-func (f *fakeTB) Log(args ...any)                   { f.logs = append(f.logs, fmt.Sprint(args...)) }
-func (f *fakeTB) Errorf(format string, args ...any) { f.failed = true; f.Logf(format, args...) }
-func (f *fakeTB) Error(args ...any)                 { f.failed = true; f.Log(args...) }
-func (f *fakeTB) Fatalf(format string, args ...any) { f.Errorf(format, args...) }
-func (f *fakeTB) Fatal(args ...any)                 { f.Error(args...) }
-func (f *fakeTB) FailNow()                          { f.failed = true }
-func (f *fakeTB) Fail()                             { f.failed = true }
-func (f *fakeTB) Failed() bool                      { return f.failed }
-func (f *fakeTB) Skipf(string, ...any)              {}
-func (f *fakeTB) Skip(...any)                       {}
-func (f *fakeTB) SkipNow()                          {}
+// fakeTB captures a failure instead of failing the test (internal/faketb).
+type fakeTB = faketb.TB
 
 // TestPropFindsKnownBreaks: for each design (a long enough pause breaks
 // every lease), Check finds a violation under generated pauses within its
@@ -185,14 +162,14 @@ func TestPropFindsKnownBreaks(t *testing.T) {
 	for _, d := range catalogueDesigns {
 		t.Run(d, func(t *testing.T) {
 			dir := t.TempDir()
-			f := &fakeTB{TB: t, name: "TestFinds/" + d}
+			f := &fakeTB{TB: t, Test: "TestFinds/" + d}
 			start := time.Now() // wall-clock ok: measures the check for the log
 			Check(f, d, append(slices.Clone(opts), WithCaseDir(dir))...)
 			elapsed := time.Since(start)
-			if !f.failed {
+			if !f.Broke {
 				t.Fatalf("no violation of %s under generated pauses", d)
 			}
-			out := strings.Join(f.logs, "\n")
+			out := strings.Join(f.Logs, "\n")
 			c, err := LoadCase(filepath.Join(dir, CaseName("TestFinds/"+d)+".json"))
 			if err != nil {
 				t.Fatalf("no saved case: %v\n%s", err, out)

@@ -19,28 +19,28 @@ func TestReportDir(t *testing.T) {
 	cases, reports := t.TempDir(), t.TempDir()
 	html := filepath.Join(reports, CaseName("TestMyLock/sub")+".html")
 	check := func(opts ...Option) *fakeTB {
-		f := &fakeTB{TB: t, name: "TestMyLock/sub"}
+		f := &fakeTB{TB: t, Test: "TestMyLock/sub"}
 		Check(f, model.SetPxLua, append([]Option{WithFaults(sim.FaultPause), WithRuns(300), WithCaseDir(cases)}, opts...)...)
 		return f
 	}
 	f := check(WithReportDir(reports))
-	if !f.failed {
+	if !f.Broke {
 		t.Fatal("set-px-lua held under pauses")
 	}
 	b, err := os.ReadFile(html)
 	if err != nil {
-		t.Fatalf("no report after a failure: %v\nlogs: %q", err, f.logs)
+		t.Fatalf("no report after a failure: %v\nlogs: %q", err, f.Logs)
 	}
 	if !strings.Contains(string(b), "<html") || !strings.Contains(string(b), "set-px-lua") {
 		t.Errorf("%s is not the failure's HTML report: %.200s", html, b)
 	}
-	if !strings.Contains(strings.Join(f.logs, "\n"), "HTML report written to "+html) {
-		t.Errorf("the log does not say where the report is: %q", f.logs)
+	if !strings.Contains(strings.Join(f.Logs, "\n"), "HTML report written to "+html) {
+		t.Errorf("the log does not say where the report is: %q", f.Logs)
 	}
 	// The next run replays the saved case first, and reports it again.
 	os.Remove(html)
-	if f := check(WithReportDir(reports)); !f.failed || !strings.Contains(strings.Join(f.logs, "\n"), "the saved case still fails") {
-		t.Fatalf("the saved case did not fail first: %q", f.logs)
+	if f := check(WithReportDir(reports)); !f.Broke || !strings.Contains(strings.Join(f.Logs, "\n"), "the saved case still fails") {
+		t.Fatalf("the saved case did not fail first: %q", f.Logs)
 	}
 	if _, err := os.Stat(html); err != nil {
 		t.Errorf("no report from the replayed case: %v", err)
@@ -54,10 +54,10 @@ func TestReportDir(t *testing.T) {
 	}
 	// Nothing when the check holds.
 	held := t.TempDir()
-	g := &fakeTB{TB: t, name: "TestHolds"}
+	g := &fakeTB{TB: t, Test: "TestHolds"}
 	Check(g, model.SetPxLua, WithFaults(), WithRuns(20), WithCaseDir(t.TempDir()), WithReportDir(held))
-	if entries, _ := os.ReadDir(held); g.failed || len(entries) > 0 {
-		t.Errorf("a check that held (failed %v) wrote %d reports", g.failed, len(entries))
+	if entries, _ := os.ReadDir(held); g.Broke || len(entries) > 0 {
+		t.Errorf("a check that held (failed %v) wrote %d reports", g.Broke, len(entries))
 	}
 }
 
@@ -75,10 +75,10 @@ func TestReportDirIsCreated(t *testing.T) {
 			} else {
 				t.Setenv(ReportDirEnv, dir)
 			}
-			f := &fakeTB{TB: t, name: "TestMissingDir"}
+			f := &fakeTB{TB: t, Test: "TestMissingDir"}
 			Check(f, model.SetPxLua, opts...)
-			if _, err := os.Stat(filepath.Join(dir, "TestMissingDir.html")); !f.failed || err != nil {
-				t.Errorf("failed %v; report: %v\nlogs: %q", f.failed, err, f.logs)
+			if _, err := os.Stat(filepath.Join(dir, "TestMissingDir.html")); !f.Broke || err != nil {
+				t.Errorf("failed %v; report: %v\nlogs: %q", f.Broke, err, f.Logs)
 			}
 		})
 	}
@@ -114,15 +114,15 @@ func TestCaseName(t *testing.T) {
 	// A long name's case is saved (it was "file name too long") and
 	// replayed by the next Check of that test.
 	cases := t.TempDir()
-	f := &fakeTB{TB: t, name: long}
+	f := &fakeTB{TB: t, Test: long}
 	Check(f, model.SetPxLua, WithFaults(sim.FaultPause), WithRuns(300), WithCaseDir(cases))
-	if entries, _ := os.ReadDir(cases); !f.failed || len(entries) != 1 || strings.Contains(strings.Join(f.logs, "\n"), "not saved") {
-		t.Fatalf("failed %v, %d cases saved; logs %q", f.failed, len(entries), f.logs)
+	if entries, _ := os.ReadDir(cases); !f.Broke || len(entries) != 1 || strings.Contains(strings.Join(f.Logs, "\n"), "not saved") {
+		t.Fatalf("failed %v, %d cases saved; logs %q", f.Broke, len(entries), f.Logs)
 	}
-	g := &fakeTB{TB: t, name: long}
+	g := &fakeTB{TB: t, Test: long}
 	Check(g, model.SetPxLua, WithFaults(sim.FaultPause), WithRuns(300), WithCaseDir(cases))
-	if !strings.Contains(strings.Join(g.logs, "\n"), "the saved case still fails") {
-		t.Errorf("the long name's case was not replayed: %q", g.logs)
+	if !strings.Contains(strings.Join(g.Logs, "\n"), "the saved case still fails") {
+		t.Errorf("the long name's case was not replayed: %q", g.Logs)
 	}
 }
 
@@ -130,10 +130,10 @@ func TestCaseName(t *testing.T) {
 func TestNoReplayLineForAnUnsavedCase(t *testing.T) {
 	blocker := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(blocker, nil, 0o644)
-	f := &fakeTB{TB: t, name: "TestUnsaved"}
+	f := &fakeTB{TB: t, Test: "TestUnsaved"}
 	Check(f, model.SetPxLua, WithFaults(sim.FaultPause), WithRuns(300), WithCaseDir(filepath.Join(blocker, "cases")))
-	logs := strings.Join(f.logs, "\n")
-	if !f.failed || !strings.Contains(logs, "replay: no case file (not saved: ") || strings.Contains(logs, "locksim replay (") {
-		t.Errorf("failed %v; logs:\n%s", f.failed, logs)
+	logs := strings.Join(f.Logs, "\n")
+	if !f.Broke || !strings.Contains(logs, "replay: no case file (not saved: ") || strings.Contains(logs, "locksim replay (") {
+		t.Errorf("failed %v; logs:\n%s", f.Broke, logs)
 	}
 }

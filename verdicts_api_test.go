@@ -25,14 +25,14 @@ func TestCheckWithoutEvidenceFails(t *testing.T) {
 		{"exhaustive fifo", []Option{WithExhaustive(1), WithInvariants(invariant.FIFO)}, "invariant fifo cannot apply"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &fakeTB{TB: t, name: "TestNoEvidence"}
+			f := &fakeTB{TB: t, Test: "TestNoEvidence"}
 			design := "set-px-lua"
 			if strings.HasPrefix(tc.name, "quorum") {
 				design = "fair-lock"
 			}
 			Check(f, design, append(tc.opts, WithCaseDir(t.TempDir()))...)
-			if !f.failed || !strings.Contains(strings.Join(f.logs, "\n"), tc.want) {
-				t.Errorf("failed %v, logs %q; want a failure saying %q", f.failed, f.logs, tc.want)
+			if !f.Broke || !strings.Contains(strings.Join(f.Logs, "\n"), tc.want) {
+				t.Errorf("failed %v, logs %q; want a failure saying %q", f.Broke, f.Logs, tc.want)
 			}
 		})
 	}

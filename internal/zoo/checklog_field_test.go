@@ -46,10 +46,10 @@ func TestFieldJudgementsRoundTrip(t *testing.T) {
 		}
 		t.Run(string(id), func(t *testing.T) {
 			dir := t.TempDir()
-			f := &fakeTB{TB: t, name: "field"}
+			f := &fakeTB{TB: t, Test: "field"}
 			locksim.Check(f, m.design, append(append(m.opts, m.mutOpts...), locksim.WithCaseDir(dir))...)
-			if !f.failed {
-				t.Fatalf("the mutant was not caught: %s", strings.Join(f.logs, "\n"))
+			if !f.Broke {
+				t.Fatalf("the mutant was not caught: %s", strings.Join(f.Logs, "\n"))
 			}
 			c, err := locksim.LoadCase(dir + "/field.json")
 			if err != nil {

@@ -18,20 +18,20 @@ func TestSameInstantRaceNeedsAReorder(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			for _, il := range []string{"fixed", "random", "pct:2"} {
 				dir := t.TempDir()
-				mut := &fakeTB{TB: t, name: "mutant"}
+				mut := &fakeTB{TB: t, Test: "mutant"}
 				locksim.Check(mut, m.design, append(raceOpts(il), locksim.WithRuns(300), locksim.WithCaseDir(dir))...)
-				twin := &fakeTB{TB: t, name: "twin"}
+				twin := &fakeTB{TB: t, Test: "twin"}
 				locksim.Check(twin, m.twin, append(raceOpts(il), locksim.WithRuns(300), locksim.WithCaseDir(t.TempDir()))...)
-				if twin.failed {
-					t.Errorf("%s: the twin broke:\n%s", il, strings.Join(twin.logs, "\n"))
+				if twin.Broke {
+					t.Errorf("%s: the twin broke:\n%s", il, strings.Join(twin.Logs, "\n"))
 				}
 				if il == "fixed" {
-					if mut.failed {
-						t.Errorf("the fixed order broke the mutant: the flaw needs no same-instant reorder:\n%s", strings.Join(mut.logs, "\n"))
+					if mut.Broke {
+						t.Errorf("the fixed order broke the mutant: the flaw needs no same-instant reorder:\n%s", strings.Join(mut.Logs, "\n"))
 					}
 					continue
 				}
-				if !mut.failed {
+				if !mut.Broke {
 					t.Errorf("%s: the mutant held in 300 runs", il)
 					continue
 				}
@@ -46,7 +46,7 @@ func TestSameInstantRaceNeedsAReorder(t *testing.T) {
 				if err != nil || r.History.Hash() != c.HistoryHash || len(r.Failures()) == 0 {
 					t.Errorf("%s: the case did not replay its failure (err %v, hash match %v)", il, err, r != nil && r.History.Hash() == c.HistoryHash)
 				}
-				t.Logf("%s: %s", il, mut.logs[0])
+				t.Logf("%s: %s", il, mut.Logs[0])
 			}
 		})
 	}

@@ -2,7 +2,6 @@ package zoo
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"locksim"
+	"locksim/internal/faketb"
 )
 
 // zooResult is what the zoo test and the bench table report per mutant.
@@ -30,15 +30,15 @@ type zooResult struct {
 func runZoo(t testing.TB, m mutant, extra ...locksim.Option) zooResult {
 	var r zooResult
 	dir := t.TempDir()
-	f := &fakeTB{TB: t, name: "zoo-mutant"}
+	f := &fakeTB{TB: t, Test: "zoo-mutant"}
 	start := time.Now() // wall-clock ok: reported, never asserted in a test
 	locksim.Check(f, m.design, slices.Concat(m.opts, m.mutOpts, extra, []locksim.Option{locksim.WithCaseDir(dir)})...)
 	r.mutantTime = time.Since(start)
-	r.caught = f.failed
+	r.caught = f.Broke
 	if c, err := locksim.LoadCase(dir + "/zoo-mutant.json"); err == nil {
 		r.faults = len(c.Spec.Faults)
 	}
-	logs := strings.Join(f.logs, "\n")
+	logs := strings.Join(f.Logs, "\n")
 	r.explanation = logs
 	if i := strings.Index(logs, " of "); i > 0 {
 		var broken int
@@ -53,23 +53,23 @@ func runZoo(t testing.TB, m mutant, extra ...locksim.Option) zooResult {
 			r.firstRun, _ = strconv.Atoi(strings.Fields(logs[j+len("the first was run "):])[0])
 		}
 	}
-	g := &fakeTB{TB: t, name: "zoo-twin"}
+	g := &fakeTB{TB: t, Test: "zoo-twin"}
 	locksim.Check(g, m.twin, slices.Concat(m.opts, m.twinOpts, extra, []locksim.Option{locksim.WithCaseDir(t.TempDir())})...)
-	r.twinFlagged = g.failed
-	if g.failed {
-		r.explanation += "\nTWIN:\n" + strings.Join(g.logs, "\n")
+	r.twinFlagged = g.Broke
+	if g.Broke {
+		r.explanation += "\nTWIN:\n" + strings.Join(g.Logs, "\n")
 	}
 	// The twin's check held: it must have fired every kind and placement
 	// it drew from, or its holding says less than it seems (issue 27).
 	// (harness.HeldText: report.SummaryText's "warning: " lines).
-	for _, l := range g.logs {
+	for _, l := range g.Logs {
 		var ws []string
 		for line := range strings.SplitSeq(l, "\n") {
 			if w, ok := strings.CutPrefix(line, "warning: "); ok {
 				ws = append(ws, w)
 			}
 		}
-		if len(ws) > 0 && !g.failed {
+		if len(ws) > 0 && !g.Broke {
 			r.unfired = strings.Join(ws, "; warning: ")
 		}
 	}
@@ -144,29 +144,5 @@ func TestExhaustiveTellsTheZooApart(t *testing.T) {
 	}
 }
 
-// fakeTB captures a failure instead of failing the test, so the zoo's
-// tests can tell whether Check caught a mutant (the root package's tests
-// have their own).
-type fakeTB struct {
-	testing.TB
-	name   string
-	failed bool
-	logs   []string
-}
-
-func (f *fakeTB) Helper()      {}
-func (f *fakeTB) Name() string { return f.name }
-func (f *fakeTB) Logf(format string, args ...any) {
-	f.logs = append(f.logs, fmt.Sprintf(format, args...))
-}
-func (f *fakeTB) Log(args ...any)                   { f.logs = append(f.logs, fmt.Sprint(args...)) }
-func (f *fakeTB) Errorf(format string, args ...any) { f.failed = true; f.Logf(format, args...) }
-func (f *fakeTB) Error(args ...any)                 { f.failed = true; f.Log(args...) }
-func (f *fakeTB) Fatalf(format string, args ...any) { f.Errorf(format, args...) }
-func (f *fakeTB) Fatal(args ...any)                 { f.Error(args...) }
-func (f *fakeTB) FailNow()                          { f.failed = true }
-func (f *fakeTB) Fail()                             { f.failed = true }
-func (f *fakeTB) Failed() bool                      { return f.failed }
-func (f *fakeTB) Skipf(string, ...any)              {}
-func (f *fakeTB) Skip(...any)                       {}
-func (f *fakeTB) SkipNow()                          {}
+// fakeTB captures a failure instead of failing the test (internal/faketb).
+type fakeTB = faketb.TB
